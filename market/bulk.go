@@ -1,0 +1,174 @@
+package market
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Bulk prepares a data load for an empty store: players, inventories,
+// listings, mail and historical transactions. It is a data load, not market
+// activity: it publishes no events and skips the sell rules (limits,
+// cooldowns), but every item and price is validated like live input.
+//
+// Rows are flushed to the store in chunks, so a million listings do not sit
+// in memory twice.
+type Bulk struct {
+	store   Store
+	b       Batch
+	nextID  int64
+	fee     Money
+	players map[uuid.UUID]bool
+	chunk   int
+}
+
+// NewBulk starts a bulk load into store. The store must be empty.
+func NewBulk(store Store) *Bulk {
+	return &Bulk{store: store, nextID: 1, players: map[uuid.UUID]bool{}, chunk: 50_000}
+}
+
+func (k *Bulk) flushIfFull() error {
+	if len(k.b.Ops) < k.chunk {
+		return nil
+	}
+	return k.flush()
+}
+
+func (k *Bulk) flush() error {
+	if len(k.b.Ops) == 0 {
+		return nil
+	}
+	k.b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: k.nextID, FeeBalance: k.fee}})
+	err := k.store.BulkLoad(&k.b)
+	k.b.Ops = k.b.Ops[:0]
+	return err
+}
+
+// AddPlayer adds a player with a balance in minor units.
+func (k *Bulk) AddPlayer(p Player, balance Money) error {
+	if p.ID == uuid.Nil || p.Name == "" {
+		return fmt.Errorf("bulk: player needs an id and a name")
+	}
+	if k.players[p.ID] {
+		return fmt.Errorf("bulk: player %s added twice", p.ID)
+	}
+	if err := validateText("player name", p.Name, 64); err != nil {
+		return err
+	}
+	for _, perm := range p.Permissions {
+		if strings.Contains(perm, ",") {
+			return fmt.Errorf("bulk: permission %q contains a comma", perm)
+		}
+	}
+	k.players[p.ID] = true
+	k.b.add(Op{Kind: OpPutPlayer, Player: &PlayerRow{ID: p.ID, Name: p.Name, Perms: strings.Join(p.Permissions, ","), Balance: balance}})
+	return k.flushIfFull()
+}
+
+// SetSlot puts an item into a player's inventory slot.
+func (k *Bulk) SetSlot(player uuid.UUID, slot int, s ItemStack) error {
+	if !k.players[player] {
+		return fmt.Errorf("bulk: unknown player %s", player)
+	}
+	if slot < 0 || slot >= InventorySize {
+		return fmt.Errorf("bulk: slot %d outside 0..%d", slot, InventorySize-1)
+	}
+	it, err := k.item(s)
+	if err != nil {
+		return err
+	}
+	k.b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: player, Slot: slot, Item: encodeItem(nil, it)}})
+	return k.flushIfFull()
+}
+
+func (k *Bulk) item(s ItemStack) (item, error) {
+	if s.ID == uuid.Nil {
+		s.ID = uuid.New()
+	}
+	return toItem(s)
+}
+
+// AddListing adds an active listing and returns its id.
+func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, expires time.Time) (int, error) {
+	if !k.players[seller] {
+		return 0, fmt.Errorf("bulk: unknown seller %s", seller)
+	}
+	if price <= 0 {
+		return 0, fmt.Errorf("bulk: price must be positive")
+	}
+	it, err := k.item(s)
+	if err != nil {
+		return 0, err
+	}
+	id := k.nextID
+	k.nextID++
+	k.b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: id, Seller: seller, Price: price,
+		Created: created.UnixMilli(), Expires: expires.UnixMilli(), Item: encodeItem(nil, it)}})
+	return int(id), k.flushIfFull()
+}
+
+// HistoricSale describes a past transaction to load.
+type HistoricSale struct {
+	Buyer, Seller uuid.UUID
+	Item          ItemStack
+	Price, Fee    Money
+	State         State     // COMPLETED, FAILED or ROLLED_BACK
+	ErrorCode     string    // for FAILED / ROLLED_BACK
+	At            time.Time // when it was created; each later state follows 1 ms apart
+}
+
+// AddTransaction adds a past, terminal transaction. It consumes a listing id
+// (the listing it sold no longer exists), so ids stay unique across listings
+// and transactions.
+func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
+	if !k.players[h.Buyer] || !k.players[h.Seller] {
+		return "", fmt.Errorf("bulk: unknown buyer or seller")
+	}
+	if h.Buyer == h.Seller {
+		return "", fmt.Errorf("bulk: buyer and seller are the same player")
+	}
+	if h.Price <= 0 || h.Fee < 0 || h.Fee > h.Price {
+		return "", fmt.Errorf("bulk: bad price %d / fee %d", h.Price, h.Fee)
+	}
+	it, err := k.item(h.Item)
+	if err != nil {
+		return "", err
+	}
+	var path []State
+	switch h.State {
+	case StateCompleted:
+		path = []State{StateCreated, StateListingReserved, StateMoneyWithdrawn, StateSellerPaid, StateItemDelivered, StateCompleted}
+	case StateFailed:
+		path = []State{StateCreated, StateFailed}
+	case StateRolledBack:
+		path = []State{StateCreated, StateListingReserved, StateMoneyWithdrawn, StateRolledBack}
+	default:
+		return "", fmt.Errorf("bulk: historic transactions must be terminal, not %q", h.State)
+	}
+	var tl timeline
+	at := h.At.UnixMilli()
+	for i, st := range path {
+		tl = append(tl, stamp{state: uint8(stateIndex(st)), at: at + int64(i)})
+	}
+	id := uuid.Must(uuid.NewV7())
+	lid := k.nextID
+	k.nextID++
+	k.b.add(Op{Kind: OpPutTx, Tx: &TxRow{ID: id, ListingID: lid, Buyer: h.Buyer, Seller: h.Seller, Item: encodeItem(nil, it),
+		Price: h.Price, Fee: h.Fee, Net: h.Price - h.Fee, State: h.State, ErrorCode: h.ErrorCode,
+		Timeline: encodeTimeline(nil, tl), Created: at}})
+	return id.String(), k.flushIfFull()
+}
+
+// Fees adds to the fee account (the fees of historic sales), keeping money
+// conserved across the load.
+func (k *Bulk) Fees(m Money) { k.fee += m }
+
+// Finish writes what is left.
+func (k *Bulk) Finish() error {
+	k.b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: k.nextID, FeeBalance: k.fee}})
+	err := k.store.BulkLoad(&k.b)
+	k.b.Ops = k.b.Ops[:0]
+	return err
+}

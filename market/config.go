@@ -1,0 +1,228 @@
+package market
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config holds the market's rules. Zero values are replaced by the defaults
+// of DefaultConfig, so Config{Name: "X"} is a complete configuration.
+type Config struct {
+	// Name is the service's own name; it prefixes the not-ready error.
+	Name string
+	// ListingTTL is how long a new listing stays on the market. Changing it
+	// does not rewrite existing listings: each stores its own expiry.
+	ListingTTL time.Duration
+	// SaleFeeBasisPoints is the sale fee in 1/100 of a percent (500 = 5%),
+	// taken from the seller's proceeds and paid to the fee account.
+	SaleFeeBasisPoints int64
+	// ListingFeeBasisPoints is an optional fee for listing, paid by the seller
+	// to the fee account when the listing is created. It is not refunded.
+	ListingFeeBasisPoints int64
+	// MinFee and MaxFee bound each fee (MaxFee 0 = no cap). A fee is never
+	// larger than the amount it is taken from.
+	MinFee, MaxFee Money
+	// MinPrice and MaxPrice bound a listing's total price (inclusive).
+	MinPrice, MaxPrice Money
+	// MaxListingsPerPlayer caps a player's active listings.
+	MaxListingsPerPlayer int
+	// ListingCooldown is the minimum time between two listings of one player.
+	// Negative disables it.
+	ListingCooldown time.Duration
+	// Blacklist holds material keys that may not be listed.
+	Blacklist []string
+	// Clock supplies the time; tests and the console's QA controls replace it.
+	Clock Clock
+}
+
+// DefaultConfig returns the defaults of the original plugin where it had one
+// (7-day expiry, 5% sale fee, prices 1.00..1,000,000.00, 5 s cooldown) and
+// Rynek's own elsewhere.
+func DefaultConfig() Config {
+	return Config{
+		Name:                 "Rynek",
+		ListingTTL:           7 * 24 * time.Hour,
+		SaleFeeBasisPoints:   500,
+		MinPrice:             100,
+		MaxPrice:             100_000_000,
+		MaxListingsPerPlayer: 20,
+		ListingCooldown:      5 * time.Second,
+		Blacklist: []string{"BEDROCK", "BARRIER", "COMMAND_BLOCK", "STRUCTURE_VOID", "DEBUG_STICK",
+			"SPAWNER", "KNOWLEDGE_BOOK", "LIGHT", "JIGSAW", "STRUCTURE_BLOCK"},
+		Clock: SystemClock{},
+	}
+}
+
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.Name == "" {
+		c.Name = d.Name
+	}
+	if c.ListingTTL <= 0 {
+		c.ListingTTL = d.ListingTTL
+	}
+	if c.SaleFeeBasisPoints == 0 {
+		c.SaleFeeBasisPoints = d.SaleFeeBasisPoints
+	}
+	if c.SaleFeeBasisPoints < 0 {
+		c.SaleFeeBasisPoints = 0 // negative means "no sale fee"
+	}
+	if c.MinPrice <= 0 {
+		c.MinPrice = d.MinPrice
+	}
+	if c.MaxPrice <= 0 {
+		c.MaxPrice = d.MaxPrice
+	}
+	if c.MaxListingsPerPlayer <= 0 {
+		c.MaxListingsPerPlayer = d.MaxListingsPerPlayer
+	}
+	if c.ListingCooldown == 0 {
+		c.ListingCooldown = d.ListingCooldown
+	}
+	if c.Blacklist == nil {
+		c.Blacklist = d.Blacklist
+	}
+	if c.Clock == nil {
+		c.Clock = d.Clock
+	}
+	return c
+}
+
+// fee computes a fee of bp basis points on amount, rounded half up to a
+// whole cent, bounded by MinFee/MaxFee and never above amount.
+func (c Config) fee(amount Money, bp int64) Money {
+	if bp <= 0 && c.MinFee <= 0 {
+		return 0
+	}
+	f := (int64(amount)*bp + 5000) / 10000
+	if Money(f) < c.MinFee {
+		f = int64(c.MinFee)
+	}
+	if c.MaxFee > 0 && Money(f) > c.MaxFee {
+		f = int64(c.MaxFee)
+	}
+	if Money(f) > amount {
+		f = int64(amount)
+	}
+	return Money(f)
+}
+
+// Clock is the source of time. Expiry, cooldowns and timestamps use it so
+// that tests and QA can move time.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// ManualClock is a clock that moves only when told; safe for concurrent use.
+// The console uses it (with an offset over the wall clock) to let QA advance
+// time so that listings expire through the timer.
+type ManualClock struct {
+	mu     sync.Mutex
+	base   time.Time // fixed time, or zero to follow the wall clock
+	offset time.Duration
+}
+
+// NewManualClock returns a clock fixed at t.
+func NewManualClock(t time.Time) *ManualClock { return &ManualClock{base: t} }
+
+// NewOffsetClock returns a clock that follows the wall clock plus an offset
+// that Advance increases.
+func NewOffsetClock() *ManualClock { return &ManualClock{} }
+
+// Now returns the clock's time.
+func (c *ManualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.base.IsZero() {
+		return time.Now().Add(c.offset)
+	}
+	return c.base.Add(c.offset)
+}
+
+// Advance moves the clock forward by d.
+func (c *ManualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.offset += d
+	c.mu.Unlock()
+}
+
+// Offset returns how far the clock has been advanced.
+func (c *ManualClock) Offset() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.offset
+}
+
+// PriceToMoney converts a contract price to minor units, rejecting NaN,
+// infinities, zero or negative values, more than two decimals, and values
+// outside [min, max]. "More than two decimals" is judged on the shortest
+// decimal that round-trips to the float64, so 19.99 is accepted and
+// 0.1+0.2 (0.30000000000000004) is not.
+func PriceToMoney(p float64, min, max Money) (Money, error) {
+	switch {
+	case math.IsNaN(p):
+		return 0, errf(CodeInvalidPrice, "price is not a number")
+	case math.IsInf(p, 0):
+		return 0, errf(CodeInvalidPrice, "price is infinite")
+	case p <= 0:
+		return 0, errf(CodeInvalidPrice, "price must be greater than 0, got %s", strconv.FormatFloat(p, 'f', -1, 64))
+	}
+	s := strconv.FormatFloat(p, 'f', -1, 64)
+	if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 > 2 {
+		return 0, errf(CodeInvalidPrice, "price %s has more than 2 decimals", s)
+	}
+	if p > float64(max)/100 || p < float64(min)/100 {
+		return 0, errf(CodeInvalidPrice, "price %s is outside %s..%s", s, FormatMoney(min), FormatMoney(max))
+	}
+	return Money(math.Round(p * 100)), nil
+}
+
+// ParsePrice parses a price typed by a person: "12", "12.5", "12,50",
+// "1 000,00" or "1_000.00". It then applies PriceToMoney's rules.
+func ParsePrice(s string, min, max Money) (Money, error) {
+	t := strings.TrimSpace(s)
+	t = strings.NewReplacer(" ", "", "_", "", "\u00a0", "").Replace(t)
+	t = strings.Replace(t, ",", ".", 1)
+	if t == "" {
+		return 0, errf(CodeInvalidPrice, "price is empty")
+	}
+	for _, r := range t {
+		if (r < '0' || r > '9') && r != '.' {
+			return 0, errf(CodeInvalidPrice, "price %q is not a number", truncateForMsg(s))
+		}
+	}
+	p, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return 0, errf(CodeInvalidPrice, "price %q is not a number", truncateForMsg(s))
+	}
+	return PriceToMoney(p, min, max)
+}
+
+// FormatMoney renders minor units as "1234.50".
+func FormatMoney(m Money) string {
+	neg := m < 0
+	if neg {
+		m = -m
+	}
+	s := strconv.FormatInt(int64(m/100), 10) + "." + twoDigits(int64(m%100))
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+func twoDigits(v int64) string {
+	if v < 10 {
+		return "0" + strconv.FormatInt(v, 10)
+	}
+	return strconv.FormatInt(v, 10)
+}

@@ -1,0 +1,145 @@
+package market
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Event is one of the contract's three events. Events are values: a listener
+// receives a copy and cannot change the market through it, and there is no
+// way to cancel one (the contract's events are non-cancellable).
+type Event interface {
+	// EventName is the contract's type name, e.g. "ListingCreatedEvent".
+	EventName() string
+	// Seq numbers events from 1 in publication order within one service
+	// instance, so a consumer can prove it dropped none.
+	Seq() uint64
+	// At is when the event was published (service clock).
+	At() time.Time
+}
+
+type eventBase struct {
+	seq uint64
+	at  time.Time
+}
+
+func (e eventBase) Seq() uint64   { return e.seq }
+func (e eventBase) At() time.Time { return e.at }
+
+// ListingCreatedEvent is published after a successful SellItem.
+type ListingCreatedEvent struct {
+	eventBase
+	listing Listing
+}
+
+// EventName returns "ListingCreatedEvent".
+func (ListingCreatedEvent) EventName() string { return "ListingCreatedEvent" }
+
+// Listing is the contract's getListing(): the new listing.
+func (e ListingCreatedEvent) Listing() Listing { return e.listing }
+
+// Reasons of ListingRemovedEvent, verbatim from the contract.
+const (
+	ReasonRemoved      = "removed"
+	ReasonAdminRemoved = "admin-removed"
+	ReasonForceExpire  = "force-expire"
+)
+
+// ListingRemovedEvent is published when a listing is removed by its owner, by
+// an admin, or by a forced expiry. Expiry through the timer publishes nothing
+// (contract: "Expiry of a listing through the timer publishes no event").
+type ListingRemovedEvent struct {
+	eventBase
+	listing Listing
+	reason  string
+}
+
+// EventName returns "ListingRemovedEvent".
+func (ListingRemovedEvent) EventName() string { return "ListingRemovedEvent" }
+
+// Listing is the contract's getListing(): the listing as it was removed.
+func (e ListingRemovedEvent) Listing() Listing { return e.listing }
+
+// Reason is the contract's getReason(): "removed", "admin-removed" or "force-expire".
+func (e ListingRemovedEvent) Reason() string { return e.reason }
+
+// TransactionCompletedEvent is published once per transaction, only when it
+// reaches COMPLETED (also when recovery completes it after a crash).
+type TransactionCompletedEvent struct {
+	eventBase
+	tx Transaction
+}
+
+// EventName returns "TransactionCompletedEvent".
+func (TransactionCompletedEvent) EventName() string { return "TransactionCompletedEvent" }
+
+// Transaction is the contract's getTransaction().
+func (e TransactionCompletedEvent) Transaction() Transaction { return e.tx }
+
+// Listener receives events on the main thread, synchronously, after the
+// change is durable. It must be quick: a slow listener slows the server. A
+// listener that panics is recovered and reported to the service's panic
+// handler; the service and the other listeners carry on.
+type Listener func(Event)
+
+// bus holds the listeners and the event counter. subs is copy-on-write, so
+// publish can deliver from a snapshot while a listener unsubscribes.
+type bus struct {
+	mu      sync.Mutex
+	subs    []subscription
+	next    int
+	seq     uint64
+	onPanic func(recovered any)
+}
+
+type subscription struct {
+	id int
+	l  Listener
+}
+
+// Subscribe registers l and returns a function that unregisters it.
+// Listeners are called in registration order.
+func (s *Service) Subscribe(l Listener) (unsubscribe func()) {
+	s.bus.mu.Lock()
+	defer s.bus.mu.Unlock()
+	id := s.bus.next
+	s.bus.next++
+	s.bus.subs = append(slices.Clip(s.bus.subs), subscription{id: id, l: l})
+	return func() {
+		s.bus.mu.Lock()
+		defer s.bus.mu.Unlock()
+		s.bus.subs = slices.DeleteFunc(slices.Clone(s.bus.subs), func(x subscription) bool { return x.id == id })
+	}
+}
+
+// OnListenerPanic sets what happens with a listener's panic (default: ignored
+// after recovery). The console shows it in its footer.
+func (s *Service) OnListenerPanic(f func(recovered any)) {
+	s.bus.mu.Lock()
+	s.bus.onPanic = f
+	s.bus.mu.Unlock()
+}
+
+// publish numbers and delivers one event to every listener.
+func (s *Service) publish(build func(base eventBase) Event) {
+	s.bus.mu.Lock()
+	s.bus.seq++
+	ev := build(eventBase{seq: s.bus.seq, at: s.now()})
+	subs := s.bus.subs
+	onPanic := s.bus.onPanic
+	s.bus.mu.Unlock()
+	for _, sub := range subs {
+		deliver(sub.l, ev, onPanic)
+	}
+}
+
+func deliver(l Listener, ev Event, onPanic func(any)) {
+	defer func() {
+		if r := recover(); r != nil && onPanic != nil {
+			onPanic(fmt.Sprintf("listener panicked on %s: %v", ev.EventName(), r))
+		}
+	}()
+	l(ev)
+}

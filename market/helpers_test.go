@@ -1,0 +1,133 @@
+package market_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+)
+
+// t0 is the fixed start of every test clock.
+var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+// world is a small market for tests: three players (Alice, Bob, and Admin
+// with market.admin), each with a few stacks, on a real SQLite store.
+type world struct {
+	t      *testing.T
+	path   string
+	svc    *market.Service
+	clock  *market.ManualClock
+	events []market.Event
+	alice  market.Player
+	bob    market.Player
+	admin  market.Player
+}
+
+func uid(n byte) uuid.UUID {
+	var u uuid.UUID
+	u[15] = n
+	u[6] = 0x40
+	u[8] = 0x80
+	return u
+}
+
+// newWorld creates the world; mutate cfg before the service starts via opts.
+func newWorld(t *testing.T, opts ...func(*market.Config)) *world {
+	t.Helper()
+	w := &world{t: t, path: filepath.Join(t.TempDir(), "market.db"), clock: market.NewManualClock(t0)}
+	w.alice = market.Player{ID: uid(1), Name: "Alice"}
+	w.bob = market.Player{ID: uid(2), Name: "Bob"}
+	w.admin = market.Player{ID: uid(3), Name: "Admin", Permissions: []string{market.PermAdmin}}
+	st, err := sqlite.Open(w.path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := market.NewBulk(st)
+	for i, p := range []market.Player{w.alice, w.bob, w.admin} {
+		must(t, b.AddPlayer(p, 1000_00))
+		must(t, b.SetSlot(p.ID, 0, market.ItemStack{ID: uid(byte(10 + i)), Material: "DIAMOND", Amount: 64}))
+		must(t, b.SetSlot(p.ID, 1, market.ItemStack{ID: uid(byte(20 + i)), Material: "DIAMOND_SWORD", Amount: 1,
+			DisplayName: "§bMiecz Łódź", Lore: []string{"Wykuty w Krakowie"},
+			Enchantments: []market.Enchantment{{Key: "sharpness", Level: 5}, {Key: "unbreaking", Level: 3}}}))
+		must(t, b.SetSlot(p.ID, 2, market.ItemStack{ID: uid(byte(30 + i)), Material: "OAK_LOG", Amount: 32}))
+	}
+	must(t, b.Finish())
+	cfg := market.Config{Clock: w.clock, ListingCooldown: -1}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	w.svc = market.New(st, cfg)
+	w.svc.BindMainThread()
+	must(t, w.svc.Enable())
+	w.svc.Subscribe(func(e market.Event) { w.events = append(w.events, e) })
+	t.Cleanup(func() { w.svc.Close() })
+	return w
+}
+
+// reopen closes the store and opens a new service on the same file.
+func (w *world) reopen(opts ...func(*market.Config)) {
+	w.t.Helper()
+	must(w.t, w.svc.Close())
+	st, err := sqlite.Open(w.path, sqlite.Options{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	cfg := market.Config{Clock: w.clock, ListingCooldown: -1}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	w.svc = market.New(st, cfg)
+	w.svc.BindMainThread()
+	w.events = nil
+	w.svc.Subscribe(func(e market.Event) { w.events = append(w.events, e) })
+	must(w.t, w.svc.Enable())
+	w.t.Cleanup(func() { w.svc.Close() })
+}
+
+func (w *world) stack(p market.Player, slot int) market.ItemStack {
+	w.t.Helper()
+	st, err := w.svc.GetPlayer(p.ID)
+	must(w.t, err)
+	if st.Inventory[slot] == nil {
+		w.t.Fatalf("%s's slot %d is empty", p.Name, slot)
+	}
+	return *st.Inventory[slot]
+}
+
+func (w *world) sell(p market.Player, slot int, price float64) market.Listing {
+	w.t.Helper()
+	l, err := w.svc.SellItem(p, w.stack(p, slot), price)
+	must(w.t, err)
+	return l
+}
+
+func (w *world) audit() market.Audit {
+	w.t.Helper()
+	a, err := w.svc.Audit()
+	must(w.t, err)
+	if len(a.Problems) > 0 {
+		w.t.Fatalf("audit problems: %v", a.Problems)
+	}
+	return a
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// errText asserts err's exact text.
+func errText(t *testing.T, err error, want string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want %q", want)
+	}
+	if err.Error() != want {
+		t.Fatalf("error text\n got: %q\nwant: %q", err.Error(), want)
+	}
+}

@@ -1,0 +1,288 @@
+package market
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/google/btree"
+)
+
+// index answers searches without looking at every listing.
+//
+// Matching: a query is split into words (appendTokens); a listing matches a
+// word when one of its own words contains the query word as a substring
+// ("sword" finds DIAMOND_SWORD, "lodz" finds "Łódź"). Every query word must
+// match. Listing words come from the material key and readable name, the
+// colour-stripped display name, lore, enchantment keys and names and the
+// seller's name.
+//
+//   - Each distinct word (token) has a bitmap of the listings that carry it.
+//   - A query word of 3+ letters is looked up in the vocabulary through a
+//     bigram index of the vocabulary (only tokens that share the query's rarest
+//     bigram are compared), and the bitmaps of the matching tokens are OR-ed.
+//   - Query words of 1 or 2 letters would match a large part of the
+//     vocabulary, so the index keeps one bitmap per 1- and 2-letter gram,
+//     maintained with the listings. That keeps broad queries ("a") O(bitmap)
+//     instead of O(matching tokens).
+//
+// Ordering: newest/oldest is id order (ids grow with time), read straight off
+// the bitmap. Price, unit price and amount orders are B-trees of (key, id);
+// a page is produced either by walking the tree and testing membership (broad
+// results) or by collecting the matches and sorting them (narrow results),
+// whichever the estimate says is cheaper.
+type index struct {
+	active *roaring.Bitmap
+
+	vocab      []string
+	tokID      map[string]uint32
+	tokBM      []*roaring.Bitmap
+	tokGrams   [][]uint32          // per token: ids of its 1- and 2-grams
+	vocabGrams map[string][]uint32 // bigram -> tokens containing it
+
+	gramID   map[string]uint32
+	gramBM   []*roaring.Bitmap
+	gramSeen []uint32 // generation stamps for deduplicating a listing's grams
+	gramGen  uint32
+
+	cats    [categoryCount]*roaring.Bitmap
+	sellers map[int32]*roaring.Bitmap
+
+	byPrice, byUnit, byAmount, byExpiry *btree.BTreeG[sortKey]
+}
+
+// sortKey orders listings by a key and then by id, so that equal keys have a
+// stable order.
+type sortKey struct {
+	k  int64
+	id uint32
+}
+
+func lessKey(a, b sortKey) bool {
+	if a.k != b.k {
+		return a.k < b.k
+	}
+	return a.id < b.id
+}
+
+func newIndex() *index {
+	ix := &index{
+		active:     roaring.New(),
+		tokID:      map[string]uint32{},
+		vocabGrams: map[string][]uint32{},
+		gramID:     map[string]uint32{},
+		sellers:    map[int32]*roaring.Bitmap{},
+		byPrice:    btree.NewG(32, lessKey),
+		byUnit:     btree.NewG(32, lessKey),
+		byAmount:   btree.NewG(32, lessKey),
+		byExpiry:   btree.NewG(32, lessKey),
+	}
+	for i := range ix.cats {
+		ix.cats[i] = roaring.New()
+	}
+	return ix
+}
+
+// unitKey is the unit price in 1/1000 of a cent, so that ordering by unit
+// price is exact for every amount up to 64.
+func unitKey(price Money, amount uint8) int64 {
+	if amount == 0 {
+		amount = 1
+	}
+	return int64(price) * 1000 / int64(amount)
+}
+
+// listingTokens returns the distinct words of a listing.
+func listingTokens(dst []string, r *lrec, sellerName string) []string {
+	info := &materials[r.it.mat]
+	dst = appendTokens(dst, info.Key)
+	dst = appendTokens(dst, info.Name)
+	if x := r.it.x; x != nil {
+		dst = appendTokens(dst, StripColors(x.name))
+		for _, l := range x.lore {
+			dst = appendTokens(dst, StripColors(l))
+		}
+		for _, e := range x.ench {
+			dst = appendTokens(dst, enchantments[e.id].Key)
+			dst = appendTokens(dst, enchantments[e.id].Name)
+		}
+	}
+	dst = appendTokens(dst, sellerName)
+	slices.Sort(dst)
+	return slices.Compact(dst)
+}
+
+// token returns the id of word w, adding it to the vocabulary if new.
+func (ix *index) token(w string) uint32 {
+	if id, ok := ix.tokID[w]; ok {
+		return id
+	}
+	w = strings.Clone(w)
+	id := uint32(len(ix.vocab))
+	ix.vocab = append(ix.vocab, w)
+	ix.tokID[w] = id
+	ix.tokBM = append(ix.tokBM, roaring.New())
+	var grams []uint32
+	var prev rune = -1
+	for _, r := range w {
+		grams = append(grams, ix.gram(string(r)))
+		if prev >= 0 {
+			bg := string([]rune{prev, r})
+			grams = append(grams, ix.gram(bg))
+			lst := ix.vocabGrams[bg]
+			if len(lst) == 0 || lst[len(lst)-1] != id {
+				ix.vocabGrams[bg] = append(lst, id)
+			}
+		}
+		prev = r
+	}
+	slices.Sort(grams)
+	ix.tokGrams = append(ix.tokGrams, slices.Compact(grams))
+	return id
+}
+
+func (ix *index) gram(g string) uint32 {
+	if id, ok := ix.gramID[g]; ok {
+		return id
+	}
+	id := uint32(len(ix.gramBM))
+	ix.gramID[g] = id
+	ix.gramBM = append(ix.gramBM, roaring.New())
+	ix.gramSeen = append(ix.gramSeen, 0)
+	return id
+}
+
+// add indexes listing r. toks must be listingTokens(r).
+func (ix *index) add(r *lrec, toks []string, withGrams bool) {
+	id := r.id
+	ix.active.Add(id)
+	ix.gramGen++
+	for _, t := range toks {
+		tid := ix.token(t)
+		ix.tokBM[tid].Add(id)
+		if withGrams {
+			for _, g := range ix.tokGrams[tid] {
+				if ix.gramSeen[g] != ix.gramGen {
+					ix.gramSeen[g] = ix.gramGen
+					ix.gramBM[g].Add(id)
+				}
+			}
+		}
+	}
+	cs := r.it.categories()
+	for c := range ix.cats {
+		if cs.Has(Category(c)) {
+			ix.cats[c].Add(id)
+		}
+	}
+	sb := ix.sellers[r.seller]
+	if sb == nil {
+		sb = roaring.New()
+		ix.sellers[r.seller] = sb
+	}
+	sb.Add(id)
+	ix.byPrice.ReplaceOrInsert(sortKey{int64(r.price), id})
+	ix.byUnit.ReplaceOrInsert(sortKey{unitKey(r.price, r.it.amount), id})
+	ix.byAmount.ReplaceOrInsert(sortKey{int64(r.it.amount), id})
+	ix.byExpiry.ReplaceOrInsert(sortKey{r.expires, id})
+}
+
+// remove undoes add.
+func (ix *index) remove(r *lrec, toks []string) {
+	id := r.id
+	ix.active.Remove(id)
+	ix.gramGen++
+	for _, t := range toks {
+		tid, ok := ix.tokID[t]
+		if !ok {
+			continue
+		}
+		ix.tokBM[tid].Remove(id)
+		for _, g := range ix.tokGrams[tid] {
+			if ix.gramSeen[g] != ix.gramGen {
+				ix.gramSeen[g] = ix.gramGen
+				ix.gramBM[g].Remove(id)
+			}
+		}
+	}
+	for c := range ix.cats {
+		ix.cats[c].Remove(id)
+	}
+	if sb := ix.sellers[r.seller]; sb != nil {
+		sb.Remove(id)
+	}
+	ix.byPrice.Delete(sortKey{int64(r.price), id})
+	ix.byUnit.Delete(sortKey{unitKey(r.price, r.it.amount), id})
+	ix.byAmount.Delete(sortKey{int64(r.it.amount), id})
+	ix.byExpiry.Delete(sortKey{r.expires, id})
+}
+
+// buildGrams fills the gram bitmaps from the token bitmaps in one pass; used
+// after a bulk load, where adding grams listing by listing would cost about
+// a hundred bitmap insertions per listing.
+func (ix *index) buildGrams() {
+	members := make([][]*roaring.Bitmap, len(ix.gramBM))
+	for tid, gs := range ix.tokGrams {
+		for _, g := range gs {
+			members[g] = append(members[g], ix.tokBM[tid])
+		}
+	}
+	for g, bms := range members {
+		if len(bms) > 0 {
+			ix.gramBM[g] = roaring.FastOr(bms...)
+		}
+	}
+}
+
+// optimize compresses bitmaps after a bulk load.
+func (ix *index) optimize() {
+	for _, b := range ix.tokBM {
+		b.RunOptimize()
+	}
+	for _, b := range ix.gramBM {
+		b.RunOptimize()
+	}
+	ix.active.RunOptimize()
+}
+
+// wordBitmap returns the listings matching one folded query word. The result
+// may be shared with the index: callers must not modify it.
+func (ix *index) wordBitmap(w string) *roaring.Bitmap {
+	n := utf8.RuneCountInString(w)
+	if n <= 2 {
+		if id, ok := ix.gramID[w]; ok {
+			return ix.gramBM[id]
+		}
+		return roaring.New()
+	}
+	// Candidates: the tokens that contain the query's rarest bigram.
+	var cands []uint32
+	first := true
+	var prev rune = -1
+	for _, r := range w {
+		if prev >= 0 {
+			lst, ok := ix.vocabGrams[string([]rune{prev, r})]
+			if !ok {
+				return roaring.New()
+			}
+			if first || len(lst) < len(cands) {
+				cands, first = lst, false
+			}
+		}
+		prev = r
+	}
+	var bms []*roaring.Bitmap
+	for _, tid := range cands {
+		if strings.Contains(ix.vocab[tid], w) && !ix.tokBM[tid].IsEmpty() {
+			bms = append(bms, ix.tokBM[tid])
+		}
+	}
+	switch len(bms) {
+	case 0:
+		return roaring.New()
+	case 1:
+		return bms[0]
+	}
+	return roaring.FastOr(bms...)
+}

@@ -1,0 +1,437 @@
+package market
+
+import (
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// CodeForbidden is returned when the actor lacks a permission the operation needs.
+const CodeForbidden Code = "FORBIDDEN"
+
+// ErrForbidden matches CodeForbidden errors.
+var ErrForbidden = &Error{Code: CodeForbidden, Msg: "forbidden"}
+
+// Mailbox reasons that are not event reasons.
+const (
+	MailExpired          = "expired"
+	MailPurchaseOverflow = "purchase-overflow"
+)
+
+// commit writes b durably or returns a CodeStore error; memory is untouched
+// either way, so a failed call changes nothing.
+func (s *Service) commit(b *Batch) error {
+	if err := s.store.Commit(b); err != nil {
+		return &Error{Code: CodeStore, Msg: "the change could not be saved", Err: err}
+	}
+	return nil
+}
+
+func (s *Service) actor(p Player) (*prec, error) {
+	pr := s.playerByID[p.ID]
+	if pr == nil {
+		return nil, errf(CodeUnknownPlayer, "player %s does not exist", p.ID)
+	}
+	return pr, nil
+}
+
+func (p *prec) has(perm string) bool {
+	for _, q := range p.perms {
+		if q == perm {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *prec) freeSlot() int {
+	for i := range p.inv {
+		if p.inv[i].mat == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Service) blob(it item) []byte {
+	return encodeItem(nil, it)
+}
+
+func (s *Service) meta() MetaRow { return MetaRow{NextListingID: s.nextID, FeeBalance: s.feeBalance} }
+
+// SellItem is the contract's sellItem(Player, ItemStack, double). The stack
+// must be in the seller's inventory (matched by its ID); selling fewer items
+// than the stack holds splits it, and the listed part gets a new ID. Returns
+// the new listing, which ListingCreatedEvent also carries.
+func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listing, error) {
+	if err := s.mutGuard(); err != nil {
+		return Listing{}, err
+	}
+	p, err := s.actor(seller)
+	if err != nil {
+		return Listing{}, err
+	}
+	cents, err := PriceToMoney(price, s.cfg.MinPrice, s.cfg.MaxPrice)
+	if err != nil {
+		return Listing{}, err
+	}
+	it, err := toItem(stack)
+	if err != nil {
+		return Listing{}, err
+	}
+	if s.blacklist[it.mat] {
+		return Listing{}, errf(CodeBlacklisted, "%s may not be sold on the market", materials[it.mat].Key)
+	}
+	now := s.nowMs()
+	if cd := s.cfg.ListingCooldown; cd > 0 && p.lastSell > 0 {
+		if wait := p.lastSell + cd.Milliseconds() - now; wait > 0 {
+			secs := (wait + 999) / 1000
+			return Listing{}, errf(CodeCooldown, "%s must wait %ds before listing again", p.name, secs)
+		}
+	}
+	if p.listings >= s.cfg.MaxListingsPerPlayer {
+		return Listing{}, errf(CodeListingLimit, "%s already has %d active listings; the limit is %d",
+			p.name, p.listings, s.cfg.MaxListingsPerPlayer)
+	}
+	slot := -1
+	if stack.ID != uuid.Nil {
+		for i := range p.inv {
+			if p.inv[i].mat != 0 && p.inv[i].uid == stack.ID {
+				slot = i
+				break
+			}
+		}
+	}
+	if slot < 0 {
+		return Listing{}, errf(CodeItemNotInInventory, "%s does not have that %s stack in their inventory", p.name, materials[it.mat].Key)
+	}
+	have := p.inv[slot]
+	if !have.sameKind(it) {
+		return Listing{}, errf(CodeItemNotInInventory, "the stack in slot %d is not the item offered", slot+1)
+	}
+	if it.amount > have.amount {
+		return Listing{}, errf(CodeItemNotInInventory, "%s has only %d of that stack, not %d", p.name, have.amount, it.amount)
+	}
+	listingFee := Money(0)
+	if s.cfg.ListingFeeBasisPoints > 0 {
+		listingFee = s.cfg.fee(cents, s.cfg.ListingFeeBasisPoints)
+	}
+	if listingFee > p.balance {
+		return Listing{}, errf(CodeInsufficientFunds, "the listing fee is %s but %s has %s",
+			FormatMoney(listingFee), p.name, FormatMoney(p.balance))
+	}
+
+	// Build the change.
+	rest := have
+	listed := have
+	if it.amount < have.amount {
+		listed.uid = uuid.New()
+		listed.amount = it.amount
+		rest.amount -= it.amount
+	} else {
+		rest = item{}
+	}
+	r := &lrec{id: uint32(s.nextID), seller: p.idx, price: cents, created: now,
+		expires: now + s.cfg.ListingTTL.Milliseconds(), it: listed}
+	b := &s.batch
+	b.Reset()
+	if rest.mat == 0 {
+		b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: p.id, Slot: slot}})
+	} else {
+		b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: p.id, Slot: slot, Item: s.blob(rest)}})
+	}
+	b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: int64(r.id), Seller: p.id, Price: cents,
+		Created: r.created, Expires: r.expires, Item: s.blob(listed)}})
+	b.add(Op{Kind: OpSetLastSell, Player: &PlayerRow{ID: p.id}, Int: now})
+	if listingFee > 0 {
+		b.add(Op{Kind: OpSetBalance, Player: &PlayerRow{ID: p.id}, Int: int64(p.balance - listingFee)})
+	}
+	b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: s.nextID + 1, FeeBalance: s.feeBalance + listingFee}})
+	if err := s.commit(b); err != nil {
+		return Listing{}, err
+	}
+
+	s.mu.Lock()
+	p.inv[slot] = rest
+	p.lastSell = now
+	p.balance -= listingFee
+	s.feeBalance += listingFee
+	s.nextID++
+	s.addListingLocked(r)
+	l := s.listingOf(r)
+	s.mu.Unlock()
+
+	s.publish(func(e eventBase) Event { return ListingCreatedEvent{eventBase: e, listing: l} })
+	return l, nil
+}
+
+func (s *Service) addListingLocked(r *lrec) {
+	p := s.players[r.seller]
+	s.listings[r.id] = r
+	p.listings++
+	toks := listingTokens(nil, r, p.name)
+	s.ix.add(r, toks, true)
+}
+
+func (s *Service) removeListingLocked(r *lrec) {
+	p := s.players[r.seller]
+	delete(s.listings, r.id)
+	p.listings--
+	toks := listingTokens(nil, r, p.name)
+	s.ix.remove(r, toks)
+}
+
+// liveListing finds a listing that is on the market now.
+func (s *Service) liveListing(id int) (*lrec, error) {
+	if id > 0 && id <= 1<<31-1 {
+		if r := s.listings[uint32(id)]; r != nil && r.live(s.nowMs()) {
+			return r, nil
+		}
+	}
+	return nil, errf(CodeUnknownListing, "listing #%d does not exist", id)
+}
+
+// returnTo adds the ops that give it back to p: the first free inventory slot
+// if there is one, otherwise p's mailbox. It returns how to apply the same
+// change in memory once the batch is durable.
+func (s *Service) returnTo(b *Batch, p *prec, it item, reason string, prev Money, now int64) func() {
+	if slot := p.freeSlot(); slot >= 0 {
+		b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: p.id, Slot: slot, Item: s.blob(it)}})
+		return func() { p.inv[slot] = it }
+	}
+	m := mrec{id: uuid.New(), it: it, reason: reason, created: now, prev: prev}
+	b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: p.id, Item: s.blob(it), Reason: reason, Created: now, PrevPrice: prev}})
+	return func() { p.mail = append(p.mail, m) }
+}
+
+// RemoveListing is the contract's removeListing(int, Player). The owner may
+// remove their own listing (reason "removed"); a player with market.admin may
+// remove anyone's ("admin-removed"). The item goes back to the seller: their
+// inventory if a slot is free, otherwise their mailbox.
+func (s *Service) RemoveListing(id int, actor Player) error {
+	if err := s.mutGuard(); err != nil {
+		return err
+	}
+	a, err := s.actor(actor)
+	if err != nil {
+		return err
+	}
+	r, err := s.liveListing(id)
+	if err != nil {
+		return err
+	}
+	reason := ReasonRemoved
+	if r.seller != a.idx {
+		if !a.has(PermAdmin) {
+			return errf(CodeNotOwner, "%s does not own listing #%d and lacks %s", a.name, id, PermAdmin)
+		}
+		reason = ReasonAdminRemoved
+	}
+	return s.takeDown(r, reason, true)
+}
+
+// ForceExpire ends a listing now on an admin's order (reason "force-expire");
+// the item goes back to the seller like a removal.
+func (s *Service) ForceExpire(id int, actor Player) error {
+	if err := s.mutGuard(); err != nil {
+		return err
+	}
+	a, err := s.actor(actor)
+	if err != nil {
+		return err
+	}
+	if !a.has(PermAdmin) {
+		return errf(CodeForbidden, "%s lacks %s, which force-expire needs", a.name, PermAdmin)
+	}
+	r, err := s.liveListing(id)
+	if err != nil {
+		return err
+	}
+	return s.takeDown(r, ReasonForceExpire, true)
+}
+
+// takeDown removes r and returns its item to the seller, publishing a
+// ListingRemovedEvent when event is true.
+func (s *Service) takeDown(r *lrec, reason string, event bool) error {
+	if r.reserved != uuid.Nil {
+		return errf(CodeListingReserved, "listing #%d is reserved by a purchase in progress", r.id)
+	}
+	seller := s.players[r.seller]
+	now := s.nowMs()
+	b := &s.batch
+	b.Reset()
+	b.add(Op{Kind: OpDelListing, Int: int64(r.id)})
+	apply := s.returnTo(b, seller, r.it, reason, r.price, now)
+	if err := s.commit(b); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	l := s.listingOf(r)
+	s.removeListingLocked(r)
+	apply()
+	s.mu.Unlock()
+	if event {
+		s.publish(func(e eventBase) Event { return ListingRemovedEvent{eventBase: e, listing: l, reason: reason} })
+	}
+	return nil
+}
+
+// SweepBatch bounds the listings one SweepExpired call removes, so that a
+// sweep after a long pause does not stall the main thread.
+const SweepBatch = 2000
+
+// SweepExpired removes listings whose expiry has passed (the timer). Each
+// item goes to its seller's mailbox with reason "expired". By contract no
+// event is published. It returns how many listings it removed and whether
+// more are due.
+func (s *Service) SweepExpired() (removed int, more bool, err error) {
+	if err := s.mutGuard(); err != nil {
+		return 0, false, err
+	}
+	now := s.nowMs()
+	var due []*lrec
+	s.ix.byExpiry.Ascend(func(k sortKey) bool {
+		if k.k > now {
+			return false
+		}
+		if r := s.listings[k.id]; r != nil && r.reserved == uuid.Nil {
+			if len(due) == SweepBatch {
+				more = true
+				return false
+			}
+			due = append(due, r)
+		}
+		return true
+	})
+	if len(due) == 0 {
+		return 0, false, nil
+	}
+	b := &s.batch
+	b.Reset()
+	mails := make([]mrec, len(due))
+	for i, r := range due {
+		m := mrec{id: uuid.New(), it: r.it, reason: MailExpired, created: now, prev: r.price}
+		mails[i] = m
+		b.add(Op{Kind: OpDelListing, Int: int64(r.id)})
+		b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: s.players[r.seller].id, Item: s.blob(r.it),
+			Reason: m.reason, Created: now, PrevPrice: m.prev}})
+	}
+	if err := s.commit(b); err != nil {
+		return 0, false, err
+	}
+	s.mu.Lock()
+	for i, r := range due {
+		seller := s.players[r.seller]
+		s.removeListingLocked(r)
+		seller.mail = append(seller.mail, mails[i])
+	}
+	s.mu.Unlock()
+	return len(due), more, nil
+}
+
+// ClaimMail moves one mailbox entry into the player's inventory.
+func (s *Service) ClaimMail(player uuid.UUID, entry uuid.UUID) error {
+	if err := s.mutGuard(); err != nil {
+		return err
+	}
+	p := s.playerByID[player]
+	if p == nil {
+		return errf(CodeUnknownPlayer, "player %s does not exist", player)
+	}
+	idx := -1
+	for i, m := range p.mail {
+		if m.id == entry {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return errf(CodeMailboxEmpty, "%s has no mailbox entry %s", p.name, entry)
+	}
+	_, err := s.claim(p, []int{idx})
+	return err
+}
+
+// ClaimAll moves as many mailbox entries as fit into the player's inventory,
+// oldest first, and returns how many moved. An empty mailbox and a full
+// inventory are errors; a partial claim is not.
+func (s *Service) ClaimAll(player uuid.UUID) (int, error) {
+	if err := s.mutGuard(); err != nil {
+		return 0, err
+	}
+	p := s.playerByID[player]
+	if p == nil {
+		return 0, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	}
+	idx := make([]int, len(p.mail))
+	for i := range idx {
+		idx[i] = i
+	}
+	return s.claim(p, idx)
+}
+
+func (s *Service) claim(p *prec, entries []int) (int, error) {
+	if len(entries) == 0 {
+		return 0, errf(CodeMailboxEmpty, "%s's mailbox is empty", p.name)
+	}
+	var free []int
+	for i := range p.inv {
+		if p.inv[i].mat == 0 {
+			free = append(free, i)
+		}
+	}
+	if len(free) == 0 {
+		return 0, errf(CodeInventoryFull, "%s's inventory is full", p.name)
+	}
+	n := min(len(free), len(entries))
+	b := &s.batch
+	b.Reset()
+	for k := 0; k < n; k++ {
+		m := p.mail[entries[k]]
+		b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
+		b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: p.id, Slot: free[k], Item: s.blob(m.it)}})
+	}
+	if err := s.commit(b); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	taken := map[int]bool{}
+	for k := 0; k < n; k++ {
+		p.inv[free[k]] = p.mail[entries[k]].it
+		taken[entries[k]] = true
+	}
+	kept := p.mail[:0]
+	for i, m := range p.mail {
+		if !taken[i] {
+			kept = append(kept, m)
+		}
+	}
+	clear(p.mail[len(kept):])
+	p.mail = kept
+	s.mu.Unlock()
+	return n, nil
+}
+
+// PlayerByName finds a player by exact, then case-insensitive, name.
+func (s *Service) PlayerByName(name string) (Player, error) {
+	if err := s.readGuard(); err != nil {
+		return Player{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, p := range s.players {
+		if p.name == name {
+			return p.public(), nil
+		}
+	}
+	for _, p := range s.players {
+		if strings.EqualFold(p.name, name) {
+			return p.public(), nil
+		}
+	}
+	return Player{}, errf(CodeUnknownPlayer, "no player is called %q", truncateForMsg(name))
+}
+
+// Now returns the service clock's time.
+func (s *Service) Now() time.Time { return s.now() }

@@ -1,0 +1,309 @@
+package market
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/google/btree"
+	"github.com/google/uuid"
+)
+
+// SortMode orders query results.
+type SortMode uint8
+
+// Sort modes: the original plugin's six plus unit price.
+const (
+	SortNewest      SortMode = iota // creation time, newest first (default)
+	SortOldest                      // creation time, oldest first
+	SortCheapest                    // total price ascending
+	SortExpensive                   // total price descending
+	SortUnitPrice                   // price per item ascending
+	SortAmount                      // stack amount descending
+	SortLeastAmount                 // stack amount ascending
+)
+
+var sortNames = [...]string{"newest", "oldest", "cheapest", "most expensive", "unit price", "amount", "least amount"}
+
+func (m SortMode) String() string {
+	if int(m) < len(sortNames) {
+		return sortNames[m]
+	}
+	return "sort(" + strconv.Itoa(int(m)) + ")"
+}
+
+// SortModes lists all modes in cycling order.
+func SortModes() []SortMode {
+	return []SortMode{SortNewest, SortOldest, SortCheapest, SortExpensive, SortUnitPrice, SortAmount, SortLeastAmount}
+}
+
+// MaxQueryTextBytes bounds query text; longer text is refused.
+const MaxQueryTextBytes = 1024
+
+// Query selects, orders and pages listings.
+type Query struct {
+	Text     string    // search text; empty = everything
+	Category Category  // CategoryAll = no filter
+	Seller   uuid.UUID // uuid.Nil = any seller
+	Sort     SortMode
+	Offset   int
+	Limit    int // 0 = 200; negative = all
+}
+
+// DefaultPageSize is the page size when Query.Limit is 0.
+const DefaultPageSize = 200
+
+// Page is one page of query results.
+type Page struct {
+	Query    Query
+	Listings []Listing
+	Total    int           // matches in all pages
+	Took     time.Duration // time spent answering
+}
+
+// parsedQuery is the query text split into words and #id terms.
+type parsedQuery struct {
+	words []string
+	ids   []uint32
+	bad   bool // an #id term that can never match
+}
+
+func parseQueryText(text string) parsedQuery {
+	var pq parsedQuery
+	for _, f := range strings.Fields(text) {
+		if len(f) > 1 && f[0] == '#' {
+			n, err := strconv.ParseUint(f[1:], 10, 32)
+			if err == nil {
+				if n == 0 {
+					pq.bad = true
+				}
+				pq.ids = append(pq.ids, uint32(n))
+				continue
+			}
+		}
+		pq.words = appendTokens(pq.words, f)
+	}
+	slices.Sort(pq.words)
+	pq.words = slices.Compact(pq.words)
+	return pq
+}
+
+// Query answers a paged, sorted search. It is safe from any goroutine.
+func (s *Service) Query(q Query) (Page, error) {
+	start := time.Now()
+	if err := s.readGuard(); err != nil {
+		return Page{}, err
+	}
+	if len(q.Text) > MaxQueryTextBytes {
+		return Page{}, errf(CodeInvalidQuery, "search text is %d bytes; at most %d allowed", len(q.Text), MaxQueryTextBytes)
+	}
+	if int(q.Category) >= categoryCount {
+		return Page{}, errf(CodeInvalidQuery, "unknown category %d", q.Category)
+	}
+	if int(q.Sort) >= len(sortNames) {
+		return Page{}, errf(CodeInvalidQuery, "unknown sort mode %d", q.Sort)
+	}
+	if q.Offset < 0 {
+		q.Offset = 0
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultPageSize
+	}
+	pq := parseQueryText(q.Text)
+
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	nowMs := s.nowMs()
+	res := s.matchLocked(pq, q, nowMs)
+	total := int(res.GetCardinality())
+	limit := q.Limit
+	if limit < 0 || q.Offset+limit > total {
+		limit = max(total-q.Offset, 0)
+	}
+	ids := s.pageLocked(res, q.Sort, q.Offset, limit)
+	out := make([]Listing, len(ids))
+	for i, id := range ids {
+		out[i] = s.listingOf(s.listings[id])
+	}
+	return Page{Query: q, Listings: out, Total: total, Took: time.Since(start)}, nil
+}
+
+// matchLocked returns the bitmap of live listings matching pq and q's
+// filters. The result is owned by the caller.
+func (s *Service) matchLocked(pq parsedQuery, q Query, nowMs int64) *roaring.Bitmap {
+	ix := s.ix
+	if pq.bad {
+		return roaring.New()
+	}
+	// Collect every constraint as a bitmap, then intersect smallest first.
+	var parts []*roaring.Bitmap
+	if len(pq.ids) > 0 {
+		b := roaring.New()
+		b.Add(pq.ids[0])
+		for _, id := range pq.ids[1:] {
+			if id != pq.ids[0] {
+				return roaring.New() // two different exact ids never match one listing
+			}
+		}
+		parts = append(parts, b)
+	}
+	for _, w := range pq.words {
+		parts = append(parts, ix.wordBitmap(w))
+	}
+	if q.Category != CategoryAll {
+		parts = append(parts, ix.cats[q.Category])
+	}
+	if q.Seller != uuid.Nil {
+		p := s.playerByID[q.Seller]
+		if p == nil || ix.sellers[p.idx] == nil {
+			return roaring.New()
+		}
+		parts = append(parts, ix.sellers[p.idx])
+	}
+	var res *roaring.Bitmap
+	if len(parts) == 0 {
+		res = ix.active.Clone()
+	} else {
+		slices.SortFunc(parts, func(a, b *roaring.Bitmap) int {
+			return int(a.GetCardinality()) - int(b.GetCardinality())
+		})
+		res = parts[0].Clone()
+		for _, p := range parts[1:] {
+			if res.IsEmpty() {
+				break
+			}
+			res.And(p)
+		}
+		res.And(ix.active)
+	}
+	// Drop listings past their expiry that the sweep has not removed yet.
+	ix.byExpiry.Ascend(func(k sortKey) bool {
+		if k.k > nowMs {
+			return false
+		}
+		res.Remove(k.id)
+		return true
+	})
+	return res
+}
+
+// pageLocked returns limit ids of res in the given order, skipping offset.
+func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, offset, limit int) []uint32 {
+	if limit <= 0 {
+		return nil
+	}
+	out := make([]uint32, 0, limit)
+	switch mode {
+	case SortNewest:
+		total := int(res.GetCardinality())
+		it := res.ReverseIterator()
+		// Skip offset quickly: start from the element of rank total-1-offset.
+		if offset > 0 {
+			x, err := res.Select(uint32(total - 1 - offset))
+			if err != nil {
+				return nil
+			}
+			it = reverseFrom(res, x)
+		}
+		for it.HasNext() && len(out) < limit {
+			out = append(out, it.Next())
+		}
+		return out
+	case SortOldest:
+		it := res.Iterator()
+		if offset > 0 {
+			x, err := res.Select(uint32(offset))
+			if err != nil {
+				return nil
+			}
+			it.AdvanceIfNeeded(x)
+		}
+		for it.HasNext() && len(out) < limit {
+			out = append(out, it.Next())
+		}
+		return out
+	}
+	var tree *btree.BTreeG[sortKey]
+	var key func(*lrec) int64
+	desc := false
+	switch mode {
+	case SortCheapest, SortExpensive:
+		tree, key, desc = s.ix.byPrice, func(r *lrec) int64 { return int64(r.price) }, mode == SortExpensive
+	case SortUnitPrice:
+		tree, key = s.ix.byUnit, func(r *lrec) int64 { return unitKey(r.price, r.it.amount) }
+	default:
+		tree, key, desc = s.ix.byAmount, func(r *lrec) int64 { return int64(r.it.amount) }, mode == SortAmount
+	}
+	n := int(res.GetCardinality())
+	all := tree.Len()
+	need := offset + limit
+	// Walking the global order visits about need*all/n entries; collecting
+	// and sorting costs about n*log2(n). Pick the cheaper.
+	walkCost := float64(need) * float64(all) / float64(max(n, 1))
+	sortCost := float64(n) * 4 * log2(n)
+	if walkCost <= sortCost {
+		skipped := 0
+		visit := func(k sortKey) bool {
+			if !res.Contains(k.id) {
+				return true
+			}
+			if skipped < offset {
+				skipped++
+				return true
+			}
+			out = append(out, k.id)
+			return len(out) < limit
+		}
+		if desc {
+			tree.Descend(visit)
+		} else {
+			tree.Ascend(visit)
+		}
+		return out
+	}
+	keys := make([]sortKey, 0, n)
+	it := res.Iterator()
+	for it.HasNext() {
+		id := it.Next()
+		keys = append(keys, sortKey{key(s.listings[id]), id})
+	}
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		c := 0
+		if lessKey(a, b) {
+			c = -1
+		} else if lessKey(b, a) {
+			c = 1
+		}
+		if desc {
+			return -c
+		}
+		return c
+	})
+	if offset >= len(keys) {
+		return out
+	}
+	for _, k := range keys[offset:min(len(keys), need)] {
+		out = append(out, k.id)
+	}
+	return out
+}
+
+// reverseFrom returns a reverse iterator positioned at x (inclusive).
+func reverseFrom(b *roaring.Bitmap, x uint32) roaring.IntIterable {
+	// roaring's reverse iterator cannot seek; iterate a view restricted to
+	// [0, x] instead. Using a lazy range AND keeps this O(containers).
+	view := b.Clone()
+	view.RemoveRange(uint64(x)+1, 1<<32)
+	return view.ReverseIterator()
+}
+
+func log2(n int) float64 {
+	l := 1.0
+	for n > 1 {
+		n >>= 1
+		l++
+	}
+	return l
+}

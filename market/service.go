@@ -1,0 +1,522 @@
+package market
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Service is the marketplace. Create it with New, bind the main thread with
+// BindMainThread, then Enable it.
+//
+// Concurrency: one goroutine, the main thread, performs every mutation; it
+// reads the in-memory state without locking (no one else writes it) and takes
+// mu for writing only while it applies a change that is already durable.
+// Reads from other goroutines take mu for reading and return copies.
+type Service struct {
+	cfg   Config
+	store Store
+	bus   bus
+
+	ready  atomic.Bool
+	loaded bool
+	mainG  atomic.Uint64
+
+	mu sync.RWMutex // guards everything below against concurrent readers
+
+	nextID     int64
+	feeBalance Money
+
+	players    []*prec
+	playerByID map[uuid.UUID]*prec
+
+	listings map[uint32]*lrec
+	ix       *index
+
+	txByID    map[uuid.UUID]*txrec
+	completed []*txrec // in completion order
+	stats     stats
+
+	blacklist map[uint16]bool
+	faults    faults
+	batch     Batch // reused by the main thread
+	blobBuf   []byte
+}
+
+// prec is a player of the embedded world.
+type prec struct {
+	idx      int32
+	id       uuid.UUID
+	name     string
+	perms    []string
+	balance  Money
+	lastSell int64
+	inv      [InventorySize]item // mat 0 = empty
+	mail     []mrec
+	listings int // active listings, for the per-player limit
+}
+
+type mrec struct {
+	id      uuid.UUID
+	it      item
+	reason  string
+	created int64
+	prev    Money
+}
+
+// lrec is an active listing.
+type lrec struct {
+	id       uint32
+	seller   int32
+	price    Money
+	created  int64
+	expires  int64
+	it       item
+	reserved uuid.UUID
+}
+
+// txrec is a transaction.
+type txrec struct {
+	id        uuid.UUID
+	listing   uint32
+	buyer     int32
+	seller    int32
+	it        item
+	price     Money
+	fee       Money
+	net       Money
+	state     uint8 // index into States()
+	toMailbox bool
+	errCode   string
+	tl        timeline
+}
+
+func (t *txrec) State() State { return States()[t.state] }
+
+// New returns a service over store. It is not ready until Enable.
+func New(store Store, cfg Config) *Service {
+	cfg = cfg.withDefaults()
+	s := &Service{cfg: cfg, store: store, blacklist: map[uint16]bool{}}
+	for _, k := range cfg.Blacklist {
+		if id, ok := materialID(strings.ToUpper(k)); ok {
+			s.blacklist[id] = true
+		}
+	}
+	s.reset()
+	return s
+}
+
+func (s *Service) reset() {
+	s.players = nil
+	s.playerByID = map[uuid.UUID]*prec{}
+	s.listings = map[uint32]*lrec{}
+	s.ix = newIndex()
+	s.txByID = map[uuid.UUID]*txrec{}
+	s.completed = nil
+	s.stats = newStats()
+	s.nextID = 1
+	s.feeBalance = 0
+}
+
+// Name is the service's own name, as used in the not-ready error.
+func (s *Service) Name() string { return s.cfg.Name }
+
+// Config returns the service's configuration.
+func (s *Service) Config() Config { return s.cfg }
+
+// BindMainThread makes the calling goroutine the main server thread: the only
+// goroutine allowed to mutate. The console calls it from the goroutine that
+// runs the Bubble Tea event loop.
+func (s *Service) BindMainThread() { s.mainG.Store(goid()) }
+
+// IsMainThread reports whether the caller is the bound main thread.
+func (s *Service) IsMainThread() bool { return s.mainG.Load() == goid() }
+
+// IsReady is the contract's isReady().
+func (s *Service) IsReady() bool { return s.ready.Load() }
+
+func (s *Service) notReady() error { return &notReadyError{name: s.cfg.Name} }
+
+// readGuard is the check every read except IsReady and GetCategories makes.
+func (s *Service) readGuard() error {
+	if !s.ready.Load() {
+		return s.notReady()
+	}
+	return nil
+}
+
+// mutGuard is the check every mutation makes: readiness first (as the
+// contract orders them), then the thread.
+func (s *Service) mutGuard() error {
+	if !s.ready.Load() {
+		return s.notReady()
+	}
+	if s.mainG.Load() != goid() {
+		return ErrNotMainThread
+	}
+	return nil
+}
+
+func (s *Service) now() time.Time { return s.cfg.Clock.Now() }
+func (s *Service) nowMs() int64   { return s.cfg.Clock.Now().UnixMilli() }
+
+// Enable loads the store (first time only), recovers every transaction left
+// unfinished by a crash, and makes the service ready. It must be called on the
+// main thread, because recovery mutates and publishes events.
+func (s *Service) Enable() error {
+	if s.mainG.Load() != goid() {
+		return ErrNotMainThread
+	}
+	if s.ready.Load() {
+		return nil
+	}
+	if !s.loaded {
+		if err := s.load(); err != nil {
+			return err
+		}
+		s.loaded = true
+	}
+	if err := s.recover(); err != nil {
+		return err
+	}
+	s.ready.Store(true)
+	return nil
+}
+
+// Disable makes the service not ready, like a disabled plugin: every
+// operation except IsReady and GetCategories returns the not-ready error. The
+// state stays loaded so that Enable is instant.
+func (s *Service) Disable() { s.ready.Store(false) }
+
+// Close disables the service and closes its store.
+func (s *Service) Close() error {
+	s.ready.Store(false)
+	return s.store.Close()
+}
+
+// loader receives the store's rows into a fresh in-memory state.
+type loader struct {
+	s    *Service
+	toks []string
+	err  error
+}
+
+func (l *loader) Meta(m MetaRow) error {
+	l.s.nextID = m.NextListingID
+	if l.s.nextID < 1 {
+		l.s.nextID = 1
+	}
+	l.s.feeBalance = m.FeeBalance
+	return nil
+}
+
+func (l *loader) Player(p PlayerRow) error {
+	s := l.s
+	pr := &prec{idx: int32(len(s.players)), id: p.ID, name: p.Name, balance: p.Balance, lastSell: p.LastSell}
+	if p.Perms != "" {
+		pr.perms = strings.Split(p.Perms, ",")
+	}
+	s.players = append(s.players, pr)
+	s.playerByID[p.ID] = pr
+	return nil
+}
+
+func (l *loader) Slot(r SlotRow) error {
+	p := l.s.playerByID[r.Player]
+	if p == nil || r.Slot < 0 || r.Slot >= InventorySize {
+		return fmt.Errorf("inventory slot %d of unknown player %s", r.Slot, r.Player)
+	}
+	it, err := decodeItem(r.Item)
+	if err != nil {
+		return fmt.Errorf("inventory slot %d of player %s: %w", r.Slot, r.Player, err)
+	}
+	p.inv[r.Slot] = it
+	return nil
+}
+
+func (l *loader) Mail(r MailRow) error {
+	p := l.s.playerByID[r.Player]
+	if p == nil {
+		return fmt.Errorf("mail %s of unknown player %s", r.ID, r.Player)
+	}
+	it, err := decodeItem(r.Item)
+	if err != nil {
+		return fmt.Errorf("mail %s: %w", r.ID, err)
+	}
+	p.mail = append(p.mail, mrec{id: r.ID, it: it, reason: r.Reason, created: r.Created, prev: r.PrevPrice})
+	return nil
+}
+
+func (l *loader) Listing(r ListingRow) error {
+	s := l.s
+	p := s.playerByID[r.Seller]
+	if p == nil {
+		return fmt.Errorf("listing #%d of unknown player %s", r.ID, r.Seller)
+	}
+	if r.ID <= 0 || r.ID > 1<<31-1 {
+		return fmt.Errorf("listing id %d out of range", r.ID)
+	}
+	it, err := decodeItem(r.Item)
+	if err != nil {
+		return fmt.Errorf("listing #%d: %w", r.ID, err)
+	}
+	lr := &lrec{id: uint32(r.ID), seller: p.idx, price: r.Price, created: r.Created, expires: r.Expires, it: it, reserved: r.Reserved}
+	s.listings[lr.id] = lr
+	p.listings++
+	l.toks = listingTokens(l.toks[:0], lr, p.name)
+	s.ix.add(lr, l.toks, false)
+	if r.ID >= s.nextID {
+		s.nextID = r.ID + 1
+	}
+	return nil
+}
+
+func (l *loader) Transaction(r TxRow) error {
+	s := l.s
+	b, sl := s.playerByID[r.Buyer], s.playerByID[r.Seller]
+	if b == nil || sl == nil {
+		return fmt.Errorf("transaction %s refers to an unknown player", r.ID)
+	}
+	it, err := decodeItem(r.Item)
+	if err != nil {
+		return fmt.Errorf("transaction %s: %w", r.ID, err)
+	}
+	tl, err := decodeTimeline(r.Timeline)
+	if err != nil {
+		return fmt.Errorf("transaction %s timeline: %w", r.ID, err)
+	}
+	si := stateIndex(r.State)
+	if si < 0 {
+		return fmt.Errorf("transaction %s has unknown state %q", r.ID, r.State)
+	}
+	t := &txrec{id: r.ID, listing: uint32(r.ListingID), buyer: b.idx, seller: sl.idx, it: it,
+		price: r.Price, fee: r.Fee, net: r.Net, state: uint8(si), toMailbox: r.ToMailbox, errCode: r.ErrorCode, tl: tl}
+	s.txByID[t.id] = t
+	if r.ListingID >= s.nextID {
+		s.nextID = r.ListingID + 1
+	}
+	if t.State() == StateCompleted {
+		s.completed = append(s.completed, t)
+	}
+	return nil
+}
+
+func (s *Service) load() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reset()
+	l := &loader{s: s}
+	if err := s.store.Load(l); err != nil {
+		s.reset()
+		return fmt.Errorf("load market: %w", err)
+	}
+	s.ix.buildGrams()
+	s.ix.optimize()
+	s.rebuildStats()
+	return nil
+}
+
+// ---- reads ----
+
+func (s *Service) listingOf(r *lrec) Listing {
+	p := s.players[r.seller]
+	l := Listing{
+		ID: int(r.id), Seller: p.id, SellerName: p.name, Item: r.it.stack(), Price: r.price.Float(),
+		CreatedAt: time.UnixMilli(r.created).UTC(), ExpiresAt: time.UnixMilli(r.expires).UTC(),
+		Reserved: r.reserved != uuid.Nil,
+	}
+	l.Categories = r.it.categories().List()
+	return l
+}
+
+// live reports whether r is on the market at nowMs: not expired. An expired
+// listing is never listed or purchasable, even before the sweep removes it.
+func (r *lrec) live(nowMs int64) bool { return nowMs < r.expires }
+
+// GetListings is the contract's getListings(): every active listing, newest
+// first.
+func (s *Service) GetListings() ([]Listing, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	p, err := s.Query(Query{Limit: -1})
+	return p.Listings, err
+}
+
+// GetListing is the contract's getListing(int).
+func (s *Service) GetListing(id int) (Listing, error) {
+	if err := s.readGuard(); err != nil {
+		return Listing{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if id <= 0 || id > 1<<31-1 {
+		return Listing{}, errf(CodeUnknownListing, "listing #%d does not exist", id)
+	}
+	r := s.listings[uint32(id)]
+	if r == nil || !r.live(s.nowMs()) {
+		return Listing{}, errf(CodeUnknownListing, "listing #%d does not exist", id)
+	}
+	return s.listingOf(r), nil
+}
+
+// GetListingsBySeller is the contract's getListingsBySeller(UUID), newest first.
+func (s *Service) GetListingsBySeller(seller uuid.UUID) ([]Listing, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	p, err := s.Query(Query{Seller: seller, Limit: -1})
+	return p.Listings, err
+}
+
+// Search is the contract's search(String): every active listing matching the
+// text, newest first. See Query for paging and sorting.
+func (s *Service) Search(text string) ([]Listing, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	p, err := s.Query(Query{Text: text, Limit: -1})
+	return p.Listings, err
+}
+
+// GetCompletedTransactions is the contract's getCompletedTransactions():
+// every COMPLETED transaction, oldest first.
+func (s *Service) GetCompletedTransactions() ([]Transaction, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Transaction, len(s.completed))
+	for i, t := range s.completed {
+		out[i] = s.txOf(t)
+	}
+	return out, nil
+}
+
+// GetTransaction is the contract's getTransaction(String), in any state.
+func (s *Service) GetTransaction(id string) (Transaction, error) {
+	if err := s.readGuard(); err != nil {
+		return Transaction{}, err
+	}
+	u, err := uuid.Parse(strings.TrimSpace(id))
+	if err != nil {
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(id))
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t := s.txByID[u]
+	if t == nil {
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(id))
+	}
+	return s.txOf(t), nil
+}
+
+func (s *Service) txOf(t *txrec) Transaction {
+	b, sl := s.players[t.buyer], s.players[t.seller]
+	return Transaction{
+		ID: t.id.String(), ListingID: int(t.listing), Buyer: b.id, BuyerName: b.name,
+		Seller: sl.id, SellerName: sl.name, Item: t.it.stack(), Price: t.price.Float(),
+		Fee: t.fee.Float(), SellerNet: t.net.Float(), State: t.State(), ErrorCode: t.errCode,
+		Timeline: t.tl.public(), DeliveredToMailbox: t.toMailbox,
+	}
+}
+
+// GetActiveListingsCount is the contract's getActiveListingsCount(). O(1).
+// Listings past their expiry that the sweep has not removed yet are not
+// counted.
+func (s *Service) GetActiveListingsCount() (int, error) {
+	if err := s.readGuard(); err != nil {
+		return 0, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.listings) - s.expiredUnswept(s.nowMs()), nil
+}
+
+// expiredUnswept counts listings whose expiry has passed but that the sweep
+// has not removed yet: normally none, so this is O(1) in practice (it walks
+// only the expired prefix of the expiry order).
+func (s *Service) expiredUnswept(nowMs int64) int {
+	n := 0
+	s.ix.byExpiry.Ascend(func(k sortKey) bool {
+		if k.k > nowMs {
+			return false
+		}
+		n++
+		return true
+	})
+	return n
+}
+
+// GetMarketVolume is the contract's getMarketVolume(): the lifetime sum of
+// completed prices. O(1), exact (kept in cents).
+func (s *Service) GetMarketVolume() (float64, error) {
+	if err := s.readGuard(); err != nil {
+		return 0, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.stats.volume.Float(), nil
+}
+
+// GetCategories is the contract's getCategories(); it works even when the
+// service is not ready, as the contract's readiness rule allows.
+func (s *Service) GetCategories() []Category { return allCategories() }
+
+// Players returns every player of the world, in load order.
+func (s *Service) Players() ([]Player, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Player, len(s.players))
+	for i, p := range s.players {
+		out[i] = p.public()
+	}
+	return out, nil
+}
+
+func (p *prec) public() Player {
+	return Player{ID: p.id, Name: p.name, Permissions: append([]string(nil), p.perms...)}
+}
+
+// GetPlayer returns a snapshot of a player's state.
+func (s *Service) GetPlayer(id uuid.UUID) (PlayerState, error) {
+	if err := s.readGuard(); err != nil {
+		return PlayerState{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p := s.playerByID[id]
+	if p == nil {
+		return PlayerState{}, errf(CodeUnknownPlayer, "player %s does not exist", id)
+	}
+	st := PlayerState{Player: p.public(), Balance: p.balance.Float()}
+	for i, it := range p.inv {
+		if it.mat != 0 {
+			stack := it.stack()
+			st.Inventory[i] = &stack
+		}
+	}
+	for _, m := range p.mail {
+		st.Mailbox = append(st.Mailbox, MailboxEntry{ID: m.id, Item: m.it.stack(), Reason: m.reason,
+			CreatedAt: time.UnixMilli(m.created).UTC(), PreviousPrice: m.prev.Float()})
+	}
+	return st, nil
+}
+
+// FeeBalance is the fee account's balance: every fee taken so far.
+func (s *Service) FeeBalance() (float64, error) {
+	if err := s.readGuard(); err != nil {
+		return 0, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.feeBalance.Float(), nil
+}

@@ -1,0 +1,492 @@
+// Package sqlite is the market's embedded store: one SQLite file in WAL mode
+// (modernc.org/sqlite, pure Go). It is the only package that contains SQL.
+//
+// Durability: every Commit is one SQLite transaction. With the default
+// synchronous=NORMAL in WAL mode a committed transaction survives a crash or
+// SIGKILL of the process; surviving power loss as well needs Options.Sync
+// (synchronous=FULL, an fsync per commit), at a much lower write rate.
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// applicationID marks a database as Rynek's ('RYNK'), so that Open refuses
+// someone else's SQLite file instead of writing tables into it.
+const applicationID = 0x52594E4B
+
+// SchemaVersion is the version of the schema this package writes.
+const SchemaVersion = 1
+
+// Options tune the store.
+type Options struct {
+	// Sync makes every commit fsync (synchronous=FULL): durable against power
+	// loss, not only process crashes.
+	Sync bool
+}
+
+// Store is a market.Store on one SQLite file.
+type Store struct {
+	path  string
+	db    *sql.DB
+	conn  *sql.Conn
+	stmts map[market.OpKind]*sql.Stmt
+	ctx   context.Context
+}
+
+var _ market.Store = (*Store)(nil)
+
+// ErrForeign is returned when the file is not a Rynek market database.
+var ErrForeign = errors.New("not a Rynek market database")
+
+const schema = `
+CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE players (
+	id BLOB PRIMARY KEY, name TEXT NOT NULL, perms TEXT NOT NULL,
+	balance INTEGER NOT NULL, last_sell INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE slots (
+	player BLOB NOT NULL, slot INTEGER NOT NULL, item BLOB NOT NULL,
+	PRIMARY KEY (player, slot)) WITHOUT ROWID;
+CREATE TABLE mail (
+	id BLOB PRIMARY KEY, player BLOB NOT NULL, item BLOB NOT NULL, reason TEXT NOT NULL,
+	created INTEGER NOT NULL, prev_price INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE listings (
+	id INTEGER PRIMARY KEY, seller BLOB NOT NULL, price INTEGER NOT NULL,
+	created INTEGER NOT NULL, expires INTEGER NOT NULL, item BLOB NOT NULL, reserved BLOB);
+CREATE TABLE transactions (
+	id BLOB PRIMARY KEY, listing_id INTEGER NOT NULL, buyer BLOB NOT NULL, seller BLOB NOT NULL,
+	item BLOB NOT NULL, price INTEGER NOT NULL, fee INTEGER NOT NULL, net INTEGER NOT NULL,
+	state TEXT NOT NULL, error TEXT NOT NULL, timeline BLOB NOT NULL, to_mailbox INTEGER NOT NULL,
+	created INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0);
+`
+
+var statements = map[market.OpKind]string{
+	market.OpPutPlayer: `INSERT INTO players (id, name, perms, balance, last_sell) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, perms = excluded.perms,
+		balance = excluded.balance, last_sell = excluded.last_sell`,
+	market.OpSetBalance:  `UPDATE players SET balance = ? WHERE id = ?`,
+	market.OpSetLastSell: `UPDATE players SET last_sell = ? WHERE id = ?`,
+	market.OpSetSlot:     `INSERT OR REPLACE INTO slots (player, slot, item) VALUES (?, ?, ?)`,
+	market.OpPutMail:     `INSERT INTO mail (id, player, item, reason, created, prev_price) VALUES (?, ?, ?, ?, ?, ?)`,
+	market.OpDelMail:     `DELETE FROM mail WHERE id = ?`,
+	market.OpPutListing:  `INSERT INTO listings (id, seller, price, created, expires, item, reserved) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	market.OpDelListing:  `DELETE FROM listings WHERE id = ?`,
+	market.OpReserve:     `UPDATE listings SET reserved = ? WHERE id = ?`,
+	market.OpPutTx: `INSERT INTO transactions (id, listing_id, buyer, seller, item, price, fee, net, state, error,
+		timeline, to_mailbox, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	market.OpTxState: `UPDATE transactions SET state = ?, error = ?, timeline = ?, to_mailbox = ?
+		WHERE id = ? AND state = ?`,
+	market.OpMeta: `UPDATE meta SET v = CASE k WHEN 'next_listing_id' THEN ? ELSE ? END
+		WHERE k IN ('next_listing_id', 'fee_balance')`,
+}
+
+// opDelSlot clears a slot; kept apart from OpSetSlot's upsert.
+const delSlot = `DELETE FROM slots WHERE player = ? AND slot = ?`
+
+// Open opens or creates the market database at path. A new file is created
+// with mode 0600 (it holds players' balances). A file that is not SQLite, or
+// is SQLite but not Rynek's, or is from a newer schema, is refused with an
+// error: it is never reset or overwritten.
+func Open(path string, opts Options) (*Store, error) {
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
+	sync := "NORMAL"
+	if opts.Sync {
+		sync = "FULL"
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous("+sync+")")
+	q.Add("_pragma", "foreign_keys(OFF)")
+	q.Add("_txlock", "immediate")
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, describe(err))
+	}
+	s := &Store{path: path, db: db, conn: conn, ctx: ctx, stmts: map[market.OpKind]*sql.Stmt{}}
+	if err := s.init(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// checkFile creates a missing file with mode 0600 and refuses a non-empty
+// file that does not start with the SQLite header.
+func checkFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	f, err = os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, err := io.ReadFull(f, head)
+	if n == 0 && (err == io.EOF || err == io.ErrUnexpectedEOF) {
+		return nil // empty file: a new database
+	}
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if !bytes.Equal(head[:n], []byte("SQLite format 3\x00")[:n]) || n < 16 {
+		return fmt.Errorf("%s: %w: the file is not an SQLite database", path, ErrForeign)
+	}
+	return nil
+}
+
+// describe turns the driver's terse corruption errors into advice.
+func describe(err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "corrupt") {
+		return fmt.Errorf("the database file is corrupt (%v); restore it from a backup or move it aside to start an empty market", err)
+	}
+	return err
+}
+
+func (s *Store) init() error {
+	var app, ver int64
+	if err := s.conn.QueryRowContext(s.ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return describe(err)
+	}
+	if err := s.conn.QueryRowContext(s.ctx, "PRAGMA user_version").Scan(&ver); err != nil {
+		return describe(err)
+	}
+	switch {
+	case app == 0 && ver == 0:
+		var tables int
+		if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+			return describe(err)
+		}
+		if tables > 0 {
+			return fmt.Errorf("%w: the SQLite file already holds %d other objects", ErrForeign, tables)
+		}
+		if err := s.exec("BEGIN IMMEDIATE"); err != nil {
+			return err
+		}
+		if _, err := s.conn.ExecContext(s.ctx, schema); err != nil {
+			s.exec("ROLLBACK")
+			return fmt.Errorf("create schema: %w", err)
+		}
+		if err := s.exec(fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+			s.exec("ROLLBACK")
+			return err
+		}
+		if err := s.exec(fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
+			s.exec("ROLLBACK")
+			return err
+		}
+		if err := s.exec("COMMIT"); err != nil {
+			return err
+		}
+	case app != applicationID:
+		return fmt.Errorf("%w: application_id is %#x", ErrForeign, app)
+	case ver > SchemaVersion:
+		return fmt.Errorf("the database has schema version %d, newer than this program's %d; use a newer Rynek", ver, SchemaVersion)
+	case ver < 1:
+		return fmt.Errorf("the database has unknown schema version %d", ver)
+	}
+	for kind, q := range statements {
+		st, err := s.conn.PrepareContext(s.ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare: %w", describe(err))
+		}
+		s.stmts[kind] = st
+	}
+	st, err := s.conn.PrepareContext(s.ctx, delSlot)
+	if err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	s.stmts[0] = st
+	return nil
+}
+
+func (s *Store) exec(q string) error {
+	_, err := s.conn.ExecContext(s.ctx, q)
+	return err
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	if s.conn != nil {
+		s.conn.Close()
+	}
+	return s.db.Close()
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Commit applies b in one transaction.
+func (s *Store) Commit(b *market.Batch) error {
+	if err := s.exec("BEGIN IMMEDIATE"); err != nil {
+		return describe(err)
+	}
+	for i := range b.Ops {
+		if err := s.apply(&b.Ops[i]); err != nil {
+			s.exec("ROLLBACK")
+			return err
+		}
+	}
+	if err := s.exec("COMMIT"); err != nil {
+		s.exec("ROLLBACK")
+		return describe(err)
+	}
+	return nil
+}
+
+// BulkLoad writes b in one transaction. It is Commit by another name today:
+// one transaction already amortizes the commit over every row.
+func (s *Store) BulkLoad(b *market.Batch) error { return s.Commit(b) }
+
+func nullUUID(u uuid.UUID) any {
+	if u == uuid.Nil {
+		return nil
+	}
+	return u[:]
+}
+
+func (s *Store) apply(op *market.Op) error {
+	var res sql.Result
+	var err error
+	st := s.stmts[op.Kind]
+	switch op.Kind {
+	case market.OpPutPlayer:
+		p := op.Player
+		res, err = st.Exec(p.ID[:], p.Name, p.Perms, int64(p.Balance), p.LastSell)
+	case market.OpSetBalance:
+		res, err = st.Exec(op.Int, op.Player.ID[:])
+	case market.OpSetLastSell:
+		res, err = st.Exec(op.Int, op.Player.ID[:])
+	case market.OpSetSlot:
+		if op.Slot.Item == nil {
+			_, err = s.stmts[0].Exec(op.Slot.Player[:], op.Slot.Slot)
+		} else {
+			_, err = st.Exec(op.Slot.Player[:], op.Slot.Slot, op.Slot.Item)
+		}
+	case market.OpPutMail:
+		m := op.Mail
+		_, err = st.Exec(m.ID[:], m.Player[:], m.Item, m.Reason, m.Created, int64(m.PrevPrice))
+	case market.OpDelMail:
+		res, err = st.Exec(op.Mail.ID[:])
+	case market.OpPutListing:
+		l := op.Listing
+		_, err = st.Exec(l.ID, l.Seller[:], int64(l.Price), l.Created, l.Expires, l.Item, nullUUID(l.Reserved))
+	case market.OpDelListing:
+		res, err = st.Exec(op.Int)
+	case market.OpReserve:
+		res, err = st.Exec(nullUUID(op.Listing.Reserved), op.Int)
+	case market.OpPutTx:
+		t := op.Tx
+		_, err = st.Exec(t.ID[:], t.ListingID, t.Buyer[:], t.Seller[:], t.Item, int64(t.Price), int64(t.Fee), int64(t.Net),
+			string(t.State), t.ErrorCode, t.Timeline, boolInt(t.ToMailbox), t.Created)
+	case market.OpTxState:
+		t := op.Tx
+		res, err = st.Exec(string(t.State), t.ErrorCode, t.Timeline, boolInt(t.ToMailbox), t.ID[:], string(op.ExpectState))
+	case market.OpMeta:
+		_, err = st.Exec(op.Meta.NextListingID, int64(op.Meta.FeeBalance))
+	default:
+		return fmt.Errorf("unknown op kind %d", op.Kind)
+	}
+	if err != nil {
+		return fmt.Errorf("op %d: %w", op.Kind, describe(err))
+	}
+	if res != nil {
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n != 1 {
+			if op.Kind == market.OpTxState {
+				return market.ErrConflict
+			}
+			return fmt.Errorf("op %d matched %d rows, want 1: %w", op.Kind, n, market.ErrConflict)
+		}
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Load streams every row to l.
+func (s *Store) Load(l market.Loader) error {
+	var m market.MetaRow
+	rows, err := s.conn.QueryContext(s.ctx, "SELECT k, v FROM meta")
+	if err != nil {
+		return describe(err)
+	}
+	for rows.Next() {
+		var k string
+		var v int64
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return describe(err)
+		}
+		switch k {
+		case "next_listing_id":
+			m.NextListingID = v
+		case "fee_balance":
+			m.FeeBalance = market.Money(v)
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return err
+	}
+	if err := l.Meta(m); err != nil {
+		return err
+	}
+	if err := s.each("SELECT id, name, perms, balance, last_sell FROM players ORDER BY name, id", func(r *sql.Rows) error {
+		var p market.PlayerRow
+		var id []byte
+		var bal int64
+		if err := r.Scan(&id, &p.Name, &p.Perms, &bal, &p.LastSell); err != nil {
+			return err
+		}
+		p.ID, p.Balance = toUUID(id), market.Money(bal)
+		return l.Player(p)
+	}); err != nil {
+		return fmt.Errorf("players: %w", err)
+	}
+	if err := s.each("SELECT player, slot, item FROM slots", func(r *sql.Rows) error {
+		var sr market.SlotRow
+		var pid sql.RawBytes
+		if err := r.Scan(&pid, &sr.Slot, (*sql.RawBytes)(&sr.Item)); err != nil {
+			return err
+		}
+		sr.Player = toUUID(pid)
+		return l.Slot(sr)
+	}); err != nil {
+		return fmt.Errorf("inventories: %w", err)
+	}
+	if err := s.each("SELECT id, player, item, reason, created, prev_price FROM mail ORDER BY created, id", func(r *sql.Rows) error {
+		var mr market.MailRow
+		var id, pid sql.RawBytes
+		var prev int64
+		if err := r.Scan(&id, &pid, (*sql.RawBytes)(&mr.Item), &mr.Reason, &mr.Created, &prev); err != nil {
+			return err
+		}
+		mr.ID, mr.Player, mr.PrevPrice = toUUID(id), toUUID(pid), market.Money(prev)
+		return l.Mail(mr)
+	}); err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	if err := s.each("SELECT id, seller, price, created, expires, item, reserved FROM listings", func(r *sql.Rows) error {
+		var lr market.ListingRow
+		var seller, reserved sql.RawBytes
+		var price int64
+		if err := r.Scan(&lr.ID, &seller, &price, &lr.Created, &lr.Expires, (*sql.RawBytes)(&lr.Item), &reserved); err != nil {
+			return err
+		}
+		lr.Seller, lr.Price = toUUID(seller), market.Money(price)
+		if len(reserved) > 0 {
+			lr.Reserved = toUUID(reserved)
+		}
+		return l.Listing(lr)
+	}); err != nil {
+		return fmt.Errorf("listings: %w", err)
+	}
+	if err := s.each(`SELECT id, listing_id, buyer, seller, item, price, fee, net, state, error, timeline, to_mailbox, created
+		FROM transactions`, func(r *sql.Rows) error {
+		var t market.TxRow
+		var id, buyer, seller sql.RawBytes
+		var price, fee, net int64
+		var state string
+		var toMail int
+		if err := r.Scan(&id, &t.ListingID, &buyer, &seller, (*sql.RawBytes)(&t.Item), &price, &fee, &net, &state,
+			&t.ErrorCode, (*sql.RawBytes)(&t.Timeline), &toMail, &t.Created); err != nil {
+			return err
+		}
+		t.ID, t.Buyer, t.Seller = toUUID(id), toUUID(buyer), toUUID(seller)
+		t.Price, t.Fee, t.Net, t.State, t.ToMailbox = market.Money(price), market.Money(fee), market.Money(net), market.State(state), toMail != 0
+		return l.Transaction(t)
+	}); err != nil {
+		return fmt.Errorf("transactions: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) each(q string, fn func(*sql.Rows) error) error {
+	rows, err := s.conn.QueryContext(s.ctx, q)
+	if err != nil {
+		return describe(err)
+	}
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			rows.Close()
+			return describe(err)
+		}
+	}
+	return closeRows(rows)
+}
+
+func closeRows(r *sql.Rows) error {
+	err := r.Err()
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return describe(err)
+	}
+	return nil
+}
+
+func toUUID(b []byte) uuid.UUID {
+	var u uuid.UUID
+	copy(u[:], b)
+	return u
+}
+
+// DefaultPath returns $XDG_DATA_HOME/rynek/market.db, or
+// ~/.local/share/rynek/market.db, creating the directory (0700).
+func DefaultPath() (string, error) {
+	dir := os.Getenv("XDG_DATA_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(home, ".local", "share")
+	}
+	dir = filepath.Join(dir, "rynek")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "market.db"), nil
+}

@@ -1,0 +1,290 @@
+package market
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// stats is maintained incrementally on every completed transaction, so every
+// figure is O(1) or O(answer) to read.
+type stats struct {
+	volume Money
+	sales  int64
+	seller map[int32]*sellerStat
+	items  map[uint16]*itemStat
+	top    []*txrec // most expensive completed, price descending, at most topKeep
+	hist   map[uint16][]pricePoint
+}
+
+const topKeep = 100
+
+type sellerStat struct {
+	sales  int64
+	earned Money // net, after fees
+}
+
+type itemStat struct {
+	sales  int64
+	amount int64
+	volume Money
+}
+
+// pricePoint is one completed sale of a material, for price history.
+type pricePoint struct {
+	at     int64 // unix ms
+	unit   int64 // unit price in 1/1000 cent (unitKey)
+	amount uint8
+}
+
+func newStats() stats {
+	return stats{seller: map[int32]*sellerStat{}, items: map[uint16]*itemStat{}, hist: map[uint16][]pricePoint{}}
+}
+
+func (st *stats) record(s *Service, t *txrec) {
+	st.volume += t.price
+	st.sales++
+	ss := st.seller[t.seller]
+	if ss == nil {
+		ss = &sellerStat{}
+		st.seller[t.seller] = ss
+	}
+	ss.sales++
+	ss.earned += t.net
+	is := st.items[t.it.mat]
+	if is == nil {
+		is = &itemStat{}
+		st.items[t.it.mat] = is
+	}
+	is.sales++
+	is.amount += int64(t.it.amount)
+	is.volume += t.price
+	if len(st.top) < topKeep || t.price > st.top[len(st.top)-1].price {
+		i, _ := slices.BinarySearchFunc(st.top, t.price, func(x *txrec, p Money) int {
+			if x.price > p {
+				return -1
+			}
+			return 1
+		})
+		st.top = slices.Insert(st.top, i, t)
+		if len(st.top) > topKeep {
+			st.top = st.top[:topKeep]
+		}
+	}
+	at := t.tl[len(t.tl)-1].at
+	pts := st.hist[t.it.mat]
+	pp := pricePoint{at: at, unit: unitKey(t.price, t.it.amount), amount: t.it.amount}
+	// Completions arrive in time order except after recovery; keep it sorted.
+	i := len(pts)
+	for i > 0 && pts[i-1].at > at {
+		i--
+	}
+	st.hist[t.it.mat] = slices.Insert(pts, i, pp)
+}
+
+func (s *Service) rebuildStats() {
+	s.stats = newStats()
+	sortTx(s.completed)
+	for _, t := range s.completed {
+		s.stats.record(s, t)
+	}
+}
+
+// sortTx orders transactions by the time of their last state, then id.
+func sortTx(ts []*txrec) {
+	slices.SortFunc(ts, func(a, b *txrec) int {
+		x, y := a.tl[len(a.tl)-1].at, b.tl[len(b.tl)-1].at
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.id.String(), b.id.String())
+	})
+}
+
+// SellerRank is one row of the top sellers.
+type SellerRank struct {
+	Seller uuid.UUID
+	Name   string
+	Sales  int64
+	Earned float64 // net of fees
+}
+
+// ItemRank is one row of the top items.
+type ItemRank struct {
+	Material string
+	Name     string
+	Sales    int64
+	Amount   int64
+	Volume   float64
+}
+
+// Stats is a snapshot of the market's figures.
+type Stats struct {
+	ActiveListings int
+	MarketVolume   float64 // lifetime sum of completed prices
+	TotalSales     int64
+	FeeBalance     float64
+	TopSellers     []SellerRank
+	TopItems       []ItemRank
+	MostExpensive  []Transaction
+}
+
+// Stats returns the market's figures with the top n of each list.
+func (s *Service) Stats(n int) (Stats, error) {
+	if err := s.readGuard(); err != nil {
+		return Stats{}, err
+	}
+	if n <= 0 {
+		n = 10
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := Stats{
+		ActiveListings: len(s.listings) - s.expiredUnswept(s.nowMs()),
+		MarketVolume:   s.stats.volume.Float(),
+		TotalSales:     s.stats.sales,
+		FeeBalance:     s.feeBalance.Float(),
+	}
+	for idx, ss := range s.stats.seller {
+		p := s.players[idx]
+		st.TopSellers = append(st.TopSellers, SellerRank{Seller: p.id, Name: p.name, Sales: ss.sales, Earned: ss.earned.Float()})
+	}
+	slices.SortFunc(st.TopSellers, func(a, b SellerRank) int {
+		if a.Earned != b.Earned {
+			if a.Earned > b.Earned {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	st.TopSellers = st.TopSellers[:min(n, len(st.TopSellers))]
+	for mat, is := range s.stats.items {
+		info := materials[mat]
+		st.TopItems = append(st.TopItems, ItemRank{Material: info.Key, Name: info.Name, Sales: is.sales, Amount: is.amount, Volume: is.volume.Float()})
+	}
+	slices.SortFunc(st.TopItems, func(a, b ItemRank) int {
+		if a.Amount != b.Amount {
+			if a.Amount > b.Amount {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Material, b.Material)
+	})
+	st.TopItems = st.TopItems[:min(n, len(st.TopItems))]
+	for _, t := range s.stats.top[:min(n, len(s.stats.top))] {
+		st.MostExpensive = append(st.MostExpensive, s.txOf(t))
+	}
+	return st, nil
+}
+
+// PriceWindow summarizes sales of one material over a window.
+type PriceWindow struct {
+	Window             time.Duration
+	Sales              int
+	Amount             int64   // items sold
+	Volume             float64 // sum of prices
+	Min, Median, Max   float64 // unit prices; 0 when no sales
+	MeanWeightedByUnit float64 // volume / amount
+}
+
+// PricePoint is one bucket of a price chart.
+type PricePoint struct {
+	Start            time.Time
+	Sales            int
+	Min, Median, Max float64 // unit prices; 0 when no sales in the bucket
+}
+
+// PriceHistory is the price history of one material.
+type PriceHistory struct {
+	Material string
+	Windows  []PriceWindow // 24h, 7d, 30d
+	Points   []PricePoint  // buckets over the chosen span, oldest first
+}
+
+// PriceHistory returns min/median/max unit prices and volumes of material over
+// 24 h, 7 d and 30 d, and `buckets` chart points spanning `span` up to now.
+func (s *Service) PriceHistory(material string, span time.Duration, buckets int) (PriceHistory, error) {
+	if err := s.readGuard(); err != nil {
+		return PriceHistory{}, err
+	}
+	mat, ok := materialID(strings.ToUpper(strings.TrimSpace(material)))
+	if !ok {
+		return PriceHistory{}, errf(CodeInvalidQuery, "unknown material %q", truncateForMsg(material))
+	}
+	if span <= 0 {
+		span = 30 * 24 * time.Hour
+	}
+	if buckets <= 0 || buckets > 1000 {
+		buckets = 30
+	}
+	now := s.nowMs()
+	s.mu.RLock()
+	pts := s.stats.hist[mat]
+	from := now - (30 * 24 * time.Hour).Milliseconds()
+	if sp := now - span.Milliseconds(); sp < from {
+		from = sp
+	}
+	i, _ := slices.BinarySearchFunc(pts, from, func(p pricePoint, t int64) int {
+		if p.at < t {
+			return -1
+		}
+		return 1
+	})
+	recent := slices.Clone(pts[i:])
+	s.mu.RUnlock()
+
+	ph := PriceHistory{Material: materials[mat].Key}
+	for _, w := range []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour} {
+		ph.Windows = append(ph.Windows, summarize(recent, now-w.Milliseconds(), now, w))
+	}
+	step := span.Milliseconds() / int64(buckets)
+	if step <= 0 {
+		step = 1
+	}
+	start := now - step*int64(buckets)
+	for b := 0; b < buckets; b++ {
+		lo, hi := start+int64(b)*step, start+int64(b+1)*step
+		w := summarize(recent, lo, hi, 0)
+		ph.Points = append(ph.Points, PricePoint{Start: time.UnixMilli(lo).UTC(), Sales: w.Sales, Min: w.Min, Median: w.Median, Max: w.Max})
+	}
+	return ph, nil
+}
+
+func summarize(pts []pricePoint, lo, hi int64, w time.Duration) PriceWindow {
+	pw := PriceWindow{Window: w}
+	var units []int64
+	var vol int64
+	for _, p := range pts {
+		if p.at < lo || p.at >= hi {
+			continue
+		}
+		units = append(units, p.unit)
+		pw.Amount += int64(p.amount)
+		vol += p.unit * int64(p.amount)
+	}
+	pw.Sales = len(units)
+	if len(units) == 0 {
+		return pw
+	}
+	slices.Sort(units)
+	toF := func(u int64) float64 { return float64(u) / 100000 }
+	pw.Min, pw.Max = toF(units[0]), toF(units[len(units)-1])
+	mid := len(units) / 2
+	if len(units)%2 == 1 {
+		pw.Median = toF(units[mid])
+	} else {
+		pw.Median = toF((units[mid-1] + units[mid]) / 2)
+	}
+	pw.Volume = float64(vol) / 100000
+	if pw.Amount > 0 {
+		pw.MeanWeightedByUnit = pw.Volume / float64(pw.Amount)
+	}
+	return pw
+}

@@ -1,0 +1,150 @@
+package market
+
+import (
+	"errors"
+
+	"github.com/google/uuid"
+)
+
+// Store is the durable side of the service. The service never reads from it
+// after Load: reads are served from memory. Every mutation becomes one Batch
+// that Commit writes atomically (all or nothing) before the service changes
+// memory or publishes an event, so what a caller or a listener sees has
+// always been made durable first.
+//
+// Item blobs are opaque to the store: the service encodes and decodes them
+// (see codec.go), which keeps all SQL in the store package and all item
+// knowledge here.
+type Store interface {
+	// Load streams the persisted state to l: meta first, then players, slots,
+	// mail, listings and transactions. Byte slices passed to l are only valid
+	// during the call.
+	Load(l Loader) error
+	// Commit applies b atomically and durably. A conditional op that does not
+	// match (OpTxState whose ExpectState differs) fails the whole batch with
+	// ErrConflict and nothing is written.
+	Commit(b *Batch) error
+	// BulkLoad writes b in one transaction with the fastest settings the store
+	// has; it is for seeding an empty store, not for live mutations.
+	BulkLoad(b *Batch) error
+	// Close releases the store.
+	Close() error
+}
+
+// ErrConflict is returned by Commit when a conditional update matched no row.
+var ErrConflict = errors.New("store: conditional update matched no row")
+
+// Loader receives the rows of Store.Load.
+type Loader interface {
+	Meta(m MetaRow) error
+	Player(p PlayerRow) error
+	Slot(s SlotRow) error
+	Mail(m MailRow) error
+	Listing(l ListingRow) error
+	Transaction(t TxRow) error
+}
+
+// MetaRow holds the service-wide counters that cannot be derived from rows.
+type MetaRow struct {
+	// NextListingID is the next id to assign; ids are never reused, even when
+	// the listing that had the highest id is gone.
+	NextListingID int64
+	// FeeBalance is the fee account: every fee the market has taken.
+	FeeBalance Money
+}
+
+// PlayerRow is a player of the embedded world.
+type PlayerRow struct {
+	ID       uuid.UUID
+	Name     string
+	Perms    string // comma-separated
+	Balance  Money
+	LastSell int64 // unix ms of the last successful listing, for the cooldown
+}
+
+// SlotRow is one occupied inventory slot.
+type SlotRow struct {
+	Player uuid.UUID
+	Slot   int
+	Item   []byte
+}
+
+// MailRow is one mailbox entry.
+type MailRow struct {
+	ID        uuid.UUID
+	Player    uuid.UUID
+	Item      []byte
+	Reason    string
+	Created   int64 // unix ms
+	PrevPrice Money
+}
+
+// ListingRow is one active listing.
+type ListingRow struct {
+	ID       int64
+	Seller   uuid.UUID
+	Price    Money
+	Created  int64 // unix ms
+	Expires  int64 // unix ms
+	Item     []byte
+	Reserved uuid.UUID // the transaction holding the listing, or uuid.Nil
+}
+
+// TxRow is one transaction.
+type TxRow struct {
+	ID        uuid.UUID
+	ListingID int64
+	Buyer     uuid.UUID
+	Seller    uuid.UUID
+	Item      []byte
+	Price     Money
+	Fee       Money
+	Net       Money
+	State     State
+	ErrorCode string
+	Timeline  []byte // encodeTimeline
+	ToMailbox bool
+	Created   int64 // unix ms
+}
+
+// OpKind says what one Op of a Batch does.
+type OpKind uint8
+
+// The operations a Batch can hold.
+const (
+	OpPutPlayer   OpKind = iota + 1 // upsert Player
+	OpSetBalance                    // Player.ID's balance = Int
+	OpSetLastSell                   // Player.ID's last sell = Int
+	OpSetSlot                       // Slot (Item nil = clear the slot)
+	OpPutMail                       // insert Mail
+	OpDelMail                       // delete mail Mail.ID
+	OpPutListing                    // insert Listing
+	OpDelListing                    // delete listing Int
+	OpReserve                       // listing Int reserved by Listing.Reserved (Nil = release)
+	OpPutTx                         // insert Tx
+	OpTxState                       // update Tx's state columns WHERE state = ExpectState
+	OpMeta                          // write Meta
+)
+
+// Op is one change of a Batch.
+type Op struct {
+	Kind        OpKind
+	Int         int64
+	Player      *PlayerRow
+	Slot        *SlotRow
+	Mail        *MailRow
+	Listing     *ListingRow
+	Tx          *TxRow
+	ExpectState State
+	Meta        MetaRow
+}
+
+// Batch is the set of changes of one mutation, committed atomically.
+type Batch struct {
+	Ops []Op
+}
+
+func (b *Batch) add(op Op) { b.Ops = append(b.Ops, op) }
+
+// Reset empties b for reuse.
+func (b *Batch) Reset() { b.Ops = b.Ops[:0] }

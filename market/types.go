@@ -1,0 +1,179 @@
+// Package market is Rynek's in-process player-to-player marketplace service.
+//
+// It implements the service contract (../shared/spec/service-contract.md): twelve
+// operations, three events, eight transaction states and two exact errors. State
+// lives in memory for reads and in a Store (market/sqlite by default) for
+// durability: every mutation is written atomically to the store before the call
+// returns and before its event is published.
+//
+// Mutations run on one "main server thread" (the goroutine bound with
+// BindMainThread, in the console the Bubble Tea update loop). Reads are
+// snapshots and are safe from any goroutine.
+package market
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Money is an amount in minor units (grosze, cents). Inside the service all
+// arithmetic is integer so that no fraction of a cent is ever created or lost;
+// the contract's float64 prices exist only at the API edge.
+type Money int64
+
+// Float returns the amount in major units, as the contract's double.
+func (m Money) Float() float64 { return float64(m) / 100 }
+
+// Permission names understood by the service.
+const (
+	// PermAdmin lets a player remove anyone's listing and force-expire listings.
+	PermAdmin = "market.admin"
+)
+
+// Player is the acting game player as the contract passes it: an identity, a
+// display name and permissions. The service looks the player up in its world by
+// ID; Name and Permissions come from the world record, not from the caller, so
+// a forged Player value cannot grant itself market.admin.
+type Player struct {
+	ID          uuid.UUID
+	Name        string
+	Permissions []string
+}
+
+// HasPermission reports whether the player holds perm.
+func (p Player) HasPermission(perm string) bool {
+	for _, q := range p.Permissions {
+		if q == perm {
+			return true
+		}
+	}
+	return false
+}
+
+// Enchantment is one enchantment on an item: a lower-case vanilla key and a level.
+type Enchantment struct {
+	Key   string
+	Level int
+}
+
+// ItemStack is a game item stack as players trade it.
+//
+// ID is the stack's own identity: it never changes while the stack moves
+// between an inventory, a listing, a transaction and a mailbox, so a stack can
+// be traced and the conservation tests can prove that no stack is duplicated or
+// lost. Splitting a stack (selling part of it) gives the split-off part a new ID.
+type ItemStack struct {
+	ID           uuid.UUID
+	Material     string        // vanilla key, e.g. "DIAMOND_SWORD"
+	Amount       int           // 1..the material's max stack size
+	DisplayName  string        // may carry § colour codes; untrusted
+	Lore         []string      // untrusted
+	Enchantments []Enchantment // sorted by key, keys unique
+}
+
+// Listing is an active offer: one item stack at a total price.
+type Listing struct {
+	ID         int
+	Seller     uuid.UUID
+	SellerName string
+	Item       ItemStack
+	Price      float64
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	Categories []Category
+	// Reserved is true while a purchase of this listing is in progress.
+	Reserved bool
+}
+
+// UnitPrice is the price of one item of the stack.
+func (l Listing) UnitPrice() float64 {
+	if l.Item.Amount <= 0 {
+		return l.Price
+	}
+	return l.Price / float64(l.Item.Amount)
+}
+
+// State is a transaction state. The names are the contract's, verbatim.
+type State string
+
+// The eight transaction states of the contract.
+const (
+	StateCreated         State = "CREATED"
+	StateListingReserved State = "LISTING_RESERVED"
+	StateMoneyWithdrawn  State = "MONEY_WITHDRAWN"
+	StateSellerPaid      State = "SELLER_PAID"
+	StateItemDelivered   State = "ITEM_DELIVERED"
+	StateCompleted       State = "COMPLETED"
+	StateRolledBack      State = "ROLLED_BACK"
+	StateFailed          State = "FAILED"
+)
+
+// States lists all eight states in saga order, terminal ones last.
+func States() []State {
+	return []State{StateCreated, StateListingReserved, StateMoneyWithdrawn, StateSellerPaid,
+		StateItemDelivered, StateCompleted, StateRolledBack, StateFailed}
+}
+
+// Terminal reports whether no further step follows s.
+func (s State) Terminal() bool {
+	return s == StateCompleted || s == StateRolledBack || s == StateFailed
+}
+
+// StateTime records when a transaction entered a state.
+type StateTime struct {
+	State State
+	At    time.Time
+}
+
+// Transaction is one purchase attempt and its outcome.
+type Transaction struct {
+	ID         string
+	ListingID  int
+	Buyer      uuid.UUID
+	BuyerName  string
+	Seller     uuid.UUID
+	SellerName string
+	Item       ItemStack
+	Price      float64
+	Fee        float64
+	SellerNet  float64
+	State      State
+	// ErrorCode says why a FAILED or ROLLED_BACK transaction did not complete
+	// (e.g. "WITHDRAW_FAILED"); empty otherwise.
+	ErrorCode string
+	// Timeline holds every state the transaction passed through, in order.
+	Timeline []StateTime
+	// DeliveredToMailbox is true when the buyer's inventory was full and the
+	// item went to the buyer's mailbox instead.
+	DeliveredToMailbox bool
+}
+
+// CreatedAt is when the transaction was created.
+func (t Transaction) CreatedAt() time.Time {
+	if len(t.Timeline) == 0 {
+		return time.Time{}
+	}
+	return t.Timeline[0].At
+}
+
+// MailboxEntry is an item waiting for its owner: returned by a removal or an
+// expiry, or a purchase that did not fit in the buyer's inventory.
+type MailboxEntry struct {
+	ID            uuid.UUID
+	Item          ItemStack
+	Reason        string // "removed", "admin-removed", "force-expire", "expired", "purchase-overflow"
+	CreatedAt     time.Time
+	PreviousPrice float64 // the listing's price, 0 when not from a listing
+}
+
+// InventorySize is the number of storage slots of a player inventory.
+const InventorySize = 36
+
+// PlayerState is a snapshot of everything the world holds about a player.
+type PlayerState struct {
+	Player
+	Balance   float64
+	Inventory [InventorySize]*ItemStack // nil = empty slot
+	Mailbox   []MailboxEntry
+}
