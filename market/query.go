@@ -63,7 +63,8 @@ type Page struct {
 	Took     time.Duration // time spent answering
 }
 
-// parsedQuery is the query text split into words and #id terms.
+// parsedQuery is the query text split into words and #id terms. Colour
+// codes are stripped first, as the original plugin does: "§b" is no text.
 type parsedQuery struct {
 	words []string
 	ids   []uint32
@@ -72,7 +73,7 @@ type parsedQuery struct {
 
 func parseQueryText(text string) parsedQuery {
 	var pq parsedQuery
-	for _, f := range strings.Fields(text) {
+	for _, f := range strings.Fields(StripColors(text)) {
 		if len(f) > 1 && f[0] == '#' {
 			n, err := strconv.ParseUint(f[1:], 10, 32)
 			if err == nil {

@@ -1,0 +1,205 @@
+package market_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+)
+
+// flakyStore fails a fraction of commits before they reach SQLite, like a
+// full disk or an I/O error would.
+type flakyStore struct {
+	market.Store
+	rng  *rand.Rand
+	rate int // fail one commit in rate; 0 = never
+	hits int
+}
+
+var errDisk = errors.New("injected disk error")
+
+func (f *flakyStore) Commit(b *market.Batch) error {
+	if f.rate > 0 && f.rng.IntN(f.rate) == 0 {
+		f.hits++
+		return errDisk
+	}
+	return f.Store.Commit(b)
+}
+
+// TestPropertyConservation runs random operation sequences — sells, removals,
+// purchases with failures injected at every saga step, forced expiry, timer
+// sweeps and claims, over a store that fails some commits — and checks after
+// every step that no money and no item was created or destroyed, that every
+// stack is in exactly one place, and at the end that the durable state equals
+// the in-memory state.
+func TestPropertyConservation(t *testing.T) {
+	seeds := []uint64{1, 2, 3}
+	steps := 400
+	if testing.Short() {
+		seeds, steps = seeds[:1], 150
+	}
+	for _, seed := range seeds {
+		path := filepath.Join(t.TempDir(), "p.db")
+		st, err := sqlite.Open(path, sqlite.Options{})
+		must(t, err)
+		b := market.NewBulk(st)
+		players := seedPlayers(t, b, 6, seed)
+		must(t, b.Finish())
+		clock := market.NewManualClock(t0)
+		flaky := &flakyStore{Store: st, rng: rand.New(rand.NewPCG(seed, 9))}
+		svc := market.New(flaky, market.Config{Clock: clock, ListingCooldown: -1, ListingTTL: 72 * 3600e9})
+		svc.BindMainThread()
+		must(t, svc.Enable())
+		var events int
+		completedEvents := map[string]int{}
+		svc.Subscribe(func(e market.Event) {
+			events++
+			if ce, ok := e.(market.TransactionCompletedEvent); ok {
+				completedEvents[ce.Transaction().ID]++
+				if ce.Transaction().State != market.StateCompleted {
+					t.Errorf("TransactionCompletedEvent for state %s", ce.Transaction().State)
+				}
+			}
+		})
+		initial := checkInvariants(t, svc, market.Audit{Money: mustAudit(t, svc).Money, Items: mustAudit(t, svc).Items}, "start")
+		flaky.rate = 25
+		wl := newWorkload(svc, players, clock, seed)
+		for i := 0; i < steps; i++ {
+			name, err := wl.step()
+			if !acceptable(err) {
+				t.Fatalf("seed %d step %d %s: unexpected error type %T: %v", seed, i, name, err, err)
+			}
+			a := checkInvariants(t, svc, initial, name)
+			if a.OpenTx > 0 {
+				// A commit failed in the middle of a purchase and its compensation
+				// failed too: recovery must finish it once the store works.
+				flaky.rate = 0
+				must(t, svc.Recover())
+				flaky.rate = 25
+				if a2 := checkInvariants(t, svc, initial, "recover"); a2.OpenTx != 0 {
+					t.Fatalf("recovery left %d open transactions", a2.OpenTx)
+				}
+			}
+		}
+		for _, op := range []string{"sell", "remove", "buy", "force-expire", "sweep", "claim"} {
+			if wl.ops[op] == 0 {
+				t.Errorf("seed %d: no successful %s in %d steps (errors %d)", seed, op, steps, wl.errs[op])
+			}
+		}
+		if flaky.hits == 0 {
+			t.Errorf("seed %d: no store failure was injected", seed)
+		}
+		done, _ := svc.GetCompletedTransactions()
+		if len(done) != len(completedEvents) {
+			t.Fatalf("%d completed transactions, %d distinct TransactionCompletedEvents", len(done), len(completedEvents))
+		}
+		for _, tx := range done {
+			if completedEvents[tx.ID] != 1 {
+				t.Fatalf("transaction %s: %d events", tx.ID, completedEvents[tx.ID])
+			}
+		}
+		before := mustAudit(t, svc)
+		listings, _ := svc.GetListings()
+		must(t, svc.Close())
+
+		// Memory equals what is durable.
+		st2, err := sqlite.Open(path, sqlite.Options{})
+		must(t, err)
+		svc2 := market.New(st2, market.Config{Clock: clock})
+		svc2.BindMainThread()
+		must(t, svc2.Enable())
+		after := checkInvariants(t, svc2, initial, "reopen")
+		if after.Stacks != before.Stacks || after.Listings != before.Listings || after.OpenTx != 0 {
+			t.Fatalf("reopened %+v, before %+v", after, before)
+		}
+		for id, place := range before.StackPlace {
+			if after.StackPlace[id] != place {
+				t.Fatalf("stack %s was in %s, after reopen in %q", id, place, after.StackPlace[id])
+			}
+		}
+		listings2, _ := svc2.GetListings()
+		if len(listings2) != len(listings) {
+			t.Fatalf("listings %d vs %d", len(listings2), len(listings))
+		}
+		svc2.Close()
+		t.Logf("seed %d: ops %v, refused %v, store failures %d, events %d", seed, wl.ops, wl.errs, flaky.hits, events)
+	}
+}
+
+func mustAudit(t testing.TB, svc *market.Service) market.Audit {
+	t.Helper()
+	a, err := svc.Audit()
+	must(t, err)
+	return a
+}
+
+// countingStore fails the commits whose numbers are in fail.
+type countingStore struct {
+	market.Store
+	n    int
+	fail map[int]bool
+}
+
+func (c *countingStore) Commit(b *market.Batch) error {
+	c.n++
+	if c.fail[c.n] {
+		return errDisk
+	}
+	return c.Store.Commit(b)
+}
+
+// TestStepAndCompensationBothFail fails a saga step and then its
+// compensation, leaving the purchase unfinished, and checks that Recover (or
+// a restart) finishes it with money and items conserved and exactly one
+// event if it completes.
+func TestStepAndCompensationBothFail(t *testing.T) {
+	for k := 1; k <= 6; k++ {
+		w := newWorld(t)
+		l := w.sell(w.alice, 1, 200)
+		initial := w.audit()
+		cs := &countingStore{Store: nil, fail: map[int]bool{k: true, k + 1: true}}
+		// Swap the store: reopen the service on a counting wrapper.
+		must(t, w.svc.Close())
+		st, err := sqlite.Open(w.path, sqlite.Options{})
+		must(t, err)
+		cs.Store = st
+		svc := market.New(cs, market.Config{Clock: w.clock, ListingCooldown: -1})
+		svc.BindMainThread()
+		must(t, svc.Enable())
+		var completed int
+		svc.Subscribe(func(e market.Event) {
+			if _, ok := e.(market.TransactionCompletedEvent); ok {
+				completed++
+			}
+		})
+		tx, err := svc.Buy(w.bob, l.ID)
+		if err == nil {
+			t.Fatalf("k=%d: purchase succeeded despite failures", k)
+		}
+		checkInvariants(t, svc, initial, "after failed purchase")
+		must(t, svc.Recover())
+		a := checkInvariants(t, svc, initial, "after recover")
+		if a.OpenTx != 0 {
+			t.Fatalf("k=%d: %d open after recover", k, a.OpenTx)
+		}
+		got, err := svc.GetTransaction(tx.ID)
+		if k == 1 {
+			// The CREATED write itself failed: there is no transaction at all.
+			if err == nil {
+				t.Fatalf("k=1: transaction exists: %+v", got)
+			}
+		} else {
+			must(t, err)
+			if !got.State.Terminal() {
+				t.Fatalf("k=%d: state %s", k, got.State)
+			}
+			if (got.State == market.StateCompleted) != (completed == 1) || completed > 1 {
+				t.Fatalf("k=%d: state %s with %d completed events", k, got.State, completed)
+			}
+		}
+		svc.Close()
+	}
+}

@@ -1,0 +1,255 @@
+package market_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+)
+
+// searchWorld loads n random listings with names, lore and enchantments.
+func searchWorld(t testing.TB, n int, seed uint64) *market.Service {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+	must(t, err)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	b := market.NewBulk(st)
+	names := []string{"Łukasz", "Zosia_PL", "Steve", "Wójcik99", "Małgorzata", "xXDragonXx", "Alex", "Grzegorz"}
+	var ids []uuid.UUID
+	for i, nm := range names {
+		id := uuid.New()
+		ids = append(ids, id)
+		must(t, b.AddPlayer(market.Player{ID: id, Name: nm}, market.Money(1000*(i+1))))
+	}
+	mats := []string{"DIAMOND_SWORD", "DIAMOND", "OAK_LOG", "IRON_PICKAXE", "ENCHANTED_BOOK", "BREAD", "GOLDEN_APPLE", "REDSTONE", "WHITE_WOOL", "BOW"}
+	dnames := []string{"", "", "", "§6Legendarny Miecz", "§bŁódź Księżycowa", "§cFire Blade", "Zwykły kamień"}
+	lores := []string{"Wykuty w Krakowie", "Forged in fire", "Dar od króla"}
+	enchs := []string{"sharpness", "unbreaking", "efficiency", "fire_aspect", "mending", "power"}
+	for i := 0; i < n; i++ {
+		mat := mats[rng.IntN(len(mats))]
+		info, _ := market.LookupMaterial(mat)
+		s := market.ItemStack{Material: mat, Amount: 1 + rng.IntN(info.MaxStack), DisplayName: dnames[rng.IntN(len(dnames))]}
+		if rng.IntN(5) == 0 {
+			s.Lore = []string{lores[rng.IntN(len(lores))]}
+		}
+		if rng.IntN(3) == 0 {
+			k := enchs[rng.IntN(len(enchs))]
+			s.Enchantments = []market.Enchantment{{Key: k, Level: 1 + rng.IntN(3)}}
+		}
+		price := market.Money(100 + rng.IntN(50000))
+		created := t0.Add(-time.Duration(rng.IntN(1000)) * time.Minute)
+		_, err := b.AddListing(ids[rng.IntN(len(ids))], s, price, created, created.Add(7*24*time.Hour))
+		must(t, err)
+	}
+	must(t, b.Finish())
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(t0)})
+	svc.BindMainThread()
+	must(t, svc.Enable())
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+// oracleWords is an independent statement of the matching rule: fold the
+// text, split it into runs of letters and digits.
+func oracleWords(s string) []string {
+	return strings.FieldsFunc(market.Fold(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+func oracleMatch(l market.Listing, query string) bool {
+	var words []string
+	info, _ := market.LookupMaterial(l.Item.Material)
+	words = append(words, oracleWords(info.Key)...)
+	words = append(words, oracleWords(info.Name)...)
+	words = append(words, oracleWords(market.StripColors(l.Item.DisplayName))...)
+	for _, line := range l.Item.Lore {
+		words = append(words, oracleWords(market.StripColors(line))...)
+	}
+	for _, e := range l.Item.Enchantments {
+		ei, _ := market.LookupEnchantment(e.Key)
+		words = append(words, oracleWords(ei.Key)...)
+		words = append(words, oracleWords(ei.Name)...)
+	}
+	words = append(words, oracleWords(l.SellerName)...)
+	for _, f := range strings.Fields(market.StripColors(query)) {
+		if strings.HasPrefix(f, "#") {
+			if fmt.Sprintf("#%d", l.ID) != f {
+				return false
+			}
+			continue
+		}
+		for _, q := range oracleWords(f) {
+			if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(w, q) }) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func oracleLess(mode market.SortMode) func(a, b market.Listing) int {
+	cmp := func(x, y int64, a, b market.Listing) int {
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+		return a.ID - b.ID
+	}
+	unit := func(l market.Listing) int64 { return int64(l.Price*100+0.5) * 1000 / int64(l.Item.Amount) }
+	cents := func(l market.Listing) int64 { return int64(l.Price*100 + 0.5) }
+	switch mode {
+	case market.SortNewest:
+		return func(a, b market.Listing) int { return b.ID - a.ID }
+	case market.SortOldest:
+		return func(a, b market.Listing) int { return a.ID - b.ID }
+	case market.SortCheapest:
+		return func(a, b market.Listing) int { return cmp(cents(a), cents(b), a, b) }
+	case market.SortExpensive:
+		return func(a, b market.Listing) int { return -cmp(cents(a), cents(b), a, b) }
+	case market.SortUnitPrice:
+		return func(a, b market.Listing) int { return cmp(unit(a), unit(b), a, b) }
+	case market.SortAmount:
+		return func(a, b market.Listing) int { return -cmp(int64(a.Item.Amount), int64(b.Item.Amount), a, b) }
+	default:
+		return func(a, b market.Listing) int { return cmp(int64(a.Item.Amount), int64(b.Item.Amount), a, b) }
+	}
+}
+
+func TestSearchAgreesWithOracle(t *testing.T) {
+	svc := searchWorld(t, 3000, 1)
+	all, err := svc.GetListings()
+	must(t, err)
+	if len(all) != 3000 {
+		t.Fatalf("%d listings", len(all))
+	}
+	queries := []string{"", "a", "d", "ia", "diamond", "DIAMOND_SWORD", "diamond sword", "sword diamond", "lodz",
+		"łódź", "ŁÓDŹ księżycowa", "krakow", "fire", "fire aspect", "sharp", "lukasz", "wojcik", "zosia pl", "xx",
+		"legendarny miecz", "#5", "#5 diamond", "#999999", "#0", "zzzz", "bread steve", "§6legendarny", "e", "99",
+		"enchanted book", "pick", "apple golden", "wool", "  spaced   out  ", "dar od", "forged"}
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, q := range queries {
+		var want []market.Listing
+		for _, l := range all {
+			if oracleMatch(l, q) {
+				want = append(want, l)
+			}
+		}
+		for _, mode := range market.SortModes() {
+			slices.SortFunc(want, oracleLess(mode))
+			offset := 0
+			if len(want) > 10 && rng.IntN(2) == 0 {
+				offset = rng.IntN(len(want) - 5)
+			}
+			page, err := svc.Query(market.Query{Text: q, Sort: mode, Offset: offset, Limit: 50})
+			must(t, err)
+			if page.Total != len(want) {
+				t.Fatalf("%q %v: total %d, oracle %d", q, mode, page.Total, len(want))
+			}
+			end := min(offset+50, len(want))
+			if offset > len(want) {
+				offset = len(want)
+			}
+			exp := want[offset:end]
+			if len(page.Listings) != len(exp) {
+				t.Fatalf("%q %v offset %d: page %d, oracle %d", q, mode, offset, len(page.Listings), len(exp))
+			}
+			for i := range exp {
+				if page.Listings[i].ID != exp[i].ID {
+					t.Fatalf("%q %v offset %d: #%d is %d, oracle %d", q, mode, offset, i, page.Listings[i].ID, exp[i].ID)
+				}
+			}
+		}
+	}
+}
+
+func TestSearchContractForms(t *testing.T) {
+	w := newWorld(t)
+	sword := w.sell(w.alice, 1, 100) // "§bMiecz Łódź", lore "Wykuty w Krakowie", sharpness+unbreaking
+	logs := w.sell(w.bob, 2, 5)
+	cases := []struct {
+		q    string
+		want []int
+	}{
+		{"lodz", []int{sword.ID}},
+		{"ŁÓDŹ", []int{sword.ID}},
+		{"miecz lodz", []int{sword.ID}},
+		{"krakowie", []int{sword.ID}},
+		{"sharpness", []int{sword.ID}},
+		{"unbreak", []int{sword.ID}},
+		{"alice", []int{sword.ID}},
+		{"bob oak", []int{logs.ID}},
+		{"oak_log", []int{logs.ID}},
+		{"Oak Log", []int{logs.ID}},
+		{"#1", []int{sword.ID}},
+		{"#2", []int{logs.ID}},
+		{"#1 oak", nil},
+		{"o", []int{logs.ID, sword.ID}},
+		{"§b", []int{logs.ID, sword.ID}}, // colour codes are not text: an empty query
+		{"bmiecz", nil},
+	}
+	for _, c := range cases {
+		got, err := w.svc.Search(c.q)
+		must(t, err)
+		var ids []int
+		for _, l := range got {
+			ids = append(ids, l.ID)
+		}
+		if !slices.Equal(ids, c.want) {
+			t.Errorf("Search(%q) = %v, want %v", c.q, ids, c.want)
+		}
+	}
+	// Category and seller filters.
+	p, err := w.svc.Query(market.Query{Category: market.CategoryWeapons})
+	must(t, err)
+	if p.Total != 1 || p.Listings[0].ID != sword.ID {
+		t.Fatalf("weapons: %+v", p)
+	}
+	byBob, err := w.svc.GetListingsBySeller(w.bob.ID)
+	must(t, err)
+	if len(byBob) != 1 || byBob[0].ID != logs.ID {
+		t.Fatalf("by seller %v", byBob)
+	}
+	// Bad queries are typed errors, not panics.
+	_, err = w.svc.Query(market.Query{Text: strings.Repeat("a", 2000)})
+	errText(t, err, "search text is 2000 bytes; at most 1024 allowed")
+	_, err = w.svc.Query(market.Query{Category: 99})
+	errText(t, err, "unknown category 99")
+	// After a removal the index forgets the listing.
+	must(t, w.svc.RemoveListing(sword.ID, w.alice))
+	if got, _ := w.svc.Search("lodz"); len(got) != 0 {
+		t.Fatalf("removed listing still found: %v", got)
+	}
+	if got, _ := w.svc.Search("o"); len(got) != 1 {
+		t.Fatalf("gram index kept a removed listing: %d", len(got))
+	}
+}
+
+func TestSearchAfterLiveChanges(t *testing.T) {
+	// Listings added and removed live must be indexed exactly like loaded ones.
+	w := newWorld(t)
+	w.sell(w.alice, 1, 100)
+	w.sell(w.bob, 1, 100)
+	l := w.sell(w.admin, 1, 100)
+	must(t, w.svc.RemoveListing(l.ID, w.admin))
+	live := map[string]int{}
+	for _, q := range []string{"a", "lo", "miecz", "sharp", "alice", "bob", "admin", "dz"} {
+		r, _ := w.svc.Search(q)
+		live[q] = len(r)
+	}
+	w.reopen()
+	for q, n := range live {
+		r, _ := w.svc.Search(q)
+		if len(r) != n {
+			t.Errorf("%q: %d live, %d after reload", q, n, len(r))
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package market_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+)
+
+// seedPlayers loads a small world for randomized tests: n players, each with
+// a full-ish inventory and a balance. Player 0 is an admin.
+func seedPlayers(t testing.TB, b *market.Bulk, n int, seed uint64) []market.Player {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	mats := []string{"DIAMOND", "OAK_LOG", "DIAMOND_SWORD", "BREAD", "IRON_INGOT", "ENCHANTED_BOOK", "BOW", "COBBLESTONE"}
+	var ps []market.Player
+	for i := 0; i < n; i++ {
+		p := market.Player{ID: uuid.New(), Name: fmt.Sprintf("Gracz_%d", i)}
+		if i == 0 {
+			p.Permissions = []string{market.PermAdmin}
+		}
+		ps = append(ps, p)
+		must(t, b.AddPlayer(p, market.Money(5000+rng.IntN(500000))))
+		for slot := 0; slot < 28; slot++ {
+			m := mats[rng.IntN(len(mats))]
+			info, _ := market.LookupMaterial(m)
+			s := market.ItemStack{Material: m, Amount: 1 + rng.IntN(info.MaxStack)}
+			if m == "ENCHANTED_BOOK" {
+				s.Enchantments = []market.Enchantment{{Key: "mending", Level: 1}}
+			}
+			if rng.IntN(6) == 0 {
+				s.DisplayName = "§aŁup nr " + fmt.Sprint(slot)
+			}
+			must(t, b.SetSlot(p.ID, slot, s))
+		}
+	}
+	return ps
+}
+
+// workload performs random operations on the main thread. Every call either
+// succeeds or fails with an error that leaves the market unchanged; the
+// caller checks invariants between steps.
+type workload struct {
+	svc     *market.Service
+	rng     *rand.Rand
+	players []market.Player
+	clock   *market.ManualClock
+	ops     map[string]int // op name -> successes, for coverage checks
+	errs    map[string]int
+}
+
+func newWorkload(svc *market.Service, players []market.Player, clock *market.ManualClock, seed uint64) *workload {
+	return &workload{svc: svc, rng: rand.New(rand.NewPCG(seed, 2)), players: players, clock: clock,
+		ops: map[string]int{}, errs: map[string]int{}}
+}
+
+func (w *workload) player() market.Player { return w.players[w.rng.IntN(len(w.players))] }
+
+func (w *workload) listing() (market.Listing, bool) {
+	p, err := w.svc.Query(market.Query{Sort: market.SortMode(w.rng.IntN(7)), Limit: 20})
+	if err != nil || len(p.Listings) == 0 {
+		return market.Listing{}, false
+	}
+	return p.Listings[w.rng.IntN(len(p.Listings))], true
+}
+
+// step runs one random operation and returns its name and error.
+func (w *workload) step() (string, error) {
+	var name string
+	var err error
+	switch r := w.rng.IntN(100); {
+	case r < 35:
+		name = "sell"
+		p := w.player()
+		st, e := w.svc.GetPlayer(p.ID)
+		if e != nil {
+			return name, e
+		}
+		var slots []int
+		for i, s := range st.Inventory {
+			if s != nil {
+				slots = append(slots, i)
+			}
+		}
+		if len(slots) == 0 {
+			return name, nil
+		}
+		s := *st.Inventory[slots[w.rng.IntN(len(slots))]]
+		if s.Amount > 1 && w.rng.IntN(3) == 0 {
+			s.Amount = 1 + w.rng.IntN(s.Amount)
+		}
+		price := float64(1+w.rng.IntN(50000)) / 100
+		if w.rng.IntN(20) == 0 {
+			price = -1 // an invalid price now and then
+		}
+		_, err = w.svc.SellItem(p, s, price)
+	case r < 50:
+		name = "remove"
+		l, ok := w.listing()
+		if !ok {
+			return name, nil
+		}
+		actor := w.player()
+		if w.rng.IntN(2) == 0 {
+			actor = market.Player{ID: l.Seller}
+		}
+		err = w.svc.RemoveListing(l.ID, actor)
+	case r < 80:
+		name = "buy"
+		l, ok := w.listing()
+		if !ok {
+			return name, nil
+		}
+		if w.rng.IntN(3) == 0 {
+			steps := []market.State{market.StateCreated, market.StateListingReserved, market.StateMoneyWithdrawn,
+				market.StateSellerPaid, market.StateItemDelivered, market.StateCompleted}
+			if e := w.svc.ArmFailure(steps[w.rng.IntN(len(steps))]); e != nil {
+				return name, e
+			}
+		}
+		var tx market.Transaction
+		tx, err = w.svc.Buy(w.player(), l.ID)
+		w.svc.ArmFailure("") // a refused purchase leaves it armed; do not carry it over
+		if err == nil && tx.State != market.StateCompleted {
+			return name, fmt.Errorf("purchase returned %s with no error", tx.State)
+		}
+	case r < 85:
+		name = "force-expire"
+		l, ok := w.listing()
+		if !ok {
+			return name, nil
+		}
+		err = w.svc.ForceExpire(l.ID, w.players[0])
+	case r < 90:
+		name = "sweep"
+		w.clock.Advance(time.Duration(w.rng.IntN(48)) * time.Hour)
+		_, _, err = w.svc.SweepExpired()
+	default:
+		name = "claim"
+		_, err = w.svc.ClaimAll(w.player().ID)
+	}
+	if err == nil {
+		w.ops[name]++
+	} else {
+		w.errs[name]++
+	}
+	return name, err
+}
+
+// acceptable reports whether err is an ordinary refusal (typed market error)
+// rather than a bug.
+func acceptable(err error) bool {
+	var me *market.Error
+	return err == nil || errors.As(err, &me)
+}
+
+// checkInvariants compares an audit with the initial one.
+func checkInvariants(t testing.TB, svc *market.Service, want market.Audit, where string) market.Audit {
+	t.Helper()
+	a, err := svc.Audit()
+	if err != nil {
+		t.Fatalf("%s: audit: %v", where, err)
+	}
+	if len(a.Problems) > 0 {
+		t.Fatalf("%s: %v", where, a.Problems)
+	}
+	if a.Money != want.Money {
+		t.Fatalf("%s: money %d, want %d (created or destroyed %d)", where, a.Money, want.Money, a.Money-want.Money)
+	}
+	if a.Items != want.Items {
+		t.Fatalf("%s: items %d, want %d", where, a.Items, want.Items)
+	}
+	return a
+}
+
+func maxInt(xs []int) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	return slices.Max(xs)
+}
