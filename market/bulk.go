@@ -20,13 +20,21 @@ type Bulk struct {
 	b       Batch
 	nextID  int64
 	fee     Money
-	players map[uuid.UUID]bool
+	players map[uuid.UUID]*bulkPlayer
+	order   []*bulkPlayer
 	chunk   int
+}
+
+// bulkPlayer is a player row kept until Finish, so that its inventory is
+// written once.
+type bulkPlayer struct {
+	row PlayerRow
+	inv inventory
 }
 
 // NewBulk starts a bulk load into store. The store must be empty.
 func NewBulk(store Store) *Bulk {
-	return &Bulk{store: store, nextID: 1, players: map[uuid.UUID]bool{}, chunk: 50_000}
+	return &Bulk{store: store, nextID: 1, players: map[uuid.UUID]*bulkPlayer{}, chunk: 50_000}
 }
 
 func (k *Bulk) flushIfFull() error {
@@ -51,7 +59,7 @@ func (k *Bulk) AddPlayer(p Player, balance Money) error {
 	if p.ID == uuid.Nil || p.Name == "" {
 		return fmt.Errorf("bulk: player needs an id and a name")
 	}
-	if k.players[p.ID] {
+	if k.players[p.ID] != nil {
 		return fmt.Errorf("bulk: player %s added twice", p.ID)
 	}
 	if err := validateText("player name", p.Name, 64); err != nil {
@@ -62,14 +70,16 @@ func (k *Bulk) AddPlayer(p Player, balance Money) error {
 			return fmt.Errorf("bulk: permission %q contains a comma", perm)
 		}
 	}
-	k.players[p.ID] = true
-	k.b.add(Op{Kind: OpPutPlayer, Player: &PlayerRow{ID: p.ID, Name: p.Name, Perms: strings.Join(p.Permissions, ","), Balance: balance}})
-	return k.flushIfFull()
+	bp := &bulkPlayer{row: PlayerRow{ID: p.ID, Name: p.Name, Perms: strings.Join(p.Permissions, ","), Balance: balance}}
+	k.players[p.ID] = bp
+	k.order = append(k.order, bp)
+	return nil
 }
 
 // SetSlot puts an item into a player's inventory slot.
 func (k *Bulk) SetSlot(player uuid.UUID, slot int, s ItemStack) error {
-	if !k.players[player] {
+	bp := k.players[player]
+	if bp == nil {
 		return fmt.Errorf("bulk: unknown player %s", player)
 	}
 	if slot < 0 || slot >= InventorySize {
@@ -79,8 +89,8 @@ func (k *Bulk) SetSlot(player uuid.UUID, slot int, s ItemStack) error {
 	if err != nil {
 		return err
 	}
-	k.b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: player, Slot: slot, Item: encodeItem(nil, it)}})
-	return k.flushIfFull()
+	bp.inv[slot] = it
+	return nil
 }
 
 func (k *Bulk) item(s ItemStack) (item, error) {
@@ -92,7 +102,7 @@ func (k *Bulk) item(s ItemStack) (item, error) {
 
 // AddListing adds an active listing and returns its id.
 func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, expires time.Time) (int, error) {
-	if !k.players[seller] {
+	if k.players[seller] == nil {
 		return 0, fmt.Errorf("bulk: unknown seller %s", seller)
 	}
 	if price <= 0 {
@@ -123,7 +133,7 @@ type HistoricSale struct {
 // (the listing it sold no longer exists), so ids stay unique across listings
 // and transactions.
 func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
-	if !k.players[h.Buyer] || !k.players[h.Seller] {
+	if k.players[h.Buyer] == nil || k.players[h.Seller] == nil {
 		return "", fmt.Errorf("bulk: unknown buyer or seller")
 	}
 	if h.Buyer == h.Seller {
@@ -165,8 +175,14 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 // conserved across the load.
 func (k *Bulk) Fees(m Money) { k.fee += m }
 
-// Finish writes what is left.
+// Finish writes the players and what is left.
 func (k *Bulk) Finish() error {
+	for _, bp := range k.order {
+		row := bp.row
+		row.Inventory = encodeInventory(nil, &bp.inv)
+		k.b.add(Op{Kind: OpPutPlayer, Player: &row})
+	}
+	k.order = nil
 	k.b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: k.nextID, FeeBalance: k.fee}})
 	err := k.store.BulkLoad(&k.b)
 	k.b.Ops = k.b.Ops[:0]

@@ -317,6 +317,46 @@ func decodeItem(b []byte) (item, error) {
 	return it, nil
 }
 
+// inventory is a player's 36 storage slots; mat 0 marks an empty slot.
+type inventory = [InventorySize]item
+
+// encodeInventory writes the occupied slots as: byte slot, uvarint length,
+// item blob.
+func encodeInventory(dst []byte, inv *inventory) []byte {
+	var buf []byte
+	for i := range inv {
+		if inv[i].mat == 0 {
+			continue
+		}
+		buf = encodeItem(buf[:0], inv[i])
+		dst = append(dst, byte(i))
+		dst = binary.AppendUvarint(dst, uint64(len(buf)))
+		dst = append(dst, buf...)
+	}
+	return dst
+}
+
+func decodeInventory(b []byte) (inventory, error) {
+	var inv inventory
+	for len(b) > 0 {
+		slot := int(b[0])
+		if slot >= InventorySize || inv[slot].mat != 0 {
+			return inv, errBlob
+		}
+		n, k := binary.Uvarint(b[1:])
+		if k <= 0 || n > uint64(len(b)-1-k) {
+			return inv, errBlob
+		}
+		it, err := decodeItem(b[1+k : 1+k+int(n)])
+		if err != nil {
+			return inv, err
+		}
+		inv[slot] = it
+		b = b[1+k+int(n):]
+	}
+	return inv, nil
+}
+
 // stateIndex maps a state to its position in States(), for the timeline blob.
 func stateIndex(s State) int {
 	for i, t := range States() {

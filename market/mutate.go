@@ -58,6 +58,13 @@ func (s *Service) blob(it item) []byte {
 	return encodeItem(nil, it)
 }
 
+// playerOp adds the op that writes p's balance, last sell time and
+// inventory as given (the values the player will have once b commits).
+func (s *Service) playerOp(b *Batch, p *prec, balance Money, lastSell int64, inv *inventory) {
+	b.add(Op{Kind: OpPlayerState, Player: &PlayerRow{ID: p.id, Balance: balance, LastSell: lastSell,
+		Inventory: encodeInventory(nil, inv)}})
+}
+
 func (s *Service) meta() MetaRow { return MetaRow{NextListingID: s.nextID, FeeBalance: s.feeBalance} }
 
 // SellItem is the contract's sellItem(Player, ItemStack, double). The stack
@@ -136,24 +143,18 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 		expires: now + s.cfg.ListingTTL.Milliseconds(), it: listed}
 	b := &s.batch
 	b.Reset()
-	if rest.mat == 0 {
-		b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: p.id, Slot: slot}})
-	} else {
-		b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: p.id, Slot: slot, Item: s.blob(rest)}})
-	}
+	inv := p.inv
+	inv[slot] = rest
+	s.playerOp(b, p, p.balance-listingFee, now, &inv)
 	b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: int64(r.id), Seller: p.id, Price: cents,
 		Created: r.created, Expires: r.expires, Item: s.blob(listed)}})
-	b.add(Op{Kind: OpSetLastSell, Player: &PlayerRow{ID: p.id}, Int: now})
-	if listingFee > 0 {
-		b.add(Op{Kind: OpSetBalance, Player: &PlayerRow{ID: p.id}, Int: int64(p.balance - listingFee)})
-	}
 	b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: s.nextID + 1, FeeBalance: s.feeBalance + listingFee}})
 	if err := s.commit(b); err != nil {
 		return Listing{}, err
 	}
 
 	s.mu.Lock()
-	p.inv[slot] = rest
+	p.inv = inv
 	p.lastSell = now
 	p.balance -= listingFee
 	s.feeBalance += listingFee
@@ -197,7 +198,9 @@ func (s *Service) liveListing(id int) (*lrec, error) {
 // change in memory once the batch is durable.
 func (s *Service) returnTo(b *Batch, p *prec, it item, reason string, prev Money, now int64) func() {
 	if slot := p.freeSlot(); slot >= 0 {
-		b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: p.id, Slot: slot, Item: s.blob(it)}})
+		inv := p.inv
+		inv[slot] = it
+		s.playerOp(b, p, p.balance, p.lastSell, &inv)
 		return func() { p.inv[slot] = it }
 	}
 	m := mrec{id: uuid.New(), it: it, reason: reason, created: now, prev: prev}
@@ -387,18 +390,20 @@ func (s *Service) claim(p *prec, entries []int) (int, error) {
 	n := min(len(free), len(entries))
 	b := &s.batch
 	b.Reset()
+	inv := p.inv
 	for k := 0; k < n; k++ {
 		m := p.mail[entries[k]]
 		b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
-		b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: p.id, Slot: free[k], Item: s.blob(m.it)}})
+		inv[free[k]] = m.it
 	}
+	s.playerOp(b, p, p.balance, p.lastSell, &inv)
 	if err := s.commit(b); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
+	p.inv = inv
 	taken := map[int]bool{}
 	for k := 0; k < n; k++ {
-		p.inv[free[k]] = p.mail[entries[k]].it
 		taken[entries[k]] = true
 	}
 	kept := p.mail[:0]

@@ -211,10 +211,10 @@ func (s *Service) step(run *sagaRun, next State) error {
 		if buyer.balance < t.price {
 			return errf(CodeInsufficientFunds, "%s has %s, needs %s", buyer.name, FormatMoney(buyer.balance), FormatMoney(t.price))
 		}
-		b.add(Op{Kind: OpSetBalance, Player: &PlayerRow{ID: buyer.id}, Int: int64(buyer.balance - t.price)})
+		s.playerOp(b, buyer, buyer.balance-t.price, buyer.lastSell, &buyer.inv)
 		apply = func() { buyer.balance -= t.price }
 	case StateSellerPaid:
-		b.add(Op{Kind: OpSetBalance, Player: &PlayerRow{ID: seller.id}, Int: int64(seller.balance + t.net)})
+		s.playerOp(b, seller, seller.balance+t.net, seller.lastSell, &seller.inv)
 		b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: s.nextID, FeeBalance: s.feeBalance + t.fee}})
 		apply = func() { seller.balance += t.net; s.feeBalance += t.fee }
 	case StateItemDelivered:
@@ -226,8 +226,10 @@ func (s *Service) step(run *sagaRun, next State) error {
 		b.add(Op{Kind: OpDelListing, Int: int64(r.id)})
 		if slot := buyer.freeSlot(); slot >= 0 {
 			run.slot = slot
-			b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: buyer.id, Slot: slot, Item: s.blob(r.it)}})
-			apply = func() { s.removeListingLocked(r); buyer.inv[slot] = r.it }
+			inv := buyer.inv
+			inv[slot] = r.it
+			s.playerOp(b, buyer, buyer.balance, buyer.lastSell, &inv)
+			apply = func() { s.removeListingLocked(r); buyer.inv = inv }
 		} else {
 			m := mrec{id: uuid.New(), it: r.it, reason: MailPurchaseOverflow, created: now}
 			run.mail = m.id
@@ -276,6 +278,8 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		final = StateRolledBack
 	}
 	buyerBal, sellerBal, fees := buyer.balance, seller.balance, s.feeBalance
+	buyerInv := buyer.inv
+	buyerTouched := false
 	if reached(StateItemDelivered) {
 		// Take the item back from where it was delivered and put the listing back.
 		r := run.r
@@ -283,9 +287,8 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 			return fmt.Errorf("transaction %s: cannot undo a delivery whose listing is unknown", t.id)
 		}
 		if run.slot >= 0 {
-			slot := run.slot
-			b.add(Op{Kind: OpSetSlot, Slot: &SlotRow{Player: buyer.id, Slot: slot}})
-			applies = append(applies, func() { buyer.inv[slot] = item{} })
+			buyerInv[run.slot] = item{}
+			buyerTouched = true
 		} else {
 			id := run.mail
 			b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: id}})
@@ -311,12 +314,15 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 	if reached(StateSellerPaid) {
 		sellerBal -= t.net
 		fees -= t.fee
-		b.add(Op{Kind: OpSetBalance, Player: &PlayerRow{ID: seller.id}, Int: int64(sellerBal)})
+		s.playerOp(b, seller, sellerBal, seller.lastSell, &seller.inv)
 		b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: s.nextID, FeeBalance: fees}})
 	}
 	if reached(StateMoneyWithdrawn) {
 		buyerBal += t.price
-		b.add(Op{Kind: OpSetBalance, Player: &PlayerRow{ID: buyer.id}, Int: int64(buyerBal)})
+		buyerTouched = true
+	}
+	if buyerTouched {
+		s.playerOp(b, buyer, buyerBal, buyer.lastSell, &buyerInv)
 	}
 	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(final)), at: now})
 	row := s.txRow(t)
@@ -330,6 +336,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		f()
 	}
 	buyer.balance, seller.balance, s.feeBalance = buyerBal, sellerBal, fees
+	buyer.inv = buyerInv
 	t.state = uint8(stateIndex(final))
 	t.tl = tl
 	t.errCode = code

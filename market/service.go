@@ -24,7 +24,7 @@ type Service struct {
 
 	ready  atomic.Bool
 	loaded bool
-	mainG  atomic.Uint64
+	mainT  atomic.Int64 // the main thread (thread_linux.go / thread_other.go); 0 = none
 
 	mu sync.RWMutex // guards everything below against concurrent readers
 
@@ -55,7 +55,7 @@ type prec struct {
 	perms    []string
 	balance  Money
 	lastSell int64
-	inv      [InventorySize]item // mat 0 = empty
+	inv      inventory
 	mail     []mrec
 	listings int // active listings, for the per-player limit
 }
@@ -130,11 +130,17 @@ func (s *Service) Config() Config { return s.cfg }
 
 // BindMainThread makes the calling goroutine the main server thread: the only
 // goroutine allowed to mutate. The console calls it from the goroutine that
-// runs the Bubble Tea event loop.
-func (s *Service) BindMainThread() { s.mainG.Store(goid()) }
+// runs the Bubble Tea event loop. On Linux it also locks that goroutine to
+// its OS thread (see thread_linux.go for why).
+func (s *Service) BindMainThread() { s.mainT.Store(bindThread()) }
 
 // IsMainThread reports whether the caller is the bound main thread.
-func (s *Service) IsMainThread() bool { return s.mainG.Load() == goid() }
+func (s *Service) IsMainThread() bool { return s.onMain() }
+
+func (s *Service) onMain() bool {
+	t := s.mainT.Load()
+	return t != 0 && t == currentThread()
+}
 
 // IsReady is the contract's isReady().
 func (s *Service) IsReady() bool { return s.ready.Load() }
@@ -155,7 +161,7 @@ func (s *Service) mutGuard() error {
 	if !s.ready.Load() {
 		return s.notReady()
 	}
-	if s.mainG.Load() != goid() {
+	if !s.onMain() {
 		return ErrNotMainThread
 	}
 	return nil
@@ -168,7 +174,7 @@ func (s *Service) nowMs() int64   { return s.cfg.Clock.Now().UnixMilli() }
 // unfinished by a crash, and makes the service ready. It must be called on the
 // main thread, because recovery mutates and publishes events.
 func (s *Service) Enable() error {
-	if s.mainG.Load() != goid() {
+	if !s.onMain() {
 		return ErrNotMainThread
 	}
 	if s.ready.Load() {
@@ -216,25 +222,16 @@ func (l *loader) Meta(m MetaRow) error {
 
 func (l *loader) Player(p PlayerRow) error {
 	s := l.s
-	pr := &prec{idx: int32(len(s.players)), id: p.ID, name: p.Name, balance: p.Balance, lastSell: p.LastSell}
+	inv, err := decodeInventory(p.Inventory)
+	if err != nil {
+		return fmt.Errorf("inventory of player %s: %w", p.ID, err)
+	}
+	pr := &prec{idx: int32(len(s.players)), id: p.ID, name: p.Name, balance: p.Balance, lastSell: p.LastSell, inv: inv}
 	if p.Perms != "" {
 		pr.perms = strings.Split(p.Perms, ",")
 	}
 	s.players = append(s.players, pr)
 	s.playerByID[p.ID] = pr
-	return nil
-}
-
-func (l *loader) Slot(r SlotRow) error {
-	p := l.s.playerByID[r.Player]
-	if p == nil || r.Slot < 0 || r.Slot >= InventorySize {
-		return fmt.Errorf("inventory slot %d of unknown player %s", r.Slot, r.Player)
-	}
-	it, err := decodeItem(r.Item)
-	if err != nil {
-		return fmt.Errorf("inventory slot %d of player %s: %w", r.Slot, r.Player, err)
-	}
-	p.inv[r.Slot] = it
 	return nil
 }
 

@@ -16,8 +16,8 @@ import (
 // (see codec.go), which keeps all SQL in the store package and all item
 // knowledge here.
 type Store interface {
-	// Load streams the persisted state to l: meta first, then players, slots,
-	// mail, listings and transactions. Byte slices passed to l are only valid
+	// Load streams the persisted state to l: meta first, then players (with
+	// their inventories), mail, listings and transactions. Byte slices passed to l are only valid
 	// during the call.
 	Load(l Loader) error
 	// Commit applies b atomically and durably. A conditional op that does not
@@ -38,7 +38,6 @@ var ErrConflict = errors.New("store: conditional update matched no row")
 type Loader interface {
 	Meta(m MetaRow) error
 	Player(p PlayerRow) error
-	Slot(s SlotRow) error
 	Mail(m MailRow) error
 	Listing(l ListingRow) error
 	Transaction(t TxRow) error
@@ -53,20 +52,16 @@ type MetaRow struct {
 	FeeBalance Money
 }
 
-// PlayerRow is a player of the embedded world.
+// PlayerRow is a player of the embedded world. The inventory is one blob
+// (encodeInventory): a mutation that touches a player writes the player's
+// row once, which keeps a sell or a purchase step to a few statements.
 type PlayerRow struct {
-	ID       uuid.UUID
-	Name     string
-	Perms    string // comma-separated
-	Balance  Money
-	LastSell int64 // unix ms of the last successful listing, for the cooldown
-}
-
-// SlotRow is one occupied inventory slot.
-type SlotRow struct {
-	Player uuid.UUID
-	Slot   int
-	Item   []byte
+	ID        uuid.UUID
+	Name      string
+	Perms     string // comma-separated
+	Balance   Money
+	LastSell  int64  // unix ms of the last successful listing, for the cooldown
+	Inventory []byte // encodeInventory
 }
 
 // MailRow is one mailbox entry.
@@ -112,10 +107,8 @@ type OpKind uint8
 
 // The operations a Batch can hold.
 const (
-	OpPutPlayer   OpKind = iota + 1 // upsert Player
-	OpSetBalance                    // Player.ID's balance = Int
-	OpSetLastSell                   // Player.ID's last sell = Int
-	OpSetSlot                       // Slot (Item nil = clear the slot)
+	OpPutPlayer   OpKind = iota + 1 // upsert Player (every column)
+	OpPlayerState                   // Player.ID's balance, last sell and inventory
 	OpPutMail                       // insert Mail
 	OpDelMail                       // delete mail Mail.ID
 	OpPutListing                    // insert Listing
@@ -131,7 +124,6 @@ type Op struct {
 	Kind        OpKind
 	Int         int64
 	Player      *PlayerRow
-	Slot        *SlotRow
 	Mail        *MailRow
 	Listing     *ListingRow
 	Tx          *TxRow

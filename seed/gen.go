@@ -301,14 +301,19 @@ func (g *gen) enchant(r *rand.Rand, m *mat, n int) []market.Enchantment {
 
 const dayMs = 24 * 60 * 60 * 1000
 
-// price is base × amount × drift(m, at) × noise, noise clamped to [lo, hi],
-// rounded to cents and clamped to the market's price range.
-func (g *gen) price(m *mat, amount int, at int64, noise, lo, hi float64) market.Money {
+// price is base × amount × enchantments × drift(m, at) × noise, noise
+// clamped to [lo, hi], rounded to cents and clamped to the market's price
+// range. Every enchantment level adds 30% to the price.
+func (g *gen) price(m *mat, st *market.ItemStack, at int64, noise, lo, hi float64) market.Money {
 	days := float64(at-g.nowMs) / dayMs
 	drift := 1 + m.amp*math.Sin(2*math.Pi*days/m.period+m.phase) + m.trend*days/30
 	drift = max(drift, 0.3)
 	noise = min(max(noise, lo), hi)
-	p := market.Money(math.Round(m.base * float64(amount) * drift * noise))
+	levels := 0
+	for _, e := range st.Enchantments {
+		levels += e.Level
+	}
+	p := market.Money(math.Round(m.base * float64(st.Amount) * (1 + 0.3*float64(levels)) * drift * noise))
 	return min(max(p, minPrice), maxPrice)
 }
 

@@ -3,6 +3,7 @@ package seed
 import (
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/rynek/rynek/market"
@@ -88,6 +89,15 @@ func digits(r *rand.Rand) string {
 	}
 }
 
+// fullName joins a first name and a surname, giving a woman's name the
+// feminine form of an adjectival surname (Kowalski -> Kowalska).
+func fullName(first, last string) string {
+	if strings.HasSuffix(first, "a") && first != "Kuba" && strings.HasSuffix(last, "ki") {
+		last = strings.TrimSuffix(last, "i") + "a"
+	}
+	return first + "_" + last
+}
+
 // candidateName makes one name from the pools; it may be longer than 16
 // runes, the caller checks.
 func candidateName(r *rand.Rand) string {
@@ -103,7 +113,7 @@ func candidateName(r *rand.Rand) string {
 	case x < 46:
 		return pick(r, polishLast) + digits(r)
 	case x < 52:
-		return pick(r, polishFirst) + "_" + pick(r, polishLast)
+		return fullName(pick(r, polishFirst), pick(r, polishLast))
 	case x < 56:
 		f := pick(r, polishFirst)
 		l := pick(r, polishLast)

@@ -227,7 +227,7 @@ func Load(store market.Store, opts Options) (Result, error) {
 		seller := g.ids[g.sellers.pick(rl)]
 		m := g.pickMaterial(rl)
 		st := g.item(rl, m, 0.08, 0.05)
-		price := g.price(m, st.Amount, created, math.Exp(0.05+0.25*rl.NormFloat64()), 0.6, 1.8)
+		price := g.price(m, &st, created, math.Exp(0.05+0.25*rl.NormFloat64()), 0.6, 1.8)
 		if _, err := b.AddListing(seller, st, price, time.UnixMilli(created), time.UnixMilli(created+ttl)); err != nil {
 			return res, fmt.Errorf("seed: listing %d (%s): %w", i+1, st.Material, err)
 		}
@@ -248,7 +248,7 @@ func Load(store market.Store, opts Options) (Result, error) {
 		}
 		m := g.pickMaterial(rh)
 		st := g.item(rh, m, 0.04, 0.02)
-		price := g.price(m, st.Amount, at, math.Exp(0.12*rh.NormFloat64()), 0.75, 1.35)
+		price := g.price(m, &st, at, math.Exp(0.12*rh.NormFloat64()), 0.75, 1.35)
 		h := market.HistoricSale{Buyer: g.ids[bi], Seller: g.ids[si], Item: st, Price: price,
 			Fee: (price*500 + 5000) / 10000, At: time.UnixMilli(at)}
 		switch x := rh.IntN(100); {

@@ -1,6 +1,10 @@
 // Package sqlite is the market's embedded store: one SQLite file in WAL mode
 // (modernc.org/sqlite, pure Go). It is the only package that contains SQL.
 //
+// The database is opened in exclusive locking mode: one process owns it,
+// so a second console on the same file is refused ("database is locked")
+// instead of racing the first, and no file locks are taken per commit.
+//
 // Durability: every Commit is one SQLite transaction. With the default
 // synchronous=NORMAL in WAL mode a committed transaction survives a crash or
 // SIGKILL of the process; surviving power loss as well needs Options.Sync
@@ -44,7 +48,10 @@ type Store struct {
 	db    *sql.DB
 	conn  *sql.Conn
 	stmts map[market.OpKind]*sql.Stmt
-	ctx   context.Context
+	// begin, commit and rollback are prepared once: parsing them on every
+	// mutation cost more than a third of a sell.
+	begin, commit, rollback *sql.Stmt
+	ctx                     context.Context
 }
 
 var _ market.Store = (*Store)(nil)
@@ -56,10 +63,7 @@ const schema = `
 CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE players (
 	id BLOB PRIMARY KEY, name TEXT NOT NULL, perms TEXT NOT NULL,
-	balance INTEGER NOT NULL, last_sell INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE slots (
-	player BLOB NOT NULL, slot INTEGER NOT NULL, item BLOB NOT NULL,
-	PRIMARY KEY (player, slot)) WITHOUT ROWID;
+	balance INTEGER NOT NULL, last_sell INTEGER NOT NULL, inventory BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE mail (
 	id BLOB PRIMARY KEY, player BLOB NOT NULL, item BLOB NOT NULL, reason TEXT NOT NULL,
 	created INTEGER NOT NULL, prev_price INTEGER NOT NULL) WITHOUT ROWID;
@@ -75,12 +79,10 @@ INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0);
 `
 
 var statements = map[market.OpKind]string{
-	market.OpPutPlayer: `INSERT INTO players (id, name, perms, balance, last_sell) VALUES (?, ?, ?, ?, ?)
+	market.OpPutPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, perms = excluded.perms,
-		balance = excluded.balance, last_sell = excluded.last_sell`,
-	market.OpSetBalance:  `UPDATE players SET balance = ? WHERE id = ?`,
-	market.OpSetLastSell: `UPDATE players SET last_sell = ? WHERE id = ?`,
-	market.OpSetSlot:     `INSERT OR REPLACE INTO slots (player, slot, item) VALUES (?, ?, ?)`,
+		balance = excluded.balance, last_sell = excluded.last_sell, inventory = excluded.inventory`,
+	market.OpPlayerState: `UPDATE players SET balance = ?, last_sell = ?, inventory = ? WHERE id = ?`,
 	market.OpPutMail:     `INSERT INTO mail (id, player, item, reason, created, prev_price) VALUES (?, ?, ?, ?, ?, ?)`,
 	market.OpDelMail:     `DELETE FROM mail WHERE id = ?`,
 	market.OpPutListing:  `INSERT INTO listings (id, seller, price, created, expires, item, reserved) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -93,9 +95,6 @@ var statements = map[market.OpKind]string{
 	market.OpMeta: `UPDATE meta SET v = CASE k WHEN 'next_listing_id' THEN ? ELSE ? END
 		WHERE k IN ('next_listing_id', 'fee_balance')`,
 }
-
-// opDelSlot clears a slot; kept apart from OpSetSlot's upsert.
-const delSlot = `DELETE FROM slots WHERE player = ? AND slot = ?`
 
 // Open opens or creates the market database at path. A new file is created
 // with mode 0600 (it holds players' balances). A file that is not SQLite, or
@@ -111,9 +110,11 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "locking_mode(EXCLUSIVE)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous("+sync+")")
 	q.Add("_pragma", "foreign_keys(OFF)")
+	q.Add("_pragma", "cache_size(-65536)")
 	q.Add("_txlock", "immediate")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)
@@ -215,6 +216,15 @@ func (s *Store) init() error {
 	case ver < 1:
 		return fmt.Errorf("the database has unknown schema version %d", ver)
 	}
+	var err error
+	for _, p := range []struct {
+		st **sql.Stmt
+		q  string
+	}{{&s.begin, "BEGIN IMMEDIATE"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"}} {
+		if *p.st, err = s.conn.PrepareContext(s.ctx, p.q); err != nil {
+			return fmt.Errorf("prepare: %w", describe(err))
+		}
+	}
 	for kind, q := range statements {
 		st, err := s.conn.PrepareContext(s.ctx, q)
 		if err != nil {
@@ -222,11 +232,6 @@ func (s *Store) init() error {
 		}
 		s.stmts[kind] = st
 	}
-	st, err := s.conn.PrepareContext(s.ctx, delSlot)
-	if err != nil {
-		return fmt.Errorf("prepare: %w", err)
-	}
-	s.stmts[0] = st
 	return nil
 }
 
@@ -240,6 +245,11 @@ func (s *Store) Close() error {
 	for _, st := range s.stmts {
 		st.Close()
 	}
+	for _, st := range []*sql.Stmt{s.begin, s.commit, s.rollback} {
+		if st != nil {
+			st.Close()
+		}
+	}
 	if s.conn != nil {
 		s.conn.Close()
 	}
@@ -251,17 +261,17 @@ func (s *Store) Path() string { return s.path }
 
 // Commit applies b in one transaction.
 func (s *Store) Commit(b *market.Batch) error {
-	if err := s.exec("BEGIN IMMEDIATE"); err != nil {
+	if _, err := s.begin.Exec(); err != nil {
 		return describe(err)
 	}
 	for i := range b.Ops {
 		if err := s.apply(&b.Ops[i]); err != nil {
-			s.exec("ROLLBACK")
+			s.rollback.Exec()
 			return err
 		}
 	}
-	if err := s.exec("COMMIT"); err != nil {
-		s.exec("ROLLBACK")
+	if _, err := s.commit.Exec(); err != nil {
+		s.rollback.Exec()
 		return describe(err)
 	}
 	return nil
@@ -285,17 +295,10 @@ func (s *Store) apply(op *market.Op) error {
 	switch op.Kind {
 	case market.OpPutPlayer:
 		p := op.Player
-		res, err = st.Exec(p.ID[:], p.Name, p.Perms, int64(p.Balance), p.LastSell)
-	case market.OpSetBalance:
-		res, err = st.Exec(op.Int, op.Player.ID[:])
-	case market.OpSetLastSell:
-		res, err = st.Exec(op.Int, op.Player.ID[:])
-	case market.OpSetSlot:
-		if op.Slot.Item == nil {
-			_, err = s.stmts[0].Exec(op.Slot.Player[:], op.Slot.Slot)
-		} else {
-			_, err = st.Exec(op.Slot.Player[:], op.Slot.Slot, op.Slot.Item)
-		}
+		res, err = st.Exec(p.ID[:], p.Name, p.Perms, int64(p.Balance), p.LastSell, nonNil(p.Inventory))
+	case market.OpPlayerState:
+		p := op.Player
+		res, err = st.Exec(int64(p.Balance), p.LastSell, nonNil(p.Inventory), p.ID[:])
 	case market.OpPutMail:
 		m := op.Mail
 		_, err = st.Exec(m.ID[:], m.Player[:], m.Item, m.Reason, m.Created, int64(m.PrevPrice))
@@ -338,6 +341,14 @@ func (s *Store) apply(op *market.Op) error {
 	return nil
 }
 
+// nonNil keeps an empty blob from becoming NULL.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -372,28 +383,17 @@ func (s *Store) Load(l market.Loader) error {
 	if err := l.Meta(m); err != nil {
 		return err
 	}
-	if err := s.each("SELECT id, name, perms, balance, last_sell FROM players ORDER BY name, id", func(r *sql.Rows) error {
+	if err := s.each("SELECT id, name, perms, balance, last_sell, inventory FROM players ORDER BY name, id", func(r *sql.Rows) error {
 		var p market.PlayerRow
 		var id []byte
 		var bal int64
-		if err := r.Scan(&id, &p.Name, &p.Perms, &bal, &p.LastSell); err != nil {
+		if err := r.Scan(&id, &p.Name, &p.Perms, &bal, &p.LastSell, (*sql.RawBytes)(&p.Inventory)); err != nil {
 			return err
 		}
 		p.ID, p.Balance = toUUID(id), market.Money(bal)
 		return l.Player(p)
 	}); err != nil {
 		return fmt.Errorf("players: %w", err)
-	}
-	if err := s.each("SELECT player, slot, item FROM slots", func(r *sql.Rows) error {
-		var sr market.SlotRow
-		var pid sql.RawBytes
-		if err := r.Scan(&pid, &sr.Slot, (*sql.RawBytes)(&sr.Item)); err != nil {
-			return err
-		}
-		sr.Player = toUUID(pid)
-		return l.Slot(sr)
-	}); err != nil {
-		return fmt.Errorf("inventories: %w", err)
 	}
 	if err := s.each("SELECT id, player, item, reason, created, prev_price FROM mail ORDER BY created, id", func(r *sql.Rows) error {
 		var mr market.MailRow
