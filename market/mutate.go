@@ -65,7 +65,17 @@ func (s *Service) playerOp(b *Batch, p *prec, balance Money, lastSell int64, inv
 		Inventory: encodeInventory(nil, inv)}})
 }
 
-func (s *Service) meta() MetaRow { return MetaRow{NextListingID: s.nextID, FeeBalance: s.feeBalance} }
+// idBlock is how many listing ids one write of the persisted counter
+// reserves. Ids are handed out from memory and the store records only a
+// high-water mark idBlock ahead (hi/lo allocation), so a sell does not
+// rewrite the counter every time. A crash skips the unused rest of a block:
+// ids can have gaps but are never reused.
+const idBlock = 1024
+
+// metaOp writes the fee account and the id high-water mark.
+func (s *Service) metaOp(fee Money, ceil int64) Op {
+	return Op{Kind: OpMeta, Meta: MetaRow{NextListingID: ceil, FeeBalance: fee}}
+}
 
 // SellItem is the contract's sellItem(Player, ItemStack, double). The stack
 // must be in the seller's inventory (matched by its ID); selling fewer items
@@ -148,7 +158,13 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	s.playerOp(b, p, p.balance-listingFee, now, &inv)
 	b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: int64(r.id), Seller: p.id, Price: cents,
 		Created: r.created, Expires: r.expires, Item: s.blob(listed)}})
-	b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: s.nextID + 1, FeeBalance: s.feeBalance + listingFee}})
+	ceil := s.idCeil
+	if s.nextID >= s.idCeil {
+		ceil = s.nextID + idBlock
+	}
+	if ceil != s.idCeil || listingFee != 0 {
+		b.add(s.metaOp(s.feeBalance+listingFee, ceil))
+	}
 	if err := s.commit(b); err != nil {
 		return Listing{}, err
 	}
@@ -159,6 +175,7 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	p.balance -= listingFee
 	s.feeBalance += listingFee
 	s.nextID++
+	s.idCeil = ceil
 	s.addListingLocked(r)
 	l := s.listingOf(r)
 	s.mu.Unlock()

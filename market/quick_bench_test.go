@@ -69,3 +69,35 @@ func BenchmarkQuickSell(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "sells/s")
 }
+
+func BenchmarkQuickBuy(b *testing.B) {
+	svc, ps := quickSellWorld(b, 2000)
+	n := b.N
+	ids := make([]int, 0, n)
+	for i := 0; len(ids) < n; i++ {
+		p := ps[i%len(ps)]
+		st, _ := svc.GetPlayer(p.ID)
+		for _, x := range st.Inventory {
+			if x != nil {
+				one := *x
+				one.Amount = 1
+				l, err := svc.SellItem(p, one, 10)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ids = append(ids, l.ID)
+				break
+			}
+		}
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		buyer := ps[(i+1)%len(ps)]
+		tx, err := svc.Buy(buyer, ids[i])
+		if err != nil || tx.State != market.StateCompleted {
+			b.Fatal(err, tx.State)
+		}
+	}
+	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "purchases/s")
+}

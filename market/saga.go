@@ -215,7 +215,7 @@ func (s *Service) step(run *sagaRun, next State) error {
 		apply = func() { buyer.balance -= t.price }
 	case StateSellerPaid:
 		s.playerOp(b, seller, seller.balance+t.net, seller.lastSell, &seller.inv)
-		b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: s.nextID, FeeBalance: s.feeBalance + t.fee}})
+		b.add(s.metaOp(s.feeBalance+t.fee, s.idCeil))
 		apply = func() { seller.balance += t.net; s.feeBalance += t.fee }
 	case StateItemDelivered:
 		r := s.listings[t.listing]
@@ -315,7 +315,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		sellerBal -= t.net
 		fees -= t.fee
 		s.playerOp(b, seller, sellerBal, seller.lastSell, &seller.inv)
-		b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: s.nextID, FeeBalance: fees}})
+		b.add(s.metaOp(fees, s.idCeil))
 	}
 	if reached(StateMoneyWithdrawn) {
 		buyerBal += t.price

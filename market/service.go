@@ -28,7 +28,8 @@ type Service struct {
 
 	mu sync.RWMutex // guards everything below against concurrent readers
 
-	nextID     int64
+	nextID     int64 // the next listing id to hand out
+	idCeil     int64 // ids below this may have been handed out (persisted)
 	feeBalance Money
 
 	players    []*prec
@@ -198,10 +199,22 @@ func (s *Service) Enable() error {
 // state stays loaded so that Enable is instant.
 func (s *Service) Disable() { s.ready.Store(false) }
 
-// Close disables the service and closes its store.
+// Close disables the service and closes its store. It records the exact
+// next listing id first, so that a clean restart leaves no gap in ids (only a
+// crash skips the unused rest of a reserved block).
 func (s *Service) Close() error {
 	s.ready.Store(false)
-	return s.store.Close()
+	var err error
+	if s.loaded && s.idCeil != s.nextID {
+		b := &Batch{}
+		b.add(s.metaOp(s.feeBalance, s.nextID))
+		err = s.store.Commit(b)
+		s.idCeil = s.nextID
+	}
+	if cerr := s.store.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // loader receives the store's rows into a fresh in-memory state.
@@ -311,6 +324,7 @@ func (s *Service) load() error {
 		s.reset()
 		return fmt.Errorf("load market: %w", err)
 	}
+	s.idCeil = s.nextID
 	s.ix.buildGrams()
 	s.ix.optimize()
 	s.rebuildStats()

@@ -61,9 +61,12 @@ var ErrForeign = errors.New("not a Rynek market database")
 
 const schema = `
 CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
+-- players is a rowid table on purpose: a WITHOUT ROWID row lives in an index
+-- b-tree, where a row over ~1000 bytes (a full inventory) spills to overflow
+-- pages that SQLite then reads from the file on every update.
 CREATE TABLE players (
-	id BLOB PRIMARY KEY, name TEXT NOT NULL, perms TEXT NOT NULL,
-	balance INTEGER NOT NULL, last_sell INTEGER NOT NULL, inventory BLOB NOT NULL) WITHOUT ROWID;
+	id BLOB NOT NULL UNIQUE, name TEXT NOT NULL, perms TEXT NOT NULL,
+	balance INTEGER NOT NULL, last_sell INTEGER NOT NULL, inventory BLOB NOT NULL);
 CREATE TABLE mail (
 	id BLOB PRIMARY KEY, player BLOB NOT NULL, item BLOB NOT NULL, reason TEXT NOT NULL,
 	created INTEGER NOT NULL, prev_price INTEGER NOT NULL) WITHOUT ROWID;
@@ -115,6 +118,7 @@ func Open(path string, opts Options) (*Store, error) {
 	q.Add("_pragma", "synchronous("+sync+")")
 	q.Add("_pragma", "foreign_keys(OFF)")
 	q.Add("_pragma", "cache_size(-65536)")
+	q.Add("_pragma", "wal_autocheckpoint(8192)")
 	q.Add("_txlock", "immediate")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)
