@@ -127,6 +127,9 @@ type HistoricSale struct {
 	State         State     // COMPLETED, FAILED or ROLLED_BACK
 	ErrorCode     string    // for FAILED / ROLLED_BACK
 	At            time.Time // when it was created; each later state follows 1 ms apart
+	// ID is the transaction's id; uuid.Nil makes a time-ordered (v7) one
+	// from At. A generator that wants reproducible data passes its own.
+	ID uuid.UUID
 }
 
 // AddTransaction adds a past, terminal transaction. It consumes a listing id
@@ -162,7 +165,17 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 	for i, st := range path {
 		tl = append(tl, stamp{state: uint8(stateIndex(st)), at: at + int64(i)})
 	}
-	id := uuid.Must(uuid.NewV7())
+	id := h.ID
+	if id == uuid.Nil {
+		// A v7 id: the sale's unix ms in the first 48 bits, random after.
+		id = uuid.New()
+		ms := uint64(h.At.UnixMilli())
+		for i := 0; i < 6; i++ {
+			id[i] = byte(ms >> (40 - 8*i))
+		}
+		id[6] = 0x70 | id[6]&0x0f
+		id[8] = 0x80 | id[8]&0x3f
+	}
 	lid := k.nextID
 	k.nextID++
 	k.b.add(Op{Kind: OpPutTx, Tx: &TxRow{ID: id, ListingID: lid, Buyer: h.Buyer, Seller: h.Seller, Item: encodeItem(nil, it),

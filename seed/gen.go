@@ -12,11 +12,13 @@ import (
 
 // excluded are materials never generated: the default blacklist plus the
 // other admin-only blocks of the catalogue.
-var excluded = map[string]bool{
-	"BEDROCK": true, "BARRIER": true, "COMMAND_BLOCK": true, "STRUCTURE_VOID": true,
-	"DEBUG_STICK": true, "SPAWNER": true, "KNOWLEDGE_BOOK": true, "LIGHT": true,
-	"JIGSAW": true, "STRUCTURE_BLOCK": true, "REINFORCED_DEEPSLATE": true, "END_PORTAL_FRAME": true,
-}
+var excluded = func() map[string]bool {
+	m := map[string]bool{"REINFORCED_DEEPSLATE": true, "END_PORTAL_FRAME": true}
+	for _, k := range market.DefaultConfig().Blacklist {
+		m[k] = true
+	}
+	return m
+}()
 
 // popular materials are traded more often than the rest of their category.
 var popular = map[string]float64{

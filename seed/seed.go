@@ -44,10 +44,11 @@ type Result struct {
 	Took  time.Duration
 }
 
-// Price bounds of the default market configuration, in cents.
-const (
-	minPrice market.Money = 100
-	maxPrice market.Money = 100_000_000
+// Price bounds of the default market configuration, in cents
+// (100 .. 100,000,000).
+var (
+	minPrice = market.DefaultConfig().MinPrice
+	maxPrice = market.DefaultConfig().MaxPrice
 )
 
 // Streams of the generator: each part of the world has its own PCG stream, so
@@ -119,6 +120,16 @@ func Names(opts Options) []string {
 		seed = 1
 	}
 	return makeNames(newRand(seed, streamPlayers), max(n, 0))
+}
+
+// txID is a deterministic version 7 UUID: the sale's unix ms, then bits from r.
+func txID(r *rand.Rand, ms int64) uuid.UUID {
+	u := randUUID(r)
+	for i := 0; i < 6; i++ {
+		u[i] = byte(uint64(ms) >> (40 - 8*i))
+	}
+	u[6] = 0x70 | u[6]&0x0f
+	return u
 }
 
 // randUUID is a version 4 UUID from r.
@@ -250,7 +261,7 @@ func Load(store market.Store, opts Options) (Result, error) {
 		st := g.item(rh, m, 0.04, 0.02)
 		price := g.price(m, &st, at, math.Exp(0.12*rh.NormFloat64()), 0.75, 1.35)
 		h := market.HistoricSale{Buyer: g.ids[bi], Seller: g.ids[si], Item: st, Price: price,
-			Fee: (price*500 + 5000) / 10000, At: time.UnixMilli(at)}
+			Fee: (price*500 + 5000) / 10000, At: time.UnixMilli(at), ID: txID(rh, at)}
 		switch x := rh.IntN(100); {
 		case x < 94:
 			h.State = market.StateCompleted

@@ -318,10 +318,10 @@ func (s *Store) apply(op *market.Op) error {
 	case market.OpPutTx:
 		t := op.Tx
 		_, err = st.Exec(t.ID[:], t.ListingID, t.Buyer[:], t.Seller[:], t.Item, int64(t.Price), int64(t.Fee), int64(t.Net),
-			string(t.State), t.ErrorCode, t.Timeline, boolInt(t.ToMailbox), t.Created)
+			string(t.State), t.ErrorCode, nonNil(t.Timeline), boolInt(t.ToMailbox), t.Created)
 	case market.OpTxState:
 		t := op.Tx
-		res, err = st.Exec(string(t.State), t.ErrorCode, t.Timeline, boolInt(t.ToMailbox), t.ID[:], string(op.ExpectState))
+		res, err = st.Exec(string(t.State), t.ErrorCode, nonNil(t.Timeline), boolInt(t.ToMailbox), t.ID[:], string(op.ExpectState))
 	case market.OpMeta:
 		_, err = st.Exec(op.Meta.NextListingID, int64(op.Meta.FeeBalance))
 	default:

@@ -1,0 +1,176 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+	_ "modernc.org/sqlite"
+)
+
+func TestNewFileIsPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, want 0600", fi.Mode().Perm())
+	}
+}
+
+func TestRefusesForeignAndCorruptFiles(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	os.WriteFile(text, []byte("hello, this is not a database at all"), 0o644)
+	_, err := sqlite.Open(text, sqlite.Options{})
+	if !errors.Is(err, sqlite.ErrForeign) || !strings.Contains(err.Error(), "not an SQLite database") {
+		t.Fatalf("text file: %v", err)
+	}
+	if b, _ := os.ReadFile(text); string(b) != "hello, this is not a database at all" {
+		t.Fatal("the foreign file was modified")
+	}
+
+	// Someone else's SQLite database.
+	other := filepath.Join(dir, "other.db")
+	db, _ := sql.Open("sqlite", other)
+	if _, err := db.Exec("CREATE TABLE customers (id INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = sqlite.Open(other, sqlite.Options{})
+	if !errors.Is(err, sqlite.ErrForeign) {
+		t.Fatalf("foreign sqlite: %v", err)
+	}
+
+	// A Rynek database whose pages were overwritten with garbage.
+	bad := filepath.Join(dir, "bad.db")
+	st, err := sqlite.Open(bad, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	b, _ := os.ReadFile(bad)
+	for i := 100; i < len(b); i++ {
+		b[i] = 0xA5
+	}
+	os.WriteFile(bad, b, 0o600)
+	st, err = sqlite.Open(bad, sqlite.Options{})
+	if err == nil {
+		// Some corruption is only seen on first read.
+		svc := market.New(st, market.Config{})
+		svc.BindMainThread()
+		err = svc.Enable()
+		st.Close()
+	}
+	if err == nil {
+		t.Fatal("a corrupt database opened without error")
+	}
+	if after, _ := os.ReadFile(bad); !bytes.Equal(after[:100], b[:100]) {
+		t.Fatal("the corrupt file was rewritten")
+	}
+}
+
+func TestRefusesNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db, _ := sql.Open("sqlite", path)
+	db.Exec("PRAGMA user_version = 99")
+	db.Close()
+	_, err = sqlite.Open(path, sqlite.Options{})
+	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 1") {
+		t.Fatalf("newer schema: %v", err)
+	}
+}
+
+func TestSecondOpenerIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// The first store holds the exclusive lock once it has written.
+	b := &market.Batch{Ops: []market.Op{{Kind: market.OpMeta, Meta: market.MetaRow{NextListingID: 5}}}}
+	if err := st.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	st2, err := sqlite.Open(path, sqlite.Options{})
+	if err == nil {
+		err = st2.Commit(b)
+		st2.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "locked") {
+		t.Fatalf("second opener: %v", err)
+	}
+}
+
+func TestCommitIsAtomicAndConditional(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p := uuid.New()
+	tx := uuid.New()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(st.Commit(&market.Batch{Ops: []market.Op{
+		{Kind: market.OpPutPlayer, Player: &market.PlayerRow{ID: p, Name: "A", Balance: 100}},
+		{Kind: market.OpPutTx, Tx: &market.TxRow{ID: tx, Buyer: p, Seller: p, Item: []byte{1}, State: market.StateCreated}},
+	}}))
+	// A conditional update that does not match fails the whole batch,
+	// including the balance change before it.
+	err = st.Commit(&market.Batch{Ops: []market.Op{
+		{Kind: market.OpPlayerState, Player: &market.PlayerRow{ID: p, Balance: 5}},
+		{Kind: market.OpTxState, Tx: &market.TxRow{ID: tx, State: market.StateCompleted}, ExpectState: market.StateMoneyWithdrawn},
+	}})
+	if !errors.Is(err, market.ErrConflict) {
+		t.Fatalf("conditional update: %v", err)
+	}
+	var rec recorder
+	must(st.Load(&rec))
+	if len(rec.players) != 1 || rec.players[0].Balance != 100 {
+		t.Fatalf("partial commit: %+v", rec.players)
+	}
+	if len(rec.txs) != 1 || rec.txs[0].State != market.StateCreated {
+		t.Fatalf("tx %+v", rec.txs)
+	}
+	// Updating a player that does not exist is an error too.
+	err = st.Commit(&market.Batch{Ops: []market.Op{{Kind: market.OpPlayerState, Player: &market.PlayerRow{ID: uuid.New()}}}})
+	if !errors.Is(err, market.ErrConflict) {
+		t.Fatalf("missing player: %v", err)
+	}
+}
+
+type recorder struct {
+	players []market.PlayerRow
+	txs     []market.TxRow
+}
+
+func (r *recorder) Meta(market.MetaRow) error        { return nil }
+func (r *recorder) Player(p market.PlayerRow) error  { r.players = append(r.players, p); return nil }
+func (r *recorder) Mail(market.MailRow) error        { return nil }
+func (r *recorder) Listing(market.ListingRow) error  { return nil }
+func (r *recorder) Transaction(t market.TxRow) error { r.txs = append(r.txs, t); return nil }
