@@ -114,8 +114,8 @@ func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, e
 	}
 	id := k.nextID
 	k.nextID++
-	k.b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: id, Seller: seller, Price: price,
-		Created: created.UnixMilli(), Expires: expires.UnixMilli(), Item: encodeItem(nil, it)}})
+	r := &lrec{id: uint32(id), price: price, created: created.UnixMilli(), expires: expires.UnixMilli(), it: it}
+	k.b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, seller, r)}})
 	return int(id), k.flushIfFull()
 }
 
@@ -178,9 +178,9 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 	}
 	lid := k.nextID
 	k.nextID++
-	k.b.add(Op{Kind: OpPutTx, Tx: &TxRow{ID: id, ListingID: lid, Buyer: h.Buyer, Seller: h.Seller, Item: encodeItem(nil, it),
-		Price: h.Price, Fee: h.Fee, Net: h.Price - h.Fee, State: h.State, ErrorCode: h.ErrorCode,
-		Timeline: encodeTimeline(nil, tl), Created: at}})
+	t := &txrec{listing: uint32(lid), it: it, price: h.Price, fee: h.Fee, net: h.Price - h.Fee}
+	k.b.add(Op{Kind: OpPutTx, Tx: &TxRow{ID: id, State: h.State,
+		Rec: encodeTx(nil, h.Buyer, h.Seller, t, tl, h.ErrorCode, false)}})
 	return id.String(), k.flushIfFull()
 }
 

@@ -156,8 +156,7 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	inv := p.inv
 	inv[slot] = rest
 	s.playerOp(b, p, p.balance-listingFee, now, &inv)
-	b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: int64(r.id), Seller: p.id, Price: cents,
-		Created: r.created, Expires: r.expires, Item: s.blob(listed)}})
+	b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: int64(r.id), Rec: encodeListing(nil, p.id, r)}})
 	ceil := s.idCeil
 	if s.nextID >= s.idCeil {
 		ceil = s.nextID + idBlock
@@ -188,16 +187,16 @@ func (s *Service) addListingLocked(r *lrec) {
 	p := s.players[r.seller]
 	s.listings[r.id] = r
 	p.listings++
-	toks := listingTokens(nil, r, p.name)
-	s.ix.add(r, toks, true)
+	s.toks = s.ix.tokenIDs(s.toks, r, p.name)
+	s.ix.add(r, s.toks)
 }
 
 func (s *Service) removeListingLocked(r *lrec) {
 	p := s.players[r.seller]
 	delete(s.listings, r.id)
 	p.listings--
-	toks := listingTokens(nil, r, p.name)
-	s.ix.remove(r, toks)
+	s.toks = s.ix.tokenIDs(s.toks, r, p.name)
+	s.ix.remove(r, s.toks)
 }
 
 // liveListing finds a listing that is on the market now.
@@ -311,7 +310,7 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	}
 	now := s.nowMs()
 	var due []*lrec
-	s.ix.byExpiry.Ascend(func(k sortKey) bool {
+	s.ix.byExpiry.ascend(func(k sortKey) bool {
 		if k.k > now {
 			return false
 		}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/google/btree"
 	"github.com/google/uuid"
 )
 
@@ -180,7 +179,7 @@ func (s *Service) matchLocked(pq parsedQuery, q Query, nowMs int64) *roaring.Bit
 		res.And(ix.active)
 	}
 	// Drop listings past their expiry that the sweep has not removed yet.
-	ix.byExpiry.Ascend(func(k sortKey) bool {
+	ix.byExpiry.ascend(func(k sortKey) bool {
 		if k.k > nowMs {
 			return false
 		}
@@ -226,7 +225,7 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, offset, limit i
 		}
 		return out
 	}
-	var tree *btree.BTreeG[sortKey]
+	var tree *order
 	var key func(*lrec) int64
 	desc := false
 	switch mode {
@@ -238,7 +237,7 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, offset, limit i
 		tree, key, desc = s.ix.byAmount, func(r *lrec) int64 { return int64(r.it.amount) }, mode == SortAmount
 	}
 	n := int(res.GetCardinality())
-	all := tree.Len()
+	all := tree.len()
 	need := offset + limit
 	// Walking the global order visits about need*all/n entries; collecting
 	// and sorting costs about n*log2(n). Pick the cheaper.
@@ -258,9 +257,9 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, offset, limit i
 			return len(out) < limit
 		}
 		if desc {
-			tree.Descend(visit)
+			tree.descend(visit)
 		} else {
-			tree.Ascend(visit)
+			tree.ascend(visit)
 		}
 		return out
 	}

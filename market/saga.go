@@ -128,16 +128,10 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 	return s.runSaga(run)
 }
 
-func (s *Service) txRow(t *txrec) *TxRow {
-	return &TxRow{ID: t.id, ListingID: int64(t.listing), Buyer: s.players[t.buyer].id, Seller: s.players[t.seller].id,
-		Item: s.blob(t.it), Price: t.price, Fee: t.fee, Net: t.net, State: t.State(), ErrorCode: t.errCode,
-		Timeline: encodeTimeline(nil, t.tl), ToMailbox: t.toMailbox, Created: t.tl[0].at}
-}
-
 func (s *Service) putTx(t *txrec) error {
 	b := &s.batch
 	b.Reset()
-	b.add(Op{Kind: OpPutTx, Tx: s.txRow(t)})
+	b.add(Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
 	if err := s.commit(b); err != nil {
 		return err
 	}
@@ -195,6 +189,7 @@ func (s *Service) step(run *sagaRun, next State) error {
 	b := &s.batch
 	b.Reset()
 	var apply func()
+	toMail := t.toMailbox
 	switch next {
 	case StateListingReserved:
 		r := s.listings[t.listing]
@@ -205,7 +200,9 @@ func (s *Service) step(run *sagaRun, next State) error {
 			return errf(CodeListingReserved, "listing #%d is reserved by another purchase", t.listing)
 		}
 		run.r = r
-		b.add(Op{Kind: OpReserve, Int: int64(r.id), Listing: &ListingRow{Reserved: t.id}})
+		held := *r
+		held.reserved = t.id
+		b.add(Op{Kind: OpPutListing, Listing: s.listingRow(&held)})
 		apply = func() { r.reserved = t.id }
 	case StateMoneyWithdrawn:
 		if buyer.balance < t.price {
@@ -233,7 +230,7 @@ func (s *Service) step(run *sagaRun, next State) error {
 		} else {
 			m := mrec{id: uuid.New(), it: r.it, reason: MailPurchaseOverflow, created: now}
 			run.mail = m.id
-			t.toMailbox = true
+			toMail = true
 			b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: buyer.id, Item: s.blob(r.it), Reason: m.reason, Created: now}})
 			apply = func() { s.removeListingLocked(r); buyer.mail = append(buyer.mail, m) }
 		}
@@ -243,17 +240,13 @@ func (s *Service) step(run *sagaRun, next State) error {
 		return fmt.Errorf("no step enters %s", next)
 	}
 	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(next)), at: now})
-	row := s.txRow(t)
-	row.State, row.Timeline = next, encodeTimeline(nil, tl)
-	b.add(Op{Kind: OpTxState, Tx: row, ExpectState: cur})
+	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, next, tl, t.errCode, toMail), ExpectState: cur})
 	if err := s.commit(b); err != nil {
-		if next == StateItemDelivered {
-			t.toMailbox = false
-		}
 		return err
 	}
 	s.mu.Lock()
 	apply()
+	t.toMailbox = toMail
 	t.state = uint8(stateIndex(next))
 	t.tl = tl
 	s.mu.Unlock()
@@ -280,6 +273,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 	buyerBal, sellerBal, fees := buyer.balance, seller.balance, s.feeBalance
 	buyerInv := buyer.inv
 	buyerTouched := false
+	toMailbox := t.toMailbox
 	if reached(StateItemDelivered) {
 		// Take the item back from where it was delivered and put the listing back.
 		r := run.r
@@ -301,13 +295,16 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 				}
 			})
 		}
-		b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: int64(r.id), Seller: seller.id, Price: r.price,
-			Created: r.created, Expires: r.expires, Item: s.blob(r.it)}})
+		restored := *r
+		restored.reserved = uuid.Nil
+		b.add(Op{Kind: OpPutListing, Listing: s.listingRow(&restored)})
 		applies = append(applies, func() { r.reserved = uuid.Nil; s.addListingLocked(r) })
-		t.toMailbox = false
+		toMailbox = false
 	} else if reached(StateListingReserved) {
 		if r := s.listings[t.listing]; r != nil && r.reserved == t.id {
-			b.add(Op{Kind: OpReserve, Int: int64(r.id), Listing: &ListingRow{Reserved: uuid.Nil}})
+			released := *r
+			released.reserved = uuid.Nil
+			b.add(Op{Kind: OpPutListing, Listing: s.listingRow(&released)})
 			applies = append(applies, func() { r.reserved = uuid.Nil })
 		}
 	}
@@ -325,9 +322,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		s.playerOp(b, buyer, buyerBal, buyer.lastSell, &buyerInv)
 	}
 	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(final)), at: now})
-	row := s.txRow(t)
-	row.State, row.Timeline, row.ErrorCode = final, encodeTimeline(nil, tl), code
-	b.add(Op{Kind: OpTxState, Tx: row, ExpectState: cur})
+	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, final, tl, code, toMailbox), ExpectState: cur})
 	if err := s.commit(b); err != nil {
 		return err
 	}
@@ -340,6 +335,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 	t.state = uint8(stateIndex(final))
 	t.tl = tl
 	t.errCode = code
+	t.toMailbox = toMailbox
 	s.mu.Unlock()
 	return nil
 }

@@ -2,6 +2,7 @@ package market
 
 import (
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,6 +44,7 @@ type Service struct {
 	stats     stats
 
 	blacklist map[uint16]bool
+	toks      []uint32 // token id scratch of the main thread
 	faults    faults
 	batch     Batch // reused by the main thread
 	blobBuf   []byte
@@ -218,10 +220,53 @@ func (s *Service) Close() error {
 }
 
 // loader receives the store's rows into a fresh in-memory state.
+//
+// Listings are loaded by two goroutines, one per core: the store's goroutine
+// reads and decodes rows (SQLite's share of the work), and a worker indexes
+// them, in batches passed over a channel. Records come from a slab so that a
+// million listings are a few hundred allocations, not a million.
 type loader struct {
-	s    *Service
-	toks []string
-	err  error
+	s       *Service
+	slab    []lrec
+	batch   []*lrec
+	work    chan []*lrec
+	done    chan struct{}
+	workErr error
+}
+
+const loadBatch = 2048
+
+func (l *loader) startWorker() {
+	l.work = make(chan []*lrec, 4)
+	l.done = make(chan struct{})
+	go func() {
+		defer close(l.done)
+		s := l.s
+		var toks []uint32
+		for batch := range l.work {
+			for _, r := range batch {
+				p := s.players[r.seller]
+				s.listings[r.id] = r
+				p.listings++
+				toks = s.ix.tokenIDs(toks, r, p.name)
+				s.ix.add(r, toks)
+			}
+		}
+	}()
+}
+
+// flush hands the last batch to the worker and waits for it to finish.
+func (l *loader) flush() {
+	if l.work == nil {
+		return
+	}
+	if len(l.batch) > 0 {
+		l.work <- l.batch
+		l.batch = nil
+	}
+	close(l.work)
+	<-l.done
+	l.work = nil
 }
 
 func (l *loader) Meta(m MetaRow) error {
@@ -230,6 +275,12 @@ func (l *loader) Meta(m MetaRow) error {
 		l.s.nextID = 1
 	}
 	l.s.feeBalance = m.FeeBalance
+	// Size the tables once instead of growing them a million times.
+	l.s.listings = make(map[uint32]*lrec, m.Listings)
+	l.s.txByID = make(map[uuid.UUID]*txrec, m.Transactions)
+	for i := range l.s.ix.pending {
+		l.s.ix.pending[i] = make([]sortKey, 0, m.Listings)
+	}
 	return nil
 }
 
@@ -261,53 +312,60 @@ func (l *loader) Mail(r MailRow) error {
 	return nil
 }
 
-func (l *loader) Listing(r ListingRow) error {
+func (l *loader) Listing(row ListingRow) error {
 	s := l.s
-	p := s.playerByID[r.Seller]
-	if p == nil {
-		return fmt.Errorf("listing #%d of unknown player %s", r.ID, r.Seller)
+	if row.ID <= 0 || row.ID > 1<<31-1 {
+		return fmt.Errorf("listing id %d out of range", row.ID)
 	}
-	if r.ID <= 0 || r.ID > 1<<31-1 {
-		return fmt.Errorf("listing id %d out of range", r.ID)
+	if len(l.slab) == 0 {
+		l.slab = make([]lrec, loadBatch)
 	}
-	it, err := decodeItem(r.Item)
+	r := &l.slab[0]
+	l.slab = l.slab[1:]
+	r.id = uint32(row.ID)
+	seller, err := decodeListing(row.Rec, r)
 	if err != nil {
-		return fmt.Errorf("listing #%d: %w", r.ID, err)
+		return fmt.Errorf("listing #%d: %w", row.ID, err)
 	}
-	lr := &lrec{id: uint32(r.ID), seller: p.idx, price: r.Price, created: r.Created, expires: r.Expires, it: it, reserved: r.Reserved}
-	s.listings[lr.id] = lr
-	p.listings++
-	l.toks = listingTokens(l.toks[:0], lr, p.name)
-	s.ix.add(lr, l.toks, false)
-	if r.ID >= s.nextID {
-		s.nextID = r.ID + 1
+	p := s.playerByID[seller]
+	if p == nil {
+		return fmt.Errorf("listing #%d of unknown player %s", row.ID, seller)
+	}
+	r.seller = p.idx
+	if l.work == nil {
+		l.startWorker()
+	}
+	l.batch = append(l.batch, r)
+	if len(l.batch) == loadBatch {
+		l.work <- l.batch
+		l.batch = make([]*lrec, 0, loadBatch)
+	}
+	if row.ID >= s.nextID {
+		s.nextID = row.ID + 1
 	}
 	return nil
 }
 
-func (l *loader) Transaction(r TxRow) error {
+func (l *loader) Transaction(row TxRow) error {
+	l.flush() // listings come first; the worker must be done with them
 	s := l.s
-	b, sl := s.playerByID[r.Buyer], s.playerByID[r.Seller]
-	if b == nil || sl == nil {
-		return fmt.Errorf("transaction %s refers to an unknown player", r.ID)
-	}
-	it, err := decodeItem(r.Item)
-	if err != nil {
-		return fmt.Errorf("transaction %s: %w", r.ID, err)
-	}
-	tl, err := decodeTimeline(r.Timeline)
-	if err != nil {
-		return fmt.Errorf("transaction %s timeline: %w", r.ID, err)
-	}
-	si := stateIndex(r.State)
+	si := stateIndex(row.State)
 	if si < 0 {
-		return fmt.Errorf("transaction %s has unknown state %q", r.ID, r.State)
+		return fmt.Errorf("transaction %s has unknown state %q", row.ID, row.State)
 	}
-	t := &txrec{id: r.ID, listing: uint32(r.ListingID), buyer: b.idx, seller: sl.idx, it: it,
-		price: r.Price, fee: r.Fee, net: r.Net, state: uint8(si), toMailbox: r.ToMailbox, errCode: r.ErrorCode, tl: tl}
+	t := &txrec{id: row.ID, state: uint8(si)}
+	buyer, seller, err := decodeTx(row.Rec, t)
+	if err != nil {
+		return fmt.Errorf("transaction %s: %w", row.ID, err)
+	}
+	b, sl := s.playerByID[buyer], s.playerByID[seller]
+	if b == nil || sl == nil {
+		return fmt.Errorf("transaction %s refers to an unknown player", row.ID)
+	}
+	t.buyer, t.seller = b.idx, sl.idx
 	s.txByID[t.id] = t
-	if r.ListingID >= s.nextID {
-		s.nextID = r.ListingID + 1
+	if int64(t.listing) >= s.nextID {
+		s.nextID = int64(t.listing) + 1
 	}
 	if t.State() == StateCompleted {
 		s.completed = append(s.completed, t)
@@ -318,15 +376,21 @@ func (l *loader) Transaction(r TxRow) error {
 func (s *Service) load() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The load builds a large live heap in one go; collecting at the default
+	// 100% growth would re-mark it several times over. GC runs at 400% growth
+	// during the load and at the program's setting afterwards.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	s.reset()
+	s.ix.loading = true
 	l := &loader{s: s}
-	if err := s.store.Load(l); err != nil {
+	err := s.store.Load(l)
+	l.flush()
+	if err != nil {
 		s.reset()
 		return fmt.Errorf("load market: %w", err)
 	}
 	s.idCeil = s.nextID
-	s.ix.buildGrams()
-	s.ix.optimize()
+	s.ix.finishLoad()
 	s.rebuildStats()
 	return nil
 }
@@ -454,7 +518,7 @@ func (s *Service) GetActiveListingsCount() (int, error) {
 // only the expired prefix of the expiry order).
 func (s *Service) expiredUnswept(nowMs int64) int {
 	n := 0
-	s.ix.byExpiry.Ascend(func(k sortKey) bool {
+	s.ix.byExpiry.ascend(func(k sortKey) bool {
 		if k.k > nowMs {
 			return false
 		}

@@ -44,7 +44,10 @@ type Loader interface {
 }
 
 // MetaRow holds the service-wide counters that cannot be derived from rows.
+// Listings and Transactions are row counts the store reports on Load (so the
+// service can size its tables); they are not written.
 type MetaRow struct {
+	Listings, Transactions int
 	// NextListingID is the next id to assign; ids are never reused, even when
 	// the listing that had the highest id is gone.
 	NextListingID int64
@@ -74,32 +77,18 @@ type MailRow struct {
 	PrevPrice Money
 }
 
-// ListingRow is one active listing.
+// ListingRow is one active listing: its id and its record (record.go).
 type ListingRow struct {
-	ID       int64
-	Seller   uuid.UUID
-	Price    Money
-	Created  int64 // unix ms
-	Expires  int64 // unix ms
-	Item     []byte
-	Reserved uuid.UUID // the transaction holding the listing, or uuid.Nil
+	ID  int64
+	Rec []byte
 }
 
-// TxRow is one transaction.
+// TxRow is one transaction: its id, its state (a column of its own, for
+// conditional updates) and its record (record.go).
 type TxRow struct {
-	ID        uuid.UUID
-	ListingID int64
-	Buyer     uuid.UUID
-	Seller    uuid.UUID
-	Item      []byte
-	Price     Money
-	Fee       Money
-	Net       Money
-	State     State
-	ErrorCode string
-	Timeline  []byte // encodeTimeline
-	ToMailbox bool
-	Created   int64 // unix ms
+	ID    uuid.UUID
+	State State
+	Rec   []byte
 }
 
 // OpKind says what one Op of a Batch does.
@@ -111,11 +100,10 @@ const (
 	OpPlayerState                   // Player.ID's balance, last sell and inventory
 	OpPutMail                       // insert Mail
 	OpDelMail                       // delete mail Mail.ID
-	OpPutListing                    // insert Listing
+	OpPutListing                    // insert or replace Listing
 	OpDelListing                    // delete listing Int
-	OpReserve                       // listing Int reserved by Listing.Reserved (Nil = release)
 	OpPutTx                         // insert Tx
-	OpTxState                       // update Tx's state columns WHERE state = ExpectState
+	OpTxState                       // update Tx's state and record WHERE state = ExpectState
 	OpMeta                          // write Meta
 )
 

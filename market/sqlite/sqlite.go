@@ -70,14 +70,11 @@ CREATE TABLE players (
 CREATE TABLE mail (
 	id BLOB PRIMARY KEY, player BLOB NOT NULL, item BLOB NOT NULL, reason TEXT NOT NULL,
 	created INTEGER NOT NULL, prev_price INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE listings (
-	id INTEGER PRIMARY KEY, seller BLOB NOT NULL, price INTEGER NOT NULL,
-	created INTEGER NOT NULL, expires INTEGER NOT NULL, item BLOB NOT NULL, reserved BLOB);
-CREATE TABLE transactions (
-	id BLOB PRIMARY KEY, listing_id INTEGER NOT NULL, buyer BLOB NOT NULL, seller BLOB NOT NULL,
-	item BLOB NOT NULL, price INTEGER NOT NULL, fee INTEGER NOT NULL, net INTEGER NOT NULL,
-	state TEXT NOT NULL, error TEXT NOT NULL, timeline BLOB NOT NULL, to_mailbox INTEGER NOT NULL,
-	created INTEGER NOT NULL) WITHOUT ROWID;
+-- Listings and transactions keep their fields in one record each (encoded
+-- by package market): the service reads them only at load, and the driver's
+-- cost is per column read.
+CREATE TABLE listings (id INTEGER PRIMARY KEY, rec BLOB NOT NULL);
+CREATE TABLE transactions (id BLOB PRIMARY KEY, state TEXT NOT NULL, rec BLOB NOT NULL) WITHOUT ROWID;
 INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0);
 `
 
@@ -88,13 +85,10 @@ var statements = map[market.OpKind]string{
 	market.OpPlayerState: `UPDATE players SET balance = ?, last_sell = ?, inventory = ? WHERE id = ?`,
 	market.OpPutMail:     `INSERT INTO mail (id, player, item, reason, created, prev_price) VALUES (?, ?, ?, ?, ?, ?)`,
 	market.OpDelMail:     `DELETE FROM mail WHERE id = ?`,
-	market.OpPutListing:  `INSERT INTO listings (id, seller, price, created, expires, item, reserved) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	market.OpPutListing:  `INSERT OR REPLACE INTO listings (id, rec) VALUES (?, ?)`,
 	market.OpDelListing:  `DELETE FROM listings WHERE id = ?`,
-	market.OpReserve:     `UPDATE listings SET reserved = ? WHERE id = ?`,
-	market.OpPutTx: `INSERT INTO transactions (id, listing_id, buyer, seller, item, price, fee, net, state, error,
-		timeline, to_mailbox, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	market.OpTxState: `UPDATE transactions SET state = ?, error = ?, timeline = ?, to_mailbox = ?
-		WHERE id = ? AND state = ?`,
+	market.OpPutTx:       `INSERT INTO transactions (id, state, rec) VALUES (?, ?, ?)`,
+	market.OpTxState:     `UPDATE transactions SET state = ?, rec = ? WHERE id = ? AND state = ?`,
 	market.OpMeta: `UPDATE meta SET v = CASE k WHEN 'next_listing_id' THEN ? ELSE ? END
 		WHERE k IN ('next_listing_id', 'fee_balance')`,
 }
@@ -285,13 +279,6 @@ func (s *Store) Commit(b *market.Batch) error {
 // one transaction already amortizes the commit over every row.
 func (s *Store) BulkLoad(b *market.Batch) error { return s.Commit(b) }
 
-func nullUUID(u uuid.UUID) any {
-	if u == uuid.Nil {
-		return nil
-	}
-	return u[:]
-}
-
 func (s *Store) apply(op *market.Op) error {
 	var res sql.Result
 	var err error
@@ -309,19 +296,15 @@ func (s *Store) apply(op *market.Op) error {
 	case market.OpDelMail:
 		res, err = st.Exec(op.Mail.ID[:])
 	case market.OpPutListing:
-		l := op.Listing
-		_, err = st.Exec(l.ID, l.Seller[:], int64(l.Price), l.Created, l.Expires, l.Item, nullUUID(l.Reserved))
+		_, err = st.Exec(op.Listing.ID, nonNil(op.Listing.Rec))
 	case market.OpDelListing:
 		res, err = st.Exec(op.Int)
-	case market.OpReserve:
-		res, err = st.Exec(nullUUID(op.Listing.Reserved), op.Int)
 	case market.OpPutTx:
 		t := op.Tx
-		_, err = st.Exec(t.ID[:], t.ListingID, t.Buyer[:], t.Seller[:], t.Item, int64(t.Price), int64(t.Fee), int64(t.Net),
-			string(t.State), t.ErrorCode, nonNil(t.Timeline), boolInt(t.ToMailbox), t.Created)
+		_, err = st.Exec(t.ID[:], string(t.State), nonNil(t.Rec))
 	case market.OpTxState:
 		t := op.Tx
-		res, err = st.Exec(string(t.State), t.ErrorCode, nonNil(t.Timeline), boolInt(t.ToMailbox), t.ID[:], string(op.ExpectState))
+		res, err = st.Exec(string(t.State), nonNil(t.Rec), t.ID[:], string(op.ExpectState))
 	case market.OpMeta:
 		_, err = st.Exec(op.Meta.NextListingID, int64(op.Meta.FeeBalance))
 	default:
@@ -353,13 +336,6 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // Load streams every row to l.
 func (s *Store) Load(l market.Loader) error {
 	var m market.MetaRow
@@ -383,6 +359,14 @@ func (s *Store) Load(l market.Loader) error {
 	}
 	if err := closeRows(rows); err != nil {
 		return err
+	}
+	for _, c := range []struct {
+		q string
+		n *int
+	}{{"SELECT count(*) FROM listings", &m.Listings}, {"SELECT count(*) FROM transactions", &m.Transactions}} {
+		if err := s.conn.QueryRowContext(s.ctx, c.q).Scan(c.n); err != nil {
+			return describe(err)
+		}
 	}
 	if err := l.Meta(m); err != nil {
 		return err
@@ -411,34 +395,23 @@ func (s *Store) Load(l market.Loader) error {
 	}); err != nil {
 		return fmt.Errorf("mail: %w", err)
 	}
-	if err := s.each("SELECT id, seller, price, created, expires, item, reserved FROM listings", func(r *sql.Rows) error {
+	if err := s.each("SELECT id, rec FROM listings", func(r *sql.Rows) error {
 		var lr market.ListingRow
-		var seller, reserved sql.RawBytes
-		var price int64
-		if err := r.Scan(&lr.ID, &seller, &price, &lr.Created, &lr.Expires, (*sql.RawBytes)(&lr.Item), &reserved); err != nil {
+		if err := r.Scan(&lr.ID, (*sql.RawBytes)(&lr.Rec)); err != nil {
 			return err
-		}
-		lr.Seller, lr.Price = toUUID(seller), market.Money(price)
-		if len(reserved) > 0 {
-			lr.Reserved = toUUID(reserved)
 		}
 		return l.Listing(lr)
 	}); err != nil {
 		return fmt.Errorf("listings: %w", err)
 	}
-	if err := s.each(`SELECT id, listing_id, buyer, seller, item, price, fee, net, state, error, timeline, to_mailbox, created
-		FROM transactions`, func(r *sql.Rows) error {
+	if err := s.each("SELECT id, state, rec FROM transactions", func(r *sql.Rows) error {
 		var t market.TxRow
-		var id, buyer, seller sql.RawBytes
-		var price, fee, net int64
+		var id sql.RawBytes
 		var state string
-		var toMail int
-		if err := r.Scan(&id, &t.ListingID, &buyer, &seller, (*sql.RawBytes)(&t.Item), &price, &fee, &net, &state,
-			&t.ErrorCode, (*sql.RawBytes)(&t.Timeline), &toMail, &t.Created); err != nil {
+		if err := r.Scan(&id, &state, (*sql.RawBytes)(&t.Rec)); err != nil {
 			return err
 		}
-		t.ID, t.Buyer, t.Seller = toUUID(id), toUUID(buyer), toUUID(seller)
-		t.Price, t.Fee, t.Net, t.State, t.ToMailbox = market.Money(price), market.Money(fee), market.Money(net), market.State(state), toMail != 0
+		t.ID, t.State = toUUID(id), market.State(state)
 		return l.Transaction(t)
 	}); err != nil {
 		return fmt.Errorf("transactions: %w", err)

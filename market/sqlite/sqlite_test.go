@@ -138,7 +138,7 @@ func TestCommitIsAtomicAndConditional(t *testing.T) {
 	}
 	must(st.Commit(&market.Batch{Ops: []market.Op{
 		{Kind: market.OpPutPlayer, Player: &market.PlayerRow{ID: p, Name: "A", Balance: 100}},
-		{Kind: market.OpPutTx, Tx: &market.TxRow{ID: tx, Buyer: p, Seller: p, Item: []byte{1}, State: market.StateCreated}},
+		{Kind: market.OpPutTx, Tx: &market.TxRow{ID: tx, State: market.StateCreated, Rec: []byte{1}}},
 	}}))
 	// A conditional update that does not match fails the whole batch,
 	// including the balance change before it.
