@@ -246,7 +246,9 @@ func (r *lrec) sortKeys() [4]sortKey {
 		{int64(r.it.amount), r.id}, {r.expires, r.id}}
 }
 
-func (ix *index) orders() [4]*order { return [4]*order{ix.byPrice, ix.byUnit, ix.byAmount, ix.byExpiry} }
+func (ix *index) orders() [4]*order {
+	return [4]*order{ix.byPrice, ix.byUnit, ix.byAmount, ix.byExpiry}
+}
 
 // remove undoes add.
 func (ix *index) remove(r *lrec, tids []uint32) {
