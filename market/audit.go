@@ -55,7 +55,8 @@ func (s *Service) auditLocked() Audit {
 		}
 	}
 	a.Money += s.feeBalance
-	for id, r := range s.listings {
+	s.listings.each(func(r *lrec) {
+		id := r.id
 		see(r.it, fmt.Sprintf("listing #%d", id))
 		a.Listings++
 		if r.reserved != uuid.Nil {
@@ -64,7 +65,7 @@ func (s *Service) auditLocked() Audit {
 				a.Problems = append(a.Problems, fmt.Sprintf("listing #%d is reserved by finished or unknown transaction %s", id, r.reserved))
 			}
 		}
-	}
+	})
 	for _, t := range s.txByID {
 		if t.State().Terminal() {
 			continue

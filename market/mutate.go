@@ -185,7 +185,7 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 
 func (s *Service) addListingLocked(r *lrec) {
 	p := s.players[r.seller]
-	s.listings[r.id] = r
+	s.listings.set(r)
 	p.listings++
 	s.toks = s.ix.tokenIDs(s.toks, r, p.name)
 	s.ix.add(r, s.toks)
@@ -193,7 +193,7 @@ func (s *Service) addListingLocked(r *lrec) {
 
 func (s *Service) removeListingLocked(r *lrec) {
 	p := s.players[r.seller]
-	delete(s.listings, r.id)
+	s.listings.delete(r.id)
 	p.listings--
 	s.toks = s.ix.tokenIDs(s.toks, r, p.name)
 	s.ix.remove(r, s.toks)
@@ -202,7 +202,7 @@ func (s *Service) removeListingLocked(r *lrec) {
 // liveListing finds a listing that is on the market now.
 func (s *Service) liveListing(id int) (*lrec, error) {
 	if id > 0 && id <= 1<<31-1 {
-		if r := s.listings[uint32(id)]; r != nil && r.live(s.nowMs()) {
+		if r := s.listings.get(uint32(id)); r != nil && r.live(s.nowMs()) {
 			return r, nil
 		}
 	}
@@ -314,7 +314,7 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 		if k.k > now {
 			return false
 		}
-		if r := s.listings[k.id]; r != nil && r.reserved == uuid.Nil {
+		if r := s.listings.get(k.id); r != nil && r.reserved == uuid.Nil {
 			if len(due) == SweepBatch {
 				more = true
 				return false

@@ -125,7 +125,7 @@ func (s *Service) Query(q Query) (Page, error) {
 	ids := s.pageLocked(res, q.Sort, q.Offset, limit)
 	out := make([]Listing, len(ids))
 	for i, id := range ids {
-		out[i] = s.listingOf(s.listings[id])
+		out[i] = s.listingOf(s.listings.get(id))
 	}
 	return Page{Query: q, Listings: out, Total: total, Took: time.Since(start)}, nil
 }
@@ -189,6 +189,15 @@ func (s *Service) matchLocked(pq parsedQuery, q Query, nowMs int64) *roaring.Bit
 	return res
 }
 
+// collectMax is the result size up to which a sorted page is built by
+// collecting and selecting, and shortWalk the budget of the first, bitmap
+// tested walk (see pageLocked). Variables only so that tests can drive every
+// path with small data.
+var (
+	collectMax = 16384
+	shortWalk  = 8192
+)
+
 // pageLocked returns limit ids of res in the given order, skipping offset.
 func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, offset, limit int) []uint32 {
 	if limit <= 0 {
@@ -237,57 +246,121 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, offset, limit i
 		tree, key, desc = s.ix.byAmount, func(r *lrec) int64 { return int64(r.it.amount) }, mode == SortAmount
 	}
 	n := int(res.GetCardinality())
-	all := tree.len()
 	need := offset + limit
-	// Walking the global order visits about need*all/n entries; collecting
-	// and sorting costs about n*log2(n). Pick the cheaper.
-	walkCost := float64(need) * float64(all) / float64(max(n, 1))
-	sortCost := float64(n) * 4 * log2(n)
-	if walkCost <= sortCost {
-		skipped := 0
-		visit := func(k sortKey) bool {
-			if !res.Contains(k.id) {
-				return true
-			}
-			if skipped < offset {
-				skipped++
-				return true
-			}
-			out = append(out, k.id)
-			return len(out) < limit
+	// Two ways to a sorted page, chosen by the number of matches n:
+	//   - few matches: collect their keys and select the first `need`
+	//     (quickselect). Each match costs a record lookup, a cache miss, so
+	//     this is for n up to collectMax.
+	//   - many matches: walk the global order and keep the entries in the
+	//     result. First a short walk testing the bitmap directly (enough when
+	//     matches are spread over the order: the page fills in about
+	//     need*all/n visits); if that does not fill the page, copy the result
+	//     into a dense bitset (one bit per id, cache-resident) and walk again
+	//     with bit tests. That walk reads memory in order; even a full walk
+	//     of a million entries (matches correlated with the key, such as
+	//     "most expensive oak") stays within a few milliseconds.
+	if n > collectMax {
+		if ids, ok := walkOrder(tree, desc, offset, limit, shortWalk, res.Contains); ok {
+			return ids
 		}
-		if desc {
-			tree.descend(visit)
-		} else {
-			tree.ascend(visit)
-		}
-		return out
+		bs := res.ToBitSet()
+		ids, _ := walkOrder(tree, desc, offset, limit, -1, func(id uint32) bool { return bs.Test(uint(id)) })
+		return ids
 	}
 	keys := make([]sortKey, 0, n)
 	it := res.Iterator()
 	for it.HasNext() {
 		id := it.Next()
-		keys = append(keys, sortKey{key(s.listings[id]), id})
+		keys = append(keys, sortKey{key(s.listings.get(id)), id})
 	}
-	slices.SortFunc(keys, func(a, b sortKey) int {
-		c := 0
-		if lessKey(a, b) {
-			c = -1
-		} else if lessKey(b, a) {
-			c = 1
-		}
-		if desc {
-			return -c
-		}
-		return c
-	})
+	cmp := cmpKey
+	if desc {
+		cmp = func(a, b sortKey) int { return cmpKey(b, a) }
+	}
+	if need < len(keys) {
+		selectFirst(keys, need, cmp)
+		keys = keys[:need]
+	}
+	slices.SortFunc(keys, cmp)
 	if offset >= len(keys) {
 		return out
 	}
-	for _, k := range keys[offset:min(len(keys), need)] {
+	for _, k := range keys[offset:] {
 		out = append(out, k.id)
 	}
 	return out
+}
+
+// walkOrder collects limit ids of o (after skipping offset) that match in,
+// visiting at most budget entries (negative: no limit). ok is false when the
+// budget ran out before the page was full.
+func walkOrder(o *order, desc bool, offset, limit, budget int, in func(uint32) bool) (ids []uint32, ok bool) {
+	ids = make([]uint32, 0, limit)
+	skipped, visited := 0, 0
+	ok = true
+	visit := func(k sortKey) bool {
+		if visited++; budget >= 0 && visited > budget {
+			ok = false
+			return false
+		}
+		if !in(k.id) {
+			return true
+		}
+		if skipped < offset {
+			skipped++
+			return true
+		}
+		ids = append(ids, k.id)
+		return len(ids) < limit
+	}
+	if desc {
+		o.descend(visit)
+	} else {
+		o.ascend(visit)
+	}
+	return ids, ok
+}
+
+// selectFirst reorders keys so that its first k elements are the k smallest
+// under cmp (in no particular order): quickselect, O(len(keys)) on average.
+func selectFirst(keys []sortKey, k int, cmp func(a, b sortKey) int) {
+	lo, hi := 0, len(keys)-1
+	for lo < hi {
+		// Median of three as the pivot.
+		mid := lo + (hi-lo)/2
+		if cmp(keys[mid], keys[lo]) < 0 {
+			keys[mid], keys[lo] = keys[lo], keys[mid]
+		}
+		if cmp(keys[hi], keys[lo]) < 0 {
+			keys[hi], keys[lo] = keys[lo], keys[hi]
+		}
+		if cmp(keys[hi], keys[mid]) < 0 {
+			keys[hi], keys[mid] = keys[mid], keys[hi]
+		}
+		pivot := keys[mid]
+		i, j := lo, hi
+		for i <= j {
+			for cmp(keys[i], pivot) < 0 {
+				i++
+			}
+			for cmp(pivot, keys[j]) < 0 {
+				j--
+			}
+			if i <= j {
+				keys[i], keys[j] = keys[j], keys[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k-1 <= j:
+			hi = j
+		case k-1 >= i:
+			lo = i
+		default:
+			return
+		}
+	}
 }
 
 // reverseFrom returns a reverse iterator positioned at x (inclusive).
@@ -299,11 +372,3 @@ func reverseFrom(b *roaring.Bitmap, x uint32) roaring.IntIterable {
 	return view.ReverseIterator()
 }
 
-func log2(n int) float64 {
-	l := 1.0
-	for n > 1 {
-		n >>= 1
-		l++
-	}
-	return l
-}

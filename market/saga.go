@@ -90,7 +90,7 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 	}
 	var r *lrec
 	if listingID > 0 && listingID <= 1<<31-1 {
-		r = s.listings[uint32(listingID)]
+		r = s.listings.get(uint32(listingID))
 	}
 	switch {
 	case r == nil:
@@ -192,7 +192,7 @@ func (s *Service) step(run *sagaRun, next State) error {
 	toMail := t.toMailbox
 	switch next {
 	case StateListingReserved:
-		r := s.listings[t.listing]
+		r := s.listings.get(t.listing)
 		if r == nil {
 			return errf(CodeUnknownListing, "listing #%d no longer exists", t.listing)
 		}
@@ -215,7 +215,7 @@ func (s *Service) step(run *sagaRun, next State) error {
 		b.add(s.metaOp(s.feeBalance+t.fee, s.idCeil))
 		apply = func() { seller.balance += t.net; s.feeBalance += t.fee }
 	case StateItemDelivered:
-		r := s.listings[t.listing]
+		r := s.listings.get(t.listing)
 		if r == nil || r.reserved != t.id {
 			return errf(CodeUnknownListing, "listing #%d is not held by this purchase", t.listing)
 		}
@@ -301,7 +301,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		applies = append(applies, func() { r.reserved = uuid.Nil; s.addListingLocked(r) })
 		toMailbox = false
 	} else if reached(StateListingReserved) {
-		if r := s.listings[t.listing]; r != nil && r.reserved == t.id {
+		if r := s.listings.get(t.listing); r != nil && r.reserved == t.id {
 			released := *r
 			released.reserved = uuid.Nil
 			b.add(Op{Kind: OpPutListing, Listing: s.listingRow(&released)})

@@ -125,6 +125,20 @@ func oracleLess(mode market.SortMode) func(a, b market.Listing) int {
 }
 
 func TestSearchAgreesWithOracle(t *testing.T) {
+	// Every paging path: collect-and-select, the short bitmap-tested walk,
+	// and the bitset walk after the short walk gives up.
+	for _, th := range []struct {
+		name           string
+		collect, short int
+	}{{"collect", 1 << 30, 8192}, {"short walk", 16, 1 << 30}, {"bitset walk", 16, 8}} {
+		t.Run(th.name, func(t *testing.T) {
+			defer market.SetPagingThresholds(th.collect, th.short)()
+			searchAgrees(t)
+		})
+	}
+}
+
+func searchAgrees(t *testing.T) {
 	svc := searchWorld(t, 3000, 1)
 	all, err := svc.GetListings()
 	must(t, err)

@@ -36,7 +36,7 @@ type Service struct {
 	players    []*prec
 	playerByID map[uuid.UUID]*prec
 
-	listings map[uint32]*lrec
+	listings listingTable
 	ix       *index
 
 	txByID    map[uuid.UUID]*txrec
@@ -116,7 +116,7 @@ func New(store Store, cfg Config) *Service {
 func (s *Service) reset() {
 	s.players = nil
 	s.playerByID = map[uuid.UUID]*prec{}
-	s.listings = map[uint32]*lrec{}
+	s.listings = listingTable{}
 	s.ix = newIndex()
 	s.txByID = map[uuid.UUID]*txrec{}
 	s.completed = nil
@@ -246,7 +246,7 @@ func (l *loader) startWorker() {
 		for batch := range l.work {
 			for _, r := range batch {
 				p := s.players[r.seller]
-				s.listings[r.id] = r
+				s.listings.set(r)
 				p.listings++
 				toks = s.ix.tokenIDs(toks, r, p.name)
 				s.ix.add(r, toks)
@@ -276,7 +276,6 @@ func (l *loader) Meta(m MetaRow) error {
 	}
 	l.s.feeBalance = m.FeeBalance
 	// Size the tables once instead of growing them a million times.
-	l.s.listings = make(map[uint32]*lrec, m.Listings)
 	l.s.txByID = make(map[uuid.UUID]*txrec, m.Transactions)
 	for i := range l.s.ix.pending {
 		l.s.ix.pending[i] = make([]sortKey, 0, m.Listings)
@@ -432,7 +431,7 @@ func (s *Service) GetListing(id int) (Listing, error) {
 	if id <= 0 || id > 1<<31-1 {
 		return Listing{}, errf(CodeUnknownListing, "listing #%d does not exist", id)
 	}
-	r := s.listings[uint32(id)]
+	r := s.listings.get(uint32(id))
 	if r == nil || !r.live(s.nowMs()) {
 		return Listing{}, errf(CodeUnknownListing, "listing #%d does not exist", id)
 	}
@@ -510,7 +509,7 @@ func (s *Service) GetActiveListingsCount() (int, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.listings) - s.expiredUnswept(s.nowMs()), nil
+	return s.listings.len() - s.expiredUnswept(s.nowMs()), nil
 }
 
 // expiredUnswept counts listings whose expiry has passed but that the sweep

@@ -145,7 +145,7 @@ func (s *Service) Stats(n int) (Stats, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := Stats{
-		ActiveListings: len(s.listings) - s.expiredUnswept(s.nowMs()),
+		ActiveListings: s.listings.len() - s.expiredUnswept(s.nowMs()),
 		MarketVolume:   s.stats.volume.Float(),
 		TotalSales:     s.stats.sales,
 		FeeBalance:     s.feeBalance.Float(),

@@ -1,0 +1,9 @@
+package market
+
+// SetPagingThresholds lets the external tests drive every paging path with
+// small data; it returns a function restoring the defaults.
+func SetPagingThresholds(collect, walk int) (restore func()) {
+	c, w := collectMax, shortWalk
+	collectMax, shortWalk = collect, walk
+	return func() { collectMax, shortWalk = c, w }
+}

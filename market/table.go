@@ -1,0 +1,71 @@
+package market
+
+// listingTable maps listing ids to records.
+//
+// Why not a map: ids are dense and increasing (a persisted counter), so a
+// two-level page table finds a record with two array loads and no hashing,
+// and costs 8 bytes per id slot where a Go map costs 16-20 per entry. Range
+// scans in id order (queries collecting sort keys) touch memory in order.
+// A page holds 65,536 slots and is freed when its last listing goes, so old
+// id ranges cost nothing once their listings have ended.
+type listingTable struct {
+	pages [][]*lrec // pages[id>>16][id&0xffff]
+	used  []int32   // live records per page
+	n     int
+}
+
+const pageBits = 16
+
+func (t *listingTable) get(id uint32) *lrec {
+	p := int(id >> pageBits)
+	if p >= len(t.pages) || t.pages[p] == nil {
+		return nil
+	}
+	return t.pages[p][id&(1<<pageBits-1)]
+}
+
+func (t *listingTable) set(r *lrec) {
+	p := int(r.id >> pageBits)
+	for p >= len(t.pages) {
+		t.pages = append(t.pages, nil)
+		t.used = append(t.used, 0)
+	}
+	if t.pages[p] == nil {
+		t.pages[p] = make([]*lrec, 1<<pageBits)
+	}
+	slot := &t.pages[p][r.id&(1<<pageBits-1)]
+	if *slot == nil {
+		t.used[p]++
+		t.n++
+	}
+	*slot = r
+}
+
+func (t *listingTable) delete(id uint32) {
+	p := int(id >> pageBits)
+	if p >= len(t.pages) || t.pages[p] == nil {
+		return
+	}
+	slot := &t.pages[p][id&(1<<pageBits-1)]
+	if *slot == nil {
+		return
+	}
+	*slot = nil
+	t.n--
+	if t.used[p]--; t.used[p] == 0 {
+		t.pages[p] = nil
+	}
+}
+
+func (t *listingTable) len() int { return t.n }
+
+// each calls fn for every record in id order.
+func (t *listingTable) each(fn func(*lrec)) {
+	for _, pg := range t.pages {
+		for _, r := range pg {
+			if r != nil {
+				fn(r)
+			}
+		}
+	}
+}
