@@ -371,4 +371,3 @@ func reverseFrom(b *roaring.Bitmap, x uint32) roaring.IntIterable {
 	view.RemoveRange(uint64(x)+1, 1<<32)
 	return view.ReverseIterator()
 }
-
