@@ -266,3 +266,15 @@ func BenchmarkDurablePurchase1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(done)/time.Since(start).Seconds(), "purchases/s")
 }
+
+// BenchmarkMainThreadCheck is the cost every mutation pays to verify it runs
+// on the main thread.
+func BenchmarkMainThreadCheck(b *testing.B) {
+	svc := market.New(nil, market.Config{})
+	svc.BindMainThread()
+	for i := 0; i < b.N; i++ {
+		if !svc.IsMainThread() {
+			b.Fatal("not main")
+		}
+	}
+}

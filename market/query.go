@@ -199,6 +199,7 @@ var (
 )
 
 // pageLocked returns limit ids of res in the given order, skipping offset.
+// res belongs to the caller's query and may be modified.
 func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, offset, limit int) []uint32 {
 	if limit <= 0 {
 		return nil
@@ -214,7 +215,10 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, offset, limit i
 			if err != nil {
 				return nil
 			}
-			it = reverseFrom(res, x)
+			// res is this query's own bitmap: cut it at x instead of seeking
+			// (roaring's reverse iterator cannot seek).
+			res.RemoveRange(uint64(x)+1, 1<<32)
+			it = res.ReverseIterator()
 		}
 		for it.HasNext() && len(out) < limit {
 			out = append(out, it.Next())
@@ -361,13 +365,4 @@ func selectFirst(keys []sortKey, k int, cmp func(a, b sortKey) int) {
 			return
 		}
 	}
-}
-
-// reverseFrom returns a reverse iterator positioned at x (inclusive).
-func reverseFrom(b *roaring.Bitmap, x uint32) roaring.IntIterable {
-	// roaring's reverse iterator cannot seek; iterate a view restricted to
-	// [0, x] instead. Using a lazy range AND keeps this O(containers).
-	view := b.Clone()
-	view.RemoveRange(uint64(x)+1, 1<<32)
-	return view.ReverseIterator()
 }
