@@ -49,6 +49,10 @@ type Query struct {
 	Sort     SortMode
 	Offset   int
 	Limit    int // 0 = 200; negative = all
+	// Reverse reads the order from its other end: the page at Offset of the
+	// reversed order. A console showing row r of n near the end asks for the
+	// reversed page at n-1-r, which costs as little as a page near the start.
+	Reverse bool
 }
 
 // DefaultPageSize is the page size when Query.Limit is 0.
@@ -122,7 +126,7 @@ func (s *Service) Query(q Query) (Page, error) {
 	if limit < 0 || q.Offset+limit > total {
 		limit = max(total-q.Offset, 0)
 	}
-	ids := s.pageLocked(res, q.Sort, q.Offset, limit)
+	ids := s.pageLocked(res, q.Sort, q.Reverse, q.Offset, limit)
 	out := make([]Listing, len(ids))
 	for i, id := range ids {
 		out[i] = s.listingOf(s.listings.get(id))
@@ -200,11 +204,14 @@ var (
 
 // pageLocked returns limit ids of res in the given order, skipping offset.
 // res belongs to the caller's query and may be modified.
-func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, offset, limit int) []uint32 {
+func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, reverse bool, offset, limit int) []uint32 {
 	if limit <= 0 {
 		return nil
 	}
 	out := make([]uint32, 0, limit)
+	if reverse && (mode == SortNewest || mode == SortOldest) {
+		mode = SortNewest + SortOldest - mode
+	}
 	switch mode {
 	case SortNewest:
 		total := int(res.GetCardinality())
@@ -248,6 +255,9 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, offset, limit i
 		tree, key = s.ix.byUnit, func(r *lrec) int64 { return unitKey(r.price, r.it.amount) }
 	default:
 		tree, key, desc = s.ix.byAmount, func(r *lrec) int64 { return int64(r.it.amount) }, mode == SortAmount
+	}
+	if reverse {
+		desc = !desc
 	}
 	n := int(res.GetCardinality())
 	need := offset + limit

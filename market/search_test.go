@@ -181,6 +181,14 @@ func searchAgrees(t *testing.T) {
 					t.Fatalf("%q %v offset %d: #%d is %d, oracle %d", q, mode, offset, i, page.Listings[i].ID, exp[i].ID)
 				}
 			}
+			// The reversed order is the oracle read backwards.
+			rev, err := svc.Query(market.Query{Text: q, Sort: mode, Offset: offset, Limit: 50, Reverse: true})
+			must(t, err)
+			for i, l := range rev.Listings {
+				if want := want[len(want)-1-offset-i]; l.ID != want.ID {
+					t.Fatalf("%q %v reversed offset %d: #%d is %d, oracle %d", q, mode, offset, i, l.ID, want.ID)
+				}
+			}
 		}
 	}
 }
