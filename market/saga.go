@@ -137,6 +137,8 @@ func (s *Service) putTx(t *txrec) error {
 	}
 	s.mu.Lock()
 	s.txByID[t.id] = t
+	s.allTx = append(s.allTx, t)
+	s.indexTxPlayers(t)
 	s.mu.Unlock()
 	return nil
 }

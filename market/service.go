@@ -3,6 +3,7 @@ package market
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,7 @@ type Service struct {
 
 	txByID    map[uuid.UUID]*txrec
 	completed []*txrec // in completion order
+	allTx     []*txrec // in creation order
 	stats     stats
 
 	blacklist map[uint16]bool
@@ -60,7 +62,8 @@ type prec struct {
 	lastSell int64
 	inv      inventory
 	mail     []mrec
-	listings int // active listings, for the per-player limit
+	listings int      // active listings, for the per-player limit
+	txs      []*txrec // transactions as buyer or seller, in creation order
 }
 
 type mrec struct {
@@ -120,6 +123,7 @@ func (s *Service) reset() {
 	s.ix = newIndex()
 	s.txByID = map[uuid.UUID]*txrec{}
 	s.completed = nil
+	s.allTx = nil
 	s.stats = newStats()
 	s.nextID = 1
 	s.feeBalance = 0
@@ -363,6 +367,7 @@ func (l *loader) Transaction(row TxRow) error {
 	}
 	t.buyer, t.seller = b.idx, sl.idx
 	s.txByID[t.id] = t
+	s.allTx = append(s.allTx, t)
 	if int64(t.listing) >= s.nextID {
 		s.nextID = int64(t.listing) + 1
 	}
@@ -390,6 +395,10 @@ func (s *Service) load() error {
 	}
 	s.idCeil = s.nextID
 	s.ix.finishLoad()
+	slices.SortFunc(s.allTx, func(a, b *txrec) int { return cmpTxCreated(a, b) })
+	for _, t := range s.allTx {
+		s.indexTxPlayers(t)
+	}
 	s.rebuildStats()
 	return nil
 }

@@ -92,3 +92,45 @@ func TestStatsAndPriceHistory(t *testing.T) {
 		t.Fatalf("after reopen %+v", st2)
 	}
 }
+
+func TestTransactionsPages(t *testing.T) {
+	w := newWorld(t)
+	var ids []string
+	for i := 0; i < 3; i++ {
+		d := w.stack(w.alice, 0)
+		d.Amount = 1
+		l, err := w.svc.SellItem(w.alice, d, 5)
+		must(t, err)
+		if i == 1 {
+			must(t, w.svc.ArmFailure(market.StateSellerPaid))
+		}
+		w.clock.Advance(time.Minute)
+		tx, _ := w.svc.Buy(w.bob, l.ID)
+		ids = append(ids, tx.ID)
+	}
+	done, err := w.svc.Transactions(market.TxQuery{})
+	must(t, err)
+	if done.Total != 2 || done.Transactions[0].ID != ids[2] || done.Transactions[1].ID != ids[0] {
+		t.Fatalf("completed page %+v", done)
+	}
+	all, err := w.svc.Transactions(market.TxQuery{AllStates: true})
+	must(t, err)
+	if all.Total != 3 || all.Transactions[1].ID != ids[1] || all.Transactions[1].State != market.StateRolledBack {
+		t.Fatalf("all page %+v", all)
+	}
+	bob, err := w.svc.Transactions(market.TxQuery{Player: w.bob.ID, AllStates: true, Offset: 1, Limit: 1})
+	must(t, err)
+	if bob.Total != 3 || len(bob.Transactions) != 1 || bob.Transactions[0].ID != ids[1] {
+		t.Fatalf("bob page %+v", bob)
+	}
+	admin, err := w.svc.Transactions(market.TxQuery{Player: w.admin.ID})
+	must(t, err)
+	if admin.Total != 0 {
+		t.Fatalf("admin page %+v", admin)
+	}
+	w.reopen()
+	again, _ := w.svc.Transactions(market.TxQuery{Player: w.bob.ID, AllStates: true})
+	if again.Total != 3 || again.Transactions[0].ID != ids[2] {
+		t.Fatalf("after reopen %+v", again)
+	}
+}
