@@ -36,6 +36,9 @@ type Config struct {
 	Blacklist []string
 	// Clock supplies the time; tests and the console's QA controls replace it.
 	Clock Clock
+	// LoadProgress, if set, is told how many listings and transactions of
+	// the total Enable has loaded, about every 65,536 rows and at the end.
+	LoadProgress func(done, total int)
 }
 
 // DefaultConfig returns the defaults of the original plugin where it had one

@@ -68,6 +68,7 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 					done = append(done, t)
 				}
 			}
+			sortTx(done) // completion order, like the global list
 			src = done
 		}
 	case q.AllStates:

@@ -304,11 +304,18 @@ func decodeItem(b []byte) (item, error) {
 		return item{}, errBlob
 	}
 	if x != nil {
-		if !utf8.ValidString(x.name) {
+		// As strict as toItem: a hand-edited row cannot smuggle in text or
+		// enchantments that live input would refuse.
+		if validateText("display name", x.name, MaxDisplayNameBytes) != nil {
 			return item{}, errBlob
 		}
 		for _, l := range x.lore {
-			if !utf8.ValidString(l) {
+			if validateText("lore", l, MaxLoreLineBytes) != nil {
+				return item{}, errBlob
+			}
+		}
+		for i := 1; i < len(x.ench); i++ {
+			if enchantments[x.ench[i-1].id].Key >= enchantments[x.ench[i].id].Key {
 				return item{}, errBlob
 			}
 		}

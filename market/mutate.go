@@ -130,6 +130,9 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	if it.amount > have.amount {
 		return Listing{}, errf(CodeItemNotInInventory, "%s has only %d of that stack, not %d", p.name, have.amount, it.amount)
 	}
+	if s.nextID > 1<<31-1 {
+		return Listing{}, errf(CodeListingLimit, "the market has used every listing id")
+	}
 	listingFee := Money(0)
 	if s.cfg.ListingFeeBasisPoints > 0 {
 		listingFee = s.cfg.fee(cents, s.cfg.ListingFeeBasisPoints)

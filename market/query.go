@@ -123,8 +123,11 @@ func (s *Service) Query(q Query) (Page, error) {
 	res := s.matchLocked(pq, q, nowMs)
 	total := int(res.GetCardinality())
 	limit := q.Limit
-	if limit < 0 || q.Offset+limit > total {
-		limit = max(total-q.Offset, 0)
+	switch {
+	case q.Offset >= total:
+		limit = 0
+	case limit < 0 || limit > total-q.Offset: // no addition: Offset+Limit may overflow
+		limit = total - q.Offset
 	}
 	ids := s.pageLocked(res, q.Sort, q.Reverse, q.Offset, limit)
 	out := make([]Listing, len(ids))

@@ -201,6 +201,10 @@ func (s *Service) step(run *sagaRun, next State) error {
 		if r.reserved != uuid.Nil && r.reserved != t.id {
 			return errf(CodeListingReserved, "listing #%d is reserved by another purchase", t.listing)
 		}
+		if !r.live(now) {
+			// Only recovery gets here: Buy refuses expired listings up front.
+			return errf(CodeListingExpired, "listing #%d expired before the purchase could reserve it", t.listing)
+		}
 		run.r = r
 		held := *r
 		held.reserved = t.id
@@ -247,10 +251,10 @@ func (s *Service) step(run *sagaRun, next State) error {
 		return err
 	}
 	s.mu.Lock()
-	apply()
 	t.toMailbox = toMail
 	t.state = uint8(stateIndex(next))
-	t.tl = tl
+	t.tl = tl // before apply: stats record the COMPLETED time, as a reload would
+	apply()
 	s.mu.Unlock()
 	return nil
 }
@@ -343,7 +347,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 }
 
 // recover finishes every transaction left in a non-terminal state, in the
-// order they were created. Completed ones publish TransactionCompletedEvent.
+// order of their last state change. Completed ones publish TransactionCompletedEvent.
 func (s *Service) recover() error {
 	var open []*txrec
 	for _, t := range s.txByID {

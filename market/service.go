@@ -231,6 +231,8 @@ func (s *Service) Close() error {
 // million listings are a few hundred allocations, not a million.
 type loader struct {
 	s       *Service
+	rows    int
+	total   int
 	slab    []lrec
 	batch   []*lrec
 	work    chan []*lrec
@@ -259,6 +261,13 @@ func (l *loader) startWorker() {
 	}()
 }
 
+func (l *loader) progress() {
+	l.rows++
+	if f := l.s.cfg.LoadProgress; f != nil && l.rows&0xffff == 0 {
+		f(l.rows, l.total)
+	}
+}
+
 // flush hands the last batch to the worker and waits for it to finish.
 func (l *loader) flush() {
 	if l.work == nil {
@@ -279,6 +288,7 @@ func (l *loader) Meta(m MetaRow) error {
 		l.s.nextID = 1
 	}
 	l.s.feeBalance = m.FeeBalance
+	l.total = m.Listings + m.Transactions
 	// Size the tables once instead of growing them a million times.
 	l.s.txByID = make(map[uuid.UUID]*txrec, m.Transactions)
 	for i := range l.s.ix.pending {
@@ -320,6 +330,7 @@ func (l *loader) Listing(row ListingRow) error {
 	if row.ID <= 0 || row.ID > 1<<31-1 {
 		return fmt.Errorf("listing id %d out of range", row.ID)
 	}
+	l.progress()
 	if len(l.slab) == 0 {
 		l.slab = make([]lrec, loadBatch)
 	}
@@ -351,6 +362,7 @@ func (l *loader) Listing(row ListingRow) error {
 
 func (l *loader) Transaction(row TxRow) error {
 	l.flush() // listings come first; the worker must be done with them
+	l.progress()
 	s := l.s
 	si := stateIndex(row.State)
 	if si < 0 {
@@ -389,6 +401,9 @@ func (s *Service) load() error {
 	l := &loader{s: s}
 	err := s.store.Load(l)
 	l.flush()
+	if f := s.cfg.LoadProgress; f != nil && err == nil {
+		f(l.total, l.total)
+	}
 	if err != nil {
 		s.reset()
 		return fmt.Errorf("load market: %w", err)

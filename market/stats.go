@@ -241,14 +241,14 @@ func (s *Service) PriceHistory(material string, span time.Duration, buckets int)
 	s.mu.RUnlock()
 
 	ph := PriceHistory{Material: materials[mat].Key}
+	// Windows and the chart cover [now-w, now]: both ends included, so a sale
+	// this very moment and one exactly w ago both count.
 	for _, w := range []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour} {
-		ph.Windows = append(ph.Windows, summarize(recent, now-w.Milliseconds(), now, w))
+		ph.Windows = append(ph.Windows, summarize(recent, now-w.Milliseconds(), now+1, w))
 	}
-	step := span.Milliseconds() / int64(buckets)
-	if step <= 0 {
-		step = 1
-	}
-	start := now - step*int64(buckets)
+	total := span.Milliseconds() + 1
+	step := (total + int64(buckets) - 1) / int64(buckets)
+	start := now - span.Milliseconds()
 	for b := 0; b < buckets; b++ {
 		lo, hi := start+int64(b)*step, start+int64(b+1)*step
 		w := summarize(recent, lo, hi, 0)

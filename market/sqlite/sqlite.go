@@ -254,6 +254,16 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
+// Empty reports whether the market has no players yet (a new database, to
+// be seeded).
+func (s *Store) Empty() (bool, error) {
+	var n int
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM players").Scan(&n); err != nil {
+		return false, describe(err)
+	}
+	return n == 0, nil
+}
+
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
 
@@ -306,7 +316,13 @@ func (s *Store) apply(op *market.Op) error {
 		t := op.Tx
 		res, err = st.Exec(string(t.State), nonNil(t.Rec), t.ID[:], string(op.ExpectState))
 	case market.OpMeta:
-		_, err = st.Exec(op.Meta.NextListingID, int64(op.Meta.FeeBalance))
+		res, err = st.Exec(op.Meta.NextListingID, int64(op.Meta.FeeBalance))
+		if err == nil {
+			if n, _ := res.RowsAffected(); n != 2 {
+				return fmt.Errorf("the meta table lacks its rows (%d of 2): %w", n, market.ErrConflict)
+			}
+			res = nil
+		}
 	default:
 		return fmt.Errorf("unknown op kind %d", op.Kind)
 	}
@@ -339,6 +355,7 @@ func nonNil(b []byte) []byte {
 // Load streams every row to l.
 func (s *Store) Load(l market.Loader) error {
 	var m market.MetaRow
+	seen := 0
 	rows, err := s.conn.QueryContext(s.ctx, "SELECT k, v FROM meta")
 	if err != nil {
 		return describe(err)
@@ -353,12 +370,17 @@ func (s *Store) Load(l market.Loader) error {
 		switch k {
 		case "next_listing_id":
 			m.NextListingID = v
+			seen++
 		case "fee_balance":
 			m.FeeBalance = market.Money(v)
+			seen++
 		}
 	}
 	if err := closeRows(rows); err != nil {
 		return err
+	}
+	if seen != 2 {
+		return fmt.Errorf("the meta table lacks its rows (%d of 2); the database was edited or damaged", seen)
 	}
 	for _, c := range []struct {
 		q string
