@@ -1,0 +1,127 @@
+// Command rynek is the marketplace console: it opens (and on first run seeds)
+// a persistent market, runs the market service in-process and shows it in a
+// full-screen terminal UI whose update loop is the service's main thread.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+	"github.com/rynek/rynek/seed"
+	"github.com/rynek/rynek/tui"
+)
+
+// version is Rynek's version.
+const version = "0.1.0"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rynek", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dbPath := fs.String("db", "", "market database file (default $XDG_DATA_HOME/rynek/market.db, i.e. ~/.local/share/rynek/market.db)")
+	seedN := fs.Int("seed", 3000, "listings to generate when the database is new (0: start empty)")
+	seedRand := fs.Int64("seed-rand", 1, "seed of the demo data generator (same seed, same market)")
+	name := fs.String("name", "Rynek", `service name, as in the not-ready error "<name> API nie jest gotowe"`)
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rynek [flags]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rynek: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return 2
+	}
+	if *showVersion {
+		fmt.Fprintf(stdout, "rynek %s\ncompatible with service 1.0.3, game server 26.2 and web front end 0.1.0\n", version)
+		return 0
+	}
+	if *seedN < 0 || *seedN > 10_000_000 {
+		fmt.Fprintf(stderr, "rynek: --seed must be between 0 and 10000000, got %d\n", *seedN)
+		return 2
+	}
+	if *name == "" {
+		fmt.Fprintln(stderr, "rynek: --name must not be empty")
+		return 2
+	}
+	path := *dbPath
+	if path == "" {
+		p, err := sqlite.DefaultPath()
+		if err != nil {
+			fmt.Fprintf(stderr, "rynek: cannot find a data directory: %v (use --db)\n", err)
+			return 1
+		}
+		path = p
+	}
+	svc, clock, err := open(path, *seedN, *seedRand, *name, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek: %v\n", err)
+		return 1
+	}
+	m := tui.New(tui.Options{Svc: svc, Clock: clock, ExportDir: filepath.Dir(path)})
+	_, runErr := tea.NewProgram(m).Run()
+	m.Close()
+	if err := svc.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "rynek: %v\n", runErr)
+		return 1
+	}
+	return 0
+}
+
+// open opens the store, seeds it when new, and enables the service on this
+// goroutine, which then runs the UI: the service's main thread.
+func open(path string, seedN int, seedRand int64, name string, stderr io.Writer) (*market.Service, *market.ManualClock, error) {
+	st, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	empty, err := st.Empty()
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	if empty && seedN > 0 {
+		start := time.Now()
+		res, err := seed.Load(st, seed.Options{Listings: seedN, Rand: seedRand, Progress: func(done, total int) {
+			fmt.Fprintf(stderr, "\rrynek: seeding a demo market into %s: %3d%%", path, done*100/max(total, 1))
+		}})
+		if err != nil {
+			st.Close()
+			return nil, nil, fmt.Errorf("seed: %w", err)
+		}
+		fmt.Fprintf(stderr, "\rrynek: seeded %d players, %d listings, %d transactions in %s\n",
+			res.Players, res.Listings, res.Transactions, time.Since(start).Round(time.Millisecond))
+	}
+	clock := market.NewOffsetClock()
+	start := time.Now()
+	svc := market.New(st, market.Config{Name: name, Clock: clock, LoadProgress: func(done, total int) {
+		fmt.Fprintf(stderr, "\rrynek: loading %s: %3d%%", path, done*100/max(total, 1))
+	}})
+	svc.BindMainThread()
+	if err := svc.Enable(); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	n, _ := svc.GetActiveListingsCount()
+	fmt.Fprintf(stderr, "\rrynek: loaded %d active listings in %s\n", n, time.Since(start).Round(time.Millisecond))
+	return svc, clock, nil
+}

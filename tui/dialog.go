@@ -1,0 +1,363 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/rynek/rynek/market"
+)
+
+// dialog is a modal box. Like crush's dialogs it does not act itself: it
+// returns an action for the root model to run (or nil), and whether it is
+// done.
+type dialog interface {
+	Update(c *Common, msg tea.Msg) (a action, done bool)
+	View(c *Common, w int) string
+}
+
+// Grace period of confirmations: a confirming key counts only after the
+// dialog has been quiet for graceQuiet (or open for graceMax), so a held key
+// or a keystroke already in flight cannot confirm a purchase or removal.
+const (
+	graceQuiet = 400 * time.Millisecond
+	graceMax   = 1500 * time.Millisecond
+)
+
+// confirmDialog asks y/n. With arm set (purchases), keys 1-6 arm a failure at
+// a saga step for this purchase, so FAILED and ROLLED_BACK are three
+// keystrokes away (b, 3, y).
+type confirmDialog struct {
+	title   string
+	lines   []string
+	yes     action
+	arm     bool
+	failAt  market.State
+	opened  time.Time
+	lastKey time.Time
+}
+
+var armSteps = []market.State{market.StateCreated, market.StateListingReserved, market.StateMoneyWithdrawn,
+	market.StateSellerPaid, market.StateItemDelivered, market.StateCompleted}
+
+func newConfirm(c *Common, title string, yes action, arm bool, lines ...string) *confirmDialog {
+	now := c.Wall()
+	return &confirmDialog{title: title, lines: lines, yes: yes, arm: arm, opened: now, lastKey: now}
+}
+
+func (d *confirmDialog) ready(now time.Time) bool {
+	return now.Sub(d.lastKey) >= graceQuiet || now.Sub(d.opened) >= graceMax
+}
+
+func (d *confirmDialog) Update(c *Common, msg tea.Msg) (action, bool) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, false
+	}
+	now := c.Wall()
+	switch s := k.String(); {
+	case s == "esc" || s == "n" || s == "q":
+		return nil, true
+	case (s == "y" || s == "enter") && d.ready(now):
+		if b, ok := d.yes.(actBuy); ok {
+			b.failAt = d.failAt
+			return b, true
+		}
+		return d.yes, true
+	case d.arm && len(s) == 1 && s[0] >= '0' && s[0] <= '6':
+		if s == "0" {
+			d.failAt = ""
+		} else {
+			d.failAt = armSteps[s[0]-'1']
+		}
+	}
+	d.lastKey = now
+	return nil, false
+}
+
+func (d *confirmDialog) View(c *Common, w int) string {
+	s := c.Styles
+	var b strings.Builder
+	b.WriteString(s.Title.Render(d.title))
+	for _, l := range d.lines {
+		b.WriteString("\n" + l)
+	}
+	if d.arm {
+		b.WriteString("\n\n" + s.QA.Render("QA · fail this purchase at a step: "))
+		for i, st := range armSteps {
+			label := fmt.Sprintf("%d %s", i+1, st)
+			if st == d.failAt {
+				label = s.Cursor.Render(label)
+			}
+			if i == 3 {
+				b.WriteString("\n   ")
+			}
+			b.WriteString(" " + label)
+		}
+		b.WriteString(s.Dim.Render("  (0 none)"))
+		if d.failAt != "" {
+			outcome := "ROLLED_BACK"
+			if d.failAt == market.StateCreated || d.failAt == market.StateListingReserved {
+				outcome = "FAILED"
+			}
+			b.WriteString("\n" + s.QA.Render(fmt.Sprintf("armed: fails at %s → expect %s", d.failAt, outcome)))
+		}
+	}
+	hint := "y/enter confirm · n/esc cancel"
+	if !d.ready(c.Wall()) {
+		hint = "wait… (grace period) · n/esc cancel"
+	}
+	b.WriteString("\n\n" + s.Dim.Render(hint))
+	return box(c, b.String(), w)
+}
+
+// box draws dialog content in a bordered box at most w wide.
+func box(c *Common, content string, w int) string {
+	return c.Styles.Border.Padding(0, 1).MaxWidth(max(w, 20)).Render(content)
+}
+
+// sellDialog lists an item from the acting player's inventory: choose the
+// stack (↑/↓), edit amount and price (tab moves between fields). The price
+// is validated as you type, with the market's own rules and messages.
+type sellDialog struct {
+	player market.PlayerState
+	stacks []market.ItemStack
+	pick   int
+	amount textinput.Model
+	price  textinput.Model
+	focus  int // 0 stack list, 1 amount, 2 price
+	err    string
+}
+
+func newSellDialog(c *Common, ps market.PlayerState) *sellDialog {
+	d := &sellDialog{player: ps, amount: textinput.New(), price: textinput.New()}
+	for _, st := range ps.Inventory {
+		if st != nil {
+			d.stacks = append(d.stacks, *st)
+		}
+	}
+	d.amount.Prompt, d.price.Prompt = "", ""
+	d.amount.CharLimit, d.price.CharLimit = 3, 16
+	d.amount.SetWidth(6)
+	d.price.SetWidth(14)
+	d.focus = 2
+	d.price.Focus()
+	d.choose(c, 0)
+	return d
+}
+
+// choose selects stack i and suggests a price.
+func (d *sellDialog) choose(c *Common, i int) {
+	if len(d.stacks) == 0 {
+		return
+	}
+	d.pick = (i + len(d.stacks)) % len(d.stacks)
+	st := d.stacks[d.pick]
+	d.amount.SetValue(fmt.Sprint(st.Amount))
+	price := 10.0
+	if info, ok := market.LookupMaterial(st.Material); ok {
+		price = float64(info.BasePrice) * float64(st.Amount) / 100
+	}
+	cfg := c.Svc.Config()
+	price = max(min(price, cfg.MaxPrice.Float()), cfg.MinPrice.Float())
+	d.price.SetValue(fmt.Sprintf("%.2f", price))
+	d.validate(c)
+}
+
+func (d *sellDialog) validate(c *Common) (market.ItemStack, float64, bool) {
+	d.err = ""
+	if len(d.stacks) == 0 {
+		d.err = "nothing to sell: the inventory is empty (claim the mailbox with m)"
+		return market.ItemStack{}, 0, false
+	}
+	st := d.stacks[d.pick]
+	var n int
+	if _, err := fmt.Sscan(strings.TrimSpace(d.amount.Value()), &n); err != nil || n < 1 || n > st.Amount {
+		d.err = fmt.Sprintf("amount must be 1..%d", st.Amount)
+		return st, 0, false
+	}
+	cfg := c.Svc.Config()
+	cents, err := market.ParsePrice(d.price.Value(), cfg.MinPrice, cfg.MaxPrice)
+	if err != nil {
+		d.err = err.Error()
+		return st, 0, false
+	}
+	st.Amount = n
+	return st, cents.Float(), true
+}
+
+func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, false
+	}
+	switch k.String() {
+	case "esc":
+		return nil, true
+	case "enter":
+		if st, price, ok := d.validate(c); ok {
+			return actSell{stack: st, price: price}, true
+		}
+		return nil, false
+	case "tab", "shift+tab":
+		if k.String() == "tab" {
+			d.focus = (d.focus + 1) % 3
+		} else {
+			d.focus = (d.focus + 2) % 3
+		}
+		d.amount.Blur()
+		d.price.Blur()
+		switch d.focus {
+		case 1:
+			d.amount.Focus()
+		case 2:
+			d.price.Focus()
+		}
+		return nil, false
+	case "up", "down":
+		delta := 1
+		if k.String() == "up" {
+			delta = -1
+		}
+		d.choose(c, d.pick+delta)
+		return nil, false
+	}
+	switch d.focus {
+	case 1:
+		d.amount, _ = d.amount.Update(msg)
+	case 2:
+		d.price, _ = d.price.Update(msg)
+	}
+	d.validate(c)
+	return nil, false
+}
+
+func (d *sellDialog) View(c *Common, w int) string {
+	s := c.Styles
+	var b strings.Builder
+	b.WriteString(s.Title.Render("Sell as " + playerName(d.player.Player)))
+	b.WriteString(s.Dim.Render(fmt.Sprintf("  balance %s", money(d.player.Balance))))
+	b.WriteString("\n" + s.Dim.Render("↑/↓ stack · tab field · enter list it · esc cancel"))
+	show := 8
+	start := max(0, min(d.pick-show/2, len(d.stacks)-show))
+	for i := start; i < min(len(d.stacks), start+show); i++ {
+		st := d.stacks[i]
+		line := fmt.Sprintf("%2d× %s", st.Amount, RenderMC(itemName(st), lipglossPlain))
+		if e := enchants(st); e != "" {
+			line += s.Dim.Render("  " + e)
+		}
+		if i == d.pick {
+			line = s.Cursor.Render("▶") + " " + line
+		} else {
+			line = "  " + line
+		}
+		b.WriteString("\n" + fit(line, max(w-6, 10)))
+	}
+	field := func(label string, in textinput.Model, focused bool) string {
+		l := s.Dim.Render(label)
+		if focused {
+			l = s.Title.Render(label)
+		}
+		return l + " " + in.View()
+	}
+	b.WriteString("\n\n" + field("amount", d.amount, d.focus == 1) + "   " + field("price", d.price, d.focus == 2))
+	if d.err != "" {
+		b.WriteString("\n" + s.Err.Render(d.err))
+	} else if _, price, ok := d.validate(c); ok {
+		cfg := c.Svc.Config()
+		fee := float64(cfg.SaleFeeBasisPoints) / 100
+		b.WriteString("\n" + s.OK.Render(fmt.Sprintf("ok · on sale you receive %s after the %.0f%% fee", money(price*(1-fee/100)), fee)))
+	}
+	return box(c, b.String(), w)
+}
+
+// playerPicker chooses the acting player: type to filter (diacritics-folded),
+// ↑/↓ to move, enter to pick.
+type playerPicker struct {
+	all    []market.Player
+	shown  []market.Player
+	cursor int
+	filter textinput.Model
+}
+
+func newPlayerPicker(c *Common) *playerPicker {
+	ps, _ := c.Svc.Players()
+	d := &playerPicker{all: ps, filter: textinput.New()}
+	d.filter.Prompt = "find: "
+	d.filter.CharLimit = 32
+	d.filter.Focus()
+	d.apply()
+	return d
+}
+
+func (d *playerPicker) apply() {
+	q := market.Fold(strings.TrimSpace(d.filter.Value()))
+	d.shown = d.shown[:0]
+	for _, p := range d.all {
+		if q == "" || strings.Contains(market.Fold(p.Name), q) {
+			d.shown = append(d.shown, p)
+		}
+	}
+	d.cursor = max(0, min(d.cursor, len(d.shown)-1))
+}
+
+func (d *playerPicker) Update(c *Common, msg tea.Msg) (action, bool) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, false
+	}
+	switch k.String() {
+	case "esc":
+		return nil, true
+	case "enter":
+		if len(d.shown) > 0 {
+			return actPickPlayer{p: d.shown[d.cursor]}, true
+		}
+		return nil, false
+	case "up":
+		d.cursor = max(0, d.cursor-1)
+		return nil, false
+	case "down":
+		d.cursor = min(len(d.shown)-1, d.cursor+1)
+		return nil, false
+	}
+	d.filter, _ = d.filter.Update(msg)
+	d.apply()
+	return nil, false
+}
+
+func (d *playerPicker) View(c *Common, w int) string {
+	s := c.Styles
+	var b strings.Builder
+	b.WriteString(s.Title.Render("Act as player") + s.Dim.Render(fmt.Sprintf("  %d of %d", len(d.shown), len(d.all))))
+	b.WriteString("\n" + d.filter.View())
+	show := 10
+	start := max(0, min(d.cursor-show/2, len(d.shown)-show))
+	for i := start; i < min(len(d.shown), start+show); i++ {
+		p := d.shown[i]
+		line := playerName(p)
+		if p.HasPermission(market.PermAdmin) {
+			line += s.Warn.Render(" admin")
+		}
+		if i == d.cursor {
+			line = s.Cursor.Render("▶") + " " + line
+		} else {
+			line = "  " + line
+		}
+		b.WriteString("\n" + line)
+	}
+	if len(d.shown) == 0 {
+		b.WriteString("\n" + s.Dim.Render("no player matches"))
+	}
+	return box(c, b.String(), w)
+}
+
+// overlay draws a dialog centred over the screen content.
+func overlay(bg, fg string, w, h int) string {
+	fw, fh := lipgloss.Width(fg), lipgloss.Height(fg)
+	x, y := max((w-fw)/2, 0), max((h-fh)/2, 0)
+	return lipgloss.NewCompositor(lipgloss.NewLayer(bg), lipgloss.NewLayer(fg).X(x).Y(y).Z(1)).Render()
+}

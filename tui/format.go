@@ -1,0 +1,87 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+// money renders 1234567.5 as "1 234 567.50" (thin groups read well in both
+// Polish and English).
+func money(v float64) string {
+	neg := v < 0
+	cents := int64(math.Round(math.Abs(v) * 100))
+	whole := strconv.FormatInt(cents/100, 10)
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(c)
+	}
+	s := fmt.Sprintf("%s.%02d", b.String(), cents%100)
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// count renders an integer with groups.
+func count(n int) string {
+	s := money(float64(n))
+	return s[:len(s)-3]
+}
+
+// until renders the time left, "6d 23h", "4h 12m", "59s", or "expired".
+func until(t time.Time, nowUnix int64) string {
+	d := time.Duration(t.Unix()-nowUnix) * time.Second
+	switch {
+	case d <= 0:
+		return "expired"
+	case d >= 24*time.Hour:
+		return fmt.Sprintf("%dd %dh", d/(24*time.Hour), (d%(24*time.Hour))/time.Hour)
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh %dm", d/time.Hour, (d%time.Hour)/time.Minute)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm %ds", d/time.Minute, (d%time.Minute)/time.Second)
+	}
+	return fmt.Sprintf("%ds", d/time.Second)
+}
+
+// itemName is the display name if any (with § codes, for RenderMC) or the
+// material's readable name.
+func itemName(s market.ItemStack) string {
+	if s.DisplayName != "" {
+		return s.DisplayName
+	}
+	if info, ok := market.LookupMaterial(s.Material); ok {
+		return info.Name
+	}
+	return s.Material
+}
+
+// enchants renders "Sharpness V, Unbreaking III".
+func enchants(s market.ItemStack) string {
+	var parts []string
+	for _, e := range s.Enchantments {
+		name := e.Key
+		if info, ok := market.LookupEnchantment(e.Key); ok {
+			name = info.Name
+		}
+		parts = append(parts, name+" "+roman(e.Level))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func roman(n int) string {
+	if n <= 0 || n > 10 {
+		return strconv.Itoa(n)
+	}
+	return [...]string{"", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"}[n]
+}
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }

@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+	"github.com/rynek/rynek/seed"
+)
+
+// fixedNow is the time of every console test's market and clock.
+var fixedNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+// fakeWall is a wall clock the tests move, for grace periods.
+type fakeWall struct{ t time.Time }
+
+func (f *fakeWall) now() time.Time          { return f.t }
+func (f *fakeWall) advance(d time.Duration) { f.t = f.t.Add(d) }
+
+// testEnv is a console over a small seeded market with a fixed clock.
+type testEnv struct {
+	t     *testing.T
+	svc   *market.Service
+	clock *market.ManualClock
+	wall  *fakeWall
+	m     *Model
+}
+
+func newEnv(t *testing.T, w, h int) *testEnv {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seed.Load(st, seed.Options{Players: 40, Listings: 400, Days: 10, Rand: 7, Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	return envOn(t, st, w, h)
+}
+
+func envOn(t *testing.T, st market.Store, w, h int) *testEnv {
+	t.Helper()
+	clock := market.NewManualClock(fixedNow)
+	svc := market.New(st, market.Config{Clock: clock, ListingCooldown: -1})
+	svc.BindMainThread()
+	if err := svc.Enable(); err != nil {
+		t.Fatal(err)
+	}
+	wall := &fakeWall{t: fixedNow}
+	e := &testEnv{t: t, svc: svc, clock: clock, wall: wall}
+	e.m = New(Options{Svc: svc, Clock: clock, Wall: wall.now, ExportDir: t.TempDir()})
+	e.send(tea.WindowSizeMsg{Width: w, Height: h})
+	t.Cleanup(func() { e.m.Close(); svc.Close() })
+	return e
+}
+
+// send delivers a message and runs the commands it returns, like the
+// program would, but synchronously: a Cmd's result is sent back in. Ticks
+// are not followed (they would loop forever); use tick().
+func (e *testEnv) send(msg tea.Msg) {
+	e.t.Helper()
+	_, cmd := e.m.Update(msg)
+	e.run(cmd, 0)
+}
+
+func (e *testEnv) run(cmd tea.Cmd, depth int) {
+	if cmd == nil || depth > 8 {
+		return
+	}
+	// Like Bubble Tea, run the command on its own goroutine: a command that
+	// mutates the market must meet the main-thread check.
+	ch := make(chan tea.Msg, 1)
+	go func() { ch <- cmd() }()
+	msg := <-ch
+	switch msg := msg.(type) {
+	case nil, tickMsg:
+		return
+	case tea.BatchMsg:
+		for _, c := range msg {
+			e.run(c, depth+1)
+		}
+		return
+	case searchDebounceMsg, searchResultMsg, statusMsg, bgMutationMsg:
+		_, next := e.m.Update(msg)
+		e.run(next, depth+1)
+	}
+}
+
+// key types one key: a printable character or a named key.
+func (e *testEnv) key(k string) {
+	e.t.Helper()
+	e.send(keyMsg(k))
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	named := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "up": tea.KeyUp, "down": tea.KeyDown,
+		"tab": tea.KeyTab, "pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp, "home": tea.KeyHome, "end": tea.KeyEnd,
+		"backspace": tea.KeyBackspace, "space": tea.KeySpace}
+	if r, ok := named[k]; ok {
+		return tea.KeyPressMsg{Code: r}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// typeText types each character.
+func (e *testEnv) typeText(s string) {
+	for _, r := range s {
+		e.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// confirm waits out the grace period and presses y.
+func (e *testEnv) confirm() {
+	e.wall.advance(graceMax)
+	e.key("y")
+}
+
+// tick runs one console tick.
+func (e *testEnv) tick() { e.send(tickMsg(e.wall.t)) }
+
+// view returns the screen without styling.
+func (e *testEnv) view() string { return ansi.Strip(e.m.View().Content) }
+
+func (e *testEnv) status() string { return e.m.status.text }
+
+func (e *testEnv) mustContain(what string) {
+	e.t.Helper()
+	if v := e.view(); !strings.Contains(v, what) {
+		e.t.Fatalf("screen lacks %q:\n%s", what, v)
+	}
+}

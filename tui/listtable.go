@@ -1,0 +1,261 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/rynek/rynek/market"
+)
+
+var lipglossPlain = lipgloss.NewStyle()
+
+// listingTable is a virtualized table over a market query: it never holds
+// more than a window of about three screens of listings around the cursor,
+// fetched with Query's offset (or, near the far end of the order, with a
+// reversed query, which is as cheap as a page near the start). Rendered rows
+// are cached per listing id, width and minute (the expiry column), so View
+// only concatenates cached strings.
+type listingTable struct {
+	q        market.Query
+	total    int
+	cursor   int // absolute row index
+	top      int // first visible row
+	win      []market.Listing
+	winStart int
+	rows     map[int]string
+	cacheKey [2]int64 // width, minute the cache was rendered for
+	err      error
+	took     time.Duration
+	keys     tableKeys
+}
+
+type tableKeys struct {
+	Up, Down, PgUp, PgDown, Home, End key.Binding
+}
+
+func newTableKeys() tableKeys {
+	return tableKeys{
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PgUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
+		PgDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+		Home:   key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "first")),
+		End:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
+	}
+}
+
+func newListingTable(q market.Query) *listingTable {
+	return &listingTable{q: q, rows: map[int]string{}, keys: newTableKeys()}
+}
+
+// setQuery replaces the query and moves to the first row.
+func (t *listingTable) setQuery(c *Common, q market.Query, h int) {
+	t.q = q
+	t.cursor, t.top = 0, 0
+	t.win = nil
+	t.refresh(c, h)
+}
+
+// refresh re-runs the query for the current window (the market changed).
+func (t *listingTable) refresh(c *Common, h int) {
+	t.win = nil
+	t.fetch(c, h)
+}
+
+// fetch makes sure the rows [top, top+h) are in the window.
+func (t *listingTable) fetch(c *Common, h int) {
+	h = max(h, 1)
+	if t.win != nil && t.top >= t.winStart && t.top+h <= t.winStart+len(t.win) {
+		return
+	}
+	q := t.q
+	start := max(0, t.top-h)
+	q.Limit = 3 * h
+	// Near the far end, read the reversed order from its start.
+	if t.total > 0 && start > t.total/2 {
+		end := min(t.total, start+q.Limit)
+		q.Reverse = true
+		q.Offset = t.total - end
+		q.Limit = end - start
+	} else {
+		q.Offset = start
+	}
+	page, err := c.Svc.Query(q)
+	t.err = err
+	if err != nil {
+		t.win, t.total = nil, 0
+		return
+	}
+	t.took = page.Took
+	if q.Reverse {
+		slices.Reverse(page.Listings)
+		if page.Total != t.total { // the market changed under us: read again from the start
+			t.total = page.Total
+			q.Reverse, q.Offset = false, start
+			page, err = c.Svc.Query(q)
+			if err != nil {
+				t.err, t.win = err, nil
+				return
+			}
+		}
+	}
+	t.total = page.Total
+	t.win, t.winStart = page.Listings, start
+	t.clamp(h)
+}
+
+func (t *listingTable) clamp(h int) {
+	t.cursor = max(0, min(t.cursor, t.total-1))
+	if t.cursor < t.top {
+		t.top = t.cursor
+	}
+	if t.cursor >= t.top+h {
+		t.top = t.cursor - h + 1
+	}
+	t.top = max(0, min(t.top, max(t.total-h, 0)))
+}
+
+// move moves the cursor by delta rows (clamped) and fetches if needed.
+func (t *listingTable) move(c *Common, delta, h int) {
+	t.cursor += delta
+	t.clamp(h)
+	t.fetch(c, h)
+}
+
+// update handles navigation keys and the mouse; it reports whether it did.
+func (t *listingTable) update(c *Common, msg tea.Msg, h int, y0 int) bool {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, t.keys.Up):
+			t.move(c, -1, h)
+		case key.Matches(msg, t.keys.Down):
+			t.move(c, 1, h)
+		case key.Matches(msg, t.keys.PgUp):
+			t.move(c, -h, h)
+		case key.Matches(msg, t.keys.PgDown):
+			t.move(c, h, h)
+		case key.Matches(msg, t.keys.Home):
+			t.move(c, -t.total, h)
+		case key.Matches(msg, t.keys.End):
+			t.move(c, t.total, h)
+		default:
+			return false
+		}
+		return true
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			t.move(c, -3, h)
+		case tea.MouseWheelDown:
+			t.move(c, 3, h)
+		}
+		return true
+	case tea.MouseClickMsg:
+		// y0 is the screen row of the first data row.
+		row := msg.Y - y0
+		if row >= 0 && row < h {
+			t.move(c, t.top+row-t.cursor, h)
+			return true
+		}
+	}
+	return false
+}
+
+// selected returns the listing under the cursor.
+func (t *listingTable) selected() (market.Listing, bool) {
+	i := t.cursor - t.winStart
+	if i < 0 || i >= len(t.win) {
+		return market.Listing{}, false
+	}
+	return t.win[i], true
+}
+
+// Column widths for a table w cells wide: id, item (flexible), amount,
+// price, unit price, seller, expires.
+func columns(w int) [7]int {
+	cols := [7]int{8, 0, 3, 12, 11, 14, 7}
+	if w >= 150 {
+		cols = [7]int{9, 0, 4, 14, 13, 20, 9}
+	}
+	fixed := 2 // gutter
+	for _, c := range cols {
+		fixed += c + 1
+	}
+	cols[1] = max(w-fixed, 8)
+	return cols
+}
+
+func (t *listingTable) header(c *Common, w int) string {
+	cols := columns(w)
+	h := "  " + fitLeft("id", cols[0]) + " " + fit("item", cols[1]) + " " + fitLeft("qty", cols[2]) + " " +
+		fitLeft("price", cols[3]) + " " + fitLeft("unit", cols[4]) + " " + fit("seller", cols[5]) + " " + fitLeft("expires", cols[6])
+	return c.Styles.Dim.Render(fit(h, w))
+}
+
+// row renders (and caches) one listing row without the gutter.
+func (t *listingTable) row(c *Common, l market.Listing, w int) string {
+	if r, ok := t.rows[l.ID]; ok {
+		return r
+	}
+	cols := columns(w)
+	s := c.Styles
+	item := RenderMC(itemName(l.Item), lipglossPlain)
+	if len(l.Item.Enchantments) > 0 {
+		item += s.Dim.Render(" ✦")
+	}
+	exp := until(l.ExpiresAt, c.NowUnix)
+	if l.Reserved {
+		exp = "held"
+	}
+	r := fitLeft(fmt.Sprintf("#%d", l.ID), cols[0]) + " " + fit(item, cols[1]) + " " + fitLeft(fmt.Sprint(l.Item.Amount), cols[2]) + " " +
+		s.Price.Render(fitLeft(money(l.Price), cols[3])) + " " + fitLeft(money(l.UnitPrice()), cols[4]) + " " +
+		fit(Sanitize(l.SellerName), cols[5]) + " " + s.Dim.Render(fitLeft(exp, cols[6]))
+	t.rows[l.ID] = r
+	return r
+}
+
+// view renders the header and h-1 rows.
+func (t *listingTable) view(c *Common, w, h int) string {
+	if k := [2]int64{int64(w), c.NowUnix / 60}; k != t.cacheKey || len(t.rows) > 4096 {
+		clear(t.rows)
+		t.cacheKey = k
+	}
+	var b strings.Builder
+	b.Grow((h + 1) * (w + 32))
+	b.WriteString(t.header(c, w))
+	if t.err != nil {
+		b.WriteString("\n" + fit(c.Styles.Err.Render(t.err.Error()), w))
+		for i := 2; i < h; i++ {
+			b.WriteString("\n" + strings.Repeat(" ", w))
+		}
+		return b.String()
+	}
+	rows := h - 1
+	if t.total == 0 {
+		b.WriteString("\n" + fit(c.Styles.Dim.Render("No listings match."), w))
+		rows--
+	}
+	blank := strings.Repeat(" ", w)
+	for i := 0; i < rows; i++ {
+		b.WriteByte('\n')
+		idx := t.top + i
+		j := idx - t.winStart
+		if idx >= t.total || j < 0 || j >= len(t.win) {
+			b.WriteString(blank)
+			continue
+		}
+		if idx == t.cursor {
+			b.WriteString(c.Styles.Cursor.Render("▶") + " ")
+		} else {
+			b.WriteString("  ")
+		}
+		b.WriteString(t.row(c, t.win[j], w-2))
+	}
+	return b.String()
+}

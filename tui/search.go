@@ -1,0 +1,177 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/market"
+)
+
+// searchDebounce is how long typing must pause before a query runs.
+const searchDebounce = 40 * time.Millisecond
+
+// searchPane searches as you type. Each keystroke schedules a query after a
+// short pause; the query runs off the event loop (reads are safe from any
+// goroutine) and its result carries the sequence number of the text it
+// answers, so a slow result for "a" can never overwrite the result for "ax"
+// (the stock list filter's known bug, bubbletea.md §4.3).
+type searchPane struct {
+	input   textinput.Model
+	table   *listingTable
+	seq     int    // sequence of the latest text
+	shown   int    // sequence of the result on screen
+	text    string // text of the result on screen
+	pending bool
+	detail  bool
+	keys    searchKeys
+}
+
+type searchKeys struct {
+	Focus, Blur, Detail key.Binding
+}
+
+type searchDebounceMsg struct{ seq int }
+
+type searchResultMsg struct {
+	seq  int
+	text string
+	page market.Page
+	err  error
+}
+
+func newSearchPane() *searchPane {
+	in := textinput.New()
+	in.Prompt = "search: "
+	in.Placeholder = `words, "łódź", a seller, #id…`
+	in.CharLimit = market.MaxQueryTextBytes
+	p := &searchPane{input: in, table: newListingTable(market.Query{}), keys: searchKeys{
+		Focus:  key.NewBinding(key.WithKeys("/", "i"), key.WithHelp("/", "type")),
+		Blur:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "results")),
+		Detail: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
+	}}
+	return p
+}
+
+func (p *searchPane) Title() string { return "Search" }
+
+func (p *searchPane) Help() []key.Binding {
+	if p.input.Focused() {
+		return []key.Binding{p.keys.Blur}
+	}
+	return []key.Binding{p.keys.Focus, p.keys.Detail, p.table.keys.PgDown}
+}
+
+func (p *searchPane) TextFocused() bool { return p.input.Focused() }
+
+func (p *searchPane) Selected() (market.Listing, bool) { return p.table.selected() }
+
+func (p *searchPane) rows(c *Common) int { return paneHeight(c.H) - 3 } // input, summary, table header
+
+// focusInput puts the cursor in the search box.
+func (p *searchPane) focusInput() tea.Cmd {
+	p.detail = false
+	return p.input.Focus()
+}
+
+func (p *searchPane) Refresh(c *Common) {
+	p.input.SetWidth(max(c.W-12, 10))
+	p.table.refresh(c, p.rows(c))
+}
+
+// query runs text off the event loop and reports the page tagged with seq.
+func (p *searchPane) query(c *Common, seq int, text string) tea.Cmd {
+	svc, limit := c.Svc, 3*p.rows(c)
+	return func() tea.Msg {
+		page, err := svc.Query(market.Query{Text: text, Limit: limit})
+		return searchResultMsg{seq: seq, text: text, page: page, err: err}
+	}
+}
+
+func (p *searchPane) Update(c *Common, msg tea.Msg) tea.Cmd {
+	h := p.rows(c)
+	switch msg := msg.(type) {
+	case searchDebounceMsg:
+		if msg.seq == p.seq {
+			return p.query(c, msg.seq, p.input.Value())
+		}
+		return nil
+	case searchResultMsg:
+		if msg.seq != p.seq {
+			return nil // an older query's answer: the text has changed since
+		}
+		p.pending = false
+		p.shown, p.text = msg.seq, msg.text
+		t := p.table
+		t.q = market.Query{Text: msg.text}
+		t.cursor, t.top = 0, 0
+		t.err = msg.err
+		t.total, t.win, t.winStart, t.took = msg.page.Total, msg.page.Listings, 0, msg.page.Took
+		if msg.err != nil {
+			t.total, t.win = 0, nil
+		}
+		return nil
+	case tea.KeyPressMsg:
+		if p.input.Focused() {
+			switch msg.String() {
+			case "esc", "enter", "down":
+				p.input.Blur()
+				return nil
+			}
+			before := p.input.Value()
+			var cmd tea.Cmd
+			p.input, cmd = p.input.Update(msg)
+			if p.input.Value() != before {
+				p.seq++
+				p.pending = true
+				seq := p.seq
+				return tea.Batch(cmd, tea.Tick(searchDebounce, func(time.Time) tea.Msg { return searchDebounceMsg{seq} }))
+			}
+			return cmd
+		}
+		switch {
+		case key.Matches(msg, p.keys.Focus):
+			return p.focusInput()
+		case key.Matches(msg, p.keys.Detail):
+			p.detail = !p.detail
+			return nil
+		case msg.String() == "esc" && p.detail:
+			p.detail = false
+			return nil
+		}
+	case tea.MouseClickMsg:
+		if msg.Y == paneTop {
+			return p.focusInput()
+		}
+	}
+	p.table.update(c, msg, h, paneTop+3)
+	return nil
+}
+
+func (p *searchPane) View(c *Common, w, h int) string {
+	s := c.Styles
+	t := p.table
+	input := p.input.View()
+	if !p.input.Focused() {
+		input = s.Dim.Render(input)
+	}
+	summary := s.Dim.Render("type to search: words match anywhere in names, lore, enchantments and sellers; #id finds one listing")
+	if p.shown > 0 || p.text != "" {
+		summary = fmt.Sprintf("%s matches for %q in %s", count(t.total), Sanitize(p.text), t.took.Round(time.Microsecond))
+		if p.pending {
+			summary += s.Dim.Render(" · typing…")
+		}
+	}
+	if t.err != nil {
+		summary = s.Err.Render(t.err.Error())
+	}
+	head := fit(input, w) + "\n" + fit(summary, w)
+	if p.detail {
+		if l, ok := t.selected(); ok {
+			return head + "\n" + listingDetail(c, l, w, h-2)
+		}
+	}
+	return head + "\n" + t.view(c, w, h-2)
+}

@@ -1,0 +1,209 @@
+package tui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+	"github.com/rynek/rynek/seed"
+)
+
+var statsTestNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+// statsCommon is a Common over a seeded market with 30 days of sales.
+func statsCommon(t *testing.T) *Common {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "market.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seed.Load(st, seed.Options{Players: 30, Listings: 300, Days: 30, Rand: 1, Now: statsTestNow}); err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(statsTestNow)})
+	svc.BindMainThread()
+	if err := svc.Enable(); err != nil {
+		svc.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return &Common{Svc: svc, Styles: newStyles(true), W: 80, H: 24, NowUnix: statsTestNow.Unix(), Wall: time.Now}
+}
+
+// statsView refreshes p for a screen w×(h+4) and renders it at w×h, checking
+// the exact size.
+func statsView(t *testing.T, c *Common, p *statsPane, w, h int) string {
+	t.Helper()
+	c.W, c.H = w, h+4
+	p.Refresh(c)
+	v := p.View(c, w, h)
+	checkStatsSize(t, v, w, h)
+	return v
+}
+
+func checkStatsSize(t *testing.T, v string, w, h int) {
+	t.Helper()
+	lines := strings.Split(v, "\n")
+	if len(lines) != h {
+		t.Fatalf("%d×%d: got %d lines", w, h, len(lines))
+	}
+	for i, l := range lines {
+		if got := ansi.StringWidth(l); got != w {
+			t.Errorf("%d×%d: line %d is %d cells wide: %q", w, h, i, got, ansi.Strip(l))
+		}
+	}
+}
+
+func TestStatsLayout(t *testing.T) {
+	c := statsCommon(t)
+	st, err := c.Svc.Stats(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.TopSellers) == 0 || len(st.TopItems) == 0 || st.MarketVolume <= 0 {
+		t.Fatalf("seeded market has no sales: %+v", st)
+	}
+	for _, size := range [][2]int{{80, 20}, {160, 44}, {100, 30}, {140, 20}, {40, 10}} {
+		p := newStatsPane()
+		v := statsView(t, c, p, size[0], size[1])
+		if size[0] < 80 {
+			continue
+		}
+		plain := ansi.Strip(v)
+		for _, want := range []string{"Top sellers", Sanitize(st.TopSellers[0].Name), money(st.MarketVolume),
+			"Top items", st.TopItems[0].Name, "Most expensive sales", "Price history", "median"} {
+			if !strings.Contains(v, want) && !strings.Contains(plain, want) {
+				t.Errorf("%d×%d: view lacks %q:\n%s", size[0], size[1], want, plain)
+			}
+		}
+		if p.material != st.TopItems[0].Material {
+			t.Errorf("default material %q, want the top item %q", p.material, st.TopItems[0].Material)
+		}
+		if got := len(p.hist.Points); got != statsBuckets(size[0]) {
+			t.Errorf("%d wide: %d buckets, want %d", size[0], got, statsBuckets(size[0]))
+		}
+		if !strings.ContainsAny(plain, "━") {
+			t.Errorf("%d×%d: the chart draws no median:\n%s", size[0], size[1], plain)
+		}
+		if testing.Verbose() {
+			t.Logf("%d×%d:\n%s", size[0], size[1], plain)
+		}
+	}
+}
+
+func TestStatsKeys(t *testing.T) {
+	c := statsCommon(t)
+	p := newStatsPane()
+	statsView(t, c, p, 80, 20)
+	first := p.material
+	p.Update(c, tea.KeyPressMsg{Code: 'n', Text: "n"})
+	if p.material == first || p.material != p.mats[1] {
+		t.Fatalf("m: material %q, want %q (after %q)", p.material, p.mats[1], first)
+	}
+	if p.hist.Material != p.material {
+		t.Errorf("m: chart of %q, want %q", p.hist.Material, p.material)
+	}
+	// A refresh keeps the chosen material.
+	statsView(t, c, p, 80, 20)
+	if p.material != p.mats[1] {
+		t.Errorf("refresh dropped the chosen material: %q", p.material)
+	}
+	p.Update(c, tea.KeyPressMsg{Code: 'N', Text: "N"})
+	if p.material != first {
+		t.Errorf("M: material %q, want %q", p.material, first)
+	}
+	p.Update(c, tea.KeyPressMsg{Code: 'N', Text: "N"})
+	if p.material != p.mats[len(p.mats)-1] {
+		t.Errorf("M wraps: material %q, want %q", p.material, p.mats[len(p.mats)-1])
+	}
+
+	span := p.span
+	p.Update(c, tea.KeyPressMsg{Code: 'w', Text: "w"})
+	if p.span == span {
+		t.Fatal("w did not change the span")
+	}
+	if !strings.Contains(ansi.Strip(p.View(c, 80, 20)), "last "+statsSpans[p.span].label) {
+		t.Errorf("view does not show span %s", statsSpans[p.span].label)
+	}
+	for range statsSpans {
+		p.Update(c, tea.KeyPressMsg{Code: 'w', Text: "w"})
+		v := p.View(c, 80, 20)
+		checkStatsSize(t, v, 80, 20)
+		if testing.Verbose() {
+			t.Logf("span %s:\n%s", statsSpans[p.span].label, ansi.Strip(v))
+		}
+	}
+	if p.span != (span+1)%len(statsSpans) {
+		t.Errorf("w does not cycle: span %d", p.span)
+	}
+	if len(p.Help()) != 3 || p.TextFocused() {
+		t.Error("help or focus wrong")
+	}
+	if _, ok := p.Selected(); ok {
+		t.Error("stats pane selects a listing")
+	}
+}
+
+func TestStatsNotReady(t *testing.T) {
+	c := statsCommon(t)
+	p := newStatsPane()
+	statsView(t, c, p, 80, 20)
+	c.Svc.Disable()
+	v := statsView(t, c, p, 80, 20)
+	if !strings.Contains(ansi.Strip(v), "Rynek API nie jest gotowe") {
+		t.Fatalf("view lacks the not-ready error:\n%s", ansi.Strip(v))
+	}
+	p.Update(c, tea.KeyPressMsg{Code: 'n', Text: "n"})
+	v = p.View(c, 160, 44)
+	checkStatsSize(t, v, 160, 44)
+	if testing.Verbose() {
+		t.Logf("not ready:\n%s", ansi.Strip(v))
+	}
+
+	// Never loaded: the error alone.
+	q := newStatsPane()
+	v = statsView(t, c, q, 160, 44)
+	if !strings.Contains(ansi.Strip(v), "Rynek API nie jest gotowe") {
+		t.Fatalf("view lacks the not-ready error:\n%s", ansi.Strip(v))
+	}
+}
+
+func TestStatsHostileNames(t *testing.T) {
+	c := statsCommon(t)
+	p := newStatsPane()
+	statsView(t, c, p, 80, 20)
+	p.st.TopSellers[0].Name = "Evil\x1b]52;c;AAAA\x07\r\u202eName"
+	p.st.MostExpensive[0].BuyerName = "B\x1b[2Juyer\x9b"
+	p.st.MostExpensive[0].Item.DisplayName = "§cRed\x1b[31m§lSword\n"
+	for _, size := range [][2]int{{80, 20}, {160, 44}} {
+		v := p.View(c, size[0], size[1])
+		checkStatsSize(t, v, size[0], size[1])
+		for _, bad := range []string{"\x1b]", "\x1b[2J", "\r", "\u202e", "\x07", "\u009b"} {
+			if strings.Contains(v, bad) {
+				t.Errorf("%d×%d: view contains %q", size[0], size[1], bad)
+			}
+		}
+	}
+}
+
+func TestStatsNoSales(t *testing.T) {
+	c := statsCommon(t)
+	p := newStatsPane()
+	p.Refresh(c)
+	// No sales of the material in the chosen span.
+	p.st = market.Stats{}
+	p.mats, p.material, p.hist = nil, "DIAMOND", market.PriceHistory{}
+	for _, size := range [][2]int{{80, 20}, {160, 44}} {
+		v := p.View(c, size[0], size[1])
+		checkStatsSize(t, v, size[0], size[1])
+		if !strings.Contains(ansi.Strip(v), "no sales") {
+			t.Errorf("%d×%d: no 'no sales' hint:\n%s", size[0], size[1], ansi.Strip(v))
+		}
+	}
+}

@@ -1,0 +1,285 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+	"github.com/rynek/rynek/seed"
+)
+
+var txTestNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+// txTestCommon seeds a small real market and returns a console Common on it.
+func txTestCommon(t *testing.T) *Common {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "market.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seed.Load(st, seed.Options{Players: 30, Listings: 300, Days: 5, Rand: 1, Now: txTestNow}); err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(txTestNow)})
+	svc.BindMainThread()
+	if err := svc.Enable(); err != nil {
+		svc.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return &Common{Svc: svc, Styles: newStyles(true), W: 80, H: 24, NowUnix: txTestNow.Unix(), Wall: time.Now}
+}
+
+func txKey(code rune, text string) tea.KeyPressMsg {
+	return tea.KeyPressMsg{Code: code, Text: text}
+}
+
+func txTotal(t *testing.T, c *Common, all bool) int {
+	t.Helper()
+	page, err := c.Svc.Transactions(market.TxQuery{AllStates: all, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page.Total
+}
+
+func txView(c *Common, p *transactionsPane) string {
+	return ansi.Strip(p.View(c, c.W, paneHeight(c.H)))
+}
+
+func TestTransactionsCompletedByDefault(t *testing.T) {
+	c := txTestCommon(t)
+	p := newTransactionsPane()
+	p.Refresh(c)
+	want := txTotal(t, c, false)
+	if want == 0 || want == txTotal(t, c, true) {
+		t.Fatalf("seeded %d completed of %d transactions: want some of each kind", want, txTotal(t, c, true))
+	}
+	if p.total != want {
+		t.Fatalf("total = %d, want %d", p.total, want)
+	}
+	v := txView(c, p)
+	title := strings.SplitN(v, "\n", 2)[0]
+	if !strings.Contains(title, count(want)+" completed transactions") {
+		t.Errorf("title %q does not show %d completed", title, want)
+	}
+	// Page through everything: every row is COMPLETED, and the window stays small.
+	rows := p.rows(c)
+	for seen := 0; seen < want; seen += rows {
+		for _, tx := range p.win {
+			if tx.State != market.StateCompleted {
+				t.Fatalf("default view holds %s %s", tx.ID, tx.State)
+			}
+		}
+		if len(p.win) > 3*rows {
+			t.Fatalf("window of %d rows for a screen of %d", len(p.win), rows)
+		}
+		v := txView(c, p)
+		for _, bad := range []string{"FAILED", "ROLLED_BACK"} {
+			if strings.Contains(v, bad) {
+				t.Fatalf("default view shows %s:\n%s", bad, v)
+			}
+		}
+		p.Update(c, tea.KeyPressMsg{Code: tea.KeyPgDown})
+	}
+}
+
+func TestTransactionsAllStates(t *testing.T) {
+	c := txTestCommon(t)
+	p := newTransactionsPane()
+	p.Refresh(c)
+	p.Update(c, txKey('a', "a"))
+	want := txTotal(t, c, true)
+	if p.total != want {
+		t.Fatalf("after a: total = %d, want %d", p.total, want)
+	}
+	if title := strings.SplitN(txView(c, p), "\n", 2)[0]; !strings.Contains(title, count(want)+" transactions · all states") {
+		t.Errorf("title %q", title)
+	}
+	found := ""
+	for i := 0; i < want && found == ""; i++ {
+		tx, ok := p.selected()
+		if !ok {
+			t.Fatalf("no transaction under the cursor at row %d", i)
+		}
+		if tx.State == market.StateFailed || tx.State == market.StateRolledBack {
+			v := txView(c, p)
+			if !strings.Contains(v, string(tx.State)) || !strings.Contains(v, shortID(tx.ID)) {
+				t.Fatalf("row %d (%s %s) not on screen:\n%s", i, tx.ID, tx.State, v)
+			}
+			found = string(tx.State)
+		}
+		p.Update(c, txKey('j', "j"))
+	}
+	if found == "" {
+		t.Fatal("no FAILED or ROLLED_BACK transaction in the all-states view")
+	}
+	// Back to completed only.
+	p.Update(c, txKey('a', "a"))
+	if p.total != txTotal(t, c, false) || p.cursor != 0 {
+		t.Errorf("after a again: total %d cursor %d", p.total, p.cursor)
+	}
+}
+
+func TestTransactionsDetailTimeline(t *testing.T) {
+	c := txTestCommon(t)
+	p := newTransactionsPane()
+	p.Refresh(c)
+	tx, ok := p.selected()
+	if !ok || tx.State != market.StateCompleted {
+		t.Fatalf("selected %+v %v", tx, ok)
+	}
+	p.Update(c, tea.KeyPressMsg{Code: tea.KeyEnter})
+	v := txView(c, p)
+	for _, want := range []string{tx.ID, "CREATED " + stamp(tx.Timeline[0].At), "COMPLETED", "timeline",
+		tx.Seller.String(), tx.Buyer.String(), fmt.Sprintf("#%d", tx.ListingID)} {
+		if !strings.Contains(v, want) {
+			t.Errorf("detail lacks %q:\n%s", want, v)
+		}
+	}
+	if len(tx.Timeline) > 1 && !strings.Contains(v, "LISTING_RESERVED") {
+		t.Errorf("detail lacks LISTING_RESERVED:\n%s", v)
+	}
+	if !strings.Contains(v, "+") {
+		t.Errorf("detail shows no time since the previous state:\n%s", v)
+	}
+	p.Update(c, tea.KeyPressMsg{Code: tea.KeyEscape})
+	if strings.Contains(txView(c, p), "timeline") {
+		t.Error("esc did not close the detail")
+	}
+	p.Update(c, tea.KeyPressMsg{Code: tea.KeyEnter})
+	p.Update(c, tea.KeyPressMsg{Code: tea.KeyEnter})
+	if p.detail {
+		t.Error("enter did not toggle the detail off")
+	}
+}
+
+func TestTransactionsNavigation(t *testing.T) {
+	c := txTestCommon(t)
+	p := newTransactionsPane()
+	p.Refresh(c)
+	p.Update(c, tea.KeyPressMsg{Code: tea.KeyEnd})
+	if p.cursor != p.total-1 {
+		t.Fatalf("end: cursor %d of %d", p.cursor, p.total)
+	}
+	last, ok := p.selected()
+	if !ok {
+		t.Fatal("nothing selected at the end")
+	}
+	page, err := c.Svc.Transactions(market.TxQuery{Offset: p.total - 1, Limit: 1})
+	if err != nil || len(page.Transactions) != 1 || page.Transactions[0].ID != last.ID {
+		t.Fatalf("last row %s, want %+v %v", last.ID, page.Transactions, err)
+	}
+	if v := txView(c, p); !strings.Contains(v, shortID(last.ID)) || !strings.Contains(v, "row "+count(p.total)+" of") {
+		t.Errorf("last row not on screen:\n%s", v)
+	}
+	p.Update(c, txKey('k', "k"))
+	if p.cursor != p.total-2 {
+		t.Errorf("k: cursor %d", p.cursor)
+	}
+	p.Update(c, tea.KeyPressMsg{Code: tea.KeyHome})
+	if p.cursor != 0 || p.top != 0 {
+		t.Errorf("home: cursor %d top %d", p.cursor, p.top)
+	}
+	p.Update(c, tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if p.cursor != 3 {
+		t.Errorf("wheel: cursor %d", p.cursor)
+	}
+	p.Update(c, tea.KeyPressMsg{Code: tea.KeyPgDown})
+	if p.cursor != 3+p.rows(c) {
+		t.Errorf("pgdown: cursor %d", p.cursor)
+	}
+	p.Update(c, txKey('G', "G"))
+	if p.cursor != p.total-1 {
+		t.Errorf("G: cursor %d", p.cursor)
+	}
+	p.Update(c, txKey('g', "g"))
+	if p.cursor != 0 {
+		t.Errorf("g: cursor %d", p.cursor)
+	}
+}
+
+func TestTransactionsViewSize(t *testing.T) {
+	c := txTestCommon(t)
+	p := newTransactionsPane()
+	for _, size := range [][2]int{{80, 20}, {160, 44}} {
+		c.W, c.H = size[0], size[1]+4
+		p.Refresh(c)
+		for _, mode := range []string{"table", "detail", "all", "all detail", "end"} {
+			switch mode {
+			case "detail", "all detail":
+				p.Update(c, tea.KeyPressMsg{Code: tea.KeyEnter})
+			case "all":
+				p.Update(c, tea.KeyPressMsg{Code: tea.KeyEscape})
+				p.Update(c, txKey('a', "a"))
+			case "end":
+				p.Update(c, tea.KeyPressMsg{Code: tea.KeyEscape})
+				p.Update(c, tea.KeyPressMsg{Code: tea.KeyEnd})
+			}
+			w, h := size[0], size[1]
+			v := p.View(c, w, h)
+			lines := strings.Split(v, "\n")
+			if len(lines) != h {
+				t.Errorf("%dx%d %s: %d lines", w, h, mode, len(lines))
+			}
+			for i, l := range lines {
+				if got := ansi.StringWidth(l); got != w {
+					t.Errorf("%dx%d %s: line %d is %d cells: %q", w, h, mode, i, got, ansi.Strip(l))
+				}
+			}
+		}
+		p.Update(c, txKey('a', "a"))
+	}
+}
+
+func TestTransactionsDisabled(t *testing.T) {
+	c := txTestCommon(t)
+	p := newTransactionsPane()
+	p.Refresh(c)
+	p.Update(c, tea.KeyPressMsg{Code: tea.KeyEnter})
+	c.Svc.Disable()
+	p.Refresh(c)
+	v := txView(c, p)
+	if !strings.Contains(v, "Rynek API nie jest gotowe") {
+		t.Errorf("disabled view:\n%s", v)
+	}
+	if len(strings.Split(v, "\n")) != paneHeight(c.H) {
+		t.Errorf("disabled view is not %d lines", paneHeight(c.H))
+	}
+	if err := c.Svc.Enable(); err != nil {
+		t.Fatal(err)
+	}
+	p.Refresh(c)
+	if p.err != nil || p.total != txTotal(t, c, false) {
+		t.Errorf("after enable: err %v total %d", p.err, p.total)
+	}
+}
+
+func TestTransactionsPaneContract(t *testing.T) {
+	p := newTransactionsPane()
+	if p.TextFocused() {
+		t.Error("TextFocused")
+	}
+	if _, ok := p.Selected(); ok {
+		t.Error("Selected returned a listing")
+	}
+	keys := map[string]bool{}
+	for _, b := range p.Help() {
+		for _, k := range b.Keys() {
+			keys[k] = true
+		}
+	}
+	for _, k := range []string{"a", "enter", "up", "down", "pgup", "pgdown", "home", "end"} {
+		if !keys[k] {
+			t.Errorf("Help lacks %q", k)
+		}
+	}
+	var _ pane = p
+}
