@@ -359,5 +359,11 @@ func (d *playerPicker) View(c *Common, w int) string {
 func overlay(bg, fg string, w, h int) string {
 	fw, fh := lipgloss.Width(fg), lipgloss.Height(fg)
 	x, y := max((w-fw)/2, 0), max((h-fh)/2, 0)
-	return lipgloss.NewCompositor(lipgloss.NewLayer(bg), lipgloss.NewLayer(fg).X(x).Y(y).Z(1)).Render()
+	out := lipgloss.NewCompositor(lipgloss.NewLayer(bg), lipgloss.NewLayer(fg).X(x).Y(y).Z(1)).Render()
+	// The compositor trims trailing blanks; keep every line w cells wide.
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = fit(l, w)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -74,9 +74,16 @@ func (e *testEnv) run(cmd tea.Cmd, depth int) {
 	}
 	// Like Bubble Tea, run the command on its own goroutine: a command that
 	// mutates the market must meet the main-thread check.
+	// A command that sleeps longer than a debounce (a cursor blink) is left
+	// behind, as a real program would receive it later.
 	ch := make(chan tea.Msg, 1)
 	go func() { ch <- cmd() }()
-	msg := <-ch
+	var msg tea.Msg
+	select {
+	case msg = <-ch:
+	case <-time.After(150 * time.Millisecond):
+		return
+	}
 	switch msg := msg.(type) {
 	case nil, tickMsg:
 		return

@@ -176,23 +176,24 @@ func (t *listingTable) selected() (market.Listing, bool) {
 	return t.win[i], true
 }
 
-// Column widths for a table w cells wide: id, item (flexible), amount,
-// price, unit price, seller, expires.
+// Column widths for rows w cells wide (the 2-cell cursor gutter excluded):
+// id, item (flexible), amount, price, unit price, seller, expires, with one
+// space between columns.
 func columns(w int) [7]int {
 	cols := [7]int{8, 0, 3, 12, 11, 14, 7}
-	if w >= 150 {
+	if w >= 148 {
 		cols = [7]int{9, 0, 4, 14, 13, 20, 9}
 	}
-	fixed := 2 // gutter
+	fixed := len(cols) - 1 // separators
 	for _, c := range cols {
-		fixed += c + 1
+		fixed += c
 	}
 	cols[1] = max(w-fixed, 8)
 	return cols
 }
 
 func (t *listingTable) header(c *Common, w int) string {
-	cols := columns(w)
+	cols := columns(w - 2)
 	h := "  " + fitLeft("id", cols[0]) + " " + fit("item", cols[1]) + " " + fitLeft("qty", cols[2]) + " " +
 		fitLeft("price", cols[3]) + " " + fitLeft("unit", cols[4]) + " " + fit("seller", cols[5]) + " " + fitLeft("expires", cols[6])
 	return c.Styles.Dim.Render(fit(h, w))

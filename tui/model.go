@@ -127,8 +127,11 @@ func (m *Model) tickCmd() tea.Cmd {
 	return tea.Tick(m.tick, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
-// Init asks for the background colour and starts the tick.
+// Init binds the goroutine running the event loop as the market's main
+// thread (Bubble Tea calls Init on the goroutine that runs Update), asks for
+// the background colour and starts the tick.
 func (m *Model) Init() tea.Cmd {
+	m.c.Svc.BindMainThread()
 	return tea.Batch(tea.RequestBackgroundColor, m.tickCmd())
 }
 

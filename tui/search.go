@@ -159,7 +159,11 @@ func (p *searchPane) View(c *Common, w, h int) string {
 	}
 	summary := s.Dim.Render("type to search: words match anywhere in names, lore, enchantments and sellers; #id finds one listing")
 	if p.shown > 0 || p.text != "" {
-		summary = fmt.Sprintf("%s matches for %q in %s", count(t.total), Sanitize(p.text), t.took.Round(time.Microsecond))
+		noun := "matches"
+		if t.total == 1 {
+			noun = "match"
+		}
+		summary = fmt.Sprintf("%s %s for %q in %s", count(t.total), noun, Sanitize(p.text), t.took.Round(time.Microsecond))
 		if p.pending {
 			summary += s.Dim.Render(" · typing…")
 		}

@@ -1,0 +1,112 @@
+package tui
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// End-to-end flows on a real tea.Program (teatest), with the colour profile
+// and the environment pinned. The program's own goroutine becomes the
+// market's main thread in Init. Assertions are on the final model, not on
+// the raw output stream, whose frames depend on timing (bubbletea.md §3.3).
+
+func startProgram(t *testing.T) (*testEnv, *teatest.TestModel) {
+	t.Helper()
+	e := newEnv(t, 120, 40)
+	e.m.c.Wall = time.Now // real grace periods
+	tm := teatest.NewTestModel(t, e.m,
+		teatest.WithInitialTermSize(120, 40),
+		teatest.WithProgramOptions(
+			tea.WithColorProfile(colorprofile.ANSI256),
+			tea.WithEnvironment([]string{"TERM=xterm-256color"}),
+		))
+	return e, tm
+}
+
+// waitFor waits until the screen output shows text.
+func waitFor(t *testing.T, tm *teatest.TestModel, text string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains([]byte(ansi.Strip(string(b))), []byte(text))
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+func finish(t *testing.T, tm *teatest.TestModel) *Model {
+	t.Helper()
+	tm.Quit()
+	return tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+}
+
+func typeKey(tm *teatest.TestModel, k string) { tm.Send(keyMsg(k)) }
+
+func TestE2ESellThenEventAppears(t *testing.T) {
+	_, tm := startProgram(t)
+	waitFor(t, tm, "Welcome")
+	typeKey(tm, "s")
+	waitFor(t, tm, "Sell as")
+	typeKey(tm, "enter")
+	waitFor(t, tm, "ListingCreatedEvent")
+	typeKey(tm, "6")
+	waitFor(t, tm, "#1 ")
+	m := finish(t, tm)
+	if len(m.log.all) != 1 || m.log.all[0].EventName() != "ListingCreatedEvent" {
+		t.Fatalf("events %v", m.log.all)
+	}
+	if !strings.Contains(ansi.Strip(m.View().Content), "ListingCreatedEvent") {
+		t.Fatal("event pane does not show the event")
+	}
+}
+
+func TestE2EBuyWithArmedFailureRollsBack(t *testing.T) {
+	e, tm := startProgram(t)
+	waitFor(t, tm, "Welcome")
+	l, _ := e.m.panes[0].Selected()
+	e.m.c.Actor = otherThan(t, e, l)
+	typeKey(tm, "b")
+	waitFor(t, tm, "Buy as")
+	typeKey(tm, "4") // fail at SELLER_PAID
+	waitFor(t, tm, "expect ROLLED_BACK")
+	time.Sleep(graceQuiet + 100*time.Millisecond)
+	typeKey(tm, "y")
+	waitFor(t, tm, "ROLLED_BACK (INJECTED:SELLER_PAID)")
+	m := finish(t, tm)
+	if !strings.Contains(m.status.text, "ended ROLLED_BACK (INJECTED:SELLER_PAID)") {
+		t.Fatalf("status %q", m.status.text)
+	}
+	if _, err := e.svc.GetListing(l.ID); err != nil {
+		t.Fatalf("listing not restored: %v", err)
+	}
+}
+
+func TestE2EDisableShowsExactNotReadyText(t *testing.T) {
+	e, tm := startProgram(t)
+	waitFor(t, tm, "Welcome")
+	typeKey(tm, "D")
+	waitFor(t, tm, notReadyText)
+	m := finish(t, tm)
+	if !strings.Contains(m.status.text, notReadyText) || e.svc.IsReady() {
+		t.Fatalf("status %q, ready %v", m.status.text, e.svc.IsReady())
+	}
+}
+
+func TestE2EBackgroundMutationShowsExactThreadText(t *testing.T) {
+	e, tm := startProgram(t)
+	waitFor(t, tm, "Welcome")
+	before, _ := e.svc.GetActiveListingsCount()
+	typeKey(tm, "T")
+	waitFor(t, tm, "nothing changed")
+	m := finish(t, tm)
+	if !strings.Contains(m.status.text, threadText) {
+		t.Fatalf("status %q", m.status.text)
+	}
+	if after, _ := e.svc.GetActiveListingsCount(); after != before {
+		t.Fatal("a refused background mutation changed the market")
+	}
+}
