@@ -2,60 +2,22 @@ package market_test
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/rynek/rynek/internal/benchdata"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
-	"github.com/rynek/rynek/seed"
 )
 
 // benchNow is the "now" of every benchmark data set.
-var benchNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+var benchNow = benchdata.Now
 
-// fixture returns a database with the given numbers of listings and days of
-// history, generated once by seed (deterministic) and cached in
-// $RYNEK_BENCH_DIR (default: the system temp dir), then copied so that each
-// benchmark gets a private file.
-func fixture(tb testing.TB, listings, days int) string {
-	tb.Helper()
-	dir := os.Getenv("RYNEK_BENCH_DIR")
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-v2-%d-%d.db", listings, days))
-	if _, err := os.Stat(cached); err != nil {
-		tmp := cached + ".tmp"
-		os.Remove(tmp)
-		st, err := sqlite.Open(tmp, sqlite.Options{})
-		must(tb, err)
-		if _, err := seed.Load(st, seed.Options{Listings: listings, Days: days, Rand: 1, Now: benchNow}); err != nil {
-			tb.Fatal(err)
-		}
-		must(tb, st.Close())
-		must(tb, os.Rename(tmp, cached))
-	}
-	dst := filepath.Join(tb.TempDir(), "bench.db")
-	copyFile(tb, cached, dst)
-	return dst
-}
-
-func copyFile(tb testing.TB, src, dst string) {
-	in, err := os.Open(src)
-	must(tb, err)
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	must(tb, err)
-	_, err = io.Copy(out, in)
-	must(tb, err)
-	must(tb, out.Close())
-}
+// fixture returns a private copy of a generated market (internal/benchdata).
+func fixture(tb testing.TB, listings, days int) string { return benchdata.Path(tb, listings, days) }
 
 // openMarket opens a service on path with the bench clock.
 func openMarket(tb testing.TB, path string, cfg market.Config) *market.Service {

@@ -83,3 +83,27 @@ func TestOrderMatchesSortedSlice(t *testing.T) {
 	}
 	check(-1)
 }
+
+func TestSortKeysMatchesComparisonSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 100, 255, 256, 5000, 100000} {
+		for _, spread := range []int64{1, 64, 1 << 20, 1 << 62} {
+			keys := make([]sortKey, n)
+			for i := range keys {
+				keys[i] = sortKey{k: rng.Int64N(spread) - spread/2, id: uint32(i + 1)}
+			}
+			want := slices.Clone(keys)
+			slices.SortFunc(want, cmpKey)
+			sortKeys(keys)
+			if !slices.Equal(keys, want) {
+				t.Fatalf("n=%d spread=%d: radix order differs", n, spread)
+			}
+		}
+	}
+	// Unordered ids fall back to the comparison sort.
+	keys := []sortKey{{5, 9}, {5, 2}, {1, 7}}
+	sortKeys(keys)
+	if !slices.Equal(keys, []sortKey{{1, 7}, {5, 2}, {5, 9}}) {
+		t.Fatalf("fallback %v", keys)
+	}
+}

@@ -41,6 +41,27 @@ type Model struct {
 	changed  bool
 	tick     time.Duration
 	unsub    func()
+	hdr      headerData
+}
+
+// headerData is what the header shows, read from the market in Update so
+// that View never calls the market.
+type headerData struct {
+	ready    bool
+	active   int
+	volume   float64
+	okCounts bool
+	armed    market.State
+}
+
+func (m *Model) readHeader() {
+	svc := m.c.Svc
+	h := headerData{ready: svc.IsReady(), armed: svc.ArmedFailure()}
+	var err1, err2 error
+	h.active, err1 = svc.GetActiveListingsCount()
+	h.volume, err2 = svc.GetMarketVolume()
+	h.okCounts = err1 == nil && err2 == nil
+	m.hdr = h
 }
 
 // statusMsg is the footer's last result or error.
@@ -74,9 +95,7 @@ func New(o Options) *Model {
 	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log)}
 	m.stale = make([]bool, len(m.panes))
 	m.bots = newBots(o.Svc)
-	for _, p := range m.panes {
-		p.Refresh(c)
-	}
+	m.refreshAll() // the active pane now, the others when first shown
 	m.status = statusMsg{text: fmt.Sprintf("Welcome. Acting as %s. Press ? for every key; s sells, b buys, p picks the player.", playerName(c.Actor))}
 	return m
 }
@@ -167,6 +186,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.String() == "ctrl+c" {
 			return m, tea.Quit
 		}
+		defer m.readHeader() // a key may have changed the market or the QA state
 		if m.dialog != nil {
 			a, done := m.dialog.Update(c, msg)
 			if done {
@@ -210,6 +230,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // refreshAll re-reads the market in the active pane and marks the others.
 func (m *Model) refreshAll() {
+	m.readHeader()
 	for i := range m.stale {
 		m.stale[i] = true
 	}
@@ -315,7 +336,7 @@ func (m *Model) header(w int) string {
 	c := m.c
 	s := c.Styles
 	parts := []string{s.Header.Render(Sanitize(c.Svc.Name()))}
-	if c.Svc.IsReady() {
+	if m.hdr.ready {
 		parts = append(parts, s.OK.Render("● ready"))
 	} else {
 		parts = append(parts, s.Err.Render("● NOT READY"))
@@ -325,14 +346,11 @@ func (m *Model) header(w int) string {
 		clock += s.QA.Render(fmt.Sprintf(" (+%s)", shortDur(c.Clock.Offset())))
 	}
 	parts = append(parts, clock)
-	if n, err := c.Svc.GetActiveListingsCount(); err == nil {
-		parts = append(parts, s.HeaderKey.Render("active ")+count(n))
-	}
-	if v, err := c.Svc.GetMarketVolume(); err == nil {
-		parts = append(parts, s.HeaderKey.Render("volume ")+money(v))
+	if m.hdr.okCounts {
+		parts = append(parts, s.HeaderKey.Render("active ")+count(m.hdr.active), s.HeaderKey.Render("volume ")+money(m.hdr.volume))
 	}
 	parts = append(parts, s.HeaderKey.Render("acting as ")+playerName(c.Actor))
-	if f := c.Svc.ArmedFailure(); f != "" {
+	if f := m.hdr.armed; f != "" {
 		parts = append(parts, s.QA.Render("QA armed "+string(f)))
 	}
 	if m.bots.on {

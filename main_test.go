@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestVersion(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"--version"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	want := "rynek 0.1.0\ncompatible with service 1.0.3, game server 26.2 and web front end 0.1.0\n"
+	if out.String() != want {
+		t.Fatalf("got %q", out.String())
+	}
+}
+
+func TestHelpListsEveryFlag(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"--help"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, flag := range []string{"-db", "-seed", "-seed-rand", "-name", "-version", "XDG_DATA_HOME"} {
+		if !strings.Contains(errb.String(), flag) {
+			t.Errorf("help lacks %s:\n%s", flag, errb.String())
+		}
+	}
+}
+
+func TestBadInputIsRefusedClearly(t *testing.T) {
+	dir := t.TempDir()
+	foreign := filepath.Join(dir, "notes.txt")
+	os.WriteFile(foreign, []byte("not a database"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--seed", "-1"}, 2, "--seed must be between 0 and 10000000, got -1"},
+		{[]string{"--name", ""}, 2, "--name must not be empty"},
+		{[]string{"extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"--bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"--db", foreign}, 1, "not a Rynek market database"},
+		{[]string{"--db", filepath.Join(dir, "missing-dir", "m.db")}, 1, "no such file or directory"},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		code := run(c.args, &out, &errb)
+		if code != c.code || !strings.Contains(errb.String(), c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d containing %q", c.args, code, errb.String(), c.code, c.msg)
+		}
+	}
+	if b, _ := os.ReadFile(foreign); string(b) != "not a database" {
+		t.Fatal("the foreign file was modified")
+	}
+}
+
+func TestOpenSeedsOnceAndShowsProgress(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	var errb bytes.Buffer
+	svc, clock, err := open(path, 50, 3, "Bazar", &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := svc.GetActiveListingsCount(); n != 50 || svc.Name() != "Bazar" || clock == nil {
+		t.Fatalf("count %d, name %q", n, svc.Name())
+	}
+	for _, want := range []string{"seeding a demo market", "seeded", "loaded 50 active listings"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("progress lacks %q: %q", want, errb.String())
+		}
+	}
+	svc.Close()
+	errb.Reset()
+	svc, _, err = open(path, 999, 3, "Bazar", &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	if n, _ := svc.GetActiveListingsCount(); n != 50 || strings.Contains(errb.String(), "seeded") {
+		t.Fatalf("reseeded: count %d, %q", n, errb.String())
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode().Perm())
+	}
+}
