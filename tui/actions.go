@@ -127,6 +127,7 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		} else {
 			m.status = statusMsg{text: fmt.Sprintf("%s claimed %d mailbox item(s)", playerName(c.Actor), n)}
 			m.changed = true
+			m.settle()
 		}
 	case key.Matches(msg, k.Toggle):
 		m.toggleService()
@@ -176,8 +177,10 @@ func (m *Model) confirmFor(msg tea.KeyPressMsg, l market.Listing) {
 // fail shows an error's exact text.
 func (m *Model) fail(err error) { m.status = statusMsg{text: err.Error(), err: true} }
 
-// run performs an action on the main thread.
+// run performs an action on the main thread; what it changed is on screen
+// at once, not at the next tick.
 func (m *Model) run(a action) tea.Cmd {
+	defer m.settle()
 	c := m.c
 	switch a := a.(type) {
 	case actPickPlayer:
@@ -241,6 +244,15 @@ func (m *Model) run(a action) tea.Cmd {
 		m.status = statusMsg{text: fmt.Sprintf("force-expired #%d → ListingRemovedEvent reason %q", a.id, market.ReasonForceExpire)}
 	}
 	return nil
+}
+
+// settle drains events and refreshes the screen if the market changed.
+func (m *Model) settle() {
+	if m.changed {
+		m.changed = false
+		m.log.drain()
+		m.refreshAll()
+	}
 }
 
 // toggleService disables or enables the service (QA) and shows what an

@@ -1,0 +1,79 @@
+package tui
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEventsFilterPauseAndExport(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	e.key("s")
+	e.key("enter") // ListingCreatedEvent
+	e.key("x")
+	e.confirm() // ListingRemovedEvent "removed"
+	l, _ := e.m.panes[0].Selected()
+	e.m.c.Actor = otherThan(t, e, l)
+	e.key("b")
+	e.confirm() // TransactionCompletedEvent
+	e.tick()
+	e.key("6")
+	p := e.m.panes[5].(*eventsPane)
+	if p.visible() != 3 {
+		t.Fatalf("%d events visible", p.visible())
+	}
+	// Filter cycles through the three kinds and back to all.
+	for _, want := range []string{"ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent"} {
+		e.key("f")
+		if p.visible() != 1 || p.at(0).EventName() != want {
+			t.Fatalf("filter %s: %d visible", want, p.visible())
+		}
+		e.mustContain("showing " + want)
+	}
+	e.key("f")
+	// Pause freezes the view while events keep arriving (none dropped).
+	e.key("space")
+	e.m.c.Actor = otherThan(t, e, l)
+	e.key("1")
+	e.key("s")
+	e.key("enter")
+	e.tick()
+	e.key("6")
+	if p.visible() != 3 || len(e.m.log.all) != 4 {
+		t.Fatalf("paused view %d, log %d", p.visible(), len(e.m.log.all))
+	}
+	e.mustContain("PAUSED (1 new since)")
+	e.key("space")
+	if p.visible() != 4 {
+		t.Fatalf("after resume %d", p.visible())
+	}
+	// Export writes one JSON object per event with the getters' values.
+	e.key("e")
+	if !strings.HasPrefix(e.status(), "exported 4 events to ") {
+		t.Fatalf("status %q", e.status())
+	}
+	path := strings.TrimPrefix(e.status(), "exported 4 events to ")
+	if filepath.Dir(path) != exportDir {
+		t.Fatalf("exported to %s", path)
+	}
+	f, err := os.Open(path)
+	must(t, err)
+	defer f.Close()
+	var recs []eventRecord
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r eventRecord
+		must(t, json.Unmarshal(sc.Bytes(), &r))
+		recs = append(recs, r)
+	}
+	if len(recs) != 4 || recs[0].Seq != 1 || recs[1].Reason != "removed" || recs[2].Transaction == nil ||
+		recs[2].Transaction.State != "COMPLETED" || recs[0].Listing == nil {
+		t.Fatalf("records %+v", recs)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("export mode %v", fi.Mode().Perm())
+	}
+}
