@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestReport(t *testing.T) {
+	in := `goos: linux
+BenchmarkCompareSearch/rynek/diamond-2   	     100	    400000 ns/op	     53255 matches
+BenchmarkCompareSearch/rynek/diamond-2   	     100	    500000 ns/op	     53255 matches
+BenchmarkCompareSearch/rynek/diamond-2   	     100	    300000 ns/op	     53255 matches
+BenchmarkCompareSearch/scan/diamond-2    	      10	  40000000 ns/op	     53255 matches
+BenchmarkCompareWrites/rawcommit-2      	   20000	     13844 ns/op	     72000 ops/s
+BenchmarkCompareWrites/rynek-sell-2     	   20000	     56649 ns/op	     18000 ops/s
+PASS`
+	res, order, err := parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	report(&b, res, order)
+	out := b.String()
+	for _, want := range []string{
+		"| diamond | 400.0 µs | 40.00 ms | 100.0× | 53255 / 53255 |",
+		"| rawcommit | 72000 | 100% |",
+		"| rynek-sell | 18000 | 25% |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package compare_test
+
+// Load and memory: open a store of a million listings and a million
+// transactions to ready, and the heap in use per listing after GC.
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/rynek/rynek/internal/benchdata"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+)
+
+// loadDays of history at seed's cap of 20,000 sales a day give a million
+// transactions.
+const loadDays = 50
+
+func loadHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// BenchmarkCompareLoad opens 1M listings + 1M transactions to ready and
+// reports the heap per listing (everything the market holds, transactions
+// included, divided by the listings).
+func BenchmarkCompareLoad(b *testing.B) {
+	var perListing float64
+	var txs int
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		path := benchdata.Path(b, 1_000_000, loadDays)
+		before := loadHeap()
+		b.StartTimer()
+		st, err := sqlite.Open(path, sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		svc := market.New(st, market.Config{Clock: market.NewManualClock(benchdata.Now)})
+		svc.BindMainThread()
+		if err := svc.Enable(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		n, _ := svc.GetActiveListingsCount()
+		page, _ := svc.Transactions(market.TxQuery{AllStates: true, Limit: 1})
+		txs = page.Total
+		perListing = float64(loadHeap()-before) / float64(n)
+		runtime.KeepAlive(svc)
+		svc.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(perListing, "heapB/listing")
+	b.ReportMetric(float64(txs), "transactions")
+}
+
+// TestCompareLoadSmall loads a small store with history and checks it is
+// all there: what the 1M benchmark measures, at a size CI can afford.
+func TestCompareLoadSmall(t *testing.T) {
+	path := benchdata.Path(t, 2_000, 3)
+	st, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(benchdata.Now)})
+	svc.BindMainThread()
+	if err := svc.Enable(); err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	n, _ := svc.GetActiveListingsCount()
+	page, _ := svc.Transactions(market.TxQuery{AllStates: true, Limit: 1})
+	if n != 2_000 || page.Total != 3*100 { // seed: max(50, listings/20) sales a day
+		t.Fatalf("%d listings, %d transactions", n, page.Total)
+	}
+	a, err := svc.Audit()
+	if err != nil || len(a.Problems) > 0 {
+		t.Fatalf("audit %v %v", err, a.Problems)
+	}
+}
