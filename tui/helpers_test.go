@@ -33,14 +33,36 @@ type testEnv struct {
 
 func newEnv(t *testing.T, w, h int) *testEnv {
 	t.Helper()
+	return envOn(t, seededStore(t, seed.Options{Players: 40, Listings: 400, Days: 10, Rand: 7}), w, h)
+}
+
+// seededStore is a temporary store filled by seed (Now: fixedNow).
+func seededStore(t *testing.T, o seed.Options) *sqlite.Store {
+	t.Helper()
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := seed.Load(st, seed.Options{Players: 40, Listings: 400, Days: 10, Rand: 7, Now: fixedNow}); err != nil {
+	o.Now = fixedNow
+	if _, err := seed.Load(st, o); err != nil {
+		st.Close()
 		t.Fatal(err)
 	}
-	return envOn(t, st, w, h)
+	return st
+}
+
+// paneCommon is a Common over a seeded market, for testing one pane
+// without the root model.
+func paneCommon(t *testing.T, o seed.Options) *Common {
+	t.Helper()
+	svc := market.New(seededStore(t, o), market.Config{Clock: market.NewManualClock(fixedNow)})
+	svc.BindMainThread()
+	if err := svc.Enable(); err != nil {
+		svc.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return &Common{Svc: svc, Styles: newStyles(true), W: 80, H: 24, NowUnix: fixedNow.Unix(), Wall: time.Now}
 }
 
 func envOn(t *testing.T, st market.Store, w, h int) *testEnv {

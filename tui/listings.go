@@ -151,16 +151,5 @@ func listingDetail(c *Common, l market.Listing, w, h int) string {
 	}
 	add("stack id", s.Dim.Render(l.Item.ID.String()))
 	lines = append(lines, "", s.Dim.Render("enter/esc back · b buy · x remove (owner) · X remove (admin) · F force-expire"))
-	var b strings.Builder
-	for i := 0; i < h; i++ {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if i < len(lines) {
-			b.WriteString(fit(lines[i], w))
-		} else {
-			b.WriteString(strings.Repeat(" ", w))
-		}
-	}
-	return b.String()
+	return block(lines, w, h)
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
 )
 
@@ -17,23 +15,7 @@ var statsTestNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 // statsCommon is a Common over a seeded market with 30 days of sales.
 func statsCommon(t *testing.T) *Common {
-	t.Helper()
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "market.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := seed.Load(st, seed.Options{Players: 30, Listings: 300, Days: 30, Rand: 1, Now: statsTestNow}); err != nil {
-		st.Close()
-		t.Fatal(err)
-	}
-	svc := market.New(st, market.Config{Clock: market.NewManualClock(statsTestNow)})
-	svc.BindMainThread()
-	if err := svc.Enable(); err != nil {
-		svc.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
-	return &Common{Svc: svc, Styles: newStyles(true), W: 80, H: 24, NowUnix: statsTestNow.Unix(), Wall: time.Now}
+	return paneCommon(t, seed.Options{Players: 30, Listings: 300, Days: 30, Rand: 1})
 }
 
 // statsView refreshes p for a screen w×(h+4) and renders it at w×h, checking

@@ -409,18 +409,7 @@ func txDetail(c *Common, t market.Transaction, w, h int) string {
 	if len(lines)+2 <= h {
 		lines = append(lines, "", s.Dim.Render("enter/esc back · ↑/↓ previous/next transaction"))
 	}
-	var b strings.Builder
-	for i := 0; i < h; i++ {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if i < len(lines) {
-			b.WriteString(fit(lines[i], w))
-		} else {
-			b.WriteString(strings.Repeat(" ", w))
-		}
-	}
-	return b.String()
+	return block(lines, w, h)
 }
 
 // txStateText renders a timeline state, coloured when terminal.

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
 )
 
@@ -18,23 +16,7 @@ var txTestNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 // txTestCommon seeds a small real market and returns a console Common on it.
 func txTestCommon(t *testing.T) *Common {
-	t.Helper()
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "market.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := seed.Load(st, seed.Options{Players: 30, Listings: 300, Days: 5, Rand: 1, Now: txTestNow}); err != nil {
-		st.Close()
-		t.Fatal(err)
-	}
-	svc := market.New(st, market.Config{Clock: market.NewManualClock(txTestNow)})
-	svc.BindMainThread()
-	if err := svc.Enable(); err != nil {
-		svc.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
-	return &Common{Svc: svc, Styles: newStyles(true), W: 80, H: 24, NowUnix: txTestNow.Unix(), Wall: time.Now}
+	return paneCommon(t, seed.Options{Players: 30, Listings: 300, Days: 5, Rand: 1})
 }
 
 func txKey(code rune, text string) tea.KeyPressMsg {

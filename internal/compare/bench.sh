@@ -14,9 +14,13 @@ count=${COUNT:-5}
 out=bench-out
 mkdir -p "$out"
 run() { go test ./internal/compare -run '^$' -bench "$1" -benchtime "$2" -count "$count" -timeout 60m | tee "$out/$3.txt"; }
-run 'CompareSearch$' 3x search
+# Fast contenders need many iterations (three would be dominated by the first
+# cold call); the slow ones take up to seconds per query.
+run 'CompareSearch/rynek/' 2000x search-rynek
+run 'CompareSearch/fts5/' 30x search-fts5
+run 'CompareSearch/(listfilter|scan)/' 3x search-slow
 run 'CompareFrame$' 200x frame
 run 'CompareWrites$' 20000x writes
 run 'CompareLoad$' 1x load
-cat "$out"/search.txt "$out"/frame.txt "$out"/writes.txt "$out"/load.txt | go run ./internal/benchtable > "$out/report.md"
+cat "$out"/search-rynek.txt "$out"/search-slow.txt "$out"/search-fts5.txt "$out"/frame.txt "$out"/writes.txt "$out"/load.txt | go run ./internal/benchtable > "$out/report.md"
 cat "$out/report.md"
