@@ -120,6 +120,10 @@ func (s *Service) Query(q Query) (Page, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	nowMs := s.nowMs()
+	if page, ok := s.idLookupLocked(pq, q, nowMs); ok {
+		page.Took = time.Since(start)
+		return page, nil
+	}
 	res := s.matchLocked(pq, q, nowMs)
 	total := int(res.GetCardinality())
 	limit := q.Limit
@@ -135,6 +139,25 @@ func (s *Service) Query(q Query) (Page, error) {
 		out[i] = s.listingOf(s.listings.get(id))
 	}
 	return Page{Query: q, Listings: out, Total: total, Took: time.Since(start)}, nil
+}
+
+// idLookupLocked answers a query that is exactly one #id term with no
+// other words or filters: one page-table lookup instead of the bitmap
+// pipeline. ok is false for any other query.
+func (s *Service) idLookupLocked(pq parsedQuery, q Query, nowMs int64) (Page, bool) {
+	if len(pq.ids) != 1 || len(pq.words) != 0 || pq.bad || q.Category != CategoryAll || q.Seller != uuid.Nil {
+		return Page{}, false
+	}
+	page := Page{Query: q}
+	r := s.listings.get(pq.ids[0])
+	if r == nil || !r.live(nowMs) {
+		return page, true
+	}
+	page.Total = 1
+	if q.Offset == 0 && q.Limit != 0 {
+		page.Listings = []Listing{s.listingOf(r)}
+	}
+	return page, true
 }
 
 // matchLocked returns the bitmap of live listings matching pq and q's

@@ -128,6 +128,22 @@ func report(w io.Writer, results map[string]result, order []string) {
 			}
 			return name
 		}
+		// A family without contenders (one benchmark): its figures.
+		if len(contenders) == 1 && contenders[0] == "" {
+			res := results[fam]
+			fmt.Fprintf(w, "| figure | median |\n|---|---:|\n| time | %s |\n", duration(median(res["ns/op"])))
+			var units []string
+			for u := range res {
+				if u != "ns/op" {
+					units = append(units, u)
+				}
+			}
+			slices.Sort(units)
+			for _, u := range units {
+				fmt.Fprintf(w, "| %s | %s |\n", u, strconv.FormatFloat(median(res[u]), 'f', -1, 64))
+			}
+			continue
+		}
 		// Throughput families (ops/s) compare against their first contender.
 		if _, ok := results[key(contenders[0], cases[0])]["ops/s"]; ok {
 			base := median(results[key(contenders[0], cases[0])]["ops/s"])

@@ -31,3 +31,14 @@ PASS`
 		}
 	}
 }
+
+func TestReportSingleBenchmark(t *testing.T) {
+	res, order, _ := parse(strings.NewReader("BenchmarkCompareLoad-2 1 5742428494 ns/op 635.6 heapB/listing 1000000 transactions\n"))
+	var b strings.Builder
+	report(&b, res, order)
+	for _, want := range []string{"| time | 5.74 s |", "| heapB/listing | 635.6 |", "| transactions | 1000000 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}
