@@ -353,7 +353,7 @@ func sinceDur(d time.Duration) string {
 	case d < 0:
 		return "-" + sinceDur(-d)[1:]
 	case d < time.Millisecond:
-		return "+" + d.String()
+		return "+<1ms" // timestamps have millisecond resolution
 	case d < time.Second:
 		return "+" + d.Round(time.Millisecond).String()
 	case d < time.Minute:
