@@ -317,9 +317,12 @@ func listingSummary(c *Common, l market.Listing) string {
 		l.Item.Amount, Sanitize(l.SellerName), c.Styles.Price.Render(money(l.Price)))
 }
 
+// shortID is the last 8 characters of a transaction id: ids are version 7
+// UUIDs, whose first characters are a timestamp shared by every transaction
+// of the same minute, while the tail is random.
 func shortID(id string) string {
 	if len(id) > 8 {
-		return id[:8]
+		return id[len(id)-8:]
 	}
 	return id
 }
