@@ -68,21 +68,25 @@ func (l *eventLog) drain() int {
 
 // eventsPane shows the live event log, newest first.
 type eventsPane struct {
-	log    *eventLog
-	filter int // -1 all, else a kind
-	paused bool
-	frozen int // log length shown while paused
-	cursor int // 0 = newest shown
-	keys   eventKeys
-	status func(string, bool)
+	log       *eventLog
+	exportDir string // where export writes (next to the database in the console)
+	filter    int    // -1 all, else a kind
+	paused    bool
+	frozen    int // log length shown while paused
+	cursor    int // 0 = newest shown
+	keys      eventKeys
+	status    func(string, bool)
 }
 
 type eventKeys struct {
 	Up, Down, PgUp, PgDown, Top, Filter, Pause, Export key.Binding
 }
 
-func newEventsPane(log *eventLog) *eventsPane {
-	return &eventsPane{log: log, filter: -1, keys: eventKeys{
+func newEventsPane(log *eventLog, exportDir string) *eventsPane {
+	if exportDir == "" {
+		exportDir = os.TempDir()
+	}
+	return &eventsPane{log: log, exportDir: exportDir, filter: -1, keys: eventKeys{
 		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		PgUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
@@ -176,9 +180,6 @@ func (p *eventsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// exportPath is where export writes; main sets it next to the database.
-var exportDir = os.TempDir()
-
 // export writes the shown events (filter applies, pause does not) to JSONL.
 func (p *eventsPane) export() tea.Cmd {
 	events := make([]market.Event, 0, len(p.log.all))
@@ -190,7 +191,7 @@ func (p *eventsPane) export() tea.Cmd {
 		}
 	}
 	return func() tea.Msg {
-		path := filepath.Join(exportDir, "rynek-events-"+time.Now().UTC().Format("20060102-150405")+".jsonl")
+		path := filepath.Join(p.exportDir, "rynek-events-"+time.Now().UTC().Format("20060102-150405")+".jsonl")
 		n, err := writeJSONL(path, events)
 		if err != nil {
 			return statusMsg{text: "export failed: " + err.Error(), err: true}

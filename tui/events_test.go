@@ -56,7 +56,7 @@ func TestEventsFilterPauseAndExport(t *testing.T) {
 		t.Fatalf("status %q", e.status())
 	}
 	path := strings.TrimPrefix(e.status(), "exported 4 events to ")
-	if filepath.Dir(path) != exportDir {
+	if filepath.Dir(path) != p.exportDir {
 		t.Fatalf("exported to %s", path)
 	}
 	f, err := os.Open(path)

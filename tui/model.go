@@ -82,9 +82,6 @@ func New(o Options) *Model {
 	if o.Tick <= 0 {
 		o.Tick = 100 * time.Millisecond
 	}
-	if o.ExportDir != "" {
-		exportDir = o.ExportDir
-	}
 	c := &Common{Svc: o.Svc, Clock: o.Clock, Wall: o.Wall, W: 80, H: 24, IsDark: true}
 	c.Styles = newStyles(true)
 	c.NowUnix = o.Svc.Now().Unix()
@@ -92,7 +89,7 @@ func New(o Options) *Model {
 	m.unsub = o.Svc.Subscribe(m.log.push)
 	o.Svc.OnListenerPanic(func(r any) { m.status = statusMsg{text: fmt.Sprint(r), err: true} })
 	m.chooseActors()
-	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log)}
+	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log, o.ExportDir)}
 	m.stale = make([]bool, len(m.panes))
 	m.bots = newBots(o.Svc)
 	m.refreshAll() // the active pane now, the others when first shown
