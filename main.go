@@ -33,6 +33,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	seedN := fs.Int("seed", 3000, "listings to generate when the database is new (0: start empty)")
 	seedRand := fs.Int64("seed-rand", 1, "seed of the demo data generator (same seed, same market)")
 	name := fs.String("name", "Rynek", `service name, as in the not-ready error "<name> API nie jest gotowe"`)
+	syncFlag := fs.Bool("sync", false, "fsync every commit: survive power loss, not only crashes (writes are several times slower)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: rynek [flags]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
@@ -69,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		path = p
 	}
-	svc, clock, err := open(path, *seedN, *seedRand, *name, stderr)
+	svc, clock, err := open(path, sqlite.Options{Sync: *syncFlag}, *seedN, *seedRand, *name, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek: %v\n", err)
 		return 1
@@ -89,8 +90,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // open opens the store, seeds it when new, and enables the service on this
 // goroutine, which then runs the UI: the service's main thread.
-func open(path string, seedN int, seedRand int64, name string, stderr io.Writer) (*market.Service, *market.ManualClock, error) {
-	st, err := sqlite.Open(path, sqlite.Options{})
+func open(path string, opts sqlite.Options, seedN int, seedRand int64, name string, stderr io.Writer) (*market.Service, *market.ManualClock, error) {
+	st, err := sqlite.Open(path, opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rynek/rynek/market/sqlite"
 )
 
 func TestVersion(t *testing.T) {
@@ -24,7 +26,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	if code := run([]string{"--help"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, flag := range []string{"-db", "-seed", "-seed-rand", "-name", "-version", "XDG_DATA_HOME"} {
+	for _, flag := range []string{"-db", "-seed", "-seed-rand", "-name", "-sync", "-version", "XDG_DATA_HOME"} {
 		if !strings.Contains(errb.String(), flag) {
 			t.Errorf("help lacks %s:\n%s", flag, errb.String())
 		}
@@ -62,7 +64,7 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 func TestOpenSeedsOnceAndShowsProgress(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
 	var errb bytes.Buffer
-	svc, clock, err := open(path, 50, 3, "Bazar", &errb)
+	svc, clock, err := open(path, sqlite.Options{}, 50, 3, "Bazar", &errb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestOpenSeedsOnceAndShowsProgress(t *testing.T) {
 	}
 	svc.Close()
 	errb.Reset()
-	svc, _, err = open(path, 999, 3, "Bazar", &errb)
+	svc, _, err = open(path, sqlite.Options{Sync: true}, 999, 3, "Bazar", &errb)
 	if err != nil {
 		t.Fatal(err)
 	}
