@@ -130,6 +130,7 @@ type sellDialog struct {
 	price  textinput.Model
 	focus  int // 0 stack list, 1 amount, 2 price
 	err    string
+	ok     float64 // the validated price when err is empty (set in Update, read by View)
 }
 
 func newSellDialog(c *Common, ps market.PlayerState) *sellDialog {
@@ -186,6 +187,7 @@ func (d *sellDialog) validate(c *Common) (market.ItemStack, float64, bool) {
 		return st, 0, false
 	}
 	st.Amount = n
+	d.ok = cents.Float()
 	return st, cents.Float(), true
 }
 
@@ -266,7 +268,7 @@ func (d *sellDialog) View(c *Common, w int) string {
 	b.WriteString("\n\n" + field("amount", d.amount, d.focus == 1) + "   " + field("price", d.price, d.focus == 2))
 	if d.err != "" {
 		b.WriteString("\n" + s.Err.Render(d.err))
-	} else if _, price, ok := d.validate(c); ok {
+	} else if price := d.ok; price > 0 {
 		cfg := c.Svc.Config()
 		fee := float64(cfg.SaleFeeBasisPoints) / 100
 		b.WriteString("\n" + s.OK.Render(fmt.Sprintf("ok · on sale you receive %s after the %.0f%% fee", money(price*(1-fee/100)), fee)))
