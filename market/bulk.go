@@ -20,6 +20,8 @@ type Bulk struct {
 	b       Batch
 	nextID  int64
 	fee     Money
+	volume  Money // completed historic sales, for the persisted counters
+	sales   int64
 	players map[uuid.UUID]*bulkPlayer
 	order   []*bulkPlayer
 	chunk   int
@@ -48,7 +50,7 @@ func (k *Bulk) flush() error {
 	if len(k.b.Ops) == 0 {
 		return nil
 	}
-	k.b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: k.nextID, FeeBalance: k.fee}})
+	k.b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: k.nextID, FeeBalance: k.fee, Volume: k.volume, Sales: k.sales}})
 	err := k.store.BulkLoad(&k.b)
 	k.b.Ops = k.b.Ops[:0]
 	return err
@@ -179,6 +181,10 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 	lid := k.nextID
 	k.nextID++
 	t := &txrec{listing: uint32(lid), it: it, price: h.Price, fee: h.Fee, net: h.Price - h.Fee}
+	if h.State == StateCompleted {
+		k.volume += h.Price
+		k.sales++
+	}
 	k.b.add(Op{Kind: OpPutTx, Tx: &TxRow{ID: id, State: h.State,
 		Rec: encodeTx(nil, h.Buyer, h.Seller, t, tl, h.ErrorCode, false)}})
 	return id.String(), k.flushIfFull()
@@ -196,7 +202,7 @@ func (k *Bulk) Finish() error {
 		k.b.add(Op{Kind: OpPutPlayer, Player: &row})
 	}
 	k.order = nil
-	k.b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: k.nextID, FeeBalance: k.fee}})
+	k.b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: k.nextID, FeeBalance: k.fee, Volume: k.volume, Sales: k.sales}})
 	err := k.store.BulkLoad(&k.b)
 	k.b.Ops = k.b.Ops[:0]
 	return err

@@ -2,6 +2,9 @@ package market
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/google/uuid"
 )
@@ -51,6 +54,7 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 		q.Limit = DefaultPageSize
 	}
 	q.Offset = max(q.Offset, 0)
+	s.waitHistory()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var src []*txrec
@@ -81,4 +85,149 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 		page.Transactions = append(page.Transactions, s.txOf(src[i]))
 	}
 	return page, nil
+}
+
+// historyChunk is how many finished transactions one background read takes:
+// a few tens of milliseconds of store time, so commits are never held up
+// for long.
+const historyChunk = 20_000
+
+// history is the background load of finished transactions. A market opens
+// (becomes ready) with its listings and unfinished transactions; the history
+// follows on its own goroutine, so a store with a million transactions is
+// ready in the time its listings take. Reads that need the history wait for
+// it (waitHistory); the lifetime volume and sales are persisted counters,
+// exact from the start.
+type history struct {
+	done    chan struct{} // closed when every finished transaction is in memory
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	started bool
+	err     error
+}
+
+// HistoryLoaded reports whether every finished transaction is in memory;
+// until then, reads of transaction history wait.
+func (s *Service) HistoryLoaded() bool {
+	select {
+	case <-s.hist.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitHistory blocks until the history is loaded (or the load stopped):
+// for embedders and tests that need every transaction in memory.
+func (s *Service) WaitHistory() { s.waitHistory() }
+
+// waitHistory blocks until the history is loaded (or loading stopped).
+func (s *Service) waitHistory() {
+	select {
+	case <-s.hist.done:
+	case <-s.hist.stop:
+	}
+}
+
+// startHistory starts the background load, once.
+func (s *Service) startHistory() {
+	if s.hist.started || s.HistoryLoaded() {
+		return
+	}
+	s.hist.started = true
+	s.hist.wg.Add(1)
+	go func() {
+		defer s.hist.wg.Done()
+		s.loadHistory()
+	}()
+}
+
+// stopHistory stops the background load and waits for it.
+func (s *Service) stopHistory() {
+	if !s.hist.started {
+		return
+	}
+	select {
+	case <-s.hist.stop:
+	default:
+		close(s.hist.stop)
+	}
+	s.hist.wg.Wait()
+}
+
+func (s *Service) loadHistory() {
+	var after [16]byte
+	for {
+		select {
+		case <-s.hist.stop:
+			return
+		default:
+		}
+		var batch []*txrec
+		n, err := s.store.LoadHistory(after, historyChunk, func(row TxRow) error {
+			after = row.ID
+			si := stateIndex(row.State)
+			if si < 0 {
+				return fmt.Errorf("transaction %s has unknown state %q", row.ID, row.State)
+			}
+			t := &txrec{id: row.ID, state: uint8(si)}
+			buyer, seller, err := decodeTx(row.Rec, t)
+			if err != nil {
+				return fmt.Errorf("transaction %s: %w", row.ID, err)
+			}
+			// Players are only ever added at load: reading the map is safe.
+			b, sl := s.playerByID[buyer], s.playerByID[seller]
+			if b == nil || sl == nil {
+				return fmt.Errorf("transaction %s refers to an unknown player", row.ID)
+			}
+			t.buyer, t.seller = b.idx, sl.idx
+			batch = append(batch, t)
+			return nil
+		})
+		if err != nil {
+			s.mu.Lock()
+			s.hist.err = fmt.Errorf("load history: %w", err)
+			s.mu.Unlock()
+			close(s.hist.done) // readers must not wait forever; HistoryErr says why
+			return
+		}
+		s.mu.Lock()
+		for _, t := range batch {
+			if s.txByID[t.id] != nil {
+				continue // finished by this process after the market opened: already here
+			}
+			s.txByID[t.id] = t
+			s.allTx = append(s.allTx, t)
+			s.indexTxPlayers(t)
+			if t.State() == StateCompleted {
+				s.completed = append(s.completed, t)
+			}
+		}
+		s.mu.Unlock()
+		if n < historyChunk {
+			break
+		}
+	}
+	s.mu.Lock()
+	slices.SortFunc(s.allTx, cmpTxCreated)
+	for _, p := range s.players {
+		slices.SortFunc(p.txs, cmpTxCreated)
+	}
+	// Rebuild the derived figures (top lists, price history) from the whole
+	// history. The contract's counters belong to the main thread and are
+	// only compared: the persisted ones stay authoritative.
+	s.rebuildStats()
+	if s.stats.volume != s.volume || s.stats.sales != s.sales {
+		s.hist.err = fmt.Errorf("history holds %d sales worth %s, the counters say %d worth %s",
+			s.stats.sales, FormatMoney(s.stats.volume), s.sales, FormatMoney(s.volume))
+	}
+	s.mu.Unlock()
+	close(s.hist.done)
+}
+
+// HistoryErr reports a failure of the background history load, if any.
+func (s *Service) HistoryErr() error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.hist.err
 }

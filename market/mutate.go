@@ -72,10 +72,13 @@ func (s *Service) playerOp(b *Batch, p *prec, balance Money, lastSell int64, inv
 // ids can have gaps but are never reused.
 const idBlock = 1024
 
-// metaOp writes the fee account and the id high-water mark.
-func (s *Service) metaOp(fee Money, ceil int64) Op {
-	return Op{Kind: OpMeta, Meta: MetaRow{NextListingID: ceil, FeeBalance: fee}}
+// meta is the persisted service-wide state as it is now; callers change
+// what their batch changes and write it with OpMeta.
+func (s *Service) meta() MetaRow {
+	return MetaRow{NextListingID: s.idCeil, FeeBalance: s.feeBalance, Volume: s.volume, Sales: s.sales}
 }
+
+func metaOp(m MetaRow) Op { return Op{Kind: OpMeta, Meta: m} }
 
 // SellItem is the contract's sellItem(Player, ItemStack, double). The stack
 // must be in the seller's inventory (matched by its ID); selling fewer items
@@ -165,7 +168,10 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 		ceil = s.nextID + idBlock
 	}
 	if ceil != s.idCeil || listingFee != 0 {
-		b.add(s.metaOp(s.feeBalance+listingFee, ceil))
+		m := s.meta()
+		m.FeeBalance += listingFee
+		m.NextListingID = ceil
+		b.add(metaOp(m))
 	}
 	if err := s.commit(b); err != nil {
 		return Listing{}, err

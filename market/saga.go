@@ -218,7 +218,9 @@ func (s *Service) step(run *sagaRun, next State) error {
 		apply = func() { buyer.balance -= t.price }
 	case StateSellerPaid:
 		s.playerOp(b, seller, seller.balance+t.net, seller.lastSell, &seller.inv)
-		b.add(s.metaOp(s.feeBalance+t.fee, s.idCeil))
+		m := s.meta()
+		m.FeeBalance += t.fee
+		b.add(metaOp(m))
 		apply = func() { seller.balance += t.net; s.feeBalance += t.fee }
 	case StateItemDelivered:
 		r := s.listings.get(t.listing)
@@ -241,7 +243,16 @@ func (s *Service) step(run *sagaRun, next State) error {
 			apply = func() { s.removeListingLocked(r); buyer.mail = append(buyer.mail, m) }
 		}
 	case StateCompleted:
-		apply = func() { s.completed = append(s.completed, t); s.stats.record(s, t) }
+		m := s.meta() // the lifetime counters are persisted with the sale
+		m.Volume += t.price
+		m.Sales++
+		b.add(metaOp(m))
+		apply = func() {
+			s.completed = append(s.completed, t)
+			s.stats.record(s, t)
+			s.volume += t.price
+			s.sales++
+		}
 	default:
 		return fmt.Errorf("no step enters %s", next)
 	}
@@ -318,7 +329,9 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		sellerBal -= t.net
 		fees -= t.fee
 		s.playerOp(b, seller, sellerBal, seller.lastSell, &seller.inv)
-		b.add(s.metaOp(fees, s.idCeil))
+		m := s.meta()
+		m.FeeBalance = fees
+		b.add(metaOp(m))
 	}
 	if reached(StateMoneyWithdrawn) {
 		buyerBal += t.price
@@ -350,11 +363,13 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 // order of their last state change. Completed ones publish TransactionCompletedEvent.
 func (s *Service) recover() error {
 	var open []*txrec
+	s.mu.RLock() // the background history load may be adding finished ones
 	for _, t := range s.txByID {
 		if !t.State().Terminal() {
 			open = append(open, t)
 		}
 	}
+	s.mu.RUnlock()
 	sortTx(open)
 	for _, t := range open {
 		run := &sagaRun{t: t, slot: -1, publish: true}

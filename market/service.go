@@ -30,6 +30,12 @@ type Service struct {
 
 	mu sync.RWMutex // guards everything below against concurrent readers
 
+	// volume and sales are the contract's lifetime counters (persisted in
+	// meta). Only the main thread writes them, like the rest of the state;
+	// the background history load leaves them alone.
+	volume Money
+	sales  int64
+
 	nextID     int64 // the next listing id to hand out
 	idCeil     int64 // ids below this may have been handed out (persisted)
 	feeBalance Money
@@ -48,7 +54,9 @@ type Service struct {
 	blacklist map[uint16]bool
 	toks      []uint32 // token id scratch of the main thread
 	faults    faults
-	batch     Batch // reused by the main thread
+	hist      history
+	meta0     MetaRow // the meta row as loaded
+	batch     Batch   // reused by the main thread
 	blobBuf   []byte
 }
 
@@ -127,6 +135,7 @@ func (s *Service) reset() {
 	s.stats = newStats()
 	s.nextID = 1
 	s.feeBalance = 0
+	s.hist = history{done: make(chan struct{}), stop: make(chan struct{})}
 }
 
 // Name is the service's own name, as used in the not-ready error.
@@ -197,6 +206,7 @@ func (s *Service) Enable() error {
 		return err
 	}
 	s.ready.Store(true)
+	s.startHistory()
 	return nil
 }
 
@@ -211,9 +221,12 @@ func (s *Service) Disable() { s.ready.Store(false) }
 func (s *Service) Close() error {
 	s.ready.Store(false)
 	var err error
+	s.stopHistory()
 	if s.loaded && s.idCeil != s.nextID {
 		b := &Batch{}
-		b.add(s.metaOp(s.feeBalance, s.nextID))
+		m := s.meta()
+		m.NextListingID = s.nextID
+		b.add(metaOp(m))
 		err = s.store.Commit(b)
 		s.idCeil = s.nextID
 	}
@@ -288,6 +301,7 @@ func (l *loader) Meta(m MetaRow) error {
 		l.s.nextID = 1
 	}
 	l.s.feeBalance = m.FeeBalance
+	l.s.meta0 = m
 	l.total = m.Listings + m.Transactions
 	// Size the tables once instead of growing them a million times.
 	l.s.txByID = make(map[uuid.UUID]*txrec, m.Transactions)
@@ -415,6 +429,14 @@ func (s *Service) load() error {
 		s.indexTxPlayers(t)
 	}
 	s.rebuildStats()
+	if s.meta0.HasCounters {
+		// Only unfinished transactions are in memory yet; the history loads
+		// in the background after Enable. The lifetime counters are persisted.
+		s.volume, s.sales = s.meta0.Volume, s.meta0.Sales
+	} else {
+		s.volume, s.sales = s.stats.volume, s.stats.sales
+		close(s.hist.done) // an older store: Load read every transaction
+	}
 	return nil
 }
 
@@ -487,6 +509,7 @@ func (s *Service) GetCompletedTransactions() ([]Transaction, error) {
 	if err := s.readGuard(); err != nil {
 		return nil, err
 	}
+	s.waitHistory()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]Transaction, len(s.completed))
@@ -506,8 +529,14 @@ func (s *Service) GetTransaction(id string) (Transaction, error) {
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(id))
 	}
 	s.mu.RLock()
-	defer s.mu.RUnlock()
 	t := s.txByID[u]
+	s.mu.RUnlock()
+	if t == nil && !s.HistoryLoaded() {
+		s.waitHistory() // it may be a finished transaction not loaded yet
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t = s.txByID[u]
 	if t == nil {
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(id))
 	}
@@ -559,7 +588,7 @@ func (s *Service) GetMarketVolume() (float64, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.stats.volume.Float(), nil
+	return s.volume.Float(), nil
 }
 
 // GetCategories is the contract's getCategories(); it works even when the

@@ -142,12 +142,13 @@ func (s *Service) Stats(n int) (Stats, error) {
 	if n <= 0 {
 		n = 10
 	}
+	s.waitHistory()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := Stats{
 		ActiveListings: s.listings.len() - s.expiredUnswept(s.nowMs()),
-		MarketVolume:   s.stats.volume.Float(),
-		TotalSales:     s.stats.sales,
+		MarketVolume:   s.volume.Float(),
+		TotalSales:     s.sales,
 		FeeBalance:     s.feeBalance.Float(),
 	}
 	for idx, ss := range s.stats.seller {
@@ -225,6 +226,7 @@ func (s *Service) PriceHistory(material string, span time.Duration, buckets int)
 		buckets = 30
 	}
 	now := s.nowMs()
+	s.waitHistory()
 	s.mu.RLock()
 	pts := s.stats.hist[mat]
 	from := now - (30 * 24 * time.Hour).Milliseconds()

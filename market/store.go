@@ -17,9 +17,14 @@ import (
 // knowledge here.
 type Store interface {
 	// Load streams the persisted state to l: meta first, then players (with
-	// their inventories), mail, listings and transactions. Byte slices passed to l are only valid
-	// during the call.
+	// their inventories), mail, listings and the transactions that are not
+	// finished (not COMPLETED, FAILED or ROLLED_BACK). Byte slices passed to l
+	// are only valid during the call.
 	Load(l Loader) error
+	// LoadHistory streams up to limit finished transactions with ids above
+	// after, in id order, and reports how many it read. It may run on another
+	// goroutine while Commit is used: the store serializes them.
+	LoadHistory(after [16]byte, limit int, fn func(TxRow) error) (int, error)
 	// Commit applies b atomically and durably. A conditional op that does not
 	// match (OpTxState whose ExpectState differs) fails the whole batch with
 	// ErrConflict and nothing is written.
@@ -53,6 +58,13 @@ type MetaRow struct {
 	NextListingID int64
 	// FeeBalance is the fee account: every fee the market has taken.
 	FeeBalance Money
+	// Volume and Sales are the lifetime sum of completed prices and their
+	// count, persisted so that they are exact before the history is loaded.
+	Volume Money
+	Sales  int64
+	// HasCounters is set on Load when the store holds Volume and Sales (a
+	// store written before they existed has to load its history first).
+	HasCounters bool
 }
 
 // PlayerRow is a player of the embedded world. The inventory is one blob

@@ -61,6 +61,7 @@ func paneCommon(t *testing.T, o seed.Options) *Common {
 		svc.Close()
 		t.Fatal(err)
 	}
+	svc.WaitHistory()
 	t.Cleanup(func() { svc.Close() })
 	return &Common{Svc: svc, Styles: newStyles(true), W: 80, H: 24, NowUnix: fixedNow.Unix(), Wall: time.Now}
 }
@@ -73,6 +74,7 @@ func envOn(t *testing.T, st market.Store, w, h int) *testEnv {
 	if err := svc.Enable(); err != nil {
 		t.Fatal(err)
 	}
+	svc.WaitHistory() // tests look at settled screens
 	wall := &fakeWall{t: fixedNow}
 	e := &testEnv{t: t, svc: svc, clock: clock, wall: wall}
 	e.m = New(Options{Svc: svc, Clock: clock, Wall: wall.now, ExportDir: t.TempDir()})

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -42,7 +43,12 @@ type Model struct {
 	tick     time.Duration
 	unsub    func()
 	hdr      headerData
+	histDone bool // the market's history had loaded at the last tick
 }
+
+// errHistoryLoading is what panes that need the transaction history show
+// while the market loads it in the background.
+var errHistoryLoading = errors.New("loading the transaction history in the background… (the market itself is ready)")
 
 // headerData is what the header shows, read from the market in Update so
 // that View never calls the market.
@@ -256,6 +262,10 @@ func (m *Model) onTick() tea.Cmd {
 		if n, err := m.sweep(); err == nil && n > 0 {
 			m.status = statusMsg{text: fmt.Sprintf("%d listings expired by timer: no event, by contract (items went to their sellers' mailboxes)", n), qa: true}
 		}
+	}
+	if !m.histDone && c.Svc.HistoryLoaded() {
+		m.histDone = true
+		m.changed = true // panes waiting for the history can show it now
 	}
 	if m.log.drain() > 0 || m.bots.changed || m.changed {
 		m.changed, m.bots.changed = false, false

@@ -3,9 +3,12 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/seed"
 )
 
 const (
@@ -318,5 +321,39 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// gatedStore holds the market's background history load until gate opens.
+type gatedStore struct {
+	market.Store
+	gate chan struct{}
+}
+
+func (g *gatedStore) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) error) (int, error) {
+	<-g.gate
+	return g.Store.LoadHistory(after, limit, fn)
+}
+
+func TestPanesSayHistoryIsLoadingWithoutBlocking(t *testing.T) {
+	gs := &gatedStore{Store: seededStore(t, seed.Options{Players: 20, Listings: 100, Days: 3, Rand: 2}), gate: make(chan struct{})}
+	svc := market.New(gs, market.Config{Clock: market.NewManualClock(fixedNow)})
+	svc.BindMainThread()
+	must(t, svc.Enable())
+	m := New(Options{Svc: svc, Wall: time.Now})
+	t.Cleanup(func() { m.Close(); svc.Close() })
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	for _, k := range []string{"3", "4", "5"} {
+		m.Update(keyMsg(k)) // returns: nothing waits for the history
+		if k != "3" && !strings.Contains(ansi.Strip(m.View().Content), "loading the transaction history") {
+			t.Fatalf("pane %s does not say the history is loading", k)
+		}
+	}
+	close(gs.gate)
+	svc.WaitHistory()
+	m.Update(tickMsg(time.Now()))
+	m.Update(keyMsg("4"))
+	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "Top sellers") || strings.Contains(v, "loading the transaction history") {
+		t.Fatalf("after the history loaded:\n%s", v)
 	}
 }

@@ -66,9 +66,12 @@ func (p *sellerPane) Refresh(c *Common) {
 		return
 	}
 	p.state = st
-	p.history, err = c.Svc.Transactions(market.TxQuery{Player: p.player, AllStates: true, Limit: 200})
-	if err != nil {
-		p.err = err
+	p.history = market.TxPage{}
+	if c.Svc.HistoryLoaded() { // never block the event loop on the background load
+		p.history, err = c.Svc.Transactions(market.TxQuery{Player: p.player, AllStates: true, Limit: 200})
+		if err != nil {
+			p.err = err
+		}
 	}
 }
 

@@ -72,6 +72,10 @@ func (p *statsPane) Selected() (market.Listing, bool) { return market.Listing{},
 
 // Refresh reads the figures and the price history of the charted material.
 func (p *statsPane) Refresh(c *Common) {
+	if !c.Svc.HistoryLoaded() { // never block the event loop on the background load
+		p.err = errHistoryLoading
+		return
+	}
 	st, err := c.Svc.Stats(statsTop)
 	if err != nil {
 		p.err = err // keep the last figures, shown under the error

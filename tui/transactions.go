@@ -74,7 +74,11 @@ func (p *transactionsPane) fetch(c *Common, h int) {
 		return
 	}
 	start := max(0, p.top-h)
-	page, err := c.Svc.Transactions(market.TxQuery{AllStates: p.all, Offset: start, Limit: 3 * h})
+	var page market.TxPage
+	err := errHistoryLoading
+	if c.Svc.HistoryLoaded() { // never block the event loop on the background load
+		page, err = c.Svc.Transactions(market.TxQuery{AllStates: p.all, Offset: start, Limit: 3 * h})
+	}
 	p.err = err
 	if err != nil {
 		p.win, p.total, p.winStart = nil, 0, 0

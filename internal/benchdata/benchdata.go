@@ -26,7 +26,7 @@ func Path(tb testing.TB, listings, days int) string {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-v3-%d-%d.db", listings, days))
+	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-v4-%d-%d.db", listings, days))
 	if _, err := os.Stat(cached); err != nil {
 		tmp := cached + ".tmp"
 		os.Remove(tmp)

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
@@ -52,6 +53,9 @@ type Store struct {
 	// mutation cost more than a third of a sell.
 	begin, commit, rollback *sql.Stmt
 	ctx                     context.Context
+	// mu serializes the one connection between the main thread's commits
+	// and the background history reader.
+	mu sync.Mutex
 }
 
 var _ market.Store = (*Store)(nil)
@@ -75,7 +79,10 @@ CREATE TABLE mail (
 -- cost is per column read.
 CREATE TABLE listings (id INTEGER PRIMARY KEY, rec BLOB NOT NULL);
 CREATE TABLE transactions (id BLOB PRIMARY KEY, state TEXT NOT NULL, rec BLOB NOT NULL) WITHOUT ROWID;
-INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0);
+-- Unfinished transactions are loaded before the market is ready (recovery
+-- needs them); finished ones are history, loaded in the background.
+CREATE INDEX transactions_open ON transactions (state) WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK');
+INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0), ('market_volume', 0), ('total_sales', 0);
 `
 
 var statements = map[market.OpKind]string{
@@ -89,8 +96,8 @@ var statements = map[market.OpKind]string{
 	market.OpDelListing:  `DELETE FROM listings WHERE id = ?`,
 	market.OpPutTx:       `INSERT INTO transactions (id, state, rec) VALUES (?, ?, ?)`,
 	market.OpTxState:     `UPDATE transactions SET state = ?, rec = ? WHERE id = ? AND state = ?`,
-	market.OpMeta: `UPDATE meta SET v = CASE k WHEN 'next_listing_id' THEN ? ELSE ? END
-		WHERE k IN ('next_listing_id', 'fee_balance')`,
+	market.OpMeta: `INSERT INTO meta (k, v) VALUES ('next_listing_id', ?), ('fee_balance', ?), ('market_volume', ?), ('total_sales', ?)
+		ON CONFLICT (k) DO UPDATE SET v = excluded.v`,
 }
 
 // Open opens or creates the market database at path. A new file is created
@@ -246,6 +253,8 @@ func (s *Store) exec(q string) error {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, st := range s.stmts {
 		st.Close()
 	}
@@ -275,6 +284,8 @@ func (s *Store) Path() string { return s.path }
 
 // Commit applies b in one transaction.
 func (s *Store) Commit(b *market.Batch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if _, err := s.begin.Exec(); err != nil {
 		return describe(err)
 	}
@@ -322,13 +333,8 @@ func (s *Store) apply(op *market.Op) error {
 		t := op.Tx
 		res, err = st.Exec(string(t.State), nonNil(t.Rec), t.ID[:], string(op.ExpectState))
 	case market.OpMeta:
-		res, err = st.Exec(op.Meta.NextListingID, int64(op.Meta.FeeBalance))
-		if err == nil {
-			if n, _ := res.RowsAffected(); n != 2 {
-				return fmt.Errorf("the meta table lacks its rows (%d of 2): %w", n, market.ErrConflict)
-			}
-			res = nil
-		}
+		m := op.Meta
+		_, err = st.Exec(m.NextListingID, int64(m.FeeBalance), int64(m.Volume), m.Sales)
 	default:
 		return fmt.Errorf("unknown op kind %d", op.Kind)
 	}
@@ -361,7 +367,7 @@ func nonNil(b []byte) []byte {
 // Load streams every row to l.
 func (s *Store) Load(l market.Loader) error {
 	var m market.MetaRow
-	seen := 0
+	seen, counters := 0, 0
 	rows, err := s.conn.QueryContext(s.ctx, "SELECT k, v FROM meta")
 	if err != nil {
 		return describe(err)
@@ -380,6 +386,12 @@ func (s *Store) Load(l market.Loader) error {
 		case "fee_balance":
 			m.FeeBalance = market.Money(v)
 			seen++
+		case "market_volume":
+			m.Volume = market.Money(v)
+			counters++
+		case "total_sales":
+			m.Sales = v
+			counters++
 		}
 	}
 	if err := closeRows(rows); err != nil {
@@ -388,10 +400,21 @@ func (s *Store) Load(l market.Loader) error {
 	if seen != 2 {
 		return fmt.Errorf("the meta table lacks its rows (%d of 2); the database was edited or damaged", seen)
 	}
-	for _, c := range []struct {
+	m.HasCounters = counters == 2
+	// Sizes for the service's tables. Transactions are counted only when all
+	// of them load now: counting a million rows would cost more than the
+	// few unfinished ones save.
+	counts := []struct {
 		q string
 		n *int
-	}{{"SELECT count(*) FROM listings", &m.Listings}, {"SELECT count(*) FROM transactions", &m.Transactions}} {
+	}{{"SELECT count(*) FROM listings", &m.Listings}}
+	if !m.HasCounters {
+		counts = append(counts, struct {
+			q string
+			n *int
+		}{"SELECT count(*) FROM transactions", &m.Transactions})
+	}
+	for _, c := range counts {
 		if err := s.conn.QueryRowContext(s.ctx, c.q).Scan(c.n); err != nil {
 			return describe(err)
 		}
@@ -432,7 +455,12 @@ func (s *Store) Load(l market.Loader) error {
 	}); err != nil {
 		return fmt.Errorf("listings: %w", err)
 	}
-	if err := s.each("SELECT id, state, rec FROM transactions", func(r *sql.Rows) error {
+	open := "SELECT id, state, rec FROM transactions"
+	if m.HasCounters {
+		// History loads later (LoadHistory); the partial index finds the rest.
+		open += " WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK')"
+	}
+	if err := s.each(open, func(r *sql.Rows) error {
 		var t market.TxRow
 		var id sql.RawBytes
 		var state string
@@ -447,8 +475,28 @@ func (s *Store) Load(l market.Loader) error {
 	return nil
 }
 
-func (s *Store) each(q string, fn func(*sql.Rows) error) error {
-	rows, err := s.conn.QueryContext(s.ctx, q)
+// LoadHistory streams finished transactions with ids above after.
+func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) error) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	err := s.each(`SELECT id, state, rec FROM transactions
+		WHERE id > ? AND state IN ('COMPLETED', 'FAILED', 'ROLLED_BACK') ORDER BY id LIMIT ?`, func(r *sql.Rows) error {
+		var t market.TxRow
+		var id sql.RawBytes
+		var state string
+		if err := r.Scan(&id, &state, (*sql.RawBytes)(&t.Rec)); err != nil {
+			return err
+		}
+		t.ID, t.State = toUUID(id), market.State(state)
+		n++
+		return fn(t)
+	}, after[:], limit)
+	return n, err
+}
+
+func (s *Store) each(q string, fn func(*sql.Rows) error, args ...any) error {
+	rows, err := s.conn.QueryContext(s.ctx, q, args...)
 	if err != nil {
 		return describe(err)
 	}
