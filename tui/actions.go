@@ -290,12 +290,20 @@ func (m *Model) advance(msg tea.KeyPressMsg) {
 	}
 	c.Clock.Advance(d)
 	c.NowUnix = c.Svc.Now().Unix()
-	n, err := m.sweep()
+	n, more, err := m.sweep()
+	m.swept = 0
+	if more {
+		m.swept = n // the tick carries on with the rest and counts on from here
+	}
 	switch {
 	case err != nil:
 		m.fail(err)
 	case n > 0:
-		m.status = statusMsg{text: fmt.Sprintf("clock +%s: %d listings expired by timer: no event, by contract (items went to their sellers' mailboxes)", shortDur(d), n), qa: true}
+		text := fmt.Sprintf("clock +%s: %d listings expired by timer: no event, by contract (items went to their sellers' mailboxes)", shortDur(d), n)
+		if more {
+			text += " · sweeping…"
+		}
+		m.status = statusMsg{text: text, qa: true}
 	default:
 		m.status = statusMsg{text: fmt.Sprintf("clock +%s (now +%s): nothing expired yet", shortDur(d), shortDur(c.Clock.Offset())), qa: true}
 	}

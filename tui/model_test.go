@@ -357,3 +357,24 @@ func TestPanesSayHistoryIsLoadingWithoutBlocking(t *testing.T) {
 		t.Fatalf("after the history loaded:\n%s", v)
 	}
 }
+
+func TestExpiryBacklogIsSweptOneBatchPerTick(t *testing.T) {
+	e := envOn(t, seededStore(t, seed.Options{Players: 30, Listings: 2500, Days: 1, Rand: 4}), 120, 40)
+	for range 8 {
+		e.clock.Advance(24 * time.Hour) // every listing is due, the console has not ticked yet
+	}
+	e.key("]")
+	if n, _ := e.svc.GetActiveListingsCount(); n != 0 {
+		t.Fatalf("%d listings still active", n)
+	}
+	if !strings.Contains(e.status(), "2000 listings expired by timer") || !strings.Contains(e.status(), "sweeping…") {
+		t.Fatalf("first batch: %q", e.status())
+	}
+	e.tick()
+	if !strings.Contains(e.status(), "2500 listings expired by timer") || strings.Contains(e.status(), "sweeping") {
+		t.Fatalf("after the next tick: %q", e.status())
+	}
+	if len(e.m.log.all) != 0 {
+		t.Fatalf("%d events from the timer", len(e.m.log.all))
+	}
+}
