@@ -166,21 +166,10 @@ func (s *Service) loadHistory() {
 		var batch []*txrec
 		n, err := s.store.LoadHistory(after, historyChunk, func(row TxRow) error {
 			after = row.ID
-			si := stateIndex(row.State)
-			if si < 0 {
-				return fmt.Errorf("transaction %s has unknown state %q", row.ID, row.State)
-			}
-			t := &txrec{id: row.ID, state: uint8(si)}
-			buyer, seller, err := decodeTx(row.Rec, t)
+			t, err := s.txFromRow(row)
 			if err != nil {
-				return fmt.Errorf("transaction %s: %w", row.ID, err)
+				return err
 			}
-			// Players are only ever added at load: reading the map is safe.
-			b, sl := s.playerByID[buyer], s.playerByID[seller]
-			if b == nil || sl == nil {
-				return fmt.Errorf("transaction %s refers to an unknown player", row.ID)
-			}
-			t.buyer, t.seller = b.idx, sl.idx
 			batch = append(batch, t)
 			return nil
 		})
@@ -230,4 +219,25 @@ func (s *Service) HistoryErr() error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.hist.err
+}
+
+// txFromRow decodes a stored transaction, at load and in the background
+// history load. It reads playerByID without a lock: players are only ever
+// added at load, before either caller runs.
+func (s *Service) txFromRow(row TxRow) (*txrec, error) {
+	si := stateIndex(row.State)
+	if si < 0 {
+		return nil, fmt.Errorf("transaction %s has unknown state %q", row.ID, row.State)
+	}
+	t := &txrec{id: row.ID, state: uint8(si)}
+	buyer, seller, err := decodeTx(row.Rec, t)
+	if err != nil {
+		return nil, fmt.Errorf("transaction %s: %w", row.ID, err)
+	}
+	b, sl := s.playerByID[buyer], s.playerByID[seller]
+	if b == nil || sl == nil {
+		return nil, fmt.Errorf("transaction %s refers to an unknown player", row.ID)
+	}
+	t.buyer, t.seller = b.idx, sl.idx
+	return t, nil
 }

@@ -378,20 +378,10 @@ func (l *loader) Transaction(row TxRow) error {
 	l.flush() // listings come first; the worker must be done with them
 	l.progress()
 	s := l.s
-	si := stateIndex(row.State)
-	if si < 0 {
-		return fmt.Errorf("transaction %s has unknown state %q", row.ID, row.State)
-	}
-	t := &txrec{id: row.ID, state: uint8(si)}
-	buyer, seller, err := decodeTx(row.Rec, t)
+	t, err := s.txFromRow(row)
 	if err != nil {
-		return fmt.Errorf("transaction %s: %w", row.ID, err)
+		return err
 	}
-	b, sl := s.playerByID[buyer], s.playerByID[seller]
-	if b == nil || sl == nil {
-		return fmt.Errorf("transaction %s refers to an unknown player", row.ID)
-	}
-	t.buyer, t.seller = b.idx, sl.idx
 	s.txByID[t.id] = t
 	s.allTx = append(s.allTx, t)
 	if int64(t.listing) >= s.nextID {
