@@ -30,6 +30,7 @@ func Path(tb testing.TB, listings, days int) string {
 	if _, err := os.Stat(cached); err != nil {
 		tmp := cached + ".tmp"
 		os.Remove(tmp)
+		os.Remove(sqlite.LogPath(tmp))
 		st, err := sqlite.Open(tmp, sqlite.Options{})
 		if err != nil {
 			tb.Fatal(err)

@@ -5,10 +5,12 @@
 // so a second console on the same file is refused ("database is locked")
 // instead of racing the first, and no file locks are taken per commit.
 //
-// Durability: every Commit is one SQLite transaction. With the default
-// synchronous=NORMAL in WAL mode a committed transaction survives a crash or
-// SIGKILL of the process; surviving power loss as well needs Options.Sync
-// (synchronous=FULL, an fsync per commit), at a much lower write rate.
+// Durability: every Commit is one record appended to the change log
+// (changelog.go) with one write system call; a goroutine writes the tables
+// from it. A committed change survives a crash or SIGKILL of the process, as
+// an SQLite commit with synchronous=NORMAL does. Surviving power loss as well
+// needs Options.Sync: an fsync per commit (and synchronous=FULL for the
+// tables), at a much lower write rate.
 package sqlite
 
 import (
@@ -38,24 +40,45 @@ const SchemaVersion = 1
 
 // Options tune the store.
 type Options struct {
-	// Sync makes every commit fsync (synchronous=FULL): durable against power
-	// loss, not only process crashes.
+	// Sync makes every commit fsync the change log, and the tables use
+	// synchronous=FULL: durable against power loss, not only process crashes.
 	Sync bool
 }
 
-// Store is a market.Store on one SQLite file.
+// Store is a market.Store on one SQLite file and its change log
+// (changelog.go).
 type Store struct {
 	path  string
 	db    *sql.DB
 	conn  *sql.Conn
 	stmts map[market.OpKind]*sql.Stmt
 	// begin, commit and rollback are prepared once: parsing them on every
-	// mutation cost more than a third of a sell.
-	begin, commit, rollback *sql.Stmt
-	ctx                     context.Context
-	// mu serializes the one connection between the main thread's commits
-	// and the background history reader.
+	// transaction cost more than a third of a sell.
+	begin, commit, rollback, setApplied *sql.Stmt
+	ctx                                 context.Context
+	// mu serializes the one connection between the materializer, the
+	// background history reader and Load.
 	mu sync.Mutex
+
+	// The change log. lmu guards everything below; lock order is lmu, then mu.
+	lmu        sync.Mutex
+	cond       *sync.Cond // on lmu: signalled after every materializer round
+	sync       bool
+	logPath    string
+	logf       *os.File
+	logID      uint64
+	logSize    int64
+	lastSeq    uint64     // last record appended
+	appliedSeq uint64     // last record in the tables
+	pending    []logEntry // appended, not yet in the tables
+	spare      []logEntry // the materializer's other buffer
+	work       chan struct{}
+	matDone    chan struct{}
+	matErr     error // sticky: the materializer failed
+	matStopped bool
+	closed     bool
+	shadow     *shadow // nil until Load or the first Commit builds it
+	undo       []undoOp
 }
 
 var _ market.Store = (*Store)(nil)
@@ -119,11 +142,18 @@ func Open(path string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, describe(err))
 	}
-	s := &Store{path: path, db: db, conn: conn, ctx: ctx, stmts: map[market.OpKind]*sql.Stmt{}}
+	s := &Store{path: path, db: db, conn: conn, ctx: ctx, stmts: map[market.OpKind]*sql.Stmt{},
+		sync: opts.Sync, logPath: LogPath(path), work: make(chan struct{}, 1), matDone: make(chan struct{})}
+	s.cond = sync.NewCond(&s.lmu)
 	if err := s.init(); err != nil {
-		s.Close()
+		s.closeDB()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if err := s.openLog(); err != nil {
+		s.closeDB()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	go s.materialize()
 	return s, nil
 }
 
@@ -231,7 +261,8 @@ func (s *Store) init() error {
 	for _, p := range []struct {
 		st **sql.Stmt
 		q  string
-	}{{&s.begin, "BEGIN IMMEDIATE"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"}} {
+	}{{&s.begin, "BEGIN IMMEDIATE"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"},
+		{&s.setApplied, "INSERT INTO meta (k, v) VALUES ('log_applied', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v"}} {
 		if *p.st, err = s.conn.PrepareContext(s.ctx, p.q); err != nil {
 			return fmt.Errorf("prepare: %w", describe(err))
 		}
@@ -251,14 +282,47 @@ func (s *Store) exec(q string) error {
 	return err
 }
 
-// Close closes the database.
+// Close waits for the materializer to write every committed change to the
+// tables, closes the database and, when nothing is left in it, removes the
+// change log, so that a cleanly closed market is one file.
 func (s *Store) Close() error {
+	s.lmu.Lock()
+	if s.closed {
+		s.lmu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.work)
+	s.lmu.Unlock()
+	<-s.matDone
+	s.lmu.Lock()
+	s.matStopped = true
+	s.cond.Broadcast()
+	err := s.matErr
+	done := err == nil && s.appliedSeq == s.lastSeq
+	s.lmu.Unlock()
+	if cerr := s.closeDB(); err == nil {
+		err = cerr
+	} else {
+		err = fmt.Errorf("%w; every committed change is kept in %s and is replayed on the next start", err, s.logPath)
+	}
+	if s.logf != nil {
+		s.logf.Close()
+		if done && err == nil {
+			os.Remove(s.logPath)
+		}
+	}
+	return err
+}
+
+// closeDB closes the statements and the connection.
+func (s *Store) closeDB() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, st := range s.stmts {
 		st.Close()
 	}
-	for _, st := range []*sql.Stmt{s.begin, s.commit, s.rollback} {
+	for _, st := range []*sql.Stmt{s.begin, s.commit, s.rollback, s.setApplied} {
 		if st != nil {
 			st.Close()
 		}
@@ -272,6 +336,11 @@ func (s *Store) Close() error {
 // Empty reports whether the market has no players yet (a new database, to
 // be seeded).
 func (s *Store) Empty() (bool, error) {
+	if err := s.Flush(); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var n int
 	if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM players").Scan(&n); err != nil {
 		return false, describe(err)
@@ -282,8 +351,19 @@ func (s *Store) Empty() (bool, error) {
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
 
-// Commit applies b in one transaction.
-func (s *Store) Commit(b *market.Batch) error {
+// BulkLoad writes b straight to the tables in one transaction, after the
+// change log has been written out; it is for seeding, not live mutations.
+// The shadow is rebuilt on the next Commit.
+func (s *Store) BulkLoad(b *market.Batch) error {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	if s.closed {
+		return errClosed
+	}
+	if err := s.flushLocked(); err != nil {
+		return err
+	}
+	s.shadow = nil
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := s.begin.Exec(); err != nil {
@@ -301,10 +381,6 @@ func (s *Store) Commit(b *market.Batch) error {
 	}
 	return nil
 }
-
-// BulkLoad writes b in one transaction. It is Commit by another name today:
-// one transaction already amortizes the commit over every row.
-func (s *Store) BulkLoad(b *market.Batch) error { return s.Commit(b) }
 
 func (s *Store) apply(op *market.Op) error {
 	var res sql.Result
@@ -364,8 +440,57 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-// Load streams every row to l.
+// Load writes out the change log, then streams every row to l and builds
+// the shadow that Commit checks batches against from the same rows. It must
+// not run concurrently with Commit.
 func (s *Store) Load(l market.Loader) error {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	if s.closed {
+		return errClosed
+	}
+	if err := s.flushLocked(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sl := &shadowLoader{Loader: l, sh: newShadow()}
+	if err := s.load(sl); err != nil {
+		return err
+	}
+	sl.sh.listings.AddMany(sl.ids)
+	s.shadow = sl.sh
+	return nil
+}
+
+// shadowLoader passes rows on to the service's loader and notes their keys.
+type shadowLoader struct {
+	market.Loader
+	sh  *shadow
+	ids []uint64 // listing ids, added to the bitmap at once
+}
+
+func (sl *shadowLoader) Player(p market.PlayerRow) error {
+	sl.sh.players[p.ID] = struct{}{}
+	return sl.Loader.Player(p)
+}
+
+func (sl *shadowLoader) Mail(m market.MailRow) error {
+	sl.sh.mail[m.ID] = struct{}{}
+	return sl.Loader.Mail(m)
+}
+
+func (sl *shadowLoader) Listing(l market.ListingRow) error {
+	sl.ids = append(sl.ids, uint64(l.ID))
+	return sl.Loader.Listing(l)
+}
+
+func (sl *shadowLoader) Transaction(t market.TxRow) error {
+	sl.sh.tx(t)
+	return sl.Loader.Transaction(t)
+}
+
+func (s *Store) load(l market.Loader) error {
 	var m market.MetaRow
 	seen, counters := 0, 0
 	rows, err := s.conn.QueryContext(s.ctx, "SELECT k, v FROM meta")
@@ -477,6 +602,9 @@ func (s *Store) Load(l market.Loader) error {
 
 // LoadHistory streams finished transactions with ids above after.
 func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) error) (int, error) {
+	if err := s.Flush(); err != nil {
+		return 0, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0

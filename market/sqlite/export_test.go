@@ -1,0 +1,30 @@
+package sqlite
+
+// HoldTables keeps the materializer from writing the tables until the
+// returned function is called: commits still reach the change log, as they
+// would in the moment before a crash.
+func (s *Store) HoldTables() (release func()) {
+	s.mu.Lock()
+	return s.mu.Unlock
+}
+
+// SetLogLimits changes the size past which the log is emptied and the
+// number of records that may wait for the tables.
+func SetLogLimits(size int64, pending int) (restore func()) {
+	oldSize, oldPending := logTruncateAt, maxPending
+	logTruncateAt, maxPending = size, pending
+	return func() { logTruncateAt, maxPending = oldSize, oldPending }
+}
+
+// LogSize reports the change log's current size in bytes.
+func (s *Store) LogSize() int64 {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	return s.logSize
+}
+
+// EncodeBatch and DecodeBatch expose the record codec to the fuzzer.
+var (
+	EncodeBatch = encodeBatch
+	DecodeBatch = decodeBatch
+)
