@@ -209,6 +209,9 @@ func checkFile(path string) error {
 // describe turns the driver's terse corruption errors into advice.
 func describe(err error) error {
 	msg := err.Error()
+	if strings.Contains(msg, "database is locked") {
+		return fmt.Errorf("another process has this market open (%v); close it first", err)
+	}
 	if strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "corrupt") {
 		return fmt.Errorf("the database file is corrupt (%v); restore it from a backup or move it aside to start an empty market", err)
 	}
