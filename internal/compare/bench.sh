@@ -21,6 +21,7 @@ run 'CompareSearch/fts5/' 30x search-fts5
 run 'CompareSearch/(listfilter|scan)/' 3x search-slow
 run 'CompareFrame$' 200x frame
 run 'CompareWrites$' 20000x writes
+run 'CompareSyncWrites$' 2000x syncwrites
 run 'CompareLoad$' 1x load
-cat "$out"/search-rynek.txt "$out"/search-slow.txt "$out"/search-fts5.txt "$out"/frame.txt "$out"/writes.txt "$out"/load.txt | go run ./internal/benchtable > "$out/report.md"
+cat "$out"/search-rynek.txt "$out"/search-slow.txt "$out"/search-fts5.txt "$out"/frame.txt "$out"/writes.txt "$out"/syncwrites.txt "$out"/load.txt | go run ./internal/benchtable > "$out/report.md"
 cat "$out/report.md"

@@ -21,9 +21,9 @@ import (
 // benchmark (cooldown off, no listing cap). The store is returned so that a
 // benchmark can Flush it: the tables are written after Commit returns, and
 // that work belongs inside the measured time.
-func writesOpen(tb testing.TB, n int) (*market.Service, *sqlite.Store) {
+func writesOpen(tb testing.TB, n int, opts ...sqlite.Options) (*market.Service, *sqlite.Store) {
 	tb.Helper()
-	st, err := sqlite.Open(benchdata.Path(tb, n, -1), sqlite.Options{})
+	st, err := sqlite.Open(benchdata.Path(tb, n, -1), append(opts, sqlite.Options{})[0])
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -73,10 +73,10 @@ type rawCommit struct {
 	next                  int64
 }
 
-func newRawCommit(tb testing.TB) *rawCommit {
+func newRawCommit(tb testing.TB, opts ...sqlite.Options) *rawCommit {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "raw.db")
-	db, err := sql.Open("sqlite", sqlite.DSN(path, sqlite.Options{}))
+	db, err := sql.Open("sqlite", sqlite.DSN(path, append(opts, sqlite.Options{})[0]))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -174,6 +174,41 @@ func BenchmarkCompareWrites(b *testing.B) {
 			b.Fatalf("only %d purchases possible", done)
 		}
 		b.ReportMetric(float64(done)/time.Since(start).Seconds(), "ops/s")
+	})
+}
+
+// BenchmarkCompareSyncWrites is the same comparison with Options.Sync: an
+// fsync per raw commit against an fsync of the change log per sell.
+func BenchmarkCompareSyncWrites(b *testing.B) {
+	sync := sqlite.Options{Sync: true}
+	b.Run("rawcommit", func(b *testing.B) {
+		r := newRawCommit(b, sync)
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			if err := r.one(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
+	})
+	b.Run("rynek-sell", func(b *testing.B) {
+		svc, st := writesOpen(b, 1_000_000, sync)
+		src := writesSources(b, svc)
+		if len(src) < b.N {
+			b.Skipf("only %d sellable items", len(src))
+		}
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			if _, err := svc.SellItem(src[i].p, src[i].s, 10); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := st.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
 	})
 }
 
