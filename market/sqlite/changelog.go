@@ -69,8 +69,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // records hold, when commits come faster than the tables can take them.
 // Variables, so that a test can make them small.
 var (
-	logTruncateAt int64 = 64 << 20
-	maxPending          = 8192
+	logTruncateAt   int64 = 64 << 20
+	maxPending            = 8192
+	maxPendingBytes       = 64 << 20 // a sweep's record can be 200 kB
 )
 
 // LogPath returns the path of the change log of the database at path.
@@ -212,11 +213,15 @@ func (s *Store) Commit(b *market.Batch) error {
 			return err
 		}
 	}
-	for len(s.pending) >= maxPending && s.matErr == nil && !s.matStopped {
+	for (len(s.pending) >= maxPending || s.pendingBytes >= maxPendingBytes) && s.matErr == nil && !s.matStopped {
 		s.cond.Wait()
 	}
+	// Waiting released lmu: the store may have failed or closed meanwhile.
 	if s.matErr != nil {
 		return s.failure()
+	}
+	if s.closed {
+		return errClosed
 	}
 	undo, err := s.shadow.check(b, s.undo[:0])
 	s.undo = undo[:0]
@@ -241,6 +246,7 @@ func (s *Store) Commit(b *market.Batch) error {
 	s.logSize += int64(len(rec))
 	s.lastSeq = seq
 	s.pending = append(s.pending, logEntry{seq: seq, payload: rec[recHeaderSize:]})
+	s.pendingBytes += len(rec)
 	select {
 	case s.work <- struct{}{}:
 	default:
@@ -283,6 +289,7 @@ func (s *Store) round() bool {
 	s.lmu.Lock()
 	batch := s.pending
 	s.pending = s.spare[:0]
+	s.pendingBytes = 0
 	s.lmu.Unlock()
 	var err error
 	if len(batch) > 0 {
@@ -303,6 +310,7 @@ func (s *Store) round() bool {
 				s.appliedSeq = rest[len(rest)-1].seq
 				clear(rest)
 				s.pending = rest[:0]
+				s.pendingBytes = 0
 			}
 		}
 		if err == nil {

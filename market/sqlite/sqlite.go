@@ -61,24 +61,25 @@ type Store struct {
 	mu sync.Mutex
 
 	// The change log. lmu guards everything below; lock order is lmu, then mu.
-	lmu        sync.Mutex
-	cond       *sync.Cond // on lmu: signalled after every materializer round
-	sync       bool
-	logPath    string
-	logf       *os.File
-	logID      uint64
-	logSize    int64
-	lastSeq    uint64     // last record appended
-	appliedSeq uint64     // last record in the tables
-	pending    []logEntry // appended, not yet in the tables
-	spare      []logEntry // the materializer's other buffer
-	work       chan struct{}
-	matDone    chan struct{}
-	matErr     error // sticky: the materializer failed
-	matStopped bool
-	closed     bool
-	shadow     *shadow // nil until Load or the first Commit builds it
-	undo       []undoOp
+	lmu          sync.Mutex
+	cond         *sync.Cond // on lmu: signalled after every materializer round
+	sync         bool
+	logPath      string
+	logf         *os.File
+	logID        uint64
+	logSize      int64
+	lastSeq      uint64     // last record appended
+	appliedSeq   uint64     // last record in the tables
+	pending      []logEntry // appended, not yet in the tables
+	pendingBytes int
+	spare        []logEntry // the materializer's other buffer
+	work         chan struct{}
+	matDone      chan struct{}
+	matErr       error // sticky: the materializer failed
+	matStopped   bool
+	closed       bool
+	shadow       *shadow // nil until Load or the first Commit builds it
+	undo         []undoOp
 }
 
 var _ market.Store = (*Store)(nil)
