@@ -33,7 +33,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	seedN := fs.Int("seed", 3000, "listings to generate when the database is new (0: start empty)")
 	seedRand := fs.Int64("seed-rand", 1, "seed of the demo data generator (same seed, same market)")
 	name := fs.String("name", "Rynek", `service name, as in the not-ready error "<name> API nie jest gotowe"`)
-	syncFlag := fs.Bool("sync", false, "fsync every commit: survive power loss, not only crashes (about 20x slower writes: ~2,000 commits/s here)")
+	syncFlag := fs.Bool("sync", false, "fsync every commit: survive power loss, not only crashes (about 20x slower writes: ~4,000 sells/s here)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: rynek [flags]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")

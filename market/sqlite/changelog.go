@@ -45,6 +45,8 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/google/uuid"
@@ -101,7 +103,13 @@ func (s *Store) openLog() error {
 		return fmt.Errorf("read the change log %s: %w", s.logPath, err)
 	}
 	last := applied
-	if len(data) > 0 {
+	if allZero(data) {
+		// New, or created just before a power cut took its header: either
+		// way it holds no record.
+		if err := s.writeHeader(); err != nil {
+			return err
+		}
+	} else {
 		if len(data) < logHeaderSize || string(data[:8]) != logMagic {
 			return fmt.Errorf("%s is not a Rynek change log; move it aside to open the database without it", s.logPath)
 		}
@@ -130,6 +138,42 @@ func (s *Store) openLog() error {
 	return s.resetLog()
 }
 
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// writeHeader writes the header of a new log. With Options.Sync the file and
+// its directory entry are made durable before any record relies on them.
+func (s *Store) writeHeader() error {
+	if err := s.logf.Truncate(0); err != nil {
+		return fmt.Errorf("create the change log: %w", err)
+	}
+	head := make([]byte, logHeaderSize)
+	copy(head, logMagic)
+	binary.LittleEndian.PutUint64(head[8:], s.logID)
+	if _, err := s.logf.Write(head); err != nil {
+		return fmt.Errorf("write the change log header: %w", err)
+	}
+	if s.sync {
+		if err := s.logf.Sync(); err != nil {
+			return fmt.Errorf("sync the change log: %w", err)
+		}
+		if d, err := os.Open(filepath.Dir(s.logPath)); err == nil {
+			err = d.Sync()
+			d.Close()
+			if err != nil {
+				return fmt.Errorf("sync the change log's directory: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
 // scanLog returns the intact records of a log body, stopping at the first
 // one that is cut short or fails its checksum.
 func scanLog(b []byte) []logEntry {
@@ -150,17 +194,12 @@ func scanLog(b []byte) []logEntry {
 	return out
 }
 
-// resetLog empties the log down to its header. Only called when every record
-// is in the tables.
+// resetLog empties the log down to its header, in one system call so that
+// the header is never at risk. Only called when every record is in the
+// tables.
 func (s *Store) resetLog() error {
-	if err := s.logf.Truncate(0); err != nil {
+	if err := s.logf.Truncate(logHeaderSize); err != nil {
 		return fmt.Errorf("empty the change log: %w", err)
-	}
-	head := make([]byte, logHeaderSize)
-	copy(head, logMagic)
-	binary.LittleEndian.PutUint64(head[8:], s.logID)
-	if _, err := s.logf.Write(head); err != nil {
-		return fmt.Errorf("write the change log header: %w", err)
 	}
 	s.logSize = logHeaderSize
 	return nil
@@ -205,6 +244,9 @@ func (s *Store) Commit(b *market.Batch) error {
 	if s.closed {
 		return errClosed
 	}
+	if s.logErr != nil {
+		return s.logErr
+	}
 	if s.matErr != nil {
 		return s.failure()
 	}
@@ -223,7 +265,7 @@ func (s *Store) Commit(b *market.Batch) error {
 	if s.closed {
 		return errClosed
 	}
-	undo, err := s.shadow.check(b, s.undo[:0])
+	undo, err := s.shadow.check(b, s.undo[:0], s)
 	s.undo = undo[:0]
 	if err != nil {
 		s.shadow.revert(undo)
@@ -233,6 +275,10 @@ func (s *Store) Commit(b *market.Batch) error {
 	rec := make([]byte, recHeaderSize, recHeaderSize+estimate(b))
 	binary.LittleEndian.PutUint64(rec[8:], seq)
 	rec = encodeBatch(rec, b)
+	if len(rec)-recHeaderSize > maxRecord {
+		s.shadow.revert(undo)
+		return fmt.Errorf("a batch of %d operations encodes to %d bytes, over the change log's limit of %d", len(b.Ops), len(rec), maxRecord)
+	}
 	binary.LittleEndian.PutUint32(rec[0:], uint32(len(rec)-recHeaderSize))
 	binary.LittleEndian.PutUint32(rec[4:], crc32.Checksum(rec[8:], castagnoli))
 	if _, err := s.logf.Write(rec); err != nil {
@@ -247,6 +293,11 @@ func (s *Store) Commit(b *market.Batch) error {
 	s.lastSeq = seq
 	s.pending = append(s.pending, logEntry{seq: seq, payload: rec[recHeaderSize:]})
 	s.pendingBytes += len(rec)
+	for i := range b.Ops {
+		if b.Ops[i].Kind == market.OpPutTx {
+			s.recentTx[b.Ops[i].Tx.ID] = seq
+		}
+	}
 	select {
 	case s.work <- struct{}{}:
 	default:
@@ -261,33 +312,55 @@ func (s *Store) unwrite(undo []undoOp, err error) error {
 	if terr := s.logf.Truncate(s.logSize); terr != nil {
 		// The file may hold a partial record that a later append would bury;
 		// refuse further commits rather than risk that.
-		s.matErr = fmt.Errorf("%v, and cutting it back failed: %v", err, terr)
+		s.logErr = fmt.Errorf("the change log %s cannot be written (%v, and cutting it back failed: %v); restart to replay what it holds", s.logPath, err, terr)
 	}
 	return err
 }
 
 var errClosed = errors.New("the store is closed")
 
-// failure is the error Commit returns once the materializer has failed.
+// failure is the error Commit returns while the materializer is failing.
 func (s *Store) failure() error {
-	return fmt.Errorf("the market tables could not be written (%v); every committed change is kept in %s and is replayed on the next start", s.matErr, s.logPath)
+	return fmt.Errorf("the market tables cannot be written (%v); nothing committed is lost: it is kept in %s, written out as soon as the tables accept it (retried every %v) or replayed on the next start", s.matErr, s.logPath, retryAfter)
 }
+
+// retryAfter is how long the materializer waits after a failed round (a
+// full disk, say) before trying again; commits are refused meanwhile.
+var retryAfter = time.Second
 
 // materialize runs on its own goroutine from Open to Close.
 func (s *Store) materialize() {
 	defer close(s.matDone)
 	for {
-		_, open := <-s.work
-		if !s.round() || !open {
+		open := true
+		if s.failing() {
+			t := time.NewTimer(retryAfter)
+			select {
+			case _, open = <-s.work:
+			case <-t.C:
+			}
+			t.Stop()
+		} else {
+			_, open = <-s.work
+		}
+		s.round()
+		if !open {
 			return
 		}
 	}
 }
 
-// round applies everything pending. It reports false after a failure.
-func (s *Store) round() bool {
+func (s *Store) failing() bool {
 	s.lmu.Lock()
-	batch := s.pending
+	defer s.lmu.Unlock()
+	return s.matErr != nil
+}
+
+// round applies everything pending. On failure the records stay pending, in
+// order, for the next try.
+func (s *Store) round() {
+	s.lmu.Lock()
+	batch, batchBytes := s.pending, s.pendingBytes
 	s.pending = s.spare[:0]
 	s.pendingBytes = 0
 	s.lmu.Unlock()
@@ -297,8 +370,21 @@ func (s *Store) round() bool {
 	}
 	s.lmu.Lock()
 	defer s.lmu.Unlock()
-	if err == nil && len(batch) > 0 {
+	if err != nil {
+		s.pending = append(batch, s.pending...)
+		s.pendingBytes += batchBytes
+		s.spare = nil
+		s.matErr = err
+		s.cond.Broadcast()
+		return
+	}
+	if len(batch) > 0 {
 		s.appliedSeq = batch[len(batch)-1].seq
+		for id, seq := range s.recentTx {
+			if seq <= s.appliedSeq {
+				delete(s.recentTx, id)
+			}
+		}
 	}
 	clear(batch)
 	s.spare = batch[:0]
@@ -308,6 +394,7 @@ func (s *Store) round() bool {
 		if rest := s.pending; len(rest) > 0 {
 			if err = s.applyEntries(rest); err == nil {
 				s.appliedSeq = rest[len(rest)-1].seq
+				clear(s.recentTx)
 				clear(rest)
 				s.pending = rest[:0]
 				s.pendingBytes = 0
@@ -317,11 +404,8 @@ func (s *Store) round() bool {
 			err = s.resetLog()
 		}
 	}
-	if err != nil {
-		s.matErr = err
-	}
+	s.matErr = err
 	s.cond.Broadcast()
-	return err == nil
 }
 
 // applyEntries writes records to the tables in one SQLite transaction, with
@@ -329,6 +413,10 @@ func (s *Store) round() bool {
 func (s *Store) applyEntries(entries []logEntry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.failApply > 0 { // tests: the tables refuse, as a full disk would
+		s.failApply--
+		return errors.New("injected: disk full")
+	}
 	if _, err := s.begin.Exec(); err != nil {
 		return describe(err)
 	}
@@ -415,7 +503,7 @@ type undoOp struct {
 
 // check applies b's key changes to the shadow, or fails with the changes
 // made so far in undo (for revert).
-func (sh *shadow) check(b *market.Batch, undo []undoOp) ([]undoOp, error) {
+func (sh *shadow) check(b *market.Batch, undo []undoOp, s *Store) ([]undoOp, error) {
 	missing := func(k market.OpKind) error {
 		return fmt.Errorf("op %d matched 0 rows, want 1: %w", k, market.ErrConflict)
 	}
@@ -451,7 +539,17 @@ func (sh *shadow) check(b *market.Batch, undo []undoOp) ([]undoOp, error) {
 			}
 			undo = append(undo, undoOp{kind: op.Kind, n: op.Int})
 		case market.OpPutTx:
+			// The shadow holds only unfinished transactions; a finished one is
+			// in a record not yet applied or in the table.
+			dup := false
 			if _, ok := sh.open[op.Tx.ID]; ok {
+				dup = true
+			} else if known, err := s.txKnown(op.Tx.ID); err != nil {
+				return undo, err
+			} else {
+				dup = known
+			}
+			if dup {
 				return undo, fmt.Errorf("op %d: transaction %s already exists", op.Kind, op.Tx.ID)
 			}
 			if !op.Tx.State.Terminal() {
@@ -475,6 +573,24 @@ func (sh *shadow) check(b *market.Batch, undo []undoOp) ([]undoOp, error) {
 		}
 	}
 	return undo, nil
+}
+
+// txKnown reports whether a transaction id is in a record not yet applied or
+// in the table.
+func (s *Store) txKnown(id uuid.UUID) (bool, error) {
+	if _, ok := s.recentTx[id]; ok {
+		return true, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var one int
+	switch err := s.txExists.QueryRow(id[:]).Scan(&one); {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, describe(err)
+	}
+	return true, nil
 }
 
 // revert undoes check's changes, last first.
@@ -509,6 +625,9 @@ func (sh *shadow) revert(undo []undoOp) {
 func (s *Store) loadShadowLocked() error {
 	if err := s.flushLocked(); err != nil {
 		return err
+	}
+	if s.shadow != nil {
+		return nil // another Commit built it while this one waited
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

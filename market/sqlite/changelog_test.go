@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
@@ -260,4 +261,73 @@ func FuzzChangeLogRecord(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestDuplicateTransactionIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	mustOK(t, err)
+	id := uuid.New()
+	put := &market.Batch{Ops: []market.Op{{Kind: market.OpPutTx, Tx: &market.TxRow{ID: id, State: market.StateFailed, Rec: []byte{1}}}}}
+	mustOK(t, st.Commit(put))
+	// Still in a record the tables have not taken, then in the table.
+	release := st.HoldTables()
+	if err := st.Commit(put); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("duplicate while pending: %v", err)
+	}
+	release()
+	mustOK(t, st.Flush())
+	if err := st.Commit(put); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("duplicate of a finished transaction in the table: %v", err)
+	}
+	mustOK(t, st.Close())
+	st, err = sqlite.Open(path, sqlite.Options{})
+	mustOK(t, err)
+	mustOK(t, st.Close())
+}
+
+func TestZeroFilledLogOpens(t *testing.T) {
+	// A power cut can leave a new log's size without its data.
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	mustOK(t, err)
+	mustOK(t, st.Close())
+	mustOK(t, os.WriteFile(sqlite.LogPath(path), make([]byte, 32), 0o600))
+	st, err = sqlite.Open(path, sqlite.Options{})
+	mustOK(t, err)
+	mustOK(t, st.Close())
+}
+
+func TestTablesThatFailAreRetriedAndNothingIsLost(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	mustOK(t, err)
+	p := uuid.New()
+	mustOK(t, st.Commit(&market.Batch{Ops: []market.Op{{Kind: market.OpPutPlayer, Player: &market.PlayerRow{ID: p, Name: "Ala"}}}}))
+	mustOK(t, st.Flush())
+	defer st.FailTables(3, 20*time.Millisecond)()
+	listing := func(id int64) *market.Batch {
+		return &market.Batch{Ops: []market.Op{{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: id, Rec: []byte("r")}}}}
+	}
+	mustOK(t, st.Commit(listing(1))) // in the log; the tables refuse it
+	err = st.Flush()
+	if err == nil || !strings.Contains(err.Error(), "cannot be written") || !strings.Contains(err.Error(), "nothing committed is lost") {
+		t.Fatalf("flush while the tables fail: %v", err)
+	}
+	if err := st.Commit(listing(2)); err == nil || !strings.Contains(err.Error(), "injected: disk full") {
+		t.Fatalf("commit while the tables fail: %v", err)
+	}
+	// The materializer retries; once the tables accept, commits work again.
+	deadline := time.Now().Add(5 * time.Second)
+	for st.Commit(listing(2)) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the store did not recover after the tables accepted writes again")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mustOK(t, st.Close())
+	r := loadAll(t, path)
+	if len(r.listings) != 2 || r.listings[0] != 1 || r.listings[1] != 2 {
+		t.Fatalf("listings %v, want [1 2]", r.listings)
+	}
 }

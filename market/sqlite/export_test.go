@@ -1,5 +1,7 @@
 package sqlite
 
+import "time"
+
 // HoldTables keeps the materializer from writing the tables until the
 // returned function is called: commits still reach the change log, as they
 // would in the moment before a crash.
@@ -28,3 +30,14 @@ var (
 	EncodeBatch = encodeBatch
 	DecodeBatch = decodeBatch
 )
+
+// FailTables makes the next n writes of the tables fail, as a full disk
+// would, and sets the materializer's retry delay.
+func (s *Store) FailTables(n int, retry time.Duration) (restore func()) {
+	old := retryAfter
+	retryAfter = retry // before mu: the materializer reads it after a failure
+	s.mu.Lock()
+	s.failApply = n
+	s.mu.Unlock()
+	return func() { retryAfter = old }
+}

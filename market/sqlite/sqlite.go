@@ -54,8 +54,8 @@ type Store struct {
 	stmts map[market.OpKind]*sql.Stmt
 	// begin, commit and rollback are prepared once: parsing them on every
 	// transaction cost more than a third of a sell.
-	begin, commit, rollback, setApplied *sql.Stmt
-	ctx                                 context.Context
+	begin, commit, rollback, setApplied, txExists *sql.Stmt
+	ctx                                           context.Context
 	// mu serializes the one connection between the materializer, the
 	// background history reader and Load.
 	mu sync.Mutex
@@ -75,7 +75,10 @@ type Store struct {
 	spare        []logEntry // the materializer's other buffer
 	work         chan struct{}
 	matDone      chan struct{}
-	matErr       error // sticky: the materializer failed
+	matErr       error                // the materializer's last round failed; it retries
+	logErr       error                // sticky: a failed append could not be cut back
+	recentTx     map[uuid.UUID]uint64 // transactions inserted by records not yet applied
+	failApply    int                  // tests: fail this many materializer rounds (guarded by mu)
 	matStopped   bool
 	closed       bool
 	shadow       *shadow // nil until Load or the first Commit builds it
@@ -144,13 +147,17 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, describe(err))
 	}
 	s := &Store{path: path, db: db, conn: conn, ctx: ctx, stmts: map[market.OpKind]*sql.Stmt{},
-		sync: opts.Sync, logPath: LogPath(path), work: make(chan struct{}, 1), matDone: make(chan struct{})}
+		sync: opts.Sync, logPath: LogPath(path), work: make(chan struct{}, 1), matDone: make(chan struct{}),
+		recentTx: map[uuid.UUID]uint64{}}
 	s.cond = sync.NewCond(&s.lmu)
 	if err := s.init(); err != nil {
 		s.closeDB()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	if err := s.openLog(); err != nil {
+		if s.logf != nil {
+			s.logf.Close()
+		}
 		s.closeDB()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -266,7 +273,8 @@ func (s *Store) init() error {
 		st **sql.Stmt
 		q  string
 	}{{&s.begin, "BEGIN IMMEDIATE"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"},
-		{&s.setApplied, "INSERT INTO meta (k, v) VALUES ('log_applied', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v"}} {
+		{&s.setApplied, "INSERT INTO meta (k, v) VALUES ('log_applied', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v"},
+		{&s.txExists, "SELECT 1 FROM transactions WHERE id = ?"}} {
 		if *p.st, err = s.conn.PrepareContext(s.ctx, p.q); err != nil {
 			return fmt.Errorf("prepare: %w", describe(err))
 		}
@@ -326,7 +334,7 @@ func (s *Store) closeDB() error {
 	for _, st := range s.stmts {
 		st.Close()
 	}
-	for _, st := range []*sql.Stmt{s.begin, s.commit, s.rollback, s.setApplied} {
+	for _, st := range []*sql.Stmt{s.begin, s.commit, s.rollback, s.setApplied, s.txExists} {
 		if st != nil {
 			st.Close()
 		}
