@@ -78,6 +78,7 @@ type Store struct {
 	matErr       error                // the materializer's last round failed; it retries
 	logErr       error                // sticky: a failed append could not be cut back
 	recentTx     map[uuid.UUID]uint64 // transactions inserted by records not yet applied
+	maxTx        uuid.UUID            // the highest transaction id in the table or the log
 	failApply    int                  // tests: fail this many materializer rounds (guarded by mu)
 	matStopped   bool
 	closed       bool
