@@ -22,9 +22,9 @@ import (
 // benchmark (cooldown off, no listing cap). The store is returned so that a
 // benchmark can Flush it: the tables are written after Commit returns, and
 // that work belongs inside the measured time.
-func writesOpen(tb testing.TB, n int, opts ...sqlite.Options) (*market.Service, *sqlite.Store) {
+func writesOpen(tb testing.TB, n int, opts sqlite.Options) (*market.Service, *sqlite.Store) {
 	tb.Helper()
-	st, err := sqlite.Open(benchdata.Path(tb, n, -1), append(opts, sqlite.Options{})[0])
+	st, err := sqlite.Open(benchdata.Path(tb, n, -1), opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -74,10 +74,10 @@ type rawCommit struct {
 	next                  int64
 }
 
-func newRawCommit(tb testing.TB, opts ...sqlite.Options) *rawCommit {
+func newRawCommit(tb testing.TB, opts sqlite.Options) *rawCommit {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "raw.db")
-	db, err := sql.Open("sqlite", sqlite.DSN(path, append(opts, sqlite.Options{})[0]))
+	db, err := sql.Open("sqlite", sqlite.DSN(path, opts))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -111,56 +111,59 @@ func (r *rawCommit) one() error {
 	return err
 }
 
+// startTimer collects the previous run's million-listing market (garbage
+// now) outside the measured time, then starts the clock.
+func startTimer(b *testing.B) time.Time {
+	runtime.GC()
+	b.ResetTimer()
+	return time.Now()
+}
+
+// benchRawCommits measures the floor under opts.
+func benchRawCommits(b *testing.B, opts sqlite.Options) {
+	r := newRawCommit(b, opts)
+	start := startTimer(b)
+	for i := 0; i < b.N; i++ {
+		if err := r.one(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
+}
+
+// benchSells measures durable sells under opts, up to the moment the
+// tables hold them all.
+func benchSells(b *testing.B, opts sqlite.Options) {
+	svc, st := writesOpen(b, 1_000_000, opts)
+	src := writesSources(b, svc)
+	if len(src) < b.N {
+		b.Skipf("only %d sellable items", len(src))
+	}
+	start := startTimer(b)
+	for i := 0; i < b.N; i++ {
+		if _, err := svc.SellItem(src[i].p, src[i].s, 10); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := st.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
+}
+
 // BenchmarkCompareWrites: raw commit, durable sell, durable purchase (six
 // commits), each reported in operations per second.
 func BenchmarkCompareWrites(b *testing.B) {
-	b.Run("rawcommit", func(b *testing.B) {
-		r := newRawCommit(b)
-		// The previous run's million-listing market is garbage now; collect
-		// it here rather than in this run's measured time.
-		runtime.GC()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
-			if err := r.one(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
-	})
-	b.Run("rynek-sell", func(b *testing.B) {
-		svc, st := writesOpen(b, 1_000_000)
-		src := writesSources(b, svc)
-		if len(src) < b.N {
-			b.Skipf("only %d sellable items", len(src))
-		}
-		// The previous run's million-listing market is garbage now; collect
-		// it here rather than in this run's measured time.
-		runtime.GC()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
-			if _, err := svc.SellItem(src[i].p, src[i].s, 10); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := st.Flush(); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
-	})
+	b.Run("rawcommit", func(b *testing.B) { benchRawCommits(b, sqlite.Options{}) })
+	b.Run("rynek-sell", func(b *testing.B) { benchSells(b, sqlite.Options{}) })
 	b.Run("rynek-purchase", func(b *testing.B) {
-		svc, st := writesOpen(b, 1_000_000)
+		svc, st := writesOpen(b, 1_000_000, sqlite.Options{})
 		players, _ := svc.Players()
 		page, err := svc.Query(market.Query{Sort: market.SortCheapest, Limit: 4 * b.N})
 		if err != nil {
 			b.Fatal(err)
 		}
-		// The previous run's million-listing market is garbage now; collect
-		// it here rather than in this run's measured time.
-		runtime.GC()
-		b.ResetTimer()
-		start := time.Now()
+		start := startTimer(b)
 		done := 0
 		for i := 0; done < b.N && i < len(page.Listings); i++ {
 			l := page.Listings[i]
@@ -191,47 +194,14 @@ func BenchmarkCompareWrites(b *testing.B) {
 // fsync per raw commit against an fsync of the change log per sell.
 func BenchmarkCompareSyncWrites(b *testing.B) {
 	sync := sqlite.Options{Sync: true}
-	b.Run("rawcommit", func(b *testing.B) {
-		r := newRawCommit(b, sync)
-		// The previous run's million-listing market is garbage now; collect
-		// it here rather than in this run's measured time.
-		runtime.GC()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
-			if err := r.one(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
-	})
-	b.Run("rynek-sell", func(b *testing.B) {
-		svc, st := writesOpen(b, 1_000_000, sync)
-		src := writesSources(b, svc)
-		if len(src) < b.N {
-			b.Skipf("only %d sellable items", len(src))
-		}
-		// The previous run's million-listing market is garbage now; collect
-		// it here rather than in this run's measured time.
-		runtime.GC()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
-			if _, err := svc.SellItem(src[i].p, src[i].s, 10); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := st.Flush(); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
-	})
+	b.Run("rawcommit", func(b *testing.B) { benchRawCommits(b, sync) })
+	b.Run("rynek-sell", func(b *testing.B) { benchSells(b, sync) })
 }
 
 // TestCompareWritesAgree checks, at small size, that each contender's write
 // is durable: what was committed is there after reopening.
 func TestCompareWritesAgree(t *testing.T) {
-	r := newRawCommit(t)
+	r := newRawCommit(t, sqlite.Options{})
 	for i := 0; i < 10; i++ {
 		if err := r.one(); err != nil {
 			t.Fatal(err)
@@ -241,7 +211,7 @@ func TestCompareWritesAgree(t *testing.T) {
 	if err := r.db.QueryRow("SELECT count(*) FROM listings").Scan(&n); err != nil || n != 10 {
 		t.Fatalf("raw rows %d, %v", n, err)
 	}
-	svc, _ := writesOpen(t, 1_000)
+	svc, _ := writesOpen(t, 1_000, sqlite.Options{})
 	src := writesSources(t, svc)
 	l, err := svc.SellItem(src[0].p, src[0].s, 10)
 	if err != nil {
