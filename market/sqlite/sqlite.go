@@ -175,7 +175,9 @@ func DSN(path string, opts Options) string {
 		sync = "FULL"
 	}
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(5000)")
+	// One process owns the file (exclusive locking); a second one should
+	// hear so at once rather than after seconds of silence.
+	q.Add("_pragma", "busy_timeout(250)")
 	q.Add("_pragma", "locking_mode(EXCLUSIVE)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous("+sync+")")
