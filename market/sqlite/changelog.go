@@ -136,12 +136,23 @@ func (s *Store) openLog() error {
 		}
 	}
 	s.lastSeq, s.appliedSeq = last, last
+	if err := s.readMaxTx(); err != nil {
+		return err
+	}
+	return s.resetLog()
+}
+
+// readMaxTx sets maxTx from the table (the primary key's last entry: one
+// b-tree descent). Called with nothing pending: at Open and after BulkLoad.
+func (s *Store) readMaxTx() error {
 	var top []byte
 	if err := s.conn.QueryRowContext(s.ctx, "SELECT max(id) FROM transactions").Scan(&top); err != nil {
 		return fmt.Errorf("read the highest transaction id: %w", describe(err))
 	}
-	s.maxTx = toUUID(top)
-	return s.resetLog()
+	if u := toUUID(top); bytes.Compare(u[:], s.maxTx[:]) > 0 {
+		s.maxTx = u
+	}
+	return nil
 }
 
 func allZero(b []byte) bool {

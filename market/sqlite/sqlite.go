@@ -394,7 +394,7 @@ func (s *Store) BulkLoad(b *market.Batch) error {
 		s.rollback.Exec()
 		return describe(err)
 	}
-	return nil
+	return s.readMaxTx() // the batch may have inserted transactions
 }
 
 func (s *Store) apply(op *market.Op) error {
