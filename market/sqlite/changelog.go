@@ -484,13 +484,18 @@ func (s *Store) flushLocked() error {
 	for s.appliedSeq < target && s.matErr == nil && !s.matStopped {
 		s.cond.Wait()
 	}
-	if s.matErr != nil {
+	switch {
+	case s.appliedSeq >= target:
+		return nil
+	case s.matStopped:
+		n, what := s.lastSeq-s.appliedSeq, "changes are"
+		if n == 1 {
+			what = "change is"
+		}
+		return fmt.Errorf("the store is closed; %d committed %s kept in %s and replayed on the next start", n, what, s.logPath)
+	default:
 		return s.failure()
 	}
-	if s.appliedSeq < target {
-		return errClosed
-	}
-	return nil
 }
 
 // Flush waits until every committed change is in the tables. Reads of the
@@ -574,7 +579,12 @@ func (sh *shadow) check(b *market.Batch, undo []undoOp, s *Store) ([]undoOp, err
 			// The shadow holds only unfinished transactions; a finished one is
 			// in a record not yet applied or in the table.
 			dup := false
-			if _, ok := sh.open[op.Tx.ID]; ok {
+			for j := range b.Ops[:i] { // the same batch inserted it already
+				if b.Ops[j].Kind == market.OpPutTx && b.Ops[j].Tx.ID == op.Tx.ID {
+					dup = true
+				}
+			}
+			if _, ok := sh.open[op.Tx.ID]; ok || dup {
 				dup = true
 			} else if bytes.Compare(op.Tx.ID[:], s.maxTx[:]) > 0 {
 				// Above every id ever written: new. Transaction ids are

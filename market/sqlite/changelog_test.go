@@ -361,3 +361,57 @@ func TestDuplicateOfABulkLoadedTransactionIsRefused(t *testing.T) {
 		t.Fatalf("duplicate of a bulk-loaded transaction: %v", err)
 	}
 }
+
+func TestDuplicateWithinOneBatchIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	mustOK(t, err)
+	id := uuid.New()
+	done := market.Op{Kind: market.OpPutTx, Tx: &market.TxRow{ID: id, State: market.StateCompleted, Rec: []byte{1}}}
+	open := market.Op{Kind: market.OpPutTx, Tx: &market.TxRow{ID: id, State: market.StateCreated, Rec: []byte{1}}}
+	step := market.Op{Kind: market.OpTxState, Tx: &market.TxRow{ID: id, State: market.StateCompleted}, ExpectState: market.StateCreated}
+	for _, ops := range [][]market.Op{{done, done}, {open, step, done}} {
+		if err := st.Commit(&market.Batch{Ops: ops}); err == nil || !strings.Contains(err.Error(), "already exists") {
+			t.Fatalf("%d ops: %v", len(ops), err)
+		}
+	}
+	mustOK(t, st.Close())
+	st, err = sqlite.Open(path, sqlite.Options{})
+	mustOK(t, err)
+	mustOK(t, st.Close())
+}
+
+func TestHistoryLoadsWhileTablesFail(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	mustOK(t, err)
+	defer st.Close()
+	defer st.FailTables(1, 200*time.Millisecond)()
+	mustOK(t, st.Commit(&market.Batch{Ops: []market.Op{{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: 1, Rec: []byte("r")}}}}))
+	time.Sleep(20 * time.Millisecond)
+	if _, err := st.LoadHistory([16]byte{}, 10, func(market.TxRow) error { return nil }); err != nil {
+		t.Fatalf("LoadHistory while the tables fail: %v", err)
+	}
+}
+
+func TestFlushAfterAFailedCloseSaysWhereTheChangesAre(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	mustOK(t, err)
+	defer st.FailTables(2, time.Hour)()
+	mustOK(t, st.Commit(&market.Batch{Ops: []market.Op{{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: 1, Rec: []byte("r")}}}}))
+	time.Sleep(20 * time.Millisecond)
+	if err := st.Close(); err == nil || !strings.Contains(err.Error(), "replayed on the next start") {
+		t.Fatalf("Close while the tables fail: %v", err)
+	}
+	if err := st.Flush(); err == nil || !strings.Contains(err.Error(), "closed; 1 committed change is kept") {
+		t.Fatalf("Flush after the failed Close: %v", err)
+	}
+	if _, err := st.Empty(); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("Empty after Close: %v", err)
+	}
+	// The change is replayed on the next start.
+	r := loadAll(t, path)
+	if len(r.listings) != 1 {
+		t.Fatalf("listings after replay: %v", r.listings)
+	}
+}

@@ -330,6 +330,12 @@ func (s *Store) Close() error {
 	return err
 }
 
+func (s *Store) isClosed() bool {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	return s.closed
+}
+
 // closeDB closes the statements and the connection.
 func (s *Store) closeDB() error {
 	s.mu.Lock()
@@ -351,6 +357,9 @@ func (s *Store) closeDB() error {
 // Empty reports whether the market has no players yet (a new database, to
 // be seeded).
 func (s *Store) Empty() (bool, error) {
+	if s.isClosed() {
+		return false, errClosed
+	}
 	if err := s.Flush(); err != nil {
 		return false, err
 	}
@@ -394,7 +403,12 @@ func (s *Store) BulkLoad(b *market.Batch) error {
 		s.rollback.Exec()
 		return describe(err)
 	}
-	return s.readMaxTx() // the batch may have inserted transactions
+	for i := range b.Ops { // the batch may have inserted transactions
+		if op := &b.Ops[i]; op.Kind == market.OpPutTx && bytes.Compare(op.Tx.ID[:], s.maxTx[:]) > 0 {
+			s.maxTx = op.Tx.ID
+		}
+	}
+	return nil
 }
 
 func (s *Store) apply(op *market.Op) error {
@@ -616,9 +630,13 @@ func (s *Store) load(l market.Loader) error {
 }
 
 // LoadHistory streams finished transactions with ids above after.
+//
+// It does not wait for the change log: every finished transaction still in
+// it was committed after Load, so the service has it in memory already, and
+// reading the tables works while the materializer is failing.
 func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) error) (int, error) {
-	if err := s.Flush(); err != nil {
-		return 0, err
+	if s.isClosed() {
+		return 0, errClosed
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
