@@ -384,8 +384,8 @@ func TestDuplicateWithinOneBatchIsRefused(t *testing.T) {
 func TestHistoryLoadsWhileTablesFail(t *testing.T) {
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
 	mustOK(t, err)
-	defer st.Close()
-	defer st.FailTables(1, 200*time.Millisecond)()
+	restore := st.FailTables(1, 200*time.Millisecond)
+	defer func() { st.Close(); restore() }() // the materializer reads the delay until Close
 	mustOK(t, st.Commit(&market.Batch{Ops: []market.Op{{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: 1, Rec: []byte("r")}}}}))
 	time.Sleep(20 * time.Millisecond)
 	if _, err := st.LoadHistory([16]byte{}, 10, func(market.TxRow) error { return nil }); err != nil {
