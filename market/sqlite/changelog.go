@@ -149,9 +149,7 @@ func (s *Store) readMaxTx() error {
 	if err := s.conn.QueryRowContext(s.ctx, "SELECT max(id) FROM transactions").Scan(&top); err != nil {
 		return fmt.Errorf("read the highest transaction id: %w", describe(err))
 	}
-	if u := toUUID(top); bytes.Compare(u[:], s.maxTx[:]) > 0 {
-		s.maxTx = u
-	}
+	s.noteTx(toUUID(top))
 	return nil
 }
 
@@ -314,9 +312,7 @@ func (s *Store) Commit(b *market.Batch) error {
 		if b.Ops[i].Kind == market.OpPutTx {
 			id := b.Ops[i].Tx.ID
 			s.recentTx[id] = seq
-			if bytes.Compare(id[:], s.maxTx[:]) > 0 {
-				s.maxTx = id
-			}
+			s.noteTx(id)
 		}
 	}
 	select {
@@ -449,32 +445,58 @@ func (s *Store) applyEntries(entries []logEntry) error {
 		s.failApply--
 		return errors.New("injected: disk full")
 	}
+	return s.inTx(func() error {
+		var b market.Batch
+		for _, e := range entries {
+			b.Reset()
+			if err := decodeBatch(e.payload, &b); err != nil {
+				return fmt.Errorf("change log record %d: %w", e.seq, err)
+			}
+			for i := range b.Ops {
+				if err := s.apply(&b.Ops[i]); err != nil {
+					return fmt.Errorf("change log record %d: %w", e.seq, err)
+				}
+			}
+		}
+		if _, err := s.setApplied.Exec(int64(entries[len(entries)-1].seq)); err != nil {
+			return describe(err)
+		}
+		return nil
+	})
+}
+
+// inTx runs fn in one SQLite transaction, with mu held: committed if fn
+// succeeds, rolled back otherwise.
+func (s *Store) inTx(fn func() error) error {
 	if _, err := s.begin.Exec(); err != nil {
 		return describe(err)
 	}
-	var b market.Batch
-	for _, e := range entries {
-		b.Reset()
-		if err := decodeBatch(e.payload, &b); err != nil {
-			s.rollback.Exec()
-			return fmt.Errorf("change log record %d: %w", e.seq, err)
-		}
-		for i := range b.Ops {
-			if err := s.apply(&b.Ops[i]); err != nil {
-				s.rollback.Exec()
-				return fmt.Errorf("change log record %d: %w", e.seq, err)
-			}
-		}
-	}
-	if _, err := s.setApplied.Exec(int64(entries[len(entries)-1].seq)); err != nil {
+	if err := fn(); err != nil {
 		s.rollback.Exec()
-		return describe(err)
+		return err
 	}
 	if _, err := s.commit.Exec(); err != nil {
 		s.rollback.Exec()
 		return describe(err)
 	}
 	return nil
+}
+
+// drainLocked, with lmu held, refuses a closed store and waits until the
+// tables hold every record: what reads and writes the tables directly
+// (Load, BulkLoad) need first.
+func (s *Store) drainLocked() error {
+	if s.closed {
+		return errClosed
+	}
+	return s.flushLocked()
+}
+
+// noteTx raises the highest transaction id seen.
+func (s *Store) noteTx(id uuid.UUID) {
+	if bytes.Compare(id[:], s.maxTx[:]) > 0 {
+		s.maxTx = id
+	}
 }
 
 // flushLocked waits, with lmu held, until every record appended so far is
@@ -677,44 +699,22 @@ func (s *Store) loadShadowLocked() error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sh := newShadow()
-	for _, q := range []struct {
-		sql string
-		fn  func(*sql.Rows) error
-	}{
-		{"SELECT id FROM players", func(r *sql.Rows) error {
-			var id []byte
-			err := r.Scan(&id)
-			sh.players[toUUID(id)] = struct{}{}
-			return err
-		}},
-		{"SELECT id FROM mail", func(r *sql.Rows) error {
-			var id []byte
-			err := r.Scan(&id)
-			sh.mail[toUUID(id)] = struct{}{}
-			return err
-		}},
-		{"SELECT id FROM listings", func(r *sql.Rows) error {
-			var id int64
-			err := r.Scan(&id)
-			sh.listings.Add(uint64(id))
-			return err
-		}},
-		{"SELECT id, state FROM transactions WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK')", func(r *sql.Rows) error {
-			var id []byte
-			var state string
-			err := r.Scan(&id, &state)
-			sh.open[toUUID(id)] = market.State(state)
-			return err
-		}},
-	} {
-		if err := s.each(q.sql, q.fn); err != nil {
-			return err
-		}
+	sh, err := s.loadWithShadow(discard{})
+	if err != nil {
+		return err
 	}
 	s.shadow = sh
 	return nil
 }
+
+// discard is a Loader that keeps nothing.
+type discard struct{}
+
+func (discard) Meta(market.MetaRow) error       { return nil }
+func (discard) Player(market.PlayerRow) error   { return nil }
+func (discard) Mail(market.MailRow) error       { return nil }
+func (discard) Listing(market.ListingRow) error { return nil }
+func (discard) Transaction(market.TxRow) error  { return nil }
 
 // ---- the record codec ---------------------------------------------------
 

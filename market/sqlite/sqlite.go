@@ -381,31 +381,25 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) BulkLoad(b *market.Batch) error {
 	s.lmu.Lock()
 	defer s.lmu.Unlock()
-	if s.closed {
-		return errClosed
-	}
-	if err := s.flushLocked(); err != nil {
+	if err := s.drainLocked(); err != nil {
 		return err
 	}
 	s.shadow = nil
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.begin.Exec(); err != nil {
-		return describe(err)
-	}
-	for i := range b.Ops {
-		if err := s.apply(&b.Ops[i]); err != nil {
-			s.rollback.Exec()
-			return err
+	if err := s.inTx(func() error {
+		for i := range b.Ops {
+			if err := s.apply(&b.Ops[i]); err != nil {
+				return err
+			}
 		}
-	}
-	if _, err := s.commit.Exec(); err != nil {
-		s.rollback.Exec()
-		return describe(err)
+		return nil
+	}); err != nil {
+		return err
 	}
 	for i := range b.Ops { // the batch may have inserted transactions
-		if op := &b.Ops[i]; op.Kind == market.OpPutTx && bytes.Compare(op.Tx.ID[:], s.maxTx[:]) > 0 {
-			s.maxTx = op.Tx.ID
+		if op := &b.Ops[i]; op.Kind == market.OpPutTx {
+			s.noteTx(op.Tx.ID)
 		}
 	}
 	return nil
@@ -475,21 +469,28 @@ func nonNil(b []byte) []byte {
 func (s *Store) Load(l market.Loader) error {
 	s.lmu.Lock()
 	defer s.lmu.Unlock()
-	if s.closed {
-		return errClosed
-	}
-	if err := s.flushLocked(); err != nil {
+	if err := s.drainLocked(); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sl := &shadowLoader{Loader: l, sh: newShadow()}
-	if err := s.load(sl); err != nil {
+	sh, err := s.loadWithShadow(l)
+	if err != nil {
 		return err
 	}
-	sl.sh.listings.AddMany(sl.ids)
-	s.shadow = sl.sh
+	s.shadow = sh
 	return nil
+}
+
+// loadWithShadow streams every row to l and returns the shadow of their
+// keys; the one definition of which rows the shadow holds. mu is held.
+func (s *Store) loadWithShadow(l market.Loader) (*shadow, error) {
+	sl := &shadowLoader{Loader: l, sh: newShadow()}
+	if err := s.load(sl); err != nil {
+		return nil, err
+	}
+	sl.sh.listings.AddMany(sl.ids)
+	return sl.sh, nil
 }
 
 // shadowLoader passes rows on to the service's loader and notes their keys.
