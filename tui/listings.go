@@ -58,7 +58,7 @@ func newListingsPane() *listingsPane {
 func (p *listingsPane) Title() string { return "Listings" }
 
 func (p *listingsPane) Help() []key.Binding {
-	return []key.Binding{p.keys.Detail, p.keys.Sort, p.keys.Cat, p.table.keys.PgDown, p.table.keys.End}
+	return []key.Binding{p.keys.Detail, p.keys.Sort, p.keys.Cat, p.table.nav.PgDown, p.table.nav.End}
 }
 
 func (p *listingsPane) TextFocused() bool { return false }

@@ -21,17 +21,79 @@ var lipglossPlain = lipgloss.NewStyle()
 // are cached per listing id, width and minute (the expiry column), so View
 // only concatenates cached strings.
 type listingTable struct {
+	tableNav
 	q        market.Query
-	total    int
-	cursor   int // absolute row index
-	top      int // first visible row
 	win      []market.Listing
-	winStart int
 	rows     map[int]string
 	cacheKey [2]int64 // width, minute the cache was rendered for
 	err      error
 	took     time.Duration
-	keys     tableKeys
+}
+
+// tableNav is the cursor arithmetic of a virtualized table, shared by the
+// listing tables and the Transactions pane: the cursor and first visible
+// row as absolute indexes into total rows, where the loaded window starts,
+// and the navigation keys.
+type tableNav struct {
+	total    int
+	cursor   int // absolute row index
+	top      int // first visible row
+	winStart int
+	nav      tableKeys
+}
+
+// clamp keeps the cursor within the rows and the visible rows [top, top+h)
+// around it.
+func (n *tableNav) clamp(h int) {
+	n.cursor = max(0, min(n.cursor, n.total-1))
+	if n.cursor < n.top {
+		n.top = n.cursor
+	}
+	if n.cursor >= n.top+h {
+		n.top = n.cursor - h + 1
+	}
+	n.top = max(0, min(n.top, max(n.total-h, 0)))
+}
+
+// covers reports whether a loaded window of n rows holds the visible rows.
+func (n *tableNav) covers(loaded bool, rows, h int) bool {
+	return loaded && n.top >= n.winStart && n.top+h <= n.winStart+rows
+}
+
+// delta turns a navigation key, the wheel or a click on a row (y0 is the
+// screen row of the first data row) into a cursor move; handled is false
+// for anything else.
+func (n *tableNav) delta(msg tea.Msg, h, y0 int) (d int, handled bool) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, n.nav.Up):
+			return -1, true
+		case key.Matches(msg, n.nav.Down):
+			return 1, true
+		case key.Matches(msg, n.nav.PgUp):
+			return -h, true
+		case key.Matches(msg, n.nav.PgDown):
+			return h, true
+		case key.Matches(msg, n.nav.Home):
+			return -n.total, true
+		case key.Matches(msg, n.nav.End):
+			return n.total, true
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			return -3, true
+		case tea.MouseWheelDown:
+			return 3, true
+		}
+		return 0, true
+	case tea.MouseClickMsg:
+		if row := msg.Y - y0; row >= 0 && row < h {
+			return n.top + row - n.cursor, true
+		}
+	}
+	return 0, false
 }
 
 type tableKeys struct {
@@ -50,7 +112,7 @@ func newTableKeys() tableKeys {
 }
 
 func newListingTable(q market.Query) *listingTable {
-	return &listingTable{q: q, rows: map[int]string{}, keys: newTableKeys()}
+	return &listingTable{q: q, rows: map[int]string{}, tableNav: tableNav{nav: newTableKeys()}}
 }
 
 // setQuery replaces the query and moves to the first row.
@@ -70,7 +132,7 @@ func (t *listingTable) refresh(c *Common, h int) {
 // fetch makes sure the rows [top, top+h) are in the window.
 func (t *listingTable) fetch(c *Common, h int) {
 	h = max(h, 1)
-	if t.win != nil && t.top >= t.winStart && t.top+h <= t.winStart+len(t.win) {
+	if t.covers(t.win != nil, len(t.win), h) {
 		return
 	}
 	q := t.q
@@ -109,17 +171,6 @@ func (t *listingTable) fetch(c *Common, h int) {
 	t.clamp(h)
 }
 
-func (t *listingTable) clamp(h int) {
-	t.cursor = max(0, min(t.cursor, t.total-1))
-	if t.cursor < t.top {
-		t.top = t.cursor
-	}
-	if t.cursor >= t.top+h {
-		t.top = t.cursor - h + 1
-	}
-	t.top = max(0, min(t.top, max(t.total-h, 0)))
-}
-
 // move moves the cursor by delta rows (clamped) and fetches if needed.
 func (t *listingTable) move(c *Common, delta, h int) {
 	t.cursor += delta
@@ -129,42 +180,11 @@ func (t *listingTable) move(c *Common, delta, h int) {
 
 // update handles navigation keys and the mouse; it reports whether it did.
 func (t *listingTable) update(c *Common, msg tea.Msg, h int, y0 int) bool {
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
-		switch {
-		case key.Matches(msg, t.keys.Up):
-			t.move(c, -1, h)
-		case key.Matches(msg, t.keys.Down):
-			t.move(c, 1, h)
-		case key.Matches(msg, t.keys.PgUp):
-			t.move(c, -h, h)
-		case key.Matches(msg, t.keys.PgDown):
-			t.move(c, h, h)
-		case key.Matches(msg, t.keys.Home):
-			t.move(c, -t.total, h)
-		case key.Matches(msg, t.keys.End):
-			t.move(c, t.total, h)
-		default:
-			return false
-		}
-		return true
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			t.move(c, -3, h)
-		case tea.MouseWheelDown:
-			t.move(c, 3, h)
-		}
-		return true
-	case tea.MouseClickMsg:
-		// y0 is the screen row of the first data row.
-		row := msg.Y - y0
-		if row >= 0 && row < h {
-			t.move(c, t.top+row-t.cursor, h)
-			return true
-		}
+	d, ok := t.delta(msg, h, y0)
+	if ok {
+		t.move(c, d, h)
 	}
-	return false
+	return ok
 }
 
 // selected returns the listing under the cursor.

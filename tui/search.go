@@ -61,7 +61,7 @@ func (p *searchPane) Help() []key.Binding {
 	if p.input.Focused() {
 		return []key.Binding{p.keys.Blur}
 	}
-	return []key.Binding{p.keys.Focus, p.keys.Detail, p.table.keys.PgDown}
+	return []key.Binding{p.keys.Focus, p.keys.Detail, p.table.nav.PgDown}
 }
 
 func (p *searchPane) TextFocused() bool { return p.input.Focused() }

@@ -38,7 +38,7 @@ func newSellerPane() *sellerPane {
 func (p *sellerPane) Title() string { return "Seller" }
 
 func (p *sellerPane) Help() []key.Binding {
-	return []key.Binding{p.keys.View, key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pick player")), p.table.keys.PgDown}
+	return []key.Binding{p.keys.View, key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pick player")), p.table.nav.PgDown}
 }
 
 func (p *sellerPane) TextFocused() bool { return false }

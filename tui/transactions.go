@@ -19,18 +19,14 @@ import (
 // transaction id and width, so View only concatenates strings. Enter toggles
 // a detail view with the state timeline.
 type transactionsPane struct {
+	tableNav
 	all      bool // every state, not only COMPLETED
-	total    int
-	cursor   int // absolute row index
-	top      int // first visible row
 	win      []market.Transaction
-	winStart int
 	rowCache map[string]string
 	cacheW   int
 	err      error
 	detail   bool
 	keys     txKeys
-	nav      tableKeys
 }
 
 type txKeys struct {
@@ -38,7 +34,7 @@ type txKeys struct {
 }
 
 func newTransactionsPane() *transactionsPane {
-	return &transactionsPane{rowCache: map[string]string{}, nav: newTableKeys(), keys: txKeys{
+	return &transactionsPane{rowCache: map[string]string{}, tableNav: tableNav{nav: newTableKeys()}, keys: txKeys{
 		All:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all states / completed")),
 		Detail: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
 		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close details")),
@@ -70,7 +66,7 @@ func (p *transactionsPane) Refresh(c *Common) {
 // fetch makes sure the rows [top, top+h) are in the window.
 func (p *transactionsPane) fetch(c *Common, h int) {
 	h = max(h, 1)
-	if p.win != nil && p.top >= p.winStart && p.top+h <= p.winStart+len(p.win) {
+	if p.covers(p.win != nil, len(p.win), h) {
 		return
 	}
 	start := max(0, p.top-h)
@@ -98,17 +94,6 @@ func (p *transactionsPane) fetch(c *Common, h int) {
 	}
 }
 
-func (p *transactionsPane) clamp(h int) {
-	p.cursor = max(0, min(p.cursor, p.total-1))
-	if p.cursor < p.top {
-		p.top = p.cursor
-	}
-	if p.cursor >= p.top+h {
-		p.top = p.cursor - h + 1
-	}
-	p.top = max(0, min(p.top, max(p.total-h, 0)))
-}
-
 // move moves the cursor by delta rows (clamped) and fetches if needed.
 func (p *transactionsPane) move(c *Common, delta, h int) {
 	p.cursor += delta
@@ -127,45 +112,27 @@ func (p *transactionsPane) selected() (market.Transaction, bool) {
 
 func (p *transactionsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 	h := p.rows(c)
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
+	if msg, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(msg, p.keys.All):
 			p.all = !p.all
 			p.cursor, p.top, p.detail = 0, 0, false
 			p.Refresh(c)
+			return nil
 		case key.Matches(msg, p.keys.Detail):
 			p.detail = !p.detail
+			return nil
 		case key.Matches(msg, p.keys.Back):
 			p.detail = false
-		case key.Matches(msg, p.nav.Up):
-			p.move(c, -1, h)
-		case key.Matches(msg, p.nav.Down):
-			p.move(c, 1, h)
-		case key.Matches(msg, p.nav.PgUp):
-			p.move(c, -h, h)
-		case key.Matches(msg, p.nav.PgDown):
-			p.move(c, h, h)
-		case key.Matches(msg, p.nav.Home):
-			p.move(c, -p.total, h)
-		case key.Matches(msg, p.nav.End):
-			p.move(c, p.total, h)
-		}
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			p.move(c, -3, h)
-		case tea.MouseWheelDown:
-			p.move(c, 3, h)
-		}
-	case tea.MouseClickMsg:
-		if p.detail {
 			return nil
 		}
-		// The first data row is below the title line and the table header.
-		if row := msg.Y - (paneTop + 2); row >= 0 && row < h {
-			p.move(c, p.top+row-p.cursor, h)
-		}
+	}
+	if _, click := msg.(tea.MouseClickMsg); click && p.detail {
+		return nil
+	}
+	// The first data row is below the title line and the table header.
+	if d, ok := p.delta(msg, h, paneTop+2); ok {
+		p.move(c, d, h)
 	}
 	return nil
 }
