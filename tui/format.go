@@ -36,8 +36,9 @@ func count(n int) string {
 	return s[:len(s)-3]
 }
 
-// until renders the time left, "6d 23h", "4h 12m", "59s", or "expired".
-func until(t time.Time, nowUnix int64) string {
+// Until renders the time left: "6d 23h", "4h 12m", "59s", or "expired".
+// Exported for the comparison suite, whose stock table shows the same column.
+func Until(t time.Time, nowUnix int64) string {
 	d := time.Duration(t.Unix()-nowUnix) * time.Second
 	switch {
 	case d <= 0:

@@ -145,7 +145,7 @@ func listingDetail(c *Common, l market.Listing, w, h int) string {
 		add(label, RenderMC(lore, s.Dim))
 	}
 	add("created", stamp(l.CreatedAt))
-	add("expires", stamp(l.ExpiresAt)+s.Dim.Render("  in "+until(l.ExpiresAt, c.NowUnix)))
+	add("expires", stamp(l.ExpiresAt)+s.Dim.Render("  in "+Until(l.ExpiresAt, c.NowUnix)))
 	if l.Reserved {
 		add("state", s.Warn.Render("reserved by a purchase in progress"))
 	}

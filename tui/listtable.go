@@ -230,7 +230,7 @@ func (t *listingTable) row(c *Common, l market.Listing, w int) string {
 	if len(l.Item.Enchantments) > 0 {
 		item += s.Dim.Render(" ✦")
 	}
-	exp := until(l.ExpiresAt, c.NowUnix)
+	exp := Until(l.ExpiresAt, c.NowUnix)
 	if l.Reserved {
 		exp = "held"
 	}

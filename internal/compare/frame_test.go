@@ -165,7 +165,7 @@ func frameRow(l market.Listing, nowUnix int64) table.Row {
 	if len(l.Item.Enchantments) > 0 {
 		item += " ✦"
 	}
-	exp := frameUntil(l.ExpiresAt, nowUnix)
+	exp := tui.Until(l.ExpiresAt, nowUnix)
 	if l.Reserved {
 		exp = "held"
 	}
@@ -178,22 +178,6 @@ func frameRow(l market.Listing, nowUnix int64) table.Row {
 		tui.Sanitize(l.SellerName),
 		exp,
 	}
-}
-
-// frameUntil is the console's expiry column: "6d 23h", "4h 12m", "59s".
-func frameUntil(t time.Time, nowUnix int64) string {
-	d := time.Duration(t.Unix()-nowUnix) * time.Second
-	switch {
-	case d <= 0:
-		return "expired"
-	case d >= 24*time.Hour:
-		return fmt.Sprintf("%dd %dh", d/(24*time.Hour), (d%(24*time.Hour))/time.Hour)
-	case d >= time.Hour:
-		return fmt.Sprintf("%dh %dm", d/time.Hour, (d%time.Hour)/time.Minute)
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm %ds", d/time.Minute, (d%time.Minute)/time.Second)
-	}
-	return fmt.Sprintf("%ds", d/time.Second)
 }
 
 // frameNewBubbles fills a stock bubbles table with mk's listings, timing the
