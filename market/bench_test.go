@@ -22,14 +22,7 @@ func fixture(tb testing.TB, listings, days int) string { return benchdata.Path(t
 // openMarket opens a service on path with the bench clock.
 func openMarket(tb testing.TB, path string, cfg market.Config) *market.Service {
 	tb.Helper()
-	st, err := sqlite.Open(path, sqlite.Options{})
-	must(tb, err)
-	if cfg.Clock == nil {
-		cfg.Clock = market.NewManualClock(benchNow)
-	}
-	svc := market.New(st, cfg)
-	svc.BindMainThread()
-	must(tb, svc.Enable())
+	svc, _ := benchdata.Open(tb, path, sqlite.Options{}, cfg)
 	return svc
 }
 

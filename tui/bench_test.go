@@ -15,15 +15,7 @@ import (
 // benchEnv opens a console over a generated market of n listings at 200×60.
 func benchEnv(b *testing.B, n int) (*Model, *market.Service) {
 	b.Helper()
-	st, err := sqlite.Open(benchdata.Path(b, n, -1), sqlite.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc := market.New(st, market.Config{Clock: market.NewManualClock(benchdata.Now), ListingCooldown: -1, MaxListingsPerPlayer: 1 << 30})
-	svc.BindMainThread()
-	if err := svc.Enable(); err != nil {
-		b.Fatal(err)
-	}
+	svc, _ := benchdata.Open(b, benchdata.Path(b, n, -1), sqlite.Options{}, benchdata.Unlimited)
 	m := New(Options{Svc: svc, Clock: nil})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	b.Cleanup(func() { m.Close(); svc.Close() })
@@ -147,15 +139,7 @@ func BenchmarkColdStart1M(b *testing.B) {
 		b.StopTimer()
 		path := benchdata.Path(b, 1_000_000, -1)
 		b.StartTimer()
-		st, err := sqlite.Open(path, sqlite.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		svc := market.New(st, market.Config{Clock: market.NewManualClock(benchdata.Now)})
-		svc.BindMainThread()
-		if err := svc.Enable(); err != nil {
-			b.Fatal(err)
-		}
+		svc, _ := benchdata.Open(b, path, sqlite.Options{}, market.Config{})
 		m := New(Options{Svc: svc})
 		m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 		_ = m.View()

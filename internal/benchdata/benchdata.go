@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
 )
@@ -67,4 +68,29 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// Unlimited is a Config whose limits never stop a benchmark: no listing
+// cooldown, no cap on a player's listings.
+var Unlimited = market.Config{ListingCooldown: -1, MaxListingsPerPlayer: 1 << 30}
+
+// Open opens the market at path to ready, on a clock stopped at Now unless
+// cfg has one, with the calling goroutine as its main thread. The store is
+// returned too, for benchmarks that Flush it; closing is the caller's.
+func Open(tb testing.TB, path string, opts sqlite.Options, cfg market.Config) (*market.Service, *sqlite.Store) {
+	tb.Helper()
+	st, err := sqlite.Open(path, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = market.NewManualClock(Now)
+	}
+	svc := market.New(st, cfg)
+	svc.BindMainThread()
+	if err := svc.Enable(); err != nil {
+		st.Close()
+		tb.Fatal(err)
+	}
+	return svc, st
 }

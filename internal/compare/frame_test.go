@@ -90,15 +90,7 @@ func frameOpen(tb testing.TB, n int, dir string) *frameMarket {
 	} else {
 		path = benchdata.Path(frameTB{TB: tb, dir: dir}, n, -1)
 	}
-	st, err := sqlite.Open(path, sqlite.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	svc := market.New(st, market.Config{Clock: market.NewManualClock(benchdata.Now), ListingCooldown: -1, MaxListingsPerPlayer: 1 << 30})
-	svc.BindMainThread()
-	if err := svc.Enable(); err != nil {
-		tb.Fatal(err)
-	}
+	svc, _ := benchdata.Open(tb, path, sqlite.Options{}, benchdata.Unlimited)
 	start := time.Now()
 	ls, err := svc.GetListings()
 	took := time.Since(start)

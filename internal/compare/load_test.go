@@ -38,15 +38,7 @@ func BenchmarkCompareLoad(b *testing.B) {
 		path := benchdata.Path(b, 1_000_000, loadDays)
 		before := loadHeap()
 		b.StartTimer()
-		st, err := sqlite.Open(path, sqlite.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		svc := market.New(st, market.Config{Clock: market.NewManualClock(benchdata.Now)})
-		svc.BindMainThread()
-		if err := svc.Enable(); err != nil {
-			b.Fatal(err)
-		}
+		svc, _ := benchdata.Open(b, path, sqlite.Options{}, market.Config{})
 		b.StopTimer()
 		if svc.HistoryLoaded() && txs == 0 && i == 0 {
 			b.Log("history was already loaded at ready (an older store without counters?)")
@@ -71,15 +63,7 @@ func BenchmarkCompareLoad(b *testing.B) {
 // all there: what the 1M benchmark measures, at a size CI can afford.
 func TestCompareLoadSmall(t *testing.T) {
 	path := benchdata.Path(t, 2_000, 3)
-	st, err := sqlite.Open(path, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := market.New(st, market.Config{Clock: market.NewManualClock(benchdata.Now)})
-	svc.BindMainThread()
-	if err := svc.Enable(); err != nil {
-		t.Fatal(err)
-	}
+	svc, _ := benchdata.Open(t, path, sqlite.Options{}, market.Config{})
 	defer svc.Close()
 	n, _ := svc.GetActiveListingsCount()
 	page, _ := svc.Transactions(market.TxQuery{AllStates: true, Limit: 1})

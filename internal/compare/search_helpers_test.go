@@ -50,15 +50,7 @@ type searchData struct {
 func searchBuild(tb testing.TB, n int) *searchData {
 	tb.Helper()
 	t0 := time.Now()
-	st, err := sqlite.Open(benchdata.Path(tb, n, -1), sqlite.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	svc := market.New(st, market.Config{Clock: market.NewManualClock(benchdata.Now)})
-	svc.BindMainThread()
-	if err := svc.Enable(); err != nil {
-		tb.Fatal(err)
-	}
+	svc, _ := benchdata.Open(tb, benchdata.Path(tb, n, -1), sqlite.Options{}, market.Config{})
 	tb.Logf("search: %d listings: market ready in %v", n, time.Since(t0).Round(time.Millisecond))
 	ls, err := svc.GetListings()
 	if err != nil {

@@ -24,15 +24,7 @@ import (
 // that work belongs inside the measured time.
 func writesOpen(tb testing.TB, n int, opts sqlite.Options) (*market.Service, *sqlite.Store) {
 	tb.Helper()
-	st, err := sqlite.Open(benchdata.Path(tb, n, -1), opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	svc := market.New(st, market.Config{Clock: market.NewManualClock(benchdata.Now), ListingCooldown: -1, MaxListingsPerPlayer: 1 << 30})
-	svc.BindMainThread()
-	if err := svc.Enable(); err != nil {
-		tb.Fatal(err)
-	}
+	svc, st := benchdata.Open(tb, benchdata.Path(tb, n, -1), opts, benchdata.Unlimited)
 	tb.Cleanup(func() { svc.Close() })
 	return svc, st
 }
