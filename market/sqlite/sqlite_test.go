@@ -116,7 +116,7 @@ func TestSecondOpenerIsRefused(t *testing.T) {
 		err = st2.Commit(b)
 		st2.Close()
 	}
-	if err == nil || !strings.Contains(err.Error(), "locked") {
+	if err == nil || !strings.Contains(err.Error(), "another process has this market open (database is locked") || !strings.HasSuffix(err.Error(), "; close it first") {
 		t.Fatalf("second opener: %v", err)
 	}
 }
