@@ -117,7 +117,10 @@ func open(path string, opts sqlite.Options, seedN int, seedRand int64, name stri
 	svc := market.New(st, market.Config{Name: name, Clock: clock, LoadProgress: func(done, total int) {
 		fmt.Fprintf(stderr, "\rrynek: loading %s: %3d%%", path, done*100/max(total, 1))
 	}})
-	svc.BindMainThread()
+	if err := svc.BindMainThread(); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
 	if err := svc.Enable(); err != nil {
 		st.Close()
 		return nil, nil, err

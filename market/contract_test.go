@@ -2,6 +2,7 @@ package market_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -108,15 +109,35 @@ func TestMainThreadOnly(t *testing.T) {
 	if err := w.svc.RemoveListing(l.ID, w.alice); err != nil {
 		t.Fatal(err)
 	}
-	// Rebinding moves the main thread.
+	// Another goroutine cannot take the main thread over: its binding is
+	// refused and it still may not mutate.
 	done := make(chan error)
 	go func() {
-		w.svc.BindMainThread()
+		if err := w.svc.BindMainThread(); !errors.Is(err, market.ErrMainThreadBound) {
+			done <- fmt.Errorf("second binding from another goroutine: %v, want ErrMainThreadBound", err)
+			return
+		}
+		if err := w.svc.ReleaseMainThread(); !errors.Is(err, market.ErrMainThreadNotHeld) {
+			done <- fmt.Errorf("release from a goroutine that does not hold it: %v", err)
+			return
+		}
+		_, err := w.svc.SellItem(w.bob, stack, 5)
+		done <- err
+	}()
+	errText(t, <-done, threadText)
+	must(t, w.svc.BindMainThread()) // the holder binding again changes nothing
+	// Moving it deliberately: the holder releases, the new goroutine binds.
+	must(t, w.svc.ReleaseMainThread())
+	go func() {
+		if err := w.svc.BindMainThread(); err != nil {
+			done <- err
+			return
+		}
 		_, err := w.svc.SellItem(w.bob, stack, 5)
 		done <- err
 	}()
 	if err := <-done; err != nil {
-		t.Fatalf("after rebinding: %v", err)
+		t.Fatalf("after a deliberate move: %v", err)
 	}
 	_, err := w.svc.SellItem(w.alice, w.stack(w.alice, 2), 5)
 	errText(t, err, threadText)
@@ -544,10 +565,10 @@ func TestTimerExpiryPublishesNothing(t *testing.T) {
 		t.Fatalf("swept %d early", n)
 	}
 	w.clock.Advance(time.Minute)
-	// Expired but not yet swept: invisible everywhere.
-	if _, err := w.svc.GetListing(a.ID); !errors.Is(err, market.ErrUnknownListing) {
-		t.Fatalf("expired listing visible: %v", err)
-	}
+	// Expired but not yet swept: not on the market, and every lookup says
+	// it expired.
+	_, err := w.svc.GetListing(a.ID)
+	errText(t, err, fmt.Sprintf("listing #%d has expired", a.ID))
 	if n, _ := w.svc.GetActiveListingsCount(); n != 0 {
 		t.Fatalf("count %d", n)
 	}

@@ -15,6 +15,15 @@ var ErrNotReady = errors.New("API nie jest gotowe")
 // exactly the contract's.
 var ErrNotMainThread = errors.New("MarketAPI mutacje muszą być wywoływane z głównego wątku serwera")
 
+// ErrMainThreadBound is returned by BindMainThread called from a goroutine
+// other than the one already bound: the main thread moves only when its
+// holder releases it (ReleaseMainThread).
+var ErrMainThreadBound = errors.New("the main thread is already bound to another goroutine; call ReleaseMainThread from that goroutine before binding a new one")
+
+// ErrMainThreadNotHeld is returned by ReleaseMainThread called from a
+// goroutine that is not the bound main thread.
+var ErrMainThreadNotHeld = errors.New("only the bound main thread can release itself")
+
 // notReadyError is what a not-ready service returns: the exact contract text
 // with the service's name, comparable to ErrNotReady.
 type notReadyError struct{ name string }

@@ -18,6 +18,10 @@ type Event interface {
 	Seq() uint64
 	// At is when the event was published (service clock).
 	At() time.Time
+	// clone returns a deep copy, so that every listener (and the caller of
+	// the mutation) gets slices of its own: one listener writing to an
+	// event's lore cannot change what the next one sees.
+	clone() Event
 }
 
 type eventBase struct {
@@ -36,6 +40,8 @@ type ListingCreatedEvent struct {
 
 // EventName returns "ListingCreatedEvent".
 func (ListingCreatedEvent) EventName() string { return "ListingCreatedEvent" }
+
+func (e ListingCreatedEvent) clone() Event { e.listing = e.listing.Clone(); return e }
 
 // Listing is the contract's getListing(): the new listing.
 func (e ListingCreatedEvent) Listing() Listing { return e.listing }
@@ -59,6 +65,8 @@ type ListingRemovedEvent struct {
 // EventName returns "ListingRemovedEvent".
 func (ListingRemovedEvent) EventName() string { return "ListingRemovedEvent" }
 
+func (e ListingRemovedEvent) clone() Event { e.listing = e.listing.Clone(); return e }
+
 // Listing is the contract's getListing(): the listing as it was removed.
 func (e ListingRemovedEvent) Listing() Listing { return e.listing }
 
@@ -74,6 +82,8 @@ type TransactionCompletedEvent struct {
 
 // EventName returns "TransactionCompletedEvent".
 func (TransactionCompletedEvent) EventName() string { return "TransactionCompletedEvent" }
+
+func (e TransactionCompletedEvent) clone() Event { e.tx = e.tx.Clone(); return e }
 
 // Transaction is the contract's getTransaction().
 func (e TransactionCompletedEvent) Transaction() Transaction { return e.tx }
@@ -131,7 +141,7 @@ func (s *Service) publish(build func(base eventBase) Event) {
 	onPanic := s.bus.onPanic
 	s.bus.mu.Unlock()
 	for _, sub := range subs {
-		deliver(sub.l, ev, onPanic)
+		deliver(sub.l, ev.clone(), onPanic)
 	}
 }
 

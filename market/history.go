@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 )
@@ -102,7 +103,7 @@ type history struct {
 	done    chan struct{} // closed when every finished transaction is in memory
 	stop    chan struct{}
 	wg      sync.WaitGroup
-	started bool
+	started atomic.Bool // written by the main thread, read by WaitHistory anywhere
 	err     error
 }
 
@@ -118,8 +119,16 @@ func (s *Service) HistoryLoaded() bool {
 }
 
 // WaitHistory blocks until the history is loaded (or the load stopped):
-// for embedders and tests that need every transaction in memory.
-func (s *Service) WaitHistory() { s.waitHistory() }
+// for embedders and tests that need every transaction in memory. Before the
+// first Enable there is no load to wait for, and it returns the not-ready
+// error at once; a failed load is reported by HistoryErr.
+func (s *Service) WaitHistory() error {
+	if !s.hist.started.Load() && !s.HistoryLoaded() {
+		return s.notReady()
+	}
+	s.waitHistory()
+	return nil
+}
 
 // waitHistory blocks until the history is loaded (or loading stopped).
 func (s *Service) waitHistory() {
@@ -131,10 +140,10 @@ func (s *Service) waitHistory() {
 
 // startHistory starts the background load, once.
 func (s *Service) startHistory() {
-	if s.hist.started || s.HistoryLoaded() {
+	if s.hist.started.Load() || s.HistoryLoaded() {
 		return
 	}
-	s.hist.started = true
+	s.hist.started.Store(true)
 	s.hist.wg.Add(1)
 	go func() {
 		defer s.hist.wg.Done()
@@ -144,7 +153,7 @@ func (s *Service) startHistory() {
 
 // stopHistory stops the background load and waits for it.
 func (s *Service) stopHistory() {
-	if !s.hist.started {
+	if !s.hist.started.Load() {
 		return
 	}
 	select {

@@ -208,16 +208,6 @@ func (s *Service) removeListingLocked(r *lrec) {
 	s.ix.remove(r, s.toks)
 }
 
-// liveListing finds a listing that is on the market now.
-func (s *Service) liveListing(id int) (*lrec, error) {
-	if id > 0 && id <= 1<<31-1 {
-		if r := s.listings.get(uint32(id)); r != nil && r.live(s.nowMs()) {
-			return r, nil
-		}
-	}
-	return nil, errf(CodeUnknownListing, "listing #%d does not exist", id)
-}
-
 // returnTo adds the ops that give it back to p: the first free inventory slot
 // if there is one, otherwise p's mailbox. It returns how to apply the same
 // change in memory once the batch is durable.
@@ -236,7 +226,8 @@ func (s *Service) returnTo(b *Batch, p *prec, it item, reason string, prev Money
 // RemoveListing is the contract's removeListing(int, Player). The owner may
 // remove their own listing (reason "removed"); a player with market.admin may
 // remove anyone's ("admin-removed"). The item goes back to the seller: their
-// inventory if a slot is free, otherwise their mailbox.
+// inventory if a slot is free, otherwise their mailbox. A listing that has
+// expired but is not swept yet can still be taken back this way.
 func (s *Service) RemoveListing(id int, actor Player) error {
 	if err := s.mutGuard(); err != nil {
 		return err
@@ -245,8 +236,8 @@ func (s *Service) RemoveListing(id int, actor Player) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.liveListing(id)
-	if err != nil {
+	r, err := s.lookupListing(id)
+	if r == nil {
 		return err
 	}
 	reason := ReasonRemoved
@@ -272,7 +263,7 @@ func (s *Service) ForceExpire(id int, actor Player) error {
 	if !a.has(PermAdmin) {
 		return errf(CodeForbidden, "%s lacks %s, which force-expire needs", a.name, PermAdmin)
 	}
-	r, err := s.liveListing(id)
+	r, err := s.lookupListing(id)
 	if err != nil {
 		return err
 	}

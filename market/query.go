@@ -89,6 +89,11 @@ func parseQueryText(text string) parsedQuery {
 		}
 		pq.words = appendTokens(pq.words, f)
 	}
+	if len(pq.words) == 0 && len(pq.ids) == 0 && strings.TrimSpace(text) != "" {
+		// Text that says something but leaves no word to look for (colour
+		// codes alone, punctuation) matches nothing, not everything.
+		pq.bad = true
+	}
 	slices.Sort(pq.words)
 	pq.words = slices.Compact(pq.words)
 	return pq

@@ -1,10 +1,13 @@
 package market_test
 
 import (
+	"fmt"
 	"math"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 )
@@ -112,5 +115,95 @@ func TestPlayerCompletedPageIsInCompletionOrder(t *testing.T) {
 	}
 	if global.Transactions[0].ID != stuck || global.Transactions[1].ID != b.ID {
 		t.Fatal("newest completion is not first")
+	}
+}
+
+// Defects found by an independent run against the public API.
+
+func TestListenersAndCallerGetTheirOwnCopies(t *testing.T) {
+	w := newWorld(t)
+	var seen []market.Listing
+	for i := 0; i < 2; i++ {
+		w.svc.Subscribe(func(e market.Event) {
+			l := e.(market.ListingCreatedEvent).Listing()
+			seen = append(seen, l.Clone())
+			// A rude listener scribbles on everything it was handed.
+			l.Item.Lore[0] = "changed by a listener"
+			l.Item.Enchantments[0].Level = 99
+			l.Categories[0] = market.CategoryOther
+		})
+	}
+	got := w.sell(w.alice, 1, 50) // the sword: lore, enchantments, categories
+	for i, l := range append(seen, got) {
+		if l.Item.Lore[0] != "Wykuty w Krakowie" || l.Item.Enchantments[0].Level != 5 || l.Categories[0] == market.CategoryOther {
+			t.Fatalf("copy %d was changed by another listener: %+v", i, l)
+		}
+	}
+	tx, err := w.svc.Buy(w.bob, got.ID)
+	must(t, err)
+	w.svc.Subscribe(func(e market.Event) {
+		if c, ok := e.(market.TransactionCompletedEvent); ok {
+			c.Transaction().Timeline[0].State = market.StateFailed
+		}
+	})
+	l2 := w.sell(w.alice, 0, 10)
+	tx2, err := w.svc.Buy(w.bob, l2.ID)
+	must(t, err)
+	for _, x := range []market.Transaction{tx, tx2} {
+		if x.Timeline[0].State != market.StateCreated {
+			t.Fatalf("the caller's timeline was changed by a listener: %+v", x.Timeline)
+		}
+	}
+}
+
+func TestListingsBySellerNilIsEmpty(t *testing.T) {
+	w := newWorld(t)
+	w.sell(w.alice, 0, 10)
+	ls, err := w.svc.GetListingsBySeller(uuid.Nil)
+	must(t, err)
+	if len(ls) != 0 {
+		t.Fatalf("GetListingsBySeller(uuid.Nil) returned %d listings", len(ls))
+	}
+}
+
+func TestExpiredUnsweptAnswersExpiredAndOwnerTakesItBack(t *testing.T) {
+	w := newWorld(t, func(c *market.Config) { c.ListingTTL = time.Hour })
+	l := w.sell(w.alice, 0, 10)
+	other := w.sell(w.alice, 1, 10)
+	w.clock.Advance(time.Hour)
+	want := fmt.Sprintf("listing #%d has expired", l.ID)
+	_, err := w.svc.GetListing(l.ID)
+	errText(t, err, want)
+	_, err = w.svc.Buy(w.bob, l.ID)
+	errText(t, err, want)
+	errText(t, w.svc.ForceExpire(l.ID, w.admin), want)
+	errText(t, w.svc.RemoveListing(l.ID, w.bob), fmt.Sprintf("Bob does not own listing #%d and lacks market.admin", l.ID))
+	w.events = nil
+	must(t, w.svc.RemoveListing(l.ID, w.alice))
+	must(t, w.svc.RemoveListing(other.ID, w.admin))
+	if len(w.events) != 2 || w.events[0].(market.ListingRemovedEvent).Reason() != market.ReasonRemoved ||
+		w.events[1].(market.ListingRemovedEvent).Reason() != market.ReasonAdminRemoved {
+		t.Fatalf("events %v", w.events)
+	}
+	_, err = w.svc.GetListing(l.ID)
+	errText(t, err, fmt.Sprintf("listing #%d does not exist", l.ID))
+	if st := w.stack(w.alice, 0); st.ID != l.Item.ID {
+		t.Fatalf("the item did not come back: %+v", st)
+	}
+	w.audit()
+}
+
+func TestWaitHistoryBeforeEnableIsNotReady(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	must(t, err)
+	svc := market.New(st, market.Config{Name: "Rynek"})
+	t.Cleanup(func() { svc.Close() })
+	done := make(chan error, 1)
+	go func() { done <- svc.WaitHistory() }()
+	select {
+	case err := <-done:
+		errText(t, err, "Rynek API nie jest gotowe")
+	case <-time.After(5 * time.Second):
+		t.Fatal("WaitHistory before Enable blocked")
 	}
 }

@@ -88,15 +88,10 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 	if err != nil {
 		return Transaction{}, err
 	}
-	var r *lrec
-	if listingID > 0 && listingID <= 1<<31-1 {
-		r = s.listings.get(uint32(listingID))
-	}
+	r, err := s.lookupListing(listingID)
 	switch {
-	case r == nil:
-		return Transaction{}, errf(CodeUnknownListing, "listing #%d does not exist", listingID)
-	case !r.live(s.nowMs()):
-		return Transaction{}, errf(CodeListingExpired, "listing #%d has expired", listingID)
+	case err != nil:
+		return Transaction{}, err
 	case r.reserved != uuid.Nil:
 		return Transaction{}, errf(CodeListingReserved, "listing #%d is reserved by a purchase in progress", listingID)
 	case r.seller == b.idx:

@@ -215,7 +215,10 @@ func TestSearchContractForms(t *testing.T) {
 		{"#2", []int{logs.ID}},
 		{"#1 oak", nil},
 		{"o", []int{logs.ID, sword.ID}},
-		{"§b", []int{logs.ID, sword.ID}}, // colour codes are not text: an empty query
+		{"§b", nil},                      // colour codes alone say nothing to look for: no match
+		{"§6§l", nil},                    // nor do several
+		{"!!", nil},                      // nor punctuation that leaves no word
+		{"  ", []int{logs.ID, sword.ID}}, // blank text is no query: everything
 		{"bmiecz", nil},
 	}
 	for _, c := range cases {

@@ -27,6 +27,7 @@ type Service struct {
 	ready  atomic.Bool
 	loaded bool
 	mainT  atomic.Int64 // the main thread (thread_linux.go / thread_other.go); 0 = none
+	bindMu sync.Mutex   // serializes BindMainThread and ReleaseMainThread
 
 	mu sync.RWMutex // guards everything below against concurrent readers
 
@@ -148,7 +149,38 @@ func (s *Service) Config() Config { return s.cfg }
 // goroutine allowed to mutate. The console calls it from the goroutine that
 // runs the Bubble Tea event loop. On Linux it also locks that goroutine to
 // its OS thread (see thread_linux.go for why).
-func (s *Service) BindMainThread() { s.mainT.Store(bindThread()) }
+//
+// Binding is deliberate: calling it again from the bound goroutine changes
+// nothing, and a call from any other goroutine while one is bound is refused
+// with ErrMainThreadBound, so a stray goroutine cannot silently take over the
+// main thread. To move the main thread on purpose, call ReleaseMainThread
+// from the bound goroutine first, then BindMainThread from the new one.
+func (s *Service) BindMainThread() error {
+	s.bindMu.Lock()
+	defer s.bindMu.Unlock()
+	if t := s.mainT.Load(); t != 0 {
+		if t == currentThread() {
+			return nil
+		}
+		return ErrMainThreadBound
+	}
+	s.mainT.Store(bindThread())
+	return nil
+}
+
+// ReleaseMainThread unbinds the main thread. Only the bound goroutine may
+// release it; afterwards every mutation is refused with ErrNotMainThread
+// until some goroutine calls BindMainThread.
+func (s *Service) ReleaseMainThread() error {
+	s.bindMu.Lock()
+	defer s.bindMu.Unlock()
+	if !s.onMain() {
+		return ErrMainThreadNotHeld
+	}
+	s.mainT.Store(0)
+	unbindThread()
+	return nil
+}
 
 // IsMainThread reports whether the caller is the bound main thread.
 func (s *Service) IsMainThread() bool { return s.onMain() }
@@ -464,20 +496,38 @@ func (s *Service) GetListing(id int) (Listing, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if id <= 0 || id > 1<<31-1 {
-		return Listing{}, errf(CodeUnknownListing, "listing #%d does not exist", id)
-	}
-	r := s.listings.get(uint32(id))
-	if r == nil || !r.live(s.nowMs()) {
-		return Listing{}, errf(CodeUnknownListing, "listing #%d does not exist", id)
+	r, err := s.lookupListing(id)
+	if err != nil {
+		return Listing{}, err
 	}
 	return s.listingOf(r), nil
+}
+
+// lookupListing finds listing id. Every operation answers the same way: an
+// id that is not on the market is UNKNOWN_LISTING, and a listing whose expiry
+// has passed but that the sweep has not removed yet is LISTING_EXPIRED (r is
+// returned with that error, so that its owner can still take it back).
+func (s *Service) lookupListing(id int) (*lrec, error) {
+	var r *lrec
+	if id > 0 && id <= 1<<31-1 {
+		r = s.listings.get(uint32(id))
+	}
+	if r == nil {
+		return nil, errf(CodeUnknownListing, "listing #%d does not exist", id)
+	}
+	if !r.live(s.nowMs()) {
+		return r, errf(CodeListingExpired, "listing #%d has expired", id)
+	}
+	return r, nil
 }
 
 // GetListingsBySeller is the contract's getListingsBySeller(UUID), newest first.
 func (s *Service) GetListingsBySeller(seller uuid.UUID) ([]Listing, error) {
 	if err := s.readGuard(); err != nil {
 		return nil, err
+	}
+	if seller == uuid.Nil {
+		return nil, nil // no player has the nil UUID; Query reads it as "any seller"
 	}
 	p, err := s.Query(Query{Seller: seller, Limit: -1})
 	return p.Listings, err

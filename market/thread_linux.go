@@ -28,3 +28,6 @@ func bindThread() int64 {
 }
 
 func currentThread() int64 { return int64(syscall.Gettid()) }
+
+// unbindThread undoes bindThread on the bound goroutine.
+func unbindThread() { runtime.UnlockOSThread() }

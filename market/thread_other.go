@@ -11,6 +11,7 @@ import "runtime"
 // next to a durable write but more than the Linux mechanism.
 func bindThread() int64    { return goid() }
 func currentThread() int64 { return goid() }
+func unbindThread()        {}
 
 func goid() int64 {
 	var buf [64]byte

@@ -12,6 +12,7 @@
 package market
 
 import (
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -86,6 +87,20 @@ type Listing struct {
 	Reserved bool
 }
 
+// Clone returns a deep copy of s: no slice is shared with s.
+func (s ItemStack) Clone() ItemStack {
+	s.Lore = slices.Clone(s.Lore)
+	s.Enchantments = slices.Clone(s.Enchantments)
+	return s
+}
+
+// Clone returns a deep copy of l: no slice is shared with l.
+func (l Listing) Clone() Listing {
+	l.Item = l.Item.Clone()
+	l.Categories = slices.Clone(l.Categories)
+	return l
+}
+
 // UnitPrice is the price of one item of the stack.
 func (l Listing) UnitPrice() float64 {
 	if l.Item.Amount <= 0 {
@@ -147,6 +162,13 @@ type Transaction struct {
 	// DeliveredToMailbox is true when the buyer's inventory was full and the
 	// item went to the buyer's mailbox instead.
 	DeliveredToMailbox bool
+}
+
+// Clone returns a deep copy of t: no slice is shared with t.
+func (t Transaction) Clone() Transaction {
+	t.Item = t.Item.Clone()
+	t.Timeline = slices.Clone(t.Timeline)
+	return t
 }
 
 // CreatedAt is when the transaction was created.

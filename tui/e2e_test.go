@@ -21,6 +21,10 @@ func startProgram(t *testing.T) (*testEnv, *teatest.TestModel) {
 	t.Helper()
 	e := newEnv(t, 120, 40)
 	e.m.c.Wall = time.Now // real grace periods
+	// The program's goroutine binds the main thread in Init: hand it over.
+	if err := e.svc.ReleaseMainThread(); err != nil {
+		t.Fatal(err)
+	}
 	tm := teatest.NewTestModel(t, e.m,
 		teatest.WithInitialTermSize(120, 40),
 		teatest.WithProgramOptions(

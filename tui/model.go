@@ -154,7 +154,9 @@ func (m *Model) tickCmd() tea.Cmd {
 // thread (Bubble Tea calls Init on the goroutine that runs Update), asks for
 // the background colour and starts the tick.
 func (m *Model) Init() tea.Cmd {
-	m.c.Svc.BindMainThread()
+	if err := m.c.Svc.BindMainThread(); err != nil {
+		m.status = statusMsg{text: "mutations will be refused: " + err.Error(), err: true}
+	}
 	return tea.Batch(tea.RequestBackgroundColor, m.tickCmd())
 }
 
