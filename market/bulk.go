@@ -116,7 +116,7 @@ func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, e
 	}
 	id := k.nextID
 	k.nextID++
-	r := &lrec{id: uint32(id), price: price, created: created.UnixMilli(), expires: expires.UnixMilli(), it: it}
+	r := &listingRecord{id: uint32(id), price: price, created: created.UnixMilli(), expires: expires.UnixMilli(), it: it}
 	k.b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, seller, r)}})
 	return int(id), k.flushIfFull()
 }
@@ -180,7 +180,7 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 	}
 	lid := k.nextID
 	k.nextID++
-	t := &txrec{listing: uint32(lid), it: it, price: h.Price, fee: h.Fee, net: h.Price - h.Fee}
+	t := &transactionRecord{listing: uint32(lid), it: it, price: h.Price, fee: h.Fee, net: h.Price - h.Fee}
 	if h.State == StateCompleted {
 		k.volume += h.Price
 		k.sales++

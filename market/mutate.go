@@ -28,7 +28,7 @@ func (s *Service) commit(b *Batch) error {
 	return nil
 }
 
-func (s *Service) actor(p Player) (*prec, error) {
+func (s *Service) actor(p Player) (*playerRecord, error) {
 	pr := s.playerByID[p.ID]
 	if pr == nil {
 		return nil, errf(CodeUnknownPlayer, "player %s does not exist", p.ID)
@@ -36,7 +36,7 @@ func (s *Service) actor(p Player) (*prec, error) {
 	return pr, nil
 }
 
-func (p *prec) has(perm string) bool {
+func (p *playerRecord) has(perm string) bool {
 	for _, q := range p.perms {
 		if q == perm {
 			return true
@@ -45,7 +45,7 @@ func (p *prec) has(perm string) bool {
 	return false
 }
 
-func (p *prec) freeSlot() int {
+func (p *playerRecord) freeSlot() int {
 	for i := range p.inv {
 		if p.inv[i].mat == 0 {
 			return i
@@ -60,7 +60,7 @@ func (s *Service) blob(it item) []byte {
 
 // playerOp adds the op that writes p's balance, last sell time and
 // inventory as given (the values the player will have once b commits).
-func (s *Service) playerOp(b *Batch, p *prec, balance Money, lastSell int64, inv *inventory) {
+func (s *Service) playerOp(b *Batch, p *playerRecord, balance Money, lastSell int64, inv *inventory) {
 	b.add(Op{Kind: OpPlayerState, Player: &PlayerRow{ID: p.id, Balance: balance, LastSell: lastSell,
 		Inventory: encodeInventory(nil, inv)}})
 }
@@ -155,7 +155,7 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	} else {
 		rest = item{}
 	}
-	r := &lrec{id: uint32(s.nextID), seller: p.idx, price: cents, created: now,
+	r := &listingRecord{id: uint32(s.nextID), seller: p.idx, price: cents, created: now,
 		expires: now + s.cfg.ListingTTL.Milliseconds(), it: listed}
 	b := &s.batch
 	b.Reset()
@@ -192,33 +192,33 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	return l, nil
 }
 
-func (s *Service) addListingLocked(r *lrec) {
+func (s *Service) addListingLocked(r *listingRecord) {
 	p := s.players[r.seller]
 	s.listings.set(r)
 	p.listings++
-	s.toks = s.ix.tokenIDs(s.toks, r, p.name)
-	s.ix.add(r, s.toks)
+	s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
+	s.ix.add(r, s.tokenScratch)
 }
 
-func (s *Service) removeListingLocked(r *lrec) {
+func (s *Service) removeListingLocked(r *listingRecord) {
 	p := s.players[r.seller]
 	s.listings.delete(r.id)
 	p.listings--
-	s.toks = s.ix.tokenIDs(s.toks, r, p.name)
-	s.ix.remove(r, s.toks)
+	s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
+	s.ix.remove(r, s.tokenScratch)
 }
 
 // returnTo adds the ops that give it back to p: the first free inventory slot
 // if there is one, otherwise p's mailbox. It returns how to apply the same
 // change in memory once the batch is durable.
-func (s *Service) returnTo(b *Batch, p *prec, it item, reason string, prev Money, now int64) func() {
+func (s *Service) returnTo(b *Batch, p *playerRecord, it item, reason string, prev Money, now int64) func() {
 	if slot := p.freeSlot(); slot >= 0 {
 		inv := p.inv
 		inv[slot] = it
 		s.playerOp(b, p, p.balance, p.lastSell, &inv)
 		return func() { p.inv[slot] = it }
 	}
-	m := mrec{id: uuid.New(), it: it, reason: reason, created: now, prev: prev}
+	m := mailEntry{id: uuid.New(), it: it, reason: reason, created: now, prev: prev}
 	b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: p.id, Item: s.blob(it), Reason: reason, Created: now, PrevPrice: prev}})
 	return func() { p.mail = append(p.mail, m) }
 }
@@ -272,7 +272,7 @@ func (s *Service) ForceExpire(id int, actor Player) error {
 
 // takeDown removes r and returns its item to the seller, publishing a
 // ListingRemovedEvent when event is true.
-func (s *Service) takeDown(r *lrec, reason string, event bool) error {
+func (s *Service) takeDown(r *listingRecord, reason string, event bool) error {
 	if r.reserved != uuid.Nil {
 		return errf(CodeListingReserved, "listing #%d is reserved by a purchase in progress", r.id)
 	}
@@ -309,7 +309,7 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 		return 0, false, err
 	}
 	now := s.nowMs()
-	var due []*lrec
+	var due []*listingRecord
 	s.ix.byExpiry.ascend(func(k sortKey) bool {
 		if k.k > now {
 			return false
@@ -328,9 +328,9 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	}
 	b := &s.batch
 	b.Reset()
-	mails := make([]mrec, len(due))
+	mails := make([]mailEntry, len(due))
 	for i, r := range due {
-		m := mrec{id: uuid.New(), it: r.it, reason: MailExpired, created: now, prev: r.price}
+		m := mailEntry{id: uuid.New(), it: r.it, reason: MailExpired, created: now, prev: r.price}
 		mails[i] = m
 		b.add(Op{Kind: OpDelListing, Int: int64(r.id)})
 		b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: s.players[r.seller].id, Item: s.blob(r.it),
@@ -390,7 +390,7 @@ func (s *Service) ClaimAll(player uuid.UUID) (int, error) {
 	return s.claim(p, idx)
 }
 
-func (s *Service) claim(p *prec, entries []int) (int, error) {
+func (s *Service) claim(p *playerRecord, entries []int) (int, error) {
 	if len(entries) == 0 {
 		return 0, errf(CodeMailboxEmpty, "%s's mailbox is empty", p.name)
 	}

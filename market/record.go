@@ -22,7 +22,7 @@ const recordVersion = 1
 //	varint   price (cents), created, expires (unix ms)
 //	byte     1 if reserved, then [16] transaction id
 //	...      item blob (the rest)
-func encodeListing(dst []byte, seller uuid.UUID, r *lrec) []byte {
+func encodeListing(dst []byte, seller uuid.UUID, r *listingRecord) []byte {
 	dst = append(dst, recordVersion)
 	dst = append(dst, seller[:]...)
 	dst = binary.AppendVarint(dst, int64(r.price))
@@ -38,7 +38,7 @@ func encodeListing(dst []byte, seller uuid.UUID, r *lrec) []byte {
 }
 
 // decodeListing fills r (all but id and seller index) and returns the seller.
-func decodeListing(b []byte, r *lrec) (uuid.UUID, error) {
+func decodeListing(b []byte, r *listingRecord) (uuid.UUID, error) {
 	var seller uuid.UUID
 	if len(b) < 17 || b[0] != recordVersion {
 		return seller, errBlob
@@ -81,7 +81,7 @@ func decodeListing(b []byte, r *lrec) (uuid.UUID, error) {
 }
 
 // listingRow is r as the store keeps it.
-func (s *Service) listingRow(r *lrec) *ListingRow {
+func (s *Service) listingRow(r *listingRecord) *ListingRow {
 	return &ListingRow{ID: int64(r.id), Rec: encodeListing(nil, s.players[r.seller].id, r)}
 }
 
@@ -96,7 +96,7 @@ func (s *Service) listingRow(r *lrec) *ListingRow {
 //	byte     1 if delivered to the mailbox
 //	str      timeline (encodeTimeline)
 //	...      item blob (the rest)
-func encodeTx(dst []byte, buyer, seller uuid.UUID, t *txrec, tl timeline, errCode string, toMailbox bool) []byte {
+func encodeTx(dst []byte, buyer, seller uuid.UUID, t *transactionRecord, tl timeline, errCode string, toMailbox bool) []byte {
 	dst = append(dst, recordVersion)
 	dst = binary.AppendUvarint(dst, uint64(t.listing))
 	dst = append(dst, buyer[:]...)
@@ -117,7 +117,7 @@ func encodeTx(dst []byte, buyer, seller uuid.UUID, t *txrec, tl timeline, errCod
 
 // decodeTx fills t (all but id, state and player indexes) and returns the
 // buyer and seller.
-func decodeTx(b []byte, t *txrec) (buyer, seller uuid.UUID, err error) {
+func decodeTx(b []byte, t *transactionRecord) (buyer, seller uuid.UUID, err error) {
 	if len(b) < 1 || b[0] != recordVersion {
 		return buyer, seller, errBlob
 	}
@@ -162,7 +162,7 @@ func decodeTx(b []byte, t *txrec) (buyer, seller uuid.UUID, err error) {
 }
 
 // txRow is t as the store keeps it, in state st with timeline tl.
-func (s *Service) txRow(t *txrec, st State, tl timeline, errCode string, toMailbox bool) *TxRow {
+func (s *Service) txRow(t *transactionRecord, st State, tl timeline, errCode string, toMailbox bool) *TxRow {
 	return &TxRow{ID: t.id, State: st,
 		Rec: encodeTx(nil, s.players[t.buyer].id, s.players[t.seller].id, t, tl, errCode, toMailbox)}
 }

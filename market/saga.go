@@ -37,26 +37,26 @@ func (s *Service) ArmFailure(st State) error {
 	default:
 		return fmt.Errorf("cannot arm a failure at %q: not a saga step", st)
 	}
-	s.faults.mu.Lock()
-	s.faults.at = st
-	s.faults.mu.Unlock()
+	s.armed.mu.Lock()
+	s.armed.at = st
+	s.armed.mu.Unlock()
 	return nil
 }
 
 // ArmedFailure returns the step armed by ArmFailure, or "".
 func (s *Service) ArmedFailure() State {
-	s.faults.mu.Lock()
-	defer s.faults.mu.Unlock()
-	return s.faults.at
+	s.armed.mu.Lock()
+	defer s.armed.mu.Unlock()
+	return s.armed.at
 }
 
-type faults struct {
+type armedFailure struct {
 	mu sync.Mutex
 	at State
 }
 
 // take returns the armed step and disarms it: one arming, one purchase.
-func (f *faults) take() State {
+func (f *armedFailure) take() State {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := f.at
@@ -66,9 +66,9 @@ func (f *faults) take() State {
 
 // sagaRun is what one execution of the saga remembers to undo its own steps.
 type sagaRun struct {
-	t       *txrec
-	r       *lrec // the listing, for restoring it after delivery
-	slot    int   // where the item was delivered: inventory slot, or -1
+	t       *transactionRecord
+	r       *listingRecord // the listing, for restoring it after delivery
+	slot    int            // where the item was delivered: inventory slot, or -1
 	mail    uuid.UUID
 	failAt  State
 	publish bool
@@ -102,10 +102,10 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 	}
 	fee := s.cfg.fee(r.price, s.cfg.SaleFeeBasisPoints)
 	now := s.nowMs()
-	t := &txrec{id: uuid.Must(uuid.NewV7()), listing: r.id, buyer: b.idx, seller: r.seller, it: r.it,
+	t := &transactionRecord{id: uuid.Must(uuid.NewV7()), listing: r.id, buyer: b.idx, seller: r.seller, it: r.it,
 		price: r.price, fee: fee, net: r.price - fee, state: uint8(stateIndex(StateCreated)),
 		tl: timeline{{state: uint8(stateIndex(StateCreated)), at: now}}}
-	run := &sagaRun{t: t, r: r, slot: -1, failAt: s.faults.take(), publish: true}
+	run := &sagaRun{t: t, r: r, slot: -1, failAt: s.armed.take(), publish: true}
 
 	if run.failAt == StateCreated {
 		// The very first write fails: nothing happened, so the record is FAILED.
@@ -123,7 +123,7 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 	return s.runSaga(run)
 }
 
-func (s *Service) putTx(t *txrec) error {
+func (s *Service) putTx(t *transactionRecord) error {
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
@@ -138,7 +138,7 @@ func (s *Service) putTx(t *txrec) error {
 	return nil
 }
 
-func (s *Service) txSnapshot(t *txrec) Transaction {
+func (s *Service) txSnapshot(t *transactionRecord) Transaction {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.txOf(t)
@@ -231,7 +231,7 @@ func (s *Service) step(run *sagaRun, next State) error {
 			s.playerOp(b, buyer, buyer.balance, buyer.lastSell, &inv)
 			apply = func() { s.removeListingLocked(r); buyer.inv = inv }
 		} else {
-			m := mrec{id: uuid.New(), it: r.it, reason: MailPurchaseOverflow, created: now}
+			m := mailEntry{id: uuid.New(), it: r.it, reason: MailPurchaseOverflow, created: now}
 			run.mail = m.id
 			toMail = true
 			b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: buyer.id, Item: s.blob(r.it), Reason: m.reason, Created: now}})
@@ -357,7 +357,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 // recover finishes every transaction left in a non-terminal state, in the
 // order of their last state change. Completed ones publish TransactionCompletedEvent.
 func (s *Service) recover() error {
-	var open []*txrec
+	var open []*transactionRecord
 	s.mu.RLock() // the background history load may be adding finished ones
 	for _, t := range s.txByID {
 		if !t.State().Terminal() {
