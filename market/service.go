@@ -58,6 +58,11 @@ type Service struct {
 	hist         history
 	loadedMeta   MetaRow // the meta row as loaded
 	batch        Batch   // reused by the main thread
+	log          eventLog
+
+	// beforeDelivery, set by tests only, runs before each event reaches
+	// the listeners: the crash test kills the process there.
+	beforeDelivery func(Event)
 }
 
 // playerRecord is a player of the embedded world.
@@ -136,6 +141,7 @@ func (s *Service) reset() {
 	s.nextID = 1
 	s.feeBalance = 0
 	s.hist = history{done: make(chan struct{}), stop: make(chan struct{})}
+	s.log = eventLog{}
 }
 
 // Name is the service's own name, as used in the not-ready error.
@@ -231,12 +237,26 @@ func (s *Service) Enable() error {
 		if err := s.load(); err != nil {
 			return err
 		}
+	}
+	// Events committed before the market is ready (the undelivered backlog,
+	// what recovery completes) reach the listeners once it is, in log order.
+	s.log.held = true
+	defer func() { s.log.held = false }()
+	if !s.loaded {
+		if err := s.loadBacklog(s.loadedMeta.PublishedSeq); err != nil {
+			return err
+		}
 		s.loaded = true
 	}
 	if err := s.recover(); err != nil {
 		return err
 	}
 	s.ready.Store(true)
+	s.log.held = false
+	s.deliver()
+	if err := s.recordDelivery(); err != nil {
+		return err
+	}
 	s.startHistory()
 	return nil
 }
@@ -253,13 +273,15 @@ func (s *Service) Close() error {
 	s.ready.Store(false)
 	var err error
 	s.stopHistory()
-	if s.loaded && s.idCeil != s.nextID {
-		b := &Batch{}
+	if s.loaded && (s.idCeil != s.nextID || s.log.delivered > s.log.recorded) {
+		b := &s.batch
+		b.Reset()
 		m := s.meta()
 		m.NextListingID = s.nextID
 		b.add(metaOp(m))
-		err = s.store.Commit(b)
-		s.idCeil = s.nextID
+		if err = s.commit(b); err == nil {
+			s.idCeil = s.nextID
+		}
 	}
 	if cerr := s.store.Close(); err == nil {
 		err = cerr
@@ -333,6 +355,7 @@ func (l *loader) Meta(m MetaRow) error {
 	}
 	l.s.feeBalance = m.FeeBalance
 	l.s.loadedMeta = m
+	l.s.log = eventLog{head: m.LastSeq, first: m.FirstSeq, delivered: m.PublishedSeq, recorded: m.PublishedSeq}
 	l.total = m.Listings + m.Transactions
 	// Size the tables once instead of growing them a million times.
 	l.s.txByID = make(map[uuid.UUID]*transactionRecord, m.Transactions)
@@ -464,15 +487,28 @@ func (s *Service) load() error {
 // ---- reads ----
 
 func (s *Service) listingOf(r *listingRecord) Listing {
-	p := s.players[r.seller]
-	l := Listing{
-		ID: int(r.id), Seller: p.id, SellerName: p.name, Item: r.it.stack(), Price: r.price.Float(),
-		CreatedAt: time.UnixMilli(r.created).UTC(), ExpiresAt: time.UnixMilli(r.expires).UTC(),
-		Reserved: r.reserved != uuid.Nil,
-	}
-	l.Categories = r.it.categories().List()
-	return l
+	return publicListing(r, s.players[r.seller].person())
 }
+
+// person is a player's identity as a read or an event shows it.
+type person struct {
+	id   uuid.UUID
+	name string
+}
+
+func (p *playerRecord) person() person { return person{p.id, p.name} }
+
+// publicListing is the public form of r, sold by seller. Live reads and the
+// event log's decoder both build listings here.
+func publicListing(r *listingRecord, seller person) Listing {
+	return Listing{
+		ID: int(r.id), Seller: seller.id, SellerName: seller.name, Item: r.it.stack(), Price: r.price.Float(),
+		CreatedAt: unixMilli(r.created), ExpiresAt: unixMilli(r.expires),
+		Reserved: r.reserved != uuid.Nil, Categories: r.it.categories().List(),
+	}
+}
+
+func unixMilli(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // live reports whether r is on the market at nowMs: not expired. An expired
 // listing is never listed or purchasable, even before the sweep removes it.
@@ -583,10 +619,15 @@ func (s *Service) GetTransaction(id string) (Transaction, error) {
 }
 
 func (s *Service) txOf(t *transactionRecord) Transaction {
-	b, sl := s.players[t.buyer], s.players[t.seller]
+	return publicTransaction(t, s.players[t.buyer].person(), s.players[t.seller].person())
+}
+
+// publicTransaction is the public form of t. Live reads and the event log's
+// decoder both build transactions here.
+func publicTransaction(t *transactionRecord, buyer, seller person) Transaction {
 	return Transaction{
-		ID: t.id.String(), ListingID: int(t.listing), Buyer: b.id, BuyerName: b.name,
-		Seller: sl.id, SellerName: sl.name, Item: t.it.stack(), Price: t.price.Float(),
+		ID: t.id.String(), ListingID: int(t.listing), Buyer: buyer.id, BuyerName: buyer.name,
+		Seller: seller.id, SellerName: seller.name, Item: t.it.stack(), Price: t.price.Float(),
 		Fee: t.fee.Float(), SellerNet: t.net.Float(), State: t.State(), ErrorCode: t.errCode,
 		Timeline: t.tl.public(), DeliveredToMailbox: t.toMailbox,
 	}

@@ -92,7 +92,13 @@ func New(o Options) *Model {
 	c := &Common{Svc: o.Svc, Clock: o.Clock, Wall: o.Wall, W: 80, H: 24, IsDark: true}
 	c.Styles = newStyles(true)
 	c.NowUnix = o.Svc.Now().Unix()
-	m := &Model{c: c, log: &eventLog{}, keys: newGlobalKeys(), tick: o.Tick}
+	m := &Model{c: c, log: &eventLog{next: func(after uint64) (uint64, bool) {
+		page, err := o.Svc.EventsSince(after, 1)
+		if err != nil || len(page.Events) == 0 {
+			return 0, false
+		}
+		return page.Events[0].Seq(), true
+	}}, keys: newGlobalKeys(), tick: o.Tick}
 	m.unsub = o.Svc.Subscribe(m.log.push)
 	o.Svc.OnListenerPanic(func(r any) { m.status = statusMsg{text: fmt.Sprint(r), err: true} })
 	m.chooseActors()

@@ -27,11 +27,11 @@ func Path(tb testing.TB, listings, days int) string {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-v4-%d-%d.db", listings, days))
+	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-eventlog-%d-%d.db", listings, days))
 	if _, err := os.Stat(cached); err != nil {
 		tmp := cached + ".tmp"
 		os.Remove(tmp)
-		os.Remove(sqlite.LogPath(tmp))
+		os.Remove(tmp + "-wal")
 		st, err := sqlite.Open(tmp, sqlite.Options{})
 		if err != nil {
 			tb.Fatal(err)
