@@ -76,7 +76,7 @@ func TestCrashRecovery(t *testing.T) {
 	path := filepath.Join(dir, "crash.db")
 	st, err := sqlite.Open(path, sqlite.Options{})
 	must(t, err)
-	b := market.NewBulk(st)
+	b := newBulk(t, st)
 	players := seedPlayers(t, b, 8, 42)
 	must(t, b.Finish())
 	svc := market.New(st, market.Config{Clock: market.NewManualClock(t0)})

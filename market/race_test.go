@@ -16,7 +16,7 @@ import (
 func TestConcurrentReaders(t *testing.T) {
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "r.db"), sqlite.Options{})
 	must(t, err)
-	b := market.NewBulk(st)
+	b := newBulk(t, st)
 	players := seedPlayers(t, b, 6, 5)
 	must(t, b.Finish())
 	clock := market.NewManualClock(t0)

@@ -21,7 +21,7 @@ func searchWorld(t testing.TB, n int, seed uint64) *market.Service {
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
 	must(t, err)
 	rng := rand.New(rand.NewPCG(seed, 7))
-	b := market.NewBulk(st)
+	b := newBulk(t, st)
 	names := []string{"Łukasz", "Zosia_PL", "Steve", "Wójcik99", "Małgorzata", "xXDragonXx", "Alex", "Grzegorz"}
 	var ids []uuid.UUID
 	for i, nm := range names {
