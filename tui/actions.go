@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -34,9 +36,9 @@ type (
 
 // globalKeys are the console-wide bindings.
 type globalKeys struct {
-	Next, Prev, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Help, Quit key.Binding
-	Player, Sell, Buy, Remove, AdminRemove, ForceExpire, Claim       key.Binding
-	Toggle, Background, Hour, Day, Bots, Faster, Slower              key.Binding
+	Next, Prev, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Help, Quit   key.Binding
+	Player, Sell, Buy, Remove, AdminRemove, ForceExpire, Claim, Backup key.Binding
+	Toggle, Background, Hour, Day, Bots, Faster, Slower                key.Binding
 }
 
 func newGlobalKeys() globalKeys {
@@ -58,6 +60,7 @@ func newGlobalKeys() globalKeys {
 		AdminRemove: b([]string{"X"}, "X", "remove as admin → admin-removed"),
 		ForceExpire: b([]string{"F"}, "F", "force-expire (admin) → force-expire"),
 		Claim:       b([]string{"m"}, "m", "claim the acting player's mailbox"),
+		Backup:      b([]string{"B"}, "B", "back up the market to a new file beside it"),
 
 		Toggle:     b([]string{"D"}, "D", "QA: disable / enable the service"),
 		Background: b([]string{"T"}, "T", "QA: mutate from a background goroutine"),
@@ -76,7 +79,7 @@ func (k globalKeys) panes() []key.Binding {
 	return []key.Binding{k.Pane1, k.Pane2, k.Pane3, k.Pane4, k.Pane5, k.Pane6, k.Next, k.Prev, k.Help, k.Quit}
 }
 func (k globalKeys) actions() []key.Binding {
-	return []key.Binding{k.Player, k.Sell, k.Buy, k.Remove, k.AdminRemove, k.ForceExpire, k.Claim}
+	return []key.Binding{k.Player, k.Sell, k.Buy, k.Remove, k.AdminRemove, k.ForceExpire, k.Claim, k.Backup}
 }
 func (k globalKeys) qa() []key.Binding {
 	return []key.Binding{k.Toggle, k.Background, k.Hour, k.Day, k.Bots, k.Faster, k.Slower}
@@ -129,6 +132,8 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			m.changed = true
 			m.settle()
 		}
+	case key.Matches(msg, k.Backup):
+		return m.startBackup(), true
 	case key.Matches(msg, k.Toggle):
 		m.toggleService()
 	case key.Matches(msg, k.Background):
@@ -466,4 +471,30 @@ func (b *bots) one(c *Common) error {
 		}
 		return svc.RemoveListing(page.Listings[0].ID, p)
 	}
+}
+
+// startBackup writes a consistent copy of the market next to it, off the
+// main thread: the store copies from a read snapshot while the market goes
+// on. The result comes back as a status message.
+func (m *Model) startBackup() tea.Cmd {
+	if m.backup == nil {
+		m.status = statusMsg{text: "this console was started without a store to back up", err: true}
+		return nil
+	}
+	dest := m.backupPath(time.Now())
+	m.status = statusMsg{text: "backing up to " + dest + "…"}
+	backup := m.backup
+	return func() tea.Msg {
+		start := time.Now()
+		if err := backup(dest); err != nil {
+			return statusMsg{text: "backup failed: " + err.Error(), err: true}
+		}
+		return statusMsg{text: fmt.Sprintf("backed up to %s in %s: open it with --db to check it", dest, time.Since(start).Round(time.Millisecond))}
+	}
+}
+
+// backupPath names a backup after the database and the time.
+func (m *Model) backupPath(now time.Time) string {
+	base := strings.TrimSuffix(filepath.Base(m.backupOf), filepath.Ext(m.backupOf))
+	return filepath.Join(filepath.Dir(m.backupOf), fmt.Sprintf("%s-backup-%s.db", base, now.UTC().Format("20060102-150405")))
 }

@@ -18,6 +18,11 @@ type Options struct {
 	Clock *market.ManualClock // QA advances it; nil: the service's own clock cannot be moved
 	// ExportDir is where the event log is exported (default: the temp dir).
 	ExportDir string
+	// Backup writes a consistent copy of the market to a new file (the
+	// store's Backup); DatabasePath names the market, and backups go next
+	// to it. Without Backup the backup key says there is nothing to copy.
+	Backup       func(dest string) error
+	DatabasePath string
 	// Wall is the wall clock for grace periods; tests replace it.
 	Wall func() time.Time
 	// Tick is how often the console drains events, runs the expiry timer and
@@ -45,6 +50,8 @@ type Model struct {
 	hdr      headerData
 	histDone bool // the market's history had loaded at the last tick
 	swept    int  // listings the timer has removed in the current backlog
+	backup   func(dest string) error
+	backupOf string // the database a backup copies
 }
 
 // errHistoryLoading is what panes that need the transaction history show
@@ -105,6 +112,7 @@ func New(o Options) *Model {
 	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log, o.ExportDir)}
 	m.stale = make([]bool, len(m.panes))
 	m.bots = newBots(o.Svc)
+	m.backup, m.backupOf = o.Backup, o.DatabasePath
 	m.refreshAll() // the active pane now, the others when first shown
 	m.status = statusMsg{text: fmt.Sprintf("Welcome. Acting as %s. Press ? for every key; s sells, b buys, p picks the player.", playerName(c.Actor))}
 	return m
@@ -277,6 +285,10 @@ func (m *Model) onTick() tea.Cmd {
 				m.swept = 0
 			}
 			m.status = statusMsg{text: text, qa: true}
+		}
+		// The event log's retention, a bounded batch per tick.
+		if _, err := c.Svc.TrimEventLog(); err != nil {
+			m.fail(err)
 		}
 	}
 	if !m.histDone && c.Svc.HistoryLoaded() {

@@ -16,7 +16,7 @@ func (s *Store) Backup(dest string) error {
 	if s.isClosed() {
 		return errClosed
 	}
-	return vacuumInto(s.ctx, s.readers, dest)
+	return vacuumInto(s.path, dest)
 }
 
 // BackupFile copies the market database at path to dest without opening it
@@ -55,13 +55,23 @@ func BackupFile(path, dest string) error {
 	case ver > SchemaVersion:
 		return fmt.Errorf("back up %s: schema version %d is newer than this program's %d; use a newer Rynek", path, ver, SchemaVersion)
 	}
-	return vacuumInto(ctx, db, dest)
+	return vacuumInto(path, dest)
 }
 
-// vacuumInto writes the copy to a new file next to dest, syncs it and
-// renames it into place, so that dest is either absent or complete. An
-// existing dest is refused, never overwritten.
-func vacuumInto(ctx context.Context, db *sql.DB, dest string) error {
+// vacuumInto copies the database at path to dest from one read snapshot.
+// The copy is written to a new file next to dest, synced and linked into
+// place, so that dest is either absent or complete. An existing dest is
+// refused, never overwritten.
+//
+// It runs on a connection of its own, not the store's readers: those are
+// query_only, which VACUUM INTO refuses though it writes only the copy.
+func vacuumInto(path, dest string) error {
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", backupDSN(path))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
 	if _, err := os.Lstat(dest); err == nil {
 		return fmt.Errorf("back up to %s: the file exists; choose a new name", dest)
 	} else if !errors.Is(err, os.ErrNotExist) {

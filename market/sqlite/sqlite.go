@@ -211,6 +211,14 @@ func readerDSN(path string) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
+// backupDSN is for a backup's connection: it reads the market and writes
+// only the copy.
+func backupDSN(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
 // checkFile creates a missing file with mode 0600 and refuses a path that is
 // not a regular file, or a non-empty file that does not start with the
 // SQLite header.
