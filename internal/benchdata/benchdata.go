@@ -76,7 +76,7 @@ var Unlimited = market.Config{ListingCooldown: -1, MaxListingsPerPlayer: 1 << 30
 
 // Open opens the market at path to ready, on a clock stopped at Now unless
 // cfg has one, with the calling goroutine as its main thread. The store is
-// returned too, for benchmarks that Flush it; closing is the caller's.
+// returned too, for benchmarks that read it; closing is the caller's.
 func Open(tb testing.TB, path string, opts sqlite.Options, cfg market.Config) (*market.Service, *sqlite.Store) {
 	tb.Helper()
 	st, err := sqlite.Open(path, opts)
@@ -87,7 +87,10 @@ func Open(tb testing.TB, path string, opts sqlite.Options, cfg market.Config) (*
 		cfg.Clock = market.NewManualClock(Now)
 	}
 	svc := market.New(st, cfg)
-	svc.BindMainThread()
+	if err := svc.BindMainThread(); err != nil {
+		st.Close()
+		tb.Fatal(err)
+	}
 	if err := svc.Enable(); err != nil {
 		st.Close()
 		tb.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"time"
 
 	"github.com/rynek/rynek/market"
 )
@@ -128,4 +129,12 @@ func encodeLegacyBatch(dst []byte, b *market.Batch) []byte {
 		}
 	}
 	return dst
+}
+
+// SetCheckpoints changes how often the store checkpoints and the WAL size
+// past which it restarts the WAL; it returns a function restoring them.
+func SetCheckpoints(every time.Duration, restartAt int64) (restore func()) {
+	e, r := checkpointEvery, walRestartAt
+	checkpointEvery, walRestartAt = every, restartAt
+	return func() { checkpointEvery, walRestartAt = e, r }
 }

@@ -358,13 +358,25 @@ func (s *Store) exec(q string) error {
 }
 
 // checkpointEvery is how often the store's goroutine copies the WAL back
-// into the database file. Passive checkpoints never block the writer.
-var checkpointEvery = time.Second
+// into the database file. A passive checkpoint never blocks the writer, and
+// keeping the un-copied tail short keeps the writer's page lookups cheap
+// (SQLite searches the WAL's index only for frames not yet copied back).
+var checkpointEvery = 200 * time.Millisecond
+
+// walRestartAt is the WAL size past which the goroutine also restarts the
+// WAL from its beginning. Under a steady stream of commits a passive
+// checkpoint never catches the last frame, and only a writer that starts
+// when everything is copied back rewinds the WAL, so the file would grow
+// without bound. The restart waits for the writer's current transaction
+// and holds the next one back while it copies the short tail the passive
+// checkpoints left: a pause of milliseconds, once per this many bytes.
+var walRestartAt int64 = 64 << 20
 
 func (s *Store) checkpoints() {
 	defer close(s.checkpointsDone)
 	t := time.NewTicker(checkpointEvery)
 	defer t.Stop()
+	wal := s.path + "-wal"
 	for {
 		select {
 		case <-s.stopCheckpoints:
@@ -373,6 +385,9 @@ func (s *Store) checkpoints() {
 			// A failure (the disk, say) shows at the next commit; the WAL
 			// keeps every change meanwhile.
 			s.readers.ExecContext(s.ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+			if fi, err := os.Stat(wal); err == nil && fi.Size() > walRestartAt {
+				s.readers.ExecContext(s.ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+			}
 		}
 	}
 }
