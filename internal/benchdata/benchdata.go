@@ -27,7 +27,7 @@ func Path(tb testing.TB, listings, days int) string {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-eventlog-%d-%d.db", listings, days))
+	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-eventlog2-%d-%d.db", listings, days))
 	if _, err := os.Stat(cached); err != nil {
 		tmp := cached + ".tmp"
 		os.Remove(tmp)

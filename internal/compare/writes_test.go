@@ -121,7 +121,7 @@ func newRawSell(tb testing.TB, n int, opts sqlite.Options) *rawSell {
 	}{{&r.begin, "BEGIN IMMEDIATE"},
 		{&r.player, "UPDATE players SET balance = ?, last_sell = ?, inventory = ? WHERE id = ?"},
 		{&r.listing, "INSERT INTO listings (id, rec) VALUES (?, ?)"},
-		{&r.event, "INSERT INTO events (seq, kind, at, body) VALUES (?, ?, ?, ?)"},
+		{&r.event, "INSERT INTO events (seq, kind, at, body, published) VALUES (?, ?, ?, ?, ?)"},
 		{&r.commit, "COMMIT"}} {
 		if *s.st, err = r.db.PrepareContext(ctx, s.q); err != nil {
 			tb.Fatal(err)
@@ -141,7 +141,7 @@ func (r *rawSell) one() error {
 	if _, err := r.listing.Exec(r.nextListing, r.rec); err != nil {
 		return err
 	}
-	if _, err := r.event.Exec(r.nextSeq, "ListingCreatedEvent", r.nextSeq, r.body); err != nil {
+	if _, err := r.event.Exec(r.nextSeq, "ListingCreatedEvent", r.nextSeq, r.body, r.nextSeq-1); err != nil {
 		return err
 	}
 	r.nextListing++

@@ -106,8 +106,14 @@ INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0), ('mar
 // eventsSchema is what version 2 added: the event log, and how far its
 // delivery to listeners got. seq is the rowid, so an append writes the
 // rightmost leaf and reading a stretch is a range scan.
+//
+// The delivery mark rides in the log entry a batch appends anyway
+// ('published': the mark as of that commit), so recording it costs no page
+// of its own; a batch without entries writes it to meta. The mark is the
+// larger of the two.
 const eventsSchema = `
-CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, at INTEGER NOT NULL, body BLOB NOT NULL);
+CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, at INTEGER NOT NULL, body BLOB NOT NULL,
+	published INTEGER NOT NULL);
 INSERT INTO meta (k, v) VALUES ('published_seq', 0);
 `
 
@@ -320,7 +326,7 @@ func (s *Store) prepare() error {
 		st **sql.Stmt
 		q  string
 	}{{&s.begin, "BEGIN IMMEDIATE"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"},
-		{&s.insertEvent, "INSERT INTO events (seq, kind, at, body) VALUES (?, ?, ?, ?)"},
+		{&s.insertEvent, "INSERT INTO events (seq, kind, at, body, published) VALUES (?, ?, ?, ?, ?)"},
 		{&s.setPublished, "UPDATE meta SET v = ? WHERE k = 'published_seq'"}} {
 		if *p.st, err = s.conn.PrepareContext(s.ctx, p.q); err != nil {
 			return fmt.Errorf("prepare: %w", describe(err))
@@ -336,16 +342,18 @@ func (s *Store) prepare() error {
 	return nil
 }
 
-// readLogState reads the newest seq of the log and the publication mark.
+// readLogState reads the newest seq of the log and the publication mark:
+// the larger of meta's and the newest entry's.
 func (s *Store) readLogState() error {
-	var last, published sql.NullInt64
-	if err := s.conn.QueryRowContext(s.ctx, "SELECT max(seq) FROM events").Scan(&last); err != nil {
+	var last, inEntry, inMeta sql.NullInt64
+	err := s.conn.QueryRowContext(s.ctx, "SELECT seq, published FROM events ORDER BY seq DESC LIMIT 1").Scan(&last, &inEntry)
+	if err != nil && err != sql.ErrNoRows {
 		return describe(err)
 	}
-	if err := s.conn.QueryRowContext(s.ctx, "SELECT v FROM meta WHERE k = 'published_seq'").Scan(&published); err != nil {
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT v FROM meta WHERE k = 'published_seq'").Scan(&inMeta); err != nil {
 		return fmt.Errorf("read the publication mark: %w", describe(err))
 	}
-	s.lastSeq, s.published = uint64(last.Int64), uint64(published.Int64)
+	s.lastSeq, s.published = uint64(last.Int64), uint64(max(inEntry.Int64, inMeta.Int64))
 	if s.published > s.lastSeq {
 		return fmt.Errorf("the publication mark (%d) is past the newest event (%d); the database was edited or damaged", s.published, s.lastSeq)
 	}
@@ -474,12 +482,13 @@ func (s *Store) Commit(b *market.Batch) error {
 				return err
 			}
 		}
+		published := max(s.published, b.Published)
 		for i, e := range b.Events {
-			if _, err := s.insertEvent.Exec(int64(s.lastSeq)+int64(i)+1, string(e.Kind), e.At, nonNil(e.Body)); err != nil {
+			if _, err := s.insertEvent.Exec(int64(s.lastSeq)+int64(i)+1, string(e.Kind), e.At, nonNil(e.Body), int64(published)); err != nil {
 				return fmt.Errorf("append to the event log: %w", describe(err))
 			}
 		}
-		if b.Published > s.published {
+		if len(b.Events) == 0 && b.Published > s.published {
 			if _, err := s.setPublished.Exec(int64(b.Published)); err != nil {
 				return fmt.Errorf("record the delivered events: %w", describe(err))
 			}
