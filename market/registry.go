@@ -208,12 +208,17 @@ func runtimeEnchantment(canon string) EnchantmentInfo {
 
 // nameFromKey makes a readable name of a key that has none: the last part of
 // its path in title case, "nexo:weapons/ruby_sword" -> "Ruby Sword",
-// "LILY_OF_THE_VALLEY" -> "Lily of the Valley".
+// "LILY_OF_THE_VALLEY" -> "Lily of the Valley". A key with no letters or
+// digits there is its own name.
 func nameFromKey(key string) string {
-	if i := strings.LastIndexAny(key, ":/"); i >= 0 && i+1 < len(key) {
-		key = key[i+1:]
+	parts := strings.FieldsFunc(key, func(r rune) bool { return r == ':' || r == '/' })
+	if len(parts) == 0 {
+		return key
 	}
-	words := strings.FieldsFunc(strings.ToLower(key), func(r rune) bool { return r == '_' || r == '.' || r == '-' })
+	words := strings.FieldsFunc(strings.ToLower(parts[len(parts)-1]), func(r rune) bool { return r == '_' || r == '.' || r == '-' })
+	if len(words) == 0 {
+		return key
+	}
 	for i, w := range words {
 		if i > 0 && catalogIsOneOf(w, "of", "the", "a", "on", "and") {
 			continue

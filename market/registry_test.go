@@ -73,6 +73,8 @@ func TestNameFromKey(t *testing.T) {
 		"LILY_OF_THE_VALLEY":           "Lily of the Valley",
 		"nexo:lifesteal":               "Lifesteal",
 		"pack:a/b/-crystal-of-the-sea": "Crystal of the Sea",
+		"nexo:___":                     "nexo:___",
+		"nexo:gems/":                   "Gems",
 	} {
 		if got := nameFromKey(key); got != want {
 			t.Errorf("nameFromKey(%q) = %q, want %q", key, got, want)
