@@ -530,6 +530,7 @@ func decodeItem(b []byte) (item, error) {
 			if canon, err := CanonicalEnchantmentKey(key); err != nil || canon != key {
 				return item{}, errBlob
 			}
+			id, _ = enchantmentKeys.lookup(key)
 		}
 		if i > 0 && string(enchKeys[i-1]) >= string(enchKeys[i]) {
 			return item{}, errBlob

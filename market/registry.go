@@ -117,6 +117,29 @@ func (t *keyTable) lookup(key string) (int, bool) {
 	return id, ok
 }
 
+// find returns the id of a key given in any form that canonical accepts.
+func (t *keyTable) find(key string, canonical func(string) (string, error)) (int, bool) {
+	if id, ok := t.fixed[key]; ok {
+		return id, true // the common case: a catalogue key as stored
+	}
+	canon, err := canonical(key)
+	if err != nil {
+		return 0, false
+	}
+	return t.lookup(canon)
+}
+
+// addOrRefuse is add with the error that a full table gives; what names the
+// kind of key in it.
+func (t *keyTable) addOrRefuse(what, canon string, fill func(id int)) (int, error) {
+	id, ok := t.add(canon, fill)
+	if !ok {
+		return 0, errf(CodeInvalidItem, "%s %s is not in the catalogue, and the market already holds the %d others it can keep",
+			what, truncateForMsg(canon), t.limit-1-len(t.fixed))
+	}
+	return id, nil
+}
+
 // add returns the id of key, a key in its stored form. If the key is new it
 // takes the next id and calls fill(id), which writes the table's entry, before
 // anyone can see the id. ok is false when the table is full.
@@ -145,53 +168,27 @@ func (t *keyTable) add(key string, fill func(id int)) (id int, ok bool) {
 // materialID returns the id of a known material, given its key in any form
 // CanonicalMaterialKey accepts. It never adds a material.
 func materialID(key string) (uint16, bool) {
-	if id, ok := materialKeys.fixed[key]; ok {
-		return uint16(id), true // the common case: a catalogue key as stored
-	}
-	canon, err := CanonicalMaterialKey(key)
-	if err != nil {
-		return 0, false
-	}
-	id, ok := materialKeys.lookup(canon)
+	id, ok := materialKeys.find(key, CanonicalMaterialKey)
 	return uint16(id), ok
 }
 
 // enchantmentID is materialID for enchantments.
 func enchantmentID(key string) (uint8, bool) {
-	if id, ok := enchantmentKeys.fixed[key]; ok {
-		return uint8(id), true
-	}
-	canon, err := CanonicalEnchantmentKey(key)
-	if err != nil {
-		return 0, false
-	}
-	id, ok := enchantmentKeys.lookup(canon)
+	id, ok := enchantmentKeys.find(key, CanonicalEnchantmentKey)
 	return uint8(id), ok
 }
 
 // addMaterial returns the id of the material with stored key canon, adding it
 // to the table if it is new.
 func addMaterial(canon string) (uint16, error) {
-	id, ok := materialKeys.add(canon, func(id int) {
-		materials[id] = runtimeMaterial(canon)
-	})
-	if !ok {
-		return 0, errf(CodeInvalidItem, "material %s is not in the catalogue, and the market already holds the %d others it can keep",
-			truncateForMsg(canon), MaxRuntimeMaterials)
-	}
-	return uint16(id), nil
+	id, err := materialKeys.addOrRefuse("material", canon, func(id int) { materials[id] = runtimeMaterial(canon) })
+	return uint16(id), err
 }
 
 // addEnchantment is addMaterial for enchantments.
 func addEnchantment(canon string) (uint8, error) {
-	id, ok := enchantmentKeys.add(canon, func(id int) {
-		enchantments[id] = runtimeEnchantment(canon)
-	})
-	if !ok {
-		return 0, errf(CodeInvalidItem, "enchantment %s is not in the catalogue, and the market already holds the %d others it can keep",
-			truncateForMsg(canon), len(enchantments)-1-catalogEnchantmentCount)
-	}
-	return uint8(id), nil
+	id, err := enchantmentKeys.addOrRefuse("enchantment", canon, func(id int) { enchantments[id] = runtimeEnchantment(canon) })
+	return uint8(id), err
 }
 
 // runtimeMaterial describes a material outside the catalogue: no facts, so

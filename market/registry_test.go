@@ -154,6 +154,12 @@ func TestKeyTableBound(t *testing.T) {
 	if _, ok := kt.add("d", fill("d")); ok {
 		t.Fatal("a full table took another key")
 	}
+	_, err := kt.addOrRefuse("material", "d", fill("d"))
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalidItem ||
+		err.Error() != "material d is not in the catalogue, and the market already holds the 2 others it can keep" {
+		t.Fatalf("full table: %v", err)
+	}
 	if id, ok := kt.lookup("a"); !ok || id != 1 || table[2] != "b" || table[3] != "c" {
 		t.Fatalf("lookup a = %d, %v; table %q", id, ok, table)
 	}
