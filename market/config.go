@@ -55,11 +55,17 @@ func DefaultConfig() Config {
 		MaxPrice:             100_000_000,
 		MaxListingsPerPlayer: 20,
 		ListingCooldown:      5 * time.Second,
-		Blacklist: []string{"BEDROCK", "BARRIER", "COMMAND_BLOCK", "STRUCTURE_VOID", "DEBUG_STICK",
-			"SPAWNER", "KNOWLEDGE_BOOK", "LIGHT", "JIGSAW", "STRUCTURE_BLOCK"},
-		Clock:          SystemClock{},
-		EventRetention: EventRetention{MaxAge: 30 * 24 * time.Hour, MaxCount: 1_000_000},
+		Blacklist:            defaultBlacklist(),
+		Clock:                SystemClock{},
+		EventRetention:       EventRetention{MaxAge: 30 * 24 * time.Hour, MaxCount: 1_000_000},
 	}
+}
+
+// defaultBlacklist is what no player can obtain in survival: the game's
+// operator items (operatorItems, from its Operator Utilities creative tab)
+// and three more that only creative mode or commands give.
+func defaultBlacklist() []string {
+	return append([]string{"BEDROCK", "SPAWNER", "KNOWLEDGE_BOOK"}, operatorItems...)
 }
 
 func (c Config) withDefaults() Config {

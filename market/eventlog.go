@@ -82,26 +82,8 @@ func (r *blobReader) destination() destination {
 }
 
 func (r *blobReader) uuid() (u uuid.UUID) {
-	if r.err != nil || len(r.b) < 16 {
-		r.err = errBlob
-		return u
-	}
-	copy(u[:], r.b[:16])
-	r.b = r.b[16:]
+	r.fixed(u[:])
 	return u
-}
-
-func (r *blobReader) varint() int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errBlob
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
 }
 
 // listingCreatedBody records a sell: the listing, where its stack came from

@@ -27,7 +27,9 @@ func Path(tb testing.TB, listings, days int) string {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-eventlog2-%d-%d.db", listings, days))
+	// The version changes whenever seed's output does (v6: the catalogue
+	// generated from the game's data, and the event log), so that no stale data set is used.
+	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-v6-%d-%d.db", listings, days))
 	if _, err := os.Stat(cached); err != nil {
 		tmp := cached + ".tmp"
 		os.Remove(tmp)
