@@ -151,11 +151,13 @@ func TestRecoveryCompletesAndDeliversInLogOrder(t *testing.T) {
 	must(t, w.svc.Close())
 	st, err := sqlite.Open(w.path, sqlite.Options{})
 	must(t, err)
-	// The purchase stops after its third commit (MONEY_WITHDRAWN).
-	cs := &countingStore{Store: st, fail: map[int]bool{4: true, 5: true}}
+	// The purchase fails entering SELLER_PAID and cannot save its
+	// compensation: it stops at MONEY_WITHDRAWN.
+	cs := &countingStore{Store: st, fail: map[int]bool{2: true}}
 	svc := market.New(cs, market.Config{Clock: w.clock, ListingCooldown: -1})
 	svc.BindMainThread()
 	must(t, svc.Enable())
+	must(t, svc.ArmFailure(market.StateSellerPaid))
 	_, err = svc.Buy(w.bob, l.ID)
 	if err == nil {
 		t.Fatal("the purchase went through")
@@ -373,5 +375,37 @@ func TestVersionMovesWithTheChange(t *testing.T) {
 	w.sell(w.alice, 1, 10)
 	if len(seen) > 0 || w.svc.Version() != 2 {
 		t.Fatalf("%v, version %d", seen, w.svc.Version())
+	}
+}
+
+// TestPurchaseIsOneCommit: every effect of a purchase is in this one store,
+// so a purchase that meets no failure is one store transaction, holding
+// every state change with its own log entry, in the saga's order.
+func TestPurchaseIsOneCommit(t *testing.T) {
+	w := newWorld(t)
+	l := w.sell(w.alice, 1, 200)
+	must(t, w.svc.Close())
+	st, err := sqlite.Open(w.path, sqlite.Options{})
+	must(t, err)
+	cs := &countingStore{Store: st}
+	svc := market.New(cs, market.Config{Clock: w.clock, ListingCooldown: -1})
+	svc.BindMainThread()
+	must(t, svc.Enable())
+	defer svc.Close()
+	before := svc.Version()
+	tx, err := svc.Buy(w.bob, l.ID)
+	must(t, err)
+	if cs.n != 1 || tx.State != market.StateCompleted {
+		t.Fatalf("%d commits, state %s; want 1 commit and COMPLETED", cs.n, tx.State)
+	}
+	var kinds []market.EventKind
+	_, err = st.ReadEvents(before, 100, func(r market.EventRow) error { kinds = append(kinds, r.Kind); return nil })
+	must(t, err)
+	step, done := market.KindTransactionStep, market.KindTransactionCompleted
+	if want := []market.EventKind{step, step, step, step, step, done}; !slices.Equal(kinds, want) {
+		t.Fatalf("log of the purchase: %v, want %v", kinds, want)
+	}
+	if len(tx.Timeline) != 6 {
+		t.Fatalf("timeline %v", tx.Timeline)
 	}
 }

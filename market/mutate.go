@@ -36,9 +36,12 @@ func (p *playerRecord) has(perm string) bool {
 	return false
 }
 
-func (p *playerRecord) freeSlot() int {
-	for i := range p.inv {
-		if p.inv[i].mat == 0 {
+func (p *playerRecord) freeSlot() int { return freeSlot(&p.inv) }
+
+// freeSlot is the first empty slot of inv, or -1.
+func freeSlot(inv *inventory) int {
+	for i := range inv {
+		if inv[i].mat == 0 {
 			return i
 		}
 	}

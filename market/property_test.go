@@ -154,13 +154,18 @@ func (c *countingStore) Commit(b *market.Batch) error {
 // TestStepAndCompensationBothFail fails a saga step and then its
 // compensation, leaving the purchase unfinished, and checks that Recover (or
 // a restart) finishes it with money and items conserved and exactly one
-// event if it completes.
+// event if it completes. k = 1: the purchase's one commit fails; k > 1: the
+// step entering States()[k-1] fails (armed), the steps before it are
+// committed, and the compensation's commit fails.
 func TestStepAndCompensationBothFail(t *testing.T) {
 	for k := 1; k <= 6; k++ {
 		w := newWorld(t)
 		l := w.sell(w.alice, 1, 200)
 		initial := w.audit()
-		cs := &countingStore{Store: nil, fail: map[int]bool{k: true, k + 1: true}}
+		cs := &countingStore{Store: nil, fail: map[int]bool{1: true, 2: true}}
+		if k > 1 {
+			cs.fail = map[int]bool{2: true}
+		}
 		// Swap the store: reopen the service on a counting wrapper.
 		must(t, w.svc.Close())
 		st, err := sqlite.Open(w.path, sqlite.Options{})
@@ -175,6 +180,9 @@ func TestStepAndCompensationBothFail(t *testing.T) {
 				completed++
 			}
 		})
+		if k > 1 {
+			must(t, svc.ArmFailure(market.States()[k-1]))
+		}
 		tx, err := svc.Buy(w.bob, l.ID)
 		if err == nil {
 			t.Fatalf("k=%d: purchase succeeded despite failures", k)

@@ -31,20 +31,23 @@ func TestQueryHugeOffsetAndLimit(t *testing.T) {
 	}
 }
 
-// stuckPurchase starts a purchase whose commits number k and k+1 (counted
-// from the Buy) fail, on a service over a counting store; it returns the
-// service and the transaction id.
-func stuckPurchase(t *testing.T, w *world, k int) (*market.Service, *countingStore, string) {
+// stuckPurchase starts a purchase that fails when it tries to enter state
+// at and whose compensation cannot be saved either, on a service over a
+// counting store: the purchase is left in the state before at. It returns
+// the service and the transaction id.
+func stuckPurchase(t *testing.T, w *world, at market.State) (*market.Service, *countingStore, string) {
 	t.Helper()
 	l := w.sell(w.alice, 1, 200)
 	must(t, w.svc.Close())
 	st, err := sqlite.Open(w.path, sqlite.Options{})
 	must(t, err)
-	cs := &countingStore{Store: st, fail: map[int]bool{k: true, k + 1: true}}
+	// Commit 1 holds the steps before at, commit 2 the compensation.
+	cs := &countingStore{Store: st, fail: map[int]bool{2: true}}
 	svc := market.New(cs, market.Config{Clock: w.clock, ListingCooldown: -1})
 	svc.BindMainThread()
 	must(t, svc.Enable())
 	t.Cleanup(func() { svc.Close() })
+	must(t, svc.ArmFailure(at))
 	tx, err := svc.Buy(w.bob, l.ID)
 	if err == nil {
 		t.Fatal("purchase succeeded")
@@ -54,7 +57,7 @@ func stuckPurchase(t *testing.T, w *world, k int) (*market.Service, *countingSto
 
 func TestRecoveryDoesNotBuyExpiredListing(t *testing.T) {
 	w := newWorld(t)
-	svc, _, id := stuckPurchase(t, w, 2) // the reserve step and its compensation fail
+	svc, _, id := stuckPurchase(t, w, market.StateListingReserved) // left at CREATED
 	got, _ := svc.GetTransaction(id)
 	if got.State != market.StateCreated {
 		t.Fatalf("state %s", got.State)
@@ -69,7 +72,7 @@ func TestRecoveryDoesNotBuyExpiredListing(t *testing.T) {
 
 func TestPriceHistoryStampsCompletionLikeAReload(t *testing.T) {
 	w := newWorld(t)
-	svc, _, id := stuckPurchase(t, w, 6) // COMPLETED and its compensation fail
+	svc, _, id := stuckPurchase(t, w, market.StateCompleted) // left at ITEM_DELIVERED
 	got, _ := svc.GetTransaction(id)
 	if got.State != market.StateItemDelivered {
 		t.Fatalf("state %s", got.State)
@@ -89,7 +92,7 @@ func TestPriceHistoryStampsCompletionLikeAReload(t *testing.T) {
 
 func TestPlayerCompletedPageIsInCompletionOrder(t *testing.T) {
 	w := newWorld(t)
-	svc, cs, stuck := stuckPurchase(t, w, 6) // A: stuck at ITEM_DELIVERED
+	svc, cs, stuck := stuckPurchase(t, w, market.StateCompleted) // A: stuck at ITEM_DELIVERED
 	cs.fail = nil
 	alice, err := svc.GetPlayer(w.alice.ID) // w.svc is closed; svc is the service now
 	must(t, err)

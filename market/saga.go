@@ -14,11 +14,13 @@ import (
 //	   ▼               └──────────────────┴─────────────────┴────────────────┴─▶ ROLLED_BACK
 //	 FAILED
 //
-// Each arrow is one atomic store commit holding the step's effect and the new
-// state, written with a conditional update (WHERE state = <previous>). So the
-// persisted state always says exactly which effects happened, and replaying a
-// step is idempotent: the (transaction id, expected state) pair is the key,
-// and a replay whose state no longer matches changes nothing.
+// Each arrow is a step holding its effect and the new state, written with a
+// conditional update (WHERE state = <previous>) and its own log entry. Steps
+// are committed atomically, several to a commit when they succeed in a row
+// (runSaga), so the persisted state always says exactly which effects
+// happened, and replaying a step is idempotent: the (transaction id, expected
+// state) pair is the key, and a replay whose state no longer matches changes
+// nothing.
 //
 // The rule for failures: a failure before any effect (the transaction could
 // not even reserve the listing) ends in FAILED; a failure after an effect is
@@ -71,6 +73,7 @@ type sagaRun struct {
 	slot   int            // where the item was delivered: inventory slot, or -1
 	mail   uuid.UUID
 	failAt State
+	fresh  bool // the purchase's record is not in the store yet
 }
 
 // Buy purchases a listing for buyer: the purchase flow that creates
@@ -116,9 +119,7 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 		}
 		return s.txSnapshot(t), errf(CodeInjectedFailure, "purchase of listing #%d failed at %s (injected); nothing changed", listingID, StateCreated)
 	}
-	if err := s.putTx(t); err != nil {
-		return Transaction{}, err
-	}
+	run.fresh = true
 	return s.runSaga(run)
 }
 
@@ -131,12 +132,15 @@ func (s *Service) putTx(t *transactionRecord) error {
 	if err := s.commit(b); err != nil {
 		return err
 	}
-	s.applied(func() {
-		s.txByID[t.id] = t
-		s.allTx = append(s.allTx, t)
-		s.indexTxPlayers(t)
-	})
+	s.applied(func() { s.addTxLocked(t) })
 	return nil
+}
+
+// addTxLocked makes a new transaction known to the readers.
+func (s *Service) addTxLocked(t *transactionRecord) {
+	s.txByID[t.id] = t
+	s.allTx = append(s.allTx, t)
+	s.indexTxPlayers(t)
 }
 
 // transactionBody is the log body of t entering the last state of tl.
@@ -151,45 +155,137 @@ func (s *Service) txSnapshot(t *transactionRecord) Transaction {
 }
 
 // runSaga drives t from its current state to a terminal one.
+//
+// Every effect of the saga lives in this one store, so the steps that succeed
+// in a row are committed together: a purchase that meets no failure is one
+// store transaction holding every state change, each with its own log entry,
+// in order. That keeps the rule above (a persisted state says exactly which
+// effects happened: here, all of them or none) at a sixth of the commits.
+// When a step fails, the steps before it are committed first, so the
+// compensation starts from a persisted state, as it always has.
 func (s *Service) runSaga(run *sagaRun) (Transaction, error) {
 	t := run.t
-	for !t.State().Terminal() {
-		next := States()[t.state+1]
+	g := s.newSagaGroup(run)
+	for !g.state().Terminal() {
+		next := States()[g.view.state+1]
 		var err error
 		if run.failAt == next {
 			err = errf(CodeInjectedFailure, "purchase of listing #%d failed at %s (injected)", t.listing, next)
 		} else {
-			err = s.step(run, next)
+			err = g.step(next)
 		}
-		if err != nil {
-			code := "INJECTED:" + string(next)
-			if e, ok := err.(*Error); !ok || e.Code != CodeInjectedFailure {
-				code = fmt.Sprintf("%s_FAILED", next)
-				if ok {
-					code += ":" + string(e.Code)
-				}
-			}
-			if cerr := s.compensate(run, code); cerr != nil {
-				return s.txSnapshot(t), fmt.Errorf("%w; compensation could not be saved either (recovery will finish it): %v", err, cerr)
-			}
-			return s.txSnapshot(t), err
+		if err == nil {
+			continue
 		}
+		if cerr := g.commit(); cerr != nil {
+			if run.fresh {
+				return Transaction{}, cerr // nothing happened
+			}
+			err = cerr
+		}
+		code := "INJECTED:" + string(next)
+		if e, ok := err.(*Error); !ok || e.Code != CodeInjectedFailure {
+			code = fmt.Sprintf("%s_FAILED", next)
+			if ok {
+				code += ":" + string(e.Code)
+			}
+		}
+		if cerr := s.compensate(run, code); cerr != nil {
+			return s.txSnapshot(t), fmt.Errorf("%w; compensation could not be saved either (recovery will finish it): %v", err, cerr)
+		}
+		return s.txSnapshot(t), err
+	}
+	if err := g.commit(); err != nil {
+		if run.fresh {
+			return Transaction{}, err
+		}
+		if cerr := s.compensate(run, fmt.Sprintf("%s_FAILED:%s", States()[t.state+1], CodeStore)); cerr != nil {
+			return s.txSnapshot(t), fmt.Errorf("%w; compensation could not be saved either (recovery will finish it): %v", err, cerr)
+		}
+		return s.txSnapshot(t), err
 	}
 	return s.txSnapshot(t), nil
 }
 
-// step performs the effect of entering state next, with the state change, in
-// one commit.
-func (s *Service) step(run *sagaRun, next State) error {
+// sagaGroup is the steps of one run of the saga that are built into the
+// service's batch but not yet committed, and the market as those steps leave
+// it: each step reads the view, not the live records, which readers see
+// unchanged until the commit.
+type sagaGroup struct {
+	s       *Service
+	run     *sagaRun
+	applies []func() // each step's changes to memory, in order, after the commit
+	view    sagaView
+}
+
+// sagaView is what the pending steps change.
+type sagaView struct {
+	state         uint8
+	tl            timeline
+	toMailbox     bool
+	buyerBalance  Money
+	sellerBalance Money
+	buyerInv      inventory
+	meta          MetaRow
+	reserved      bool // the listing is held by this purchase
+	delivered     bool // the listing is gone: its item was delivered
+}
+
+// newSagaGroup starts a group at t's current state. A fresh purchase begins
+// with inserting its CREATED record.
+func (s *Service) newSagaGroup(run *sagaRun) *sagaGroup {
 	t := run.t
-	cur := t.State()
+	buyer, seller := s.players[t.buyer], s.players[t.seller]
+	g := &sagaGroup{s: s, run: run, view: sagaView{state: t.state, tl: t.tl, toMailbox: t.toMailbox,
+		buyerBalance: buyer.balance, sellerBalance: seller.balance, buyerInv: buyer.inv, meta: s.meta()}}
+	if r := s.listings.get(t.listing); r != nil && r.reserved == t.id {
+		g.view.reserved = true
+	}
+	s.batch.Reset()
+	if run.fresh {
+		b := &s.batch
+		b.add(Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
+		b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].at,
+			Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil)})
+		g.applies = append(g.applies, func() { s.addTxLocked(t) })
+	}
+	return g
+}
+
+func (g *sagaGroup) state() State { return States()[g.view.state] }
+
+// commit writes the pending steps, if any, and applies them to memory.
+func (g *sagaGroup) commit() error {
+	s := g.s
+	if len(g.applies) == 0 {
+		return nil
+	}
+	if err := s.commit(&s.batch); err != nil {
+		return err
+	}
+	applies := g.applies
+	g.applies = nil
+	s.applied(func() {
+		for _, f := range applies {
+			f()
+		}
+	})
+	g.run.fresh = false
+	return nil
+}
+
+// step adds the effect of entering state next, with the state change, to the
+// group.
+func (g *sagaGroup) step(next State) error {
+	s, run, v := g.s, g.run, &g.view
+	t := run.t
+	cur := States()[v.state]
 	now := s.nowMs()
 	buyer, seller := s.players[t.buyer], s.players[t.seller]
 	b := &s.batch
-	b.Reset()
 	var apply func()
 	var to *destination
-	toMail := t.toMailbox
+	toMail := v.toMailbox
 	switch next {
 	case StateListingReserved:
 		r := s.listings.get(t.listing)
@@ -207,31 +303,34 @@ func (s *Service) step(run *sagaRun, next State) error {
 		held := *r
 		held.reserved = t.id
 		b.add(Op{Kind: OpPutListing, Listing: s.listingRow(&held)})
+		v.reserved = true
 		apply = func() { r.reserved = t.id }
 	case StateMoneyWithdrawn:
-		if buyer.balance < t.price {
-			return errf(CodeInsufficientFunds, "%s has %s, needs %s", buyer.name, FormatMoney(buyer.balance), FormatMoney(t.price))
+		if v.buyerBalance < t.price {
+			return errf(CodeInsufficientFunds, "%s has %s, needs %s", buyer.name, FormatMoney(v.buyerBalance), FormatMoney(t.price))
 		}
-		s.playerOp(b, buyer, buyer.balance-t.price, buyer.lastSell, &buyer.inv)
+		v.buyerBalance -= t.price
+		s.playerOp(b, buyer, v.buyerBalance, buyer.lastSell, &v.buyerInv)
 		apply = func() { buyer.balance -= t.price }
 	case StateSellerPaid:
-		s.playerOp(b, seller, seller.balance+t.net, seller.lastSell, &seller.inv)
-		m := s.meta()
-		m.FeeBalance += t.fee
-		b.add(metaOp(m))
+		v.sellerBalance += t.net
+		s.playerOp(b, seller, v.sellerBalance, seller.lastSell, &seller.inv)
+		v.meta.FeeBalance += t.fee
+		b.add(metaOp(v.meta))
 		apply = func() { seller.balance += t.net; s.feeBalance += t.fee }
 	case StateItemDelivered:
 		r := s.listings.get(t.listing)
-		if r == nil || r.reserved != t.id {
+		if r == nil || !v.reserved || v.delivered {
 			return errf(CodeUnknownListing, "listing #%d is not held by this purchase", t.listing)
 		}
 		run.r = r
+		v.delivered = true
 		b.add(Op{Kind: OpDelListing, Int: int64(r.id)})
-		if slot := buyer.freeSlot(); slot >= 0 {
+		if slot := freeSlot(&v.buyerInv); slot >= 0 {
 			run.slot = slot
-			inv := buyer.inv
-			inv[slot] = r.it
-			s.playerOp(b, buyer, buyer.balance, buyer.lastSell, &inv)
+			v.buyerInv[slot] = r.it
+			inv := v.buyerInv
+			s.playerOp(b, buyer, v.buyerBalance, buyer.lastSell, &inv)
 			apply = func() { s.removeListingLocked(r); buyer.inv = inv }
 			to = &destination{slot: slot}
 		} else {
@@ -243,10 +342,9 @@ func (s *Service) step(run *sagaRun, next State) error {
 			to = &destination{slot: -1, mail: m.id}
 		}
 	case StateCompleted:
-		m := s.meta() // the lifetime counters are persisted with the sale
-		m.Volume += t.price
-		m.Sales++
-		b.add(metaOp(m))
+		v.meta.Volume += t.price // the lifetime counters are persisted with the sale
+		v.meta.Sales++
+		b.add(metaOp(v.meta))
 		apply = func() {
 			s.completed = append(s.completed, t)
 			s.stats.record(s, t)
@@ -256,17 +354,15 @@ func (s *Service) step(run *sagaRun, next State) error {
 	default:
 		return fmt.Errorf("no step enters %s", next)
 	}
-	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(next)), at: now})
+	tl := append(v.tl[:len(v.tl):len(v.tl)], stamp{state: uint8(stateIndex(next)), at: now})
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, next, tl, t.errCode, toMail), ExpectState: cur})
 	kind := KindTransactionStep
 	if next == StateCompleted {
 		kind = KindTransactionCompleted
 	}
 	b.log(EventRow{Kind: kind, At: now, Body: s.transactionBody(t, tl, t.errCode, toMail, to, nil)})
-	if err := s.commit(b); err != nil {
-		return err
-	}
-	s.applied(func() {
+	v.state, v.tl, v.toMailbox = uint8(stateIndex(next)), tl, toMail
+	g.applies = append(g.applies, func() {
 		t.toMailbox = toMail
 		t.state = uint8(stateIndex(next))
 		t.tl = tl // before apply: stats record the COMPLETED time, as a reload would

@@ -219,7 +219,7 @@ func purchases(tb testing.TB, svc *market.Service, n int) []time.Duration {
 }
 
 // BenchmarkCompareWrites: the raw transaction of a sell's rows, a durable
-// sell, a durable purchase (six commits), each in operations per second.
+// sell, a durable purchase (one commit of six saga steps), each in operations per second.
 func BenchmarkCompareWrites(b *testing.B) {
 	b.Run("rawsell", func(b *testing.B) { benchRawSells(b, sqlite.Options{}) })
 	b.Run("rynek-sell", func(b *testing.B) { benchSells(b, sqlite.Options{}) })
@@ -240,7 +240,7 @@ func BenchmarkCompareSyncWrites(b *testing.B) {
 }
 
 // BenchmarkMutationLatency measures the main thread's time per mutation on
-// a million-listing market: b.N sells, then b.N/6 purchases (six commits
+// a million-listing market: b.N sells, then b.N/6 purchases (one commit
 // each), with the store's WAL checkpoints running as they do in use. It
 // reports the distribution; a purchase counts as one mutation.
 func BenchmarkMutationLatency(b *testing.B) {
