@@ -10,6 +10,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"testing"
@@ -68,6 +69,36 @@ type rawSell struct {
 	nextListing, nextSeq                  int64
 }
 
+// checkpointLikeTheStore runs the WAL checkpoints the store runs on its own
+// goroutine (a passive one every 200 ms, a restart past 64 MiB), so that the
+// raw contender's commits append to a WAL of the same size as the store's:
+// a WAL left to grow makes every synced commit also sync the file's new size.
+func checkpointLikeTheStore(tb testing.TB, path string, opts sqlite.Options) {
+	db, err := sql.Open("sqlite", sqlite.DSN(path, opts))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				db.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+				if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 64<<20 {
+					db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+				}
+			}
+		}
+	}()
+	tb.Cleanup(func() { close(stop); <-done; db.Close() })
+}
+
 // newRawSell prepares the floor on a copy of the market of n listings. The
 // row sizes come from one real sell on that copy: the seller's inventory
 // after it, its listing record and its log entry.
@@ -95,6 +126,7 @@ func newRawSell(tb testing.TB, n int, opts sqlite.Options) *rawSell {
 	}
 	r.db.SetMaxOpenConns(1)
 	tb.Cleanup(func() { r.db.Close() })
+	checkpointLikeTheStore(tb, path, opts)
 	q := func(query string, args []any, dest ...any) {
 		if err := r.db.QueryRow(query, args...).Scan(dest...); err != nil {
 			tb.Fatal(err)
