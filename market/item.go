@@ -160,9 +160,11 @@ func toItem(s ItemStack) (item, error) {
 	if err != nil {
 		return item{}, err
 	}
-	info := runtimeMaterial(canon)
+	var info MaterialInfo
 	if mat != 0 {
 		info = materials[mat]
+	} else {
+		info = runtimeMaterial(canon)
 	}
 	it := item{uid: s.ID, mat: mat}
 	limit := info.MaxStack
