@@ -51,7 +51,7 @@ type ench struct {
 
 // original is an item as another system stored it, kept verbatim so that an
 // export can give it back unchanged: an importer cannot know every component
-// or meta key a server or plugin wrote (original-formats.md). It is
+// or meta key a server or plugin wrote. It is
 // provenance, not identity: sameKind ignores it.
 type original struct {
 	format uint8  // originalNone, or what data is

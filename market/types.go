@@ -1,7 +1,7 @@
 // Package market is Rynek's in-process player-to-player marketplace service.
 //
-// It implements the service contract (../shared/spec/service-contract.md): twelve
-// operations, three events, eight transaction states and two exact errors. State
+// It implements the service contract: twelve operations, three events, eight
+// transaction states and two exact errors. State
 // lives in memory for reads and in a Store (market/sqlite by default) for
 // durability: every mutation is written atomically to the store before the call
 // returns and before its event is published.

@@ -1,7 +1,6 @@
 // Package wire holds the JSON shapes in which Rynek's listings, transactions
 // and events leave the process: the console's JSONL export today, the HTTP
-// read API and its event stream later (shared/reference/http-and-network.md
-// §1.3). They are answer types, never the domain structs, so that the wire
+// read API and its event stream. They are answer types, never the domain structs, so that the wire
 // stays stable when the market's types change.
 //
 // Conventions: keys are camelCase; money is a decimal string made from

@@ -66,7 +66,7 @@ var operatorItems = []string{
 }
 
 // potionItems carry PotionMeta in Bukkit, which the original plugin's POTIONS
-// rule tests (original-plugin.md §1.3); minecraft-data does not say it.
+// category rule tests; minecraft-data does not say it.
 var potionItems = []string{"potion", "splash_potion", "lingering_potion", "tipped_arrow"}
 
 // notEdible are items that minecraft-data lists in foods.json but that the
