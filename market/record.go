@@ -121,6 +121,9 @@ func decodeTx(b []byte, t *transactionRecord) (buyer, seller uuid.UUID, err erro
 	if r.err != nil || lid > 1<<31-1 || toMailbox > 1 {
 		return buyer, seller, errBlob
 	}
+	if price <= 0 || fee < 0 || fee > price || net != price-fee {
+		return buyer, seller, errBlob // no sale is free, and the seller gets the price less the fee
+	}
 	tl, err := decodeTimeline(tlb)
 	if err != nil || len(tl) == 0 {
 		return buyer, seller, errBlob
