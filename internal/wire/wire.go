@@ -1,0 +1,178 @@
+// Package wire holds the JSON shapes in which Rynek's listings, transactions
+// and events leave the process: the console's JSONL export today, the HTTP
+// read API and its event stream later (shared/reference/http-and-network.md
+// §1.3). They are answer types, never the domain structs, so that the wire
+// stays stable when the market's types change.
+//
+// Conventions: keys are camelCase; money is a decimal string made from
+// integer cents ("703.20", no thousands separators), so no client parses a
+// float; times are RFC 3339 in UTC; categories and states are their
+// contract names; ids are as in the contract: a listing's an integer, a
+// transaction's a string, a player's a UUID string.
+//
+// Text that players typed (names, display names, lore) is carried as typed,
+// JSON-escaped: a client must escape it for its own medium (HTML, a
+// terminal) as it would any untrusted text.
+package wire
+
+import (
+	"math"
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+// Player is a player as others see them.
+type Player struct {
+	UUID string `json:"uuid"`
+	Name string `json:"name"`
+}
+
+// Enchantment is one enchantment of an item.
+type Enchantment struct {
+	Key   string `json:"key"`   // vanilla key, "sharpness"
+	Name  string `json:"name"`  // readable, "Sharpness"
+	Level int    `json:"level"` // 1..255
+}
+
+// Item is an item stack.
+type Item struct {
+	Material string `json:"material"` // vanilla key, "DIAMOND_AXE"
+	// Name is what a player reads: the display name without § codes, or the
+	// material's readable name.
+	Name string `json:"name"`
+	// DisplayName is the display name with its § formatting codes, for
+	// clients that render them; empty when the item has none.
+	DisplayName  string        `json:"displayName,omitempty"`
+	Amount       int           `json:"amount"`
+	Enchanted    bool          `json:"enchanted"`
+	Enchantments []Enchantment `json:"enchantments"`
+	Lore         []string      `json:"lore"`
+	// StackID is the stack's identity, the same while it moves between an
+	// inventory, a listing, a transaction and a mailbox.
+	StackID string `json:"stackId"`
+}
+
+// Listing is an active offer (or one as it was when an event carried it).
+type Listing struct {
+	ID         int       `json:"id"`
+	Item       Item      `json:"item"`
+	Categories []string  `json:"categories"`
+	Price      string    `json:"price"`
+	UnitPrice  string    `json:"unitPrice"`
+	Seller     Player    `json:"seller"`
+	CreatedAt  time.Time `json:"createdAt"`
+	ExpiresAt  time.Time `json:"expiresAt"`
+	Reserved   bool      `json:"reserved"` // a purchase of it is in progress
+}
+
+// StateTime is when a transaction entered a state.
+type StateTime struct {
+	State string    `json:"state"`
+	At    time.Time `json:"at"`
+}
+
+// Transaction is one purchase attempt and its outcome.
+type Transaction struct {
+	ID        string `json:"id"`
+	ListingID int    `json:"listingId"`
+	Buyer     Player `json:"buyer"`
+	Seller    Player `json:"seller"`
+	Item      Item   `json:"item"`
+	Price     string `json:"price"`
+	Fee       string `json:"fee"`
+	SellerNet string `json:"sellerNet"` // price less fee: what the seller received
+	State     string `json:"state"`     // one of the contract's eight states
+	// ErrorCode says why a FAILED or ROLLED_BACK transaction did not
+	// complete; empty otherwise.
+	ErrorCode          string      `json:"errorCode,omitempty"`
+	CreatedAt          time.Time   `json:"createdAt"`
+	UpdatedAt          time.Time   `json:"updatedAt"` // when it entered its current state
+	Timeline           []StateTime `json:"timeline"`
+	DeliveredToMailbox bool        `json:"deliveredToMailbox"`
+}
+
+// Event is one of the contract's three events, as a JSONL line or the data
+// of a server-sent event (whose id is Seq).
+type Event struct {
+	Seq         uint64       `json:"seq"`
+	Event       string       `json:"event"` // ListingCreatedEvent, ListingRemovedEvent or TransactionCompletedEvent
+	At          time.Time    `json:"at"`
+	Listing     *Listing     `json:"listing,omitempty"`     // created and removed
+	Reason      string       `json:"reason,omitempty"`      // removed: "removed", "admin-removed" or "force-expire"
+	Transaction *Transaction `json:"transaction,omitempty"` // completed
+}
+
+// Money renders a contract price (a float of major units) as a decimal
+// string of its cents.
+func Money(v float64) string { return market.FormatMoney(market.Money(math.Round(v * 100))) }
+
+// NewPlayer is the wire form of a player.
+func NewPlayer(p market.Player) Player { return Player{UUID: p.ID.String(), Name: p.Name} }
+
+// NewItem is the wire form of an item stack.
+func NewItem(s market.ItemStack) Item {
+	it := Item{Material: s.Material, Name: market.StripColors(s.DisplayName), DisplayName: s.DisplayName,
+		Amount: s.Amount, Enchanted: len(s.Enchantments) > 0, Enchantments: []Enchantment{},
+		Lore: append([]string{}, s.Lore...), StackID: s.ID.String()}
+	if it.Name == "" {
+		it.Name = s.Material
+		if info, ok := market.LookupMaterial(s.Material); ok {
+			it.Name = info.Name
+		}
+	}
+	for _, e := range s.Enchantments {
+		name := e.Key
+		if info, ok := market.LookupEnchantment(e.Key); ok {
+			name = info.Name
+		}
+		it.Enchantments = append(it.Enchantments, Enchantment{Key: e.Key, Name: name, Level: e.Level})
+	}
+	return it
+}
+
+// NewListing is the wire form of a listing.
+func NewListing(l market.Listing) Listing {
+	out := Listing{ID: l.ID, Item: NewItem(l.Item), Categories: make([]string, 0, len(l.Categories)),
+		Price: Money(l.Price), UnitPrice: Money(l.UnitPrice()),
+		Seller:    NewPlayer(market.Player{ID: l.Seller, Name: l.SellerName}),
+		CreatedAt: l.CreatedAt.UTC(), ExpiresAt: l.ExpiresAt.UTC(), Reserved: l.Reserved}
+	for _, c := range l.Categories {
+		out.Categories = append(out.Categories, c.String())
+	}
+	return out
+}
+
+// NewTransaction is the wire form of a transaction.
+func NewTransaction(t market.Transaction) Transaction {
+	out := Transaction{ID: t.ID, ListingID: t.ListingID,
+		Buyer:  NewPlayer(market.Player{ID: t.Buyer, Name: t.BuyerName}),
+		Seller: NewPlayer(market.Player{ID: t.Seller, Name: t.SellerName}),
+		Item:   NewItem(t.Item), Price: Money(t.Price), Fee: Money(t.Fee), SellerNet: Money(t.SellerNet),
+		State: string(t.State), ErrorCode: t.ErrorCode, Timeline: make([]StateTime, 0, len(t.Timeline)),
+		DeliveredToMailbox: t.DeliveredToMailbox}
+	for _, st := range t.Timeline {
+		out.Timeline = append(out.Timeline, StateTime{State: string(st.State), At: st.At.UTC()})
+	}
+	if n := len(out.Timeline); n > 0 {
+		out.CreatedAt, out.UpdatedAt = out.Timeline[0].At, out.Timeline[n-1].At
+	}
+	return out
+}
+
+// NewEvent is the wire form of an event.
+func NewEvent(e market.Event) Event {
+	out := Event{Seq: e.Seq(), Event: e.EventName(), At: e.At().UTC()}
+	switch e := e.(type) {
+	case market.ListingCreatedEvent:
+		l := NewListing(e.Listing())
+		out.Listing = &l
+	case market.ListingRemovedEvent:
+		l := NewListing(e.Listing())
+		out.Listing, out.Reason = &l, e.Reason()
+	case market.TransactionCompletedEvent:
+		t := NewTransaction(e.Transaction())
+		out.Transaction = &t
+	}
+	return out
+}
