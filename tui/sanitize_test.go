@@ -100,6 +100,7 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 		for i := range e.m.panes {
 			e.key(fmt.Sprint(i + 1))
 			if i == 1 {
+				e.key("/")
 				e.typeText("p")
 				e.key("esc")
 			}

@@ -8,7 +8,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/rynek/rynek/market"
 )
 
@@ -552,7 +551,7 @@ func statsChartLines(s Styles, pts []market.PricePoint, span time.Duration, plot
 		}
 		line := s.Dim.Render(fitLeft(label, statsYAxisW-2)+" "+axis) + statsRuns(s, grid[r])
 		if !have && r == rows/2 {
-			pad := max(0, (plotW-ansi.StringWidth(empty))/2)
+			pad := max(0, (plotW-width(empty))/2)
 			line = s.Dim.Render(fitLeft("", statsYAxisW-2) + " │" + strings.Repeat(" ", pad) + empty)
 		}
 		out = append(out, line)
