@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -229,6 +230,9 @@ func (p *statsPane) wideBody(c *Common, w, h int) []string {
 // read in red.
 func (p *statsPane) summary(c *Common, w int) string {
 	s := c.Styles
+	if errors.Is(p.err, errHistoryLoading) {
+		return s.Dim.Render(p.err.Error())
+	}
 	if p.err != nil {
 		line := s.Err.Render("✗ " + Sanitize(p.err.Error()))
 		if p.loaded {
@@ -256,11 +260,15 @@ type statsCol struct {
 	right bool
 }
 
+// statsGap separates columns: two cells, because the numbers' own thousands
+// separators are single spaces ("19 996  23 349 239.05").
+const statsGap = "  "
+
 func statsLine(cols []statsCol, cells ...string) string {
 	var b strings.Builder
 	for i, c := range cols {
 		if i > 0 {
-			b.WriteByte(' ')
+			b.WriteString(statsGap)
 		}
 		if c.right {
 			b.WriteString(fitLeft(cells[i], c.w))
@@ -274,7 +282,7 @@ func statsLine(cols []statsCol, cells ...string) string {
 // statsFlexCols gives the first column what the fixed columns leave of w, at most
 // capW.
 func statsFlexCols(w, capW int, fixed ...int) []statsCol {
-	rest := w - len(fixed)
+	rest := w - len(fixed)*len(statsGap)
 	for _, f := range fixed {
 		rest -= f
 	}
@@ -289,7 +297,11 @@ func statsFlexCols(w, capW int, fixed ...int) []statsCol {
 
 func (p *statsPane) sellers(c *Common, w, rows int) []string {
 	s := c.Styles
-	cols := statsFlexCols(w, 28, 6, 13)
+	salesW, earnedW := len("sales"), len("earned")
+	for _, r := range p.st.TopSellers {
+		salesW, earnedW = max(salesW, width(count(int(r.Sales)))), max(earnedW, width(money(r.Earned)))
+	}
+	cols := statsFlexCols(w, 28, salesW, earnedW)
 	out := []string{statsLine(cols, s.Title.Render("Top sellers"), s.Dim.Render("sales"), s.Dim.Render("earned"))}
 	for i := 0; i < rows; i++ {
 		switch {
@@ -308,7 +320,11 @@ func (p *statsPane) sellers(c *Common, w, rows int) []string {
 
 func (p *statsPane) items(c *Common, w, rows int) []string {
 	s := c.Styles
-	cols := statsFlexCols(w, 28, 8, 13)
+	soldW, volumeW := len("sold"), len("volume")
+	for _, r := range p.st.TopItems {
+		soldW, volumeW = max(soldW, width(count(int(r.Amount)))), max(volumeW, width(money(r.Volume)))
+	}
+	cols := statsFlexCols(w, 28, soldW, volumeW)
 	out := []string{statsLine(cols, s.Title.Render("Top items"), s.Dim.Render("sold"), s.Dim.Render("volume"))}
 	for i := 0; i < rows; i++ {
 		switch {
@@ -334,16 +350,20 @@ func (p *statsPane) items(c *Common, w, rows int) []string {
 
 func (p *statsPane) expensive(c *Common, w, rows int) []string {
 	s := c.Styles
-	avail := max(w-12-11-3, 2)
+	priceW := len("price")
+	for _, t := range p.st.MostExpensive {
+		priceW = max(priceW, width(money(t.Price)))
+	}
+	avail := max(w-priceW-11-3*len(statsGap), 2)
 	iw := min(avail*45/100, 30)
-	cols := []statsCol{{w: max(iw, 1)}, {w: 12, right: true}, {w: max(min(avail-iw, 36), 1)}, {w: 11}}
+	cols := []statsCol{{w: max(iw, 1)}, {w: priceW, right: true}, {w: max(min(avail-iw, 36), 1)}, {w: 11}}
 	title := "Most expensive sales"
 	var out []string
 	if len(title) <= cols[0].w {
 		out = append(out, statsLine(cols, s.Title.Render(title), s.Dim.Render("price"),
 			s.Dim.Render("seller → buyer"), s.Dim.Render("when (UTC)")))
 	} else { // the title takes the price column's heading too
-		head := []statsCol{{w: cols[0].w + 1 + cols[1].w}, cols[2], cols[3]}
+		head := []statsCol{{w: cols[0].w + len(statsGap) + cols[1].w}, cols[2], cols[3]}
 		out = append(out, statsLine(head, s.Title.Render(title), s.Dim.Render("seller → buyer"), s.Dim.Render("when (UTC)")))
 	}
 	for i := 0; i < rows; i++ {
