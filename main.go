@@ -27,6 +27,80 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "backup" {
+		return runBackup(args[1:], stdout, stderr)
+	}
+	return runConsole(args, stdout, stderr)
+}
+
+// databasePath is --db's value, or the default market's path when --db was
+// not given. An empty --db or a directory is a usage error (exit code 2),
+// said in one line; a missing data directory is exit code 1.
+func databasePath(fs *flag.FlagSet, flagValue string, stderr io.Writer) (string, int) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "db" })
+	switch {
+	case given && flagValue == "":
+		fmt.Fprintln(stderr, "rynek: --db must not be empty (leave it out for the default path)")
+		return "", 2
+	case flagValue != "":
+		if fi, err := os.Stat(flagValue); err == nil && fi.IsDir() {
+			fmt.Fprintf(stderr, "rynek: --db %s is a directory: give a file in it, e.g. --db %s\n", flagValue, filepath.Join(flagValue, "market.db"))
+			return "", 2
+		}
+		return flagValue, 0
+	}
+	p, err := sqlite.DefaultPath()
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek: cannot find a data directory: %v (use --db)\n", err)
+		return "", 1
+	}
+	return p, 0
+}
+
+// runBackup is `rynek backup [--db PATH] DEST`: a consistent copy of the
+// market, taken through SQLite whether or not a console or server has the
+// market open.
+func runBackup(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rynek backup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dbPath := fs.String("db", "", "the market database file (default $XDG_DATA_HOME/rynek/market.db)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rynek backup [--db PATH] DEST\n\nWrites a consistent copy of the market to the new file DEST, also while a console\nor server has it open. DEST must not exist.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "rynek backup: give one destination file (see --help)")
+		return 2
+	}
+	path, code := databasePath(fs, *dbPath, stderr)
+	if code != 0 {
+		return code
+	}
+	dest := fs.Arg(0)
+	start := time.Now()
+	if err := sqlite.BackupFile(path, dest); err != nil {
+		fmt.Fprintf(stderr, "rynek backup: %v\n", err)
+		return 1
+	}
+	fi, err := os.Stat(dest)
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek backup: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "backed up %s to %s (%.1f MB) in %s; open it with: rynek --db %s\n",
+		path, dest, float64(fi.Size())/1e6, time.Since(start).Round(time.Millisecond), dest)
+	return 0
+}
+
+// runConsole runs the console: the default command.
+func runConsole(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rynek", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dbPath := fs.String("db", "", "market database file (default $XDG_DATA_HOME/rynek/market.db, i.e. ~/.local/share/rynek/market.db)")
@@ -36,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	syncFlag := fs.Bool("sync", false, "fsync every commit: survive power loss, not only crashes (about 24x slower writes: 5,255 sells/s measured at 1M listings)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rynek [flags]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: rynek [flags]\n       rynek backup [--db PATH] DEST\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -61,31 +135,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rynek: --name must not be empty")
 		return 2
 	}
-	path := *dbPath
-	explicit := false
-	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "db" })
-	if explicit && path == "" {
-		fmt.Fprintln(stderr, "rynek: --db must not be empty (leave it out for the default path)")
-		return 2
+	path, code := databasePath(fs, *dbPath, stderr)
+	if code != 0 {
+		return code
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		fmt.Fprintf(stderr, "rynek: --db %s is a directory: give a file in it, e.g. --db %s\n", path, filepath.Join(path, "market.db"))
-		return 2
-	}
-	if path == "" {
-		p, err := sqlite.DefaultPath()
-		if err != nil {
-			fmt.Fprintf(stderr, "rynek: cannot find a data directory: %v (use --db)\n", err)
-			return 1
-		}
-		path = p
-	}
-	svc, clock, err := open(path, sqlite.Options{Sync: *syncFlag}, *seedN, *seedRand, *name, stderr)
+	svc, st, clock, err := open(path, sqlite.Options{Sync: *syncFlag}, *seedN, *seedRand, *name, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek: %v\n", err)
 		return 1
 	}
-	m := tui.New(tui.Options{Svc: svc, Clock: clock, ExportDir: filepath.Dir(path)})
+	m := tui.New(tui.Options{Svc: svc, Clock: clock, ExportDir: filepath.Dir(path), Backup: st.Backup, DatabasePath: path})
 	// The console sets the window title; Bubble Tea empties it on exit.
 	// Push the user's title first and pop it after (XTWINOPS 22/23), so the
 	// terminal gets its own title back.
@@ -111,15 +170,15 @@ const (
 
 // open opens the store, seeds it when new, and enables the service on this
 // goroutine, which then runs the UI: the service's main thread.
-func open(path string, opts sqlite.Options, seedN int, seedRand int64, name string, stderr io.Writer) (*market.Service, *market.ManualClock, error) {
+func open(path string, opts sqlite.Options, seedN int, seedRand int64, name string, stderr io.Writer) (*market.Service, *sqlite.Store, *market.ManualClock, error) {
 	st, err := sqlite.Open(path, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	empty, err := st.Empty()
 	if err != nil {
 		st.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if empty && seedN > 0 {
 		start := time.Now()
@@ -128,7 +187,7 @@ func open(path string, opts sqlite.Options, seedN int, seedRand int64, name stri
 		}})
 		if err != nil {
 			st.Close()
-			return nil, nil, fmt.Errorf("seed: %w", err)
+			return nil, nil, nil, fmt.Errorf("seed: %w", err)
 		}
 		fmt.Fprintf(stderr, "\rrynek: seeded %d players, %d listings, %d transactions in %s\n",
 			res.Players, res.Listings, res.Transactions, time.Since(start).Round(time.Millisecond))
@@ -140,13 +199,13 @@ func open(path string, opts sqlite.Options, seedN int, seedRand int64, name stri
 	}})
 	if err := svc.BindMainThread(); err != nil {
 		st.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := svc.Enable(); err != nil {
 		st.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	n, _ := svc.GetActiveListingsCount()
 	fmt.Fprintf(stderr, "\rrynek: loaded %d active listings in %s\n", n, time.Since(start).Round(time.Millisecond))
-	return svc, clock, nil
+	return svc, st, clock, nil
 }

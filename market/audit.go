@@ -55,7 +55,7 @@ func (s *Service) auditLocked() Audit {
 		}
 	}
 	a.Money += s.feeBalance
-	s.listings.each(func(r *lrec) {
+	s.listings.each(func(r *listingRecord) {
 		id := r.id
 		see(r.it, fmt.Sprintf("listing #%d", id))
 		a.Listings++

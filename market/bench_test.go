@@ -2,6 +2,8 @@ package market_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -150,5 +152,96 @@ func BenchmarkMainThreadCheck(b *testing.B) {
 		if !svc.IsMainThread() {
 			b.Fatal("not main")
 		}
+	}
+}
+
+// eventMarket makes a small market (40 players, no listings, so opening it
+// costs next to nothing) and sells sells single items on it, for the event
+// log's benchmarks. hook runs before each delivery, as SetBeforeDelivery.
+func eventMarket(b *testing.B, sells int, hook func(market.Event)) (*market.Service, *sqlite.Store, string) {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "events.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	must(b, err)
+	bulk := newBulk(b, st)
+	players := seedPlayers(b, bulk, 40, 3)
+	must(b, bulk.Finish())
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(benchNow), ListingCooldown: -1, MaxListingsPerPlayer: 1 << 30})
+	must(b, svc.BindMainThread())
+	must(b, svc.Enable())
+	market.SetBeforeDelivery(svc, hook)
+	made := 0
+	for _, p := range players {
+		ps, _ := svc.GetPlayer(p.ID)
+		for _, x := range ps.Inventory {
+			for x != nil && x.Amount > 0 && made < sells {
+				one := *x
+				one.Amount = 1
+				func() {
+					defer func() { recover() }() // the hook's "crash" stops the delivery only
+					if _, err := svc.SellItem(p, one, 10); err != nil {
+						b.Fatal(err)
+					}
+				}()
+				x.Amount--
+				made++
+			}
+		}
+	}
+	if made < sells {
+		b.Fatalf("only %d sells possible", made)
+	}
+	market.SetBeforeDelivery(svc, nil)
+	return svc, st, path
+}
+
+// BenchmarkEventsSince reads 1,000 events after a seq: from memory (the
+// newest entries) and from the store (after a restart).
+func BenchmarkEventsSince(b *testing.B) {
+	svc, _, path := eventMarket(b, 3000, nil)
+	head := svc.Version()
+	read := func(b *testing.B, svc *market.Service) {
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			page, err := svc.EventsSince(head-1000, 1000)
+			if err != nil || len(page.Events) != 1000 {
+				b.Fatalf("%d events, %v", len(page.Events), err)
+			}
+		}
+	}
+	b.Run("memory", func(b *testing.B) { read(b, svc) })
+	must(b, svc.Close())
+	restarted := openMarket(b, path, market.Config{})
+	defer restarted.Close()
+	b.Run("store", func(b *testing.B) { read(b, restarted) })
+}
+
+// BenchmarkEnableBacklog measures Enable of a market whose last 10,000
+// events were committed but never delivered (a crash between the commits
+// and their listeners), on a market that costs next to nothing to load:
+// the time is the delivery of the backlog.
+func BenchmarkEnableBacklog(b *testing.B) {
+	_, st, path := eventMarket(b, 10_000, func(market.Event) { panic("crash") })
+	must(b, st.Close()) // the process dies: nothing more is recorded
+	crashed, err := os.ReadFile(path)
+	must(b, err)
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		copied := filepath.Join(b.TempDir(), "backlog.db")
+		must(b, os.WriteFile(copied, crashed, 0o600))
+		st, err := sqlite.Open(copied, sqlite.Options{})
+		must(b, err)
+		svc := market.New(st, market.Config{Clock: market.NewManualClock(benchNow)})
+		delivered := 0
+		svc.Subscribe(func(market.Event) { delivered++ })
+		must(b, svc.BindMainThread())
+		b.StartTimer()
+		must(b, svc.Enable())
+		b.StopTimer()
+		if delivered != 10_000 {
+			b.Fatalf("%d events delivered at Enable, want 10,000", delivered)
+		}
+		svc.Close()
+		b.StartTimer()
 	}
 }

@@ -1,6 +1,7 @@
 package market
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -8,10 +9,13 @@ import (
 	"github.com/google/uuid"
 )
 
-// Bulk prepares a data load for an empty store: players, inventories,
-// listings, mail and historical transactions. It is a data load, not market
-// activity: it publishes no events and skips the sell rules (limits,
-// cooldowns), but every item and price is validated like live input.
+// Bulk prepares a data load: players, inventories, listings, mail and
+// historical transactions. It is a data load, not market activity: it
+// publishes no events and skips the sell rules (limits, cooldowns), but every
+// item and price is validated like live input.
+//
+// A bulk load goes into an empty store (NewBulk), or merges into one that
+// has data (NewMerge): a merge only adds, and never overwrites what is there.
 //
 // Rows are flushed to the store in chunks, so a million listings do not sit
 // in memory twice.
@@ -25,6 +29,12 @@ type Bulk struct {
 	players map[uuid.UUID]*bulkPlayer
 	order   []*bulkPlayer
 	chunk   int
+
+	// A merge's view of the store: the counters it had and the keys it
+	// holds, which the merge leaves alone.
+	base     MetaRow
+	existing bulkKeys
+	summary  BulkSummary
 }
 
 // bulkPlayer is a player row kept until Finish, so that its inventory is
@@ -34,10 +44,109 @@ type bulkPlayer struct {
 	inv inventory
 }
 
-// NewBulk starts a bulk load into store. The store must be empty.
-func NewBulk(store Store) *Bulk {
+// bulkKeys are the keys a store held when a merge began.
+type bulkKeys struct {
+	players      map[uuid.UUID]bool
+	transactions map[uuid.UUID]bool
+}
+
+// BulkSummary counts what a bulk load added and what a merge skipped
+// because the store already had it.
+type BulkSummary struct {
+	Players, Listings, Transactions     int
+	SkippedPlayers, SkippedTransactions int
+}
+
+// ErrStoreNotEmpty is returned by NewBulk for a store that has data.
+var ErrStoreNotEmpty = errors.New("the market already has players; a bulk load goes into an empty market (merge explicitly to add to one)")
+
+// NewBulk starts a bulk load into store, which must be empty: a load that
+// silently overwrote a player's balance or inventory would destroy real data.
+func NewBulk(store Store) (*Bulk, error) {
+	empty, err := storeEmpty(store)
+	if err != nil {
+		return nil, err
+	}
+	if !empty {
+		return nil, ErrStoreNotEmpty
+	}
+	return newBulk(store), nil
+}
+
+func newBulk(store Store) *Bulk {
 	return &Bulk{store: store, nextID: 1, players: map[uuid.UUID]*bulkPlayer{}, chunk: 50_000}
 }
+
+// NewMerge starts a bulk load that adds to what store holds and never
+// overwrites it: a player, or a transaction, that the store has already is
+// skipped (and counted in Summary), a new listing gets an id after every id
+// the store ever gave, and the market's counters (fees, volume, sales) grow
+// by what the load adds. Giving a player who already exists an inventory
+// slot is refused. Merging the same data twice adds its players and
+// transactions once; listings have no identity of their own across loads,
+// so a caller that must not repeat them keeps its own record.
+func NewMerge(store Store) (*Bulk, error) {
+	k := newBulk(store)
+	k.existing = bulkKeys{players: map[uuid.UUID]bool{}, transactions: map[uuid.UUID]bool{}}
+	keys := &keyLoader{k: k}
+	if err := store.Load(keys); err != nil {
+		return nil, fmt.Errorf("bulk merge: read the market: %w", err)
+	}
+	var after [16]byte
+	for {
+		n, err := store.LoadHistory(after, 50_000, func(t TxRow) error {
+			k.existing.transactions[t.ID] = true
+			after = t.ID
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("bulk merge: read the history: %w", err)
+		}
+		if n < 50_000 {
+			break
+		}
+	}
+	k.nextID = max(k.base.NextListingID, keys.maxListing+1, 1)
+	return k, nil
+}
+
+// keyLoader collects the keys and counters of a store for a merge.
+type keyLoader struct {
+	k          *Bulk
+	maxListing int64
+}
+
+func (l *keyLoader) Meta(m MetaRow) error       { l.k.base = m; return nil }
+func (l *keyLoader) Player(p PlayerRow) error   { l.k.existing.players[p.ID] = true; return nil }
+func (l *keyLoader) Mail(MailRow) error         { return nil }
+func (l *keyLoader) Listing(r ListingRow) error { l.maxListing = max(l.maxListing, r.ID); return nil }
+func (l *keyLoader) Transaction(t TxRow) error  { l.k.existing.transactions[t.ID] = true; return nil }
+
+// storeEmpty reports whether store has no players and no listings.
+func storeEmpty(store Store) (bool, error) {
+	err := store.Load(emptinessLoader{})
+	if errors.Is(err, errHasData) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("bulk load: read the market: %w", err)
+	}
+	return true, nil
+}
+
+var errHasData = errors.New("the store has data")
+
+// emptinessLoader stops Load at the first row.
+type emptinessLoader struct{}
+
+func (emptinessLoader) Meta(MetaRow) error       { return nil }
+func (emptinessLoader) Player(PlayerRow) error   { return errHasData }
+func (emptinessLoader) Mail(MailRow) error       { return errHasData }
+func (emptinessLoader) Listing(ListingRow) error { return errHasData }
+func (emptinessLoader) Transaction(TxRow) error  { return errHasData }
+
+// Summary reports what the load added and skipped so far.
+func (k *Bulk) Summary() BulkSummary { return k.summary }
 
 func (k *Bulk) flushIfFull() error {
 	if len(k.b.Ops) < k.chunk {
@@ -50,19 +159,31 @@ func (k *Bulk) flush() error {
 	if len(k.b.Ops) == 0 {
 		return nil
 	}
-	k.b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: k.nextID, FeeBalance: k.fee, Volume: k.volume, Sales: k.sales}})
+	k.b.add(k.metaOp())
 	err := k.store.BulkLoad(&k.b)
 	k.b.Ops = k.b.Ops[:0]
 	return err
 }
 
-// AddPlayer adds a player with a balance in minor units.
+// metaOp writes the counters: the load's own, on top of what a merge found.
+func (k *Bulk) metaOp() Op {
+	return Op{Kind: OpMeta, Meta: MetaRow{NextListingID: k.nextID, FeeBalance: k.base.FeeBalance + k.fee,
+		Volume: k.base.Volume + k.volume, Sales: k.base.Sales + k.sales}}
+}
+
+// AddPlayer adds a player with a balance in minor units. In a merge, a
+// player the store already has is skipped: their balance and inventory stay
+// as they are.
 func (k *Bulk) AddPlayer(p Player, balance Money) error {
 	if p.ID == uuid.Nil || p.Name == "" {
 		return fmt.Errorf("bulk: player needs an id and a name")
 	}
 	if k.players[p.ID] != nil {
 		return fmt.Errorf("bulk: player %s added twice", p.ID)
+	}
+	if k.existing.players[p.ID] {
+		k.summary.SkippedPlayers++
+		return nil
 	}
 	if err := validateText("player name", p.Name, 64); err != nil {
 		return err
@@ -75,13 +196,21 @@ func (k *Bulk) AddPlayer(p Player, balance Money) error {
 	bp := &bulkPlayer{row: PlayerRow{ID: p.ID, Name: p.Name, Perms: strings.Join(p.Permissions, ","), Balance: balance}}
 	k.players[p.ID] = bp
 	k.order = append(k.order, bp)
+	k.summary.Players++
 	return nil
 }
 
-// SetSlot puts an item into a player's inventory slot.
+// known reports whether a player was added by this load or, in a merge, is
+// in the store.
+func (k *Bulk) known(id uuid.UUID) bool { return k.players[id] != nil || k.existing.players[id] }
+
+// SetSlot puts an item into the inventory slot of a player this load adds.
 func (k *Bulk) SetSlot(player uuid.UUID, slot int, s ItemStack) error {
 	bp := k.players[player]
 	if bp == nil {
+		if k.existing.players[player] {
+			return fmt.Errorf("bulk merge: player %s is already in the market; a merge never overwrites their inventory", player)
+		}
 		return fmt.Errorf("bulk: unknown player %s", player)
 	}
 	if slot < 0 || slot >= InventorySize {
@@ -104,7 +233,7 @@ func (k *Bulk) item(s ItemStack) (item, error) {
 
 // AddListing adds an active listing and returns its id.
 func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, expires time.Time) (int, error) {
-	if k.players[seller] == nil {
+	if !k.known(seller) {
 		return 0, fmt.Errorf("bulk: unknown seller %s", seller)
 	}
 	if price <= 0 {
@@ -116,8 +245,9 @@ func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, e
 	}
 	id := k.nextID
 	k.nextID++
-	r := &lrec{id: uint32(id), price: price, created: created.UnixMilli(), expires: expires.UnixMilli(), it: it}
+	r := &listingRecord{id: uint32(id), price: price, created: created.UnixMilli(), expires: expires.UnixMilli(), it: it}
 	k.b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, seller, r)}})
+	k.summary.Listings++
 	return int(id), k.flushIfFull()
 }
 
@@ -138,7 +268,7 @@ type HistoricSale struct {
 // (the listing it sold no longer exists), so ids stay unique across listings
 // and transactions.
 func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
-	if k.players[h.Buyer] == nil || k.players[h.Seller] == nil {
+	if !k.known(h.Buyer) || !k.known(h.Seller) {
 		return "", fmt.Errorf("bulk: unknown buyer or seller")
 	}
 	if h.Buyer == h.Seller {
@@ -178,15 +308,20 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 		id[6] = 0x70 | id[6]&0x0f
 		id[8] = 0x80 | id[8]&0x3f
 	}
+	if k.existing.transactions[id] {
+		k.summary.SkippedTransactions++
+		return id.String(), nil
+	}
 	lid := k.nextID
 	k.nextID++
-	t := &txrec{listing: uint32(lid), it: it, price: h.Price, fee: h.Fee, net: h.Price - h.Fee}
+	t := &transactionRecord{listing: uint32(lid), it: it, price: h.Price, fee: h.Fee, net: h.Price - h.Fee}
 	if h.State == StateCompleted {
 		k.volume += h.Price
 		k.sales++
 	}
 	k.b.add(Op{Kind: OpPutTx, Tx: &TxRow{ID: id, State: h.State,
 		Rec: encodeTx(nil, h.Buyer, h.Seller, t, tl, h.ErrorCode, false)}})
+	k.summary.Transactions++
 	return id.String(), k.flushIfFull()
 }
 
@@ -202,7 +337,7 @@ func (k *Bulk) Finish() error {
 		k.b.add(Op{Kind: OpPutPlayer, Player: &row})
 	}
 	k.order = nil
-	k.b.add(Op{Kind: OpMeta, Meta: MetaRow{NextListingID: k.nextID, FeeBalance: k.fee, Volume: k.volume, Sales: k.sales}})
+	k.b.add(k.metaOp())
 	err := k.store.BulkLoad(&k.b)
 	k.b.Ops = k.b.Ops[:0]
 	return err

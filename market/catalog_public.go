@@ -2,56 +2,49 @@ package market
 
 import "strings"
 
-// Materials returns the catalogue of materials the market accepts, without
-// the reserved invalid entry. The slice is a copy.
+// Materials returns the catalogue of the game's materials, in the game's
+// order, without the reserved invalid entry and without the materials learnt
+// at run time. The slice is a copy.
 func Materials() []MaterialInfo {
-	out := make([]MaterialInfo, 0, len(materials)-1)
-	for _, m := range materials[1:] {
-		out = append(out, m)
-	}
-	return out
+	return append([]MaterialInfo(nil), materials[1:1+catalogMaterialCount]...)
 }
 
-// LookupMaterial returns the catalogue entry of a material key
-// (case-insensitive).
+// LookupMaterial returns the entry of a material: one of the catalogue or
+// one the market has met while running. The key may be in any form
+// CanonicalMaterialKey accepts ("DIAMOND_SWORD", "minecraft:diamond_sword",
+// " diamond_sword ").
 func LookupMaterial(key string) (MaterialInfo, bool) {
-	id, ok := materialID(strings.ToUpper(strings.TrimSpace(key)))
+	id, ok := materialID(strings.TrimSpace(key))
 	if !ok {
 		return MaterialInfo{}, false
 	}
 	return materials[id], true
 }
 
-// Enchantments returns the catalogue of enchantments, without the reserved
-// invalid entry. The slice is a copy.
+// Enchantments returns the catalogue of the game's enchantments, without the
+// reserved invalid entry and those learnt at run time. The slice is a copy.
 func Enchantments() []EnchantmentInfo {
-	out := make([]EnchantmentInfo, 0, len(enchantments)-1)
-	for _, e := range enchantments[1:] {
-		out = append(out, e)
-	}
-	return out
+	return append([]EnchantmentInfo(nil), enchantments[1:1+catalogEnchantmentCount]...)
 }
 
-// LookupEnchantment returns the catalogue entry of an enchantment key.
+// LookupEnchantment returns the entry of an enchantment, in any form
+// CanonicalEnchantmentKey accepts.
 func LookupEnchantment(key string) (EnchantmentInfo, bool) {
-	id, ok := enchantmentID(strings.ToLower(strings.TrimSpace(key)))
+	id, ok := enchantmentID(strings.TrimSpace(key))
 	if !ok {
 		return EnchantmentInfo{}, false
 	}
 	return enchantments[id], true
 }
 
-// AppliesTo reports whether the enchantment can be on an item of material
-// key: a Targets entry starting with '_' matches a key suffix, any other entry
-// the whole key.
+// AppliesTo reports whether the game lets the enchantment be on an item of
+// material key (a stored key, "DIAMOND_SWORD").
 func (e EnchantmentInfo) AppliesTo(key string) bool { return e.appliesTo(key) }
 
-// CategoriesOf returns the categories of an item stack.
+// CategoriesOf returns the categories of an item stack. A material the market
+// does not know is filed under OTHER, as it would be once listed.
 func CategoriesOf(s ItemStack) []Category {
-	id, ok := materialID(s.Material)
-	if !ok {
-		return []Category{CategoryAll}
-	}
+	id, _ := materialID(s.Material)
 	var ids []uint8
 	for _, e := range s.Enchantments {
 		if eid, ok := enchantmentID(e.Key); ok {

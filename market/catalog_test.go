@@ -150,7 +150,7 @@ func TestCategoriesOfExamples(t *testing.T) {
 func TestCategoriesOfMatchesRules(t *testing.T) {
 	sharp := catTestEnchs(t, "sharpness")
 	unbr := catTestEnchs(t, "unbreaking")
-	for id := 1; id < len(materials); id++ {
+	for id := 1; id <= catalogMaterialCount; id++ {
 		m := materials[id]
 		for _, enchs := range [][]uint8{nil, unbr, sharp} {
 			got := categoriesOf(uint16(id), enchs)
@@ -187,7 +187,7 @@ func TestCategoriesOfMatchesRules(t *testing.T) {
 
 func TestCategoriesOfEdgeIDs(t *testing.T) {
 	want := catTestSet(CategoryAll, CategoryOther)
-	for _, id := range []uint16{0, uint16(len(materials)), 65535} {
+	for _, id := range []uint16{0, catalogMaterialCount + 1, uint16(len(materials)), 65535} {
 		if got := categoriesOf(id, nil); got != want {
 			t.Errorf("categoriesOf(%d) = %v, want %v", id, got.List(), want.List())
 		}
@@ -213,13 +213,13 @@ func TestCategoriesOfDoesNotAllocate(t *testing.T) {
 
 func TestEveryCategoryHasMaterials(t *testing.T) {
 	count := make([]int, categoryCount)
-	for id := 1; id < len(materials); id++ {
+	for id := 1; id <= catalogMaterialCount; id++ {
 		for _, c := range categoriesOf(uint16(id), nil).List() {
 			count[c]++
 		}
 	}
-	if count[CategoryAll] != len(materials)-1 {
-		t.Errorf("ALL has %d materials, want %d", count[CategoryAll], len(materials)-1)
+	if count[CategoryAll] != catalogMaterialCount {
+		t.Errorf("ALL has %d materials, want %d", count[CategoryAll], catalogMaterialCount)
 	}
 	for _, c := range allCategories() {
 		if c == CategoryAll {
@@ -309,22 +309,30 @@ func TestCategorySet(t *testing.T) {
 }
 
 func TestMaterialTable(t *testing.T) {
-	if len(materials) < 351 {
-		t.Errorf("only %d materials", len(materials)-1)
+	// minecraft-data's items.json for 26.1 has 1,506 entries, one of them AIR,
+	// which is an empty slot and not a material.
+	if catalogMaterialCount != 1505 || len(Materials()) != 1505 {
+		t.Errorf("%d materials (%d from Materials), want 1505", catalogMaterialCount, len(Materials()))
 	}
-	if materials[0].Key != "" {
+	if catalogSource != "minecraft-data 3.117.0, game version 26.1" {
+		t.Errorf("catalogSource = %q", catalogSource)
+	}
+	if materials[0] != (MaterialInfo{}) {
 		t.Errorf("materials[0] = %+v, want the reserved empty entry", materials[0])
 	}
-	seen := map[string]bool{}
-	for id := 1; id < len(materials); id++ {
+	seenKey, seenName := map[string]bool{}, map[string]bool{}
+	for id := 1; id <= catalogMaterialCount; id++ {
 		m := materials[id]
 		if m.Key == "" || strings.Trim(m.Key, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != "" {
 			t.Errorf("material %d has a bad key %q", id, m.Key)
 		}
-		if seen[m.Key] {
-			t.Errorf("duplicate material key %q", m.Key)
+		if canon, err := CanonicalMaterialKey(m.Key); err != nil || canon != m.Key {
+			t.Errorf("%s: canonical form %q, %v", m.Key, canon, err)
 		}
-		seen[m.Key] = true
+		if seenKey[m.Key] || seenName[m.Name] {
+			t.Errorf("%s: key or name %q given twice", m.Key, m.Name)
+		}
+		seenKey[m.Key], seenName[m.Name] = true, true
 		if m.MaxStack != 1 && m.MaxStack != 16 && m.MaxStack != 64 {
 			t.Errorf("%s: MaxStack %d", m.Key, m.MaxStack)
 		}
@@ -338,9 +346,98 @@ func TestMaterialTable(t *testing.T) {
 			t.Errorf("materialID(%q) = %d, %v; want %d", m.Key, got, ok, id)
 		}
 	}
-	for _, key := range []string{"", "diamond", "Diamond", "DIAMOND ", "minecraft:diamond", "NOT_A_MATERIAL", "AIR", "SWEEPING"} {
+	if materials[catalogMaterialCount+1] != (MaterialInfo{}) {
+		t.Errorf("the first runtime slot is filled at start: %+v", materials[catalogMaterialCount+1])
+	}
+	diamond := catTestMat(t, "DIAMOND")
+	for _, key := range []string{"diamond", "Diamond", "minecraft:diamond", "MINECRAFT:DIAMOND", "Minecraft:Diamond"} {
+		if id, ok := materialID(key); !ok || id != diamond {
+			t.Errorf("materialID(%q) = %d, %v; want DIAMOND's %d", key, id, ok, diamond)
+		}
+	}
+	for _, key := range []string{"", "DIAMOND ", " DIAMOND", "minecraft:", ":diamond", "NEVER_REGISTERED_BY_A_TEST",
+		"AIR", "minecraft:air", "SWEEPING", "DIAMOND:SWORD:X", "DIAMOND\x00"} {
 		if id, ok := materialID(key); ok {
 			t.Errorf("materialID(%q) = %d, want not found", key, id)
+		}
+	}
+}
+
+// TestCatalogSpotValues pins values of the generated catalogue that the
+// hand-made list had wrong or lacked, and the facts the category rules use.
+func TestCatalogSpotValues(t *testing.T) {
+	names := map[string]string{
+		"DIAMOND_BLOCK": "Block of Diamond", "COD_BUCKET": "Bucket of Cod",
+		"TROPICAL_FISH_BUCKET": "Bucket of Tropical Fish", "LEATHER_HELMET": "Leather Cap",
+		"LEATHER_CHESTPLATE": "Leather Tunic", "LEATHER_LEGGINGS": "Leather Pants",
+		"TURTLE_HELMET": "Turtle Shell", "MOJANG_BANNER_PATTERN": "Thing Banner Pattern",
+		"PIGLIN_BANNER_PATTERN": "Snout Banner Pattern", "FLINT_AND_STEEL": "Flint and Steel",
+		"HAY_BLOCK": "Hay Bale", "SPAWNER": "Monster Spawner", "REPEATER": "Redstone Repeater",
+		"RABBIT_FOOT": "Rabbit's Foot", "LAPIS_BLOCK": "Block of Lapis Lazuli",
+		"WAXED_COPPER_BLOCK": "Waxed Block of Copper", "JIGSAW": "Jigsaw Block", "VINE": "Vines",
+		"DIAMOND_SWORD": "Diamond Sword", "LILY_OF_THE_VALLEY": "Lily of the Valley",
+		"EXPERIENCE_BOTTLE": "Bottle o' Enchanting", "OAK_CHEST_BOAT": "Oak Boat with Chest",
+		"MUSIC_DISC_CAT": "Music Disc (C418 - cat)", "MUSIC_DISC_5": "Music Disc (Samuel Åberg - 5)",
+		"SENTRY_ARMOR_TRIM_SMITHING_TEMPLATE": "Smithing Template (Sentry Armor Trim)",
+		"NETHERITE_UPGRADE_SMITHING_TEMPLATE": "Smithing Template (Netherite Upgrade)",
+		"CHIPPED_ANVIL":                       "Chipped Anvil",
+		"WAXED_OXIDIZED_CUT_COPPER_STAIRS":    "Waxed Oxidized Cut Copper Stairs",
+		"BORDURE_INDENTED_BANNER_PATTERN":     "Bordure Indented Banner Pattern",
+		"ZOMBIE_NAUTILUS_SPAWN_EGG":           "Zombie Nautilus Spawn Egg",
+		"DEAD_HORN_CORAL_FAN":                 "Dead Horn Coral Fan",
+		"STRIPPED_PALE_OAK_WOOD":              "Stripped Pale Oak Wood",
+		"LIGHT_BLUE_HARNESS":                  "Light Blue Harness",
+		"SNORT_POTTERY_SHERD":                 "Snort Pottery Sherd",
+		"NETHERITE_HORSE_ARMOR":               "Netherite Horse Armor",
+		"MUSIC_DISC_LAVA_CHICKEN":             "Music Disc (Hyper Potions - Lava Chicken)",
+		"WAXED_WEATHERED_COPPER_GOLEM_STATUE": "Waxed Weathered Copper Golem Statue",
+	}
+	for key, name := range names {
+		if got := materials[catTestMat(t, key)].Name; got != name {
+			t.Errorf("name of %s = %q, want %q", key, got, name)
+		}
+	}
+	facts := []struct {
+		key                   string
+		stack                 int
+		block, edible, potion bool
+		cats                  []Category // besides ALL
+	}{
+		{"DECORATED_POT", 64, true, false, false, []Category{CategoryBlocks}},
+		{"RESIN_CLUMP", 64, true, false, false, []Category{CategoryBlocks}},
+		{"HEAVY_CORE", 64, true, false, false, []Category{CategoryBlocks}},
+		{"COD_BUCKET", 1, false, false, false, []Category{CategoryOther}},
+		{"PUFFERFISH_BUCKET", 1, false, false, false, []Category{CategoryOther}},
+		{"PUFFERFISH", 64, false, true, false, []Category{CategoryFood}},
+		{"DRIED_KELP", 64, false, true, false, []Category{CategoryFood}},
+		{"CHIPPED_ANVIL", 64, true, false, false, []Category{CategoryBlocks}},
+		{"WHITE_BUNDLE", 1, false, false, false, []Category{CategoryOther}},
+		{"RED_HARNESS", 1, false, false, false, []Category{CategoryOther}},
+		{"COPPER_HORSE_ARMOR", 1, false, false, false, []Category{CategoryArmor}},
+		{"DIAMOND_NAUTILUS_ARMOR", 1, false, false, false, []Category{CategoryOther}},
+		{"ARMS_UP_POTTERY_SHERD", 64, false, false, false, []Category{CategoryOther}},
+		{"COW_SPAWN_EGG", 64, false, false, false, []Category{CategoryOther}},
+		{"BLUE_EGG", 16, false, false, false, []Category{CategoryOther}},
+		{"TUBE_CORAL_FAN", 64, true, false, false, []Category{CategoryBlocks}},
+		{"CACTUS_FLOWER", 64, true, false, false, []Category{CategoryDecorations}},
+		{"OXIDIZED_COPPER_BULB", 64, true, false, false, []Category{CategoryBlocks}},
+		{"POLISHED_TUFF_WALL", 64, true, false, false, []Category{CategoryBlocks}},
+		{"TIPPED_ARROW", 64, false, false, true, []Category{CategoryWeapons, CategoryPotions}},
+		{"LINGERING_POTION", 1, false, false, true, []Category{CategoryPotions}},
+		{"OMINOUS_BOTTLE", 64, false, false, false, []Category{CategoryOther}}, // drunk, but no food: not isEdible
+		{"MUSIC_DISC_TEARS", 1, false, false, false, []Category{CategoryOther}},
+		{"WARPED_SHELF", 64, true, false, false, []Category{CategoryBlocks}},
+		{"COPPER_GOLEM_STATUE", 64, true, false, false, []Category{CategoryBlocks}},
+	}
+	for _, f := range facts {
+		id := catTestMat(t, f.key)
+		m := materials[id]
+		if m.MaxStack != f.stack || m.Block != f.block || m.Edible != f.edible || m.Potion != f.potion {
+			t.Errorf("%s = stack %d block %v edible %v potion %v; want %d %v %v %v",
+				f.key, m.MaxStack, m.Block, m.Edible, m.Potion, f.stack, f.block, f.edible, f.potion)
+		}
+		if got, want := categoriesOf(id, nil), catTestSet(append(f.cats, CategoryAll)...); got != want {
+			t.Errorf("%s: categories %v, want %v", f.key, got.List(), want.List())
 		}
 	}
 }
@@ -401,20 +498,15 @@ func TestMaterialFacts(t *testing.T) {
 				tt.key, m.MaxStack, m.Block, m.Edible, m.Potion, tt.stack, tt.block, tt.edible, tt.potion)
 		}
 	}
-	// The blacklist feature needs these admin materials to be valid keys.
-	for _, key := range []string{"BEDROCK", "BARRIER", "COMMAND_BLOCK", "STRUCTURE_VOID", "DEBUG_STICK",
-		"SPAWNER", "KNOWLEDGE_BOOK", "LIGHT", "JIGSAW", "STRUCTURE_BLOCK"} {
-		catTestMat(t, key)
+	// The default blacklist: the operator items and three more, all in the catalogue.
+	want := []string{"BEDROCK", "SPAWNER", "KNOWLEDGE_BOOK", "COMMAND_BLOCK", "CHAIN_COMMAND_BLOCK",
+		"REPEATING_COMMAND_BLOCK", "COMMAND_BLOCK_MINECART", "JIGSAW", "STRUCTURE_BLOCK", "STRUCTURE_VOID",
+		"BARRIER", "DEBUG_STICK", "TEST_INSTANCE_BLOCK", "TEST_BLOCK", "LIGHT"}
+	if got := DefaultConfig().Blacklist; !slices.Equal(got, want) {
+		t.Errorf("default blacklist %v, want %v", got, want)
 	}
-	// A few names.
-	for key, name := range map[string]string{
-		"DIAMOND_SWORD": "Diamond Sword", "LILY_OF_THE_VALLEY": "Lily of the Valley",
-		"CARROT_ON_A_STICK": "Carrot on a Stick", "EXPERIENCE_BOTTLE": "Bottle o' Enchanting",
-		"OAK_CHEST_BOAT": "Oak Boat with Chest", "MUSIC_DISC_CAT": "Music Disc (Cat)",
-	} {
-		if got := materials[catTestMat(t, key)].Name; got != name {
-			t.Errorf("name of %s = %q, want %q", key, got, name)
-		}
+	for _, key := range want {
+		catTestMat(t, key)
 	}
 	// Prices are ordered plausibly.
 	price := func(k string) int64 { return materials[catTestMat(t, k)].BasePrice }
@@ -429,11 +521,11 @@ func TestEnchantmentTable(t *testing.T) {
 	if enchantments[0].Key != "" {
 		t.Errorf("enchantments[0] = %+v, want the reserved empty entry", enchantments[0])
 	}
-	if len(enchantments) < 40 {
-		t.Errorf("only %d enchantments", len(enchantments)-1)
+	if catalogEnchantmentCount != 43 || len(Enchantments()) != 43 {
+		t.Errorf("%d enchantments (%d from Enchantments), want 43", catalogEnchantmentCount, len(Enchantments()))
 	}
 	seen := map[string]bool{}
-	for id := 1; id < len(enchantments); id++ {
+	for id := 1; id <= catalogEnchantmentCount; id++ {
 		e := enchantments[id]
 		if e.Key == "" || strings.Trim(e.Key, "abcdefghijklmnopqrstuvwxyz_") != "" {
 			t.Errorf("enchantment %d has a bad key %q", id, e.Key)
@@ -448,16 +540,23 @@ func TestEnchantmentTable(t *testing.T) {
 		if got, ok := enchantmentID(e.Key); !ok || int(got) != id {
 			t.Errorf("enchantmentID(%q) = %d, %v; want %d", e.Key, got, ok, id)
 		}
+		if !slices.IsSorted(e.Targets) {
+			t.Errorf("%s: targets are not sorted", e.Key)
+		}
 		for _, tgt := range e.Targets {
-			if strings.HasPrefix(tgt, "_") {
-				continue
-			}
 			if _, ok := materialID(tgt); !ok {
 				t.Errorf("%s: target %q is not a material", e.Key, tgt)
 			}
 		}
 	}
-	for _, key := range []string{"", "sweeping", "Sharpness", "SHARPNESS", "minecraft:sharpness", "nope"} {
+	sharpness, _ := enchantmentID("sharpness")
+	for _, key := range []string{"Sharpness", "SHARPNESS", "minecraft:sharpness"} {
+		if id, ok := enchantmentID(key); !ok || id != sharpness {
+			t.Errorf("enchantmentID(%q) = %d, %v; want sharpness's %d", key, id, ok, sharpness)
+		}
+	}
+	// cleaving is in no released game version; sweeping is a dead key.
+	for _, key := range []string{"", "sweeping", "cleaving", "nope", "sharpness "} {
 		if id, ok := enchantmentID(key); ok {
 			t.Errorf("enchantmentID(%q) = %d, want not found", key, id)
 		}
@@ -465,12 +564,12 @@ func TestEnchantmentTable(t *testing.T) {
 
 	// The combat set of reference §1.3, minus "sweeping", which does not resolve.
 	combat := []string{"sharpness", "smite", "bane_of_arthropods", "knockback", "fire_aspect", "looting",
-		"impaling", "loyalty", "riptide", "channeling", "density", "breach", "wind_burst", "cleaving", "lunge",
+		"impaling", "loyalty", "riptide", "channeling", "density", "breach", "wind_burst", "lunge",
 		"power", "punch", "flame", "infinity", "quick_charge", "multishot", "piercing", "protection",
 		"fire_protection", "blast_protection", "projectile_protection", "thorns", "binding_curse", "respiration",
 		"aqua_affinity", "depth_strider", "frost_walker", "feather_falling", "soul_speed", "swift_sneak"}
 	var gotCombat []string
-	for _, e := range enchantments[1:] {
+	for _, e := range Enchantments() {
 		if e.Combat {
 			gotCombat = append(gotCombat, e.Key)
 		}
@@ -513,6 +612,10 @@ func TestEnchantmentAppliesTo(t *testing.T) {
 		{"protection", "BOOK", true},
 		{"lure", "ENCHANTED_BOOK", true},
 		{"efficiency", "DIAMOND", false},
+		{"efficiency", "SHEARS", true},
+		{"lunge", "COPPER_SPEAR", true},
+		{"lunge", "IRON_SWORD", false},
+		{"binding_curse", "CARVED_PUMPKIN", true},
 		{"unbreaking", "ELYTRA", true},
 	}
 	for _, tt := range tests {

@@ -36,6 +36,8 @@ type Config struct {
 	Blacklist []string
 	// Clock supplies the time; tests and the console's QA controls replace it.
 	Clock Clock
+	// EventRetention bounds the event log (TrimEventLog).
+	EventRetention EventRetention
 	// LoadProgress, if set, is told how many listings and transactions of
 	// the total Enable has loaded, about every 65,536 rows and at the end.
 	LoadProgress func(done, total int)
@@ -53,10 +55,17 @@ func DefaultConfig() Config {
 		MaxPrice:             100_000_000,
 		MaxListingsPerPlayer: 20,
 		ListingCooldown:      5 * time.Second,
-		Blacklist: []string{"BEDROCK", "BARRIER", "COMMAND_BLOCK", "STRUCTURE_VOID", "DEBUG_STICK",
-			"SPAWNER", "KNOWLEDGE_BOOK", "LIGHT", "JIGSAW", "STRUCTURE_BLOCK"},
-		Clock: SystemClock{},
+		Blacklist:            defaultBlacklist(),
+		Clock:                SystemClock{},
+		EventRetention:       EventRetention{MaxAge: 30 * 24 * time.Hour, MaxCount: 1_000_000},
 	}
+}
+
+// defaultBlacklist is what no player can obtain in survival: the game's
+// operator items (operatorItems, from its Operator Utilities creative tab)
+// and three more that only creative mode or commands give.
+func defaultBlacklist() []string {
+	return append([]string{"BEDROCK", "SPAWNER", "KNOWLEDGE_BOOK"}, operatorItems...)
 }
 
 func (c Config) withDefaults() Config {
@@ -90,6 +99,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Clock == nil {
 		c.Clock = d.Clock
+	}
+	if c.EventRetention.MaxAge == 0 {
+		c.EventRetention.MaxAge = d.EventRetention.MaxAge
+	}
+	if c.EventRetention.MaxCount == 0 {
+		c.EventRetention.MaxCount = d.EventRetention.MaxCount
 	}
 	return c
 }

@@ -105,6 +105,7 @@ var (
 	ErrMailboxEmpty       = &Error{Code: CodeMailboxEmpty, Msg: "mailbox empty"}
 	ErrInvalidQuery       = &Error{Code: CodeInvalidQuery, Msg: "invalid query"}
 	ErrStore              = &Error{Code: CodeStore, Msg: "store failure"}
+	ErrInjectedFailure    = &Error{Code: CodeInjectedFailure, Msg: "injected failure"}
 )
 
 func errf(code Code, format string, args ...any) *Error {

@@ -13,10 +13,13 @@ import (
 type Event interface {
 	// EventName is the contract's type name, e.g. "ListingCreatedEvent".
 	EventName() string
-	// Seq numbers events from 1 in publication order within one service
-	// instance, so a consumer can prove it dropped none.
+	// Seq is the event's position in the market's event log: unique, never
+	// reused, and increasing in publication order across restarts. The log
+	// also holds internal changes (timer expiry, saga steps, claims) that
+	// are not published, so consecutive events may skip seqs; EventsSince
+	// tells whether anything was missed.
 	Seq() uint64
-	// At is when the event was published (service clock).
+	// At is when the change happened (service clock).
 	At() time.Time
 	// clone returns a deep copy, so that every listener (and the caller of
 	// the mutation) gets slices of its own: one listener writing to an
@@ -89,18 +92,19 @@ func (e TransactionCompletedEvent) clone() Event { e.tx = e.tx.Clone(); return e
 func (e TransactionCompletedEvent) Transaction() Transaction { return e.tx }
 
 // Listener receives events on the main thread, synchronously, after the
-// change is durable. It must be quick: a slow listener slows the server. A
-// listener that panics is recovered and reported to the service's panic
-// handler; the service and the other listeners carry on.
+// change is durable, in log order. It must be quick: a slow listener slows
+// the server. A listener that panics is recovered and reported to the
+// service's panic handler; the service and the other listeners carry on. A
+// listener may call the service, mutations included: events those cause are
+// delivered after the current one has reached every listener.
 type Listener func(Event)
 
-// bus holds the listeners and the event counter. subs is copy-on-write, so
-// publish can deliver from a snapshot while a listener unsubscribes.
+// bus holds the listeners. subs is copy-on-write, so delivery can go on from
+// a snapshot while a listener unsubscribes.
 type bus struct {
 	mu      sync.Mutex
 	subs    []subscription
 	next    int
-	seq     uint64
 	onPanic func(recovered any)
 }
 
@@ -132,16 +136,12 @@ func (s *Service) OnListenerPanic(f func(recovered any)) {
 	s.bus.mu.Unlock()
 }
 
-// publish numbers and delivers one event to every listener.
-func (s *Service) publish(build func(base eventBase) Event) {
+func (s *Service) reportPanic(msg string) {
 	s.bus.mu.Lock()
-	s.bus.seq++
-	ev := build(eventBase{seq: s.bus.seq, at: s.now()})
-	subs := s.bus.subs
 	onPanic := s.bus.onPanic
 	s.bus.mu.Unlock()
-	for _, sub := range subs {
-		deliver(sub.l, ev.clone(), onPanic)
+	if onPanic != nil {
+		onPanic(msg)
 	}
 }
 

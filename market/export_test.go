@@ -7,3 +7,7 @@ func SetPagingThresholds(collect, walk int) (restore func()) {
 	collectMax, shortWalk = collect, walk
 	return func() { collectMax, shortWalk = c, w }
 }
+
+// SetBeforeDelivery makes f run before each event reaches the listeners: the
+// crash test kills the process there, between a commit and its listeners.
+func SetBeforeDelivery(s *Service, f func(Event)) { s.beforeDelivery = f }

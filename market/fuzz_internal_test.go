@@ -62,12 +62,15 @@ func FuzzParsePrice(f *testing.F) {
 // FuzzItemInput feeds arbitrary item fields through validation and, when
 // accepted, through the blob codec: the result must round-trip exactly.
 func FuzzItemInput(f *testing.F) {
-	f.Add("DIAMOND_SWORD", 1, "§bMiecz", "lore", "sharpness", 5)
-	f.Add("DIAMOND", 64, "", "", "", 0)
-	f.Add("diamond", 0, "\x00", "\xff", "nope", 300)
-	f.Add("OAK_LOG", 65, "\x1b]52;c;evil\x07", "\u202e", "mending", 1)
-	f.Fuzz(func(t *testing.T, mat string, amount int, name, lore, ench string, level int) {
-		s := ItemStack{ID: uuid.New(), Material: mat, Amount: amount, DisplayName: name}
+	f.Add("DIAMOND_SWORD", 1, 0, "§bMiecz", "lore", "sharpness", 5)
+	f.Add("DIAMOND", 64, 0, "", "", "", 0)
+	f.Add("diamond", 0, 0, "\x00", "\xff", "nope", 300)
+	f.Add("OAK_LOG", 65, 0, "\x1b]52;c;evil\x07", "\u202e", "mending", 1)
+	f.Add("nexo:ruby_sword", 99, 99, "", "", "nexo:lifesteal", 2)
+	f.Add("minecraft:diamond_sword", 1, 1, "", "", "minecraft:sharpness", 5)
+	f.Add("AIR", 1, 100, "", "", "", 0)
+	f.Fuzz(func(t *testing.T, mat string, amount, maxStack int, name, lore, ench string, level int) {
+		s := ItemStack{ID: uuid.New(), Material: mat, Amount: amount, MaxStack: maxStack, DisplayName: name}
 		if lore != "" {
 			s.Lore = []string{lore, lore}
 		}
@@ -91,7 +94,9 @@ func FuzzItemInput(f *testing.F) {
 			t.Fatal("round trip changed the item")
 		}
 		got := back.stack()
-		if got.ID != s.ID || got.Material != s.Material || got.Amount != s.Amount || got.DisplayName != s.DisplayName {
+		canon, _ := CanonicalMaterialKey(mat)
+		if got.ID != s.ID || got.Material != canon || got.Amount != s.Amount || got.DisplayName != s.DisplayName ||
+			maxStack != 0 && back.maxStack() != maxStack {
 			t.Fatalf("round trip %+v -> %+v", s, got)
 		}
 	})
@@ -104,15 +109,20 @@ func FuzzDecodeItem(f *testing.F) {
 	good, _ := toItem(ItemStack{ID: uuid.New(), Material: "DIAMOND_SWORD", Amount: 1, DisplayName: "x",
 		Lore: []string{"a"}, Enchantments: []Enchantment{{Key: "sharpness", Level: 5}}})
 	f.Add(encodeItem(nil, good))
+	foreign, _ := toItem(ItemStack{ID: uuid.New(), Material: "nexo:ruby_sword", Amount: 7, MaxStack: 99,
+		Enchantments: []Enchantment{{Key: "nexo:lifesteal", Level: 2}}})
+	foreign.x.original = original{format: originalBukkitYAML, data: "id: nexo:ruby_sword\n"}
+	f.Add(encodeItem(nil, foreign))
 	f.Add([]byte{})
 	f.Add([]byte{1})
 	f.Add(append([]byte{1}, make([]byte, 40)...))
+	f.Add(append([]byte{2}, make([]byte, 40)...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		it, err := decodeItem(b)
 		if err != nil {
 			return
 		}
-		if it.mat == 0 || it.amount == 0 || int(it.amount) > materials[it.mat].MaxStack {
+		if it.mat == 0 || it.amount == 0 || int(it.amount) > it.maxStack() {
 			t.Fatalf("decoded an invalid item %+v", it)
 		}
 		if _, err := toItem(it.stack()); err != nil {
@@ -120,6 +130,84 @@ func FuzzDecodeItem(f *testing.F) {
 		}
 		if !bytes.Equal(encodeItem(nil, it), b) {
 			t.Fatal("decoder accepted a non-canonical blob")
+		}
+	})
+}
+
+// FuzzDecodeInventory: what decodeInventory accepts re-encodes to the same
+// bytes.
+func FuzzDecodeInventory(f *testing.F) {
+	var inv inventory
+	inv[0], _ = toItem(ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 64})
+	inv[35], _ = toItem(ItemStack{ID: uuid.New(), Material: "nexo:ruby", Amount: 1, MaxStack: 1, DisplayName: "r"})
+	f.Add(encodeInventory(nil, &inv))
+	f.Add([]byte{})
+	f.Add([]byte{36, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		inv, err := decodeInventory(b)
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(encodeInventory(nil, &inv), b) {
+			t.Fatal("decoder accepted a non-canonical inventory")
+		}
+	})
+}
+
+// FuzzDecodeTimeline: what decodeTimeline accepts re-encodes to the same
+// bytes.
+func FuzzDecodeTimeline(f *testing.F) {
+	f.Add(encodeTimeline(nil, timeline{{state: 0, at: 1_790_000_000_000}, {state: 5, at: -1}}))
+	f.Add([]byte{})
+	f.Add([]byte{0, 0x80, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tl, err := decodeTimeline(b)
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(encodeTimeline(nil, tl), b) {
+			t.Fatal("decoder accepted a non-canonical timeline")
+		}
+	})
+}
+
+// FuzzDecodeListing: what decodeListing accepts re-encodes to the same bytes.
+func FuzzDecodeListing(f *testing.F) {
+	it, _ := toItem(ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 3})
+	f.Add(encodeListing(nil, uuid.New(), &listingRecord{price: 12_345, created: 1_790_000_000_000, expires: 1_790_600_000_000, it: it}))
+	f.Add(encodeListing(nil, uuid.New(), &listingRecord{price: 1, reserved: uuid.New(), it: it}))
+	f.Add([]byte{1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r listingRecord
+		seller, err := decodeListing(b, &r)
+		if err != nil {
+			return
+		}
+		if r.price <= 0 {
+			t.Fatalf("accepted price %d", r.price)
+		}
+		if !bytes.Equal(encodeListing(nil, seller, &r), b) {
+			t.Fatal("decoder accepted a non-canonical listing")
+		}
+	})
+}
+
+// FuzzDecodeTx: what decodeTx accepts re-encodes to the same bytes.
+func FuzzDecodeTx(f *testing.F) {
+	it, _ := toItem(ItemStack{ID: uuid.New(), Material: "DIAMOND_SWORD", Amount: 1, DisplayName: "§bMiecz"})
+	tx := &transactionRecord{listing: 42, price: 10_000, fee: 500, net: 9_500, it: it}
+	tl := timeline{{state: 0, at: 1_790_000_000_000}, {state: 1, at: 1_790_000_000_001}}
+	f.Add(encodeTx(nil, uuid.New(), uuid.New(), tx, tl, "", false))
+	f.Add(encodeTx(nil, uuid.New(), uuid.New(), tx, tl, "INJECTED:SELLER_PAID", true))
+	f.Add([]byte{1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var tx transactionRecord
+		buyer, seller, err := decodeTx(b, &tx)
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(encodeTx(nil, buyer, seller, &tx, tx.tl, tx.errCode, tx.toMailbox), b) {
+			t.Fatal("decoder accepted a non-canonical transaction")
 		}
 	})
 }

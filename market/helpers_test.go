@@ -1,6 +1,7 @@
 package market_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 type world struct {
 	t      *testing.T
 	path   string
+	store  *sqlite.Store
 	svc    *market.Service
 	clock  *market.ManualClock
 	events []market.Event
@@ -45,7 +47,8 @@ func newWorld(t *testing.T, opts ...func(*market.Config)) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := market.NewBulk(st)
+	w.store = st
+	b := newBulk(t, st)
 	for i, p := range []market.Player{w.alice, w.bob, w.admin} {
 		must(t, b.AddPlayer(p, 1000_00))
 		must(t, b.SetSlot(p.ID, 0, market.ItemStack{ID: uid(byte(10 + i)), Material: "DIAMOND", Amount: 64}))
@@ -67,14 +70,29 @@ func newWorld(t *testing.T, opts ...func(*market.Config)) *world {
 	return w
 }
 
-// reopen closes the store and opens a new service on the same file.
+// reopen closes the service and opens a new one on the same file.
 func (w *world) reopen(opts ...func(*market.Config)) {
 	w.t.Helper()
 	must(w.t, w.svc.Close())
+	w.start(opts...)
+}
+
+// crashAndRestart closes only the store, as a killed process leaves it (the
+// service records nothing more), and starts a new service on the file.
+func (w *world) crashAndRestart(opts ...func(*market.Config)) {
+	w.t.Helper()
+	must(w.t, w.store.Close())
+	w.start(opts...)
+}
+
+// start opens the file and a new service on it.
+func (w *world) start(opts ...func(*market.Config)) {
+	w.t.Helper()
 	st, err := sqlite.Open(w.path, sqlite.Options{})
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	w.store = st
 	cfg := market.Config{Clock: w.clock, ListingCooldown: -1}
 	for _, o := range opts {
 		o(&cfg)
@@ -130,4 +148,48 @@ func errText(t *testing.T, err error, want string) {
 	if err.Error() != want {
 		t.Fatalf("error text\n got: %q\nwant: %q", err.Error(), want)
 	}
+}
+
+// logRows reads the whole event log of st.
+func logRows(t testing.TB, st market.Store) []market.EventRow {
+	t.Helper()
+	var rows []market.EventRow
+	_, err := st.ReadEvents(0, 1<<30, func(r market.EventRow) error {
+		r.Body = append([]byte(nil), r.Body...)
+		rows = append(rows, r)
+		return nil
+	})
+	must(t, err)
+	return rows
+}
+
+// checkLogGapFree fails unless rows are numbered first, first+1, ...
+func checkLogGapFree(t testing.TB, rows []market.EventRow, first uint64) {
+	t.Helper()
+	for i, r := range rows {
+		if r.Seq != first+uint64(i) {
+			t.Fatalf("log entry %d has seq %d, want %d: the log has a gap", i, r.Seq, first+uint64(i))
+		}
+	}
+}
+
+// eventKey is what identifies a contract event for comparisons.
+func eventKey(e market.Event) string {
+	switch e := e.(type) {
+	case market.ListingCreatedEvent:
+		return fmt.Sprintf("%d %s #%d %s", e.Seq(), e.EventName(), e.Listing().ID, e.Listing().Item.ID)
+	case market.ListingRemovedEvent:
+		return fmt.Sprintf("%d %s #%d %s %s", e.Seq(), e.EventName(), e.Listing().ID, e.Reason(), e.Listing().Item.ID)
+	case market.TransactionCompletedEvent:
+		return fmt.Sprintf("%d %s %s %s", e.Seq(), e.EventName(), e.Transaction().ID, e.Transaction().State)
+	}
+	return fmt.Sprintf("%T", e)
+}
+
+// newBulk starts a bulk load into the empty store st.
+func newBulk(t testing.TB, st market.Store) *market.Bulk {
+	t.Helper()
+	b, err := market.NewBulk(st)
+	must(t, err)
+	return b
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // indexTxPlayers records t in its buyer's and seller's history.
-func (s *Service) indexTxPlayers(t *txrec) {
+func (s *Service) indexTxPlayers(t *transactionRecord) {
 	s.players[t.buyer].txs = append(s.players[t.buyer].txs, t)
 	if t.seller != t.buyer {
 		s.players[t.seller].txs = append(s.players[t.seller].txs, t)
@@ -19,7 +19,7 @@ func (s *Service) indexTxPlayers(t *txrec) {
 }
 
 // cmpTxCreated orders transactions by creation time, then id.
-func cmpTxCreated(a, b *txrec) int {
+func cmpTxCreated(a, b *transactionRecord) int {
 	x, y := a.tl[0].at, b.tl[0].at
 	switch {
 	case x < y:
@@ -58,7 +58,7 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 	s.waitHistory()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var src []*txrec
+	var src []*transactionRecord
 	switch {
 	case q.Player != uuid.Nil:
 		p := s.playerByID[q.Player]
@@ -67,7 +67,7 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 		}
 		src = p.txs
 		if !q.AllStates {
-			var done []*txrec
+			var done []*transactionRecord
 			for _, t := range src {
 				if t.State() == StateCompleted {
 					done = append(done, t)
@@ -172,7 +172,7 @@ func (s *Service) loadHistory() {
 			return
 		default:
 		}
-		var batch []*txrec
+		var batch []*transactionRecord
 		n, err := s.store.LoadHistory(after, historyChunk, func(row TxRow) error {
 			after = row.ID
 			t, err := s.txFromRow(row)
@@ -233,12 +233,12 @@ func (s *Service) HistoryErr() error {
 // txFromRow decodes a stored transaction, at load and in the background
 // history load. It reads playerByID without a lock: players are only ever
 // added at load, before either caller runs.
-func (s *Service) txFromRow(row TxRow) (*txrec, error) {
+func (s *Service) txFromRow(row TxRow) (*transactionRecord, error) {
 	si := stateIndex(row.State)
 	if si < 0 {
 		return nil, fmt.Errorf("transaction %s has unknown state %q", row.ID, row.State)
 	}
-	t := &txrec{id: row.ID, state: uint8(si)}
+	t := &transactionRecord{id: row.ID, state: uint8(si)}
 	buyer, seller, err := decodeTx(row.Rec, t)
 	if err != nil {
 		return nil, fmt.Errorf("transaction %s: %w", row.ID, err)

@@ -31,7 +31,7 @@ func historyWorld(t *testing.T) (path string, alice, bob market.Player) {
 	st, err := sqlite.Open(path, sqlite.Options{})
 	must(t, err)
 	alice, bob = market.Player{ID: uid(1), Name: "Alice"}, market.Player{ID: uid(2), Name: "Bob"}
-	b := market.NewBulk(st)
+	b := newBulk(t, st)
 	must(t, b.AddPlayer(alice, 1000_00))
 	must(t, b.AddPlayer(bob, 1000_00))
 	must(t, b.SetSlot(alice.ID, 0, market.ItemStack{ID: uid(9), Material: "DIAMOND", Amount: 64}))
@@ -146,7 +146,7 @@ func TestHistoryLoadRacesLiveMutations(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.db")
 	st, err := sqlite.Open(path, sqlite.Options{})
 	must(t, err)
-	b := market.NewBulk(st)
+	b := newBulk(t, st)
 	players := seedPlayers(t, b, 6, 21)
 	for i := 0; i < 6000; i++ {
 		_, err := b.AddTransaction(market.HistoricSale{Buyer: players[i%6].ID, Seller: players[(i+1)%6].ID, Price: 500, Fee: 25,

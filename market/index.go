@@ -121,7 +121,7 @@ func (ix *index) wordsOf(dst []uint32, text string) []uint32 {
 
 // tokenIDs returns the distinct token ids of a listing: its material's and
 // seller's (cached) and those of its name, lore and enchantments.
-func (ix *index) tokenIDs(dst []uint32, r *lrec, sellerName string) []uint32 {
+func (ix *index) tokenIDs(dst []uint32, r *listingRecord, sellerName string) []uint32 {
 	dst = dst[:0]
 	mt := ix.matToks[r.it.mat]
 	if mt == nil {
@@ -200,7 +200,7 @@ func (ix *index) gram(g string) uint32 {
 }
 
 // add indexes listing r; tids must be tokenIDs(r).
-func (ix *index) add(r *lrec, tids []uint32) {
+func (ix *index) add(r *listingRecord, tids []uint32) {
 	id := r.id
 	ix.active.Add(id)
 	ix.gramGen++
@@ -241,7 +241,7 @@ func (ix *index) add(r *lrec, tids []uint32) {
 }
 
 // sortKeys returns r's keys in the order of index.orders.
-func (r *lrec) sortKeys() [4]sortKey {
+func (r *listingRecord) sortKeys() [4]sortKey {
 	return [4]sortKey{{int64(r.price), r.id}, {unitKey(r.price, r.it.amount), r.id},
 		{int64(r.it.amount), r.id}, {r.expires, r.id}}
 }
@@ -251,7 +251,7 @@ func (ix *index) orders() [4]*order {
 }
 
 // remove undoes add.
-func (ix *index) remove(r *lrec, tids []uint32) {
+func (ix *index) remove(r *listingRecord, tids []uint32) {
 	id := r.id
 	ix.active.Remove(id)
 	ix.gramGen++

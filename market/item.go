@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -29,19 +30,44 @@ type item struct {
 	uid    uuid.UUID
 	mat    uint16
 	amount uint8
-	x      *itemExtra
+	// stackMax is the item's own maximum stack size (Paper's
+	// max_stack_size component), 1..MaxItemStack, or 0 when it has the
+	// material's. It fits in what would otherwise be padding.
+	stackMax uint8
+	x        *itemExtra
 }
 
 type itemExtra struct {
-	name string
-	lore []string
-	ench []ench
+	name     string
+	lore     []string
+	ench     []ench
+	original original
 }
 
 type ench struct {
 	id    uint8
 	level uint8
 }
+
+// original is an item as another system stored it, kept verbatim so that an
+// export can give it back unchanged: an importer cannot know every component
+// or meta key a server or plugin wrote (original-formats.md). It is
+// provenance, not identity: sameKind ignores it.
+type original struct {
+	format uint8  // originalNone, or what data is
+	data   string // the bytes, never empty when format is set
+}
+
+// Formats of original.data.
+const (
+	originalNone = 0
+	// originalBukkitYAML is an item's subtree of the original plugin's
+	// listings.yml or market-data.yml, as UTF-8 YAML.
+	originalBukkitYAML = 1
+)
+
+// MaxOriginalBytes bounds an item's original form.
+const MaxOriginalBytes = 1 << 20
 
 func (it item) name() string {
 	if it.x == nil {
@@ -61,6 +87,14 @@ func (it item) enchIDs(buf []uint8) []uint8 {
 	return buf
 }
 
+// maxStack is how many of the item one stack may hold.
+func (it item) maxStack() int {
+	if it.stackMax != 0 {
+		return int(it.stackMax)
+	}
+	return materials[it.mat].MaxStack
+}
+
 // categories returns the item's category set.
 func (it item) categories() CategorySet {
 	var buf [MaxEnchantments]uint8
@@ -69,7 +103,7 @@ func (it item) categories() CategorySet {
 
 // stack returns the public form of it.
 func (it item) stack() ItemStack {
-	s := ItemStack{ID: it.uid, Material: materials[it.mat].Key, Amount: int(it.amount)}
+	s := ItemStack{ID: it.uid, Material: materials[it.mat].Key, Amount: int(it.amount), MaxStack: int(it.stackMax)}
 	if it.x != nil {
 		s.DisplayName = it.x.name
 		if len(it.x.lore) > 0 {
@@ -86,9 +120,10 @@ func (it item) stack() ItemStack {
 }
 
 // sameKind reports whether a and b are the same item apart from identity and
-// amount (Bukkit's isSimilar).
+// amount (Bukkit's isSimilar). The original form is provenance and does not
+// count.
 func (it item) sameKind(o item) bool {
-	if it.mat != o.mat {
+	if it.mat != o.mat || it.stackMax != o.stackMax {
 		return false
 	}
 	if (it.x == nil) != (o.x == nil) {
@@ -116,58 +151,122 @@ func validateText(what, s string, max int) error {
 	return nil
 }
 
-// toItem validates a public ItemStack and converts it to the compact form.
+// toItem validates a public ItemStack and converts it to the compact form. A
+// material or enchantment outside the catalogue is kept (see registry.go); it
+// is added to the tables only once everything else has passed, so that a
+// refused item leaves them as they were.
 func toItem(s ItemStack) (item, error) {
-	mat, ok := materialID(s.Material)
-	if !ok {
-		return item{}, errf(CodeInvalidItem, "unknown material %q", truncateForMsg(s.Material))
-	}
-	info := materials[mat]
-	if s.Amount < 1 || s.Amount > info.MaxStack {
-		return item{}, errf(CodeInvalidItem, "amount %d of %s is outside 1..%d", s.Amount, info.Key, info.MaxStack)
-	}
-	it := item{uid: s.ID, mat: mat, amount: uint8(s.Amount)}
-	if s.DisplayName == "" && len(s.Lore) == 0 && len(s.Enchantments) == 0 {
-		return it, nil
-	}
-	if err := validateText("display name", s.DisplayName, MaxDisplayNameBytes); err != nil {
+	canon, mat, err := findMaterial(s.Material)
+	if err != nil {
 		return item{}, err
 	}
-	if len(s.Lore) > MaxLoreLines {
-		return item{}, errf(CodeInvalidItem, "lore has %d lines; at most %d allowed", len(s.Lore), MaxLoreLines)
+	info := runtimeMaterial(canon)
+	if mat != 0 {
+		info = materials[mat]
 	}
-	for i, l := range s.Lore {
-		if err := validateText(fmt.Sprintf("lore line %d", i+1), l, MaxLoreLineBytes); err != nil {
+	it := item{uid: s.ID, mat: mat}
+	limit := info.MaxStack
+	if s.MaxStack != 0 {
+		if s.MaxStack < 1 || s.MaxStack > MaxItemStack {
+			return item{}, errf(CodeInvalidItem, "max stack size %d of %s is outside 1..%d", s.MaxStack, truncateForMsg(canon), MaxItemStack)
+		}
+		if s.MaxStack != info.MaxStack {
+			limit, it.stackMax = s.MaxStack, uint8(s.MaxStack)
+		}
+	}
+	if s.Amount < 1 || s.Amount > limit {
+		return item{}, errf(CodeInvalidItem, "amount %d of %s is outside 1..%d", s.Amount, truncateForMsg(canon), limit)
+	}
+	it.amount = uint8(s.Amount)
+	var x *itemExtra
+	var pending []pendingEnch
+	if s.DisplayName != "" || len(s.Lore) > 0 || len(s.Enchantments) > 0 {
+		if x, pending, err = toItemExtra(s); err != nil {
 			return item{}, err
 		}
 	}
+	// Valid: learn what is new.
+	if it.mat == 0 {
+		if it.mat, err = addMaterial(canon); err != nil {
+			return item{}, err
+		}
+	}
+	for i, p := range pending {
+		id := p.id
+		if id == 0 {
+			if id, err = addEnchantment(p.key); err != nil {
+				return item{}, err
+			}
+		}
+		x.ench[i] = ench{id: id, level: p.level}
+	}
+	it.x = x
+	return it, nil
+}
+
+// pendingEnch is a validated enchantment whose id may not exist yet (id 0).
+type pendingEnch struct {
+	key   string // stored form
+	id    uint8
+	level uint8
+}
+
+// toItemExtra validates the uncommon parts of s. The enchantments come back
+// sorted by key, with x.ench sized for them but not yet filled.
+func toItemExtra(s ItemStack) (*itemExtra, []pendingEnch, error) {
+	if err := validateText("display name", s.DisplayName, MaxDisplayNameBytes); err != nil {
+		return nil, nil, err
+	}
+	if len(s.Lore) > MaxLoreLines {
+		return nil, nil, errf(CodeInvalidItem, "lore has %d lines; at most %d allowed", len(s.Lore), MaxLoreLines)
+	}
+	for i, l := range s.Lore {
+		if err := validateText(fmt.Sprintf("lore line %d", i+1), l, MaxLoreLineBytes); err != nil {
+			return nil, nil, err
+		}
+	}
 	if len(s.Enchantments) > MaxEnchantments {
-		return item{}, errf(CodeInvalidItem, "%d enchantments; at most %d allowed", len(s.Enchantments), MaxEnchantments)
+		return nil, nil, errf(CodeInvalidItem, "%d enchantments; at most %d allowed", len(s.Enchantments), MaxEnchantments)
 	}
 	x := &itemExtra{name: s.DisplayName}
 	if len(s.Lore) > 0 {
 		x.lore = slices.Clone(s.Lore)
 	}
+	var pending []pendingEnch
 	for _, e := range s.Enchantments {
-		id, ok := enchantmentID(e.Key)
-		if !ok {
-			return item{}, errf(CodeInvalidItem, "unknown enchantment %q", truncateForMsg(e.Key))
+		key, err := CanonicalEnchantmentKey(e.Key)
+		if err != nil {
+			return nil, nil, err
 		}
 		if e.Level < 1 || e.Level > MaxEnchantLevel {
-			return item{}, errf(CodeInvalidItem, "enchantment %s level %d is outside 1..%d", e.Key, e.Level, MaxEnchantLevel)
+			return nil, nil, errf(CodeInvalidItem, "enchantment %s level %d is outside 1..%d", truncateForMsg(key), e.Level, MaxEnchantLevel)
 		}
-		for _, have := range x.ench {
-			if have.id == id {
-				return item{}, errf(CodeInvalidItem, "enchantment %s given twice", e.Key)
+		for _, have := range pending {
+			if have.key == key {
+				return nil, nil, errf(CodeInvalidItem, "enchantment %s given twice", truncateForMsg(key))
 			}
 		}
-		x.ench = append(x.ench, ench{id: id, level: uint8(e.Level)})
+		id, _ := enchantmentKeys.lookup(key)
+		pending = append(pending, pendingEnch{key: key, id: uint8(id), level: uint8(e.Level)})
 	}
-	slices.SortFunc(x.ench, func(a, b ench) int {
-		return strings.Compare(enchantments[a.id].Key, enchantments[b.id].Key)
-	})
-	it.x = x
-	return it, nil
+	slices.SortFunc(pending, func(a, b pendingEnch) int { return strings.Compare(a.key, b.key) })
+	if len(pending) > 0 {
+		x.ench = make([]ench, len(pending))
+	}
+	return x, pending, nil
+}
+
+// findMaterial returns the stored form of a material key and its id, 0 if
+// the market has not met it yet.
+func findMaterial(key string) (canon string, id uint16, err error) {
+	if id, ok := materialKeys.fixed[key]; ok {
+		return key, uint16(id), nil
+	}
+	if canon, err = CanonicalMaterialKey(key); err != nil {
+		return "", 0, err
+	}
+	found, _ := materialKeys.lookup(canon)
+	return canon, uint16(found), nil
 }
 
 // truncateForMsg keeps error messages short when the input is hostile.
@@ -182,37 +281,95 @@ func truncateForMsg(s string) string {
 	return s[:cut] + "…"
 }
 
-// Item blob format, version 1:
+// Item blob format. Keys are stored as text, not catalogue indexes, so that a
+// catalogue change never changes meaning; they are in their stored form
+// (CanonicalMaterialKey, CanonicalEnchantmentKey).
+//
+// Version 1, written for every item that needs nothing of version 2, so that
+// the blobs of existing databases and of older builds keep their bytes:
 //
 //	byte    version (1)
 //	[16]    stack id
-//	str     material key
+//	str     material key (at most 64 bytes)
 //	uvarint amount
 //	str     display name
 //	uvarint lore count, then str per line
-//	uvarint enchantment count, then str key + uvarint level each
+//	uvarint enchantment count, then str key (at most 64 bytes) + uvarint level each
 //
-// str is a uvarint length followed by UTF-8 bytes. Keys are stored as text,
-// not catalogue indexes, so that a catalogue change never changes meaning.
-const itemBlobVersion = 1
+// Version 2, for an item with its own max stack size, an original form, or a
+// key longer than 64 bytes:
+//
+//	byte    version (2)
+//	[16]    stack id
+//	str     material key (at most MaxKeyBytes)
+//	uvarint amount
+//	uvarint max stack size, 0 for the material's
+//	str     display name
+//	uvarint lore count, then str per line
+//	uvarint enchantment count, then str key (at most MaxKeyBytes) + uvarint level each
+//	uvarint original format, 0 for none; if not 0, str original data
+//
+// str is a uvarint length followed by the bytes. Every uvarint is minimal and
+// enchantments are sorted by key, so that an item has exactly one encoding:
+// the decoder accepts nothing else.
+const (
+	itemBlobV1 = 1
+	itemBlobV2 = 2
+	// v1KeyBytes is the longest key that version 1 holds.
+	v1KeyBytes = 64
+)
+
+// needsV2 reports whether the item has anything that version 1 cannot hold.
+func (it item) needsV2() bool {
+	if it.stackMax != 0 || len(materials[it.mat].Key) > v1KeyBytes {
+		return true
+	}
+	if it.x == nil {
+		return false
+	}
+	if it.x.original.format != originalNone {
+		return true
+	}
+	for _, e := range it.x.ench {
+		if len(enchantments[e.id].Key) > v1KeyBytes {
+			return true
+		}
+	}
+	return false
+}
 
 func encodeItem(dst []byte, it item) []byte {
-	dst = append(dst, itemBlobVersion)
+	v2 := it.needsV2()
+	if v2 {
+		dst = append(dst, itemBlobV2)
+	} else {
+		dst = append(dst, itemBlobV1)
+	}
 	dst = append(dst, it.uid[:]...)
 	dst = appendStr(dst, materials[it.mat].Key)
 	dst = binary.AppendUvarint(dst, uint64(it.amount))
-	if it.x == nil {
-		return append(dst, 0, 0, 0)
+	if v2 {
+		dst = binary.AppendUvarint(dst, uint64(it.stackMax))
 	}
-	dst = appendStr(dst, it.x.name)
-	dst = binary.AppendUvarint(dst, uint64(len(it.x.lore)))
-	for _, l := range it.x.lore {
+	x := it.x
+	if x == nil {
+		x = &itemExtra{}
+	}
+	dst = appendStr(dst, x.name)
+	dst = binary.AppendUvarint(dst, uint64(len(x.lore)))
+	for _, l := range x.lore {
 		dst = appendStr(dst, l)
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(it.x.ench)))
-	for _, e := range it.x.ench {
+	dst = binary.AppendUvarint(dst, uint64(len(x.ench)))
+	for _, e := range x.ench {
 		dst = appendStr(dst, enchantments[e.id].Key)
 		dst = binary.AppendUvarint(dst, uint64(e.level))
+	}
+	if v2 {
+		dst = binary.AppendUvarint(dst, uint64(x.original.format))
+		if x.original.format != originalNone {
+			dst = appendStr(dst, x.original.data)
+		}
 	}
 	return dst
 }
@@ -224,6 +381,9 @@ func appendStr(dst []byte, s string) []byte {
 
 var errBlob = errors.New("malformed item blob")
 
+// blobReader reads the fields of a blob, remembering the first error. It
+// accepts only minimal varints: binary.Uvarint also takes padded ones
+// ("\x80\x00" for 0), which would give one value two encodings.
 type blobReader struct {
 	b   []byte
 	err error
@@ -234,12 +394,49 @@ func (r *blobReader) uvarint() uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
+	if n <= 0 || n != uvarintLen(v) {
 		r.err = errBlob
 		return 0
 	}
 	r.b = r.b[n:]
 	return v
+}
+
+// varint reads a zig-zag varint, as binary.AppendVarint writes it.
+func (r *blobReader) varint() int64 {
+	u := r.uvarint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
+	}
+	return v
+}
+
+// byte reads one byte.
+func (r *blobReader) byte() byte {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.b) == 0 {
+		r.err = errBlob
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+// fixed reads the next len(dst) bytes into dst.
+func (r *blobReader) fixed(dst []byte) {
+	if r.err != nil {
+		return
+	}
+	if len(r.b) < len(dst) {
+		r.err = errBlob
+		return
+	}
+	copy(dst, r.b)
+	r.b = r.b[len(dst):]
 }
 
 func (r *blobReader) bytes(max int) []byte {
@@ -256,30 +453,38 @@ func (r *blobReader) bytes(max int) []byte {
 	return s
 }
 
+// uvarintLen is the length of v's minimal uvarint encoding.
+func uvarintLen(v uint64) int {
+	return (bits.Len64(v|1) + 6) / 7
+}
+
 // decodeItem parses an item blob and validates it as strictly as toItem: a
-// store that was edited by hand cannot smuggle in an impossible item.
+// store that was edited by hand cannot smuggle in an impossible item. It
+// accepts exactly the blobs that encodeItem writes. A material or enchantment
+// outside the catalogue is added to the tables, as toItem does.
 func decodeItem(b []byte) (item, error) {
-	if len(b) < 17 || b[0] != itemBlobVersion {
+	r := blobReader{b: b}
+	version := r.byte()
+	if version != itemBlobV1 && version != itemBlobV2 {
 		return item{}, errBlob
 	}
+	keyMax := v1KeyBytes
+	if version == itemBlobV2 {
+		keyMax = MaxKeyBytes
+	}
 	var it item
-	copy(it.uid[:], b[1:17])
-	r := blobReader{b: b[17:]}
-	matKey := r.bytes(64)
+	r.fixed(it.uid[:])
+	matKey := r.bytes(keyMax)
 	amount := r.uvarint()
-	name := r.bytes(MaxDisplayNameBytes)
+	var stackMax uint64
+	if version == itemBlobV2 {
+		stackMax = r.uvarint()
+	}
+	// x stays on the stack unless the item has an extra part: most have none.
+	x := itemExtra{name: string(r.bytes(MaxDisplayNameBytes))}
 	nLore := r.uvarint()
 	if r.err != nil || nLore > MaxLoreLines {
 		return item{}, errBlob
-	}
-	mat, ok := materialID(string(matKey))
-	if !ok || amount < 1 || amount > uint64(materials[mat].MaxStack) {
-		return item{}, errBlob
-	}
-	it.mat, it.amount = mat, uint8(amount)
-	var x *itemExtra
-	if len(name) > 0 || nLore > 0 {
-		x = &itemExtra{name: string(name)}
 	}
 	for i := uint64(0); i < nLore; i++ {
 		x.lore = append(x.lore, string(r.bytes(MaxLoreLineBytes)))
@@ -288,39 +493,93 @@ func decodeItem(b []byte) (item, error) {
 	if r.err != nil || nEnch > MaxEnchantments {
 		return item{}, errBlob
 	}
-	if nEnch > 0 && x == nil {
-		x = &itemExtra{}
-	}
-	for i := uint64(0); i < nEnch; i++ {
-		key := r.bytes(64)
+	var enchKeys [MaxEnchantments][]byte
+	for i := range nEnch {
+		enchKeys[i] = r.bytes(keyMax)
 		lvl := r.uvarint()
-		id, ok := enchantmentID(string(key))
-		if r.err != nil || !ok || lvl < 1 || lvl > MaxEnchantLevel {
+		if lvl < 1 || lvl > MaxEnchantLevel {
 			return item{}, errBlob
 		}
-		x.ench = append(x.ench, ench{id: id, level: uint8(lvl)})
+		x.ench = append(x.ench, ench{level: uint8(lvl)})
 	}
-	if r.err != nil || len(r.b) != 0 {
+	if version == itemBlobV2 {
+		if format := r.uvarint(); format != originalNone {
+			x.original = original{format: uint8(format), data: string(r.bytes(MaxOriginalBytes))}
+			if format != originalBukkitYAML || x.original.data == "" {
+				return item{}, errBlob
+			}
+		}
+	}
+	if r.err != nil || len(r.b) != 0 || stackMax > MaxItemStack {
 		return item{}, errBlob
 	}
-	if x != nil {
-		// As strict as toItem: a hand-edited row cannot smuggle in text or
-		// enchantments that live input would refuse.
-		if validateText("display name", x.name, MaxDisplayNameBytes) != nil {
+	// As strict as toItem: a hand-edited row cannot smuggle in text or
+	// enchantments that live input would refuse.
+	if validateText("display name", x.name, MaxDisplayNameBytes) != nil {
+		return item{}, errBlob
+	}
+	for _, l := range x.lore {
+		if validateText("lore", l, MaxLoreLineBytes) != nil {
 			return item{}, errBlob
 		}
-		for _, l := range x.lore {
-			if validateText("lore", l, MaxLoreLineBytes) != nil {
+	}
+	for i := range x.ench {
+		id, ok := enchantmentKeys.fixed[string(enchKeys[i])]
+		if !ok {
+			key := string(enchKeys[i])
+			if canon, err := CanonicalEnchantmentKey(key); err != nil || canon != key {
 				return item{}, errBlob
 			}
+			id, _ = enchantmentKeys.lookup(key)
 		}
-		for i := 1; i < len(x.ench); i++ {
-			if enchantments[x.ench[i-1].id].Key >= enchantments[x.ench[i].id].Key {
-				return item{}, errBlob
+		if i > 0 && string(enchKeys[i-1]) >= string(enchKeys[i]) {
+			return item{}, errBlob
+		}
+		x.ench[i].id = uint8(id) // 0 until added below
+	}
+	mat, ok := materialKeys.fixed[string(matKey)]
+	if !ok {
+		canon, id, err := findMaterial(string(matKey))
+		if err != nil || canon != string(matKey) {
+			return item{}, errBlob
+		}
+		mat = int(id)
+	}
+	limit := uint64(runtimeMaterialStack)
+	if mat != 0 {
+		limit = uint64(materials[mat].MaxStack)
+	}
+	if stackMax != 0 {
+		limit = stackMax
+	}
+	if amount < 1 || amount > limit {
+		return item{}, errBlob
+	}
+	// Valid: learn what is new.
+	if mat == 0 {
+		id, err := addMaterial(string(matKey))
+		if err != nil {
+			return item{}, err
+		}
+		mat = int(id)
+	}
+	for i := range x.ench {
+		if x.ench[i].id == 0 {
+			id, err := addEnchantment(string(enchKeys[i]))
+			if err != nil {
+				return item{}, err
 			}
+			x.ench[i].id = id
 		}
 	}
-	it.x = x
+	it.mat, it.amount, it.stackMax = uint16(mat), uint8(amount), uint8(stackMax)
+	if x.name != "" || len(x.lore) > 0 || len(x.ench) > 0 || x.original.format != originalNone {
+		it.x = new(itemExtra)
+		*it.x = x
+	}
+	if it.needsV2() != (version == itemBlobV2) {
+		return item{}, errBlob // version 1 would have held it
+	}
 	return it, nil
 }
 
@@ -343,23 +602,23 @@ func encodeInventory(dst []byte, inv *inventory) []byte {
 	return dst
 }
 
+// decodeInventory accepts exactly what encodeInventory writes: slots in
+// ascending order, each once.
 func decodeInventory(b []byte) (inventory, error) {
 	var inv inventory
-	for len(b) > 0 {
-		slot := int(b[0])
-		if slot >= InventorySize || inv[slot].mat != 0 {
+	r := blobReader{b: b}
+	last := -1
+	for len(r.b) > 0 {
+		slot := int(r.byte())
+		blob := r.bytes(len(r.b))
+		if r.err != nil || slot <= last || slot >= InventorySize {
 			return inv, errBlob
 		}
-		n, k := binary.Uvarint(b[1:])
-		if k <= 0 || n > uint64(len(b)-1-k) {
-			return inv, errBlob
-		}
-		it, err := decodeItem(b[1+k : 1+k+int(n)])
+		it, err := decodeItem(blob)
 		if err != nil {
 			return inv, err
 		}
-		inv[slot] = it
-		b = b[1+k+int(n):]
+		inv[slot], last = it, slot
 	}
 	return inv, nil
 }
@@ -392,17 +651,14 @@ func encodeTimeline(dst []byte, tl timeline) []byte {
 
 func decodeTimeline(b []byte) (timeline, error) {
 	var tl timeline
-	for len(b) > 0 {
-		st := b[0]
-		if int(st) >= len(States()) {
+	r := blobReader{b: b}
+	for len(r.b) > 0 {
+		st := r.byte()
+		at := r.varint()
+		if r.err != nil || int(st) >= len(States()) {
 			return nil, errBlob
 		}
-		v, n := binary.Varint(b[1:])
-		if n <= 0 {
-			return nil, errBlob
-		}
-		tl = append(tl, stamp{state: st, at: v})
-		b = b[1+n:]
+		tl = append(tl, stamp{state: st, at: at})
 	}
 	return tl, nil
 }

@@ -19,16 +19,7 @@ const (
 	MailPurchaseOverflow = "purchase-overflow"
 )
 
-// commit writes b durably or returns a CodeStore error; memory is untouched
-// either way, so a failed call changes nothing.
-func (s *Service) commit(b *Batch) error {
-	if err := s.store.Commit(b); err != nil {
-		return &Error{Code: CodeStore, Msg: "the change could not be saved", Err: err}
-	}
-	return nil
-}
-
-func (s *Service) actor(p Player) (*prec, error) {
+func (s *Service) actor(p Player) (*playerRecord, error) {
 	pr := s.playerByID[p.ID]
 	if pr == nil {
 		return nil, errf(CodeUnknownPlayer, "player %s does not exist", p.ID)
@@ -36,7 +27,7 @@ func (s *Service) actor(p Player) (*prec, error) {
 	return pr, nil
 }
 
-func (p *prec) has(perm string) bool {
+func (p *playerRecord) has(perm string) bool {
 	for _, q := range p.perms {
 		if q == perm {
 			return true
@@ -45,7 +36,7 @@ func (p *prec) has(perm string) bool {
 	return false
 }
 
-func (p *prec) freeSlot() int {
+func (p *playerRecord) freeSlot() int {
 	for i := range p.inv {
 		if p.inv[i].mat == 0 {
 			return i
@@ -60,7 +51,7 @@ func (s *Service) blob(it item) []byte {
 
 // playerOp adds the op that writes p's balance, last sell time and
 // inventory as given (the values the player will have once b commits).
-func (s *Service) playerOp(b *Batch, p *prec, balance Money, lastSell int64, inv *inventory) {
+func (s *Service) playerOp(b *Batch, p *playerRecord, balance Money, lastSell int64, inv *inventory) {
 	b.add(Op{Kind: OpPlayerState, Player: &PlayerRow{ID: p.id, Balance: balance, LastSell: lastSell,
 		Inventory: encodeInventory(nil, inv)}})
 }
@@ -155,7 +146,7 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	} else {
 		rest = item{}
 	}
-	r := &lrec{id: uint32(s.nextID), seller: p.idx, price: cents, created: now,
+	r := &listingRecord{id: uint32(s.nextID), seller: p.idx, price: cents, created: now,
 		expires: now + s.cfg.ListingTTL.Milliseconds(), it: listed}
 	b := &s.batch
 	b.Reset()
@@ -173,54 +164,51 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 		m.NextListingID = ceil
 		b.add(metaOp(m))
 	}
+	b.log(EventRow{Kind: KindListingCreated, At: now, Body: listingCreatedBody(r, p, slot, rest, listingFee)})
 	if err := s.commit(b); err != nil {
 		return Listing{}, err
 	}
-
-	s.mu.Lock()
-	p.inv = inv
-	p.lastSell = now
-	p.balance -= listingFee
-	s.feeBalance += listingFee
-	s.nextID++
-	s.idCeil = ceil
-	s.addListingLocked(r)
-	l := s.listingOf(r)
-	s.mu.Unlock()
-
-	s.publish(func(e eventBase) Event { return ListingCreatedEvent{eventBase: e, listing: l} })
-	return l, nil
+	s.applied(func() {
+		p.inv = inv
+		p.lastSell = now
+		p.balance -= listingFee
+		s.feeBalance += listingFee
+		s.nextID++
+		s.idCeil = ceil
+		s.addListingLocked(r)
+	})
+	return s.listingOf(r), nil
 }
 
-func (s *Service) addListingLocked(r *lrec) {
+func (s *Service) addListingLocked(r *listingRecord) {
 	p := s.players[r.seller]
 	s.listings.set(r)
 	p.listings++
-	s.toks = s.ix.tokenIDs(s.toks, r, p.name)
-	s.ix.add(r, s.toks)
+	s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
+	s.ix.add(r, s.tokenScratch)
 }
 
-func (s *Service) removeListingLocked(r *lrec) {
+func (s *Service) removeListingLocked(r *listingRecord) {
 	p := s.players[r.seller]
 	s.listings.delete(r.id)
 	p.listings--
-	s.toks = s.ix.tokenIDs(s.toks, r, p.name)
-	s.ix.remove(r, s.toks)
+	s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
+	s.ix.remove(r, s.tokenScratch)
 }
 
 // returnTo adds the ops that give it back to p: the first free inventory slot
-// if there is one, otherwise p's mailbox. It returns how to apply the same
-// change in memory once the batch is durable.
-func (s *Service) returnTo(b *Batch, p *prec, it item, reason string, prev Money, now int64) func() {
+// if there is one, otherwise p's mailbox. It returns where the item goes and
+// how to apply the same change in memory once the batch is durable.
+func (s *Service) returnTo(b *Batch, p *playerRecord, it item, reason string, prev Money, now int64) (destination, func()) {
 	if slot := p.freeSlot(); slot >= 0 {
 		inv := p.inv
 		inv[slot] = it
 		s.playerOp(b, p, p.balance, p.lastSell, &inv)
-		return func() { p.inv[slot] = it }
+		return destination{slot: slot}, func() { p.inv[slot] = it }
 	}
-	m := mrec{id: uuid.New(), it: it, reason: reason, created: now, prev: prev}
+	m := mailEntry{id: uuid.New(), it: it, reason: reason, created: now, prev: prev}
 	b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: p.id, Item: s.blob(it), Reason: reason, Created: now, PrevPrice: prev}})
-	return func() { p.mail = append(p.mail, m) }
+	return destination{slot: -1, mail: m.id}, func() { p.mail = append(p.mail, m) }
 }
 
 // RemoveListing is the contract's removeListing(int, Player). The owner may
@@ -247,7 +235,7 @@ func (s *Service) RemoveListing(id int, actor Player) error {
 		}
 		reason = ReasonAdminRemoved
 	}
-	return s.takeDown(r, reason, true)
+	return s.takeDown(r, reason)
 }
 
 // ForceExpire ends a listing now on an admin's order (reason "force-expire");
@@ -267,12 +255,12 @@ func (s *Service) ForceExpire(id int, actor Player) error {
 	if err != nil {
 		return err
 	}
-	return s.takeDown(r, ReasonForceExpire, true)
+	return s.takeDown(r, ReasonForceExpire)
 }
 
-// takeDown removes r and returns its item to the seller, publishing a
-// ListingRemovedEvent when event is true.
-func (s *Service) takeDown(r *lrec, reason string, event bool) error {
+// takeDown removes r and returns its item to the seller: a
+// ListingRemovedEvent with reason.
+func (s *Service) takeDown(r *listingRecord, reason string) error {
 	if r.reserved != uuid.Nil {
 		return errf(CodeListingReserved, "listing #%d is reserved by a purchase in progress", r.id)
 	}
@@ -281,18 +269,15 @@ func (s *Service) takeDown(r *lrec, reason string, event bool) error {
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpDelListing, Int: int64(r.id)})
-	apply := s.returnTo(b, seller, r.it, reason, r.price, now)
+	to, apply := s.returnTo(b, seller, r.it, reason, r.price, now)
+	b.log(EventRow{Kind: KindListingRemoved, At: now, Body: listingRemovedBody(r, seller, reason, to)})
 	if err := s.commit(b); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	l := s.listingOf(r)
-	s.removeListingLocked(r)
-	apply()
-	s.mu.Unlock()
-	if event {
-		s.publish(func(e eventBase) Event { return ListingRemovedEvent{eventBase: e, listing: l, reason: reason} })
-	}
+	s.applied(func() {
+		s.removeListingLocked(r)
+		apply()
+	})
 	return nil
 }
 
@@ -309,7 +294,7 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 		return 0, false, err
 	}
 	now := s.nowMs()
-	var due []*lrec
+	var due []*listingRecord
 	s.ix.byExpiry.ascend(func(k sortKey) bool {
 		if k.k > now {
 			return false
@@ -328,24 +313,25 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	}
 	b := &s.batch
 	b.Reset()
-	mails := make([]mrec, len(due))
+	mails := make([]mailEntry, len(due))
 	for i, r := range due {
-		m := mrec{id: uuid.New(), it: r.it, reason: MailExpired, created: now, prev: r.price}
+		m := mailEntry{id: uuid.New(), it: r.it, reason: MailExpired, created: now, prev: r.price}
 		mails[i] = m
 		b.add(Op{Kind: OpDelListing, Int: int64(r.id)})
 		b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: s.players[r.seller].id, Item: s.blob(r.it),
 			Reason: m.reason, Created: now, PrevPrice: m.prev}})
+		b.log(EventRow{Kind: KindListingExpired, At: now, Body: listingExpiredBody(r.id, m.id)})
 	}
 	if err := s.commit(b); err != nil {
 		return 0, false, err
 	}
-	s.mu.Lock()
-	for i, r := range due {
-		seller := s.players[r.seller]
-		s.removeListingLocked(r)
-		seller.mail = append(seller.mail, mails[i])
-	}
-	s.mu.Unlock()
+	s.applied(func() {
+		for i, r := range due {
+			seller := s.players[r.seller]
+			s.removeListingLocked(r)
+			seller.mail = append(seller.mail, mails[i])
+		}
+	})
 	return len(due), more, nil
 }
 
@@ -390,7 +376,7 @@ func (s *Service) ClaimAll(player uuid.UUID) (int, error) {
 	return s.claim(p, idx)
 }
 
-func (s *Service) claim(p *prec, entries []int) (int, error) {
+func (s *Service) claim(p *playerRecord, entries []int) (int, error) {
 	if len(entries) == 0 {
 		return 0, errf(CodeMailboxEmpty, "%s's mailbox is empty", p.name)
 	}
@@ -407,30 +393,33 @@ func (s *Service) claim(p *prec, entries []int) (int, error) {
 	b := &s.batch
 	b.Reset()
 	inv := p.inv
+	moves := make([]mailMove, n)
 	for k := 0; k < n; k++ {
 		m := p.mail[entries[k]]
 		b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
 		inv[free[k]] = m.it
+		moves[k] = mailMove{mail: m.id, slot: free[k]}
 	}
 	s.playerOp(b, p, p.balance, p.lastSell, &inv)
+	b.log(EventRow{Kind: KindMailClaimed, At: s.nowMs(), Body: mailClaimedBody(p.id, moves)})
 	if err := s.commit(b); err != nil {
 		return 0, err
 	}
-	s.mu.Lock()
-	p.inv = inv
-	taken := map[int]bool{}
-	for k := 0; k < n; k++ {
-		taken[entries[k]] = true
-	}
-	kept := p.mail[:0]
-	for i, m := range p.mail {
-		if !taken[i] {
-			kept = append(kept, m)
+	s.applied(func() {
+		p.inv = inv
+		taken := map[int]bool{}
+		for k := 0; k < n; k++ {
+			taken[entries[k]] = true
 		}
-	}
-	clear(p.mail[len(kept):])
-	p.mail = kept
-	s.mu.Unlock()
+		kept := p.mail[:0]
+		for i, m := range p.mail {
+			if !taken[i] {
+				kept = append(kept, m)
+			}
+		}
+		clear(p.mail[len(kept):])
+		p.mail = kept
+	})
 	return n, nil
 }
 

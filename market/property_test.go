@@ -45,7 +45,7 @@ func TestPropertyConservation(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "p.db")
 		st, err := sqlite.Open(path, sqlite.Options{})
 		must(t, err)
-		b := market.NewBulk(st)
+		b := newBulk(t, st)
 		players := seedPlayers(t, b, 6, seed)
 		must(t, b.Finish())
 		clock := market.NewManualClock(t0)

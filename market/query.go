@@ -277,15 +277,15 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, reverse bool, o
 		return out
 	}
 	var tree *order
-	var key func(*lrec) int64
+	var key func(*listingRecord) int64
 	desc := false
 	switch mode {
 	case SortCheapest, SortExpensive:
-		tree, key, desc = s.ix.byPrice, func(r *lrec) int64 { return int64(r.price) }, mode == SortExpensive
+		tree, key, desc = s.ix.byPrice, func(r *listingRecord) int64 { return int64(r.price) }, mode == SortExpensive
 	case SortUnitPrice:
-		tree, key = s.ix.byUnit, func(r *lrec) int64 { return unitKey(r.price, r.it.amount) }
+		tree, key = s.ix.byUnit, func(r *listingRecord) int64 { return unitKey(r.price, r.it.amount) }
 	default:
-		tree, key, desc = s.ix.byAmount, func(r *lrec) int64 { return int64(r.it.amount) }, mode == SortAmount
+		tree, key, desc = s.ix.byAmount, func(r *listingRecord) int64 { return int64(r.it.amount) }, mode == SortAmount
 	}
 	if reverse {
 		desc = !desc

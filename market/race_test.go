@@ -16,7 +16,7 @@ import (
 func TestConcurrentReaders(t *testing.T) {
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "r.db"), sqlite.Options{})
 	must(t, err)
-	b := market.NewBulk(st)
+	b := newBulk(t, st)
 	players := seedPlayers(t, b, 6, 5)
 	must(t, b.Finish())
 	clock := market.NewManualClock(t0)
@@ -28,11 +28,13 @@ func TestConcurrentReaders(t *testing.T) {
 
 	var stop atomic.Bool
 	var reads atomic.Int64
-	var wg sync.WaitGroup
+	var wg, started sync.WaitGroup
 	for r := 0; r < 8; r++ {
 		wg.Add(1)
+		started.Add(1)
 		go func(r int) {
 			defer wg.Done()
+			started.Done()
 			for i := 0; !stop.Load(); i++ {
 				var err error
 				switch (i + r) % 9 {
@@ -74,12 +76,15 @@ func TestConcurrentReaders(t *testing.T) {
 			}
 		}(r)
 	}
+	// On a busy machine the writer could finish before a reader ran: start
+	// mutating once every reader runs, and go on until enough reads overlapped.
+	started.Wait()
 	wl := newWorkload(svc, players, clock, 11)
 	steps := 300
 	if testing.Short() {
 		steps = 100
 	}
-	for i := 0; i < steps; i++ {
+	for i := 0; i < steps || (reads.Load() < 100 && i < 100*steps); i++ {
 		if _, err := wl.step(); !acceptable(err) {
 			t.Fatal(err)
 		}

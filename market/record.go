@@ -22,7 +22,7 @@ const recordVersion = 1
 //	varint   price (cents), created, expires (unix ms)
 //	byte     1 if reserved, then [16] transaction id
 //	...      item blob (the rest)
-func encodeListing(dst []byte, seller uuid.UUID, r *lrec) []byte {
+func encodeListing(dst []byte, seller uuid.UUID, r *listingRecord) []byte {
 	dst = append(dst, recordVersion)
 	dst = append(dst, seller[:]...)
 	dst = binary.AppendVarint(dst, int64(r.price))
@@ -38,50 +38,39 @@ func encodeListing(dst []byte, seller uuid.UUID, r *lrec) []byte {
 }
 
 // decodeListing fills r (all but id and seller index) and returns the seller.
-func decodeListing(b []byte, r *lrec) (uuid.UUID, error) {
+// It accepts exactly what encodeListing writes.
+func decodeListing(b []byte, r *listingRecord) (uuid.UUID, error) {
 	var seller uuid.UUID
-	if len(b) < 17 || b[0] != recordVersion {
+	rd := blobReader{b: b}
+	if rd.byte() != recordVersion {
 		return seller, errBlob
 	}
-	copy(seller[:], b[1:17])
-	b = b[17:]
-	vals := [3]int64{}
-	for i := range vals {
-		v, n := binary.Varint(b)
-		if n <= 0 {
-			return seller, errBlob
+	rd.fixed(seller[:])
+	price, created, expires := rd.varint(), rd.varint(), rd.varint()
+	var reserved uuid.UUID
+	switch rd.byte() {
+	case 0:
+	case 1:
+		rd.fixed(reserved[:])
+		if reserved == uuid.Nil {
+			return seller, errBlob // encodeListing writes a flag of 0 for that
 		}
-		vals[i] = v
-		b = b[n:]
-	}
-	r.price, r.created, r.expires = Money(vals[0]), vals[1], vals[2]
-	if len(b) < 1 {
+	default:
 		return seller, errBlob
 	}
-	if b[0] == 1 {
-		if len(b) < 17 {
-			return seller, errBlob
-		}
-		copy(r.reserved[:], b[1:17])
-		b = b[17:]
-	} else if b[0] == 0 {
-		b = b[1:]
-	} else {
+	if rd.err != nil || price <= 0 {
 		return seller, errBlob
 	}
-	it, err := decodeItem(b)
+	it, err := decodeItem(rd.b)
 	if err != nil {
 		return seller, err
 	}
-	if r.price <= 0 {
-		return seller, errBlob
-	}
-	r.it = it
+	r.price, r.created, r.expires, r.reserved, r.it = Money(price), created, expires, reserved, it
 	return seller, nil
 }
 
 // listingRow is r as the store keeps it.
-func (s *Service) listingRow(r *lrec) *ListingRow {
+func (s *Service) listingRow(r *listingRecord) *ListingRow {
 	return &ListingRow{ID: int64(r.id), Rec: encodeListing(nil, s.players[r.seller].id, r)}
 }
 
@@ -96,7 +85,7 @@ func (s *Service) listingRow(r *lrec) *ListingRow {
 //	byte     1 if delivered to the mailbox
 //	str      timeline (encodeTimeline)
 //	...      item blob (the rest)
-func encodeTx(dst []byte, buyer, seller uuid.UUID, t *txrec, tl timeline, errCode string, toMailbox bool) []byte {
+func encodeTx(dst []byte, buyer, seller uuid.UUID, t *transactionRecord, tl timeline, errCode string, toMailbox bool) []byte {
 	dst = append(dst, recordVersion)
 	dst = binary.AppendUvarint(dst, uint64(t.listing))
 	dst = append(dst, buyer[:]...)
@@ -116,36 +105,20 @@ func encodeTx(dst []byte, buyer, seller uuid.UUID, t *txrec, tl timeline, errCod
 }
 
 // decodeTx fills t (all but id, state and player indexes) and returns the
-// buyer and seller.
-func decodeTx(b []byte, t *txrec) (buyer, seller uuid.UUID, err error) {
-	if len(b) < 1 || b[0] != recordVersion {
+// buyer and seller. It accepts exactly what encodeTx writes.
+func decodeTx(b []byte, t *transactionRecord) (buyer, seller uuid.UUID, err error) {
+	r := blobReader{b: b}
+	if r.byte() != recordVersion {
 		return buyer, seller, errBlob
 	}
-	r := blobReader{b: b[1:]}
 	lid := r.uvarint()
-	if r.err != nil || len(r.b) < 32 || lid > 1<<31-1 {
-		return buyer, seller, errBlob
-	}
-	copy(buyer[:], r.b[:16])
-	copy(seller[:], r.b[16:32])
-	r.b = r.b[32:]
-	var money [3]int64
-	for i := range money {
-		v, n := binary.Varint(r.b)
-		if n <= 0 {
-			return buyer, seller, errBlob
-		}
-		money[i] = v
-		r.b = r.b[n:]
-	}
+	r.fixed(buyer[:])
+	r.fixed(seller[:])
+	price, fee, net := r.varint(), r.varint(), r.varint()
 	code := r.bytes(256)
-	if r.err != nil || len(r.b) < 1 || r.b[0] > 1 {
-		return buyer, seller, errBlob
-	}
-	t.toMailbox = r.b[0] == 1
-	r.b = r.b[1:]
+	toMailbox := r.byte()
 	tlb := r.bytes(1024)
-	if r.err != nil {
+	if r.err != nil || lid > 1<<31-1 || toMailbox > 1 {
 		return buyer, seller, errBlob
 	}
 	tl, err := decodeTimeline(tlb)
@@ -156,13 +129,13 @@ func decodeTx(b []byte, t *txrec) (buyer, seller uuid.UUID, err error) {
 	if err != nil {
 		return buyer, seller, err
 	}
-	t.listing, t.price, t.fee, t.net = uint32(lid), Money(money[0]), Money(money[1]), Money(money[2])
-	t.errCode, t.tl, t.it = string(code), tl, it
+	t.listing, t.price, t.fee, t.net = uint32(lid), Money(price), Money(fee), Money(net)
+	t.errCode, t.toMailbox, t.tl, t.it = string(code), toMailbox == 1, tl, it
 	return buyer, seller, nil
 }
 
 // txRow is t as the store keeps it, in state st with timeline tl.
-func (s *Service) txRow(t *txrec, st State, tl timeline, errCode string, toMailbox bool) *TxRow {
+func (s *Service) txRow(t *transactionRecord, st State, tl timeline, errCode string, toMailbox bool) *TxRow {
 	return &TxRow{ID: t.id, State: st,
 		Rec: encodeTx(nil, s.players[t.buyer].id, s.players[t.seller].id, t, tl, errCode, toMailbox)}
 }

@@ -37,26 +37,26 @@ func (s *Service) ArmFailure(st State) error {
 	default:
 		return fmt.Errorf("cannot arm a failure at %q: not a saga step", st)
 	}
-	s.faults.mu.Lock()
-	s.faults.at = st
-	s.faults.mu.Unlock()
+	s.armed.mu.Lock()
+	s.armed.at = st
+	s.armed.mu.Unlock()
 	return nil
 }
 
 // ArmedFailure returns the step armed by ArmFailure, or "".
 func (s *Service) ArmedFailure() State {
-	s.faults.mu.Lock()
-	defer s.faults.mu.Unlock()
-	return s.faults.at
+	s.armed.mu.Lock()
+	defer s.armed.mu.Unlock()
+	return s.armed.at
 }
 
-type faults struct {
+type armedFailure struct {
 	mu sync.Mutex
 	at State
 }
 
 // take returns the armed step and disarms it: one arming, one purchase.
-func (f *faults) take() State {
+func (f *armedFailure) take() State {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := f.at
@@ -66,12 +66,11 @@ func (f *faults) take() State {
 
 // sagaRun is what one execution of the saga remembers to undo its own steps.
 type sagaRun struct {
-	t       *txrec
-	r       *lrec // the listing, for restoring it after delivery
-	slot    int   // where the item was delivered: inventory slot, or -1
-	mail    uuid.UUID
-	failAt  State
-	publish bool
+	t      *transactionRecord
+	r      *listingRecord // the listing, for restoring it after delivery
+	slot   int            // where the item was delivered: inventory slot, or -1
+	mail   uuid.UUID
+	failAt State
 }
 
 // Buy purchases a listing for buyer: the purchase flow that creates
@@ -102,10 +101,10 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 	}
 	fee := s.cfg.fee(r.price, s.cfg.SaleFeeBasisPoints)
 	now := s.nowMs()
-	t := &txrec{id: uuid.Must(uuid.NewV7()), listing: r.id, buyer: b.idx, seller: r.seller, it: r.it,
+	t := &transactionRecord{id: uuid.Must(uuid.NewV7()), listing: r.id, buyer: b.idx, seller: r.seller, it: r.it,
 		price: r.price, fee: fee, net: r.price - fee, state: uint8(stateIndex(StateCreated)),
 		tl: timeline{{state: uint8(stateIndex(StateCreated)), at: now}}}
-	run := &sagaRun{t: t, r: r, slot: -1, failAt: s.faults.take(), publish: true}
+	run := &sagaRun{t: t, r: r, slot: -1, failAt: s.armed.take()}
 
 	if run.failAt == StateCreated {
 		// The very first write fails: nothing happened, so the record is FAILED.
@@ -123,22 +122,29 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 	return s.runSaga(run)
 }
 
-func (s *Service) putTx(t *txrec) error {
+func (s *Service) putTx(t *transactionRecord) error {
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
+	b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].at,
+		Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil)})
 	if err := s.commit(b); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.txByID[t.id] = t
-	s.allTx = append(s.allTx, t)
-	s.indexTxPlayers(t)
-	s.mu.Unlock()
+	s.applied(func() {
+		s.txByID[t.id] = t
+		s.allTx = append(s.allTx, t)
+		s.indexTxPlayers(t)
+	})
 	return nil
 }
 
-func (s *Service) txSnapshot(t *txrec) Transaction {
+// transactionBody is the log body of t entering the last state of tl.
+func (s *Service) transactionBody(t *transactionRecord, tl timeline, errCode string, toMailbox bool, to *destination, restored *listingRecord) []byte {
+	return transactionBody(t, s.players[t.buyer], s.players[t.seller], tl, errCode, toMailbox, to, restored)
+}
+
+func (s *Service) txSnapshot(t *transactionRecord) Transaction {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.txOf(t)
@@ -169,10 +175,6 @@ func (s *Service) runSaga(run *sagaRun) (Transaction, error) {
 			return s.txSnapshot(t), err
 		}
 	}
-	if run.publish && t.State() == StateCompleted {
-		tx := s.txSnapshot(t)
-		s.publish(func(e eventBase) Event { return TransactionCompletedEvent{eventBase: e, tx: tx} })
-	}
 	return s.txSnapshot(t), nil
 }
 
@@ -186,6 +188,7 @@ func (s *Service) step(run *sagaRun, next State) error {
 	b := &s.batch
 	b.Reset()
 	var apply func()
+	var to *destination
 	toMail := t.toMailbox
 	switch next {
 	case StateListingReserved:
@@ -230,12 +233,14 @@ func (s *Service) step(run *sagaRun, next State) error {
 			inv[slot] = r.it
 			s.playerOp(b, buyer, buyer.balance, buyer.lastSell, &inv)
 			apply = func() { s.removeListingLocked(r); buyer.inv = inv }
+			to = &destination{slot: slot}
 		} else {
-			m := mrec{id: uuid.New(), it: r.it, reason: MailPurchaseOverflow, created: now}
+			m := mailEntry{id: uuid.New(), it: r.it, reason: MailPurchaseOverflow, created: now}
 			run.mail = m.id
 			toMail = true
 			b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: buyer.id, Item: s.blob(r.it), Reason: m.reason, Created: now}})
 			apply = func() { s.removeListingLocked(r); buyer.mail = append(buyer.mail, m) }
+			to = &destination{slot: -1, mail: m.id}
 		}
 	case StateCompleted:
 		m := s.meta() // the lifetime counters are persisted with the sale
@@ -253,15 +258,20 @@ func (s *Service) step(run *sagaRun, next State) error {
 	}
 	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(next)), at: now})
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, next, tl, t.errCode, toMail), ExpectState: cur})
+	kind := KindTransactionStep
+	if next == StateCompleted {
+		kind = KindTransactionCompleted
+	}
+	b.log(EventRow{Kind: kind, At: now, Body: s.transactionBody(t, tl, t.errCode, toMail, to, nil)})
 	if err := s.commit(b); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	t.toMailbox = toMail
-	t.state = uint8(stateIndex(next))
-	t.tl = tl // before apply: stats record the COMPLETED time, as a reload would
-	apply()
-	s.mu.Unlock()
+	s.applied(func() {
+		t.toMailbox = toMail
+		t.state = uint8(stateIndex(next))
+		t.tl = tl // before apply: stats record the COMPLETED time, as a reload would
+		apply()
+	})
 	return nil
 }
 
@@ -286,6 +296,8 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 	buyerInv := buyer.inv
 	buyerTouched := false
 	toMailbox := t.toMailbox
+	var from *destination // where a delivered item is taken back from
+	var restored *listingRecord
 	if reached(StateItemDelivered) {
 		// Take the item back from where it was delivered and put the listing back.
 		r := run.r
@@ -295,7 +307,9 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		if run.slot >= 0 {
 			buyerInv[run.slot] = item{}
 			buyerTouched = true
+			from = &destination{slot: run.slot}
 		} else {
+			from = &destination{slot: -1, mail: run.mail}
 			id := run.mail
 			b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: id}})
 			applies = append(applies, func() {
@@ -307,9 +321,10 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 				}
 			})
 		}
-		restored := *r
-		restored.reserved = uuid.Nil
-		b.add(Op{Kind: OpPutListing, Listing: s.listingRow(&restored)})
+		back := *r
+		back.reserved = uuid.Nil
+		restored = &back
+		b.add(Op{Kind: OpPutListing, Listing: s.listingRow(restored)})
 		applies = append(applies, func() { r.reserved = uuid.Nil; s.addListingLocked(r) })
 		toMailbox = false
 	} else if reached(StateListingReserved) {
@@ -337,27 +352,28 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 	}
 	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(final)), at: now})
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, final, tl, code, toMailbox), ExpectState: cur})
+	b.log(EventRow{Kind: KindTransactionStep, At: now, Body: s.transactionBody(t, tl, code, toMailbox, from, restored)})
 	if err := s.commit(b); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	for _, f := range applies {
-		f()
-	}
-	buyer.balance, seller.balance, s.feeBalance = buyerBal, sellerBal, fees
-	buyer.inv = buyerInv
-	t.state = uint8(stateIndex(final))
-	t.tl = tl
-	t.errCode = code
-	t.toMailbox = toMailbox
-	s.mu.Unlock()
+	s.applied(func() {
+		for _, f := range applies {
+			f()
+		}
+		buyer.balance, seller.balance, s.feeBalance = buyerBal, sellerBal, fees
+		buyer.inv = buyerInv
+		t.state = uint8(stateIndex(final))
+		t.tl = tl
+		t.errCode = code
+		t.toMailbox = toMailbox
+	})
 	return nil
 }
 
 // recover finishes every transaction left in a non-terminal state, in the
 // order of their last state change. Completed ones publish TransactionCompletedEvent.
 func (s *Service) recover() error {
-	var open []*txrec
+	var open []*transactionRecord
 	s.mu.RLock() // the background history load may be adding finished ones
 	for _, t := range s.txByID {
 		if !t.State().Terminal() {
@@ -367,7 +383,7 @@ func (s *Service) recover() error {
 	s.mu.RUnlock()
 	sortTx(open)
 	for _, t := range open {
-		run := &sagaRun{t: t, slot: -1, publish: true}
+		run := &sagaRun{t: t, slot: -1}
 		if _, err := s.runSaga(run); err != nil && !t.State().Terminal() {
 			return fmt.Errorf("recover transaction %s: %w", t.id, err)
 		}

@@ -21,7 +21,7 @@ func searchWorld(t testing.TB, n int, seed uint64) *market.Service {
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
 	must(t, err)
 	rng := rand.New(rand.NewPCG(seed, 7))
-	b := market.NewBulk(st)
+	b := newBulk(t, st)
 	names := []string{"Łukasz", "Zosia_PL", "Steve", "Wójcik99", "Małgorzata", "xXDragonXx", "Alex", "Grzegorz"}
 	var ids []uuid.UUID
 	for i, nm := range names {
@@ -275,6 +275,48 @@ func TestSearchAfterLiveChanges(t *testing.T) {
 		r, _ := w.svc.Search(q)
 		if len(r) != n {
 			t.Errorf("%q: %d live, %d after reload", q, n, len(r))
+		}
+	}
+}
+
+// TestSearchInGameNames checks that items are found by the name the game
+// shows ("Block of Diamond"), which the generated catalogue supplies, and not
+// only by their keys.
+func TestSearchInGameNames(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "market.db"), sqlite.Options{})
+	must(t, err)
+	b, err := market.NewBulk(st)
+	must(t, err)
+	seller := market.Player{ID: uid(1), Name: "Alice"}
+	must(t, b.AddPlayer(seller, 0))
+	ids := map[string]int{}
+	for i, key := range []string{"DIAMOND_BLOCK", "COD_BUCKET", "LEATHER_HELMET", "MOJANG_BANNER_PATTERN", "DIAMOND"} {
+		id, err := b.AddListing(seller.ID, market.ItemStack{ID: uid(byte(10 + i)), Material: key, Amount: 1}, 100, t0, t0.Add(time.Hour))
+		must(t, err)
+		ids[key] = id
+	}
+	must(t, b.Finish())
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(t0)})
+	svc.BindMainThread()
+	must(t, svc.Enable())
+	t.Cleanup(func() { svc.Close() })
+	for q, want := range map[string][]int{
+		"block of diamond": {ids["DIAMOND_BLOCK"]},
+		"Bucket of Cod":    {ids["COD_BUCKET"]},
+		"leather cap":      {ids["LEATHER_HELMET"]},
+		"thing banner":     {ids["MOJANG_BANNER_PATTERN"]},
+		"diamond":          {ids["DIAMOND"], ids["DIAMOND_BLOCK"]},
+	} {
+		got, err := svc.Search(q)
+		must(t, err)
+		var gotIDs []int
+		for _, l := range got {
+			gotIDs = append(gotIDs, l.ID)
+		}
+		slices.Sort(gotIDs)
+		slices.Sort(want)
+		if !slices.Equal(gotIDs, want) {
+			t.Errorf("Search(%q) = %v, want %v", q, gotIDs, want)
 		}
 	}
 }

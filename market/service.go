@@ -41,28 +41,32 @@ type Service struct {
 	idCeil     int64 // ids below this may have been handed out (persisted)
 	feeBalance Money
 
-	players    []*prec
-	playerByID map[uuid.UUID]*prec
+	players    []*playerRecord
+	playerByID map[uuid.UUID]*playerRecord
 
 	listings listingTable
 	ix       *index
 
-	txByID    map[uuid.UUID]*txrec
-	completed []*txrec // in completion order
-	allTx     []*txrec // in creation order
+	txByID    map[uuid.UUID]*transactionRecord
+	completed []*transactionRecord // in completion order
+	allTx     []*transactionRecord // in creation order
 	stats     stats
 
-	blacklist map[uint16]bool
-	toks      []uint32 // token id scratch of the main thread
-	faults    faults
-	hist      history
-	meta0     MetaRow // the meta row as loaded
-	batch     Batch   // reused by the main thread
-	blobBuf   []byte
+	blacklist    map[uint16]bool
+	tokenScratch []uint32     // token id scratch of the main thread
+	armed        armedFailure // the QA failure armed for the next purchase
+	hist         history
+	loadedMeta   MetaRow // the meta row as loaded
+	batch        Batch   // reused by the main thread
+	log          eventLog
+
+	// beforeDelivery, set by tests only, runs before each event reaches
+	// the listeners: the crash test kills the process there.
+	beforeDelivery func(Event)
 }
 
-// prec is a player of the embedded world.
-type prec struct {
+// playerRecord is a player of the embedded world.
+type playerRecord struct {
 	idx      int32
 	id       uuid.UUID
 	name     string
@@ -70,12 +74,12 @@ type prec struct {
 	balance  Money
 	lastSell int64
 	inv      inventory
-	mail     []mrec
-	listings int      // active listings, for the per-player limit
-	txs      []*txrec // transactions as buyer or seller, in creation order
+	mail     []mailEntry
+	listings int                  // active listings, for the per-player limit
+	txs      []*transactionRecord // transactions as buyer or seller, in creation order
 }
 
-type mrec struct {
+type mailEntry struct {
 	id      uuid.UUID
 	it      item
 	reason  string
@@ -83,8 +87,8 @@ type mrec struct {
 	prev    Money
 }
 
-// lrec is an active listing.
-type lrec struct {
+// listingRecord is an active listing.
+type listingRecord struct {
 	id       uint32
 	seller   int32
 	price    Money
@@ -94,8 +98,8 @@ type lrec struct {
 	reserved uuid.UUID
 }
 
-// txrec is a transaction.
-type txrec struct {
+// transactionRecord is a transaction.
+type transactionRecord struct {
 	id        uuid.UUID
 	listing   uint32
 	buyer     int32
@@ -110,7 +114,7 @@ type txrec struct {
 	tl        timeline
 }
 
-func (t *txrec) State() State { return States()[t.state] }
+func (t *transactionRecord) State() State { return States()[t.state] }
 
 // New returns a service over store. It is not ready until Enable.
 func New(store Store, cfg Config) *Service {
@@ -127,16 +131,17 @@ func New(store Store, cfg Config) *Service {
 
 func (s *Service) reset() {
 	s.players = nil
-	s.playerByID = map[uuid.UUID]*prec{}
+	s.playerByID = map[uuid.UUID]*playerRecord{}
 	s.listings = listingTable{}
 	s.ix = newIndex()
-	s.txByID = map[uuid.UUID]*txrec{}
+	s.txByID = map[uuid.UUID]*transactionRecord{}
 	s.completed = nil
 	s.allTx = nil
 	s.stats = newStats()
 	s.nextID = 1
 	s.feeBalance = 0
 	s.hist = history{done: make(chan struct{}), stop: make(chan struct{})}
+	s.log = eventLog{}
 }
 
 // Name is the service's own name, as used in the not-ready error.
@@ -232,12 +237,26 @@ func (s *Service) Enable() error {
 		if err := s.load(); err != nil {
 			return err
 		}
+	}
+	// Events committed before the market is ready (the undelivered backlog,
+	// what recovery completes) reach the listeners once it is, in log order.
+	s.log.held = true
+	defer func() { s.log.held = false }()
+	if !s.loaded {
+		if err := s.loadBacklog(s.loadedMeta.PublishedSeq); err != nil {
+			return err
+		}
 		s.loaded = true
 	}
 	if err := s.recover(); err != nil {
 		return err
 	}
 	s.ready.Store(true)
+	s.log.held = false
+	s.deliver()
+	if err := s.recordDelivery(); err != nil {
+		return err
+	}
 	s.startHistory()
 	return nil
 }
@@ -254,13 +273,15 @@ func (s *Service) Close() error {
 	s.ready.Store(false)
 	var err error
 	s.stopHistory()
-	if s.loaded && s.idCeil != s.nextID {
-		b := &Batch{}
+	if s.loaded && (s.idCeil != s.nextID || s.log.delivered > s.log.recorded) {
+		b := &s.batch
+		b.Reset()
 		m := s.meta()
 		m.NextListingID = s.nextID
 		b.add(metaOp(m))
-		err = s.store.Commit(b)
-		s.idCeil = s.nextID
+		if err = s.commit(b); err == nil {
+			s.idCeil = s.nextID
+		}
 	}
 	if cerr := s.store.Close(); err == nil {
 		err = cerr
@@ -278,9 +299,9 @@ type loader struct {
 	s       *Service
 	rows    int
 	total   int
-	slab    []lrec
-	batch   []*lrec
-	work    chan []*lrec
+	slab    []listingRecord
+	batch   []*listingRecord
+	work    chan []*listingRecord
 	done    chan struct{}
 	workErr error
 }
@@ -288,19 +309,19 @@ type loader struct {
 const loadBatch = 2048
 
 func (l *loader) startWorker() {
-	l.work = make(chan []*lrec, 4)
+	l.work = make(chan []*listingRecord, 4)
 	l.done = make(chan struct{})
 	go func() {
 		defer close(l.done)
 		s := l.s
-		var toks []uint32
+		var tokenScratch []uint32
 		for batch := range l.work {
 			for _, r := range batch {
 				p := s.players[r.seller]
 				s.listings.set(r)
 				p.listings++
-				toks = s.ix.tokenIDs(toks, r, p.name)
-				s.ix.add(r, toks)
+				tokenScratch = s.ix.tokenIDs(tokenScratch, r, p.name)
+				s.ix.add(r, tokenScratch)
 			}
 		}
 	}()
@@ -333,10 +354,11 @@ func (l *loader) Meta(m MetaRow) error {
 		l.s.nextID = 1
 	}
 	l.s.feeBalance = m.FeeBalance
-	l.s.meta0 = m
+	l.s.loadedMeta = m
+	l.s.log = eventLog{head: m.LastSeq, first: m.FirstSeq, delivered: m.PublishedSeq, recorded: m.PublishedSeq}
 	l.total = m.Listings + m.Transactions
 	// Size the tables once instead of growing them a million times.
-	l.s.txByID = make(map[uuid.UUID]*txrec, m.Transactions)
+	l.s.txByID = make(map[uuid.UUID]*transactionRecord, m.Transactions)
 	for i := range l.s.ix.pending {
 		l.s.ix.pending[i] = make([]sortKey, 0, m.Listings)
 	}
@@ -349,7 +371,7 @@ func (l *loader) Player(p PlayerRow) error {
 	if err != nil {
 		return fmt.Errorf("inventory of player %s: %w", p.ID, err)
 	}
-	pr := &prec{idx: int32(len(s.players)), id: p.ID, name: p.Name, balance: p.Balance, lastSell: p.LastSell, inv: inv}
+	pr := &playerRecord{idx: int32(len(s.players)), id: p.ID, name: p.Name, balance: p.Balance, lastSell: p.LastSell, inv: inv}
 	if p.Perms != "" {
 		pr.perms = strings.Split(p.Perms, ",")
 	}
@@ -367,7 +389,7 @@ func (l *loader) Mail(r MailRow) error {
 	if err != nil {
 		return fmt.Errorf("mail %s: %w", r.ID, err)
 	}
-	p.mail = append(p.mail, mrec{id: r.ID, it: it, reason: r.Reason, created: r.Created, prev: r.PrevPrice})
+	p.mail = append(p.mail, mailEntry{id: r.ID, it: it, reason: r.Reason, created: r.Created, prev: r.PrevPrice})
 	return nil
 }
 
@@ -378,7 +400,7 @@ func (l *loader) Listing(row ListingRow) error {
 	}
 	l.progress()
 	if len(l.slab) == 0 {
-		l.slab = make([]lrec, loadBatch)
+		l.slab = make([]listingRecord, loadBatch)
 	}
 	r := &l.slab[0]
 	l.slab = l.slab[1:]
@@ -398,7 +420,7 @@ func (l *loader) Listing(row ListingRow) error {
 	l.batch = append(l.batch, r)
 	if len(l.batch) == loadBatch {
 		l.work <- l.batch
-		l.batch = make([]*lrec, 0, loadBatch)
+		l.batch = make([]*listingRecord, 0, loadBatch)
 	}
 	if row.ID >= s.nextID {
 		s.nextID = row.ID + 1
@@ -446,15 +468,15 @@ func (s *Service) load() error {
 	}
 	s.idCeil = s.nextID
 	s.ix.finishLoad()
-	slices.SortFunc(s.allTx, func(a, b *txrec) int { return cmpTxCreated(a, b) })
+	slices.SortFunc(s.allTx, func(a, b *transactionRecord) int { return cmpTxCreated(a, b) })
 	for _, t := range s.allTx {
 		s.indexTxPlayers(t)
 	}
 	s.rebuildStats()
-	if s.meta0.HasCounters {
+	if s.loadedMeta.HasCounters {
 		// Only unfinished transactions are in memory yet; the history loads
 		// in the background after Enable. The lifetime counters are persisted.
-		s.volume, s.sales = s.meta0.Volume, s.meta0.Sales
+		s.volume, s.sales = s.loadedMeta.Volume, s.loadedMeta.Sales
 	} else {
 		s.volume, s.sales = s.stats.volume, s.stats.sales
 		close(s.hist.done) // an older store: Load read every transaction
@@ -464,20 +486,33 @@ func (s *Service) load() error {
 
 // ---- reads ----
 
-func (s *Service) listingOf(r *lrec) Listing {
-	p := s.players[r.seller]
-	l := Listing{
-		ID: int(r.id), Seller: p.id, SellerName: p.name, Item: r.it.stack(), Price: r.price.Float(),
-		CreatedAt: time.UnixMilli(r.created).UTC(), ExpiresAt: time.UnixMilli(r.expires).UTC(),
-		Reserved: r.reserved != uuid.Nil,
-	}
-	l.Categories = r.it.categories().List()
-	return l
+func (s *Service) listingOf(r *listingRecord) Listing {
+	return publicListing(r, s.players[r.seller].person())
 }
+
+// person is a player's identity as a read or an event shows it.
+type person struct {
+	id   uuid.UUID
+	name string
+}
+
+func (p *playerRecord) person() person { return person{p.id, p.name} }
+
+// publicListing is the public form of r, sold by seller. Live reads and the
+// event log's decoder both build listings here.
+func publicListing(r *listingRecord, seller person) Listing {
+	return Listing{
+		ID: int(r.id), Seller: seller.id, SellerName: seller.name, Item: r.it.stack(), Price: r.price.Float(),
+		CreatedAt: unixMilli(r.created), ExpiresAt: unixMilli(r.expires),
+		Reserved: r.reserved != uuid.Nil, Categories: r.it.categories().List(),
+	}
+}
+
+func unixMilli(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // live reports whether r is on the market at nowMs: not expired. An expired
 // listing is never listed or purchasable, even before the sweep removes it.
-func (r *lrec) live(nowMs int64) bool { return nowMs < r.expires }
+func (r *listingRecord) live(nowMs int64) bool { return nowMs < r.expires }
 
 // GetListings is the contract's getListings(): every active listing, newest
 // first.
@@ -507,8 +542,8 @@ func (s *Service) GetListing(id int) (Listing, error) {
 // id that is not on the market is UNKNOWN_LISTING, and a listing whose expiry
 // has passed but that the sweep has not removed yet is LISTING_EXPIRED (r is
 // returned with that error, so that its owner can still take it back).
-func (s *Service) lookupListing(id int) (*lrec, error) {
-	var r *lrec
+func (s *Service) lookupListing(id int) (*listingRecord, error) {
+	var r *listingRecord
 	if id > 0 && id <= 1<<31-1 {
 		r = s.listings.get(uint32(id))
 	}
@@ -583,11 +618,16 @@ func (s *Service) GetTransaction(id string) (Transaction, error) {
 	return s.txOf(t), nil
 }
 
-func (s *Service) txOf(t *txrec) Transaction {
-	b, sl := s.players[t.buyer], s.players[t.seller]
+func (s *Service) txOf(t *transactionRecord) Transaction {
+	return publicTransaction(t, s.players[t.buyer].person(), s.players[t.seller].person())
+}
+
+// publicTransaction is the public form of t. Live reads and the event log's
+// decoder both build transactions here.
+func publicTransaction(t *transactionRecord, buyer, seller person) Transaction {
 	return Transaction{
-		ID: t.id.String(), ListingID: int(t.listing), Buyer: b.id, BuyerName: b.name,
-		Seller: sl.id, SellerName: sl.name, Item: t.it.stack(), Price: t.price.Float(),
+		ID: t.id.String(), ListingID: int(t.listing), Buyer: buyer.id, BuyerName: buyer.name,
+		Seller: seller.id, SellerName: seller.name, Item: t.it.stack(), Price: t.price.Float(),
 		Fee: t.fee.Float(), SellerNet: t.net.Float(), State: t.State(), ErrorCode: t.errCode,
 		Timeline: t.tl.public(), DeliveredToMailbox: t.toMailbox,
 	}
@@ -649,7 +689,7 @@ func (s *Service) Players() ([]Player, error) {
 	return out, nil
 }
 
-func (p *prec) public() Player {
+func (p *playerRecord) public() Player {
 	return Player{ID: p.id, Name: p.name, Permissions: append([]string(nil), p.perms...)}
 }
 

@@ -15,7 +15,7 @@ type stats struct {
 	sales  int64
 	seller map[int32]*sellerStat
 	items  map[uint16]*itemStat
-	top    []*txrec // most expensive completed, price descending, at most topKeep
+	top    []*transactionRecord // most expensive completed, price descending, at most topKeep
 	hist   map[uint16][]pricePoint
 }
 
@@ -43,7 +43,7 @@ func newStats() stats {
 	return stats{seller: map[int32]*sellerStat{}, items: map[uint16]*itemStat{}, hist: map[uint16][]pricePoint{}}
 }
 
-func (st *stats) record(s *Service, t *txrec) {
+func (st *stats) record(s *Service, t *transactionRecord) {
 	st.volume += t.price
 	st.sales++
 	ss := st.seller[t.seller]
@@ -62,7 +62,7 @@ func (st *stats) record(s *Service, t *txrec) {
 	is.amount += int64(t.it.amount)
 	is.volume += t.price
 	if len(st.top) < topKeep || t.price > st.top[len(st.top)-1].price {
-		i, _ := slices.BinarySearchFunc(st.top, t.price, func(x *txrec, p Money) int {
+		i, _ := slices.BinarySearchFunc(st.top, t.price, func(x *transactionRecord, p Money) int {
 			if x.price > p {
 				return -1
 			}
@@ -93,8 +93,8 @@ func (s *Service) rebuildStats() {
 }
 
 // sortTx orders transactions by the time of their last state, then id.
-func sortTx(ts []*txrec) {
-	slices.SortFunc(ts, func(a, b *txrec) int {
+func sortTx(ts []*transactionRecord) {
+	slices.SortFunc(ts, func(a, b *transactionRecord) int {
 		x, y := a.tl[len(a.tl)-1].at, b.tl[len(b.tl)-1].at
 		if x != y {
 			if x < y {

@@ -6,14 +6,20 @@ import (
 	"github.com/google/uuid"
 )
 
-// Store is the durable side of the service. The service never reads from it
-// after Load: reads are served from memory. Every mutation becomes one Batch
-// that Commit writes atomically (all or nothing) before the service changes
-// memory or publishes an event, so what a caller or a listener sees has
-// always been made durable first.
+// Store is the durable side of the service. The service never reads market
+// state from it after Load: reads are served from memory. Every mutation
+// becomes one Batch that Commit writes atomically (all or nothing) before the
+// service changes memory or publishes an event, so what a caller or a
+// listener sees has always been made durable first.
 //
-// Item blobs are opaque to the store: the service encodes and decodes them
-// (see codec.go), which keeps all SQL in the store package and all item
+// The store also keeps the event log: every Batch carries the log entries of
+// its change, written in the same transaction as its rows, numbered by a
+// gap-free sequence that is never reused. The log is the one record of what
+// happened, in order: listeners are fed from it, the HTTP event stream and
+// other servers follow it.
+//
+// Item blobs and log bodies are opaque to the store: the service encodes
+// and decodes them, which keeps all SQL in the store packages and all item
 // knowledge here.
 type Store interface {
 	// Load streams the persisted state to l: meta first, then players (with
@@ -23,17 +29,41 @@ type Store interface {
 	Load(l Loader) error
 	// LoadHistory streams up to limit finished transactions with ids above
 	// after, in id order, and reports how many it read. It may run on another
-	// goroutine while Commit is used: the store serializes them.
+	// goroutine while Commit is used.
 	LoadHistory(after [16]byte, limit int, fn func(TxRow) error) (int, error)
-	// Commit applies b atomically and durably. A conditional op that does not
-	// match (OpTxState whose ExpectState differs) fails the whole batch with
+	// Commit applies b atomically and durably: its ops, its log entries and
+	// its publication mark, or nothing. The entries get consecutive seqs
+	// after the newest one in the log, which Commit writes into b.Events. A
+	// conditional op that does not match (OpTxState whose ExpectState
+	// differs, an update of a missing row) fails the whole batch with
 	// ErrConflict and nothing is written.
 	Commit(b *Batch) error
-	// BulkLoad writes b in one transaction with the fastest settings the store
-	// has; it is for seeding an empty store, not for live mutations.
+	// BulkLoad writes b's ops in one transaction with the fastest settings
+	// the store has; it is for loading data (seeding, importing), not for
+	// live mutations, and it writes no log entries.
 	BulkLoad(b *Batch) error
+	// ReadEvents streams up to limit log entries with seq above after, in
+	// seq order, and reports how many it read. It is safe from any goroutine
+	// and does not hold up Commit. Byte slices passed to fn are only valid
+	// during the call.
+	ReadEvents(after uint64, limit int, fn func(EventRow) error) (int, error)
+	// TrimEvents deletes the oldest log entries that t allows (retention)
+	// and returns the seq of the oldest entry left. Seqs are never reused
+	// or renumbered, and the newest entry is never deleted.
+	TrimEvents(t EventTrim) (first uint64, err error)
 	// Close releases the store.
 	Close() error
+}
+
+// EventTrim says which of the oldest log entries TrimEvents may delete: a
+// prefix of the log, at most Limit entries, each below Below (entries not yet
+// published are kept) and either at or under ThroughSeq (the count limit) or
+// older than OlderThan (unix ms; the age limit).
+type EventTrim struct {
+	Below      uint64
+	ThroughSeq uint64
+	OlderThan  int64
+	Limit      int
 }
 
 // ErrConflict is returned by Commit when a conditional update matched no row.
@@ -65,6 +95,19 @@ type MetaRow struct {
 	// HasCounters is set on Load when the store holds Volume and Sales (a
 	// store written before they existed has to load its history first).
 	HasCounters bool
+	// The event log, as Load found it: the newest seq (0 when the log is
+	// empty and nothing was ever logged), the oldest seq still kept, and how
+	// far publishing to listeners got (Batch.Published). Not written by
+	// OpMeta: Commit keeps them.
+	LastSeq, FirstSeq, PublishedSeq uint64
+}
+
+// EventRow is one entry of the event log.
+type EventRow struct {
+	Seq  uint64 // assigned by Commit
+	Kind EventKind
+	At   int64  // unix ms, the service clock's time of the change
+	Body []byte // encoded by the service (eventlog.go)
 }
 
 // PlayerRow is a player of the embedded world. The inventory is one blob
@@ -131,12 +174,25 @@ type Op struct {
 	Meta        MetaRow
 }
 
-// Batch is the set of changes of one mutation, committed atomically.
+// Batch is the set of changes of one mutation, committed atomically: the
+// rows it writes and the log entries that record it.
 type Batch struct {
-	Ops []Op
+	Ops    []Op
+	Events []EventRow
+	// Published, when above the store's mark, raises it in the same
+	// transaction: every log entry up to it has been delivered to the
+	// listeners. It rides along with the next change instead of costing a
+	// commit of its own.
+	Published uint64
 }
 
 func (b *Batch) add(op Op) { b.Ops = append(b.Ops, op) }
 
+func (b *Batch) log(e EventRow) { b.Events = append(b.Events, e) }
+
 // Reset empties b for reuse.
-func (b *Batch) Reset() { b.Ops = b.Ops[:0] }
+func (b *Batch) Reset() {
+	b.Ops = b.Ops[:0]
+	b.Events = b.Events[:0]
+	b.Published = 0
+}

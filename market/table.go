@@ -9,14 +9,14 @@ package market
 // A page holds 65,536 slots and is freed when its last listing goes, so old
 // id ranges cost nothing once their listings have ended.
 type listingTable struct {
-	pages [][]*lrec // pages[id>>16][id&0xffff]
-	used  []int32   // live records per page
+	pages [][]*listingRecord // pages[id>>16][id&0xffff]
+	used  []int32            // live records per page
 	n     int
 }
 
 const pageBits = 16
 
-func (t *listingTable) get(id uint32) *lrec {
+func (t *listingTable) get(id uint32) *listingRecord {
 	p := int(id >> pageBits)
 	if p >= len(t.pages) || t.pages[p] == nil {
 		return nil
@@ -24,14 +24,14 @@ func (t *listingTable) get(id uint32) *lrec {
 	return t.pages[p][id&(1<<pageBits-1)]
 }
 
-func (t *listingTable) set(r *lrec) {
+func (t *listingTable) set(r *listingRecord) {
 	p := int(r.id >> pageBits)
 	for p >= len(t.pages) {
 		t.pages = append(t.pages, nil)
 		t.used = append(t.used, 0)
 	}
 	if t.pages[p] == nil {
-		t.pages[p] = make([]*lrec, 1<<pageBits)
+		t.pages[p] = make([]*listingRecord, 1<<pageBits)
 	}
 	slot := &t.pages[p][r.id&(1<<pageBits-1)]
 	if *slot == nil {
@@ -60,7 +60,7 @@ func (t *listingTable) delete(id uint32) {
 func (t *listingTable) len() int { return t.n }
 
 // each calls fn for every record in id order.
-func (t *listingTable) each(fn func(*lrec)) {
+func (t *listingTable) each(fn func(*listingRecord)) {
 	for _, pg := range t.pages {
 		for _, r := range pg {
 			if r != nil {

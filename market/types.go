@@ -65,9 +65,12 @@ type Enchantment struct {
 // be traced and the conservation tests can prove that no stack is duplicated or
 // lost. Splitting a stack (selling part of it) gives the split-off part a new ID.
 type ItemStack struct {
-	ID           uuid.UUID
-	Material     string        // vanilla key, e.g. "DIAMOND_SWORD"
-	Amount       int           // 1..the material's max stack size
+	ID       uuid.UUID
+	Material string // "DIAMOND_SWORD", "minecraft:diamond_sword" or "nexo:ruby_sword"; see CanonicalMaterialKey
+	Amount   int    // 1..MaxStack, or the material's max stack size when MaxStack is 0
+	// MaxStack is the item's own max stack size (Paper's max_stack_size
+	// component, 1..MaxItemStack), or 0 for the material's.
+	MaxStack     int
 	DisplayName  string        // may carry § colour codes; untrusted
 	Lore         []string      // untrusted
 	Enchantments []Enchantment // sorted by key, keys unique

@@ -11,11 +11,20 @@ import (
 )
 
 // excluded are materials never generated: the default blacklist plus the
-// other admin-only blocks of the catalogue.
+// other items that no survival player can have in their inventory.
 var excluded = func() map[string]bool {
-	m := map[string]bool{"REINFORCED_DEEPSLATE": true, "END_PORTAL_FRAME": true}
+	m := map[string]bool{}
+	for _, k := range []string{"REINFORCED_DEEPSLATE", "END_PORTAL_FRAME", "BUDDING_AMETHYST",
+		"CHORUS_PLANT", "FARMLAND", "DIRT_PATH", "FROGSPAWN", "PETRIFIED_OAK_SLAB", "VAULT", "TRIAL_SPAWNER"} {
+		m[k] = true
+	}
 	for _, k := range market.DefaultConfig().Blacklist {
 		m[k] = true
+	}
+	for _, info := range market.Materials() {
+		if strings.HasSuffix(info.Key, "_SPAWN_EGG") || strings.HasPrefix(info.Key, "INFESTED_") {
+			m[info.Key] = true
+		}
 	}
 	return m
 }()

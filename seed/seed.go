@@ -181,7 +181,10 @@ func Load(store market.Store, opts Options) (Result, error) {
 	g := newGen(o)
 	nTx := o.Days * o.SalesPerDay
 	pr := newProgress(o.Progress, o.Players+o.Listings+nTx)
-	b := market.NewBulk(store)
+	b, err := market.NewBulk(store)
+	if err != nil {
+		return Result{}, err
+	}
 	var res Result
 
 	// Players, balances and inventories.

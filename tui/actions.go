@@ -3,6 +3,9 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -113,6 +116,8 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			m.changed = true
 			m.settle()
 		}
+	case key.Matches(msg, k.Backup):
+		return m.startBackup(), true
 	case key.Matches(msg, k.Toggle):
 		m.toggleService()
 	case key.Matches(msg, k.Background):
@@ -298,4 +303,30 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// startBackup writes a consistent copy of the market next to it, off the
+// main thread: the store copies from a read snapshot while the market goes
+// on. The result comes back as a status message.
+func (m *Model) startBackup() tea.Cmd {
+	if m.backup == nil {
+		m.setStatus(statusMsg{text: "this console was started without a store to back up", err: true})
+		return nil
+	}
+	dest := m.backupPath(time.Now())
+	m.setStatus(statusMsg{text: "backing up to " + dest + "…"})
+	backup := m.backup
+	return func() tea.Msg {
+		start := time.Now()
+		if err := backup(dest); err != nil {
+			return statusMsg{text: "backup failed: " + err.Error(), err: true}
+		}
+		return statusMsg{text: fmt.Sprintf("backed up to %s in %s: open it with --db to check it", dest, time.Since(start).Round(time.Millisecond))}
+	}
+}
+
+// backupPath names a backup after the database and the time.
+func (m *Model) backupPath(now time.Time) string {
+	base := strings.TrimSuffix(filepath.Base(m.backupOf), filepath.Ext(m.backupOf))
+	return filepath.Join(filepath.Dir(m.backupOf), fmt.Sprintf("%s-backup-%s.db", base, now.UTC().Format("20060102-150405")))
 }

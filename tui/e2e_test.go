@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/rynek/rynek/market"
 )
 
 // End-to-end flows on a real tea.Program (teatest), with the colour profile
@@ -19,8 +20,17 @@ import (
 
 func startProgram(t *testing.T) (*testEnv, *teatest.TestModel) {
 	t.Helper()
+	return startProgramAfter(t, func(*testEnv) {})
+}
+
+// startProgramAfter is startProgram with a step that prepares the model
+// first: once the program runs, the model belongs to its goroutine, and a
+// test that touched it would race with the program.
+func startProgramAfter(t *testing.T, prepare func(e *testEnv)) (*testEnv, *teatest.TestModel) {
+	t.Helper()
 	e := newEnv(t, 120, 40)
 	e.m.c.Wall = time.Now // real grace periods
+	prepare(e)
 	// The program's goroutine binds the main thread in Init: hand it over.
 	if err := e.svc.ReleaseMainThread(); err != nil {
 		t.Fatal(err)
@@ -69,10 +79,15 @@ func TestE2ESellThenEventAppears(t *testing.T) {
 }
 
 func TestE2EBuyWithArmedFailureRollsBack(t *testing.T) {
-	e, tm := startProgram(t)
+	var l market.Listing
+	e, tm := startProgramAfter(t, func(e *testEnv) {
+		var ok bool
+		if l, ok = e.m.panes[0].Selected(); !ok {
+			t.Fatal("no listing is selected")
+		}
+		e.m.c.Actor = otherThan(t, e, l)
+	})
 	waitFor(t, tm, "Welcome")
-	l, _ := e.m.panes[0].Selected()
-	e.m.c.Actor = otherThan(t, e, l)
 	typeKey(tm, "b")
 	waitFor(t, tm, "Buy as")
 	typeKey(tm, "4") // fail at SELLER_PAID

@@ -19,13 +19,17 @@ import (
 // listener appends to pending (it runs on the main thread, inside Update, so
 // it never blocks and never races); each tick moves pending into all, so a
 // burst of thousands of events costs one redraw, not thousands. Nothing is
-// ever dropped: Seq numbers let anyone check.
+// ever dropped, and the market's event log lets anyone check: seqs skip the
+// log's internal entries, so a jump is checked against it (next).
 type eventLog struct {
 	all     []market.Event
 	byKind  [3][]int32 // indexes into all, per kind
 	pending []market.Event
 	lastSeq uint64
-	gaps    int // missing sequence numbers seen (must stay 0)
+	gaps    int // contract events the market logged but the console missed (must stay 0)
+	// next returns the seq of the first contract event after a seq, from
+	// the market's log (Service.EventsSince).
+	next func(after uint64) (uint64, bool)
 }
 
 const (
@@ -54,8 +58,10 @@ func (l *eventLog) push(e market.Event) { l.pending = append(l.pending, e) }
 func (l *eventLog) drain() int {
 	n := len(l.pending)
 	for _, e := range l.pending {
-		if l.lastSeq != 0 && e.Seq() != l.lastSeq+1 {
-			l.gaps++
+		if l.lastSeq != 0 && e.Seq() != l.lastSeq+1 && l.next != nil {
+			if seq, ok := l.next(l.lastSeq); ok && seq != e.Seq() {
+				l.gaps++
+			}
 		}
 		l.lastSeq = e.Seq()
 		k := kindOf(e)

@@ -16,7 +16,7 @@ type globalKeys struct {
 	Next, Prev, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Search, Help, Quit key.Binding
 	Jump, Copy, StatusLog                                                    key.Binding
 
-	Player, Sell, Buy, Remove, AdminRemove, ForceExpire, RemoveAsActor, ExpireAsActor, Claim key.Binding
+	Player, Sell, Buy, Remove, AdminRemove, ForceExpire, RemoveAsActor, ExpireAsActor, Claim, Backup key.Binding
 
 	Toggle, Background, Hour, Day, Bots, Faster, Slower key.Binding
 }
@@ -45,6 +45,7 @@ func newGlobalKeys() globalKeys {
 		RemoveAsActor: b([]string{"r"}, "r", "remove as the acting player (NOT_OWNER unless theirs)"),
 		ExpireAsActor: b([]string{"E"}, "E", "force-expire as the acting player (FORBIDDEN unless admin)"),
 		Claim:         b([]string{"m"}, "m", "claim the acting player's mailbox"),
+		Backup:        b([]string{"B"}, "B", "back up the market to a new file beside it"),
 
 		Toggle:     b([]string{"D"}, "D", "QA: disable / enable the service"),
 		Background: b([]string{"T"}, "T", "QA: mutate from a background goroutine"),
@@ -66,7 +67,7 @@ func (k globalKeys) panes() []key.Binding {
 
 func (k globalKeys) actions() []key.Binding {
 	return []key.Binding{k.Player, k.Sell, k.Buy, k.Remove, k.AdminRemove, k.ForceExpire, k.RemoveAsActor,
-		k.ExpireAsActor, k.Claim}
+		k.ExpireAsActor, k.Claim, k.Backup}
 }
 
 func (k globalKeys) qa() []key.Binding {

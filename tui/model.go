@@ -18,6 +18,11 @@ type Options struct {
 	Clock *market.ManualClock // QA advances it; nil: the service's own clock cannot be moved
 	// ExportDir is where the event log is exported (default: the temp dir).
 	ExportDir string
+	// Backup writes a consistent copy of the market to a new file (the
+	// store's Backup); DatabasePath names the market, and backups go next
+	// to it. Without Backup the backup key says there is nothing to copy.
+	Backup       func(dest string) error
+	DatabasePath string
 	// Wall is the wall clock for grace periods; tests replace it.
 	Wall func() time.Time
 	// Tick is how often the console drains events, runs the expiry timer and
@@ -54,6 +59,8 @@ type Model struct {
 	hdr      headerData
 	histDone bool // the market's history had loaded at the last tick
 	swept    int  // listings the timer has removed in the current backlog
+	backup   func(dest string) error
+	backupOf string // the database a backup copies
 }
 
 // errHistoryLoading is what panes that need the transaction history show
@@ -110,13 +117,20 @@ func New(o Options) *Model {
 	c := &Common{Svc: o.Svc, Clock: o.Clock, Wall: o.Wall, W: minWidth, H: minHeight, IsDark: true}
 	c.Styles = newStyles(true)
 	c.NowUnix = o.Svc.Now().Unix()
-	m := &Model{c: c, log: &eventLog{}, keys: newGlobalKeys(), tick: o.Tick, history: &statusHistory{}, owner: -1}
+	m := &Model{c: c, log: &eventLog{next: func(after uint64) (uint64, bool) {
+		page, err := o.Svc.EventsSince(after, 1)
+		if err != nil || len(page.Events) == 0 {
+			return 0, false
+		}
+		return page.Events[0].Seq(), true
+	}}, keys: newGlobalKeys(), tick: o.Tick, history: &statusHistory{}, owner: -1}
 	m.unsub = o.Svc.Subscribe(m.log.push)
 	o.Svc.OnListenerPanic(func(r any) { m.setStatus(statusMsg{text: fmt.Sprint(r), err: true}) })
 	m.chooseActors()
 	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log, o.ExportDir)}
 	m.stale = make([]bool, len(m.panes))
 	m.bots = newBots(o.Svc)
+	m.backup, m.backupOf = o.Backup, o.DatabasePath
 	m.refreshAll() // the active pane now, the others when first shown
 	if c.Actor.Name == "" {
 		m.setStatus(statusMsg{text: noPlayersText, err: true})
@@ -362,6 +376,10 @@ func (m *Model) onTick() tea.Cmd {
 				m.swept = 0
 			}
 			m.setStatus(statusMsg{text: text, qa: true})
+		}
+		// The event log's retention, a bounded batch per tick.
+		if _, err := c.Svc.TrimEventLog(); err != nil {
+			m.fail(err)
 		}
 	}
 	if !m.histDone && c.Svc.HistoryLoaded() {

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
 )
 
@@ -375,5 +376,33 @@ func TestExpiryBacklogIsSweptOneBatchPerTick(t *testing.T) {
 	}
 	if len(e.m.log.all) != 0 {
 		t.Fatalf("%d events from the timer", len(e.m.log.all))
+	}
+}
+
+func TestBackupKeyWritesACopyBesideTheMarket(t *testing.T) {
+	st := seededStore(t, seed.Options{Players: 10, Listings: 40, Days: 1, Rand: 4})
+	e := envOn(t, st, 120, 40)
+	e.m.Update(keyMsg("B"))
+	if e.status() != "this console was started without a store to back up" {
+		t.Fatalf("without a store: %q", e.status())
+	}
+	e.m.backup, e.m.backupOf = st.Backup, st.Path()
+	_, cmd := e.m.Update(keyMsg("B"))
+	if !strings.HasPrefix(e.status(), "backing up to ") || cmd == nil {
+		t.Fatalf("status %q", e.status())
+	}
+	e.m.Update(cmd()) // the copy is made off the main thread; its result comes back
+	dest := strings.Fields(e.status())[3]
+	if !strings.HasPrefix(e.status(), "backed up to ") || !strings.HasPrefix(dest, strings.TrimSuffix(st.Path(), ".db")+"-backup-") {
+		t.Fatalf("status %q", e.status())
+	}
+	copied, err := sqlite.Open(dest, sqlite.Options{})
+	must(t, err)
+	svc := market.New(copied, market.Config{Clock: market.NewManualClock(fixedNow)})
+	must(t, svc.BindMainThread())
+	must(t, svc.Enable())
+	defer svc.Close()
+	if n, _ := svc.GetActiveListingsCount(); n != 40 {
+		t.Fatalf("the copy has %d listings", n)
 	}
 }

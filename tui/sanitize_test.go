@@ -57,7 +57,8 @@ func assertClean(t *testing.T, where, content string) {
 func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "h.db"), sqlite.Options{})
 	must(t, err)
-	b := market.NewBulk(st)
+	b, err := market.NewBulk(st)
+	must(t, err)
 	var ids []uuid.UUID
 	var accepted []string
 	for _, h := range hostile {

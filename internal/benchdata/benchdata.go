@@ -27,11 +27,13 @@ func Path(tb testing.TB, listings, days int) string {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-v4-%d-%d.db", listings, days))
+	// The version changes whenever seed's output does (v6: the catalogue
+	// generated from the game's data, and the event log), so that no stale data set is used.
+	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-v6-%d-%d.db", listings, days))
 	if _, err := os.Stat(cached); err != nil {
 		tmp := cached + ".tmp"
 		os.Remove(tmp)
-		os.Remove(sqlite.LogPath(tmp))
+		os.Remove(tmp + "-wal")
 		st, err := sqlite.Open(tmp, sqlite.Options{})
 		if err != nil {
 			tb.Fatal(err)
@@ -76,7 +78,7 @@ var Unlimited = market.Config{ListingCooldown: -1, MaxListingsPerPlayer: 1 << 30
 
 // Open opens the market at path to ready, on a clock stopped at Now unless
 // cfg has one, with the calling goroutine as its main thread. The store is
-// returned too, for benchmarks that Flush it; closing is the caller's.
+// returned too, for benchmarks that read it; closing is the caller's.
 func Open(tb testing.TB, path string, opts sqlite.Options, cfg market.Config) (*market.Service, *sqlite.Store) {
 	tb.Helper()
 	st, err := sqlite.Open(path, opts)
@@ -87,7 +89,10 @@ func Open(tb testing.TB, path string, opts sqlite.Options, cfg market.Config) (*
 		cfg.Clock = market.NewManualClock(Now)
 	}
 	svc := market.New(st, cfg)
-	svc.BindMainThread()
+	if err := svc.BindMainThread(); err != nil {
+		st.Close()
+		tb.Fatal(err)
+	}
 	if err := svc.Enable(); err != nil {
 		st.Close()
 		tb.Fatal(err)

@@ -1,43 +1,140 @@
 package sqlite
 
-import "time"
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"time"
 
-// HoldTables keeps the materializer from writing the tables until the
-// returned function is called: commits still reach the change log, as they
-// would in the moment before a crash.
-func (s *Store) HoldTables() (release func()) {
-	s.mu.Lock()
-	return s.mu.Unlock
-}
-
-// SetLogLimits changes the size past which the log is emptied and the
-// number of records that may wait for the tables.
-func SetLogLimits(size int64, pending int) (restore func()) {
-	oldSize, oldPending := logTruncateAt, maxPending
-	logTruncateAt, maxPending = size, pending
-	return func() { logTruncateAt, maxPending = oldSize, oldPending }
-}
-
-// LogSize reports the change log's current size in bytes.
-func (s *Store) LogSize() int64 {
-	s.lmu.Lock()
-	defer s.lmu.Unlock()
-	return s.logSize
-}
-
-// EncodeBatch and DecodeBatch expose the record codec to the fuzzer.
-var (
-	EncodeBatch = encodeBatch
-	DecodeBatch = decodeBatch
+	"github.com/rynek/rynek/market"
 )
 
-// FailTables makes the next n writes of the tables fail, as a full disk
-// would, and sets the materializer's retry delay.
-func (s *Store) FailTables(n int, retry time.Duration) (restore func()) {
-	old := retryAfter
-	retryAfter = retry // before mu: the materializer reads it after a failure
-	s.mu.Lock()
-	s.failApply = n
-	s.mu.Unlock()
-	return func() { retryAfter = old }
+// CreateVersion1 makes an empty database of schema version 1 at path, as the
+// previous Rynek left it: no event log, and the change log's id and
+// last-applied mark in meta. Tests of the upgrade write its change log with
+// WriteLegacyLog.
+func CreateVersion1(path string, logID, applied int64) error {
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, q := range []string{schema,
+		fmt.Sprintf("INSERT INTO meta (k, v) VALUES ('log_id', %d), ('log_applied', %d)", logID, applied),
+		fmt.Sprintf("PRAGMA application_id = %d", applicationID), "PRAGMA user_version = 1"} {
+		if _, err := db.ExecContext(context.Background(), q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LegacyRecord is one record of a version 1 change log.
+type LegacyRecord struct {
+	Seq   uint64
+	Batch market.Batch
+}
+
+// WriteLegacyLog writes a version 1 change log for the database at path,
+// in the format that version wrote.
+func WriteLegacyLog(path string, logID uint64, records []LegacyRecord) error {
+	out := make([]byte, legacyLogHeaderSize)
+	copy(out, legacyLogMagic)
+	binary.LittleEndian.PutUint64(out[8:], logID)
+	for _, r := range records {
+		rec := make([]byte, legacyRecHeaderSize)
+		binary.LittleEndian.PutUint64(rec[8:], r.Seq)
+		rec = encodeLegacyBatch(rec, &r.Batch)
+		binary.LittleEndian.PutUint32(rec[0:], uint32(len(rec)-legacyRecHeaderSize))
+		binary.LittleEndian.PutUint32(rec[4:], crc32.Checksum(rec[8:], castagnoli))
+		out = append(out, rec...)
+	}
+	return os.WriteFile(legacyLogPath(path), out, 0o600)
+}
+
+// LegacyLogPath exposes the change log's path.
+var LegacyLogPath = legacyLogPath
+
+// DecodeLegacyBatch exposes the version 1 record codec to the fuzzer.
+var DecodeLegacyBatch = decodeLegacyBatch
+
+// EncodeLegacyBatch exposes the version 1 record encoder to the fuzzer.
+func EncodeLegacyBatch(b *market.Batch) []byte { return encodeLegacyBatch(nil, b) }
+
+func putBytes(dst, b []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
+}
+
+func putString(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}
+
+// encodeLegacyBatch is the version 1 encoder: the op count, then per op its
+// kind and the fields that kind uses.
+func encodeLegacyBatch(dst []byte, b *market.Batch) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(b.Ops)))
+	for i := range b.Ops {
+		op := &b.Ops[i]
+		dst = append(dst, byte(op.Kind))
+		switch op.Kind {
+		case market.OpPutPlayer:
+			p := op.Player
+			dst = append(dst, p.ID[:]...)
+			dst = putString(dst, p.Name)
+			dst = putString(dst, p.Perms)
+			dst = binary.AppendVarint(dst, int64(p.Balance))
+			dst = binary.AppendVarint(dst, p.LastSell)
+			dst = putBytes(dst, p.Inventory)
+		case market.OpPlayerState:
+			p := op.Player
+			dst = append(dst, p.ID[:]...)
+			dst = binary.AppendVarint(dst, int64(p.Balance))
+			dst = binary.AppendVarint(dst, p.LastSell)
+			dst = putBytes(dst, p.Inventory)
+		case market.OpPutMail:
+			m := op.Mail
+			dst = append(dst, m.ID[:]...)
+			dst = append(dst, m.Player[:]...)
+			dst = putBytes(dst, m.Item)
+			dst = putString(dst, m.Reason)
+			dst = binary.AppendVarint(dst, m.Created)
+			dst = binary.AppendVarint(dst, int64(m.PrevPrice))
+		case market.OpDelMail:
+			dst = append(dst, op.Mail.ID[:]...)
+		case market.OpPutListing:
+			dst = binary.AppendVarint(dst, op.Listing.ID)
+			dst = putBytes(dst, op.Listing.Rec)
+		case market.OpDelListing:
+			dst = binary.AppendVarint(dst, op.Int)
+		case market.OpPutTx:
+			dst = append(dst, op.Tx.ID[:]...)
+			dst = putString(dst, string(op.Tx.State))
+			dst = putBytes(dst, op.Tx.Rec)
+		case market.OpTxState:
+			dst = append(dst, op.Tx.ID[:]...)
+			dst = putString(dst, string(op.Tx.State))
+			dst = putBytes(dst, op.Tx.Rec)
+			dst = putString(dst, string(op.ExpectState))
+		case market.OpMeta:
+			m := op.Meta
+			dst = binary.AppendVarint(dst, m.NextListingID)
+			dst = binary.AppendVarint(dst, int64(m.FeeBalance))
+			dst = binary.AppendVarint(dst, int64(m.Volume))
+			dst = binary.AppendVarint(dst, m.Sales)
+		}
+	}
+	return dst
+}
+
+// SetCheckpoints changes how often the store checkpoints and the WAL size
+// past which it restarts the WAL; it returns a function restoring them.
+func SetCheckpoints(every time.Duration, restartAt int64) (restore func()) {
+	e, r := checkpointEvery, walRestartAt
+	checkpointEvery, walRestartAt = every, restartAt
+	return func() { checkpointEvery, walRestartAt = e, r }
 }

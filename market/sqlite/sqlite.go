@@ -1,16 +1,21 @@
 // Package sqlite is the market's embedded store: one SQLite file in WAL mode
-// (modernc.org/sqlite, pure Go). It is the only package that contains SQL.
+// (modernc.org/sqlite, pure Go). It is the only package besides
+// market/postgres that contains SQL.
 //
-// The database is opened in exclusive locking mode: one process owns it,
-// so a second console on the same file is refused ("database is locked")
-// instead of racing the first, and no file locks are taken per commit.
+// One database file is the whole market: its rows and its event log. Every
+// Commit is one SQLite transaction holding the change's rows and its log
+// entries, so the log can never disagree with the tables.
 //
-// Durability: every Commit is one record appended to the change log
-// (changelog.go) with one write system call; a goroutine writes the tables
-// from it. A committed change survives a crash or SIGKILL of the process, as
-// an SQLite commit with synchronous=NORMAL does. Surviving power loss as well
-// needs Options.Sync: an fsync per commit (and synchronous=FULL for the
-// tables), at a much lower write rate.
+// One process owns the file (an flock on it), so a second console on the
+// same market is refused instead of racing the first. Inside the process the
+// main thread writes through one connection; a pool of read connections
+// serves what must not wait for it (the history load, the event log for
+// followers, backups) and runs the WAL checkpoints, so the main thread never
+// pays for a checkpoint.
+//
+// Durability: synchronous=NORMAL, so a committed change survives a crash or
+// SIGKILL of the process; Options.Sync (synchronous=FULL) makes it survive
+// power loss too, at the price of an fsync per commit.
 package sqlite
 
 import (
@@ -25,6 +30,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
@@ -35,61 +41,45 @@ import (
 // someone else's SQLite file instead of writing tables into it.
 const applicationID = 0x52594E4B
 
-// SchemaVersion is the version of the schema this package writes.
-const SchemaVersion = 1
+// SchemaVersion is the version of the schema this package writes. Version 1
+// had no event log; Open upgrades it in place.
+const SchemaVersion = 2
 
 // Options tune the store.
 type Options struct {
-	// Sync makes every commit fsync the change log, and the tables use
-	// synchronous=FULL: durable against power loss, not only process crashes.
+	// Sync makes every commit wait for an fsync (synchronous=FULL): durable
+	// against power loss, not only process crashes.
 	Sync bool
 }
 
-// Store is a market.Store on one SQLite file and its change log
-// (changelog.go).
+// Store is a market.Store on one SQLite file.
 type Store struct {
-	path  string
-	db    *sql.DB
-	conn  *sql.Conn
-	stmts map[market.OpKind]*sql.Stmt
-	// begin, commit and rollback are prepared once: parsing them on every
-	// transaction cost more than a third of a sell.
-	begin, commit, rollback, setApplied, txExists *sql.Stmt
-	ctx                                           context.Context
-	// mu serializes the one connection between the materializer, the
-	// background history reader and Load.
-	mu sync.Mutex
+	path    string
+	lock    *os.File // holds the flock that keeps other processes out
+	db      *sql.DB
+	conn    *sql.Conn // the writer: Commit, BulkLoad, TrimEvents, Load
+	readers *sql.DB   // reads that must not wait for the writer
+	ctx     context.Context
 
-	// The change log. lmu guards everything below; lock order is lmu, then mu.
-	lmu          sync.Mutex
-	cond         *sync.Cond // on lmu: signalled after every materializer round
-	sync         bool
-	logPath      string
-	logf         *os.File
-	logID        uint64
-	logSize      int64
-	lastSeq      uint64     // last record appended
-	appliedSeq   uint64     // last record in the tables
-	pending      []logEntry // appended, not yet in the tables
-	pendingBytes int
-	spare        []logEntry // the materializer's other buffer
-	work         chan struct{}
-	matDone      chan struct{}
-	matErr       error                // the materializer's last round failed; it retries
-	logErr       error                // sticky: a failed append could not be cut back
-	recentTx     map[uuid.UUID]uint64 // transactions inserted by records not yet applied
-	maxTx        uuid.UUID            // the highest transaction id in the table or the log
-	failApply    int                  // tests: fail this many materializer rounds (guarded by mu)
-	matStopped   bool
-	closed       bool
-	shadow       *shadow // nil until Load or the first Commit builds it
-	undo         []undoOp
+	// mu serializes the writer connection and guards what follows.
+	mu    sync.Mutex
+	stmts map[market.OpKind]*sql.Stmt
+	// Prepared once: parsing them on every transaction cost more than a
+	// third of a sell.
+	begin, commit, rollback, insertEvent, setPublished *sql.Stmt
+	lastSeq, published                                 uint64
+	closed                                             bool
+
+	stopCheckpoints chan struct{}
+	checkpointsDone chan struct{}
 }
 
 var _ market.Store = (*Store)(nil)
 
 // ErrForeign is returned when the file is not a Rynek market database.
 var ErrForeign = errors.New("not a Rynek market database")
+
+var errClosed = errors.New("the store is closed")
 
 const schema = `
 CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
@@ -113,6 +103,22 @@ CREATE INDEX transactions_open ON transactions (state) WHERE state NOT IN ('COMP
 INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0), ('market_volume', 0), ('total_sales', 0);
 `
 
+// eventsSchema is what version 2 added: the event log, and how far its
+// delivery to listeners got. seq is the rowid, so an append writes the
+// rightmost leaf and reading a stretch is a range scan.
+//
+// The delivery mark rides in the log entry a batch appends anyway
+// ('published': the mark as of that commit), so recording it costs no page
+// of its own; a batch without entries writes it to meta. The mark is the
+// larger of the two.
+const eventsSchema = `
+CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, at INTEGER NOT NULL, body BLOB NOT NULL,
+	published INTEGER NOT NULL);
+INSERT INTO meta (k, v) VALUES ('published_seq', 0);
+`
+
+// statements write the ops. Their kinds' numbers are stable: a version 1
+// change log names them (legacylog.go).
 var statements = map[market.OpKind]string{
 	market.OpPutPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, perms = excluded.perms,
@@ -131,65 +137,97 @@ var statements = map[market.OpKind]string{
 // Open opens or creates the market database at path. A new file is created
 // with mode 0600 (it holds players' balances). A file that is not SQLite, or
 // is SQLite but not Rynek's, or is from a newer schema, is refused with an
-// error: it is never reset or overwritten.
+// error: it is never reset or overwritten. A market another process has open
+// is refused too.
 func Open(path string, opts Options) (*Store, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", DSN(path, opts))
+	lock, err := lockFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
-	db.SetMaxOpenConns(1)
-	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open %s: %w", path, describe(err))
-	}
-	s := &Store{path: path, db: db, conn: conn, ctx: ctx, stmts: map[market.OpKind]*sql.Stmt{},
-		sync: opts.Sync, logPath: LogPath(path), work: make(chan struct{}, 1), matDone: make(chan struct{}),
-		recentTx: map[uuid.UUID]uint64{}}
-	s.cond = sync.NewCond(&s.lmu)
-	if err := s.init(); err != nil {
+	s := &Store{path: path, lock: lock, ctx: context.Background(), stmts: map[market.OpKind]*sql.Stmt{}}
+	if err := s.open(opts); err != nil {
 		s.closeDB()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if err := s.openLog(); err != nil {
-		if s.logf != nil {
-			s.logf.Close()
-		}
-		s.closeDB()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	go s.materialize()
+	s.stopCheckpoints = make(chan struct{})
+	s.checkpointsDone = make(chan struct{})
+	go s.checkpoints()
 	return s, nil
 }
 
-// DSN is the driver connection string the store opens path with: the
-// pragmas every connection gets. Exported so that a benchmark can measure a
-// raw SQLite commit under exactly the same settings.
+func (s *Store) open(opts Options) error {
+	var err error
+	if s.db, err = sql.Open("sqlite", DSN(s.path, opts)); err != nil {
+		return err
+	}
+	s.db.SetMaxOpenConns(1)
+	if s.conn, err = s.db.Conn(s.ctx); err != nil {
+		return describe(err)
+	}
+	if err := s.init(); err != nil {
+		return err
+	}
+	if err := s.prepare(); err != nil {
+		return err
+	}
+	if err := s.replayLegacyLog(); err != nil {
+		return err
+	}
+	if s.readers, err = sql.Open("sqlite", readerDSN(s.path)); err != nil {
+		return err
+	}
+	s.readers.SetMaxOpenConns(4)
+	s.readers.SetMaxIdleConns(2)
+	return s.readLogState()
+}
+
+// DSN is the driver connection string the store's writer opens path with:
+// the pragmas every commit runs under. Exported so that a benchmark can
+// measure a raw SQLite commit under exactly the same settings.
+//
+// wal_autocheckpoint is off: a checkpoint would otherwise run inside the
+// commit that crosses the threshold, on the main thread; the store's own
+// goroutine checkpoints instead (checkpoints).
 func DSN(path string, opts Options) string {
 	sync := "NORMAL"
 	if opts.Sync {
 		sync = "FULL"
 	}
 	q := url.Values{}
-	// One process owns the file (exclusive locking); a second one should
-	// hear so at once rather than after seconds of silence.
-	q.Add("_pragma", "busy_timeout(250)")
-	q.Add("_pragma", "locking_mode(EXCLUSIVE)")
+	q.Add("_pragma", "busy_timeout(5000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous("+sync+")")
 	q.Add("_pragma", "foreign_keys(OFF)")
 	q.Add("_pragma", "cache_size(-65536)")
-	q.Add("_pragma", "wal_autocheckpoint(8192)")
+	q.Add("_pragma", "wal_autocheckpoint(0)")
+	q.Add("_pragma", "journal_size_limit(67108864)")
 	q.Add("_txlock", "immediate")
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
-// checkFile creates a missing file with mode 0600 and refuses a non-empty
-// file that does not start with the SQLite header.
+// readerDSN is for the read connections: they never write.
+func readerDSN(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "query_only(1)")
+	q.Add("_pragma", "cache_size(-16384)")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// backupDSN is for a backup's connection: it reads the market and writes
+// only the copy.
+func backupDSN(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// checkFile creates a missing file with mode 0600 and refuses a path that is
+// not a regular file, or a non-empty file that does not start with the
+// SQLite header.
 func checkFile(path string) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
@@ -197,6 +235,9 @@ func checkFile(path string) error {
 	}
 	if !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is a directory, not a market database file", path)
 	}
 	f, err = os.Open(path)
 	if err != nil {
@@ -229,6 +270,8 @@ func describe(err error) error {
 	return err
 }
 
+// init creates the schema in a new file, upgrades an older one, and refuses
+// what is not a Rynek market of a version this program knows.
 func (s *Store) init() error {
 	var app, ver int64
 	if err := s.conn.QueryRowContext(s.ctx, "PRAGMA application_id").Scan(&app); err != nil {
@@ -246,38 +289,45 @@ func (s *Store) init() error {
 		if tables > 0 {
 			return fmt.Errorf("%w: the SQLite file already holds %d other objects", ErrForeign, tables)
 		}
-		if err := s.exec("BEGIN IMMEDIATE"); err != nil {
-			return err
-		}
-		if _, err := s.conn.ExecContext(s.ctx, schema); err != nil {
-			s.exec("ROLLBACK")
-			return fmt.Errorf("create schema: %w", err)
-		}
-		if err := s.exec(fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
-			s.exec("ROLLBACK")
-			return err
-		}
-		if err := s.exec(fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
-			s.exec("ROLLBACK")
-			return err
-		}
-		if err := s.exec("COMMIT"); err != nil {
-			return err
-		}
+		return s.migrate(schema+eventsSchema, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
 	case app != applicationID:
 		return fmt.Errorf("%w: application_id is %#x", ErrForeign, app)
 	case ver > SchemaVersion:
 		return fmt.Errorf("the database has schema version %d, newer than this program's %d; use a newer Rynek", ver, SchemaVersion)
+	case ver == 1:
+		return s.migrate(eventsSchema)
 	case ver < 1:
 		return fmt.Errorf("the database has unknown schema version %d", ver)
 	}
+	return nil
+}
+
+// migrate runs statements and sets the schema version, in one transaction.
+func (s *Store) migrate(statements ...string) error {
+	if err := s.exec("BEGIN IMMEDIATE"); err != nil {
+		return describe(err)
+	}
+	statements = append(statements, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion))
+	for _, q := range statements {
+		if err := s.exec(q); err != nil {
+			s.exec("ROLLBACK")
+			return fmt.Errorf("create the schema: %w", describe(err))
+		}
+	}
+	if err := s.exec("COMMIT"); err != nil {
+		return describe(err)
+	}
+	return nil
+}
+
+func (s *Store) prepare() error {
 	var err error
 	for _, p := range []struct {
 		st **sql.Stmt
 		q  string
 	}{{&s.begin, "BEGIN IMMEDIATE"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"},
-		{&s.setApplied, "INSERT INTO meta (k, v) VALUES ('log_applied', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v"},
-		{&s.txExists, "SELECT 1 FROM transactions WHERE id = ?"}} {
+		{&s.insertEvent, "INSERT INTO events (seq, kind, at, body, published) VALUES (?, ?, ?, ?, ?)"},
+		{&s.setPublished, "UPDATE meta SET v = ? WHERE k = 'published_seq'"}} {
 		if *p.st, err = s.conn.PrepareContext(s.ctx, p.q); err != nil {
 			return fmt.Errorf("prepare: %w", describe(err))
 		}
@@ -292,81 +342,122 @@ func (s *Store) init() error {
 	return nil
 }
 
+// readLogState reads the newest seq of the log and the publication mark:
+// the larger of meta's and the newest entry's.
+func (s *Store) readLogState() error {
+	var last, inEntry, inMeta sql.NullInt64
+	err := s.conn.QueryRowContext(s.ctx, "SELECT seq, published FROM events ORDER BY seq DESC LIMIT 1").Scan(&last, &inEntry)
+	if err != nil && err != sql.ErrNoRows {
+		return describe(err)
+	}
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT v FROM meta WHERE k = 'published_seq'").Scan(&inMeta); err != nil {
+		return fmt.Errorf("read the publication mark: %w", describe(err))
+	}
+	s.lastSeq, s.published = uint64(last.Int64), uint64(max(inEntry.Int64, inMeta.Int64))
+	if s.published > s.lastSeq {
+		return fmt.Errorf("the publication mark (%d) is past the newest event (%d); the database was edited or damaged", s.published, s.lastSeq)
+	}
+	return nil
+}
+
 func (s *Store) exec(q string) error {
 	_, err := s.conn.ExecContext(s.ctx, q)
 	return err
 }
 
-// Close waits for the materializer to write every committed change to the
-// tables, closes the database and, when nothing is left in it, removes the
-// change log, so that a cleanly closed market is one file.
+// checkpointEvery is how often the store's goroutine copies the WAL back
+// into the database file. A passive checkpoint never blocks the writer, and
+// keeping the un-copied tail short keeps the writer's page lookups cheap
+// (SQLite searches the WAL's index only for frames not yet copied back).
+var checkpointEvery = 200 * time.Millisecond
+
+// walRestartAt is the WAL size past which the goroutine also restarts the
+// WAL from its beginning. Under a steady stream of commits a passive
+// checkpoint never catches the last frame, and only a writer that starts
+// when everything is copied back rewinds the WAL, so the file would grow
+// without bound. The restart waits for the writer's current transaction
+// and holds the next one back while it copies the short tail the passive
+// checkpoints left: a pause of milliseconds, once per this many bytes.
+var walRestartAt int64 = 64 << 20
+
+func (s *Store) checkpoints() {
+	defer close(s.checkpointsDone)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	wal := s.path + "-wal"
+	for {
+		select {
+		case <-s.stopCheckpoints:
+			return
+		case <-t.C:
+			// A failure (the disk, say) shows at the next commit; the WAL
+			// keeps every change meanwhile.
+			s.readers.ExecContext(s.ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+			if fi, err := os.Stat(wal); err == nil && fi.Size() > walRestartAt {
+				s.readers.ExecContext(s.ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+			}
+		}
+	}
+}
+
+// Close checkpoints the WAL into the database file, closes it and releases
+// the file, so that a cleanly closed market is one file.
 func (s *Store) Close() error {
-	s.lmu.Lock()
+	s.mu.Lock()
 	if s.closed {
-		s.lmu.Unlock()
+		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
-	close(s.work)
-	s.lmu.Unlock()
-	<-s.matDone
-	s.lmu.Lock()
-	s.matStopped = true
-	s.cond.Broadcast()
-	err := s.matErr
-	done := err == nil && s.appliedSeq == s.lastSeq
-	s.lmu.Unlock()
-	if cerr := s.closeDB(); err == nil {
-		err = cerr
-	} else {
-		err = fmt.Errorf("%w; every committed change is kept in %s and is replayed on the next start", err, s.logPath)
-	}
-	if s.logf != nil {
-		s.logf.Close()
-		if done && err == nil {
-			os.Remove(s.logPath)
-		}
-	}
-	return err
+	s.mu.Unlock()
+	close(s.stopCheckpoints)
+	<-s.checkpointsDone
+	return s.closeDB()
 }
 
-func (s *Store) isClosed() bool {
-	s.lmu.Lock()
-	defer s.lmu.Unlock()
-	return s.closed
-}
-
-// closeDB closes the statements and the connection.
+// closeDB closes the statements and the connections, then the lock.
 func (s *Store) closeDB() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var err error
+	if s.readers != nil {
+		err = s.readers.Close()
+	}
 	for _, st := range s.stmts {
 		st.Close()
 	}
-	for _, st := range []*sql.Stmt{s.begin, s.commit, s.rollback, s.setApplied, s.txExists} {
+	for _, st := range []*sql.Stmt{s.begin, s.commit, s.rollback, s.insertEvent, s.setPublished} {
 		if st != nil {
 			st.Close()
 		}
 	}
 	if s.conn != nil {
+		if _, cerr := s.conn.ExecContext(s.ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); cerr != nil && err == nil {
+			err = describe(cerr)
+		}
 		s.conn.Close()
 	}
-	return s.db.Close()
+	if s.db != nil {
+		if cerr := s.db.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if s.lock != nil {
+		s.lock.Close() // after SQLite's own descriptors: see lockFile
+	}
+	return err
 }
 
 // Empty reports whether the market has no players yet (a new database, to
 // be seeded).
 func (s *Store) Empty() (bool, error) {
-	if s.isClosed() {
-		return false, errClosed
-	}
-	if err := s.Flush(); err != nil {
-		return false, err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return false, errClosed
+	}
 	var n int
-	if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM players").Scan(&n); err != nil {
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM (SELECT 1 FROM players LIMIT 1)").Scan(&n); err != nil {
 		return false, describe(err)
 	}
 	return n == 0, nil
@@ -375,34 +466,82 @@ func (s *Store) Empty() (bool, error) {
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
 
-// BulkLoad writes b straight to the tables in one transaction, after the
-// change log has been written out; it is for seeding, not live mutations.
-// The shadow is rebuilt on the next Commit.
-func (s *Store) BulkLoad(b *market.Batch) error {
-	s.lmu.Lock()
-	defer s.lmu.Unlock()
-	if err := s.drainLocked(); err != nil {
-		return err
-	}
-	s.shadow = nil
+// Commit writes b's ops and log entries in one SQLite transaction.
+func (s *Store) Commit(b *market.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.inTx(func() error {
+	if s.closed {
+		return errClosed
+	}
+	if b.Published > s.lastSeq {
+		return fmt.Errorf("cannot mark event %d as delivered: the newest event is %d", b.Published, s.lastSeq)
+	}
+	err := s.inTx(func() error {
+		for i := range b.Ops {
+			if err := s.apply(&b.Ops[i]); err != nil {
+				return err
+			}
+		}
+		published := max(s.published, b.Published)
+		for i, e := range b.Events {
+			if _, err := s.insertEvent.Exec(int64(s.lastSeq)+int64(i)+1, string(e.Kind), e.At, nonNil(e.Body), int64(published)); err != nil {
+				return fmt.Errorf("append to the event log: %w", describe(err))
+			}
+		}
+		if len(b.Events) == 0 && b.Published > s.published {
+			if _, err := s.setPublished.Exec(int64(b.Published)); err != nil {
+				return fmt.Errorf("record the delivered events: %w", describe(err))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := range b.Events {
+		s.lastSeq++
+		b.Events[i].Seq = s.lastSeq
+	}
+	s.published = max(s.published, b.Published)
+	return nil
+}
+
+// inTx runs fn in one SQLite transaction on the writer, with mu held:
+// committed if fn succeeds, rolled back otherwise.
+func (s *Store) inTx(fn func() error) error {
+	if _, err := s.begin.Exec(); err != nil {
+		return describe(err)
+	}
+	if err := fn(); err != nil {
+		s.rollback.Exec()
+		return err
+	}
+	if _, err := s.commit.Exec(); err != nil {
+		s.rollback.Exec()
+		return describe(err)
+	}
+	return nil
+}
+
+// BulkLoad writes b's ops in one transaction; it is for loading data, not
+// live mutations, and writes no log entries.
+func (s *Store) BulkLoad(b *market.Batch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errClosed
+	}
+	if len(b.Events) > 0 {
+		return errors.New("a bulk load writes no log entries")
+	}
+	return s.inTx(func() error {
 		for i := range b.Ops {
 			if err := s.apply(&b.Ops[i]); err != nil {
 				return err
 			}
 		}
 		return nil
-	}); err != nil {
-		return err
-	}
-	for i := range b.Ops { // the batch may have inserted transactions
-		if op := &b.Ops[i]; op.Kind == market.OpPutTx {
-			s.noteTx(op.Tx.ID)
-		}
-	}
-	return nil
+	})
 }
 
 func (s *Store) apply(op *market.Op) error {
@@ -463,208 +602,84 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-// Load writes out the change log, then streams every row to l and builds
-// the shadow that Commit checks batches against from the same rows. It must
-// not run concurrently with Commit.
-func (s *Store) Load(l market.Loader) error {
-	s.lmu.Lock()
-	defer s.lmu.Unlock()
-	if err := s.drainLocked(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sh, err := s.loadWithShadow(l)
-	if err != nil {
-		return err
-	}
-	s.shadow = sh
-	return nil
-}
-
-// loadWithShadow streams every row to l and returns the shadow of their
-// keys; the one definition of which rows the shadow holds. mu is held.
-func (s *Store) loadWithShadow(l market.Loader) (*shadow, error) {
-	sl := &shadowLoader{Loader: l, sh: newShadow()}
-	if err := s.load(sl); err != nil {
-		return nil, err
-	}
-	sl.sh.listings.AddMany(sl.ids)
-	return sl.sh, nil
-}
-
-// shadowLoader passes rows on to the service's loader and notes their keys.
-type shadowLoader struct {
-	market.Loader
-	sh  *shadow
-	ids []uint64 // listing ids, added to the bitmap at once
-}
-
-func (sl *shadowLoader) Player(p market.PlayerRow) error {
-	sl.sh.players[p.ID] = struct{}{}
-	return sl.Loader.Player(p)
-}
-
-func (sl *shadowLoader) Mail(m market.MailRow) error {
-	sl.sh.mail[m.ID] = struct{}{}
-	return sl.Loader.Mail(m)
-}
-
-func (sl *shadowLoader) Listing(l market.ListingRow) error {
-	sl.ids = append(sl.ids, uint64(l.ID))
-	return sl.Loader.Listing(l)
-}
-
-func (sl *shadowLoader) Transaction(t market.TxRow) error {
-	sl.sh.tx(t)
-	return sl.Loader.Transaction(t)
-}
-
-func (s *Store) load(l market.Loader) error {
-	var m market.MetaRow
-	seen, counters := 0, 0
-	rows, err := s.conn.QueryContext(s.ctx, "SELECT k, v FROM meta")
-	if err != nil {
-		return describe(err)
-	}
-	for rows.Next() {
-		var k string
-		var v int64
-		if err := rows.Scan(&k, &v); err != nil {
-			rows.Close()
-			return describe(err)
-		}
-		switch k {
-		case "next_listing_id":
-			m.NextListingID = v
-			seen++
-		case "fee_balance":
-			m.FeeBalance = market.Money(v)
-			seen++
-		case "market_volume":
-			m.Volume = market.Money(v)
-			counters++
-		case "total_sales":
-			m.Sales = v
-			counters++
-		}
-	}
-	if err := closeRows(rows); err != nil {
-		return err
-	}
-	if seen != 2 {
-		return fmt.Errorf("the meta table lacks its rows (%d of 2); the database was edited or damaged", seen)
-	}
-	m.HasCounters = counters == 2
-	// Sizes for the service's tables. Transactions are counted only when all
-	// of them load now: counting a million rows would cost more than the
-	// few unfinished ones save.
-	counts := []struct {
-		q string
-		n *int
-	}{{"SELECT count(*) FROM listings", &m.Listings}}
-	if !m.HasCounters {
-		counts = append(counts, struct {
-			q string
-			n *int
-		}{"SELECT count(*) FROM transactions", &m.Transactions})
-	}
-	for _, c := range counts {
-		if err := s.conn.QueryRowContext(s.ctx, c.q).Scan(c.n); err != nil {
-			return describe(err)
-		}
-	}
-	if err := l.Meta(m); err != nil {
-		return err
-	}
-	if err := s.each("SELECT id, name, perms, balance, last_sell, inventory FROM players ORDER BY name, id", func(r *sql.Rows) error {
-		var p market.PlayerRow
-		var id []byte
-		var bal int64
-		if err := r.Scan(&id, &p.Name, &p.Perms, &bal, &p.LastSell, (*sql.RawBytes)(&p.Inventory)); err != nil {
-			return err
-		}
-		p.ID, p.Balance = toUUID(id), market.Money(bal)
-		return l.Player(p)
-	}); err != nil {
-		return fmt.Errorf("players: %w", err)
-	}
-	if err := s.each("SELECT id, player, item, reason, created, prev_price FROM mail ORDER BY created, id", func(r *sql.Rows) error {
-		var mr market.MailRow
-		var id, pid sql.RawBytes
-		var prev int64
-		if err := r.Scan(&id, &pid, (*sql.RawBytes)(&mr.Item), &mr.Reason, &mr.Created, &prev); err != nil {
-			return err
-		}
-		mr.ID, mr.Player, mr.PrevPrice = toUUID(id), toUUID(pid), market.Money(prev)
-		return l.Mail(mr)
-	}); err != nil {
-		return fmt.Errorf("mail: %w", err)
-	}
-	if err := s.each("SELECT id, rec FROM listings", func(r *sql.Rows) error {
-		var lr market.ListingRow
-		if err := r.Scan(&lr.ID, (*sql.RawBytes)(&lr.Rec)); err != nil {
-			return err
-		}
-		return l.Listing(lr)
-	}); err != nil {
-		return fmt.Errorf("listings: %w", err)
-	}
-	open := "SELECT id, state, rec FROM transactions"
-	if m.HasCounters {
-		// History loads later (LoadHistory); the partial index finds the rest.
-		open += " WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK')"
-	}
-	if err := s.each(open, func(r *sql.Rows) error {
-		var t market.TxRow
-		var id sql.RawBytes
-		var state string
-		if err := r.Scan(&id, &state, (*sql.RawBytes)(&t.Rec)); err != nil {
-			return err
-		}
-		t.ID, t.State = toUUID(id), market.State(state)
-		return l.Transaction(t)
-	}); err != nil {
-		return fmt.Errorf("transactions: %w", err)
-	}
-	return nil
-}
-
-// LoadHistory streams finished transactions with ids above after.
-//
-// It does not wait for the change log: every finished transaction still in
-// it was committed after Load, so the service has it in memory already, and
-// reading the tables works while the materializer is failing.
-func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) error) (int, error) {
+// ReadEvents streams log entries after seq after, on a read connection.
+func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) error) (int, error) {
 	if s.isClosed() {
 		return 0, errClosed
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	n := 0
-	err := s.each(`SELECT id, state, rec FROM transactions
-		WHERE id > ? AND state IN ('COMPLETED', 'FAILED', 'ROLLED_BACK') ORDER BY id LIMIT ?`, func(r *sql.Rows) error {
-		var t market.TxRow
-		var id sql.RawBytes
-		var state string
-		if err := r.Scan(&id, &state, (*sql.RawBytes)(&t.Rec)); err != nil {
+	err := each(s.ctx, s.readers, "SELECT seq, kind, at, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?", func(r *sql.Rows) error {
+		var e market.EventRow
+		var seq int64
+		var kind string
+		if err := r.Scan(&seq, &kind, &e.At, (*sql.RawBytes)(&e.Body)); err != nil {
 			return err
 		}
-		t.ID, t.State = toUUID(id), market.State(state)
+		e.Seq, e.Kind = uint64(seq), market.EventKind(kind)
 		n++
-		return fn(t)
-	}, after[:], limit)
+		return fn(e)
+	}, int64(after), limit)
 	return n, err
 }
 
-func (s *Store) each(q string, fn func(*sql.Rows) error, args ...any) error {
-	rows, err := s.conn.QueryContext(s.ctx, q, args...)
+// TrimEvents deletes the prefix of the log that t allows, in one
+// transaction.
+func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, errClosed
+	}
+	var through int64
+	err := each(s.ctx, s.conn, "SELECT seq, at FROM events ORDER BY seq LIMIT ?", func(r *sql.Rows) error {
+		var seq, at int64
+		if err := r.Scan(&seq, &at); err != nil {
+			return err
+		}
+		if uint64(seq) >= t.Below || uint64(seq) >= s.lastSeq || (uint64(seq) > t.ThroughSeq && at >= t.OlderThan) {
+			return errStop
+		}
+		through = seq
+		return nil
+	}, max(t.Limit, 1))
+	if err != nil && err != errStop {
+		return 0, err
+	}
+	if through > 0 {
+		if err := s.inTx(func() error {
+			if _, err := s.conn.ExecContext(s.ctx, "DELETE FROM events WHERE seq <= ?", through); err != nil {
+				return describe(err)
+			}
+			return nil
+		}); err != nil {
+			return 0, fmt.Errorf("trim the event log: %w", err)
+		}
+	}
+	var first sql.NullInt64
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT min(seq) FROM events").Scan(&first); err != nil {
+		return 0, describe(err)
+	}
+	return uint64(first.Int64), nil
+}
+
+var errStop = errors.New("stop")
+
+// queryer is what each reads with: the writer's connection or the readers.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func each(ctx context.Context, q queryer, query string, fn func(*sql.Rows) error, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return describe(err)
 	}
 	for rows.Next() {
 		if err := fn(rows); err != nil {
 			rows.Close()
+			if err == errStop {
+				return err
+			}
 			return describe(err)
 		}
 	}
@@ -680,6 +695,139 @@ func closeRows(r *sql.Rows) error {
 		return describe(err)
 	}
 	return nil
+}
+
+func (s *Store) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// Load streams every row to l. It must not run concurrently with Commit.
+func (s *Store) Load(l market.Loader) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errClosed
+	}
+	var m market.MetaRow
+	seen, counters := 0, 0
+	err := each(s.ctx, s.conn, "SELECT k, v FROM meta", func(r *sql.Rows) error {
+		var k string
+		var v int64
+		if err := r.Scan(&k, &v); err != nil {
+			return err
+		}
+		switch k {
+		case "next_listing_id":
+			m.NextListingID = v
+			seen++
+		case "fee_balance":
+			m.FeeBalance = market.Money(v)
+			seen++
+		case "market_volume":
+			m.Volume = market.Money(v)
+			counters++
+		case "total_sales":
+			m.Sales = v
+			counters++
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if seen != 2 {
+		return fmt.Errorf("the meta table lacks its rows (%d of 2); the database was edited or damaged", seen)
+	}
+	m.HasCounters = counters == 2
+	var first sql.NullInt64
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT min(seq) FROM events").Scan(&first); err != nil {
+		return describe(err)
+	}
+	m.LastSeq, m.FirstSeq, m.PublishedSeq = s.lastSeq, uint64(first.Int64), s.published
+	// Sizes for the service's tables. Transactions are counted only when all
+	// of them load now: counting a million rows would cost more than the
+	// few unfinished ones save.
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM listings").Scan(&m.Listings); err != nil {
+		return describe(err)
+	}
+	if !m.HasCounters {
+		if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM transactions").Scan(&m.Transactions); err != nil {
+			return describe(err)
+		}
+	}
+	if err := l.Meta(m); err != nil {
+		return err
+	}
+	if err := each(s.ctx, s.conn, "SELECT id, name, perms, balance, last_sell, inventory FROM players ORDER BY name, id", func(r *sql.Rows) error {
+		var p market.PlayerRow
+		var id []byte
+		var bal int64
+		if err := r.Scan(&id, &p.Name, &p.Perms, &bal, &p.LastSell, (*sql.RawBytes)(&p.Inventory)); err != nil {
+			return err
+		}
+		p.ID, p.Balance = toUUID(id), market.Money(bal)
+		return l.Player(p)
+	}); err != nil {
+		return fmt.Errorf("players: %w", err)
+	}
+	if err := each(s.ctx, s.conn, "SELECT id, player, item, reason, created, prev_price FROM mail ORDER BY created, id", func(r *sql.Rows) error {
+		var mr market.MailRow
+		var id, pid sql.RawBytes
+		var prev int64
+		if err := r.Scan(&id, &pid, (*sql.RawBytes)(&mr.Item), &mr.Reason, &mr.Created, &prev); err != nil {
+			return err
+		}
+		mr.ID, mr.Player, mr.PrevPrice = toUUID(id), toUUID(pid), market.Money(prev)
+		return l.Mail(mr)
+	}); err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	if err := each(s.ctx, s.conn, "SELECT id, rec FROM listings", func(r *sql.Rows) error {
+		var lr market.ListingRow
+		if err := r.Scan(&lr.ID, (*sql.RawBytes)(&lr.Rec)); err != nil {
+			return err
+		}
+		return l.Listing(lr)
+	}); err != nil {
+		return fmt.Errorf("listings: %w", err)
+	}
+	open := "SELECT id, state, rec FROM transactions"
+	if m.HasCounters {
+		// History loads later (LoadHistory); the partial index finds the rest.
+		open += " WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK')"
+	}
+	if err := each(s.ctx, s.conn, open, scanTx(l.Transaction)); err != nil {
+		return fmt.Errorf("transactions: %w", err)
+	}
+	return nil
+}
+
+func scanTx(fn func(market.TxRow) error) func(*sql.Rows) error {
+	return func(r *sql.Rows) error {
+		var t market.TxRow
+		var id sql.RawBytes
+		var state string
+		if err := r.Scan(&id, &state, (*sql.RawBytes)(&t.Rec)); err != nil {
+			return err
+		}
+		t.ID, t.State = toUUID(id), market.State(state)
+		return fn(t)
+	}
+}
+
+// LoadHistory streams finished transactions with ids above after, on a
+// read connection, so commits go on meanwhile.
+func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) error) (int, error) {
+	if s.isClosed() {
+		return 0, errClosed
+	}
+	n := 0
+	err := each(s.ctx, s.readers, `SELECT id, state, rec FROM transactions
+		WHERE id > ? AND state IN ('COMPLETED', 'FAILED', 'ROLLED_BACK') ORDER BY id LIMIT ?`,
+		scanTx(func(t market.TxRow) error { n++; return fn(t) }), after[:], limit)
+	return n, err
 }
 
 func toUUID(b []byte) uuid.UUID {

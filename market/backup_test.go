@@ -1,0 +1,109 @@
+package market_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+)
+
+// Backups taken while mutations run are consistent copies: each opens,
+// recovers what was in flight and passes the audit.
+func TestBackupWhileMutationsRun(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "live.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	must(t, err)
+	b := newBulk(t, st)
+	players := seedPlayers(t, b, 6, 11)
+	must(t, b.Finish())
+	clock := market.NewManualClock(t0)
+	svc := market.New(st, market.Config{Clock: clock, ListingCooldown: -1})
+	svc.BindMainThread()
+	must(t, svc.Enable())
+	defer svc.Close()
+	initial := mustAudit(t, svc)
+
+	var wg sync.WaitGroup
+	var copies []string
+	var backupErr error
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			dest := filepath.Join(dir, fmt.Sprintf("copy-%d.db", i))
+			backup := st.Backup
+			if i%2 == 1 {
+				backup = func(dest string) error { return sqlite.BackupFile(path, dest) } // as `rynek backup` does
+			}
+			if err := backup(dest); err != nil {
+				backupErr = err
+				return
+			}
+			copies = append(copies, dest)
+		}
+	}()
+	wl := newWorkload(svc, players, clock, 5)
+	for i := 0; i < 600; i++ {
+		if _, err := wl.step(); !acceptable(err) {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	must(t, backupErr)
+	if len(copies) < 2 {
+		t.Fatalf("only %d backups finished while the workload ran", len(copies))
+	}
+	for _, c := range copies {
+		cst, err := sqlite.Open(c, sqlite.Options{})
+		must(t, err)
+		fi, err := os.Stat(c)
+		must(t, err)
+		if fi.Mode().Perm() != 0o600 {
+			t.Fatalf("%s has mode %v, want 0600", c, fi.Mode().Perm())
+		}
+		csvc := market.New(cst, market.Config{Clock: market.NewManualClock(clock.Now())})
+		csvc.BindMainThread()
+		must(t, csvc.Enable())
+		a := checkInvariants(t, csvc, initial, c)
+		if a.OpenTx != 0 {
+			t.Fatalf("%s: %d purchases left open after recovery", c, a.OpenTx)
+		}
+		checkLogGapFree(t, logRows(t, cst), 1)
+		csvc.Close()
+	}
+	t.Logf("%d consistent backups during 600 operations", len(copies))
+}
+
+func TestBackupRefusesAnExistingFile(t *testing.T) {
+	w := newWorld(t)
+	dest := filepath.Join(t.TempDir(), "taken.db")
+	must(t, os.WriteFile(dest, []byte("precious"), 0o600))
+	err := w.store.Backup(dest)
+	if err == nil || !strings.Contains(err.Error(), "the file exists; choose a new name") {
+		t.Fatalf("backup over an existing file: %v", err)
+	}
+	if b, _ := os.ReadFile(dest); string(b) != "precious" {
+		t.Fatal("the existing file was overwritten")
+	}
+	err = sqlite.BackupFile(filepath.Join(t.TempDir(), "none.db"), filepath.Join(t.TempDir(), "x.db"))
+	if err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Fatalf("backup of a missing market: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dest))
+	if len(entries) != 1 {
+		t.Fatalf("a failed backup left files behind: %v", entries)
+	}
+}

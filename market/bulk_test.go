@@ -1,0 +1,91 @@
+package market_test
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+)
+
+func TestBulkLoadRefusesAMarketWithData(t *testing.T) {
+	w := newWorld(t)
+	before := w.audit()
+	_, err := market.NewBulk(w.store)
+	if !errors.Is(err, market.ErrStoreNotEmpty) {
+		t.Fatalf("NewBulk on a market with players: %v", err)
+	}
+	errText(t, err, "the market already has players; a bulk load goes into an empty market (merge explicitly to add to one)")
+	w.reopen()
+	if after := w.audit(); after.Money != before.Money || after.Items != before.Items {
+		t.Fatalf("a refused bulk load changed the market: %+v -> %+v", before, after)
+	}
+}
+
+func TestMergeAddsAndNeverOverwrites(t *testing.T) {
+	w := newWorld(t)
+	l := w.sell(w.alice, 0, 10)
+	tx, err := w.svc.Buy(w.bob, l.ID)
+	must(t, err)
+	aliceBefore, err := w.svc.GetPlayer(w.alice.ID)
+	must(t, err)
+	before := w.audit()
+	volume, err := w.svc.GetMarketVolume()
+	must(t, err)
+	must(t, w.svc.Close())
+
+	st, err := sqlite.Open(w.path, sqlite.Options{})
+	must(t, err)
+	m, err := market.NewMerge(st)
+	must(t, err)
+	carol := market.Player{ID: uuid.New(), Name: "Carol"}
+	// Alice comes again with another balance and inventory: both ignored.
+	must(t, m.AddPlayer(market.Player{ID: w.alice.ID, Name: "Alice"}, 1))
+	err = m.SetSlot(w.alice.ID, 5, market.ItemStack{Material: "DIAMOND", Amount: 1})
+	errText(t, err, "bulk merge: player "+w.alice.ID.String()+" is already in the market; a merge never overwrites their inventory")
+	must(t, m.AddPlayer(carol, 500_00))
+	must(t, m.SetSlot(carol.ID, 0, market.ItemStack{Material: "OAK_LOG", Amount: 8}))
+	id, err := m.AddListing(carol.ID, market.ItemStack{Material: "BREAD", Amount: 3}, 250, t0, t0.Add(24*time.Hour))
+	must(t, err)
+	// The purchase made in the market, merged again, is skipped.
+	_, err = m.AddTransaction(market.HistoricSale{ID: uuid.MustParse(tx.ID), Buyer: w.bob.ID, Seller: w.alice.ID,
+		Item: market.ItemStack{Material: "DIAMOND", Amount: 64}, Price: 1000, Fee: 50, State: market.StateCompleted, At: t0})
+	must(t, err)
+	_, err = m.AddTransaction(market.HistoricSale{Buyer: carol.ID, Seller: w.bob.ID,
+		Item: market.ItemStack{Material: "DIAMOND", Amount: 2}, Price: 700, Fee: 35, State: market.StateCompleted, At: t0})
+	must(t, err)
+	m.Fees(35)
+	must(t, m.Finish())
+	must(t, st.Close())
+	if got, want := m.Summary(), (market.BulkSummary{Players: 1, Listings: 1, Transactions: 1, SkippedPlayers: 1, SkippedTransactions: 1}); got != want {
+		t.Fatalf("summary %+v, want %+v", got, want)
+	}
+	if id <= l.ID {
+		t.Fatalf("the merged listing got id %d, not after the market's %d", id, l.ID)
+	}
+
+	w.start()
+	alice, err := w.svc.GetPlayer(w.alice.ID)
+	must(t, err)
+	if alice.Balance != aliceBefore.Balance || !reflect.DeepEqual(alice.Inventory, aliceBefore.Inventory) {
+		t.Fatalf("the merge overwrote Alice: balance %v -> %v", aliceBefore.Balance, alice.Balance)
+	}
+	after := w.audit()
+	if after.Money != before.Money+500_00+35 {
+		t.Fatalf("money %d, want %d + Carol's 500.00 + the merged fee", after.Money, before.Money)
+	}
+	if after.Items != before.Items+8+3 {
+		t.Fatalf("items %d, want %d + 11", after.Items, before.Items)
+	}
+	if v, _ := w.svc.GetMarketVolume(); v != volume+7 {
+		t.Fatalf("volume %v, want %v + 7.00", v, volume)
+	}
+	must(t, w.svc.WaitHistory())
+	done, _ := w.svc.GetCompletedTransactions()
+	if len(done) != 2 {
+		t.Fatalf("%d completed transactions, want the market's one and the merged one", len(done))
+	}
+}

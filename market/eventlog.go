@@ -1,0 +1,260 @@
+package market
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// The event log's entries, as the service writes them into each Batch.
+//
+// Every change of the market is one store transaction that holds its rows and
+// the log entries that record it. The three contract events are entries of
+// their own kind; the other kinds are internal changes that someone following
+// the log needs to keep a copy of the market right (the expiry timer, saga
+// steps, mailbox claims). Internal entries are never published as contract
+// events: timer expiry, in particular, still publishes nothing.
+//
+// Each body starts with a format version byte; the rest depends on the kind.
+// Listing and transaction records inside a body use record.go's formats.
+
+// EventKind names the kind of a log entry.
+type EventKind string
+
+// The kinds of log entries. The first three are the contract's events, named
+// as the contract names them.
+const (
+	KindListingCreated       EventKind = "ListingCreatedEvent"
+	KindListingRemoved       EventKind = "ListingRemovedEvent"
+	KindTransactionCompleted EventKind = "TransactionCompletedEvent"
+	// KindListingExpired: the expiry timer removed a listing; its item went
+	// to the seller's mailbox. No contract event, by contract.
+	KindListingExpired EventKind = "ListingExpired"
+	// KindTransactionStep: a purchase entered a state other than COMPLETED
+	// (CREATED, a middle step, FAILED or ROLLED_BACK).
+	KindTransactionStep EventKind = "TransactionStep"
+	// KindMailClaimed: mailbox entries moved into a player's inventory.
+	KindMailClaimed EventKind = "MailClaimed"
+)
+
+// Contract reports whether entries of kind k are published to listeners as
+// one of the contract's three events.
+func (k EventKind) Contract() bool {
+	return k == KindListingCreated || k == KindListingRemoved || k == KindTransactionCompleted
+}
+
+const eventBodyVersion = 1
+
+// noSlot marks a destination that is the mailbox, not an inventory slot.
+const noSlot = 0xFF
+
+// A destination is where an item went (or came back from): an inventory slot,
+// or the mailbox entry with the given id.
+type destination struct {
+	slot int // -1: the mailbox
+	mail uuid.UUID
+}
+
+func appendDestination(dst []byte, d destination) []byte {
+	if d.slot >= 0 {
+		return append(dst, byte(d.slot))
+	}
+	dst = append(dst, noSlot)
+	return append(dst, d.mail[:]...)
+}
+
+func (r *blobReader) destination() destination {
+	if r.err != nil || len(r.b) < 1 {
+		r.err = errBlob
+		return destination{}
+	}
+	slot := r.b[0]
+	r.b = r.b[1:]
+	switch {
+	case slot == noSlot:
+		return destination{slot: -1, mail: r.uuid()}
+	case int(slot) < InventorySize:
+		return destination{slot: int(slot)}
+	}
+	r.err = errBlob
+	return destination{}
+}
+
+func (r *blobReader) uuid() (u uuid.UUID) {
+	r.fixed(u[:])
+	return u
+}
+
+// listingCreatedBody records a sell: the listing, where its stack came from
+// (the seller's slot, and what was left in it: an empty blob for nothing) and
+// the listing fee paid.
+func listingCreatedBody(r *listingRecord, seller *playerRecord, slot int, rest item, fee Money) []byte {
+	b := []byte{eventBodyVersion}
+	b = binary.AppendUvarint(b, uint64(r.id))
+	b = appendStr(b, seller.name)
+	b = append(b, byte(slot))
+	var restBlob []byte
+	if rest.mat != 0 {
+		restBlob = encodeItem(nil, rest)
+	}
+	b = appendStr(b, string(restBlob))
+	b = binary.AppendVarint(b, int64(fee))
+	return encodeListing(b, seller.id, r)
+}
+
+// listingRemovedBody records a removal with a reason: the listing as it was
+// and where its item went.
+func listingRemovedBody(r *listingRecord, seller *playerRecord, reason string, to destination) []byte {
+	b := []byte{eventBodyVersion}
+	b = binary.AppendUvarint(b, uint64(r.id))
+	b = appendStr(b, seller.name)
+	b = appendStr(b, reason)
+	b = appendDestination(b, to)
+	return encodeListing(b, seller.id, r)
+}
+
+// listingExpiredBody records a removal by the expiry timer: the item went to
+// the seller's mailbox entry mail.
+func listingExpiredBody(id uint32, mail uuid.UUID) []byte {
+	b := []byte{eventBodyVersion}
+	b = binary.AppendUvarint(b, uint64(id))
+	return append(b, mail[:]...)
+}
+
+// transactionBody records a transaction entering its state: the whole record
+// in that state, with the names of both sides as they were. For a delivery
+// (or its undoing) to says where the item went (or came back from), and a
+// listing put back by a compensation is recorded whole.
+func transactionBody(t *transactionRecord, buyer, seller *playerRecord, tl timeline, errCode string, toMailbox bool, to *destination, restored *listingRecord) []byte {
+	b := []byte{eventBodyVersion}
+	b = append(b, t.id[:]...)
+	b = append(b, tl[len(tl)-1].state)
+	b = appendStr(b, buyer.name)
+	b = appendStr(b, seller.name)
+	if to != nil {
+		b = append(b, 1)
+		b = appendDestination(b, *to)
+	} else {
+		b = append(b, 0)
+	}
+	var rec []byte
+	if restored != nil {
+		rec = binary.AppendUvarint(rec, uint64(restored.id))
+		rec = encodeListing(rec, seller.id, restored)
+	}
+	b = appendStr(b, string(rec))
+	return encodeTx(b, buyer.id, seller.id, t, tl, errCode, toMailbox)
+}
+
+// mailClaimedBody records mailbox entries moved into inventory slots.
+func mailClaimedBody(player uuid.UUID, moved []mailMove) []byte {
+	b := []byte{eventBodyVersion}
+	b = append(b, player[:]...)
+	b = binary.AppendUvarint(b, uint64(len(moved)))
+	for _, m := range moved {
+		b = append(b, m.mail[:]...)
+		b = append(b, byte(m.slot))
+	}
+	return b
+}
+
+// mailMove is one claimed mailbox entry and the slot it went to.
+type mailMove struct {
+	mail uuid.UUID
+	slot int
+}
+
+// decodeEvent turns a contract entry of the log back into the event that was
+// published for it. Internal kinds have no contract event: (nil, nil).
+func decodeEvent(row EventRow) (Event, error) {
+	if !row.Kind.Contract() {
+		return nil, nil
+	}
+	base := eventBase{seq: row.Seq, at: unixMilli(row.At)}
+	r := blobReader{b: row.Body}
+	if len(r.b) < 1 || r.b[0] != eventBodyVersion {
+		return nil, fmt.Errorf("log entry %d (%s): unknown body version", row.Seq, row.Kind)
+	}
+	r.b = r.b[1:]
+	var ev Event
+	switch row.Kind {
+	case KindListingCreated:
+		id := r.uvarint()
+		name := r.bytes(256)
+		if r.err == nil && len(r.b) < 1 {
+			r.err = errBlob
+		}
+		if r.err == nil {
+			r.b = r.b[1:] // the source slot
+		}
+		r.bytes(1 << 16) // what was left in it
+		r.varint()       // the listing fee
+		l, err := decodeListingBody(id, string(name), &r)
+		if err != nil {
+			return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)
+		}
+		ev = ListingCreatedEvent{eventBase: base, listing: l}
+	case KindListingRemoved:
+		id := r.uvarint()
+		name := r.bytes(256)
+		reason := r.bytes(64)
+		r.destination()
+		l, err := decodeListingBody(id, string(name), &r)
+		if err != nil {
+			return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)
+		}
+		ev = ListingRemovedEvent{eventBase: base, listing: l, reason: string(reason)}
+	case KindTransactionCompleted:
+		tx, err := decodeTransactionBody(&r)
+		if err != nil {
+			return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)
+		}
+		ev = TransactionCompletedEvent{eventBase: base, tx: tx}
+	}
+	return ev, nil
+}
+
+// decodeListingBody reads the listing record that ends a listing entry.
+func decodeListingBody(id uint64, sellerName string, r *blobReader) (Listing, error) {
+	if r.err != nil || id == 0 || id > 1<<31-1 {
+		return Listing{}, errBlob
+	}
+	rec := listingRecord{id: uint32(id)}
+	seller, err := decodeListing(r.b, &rec)
+	if err != nil {
+		return Listing{}, err
+	}
+	return publicListing(&rec, person{seller, sellerName}), nil
+}
+
+// decodeTransactionBody reads a transaction entry (transactionBody).
+func decodeTransactionBody(r *blobReader) (Transaction, error) {
+	id := r.uuid()
+	if r.err != nil || len(r.b) < 1 || int(r.b[0]) >= len(States()) {
+		return Transaction{}, errBlob
+	}
+	state := r.b[0]
+	r.b = r.b[1:]
+	buyerName := r.bytes(256)
+	sellerName := r.bytes(256)
+	if r.err != nil || len(r.b) < 1 {
+		return Transaction{}, errBlob
+	}
+	if r.b[0] == 1 {
+		r.b = r.b[1:]
+		r.destination()
+	} else {
+		r.b = r.b[1:]
+	}
+	r.bytes(1 << 16) // a listing put back
+	if r.err != nil {
+		return Transaction{}, errBlob
+	}
+	t := transactionRecord{id: id, state: state}
+	buyer, seller, err := decodeTx(r.b, &t)
+	if err != nil {
+		return Transaction{}, err
+	}
+	return publicTransaction(&t, person{buyer, string(buyerName)}, person{seller, string(sellerName)}), nil
+}

@@ -1,0 +1,190 @@
+package market
+
+import (
+	"bytes"
+	"testing"
+	"unsafe"
+
+	"github.com/google/uuid"
+)
+
+// Blobs written by the build before the generated catalogue (version 1):
+// an axe carrying cleaving, an enchantment no released game has, and a
+// decorated pot.
+const (
+	oldAxeBlob = "\x01\x01\x90\xa8\xe0\x00\x00p\x00\x80\x00\x00\x00\x00\x00\x00\x01\rNETHERITE_AXE\x01\t§6Topór\x01\x05stary\x02\bcleaving\x03\nefficiency\x05"
+	oldPotBlob = "\x01\x01\x90\xa8\xe0\x00\x00p\x00\x80\x00\x00\x00\x00\x00\x00\x02\rDECORATED_POT\x01\x00\x00\x00"
+)
+
+func TestOldBlobsStillDecode(t *testing.T) {
+	for _, blob := range []string{oldAxeBlob, oldPotBlob} {
+		it, err := decodeItem([]byte(blob))
+		if err != nil {
+			t.Fatalf("%q: %v", blob, err)
+		}
+		if got := encodeItem(nil, it); string(got) != blob {
+			t.Errorf("re-encoded as %q, want the same bytes %q", got, blob)
+		}
+	}
+	axe, _ := decodeItem([]byte(oldAxeBlob))
+	s := axe.stack()
+	if s.Material != "NETHERITE_AXE" || s.DisplayName != "§6Topór" || len(s.Enchantments) != 2 ||
+		s.Enchantments[0] != (Enchantment{Key: "cleaving", Level: 3}) {
+		t.Errorf("axe %+v", s)
+	}
+	if e, _ := LookupEnchantment("cleaving"); e.Name != "Cleaving" || e.Combat {
+		t.Errorf("cleaving, kept from an old blob: %+v", e)
+	}
+}
+
+func TestItemBlobVersions(t *testing.T) {
+	id := uuid.MustParse("0190a8e0-0000-7000-8000-000000000003")
+	tests := []struct {
+		name    string
+		it      func() item
+		version byte
+	}{
+		{"catalogue item", func() item { return mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 64}) }, itemBlobV1},
+		{"namespaced, default stack", func() item { return mustItem(t, ItemStack{ID: id, Material: "nexo:blob_gem", Amount: 64}) }, itemBlobV1},
+		{"own max stack", func() item {
+			return mustItem(t, ItemStack{ID: id, Material: "DIAMOND_SWORD", Amount: 99, MaxStack: 99})
+		}, itemBlobV2},
+		{"own max stack equal to the material's", func() item {
+			return mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 64, MaxStack: 64})
+		}, itemBlobV1},
+		{"long key", func() item {
+			return mustItem(t, ItemStack{ID: id, Material: "pack:" + string(bytes.Repeat([]byte("k"), 70)), Amount: 1})
+		}, itemBlobV2},
+		{"original form", func() item {
+			it := mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 1})
+			it.x = &itemExtra{original: original{format: originalBukkitYAML, data: "==: org.bukkit.inventory.ItemStack\nid: minecraft:diamond\ncount: 1\n"}}
+			return it
+		}, itemBlobV2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			it := tt.it()
+			blob := encodeItem(nil, it)
+			if blob[0] != tt.version {
+				t.Fatalf("version %d, want %d", blob[0], tt.version)
+			}
+			back, err := decodeItem(blob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(encodeItem(nil, back), blob) || back.mat != it.mat || back.stackMax != it.stackMax ||
+				(back.x == nil) != (it.x == nil) || back.x != nil && back.x.original != it.x.original {
+				t.Fatalf("round trip %+v -> %+v", it, back)
+			}
+		})
+	}
+	// The original form is provenance: the same item with and without it is
+	// one kind (a listing of an imported item can be sold from its stack).
+	plain := mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 1, DisplayName: "x"})
+	withOriginal := plain
+	withOriginal.x = &itemExtra{name: "x", original: original{format: originalBukkitYAML, data: "id: minecraft:diamond\n"}}
+	if !plain.sameKind(withOriginal) {
+		t.Error("the original form changed the kind")
+	}
+	if other := mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 1, DisplayName: "x", MaxStack: 16}); plain.sameKind(other) {
+		t.Error("a different max stack size is the same kind")
+	}
+}
+
+func mustItem(t *testing.T, s ItemStack) item {
+	t.Helper()
+	it, err := toItem(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
+}
+
+// TestDecodersRefuseNonCanonical: every decoder accepts exactly what its
+// encoder writes, so a blob has one meaning and one form.
+func TestDecodersRefuseNonCanonical(t *testing.T) {
+	v2 := func(tail string) string {
+		return "\x02" + string(make([]byte, 16)) + "\x07DIAMOND\x01" + tail
+	}
+	items := map[string]string{
+		"padded amount (the fuzz finding)":  "\x010000000000000000\rDIAMOND_SWORD\x01\x010\x80\x00\x00",
+		"padded amount":                     "\x01" + string(make([]byte, 16)) + "\x07DIAMOND\x81\x00\x00\x00\x00",
+		"key not in its stored form":        "\x01" + string(make([]byte, 16)) + "\x07diamond\x01\x00\x00\x00",
+		"namespaced vanilla key":            "\x01" + string(make([]byte, 16)) + "\x11minecraft:diamond\x01\x00\x00\x00",
+		"enchantments out of order":         "\x01" + string(make([]byte, 16)) + "\x07DIAMOND\x01\x00\x00\x02\x0aunbreaking\x01\x09sharpness\x01",
+		"enchantment key not stored form":   "\x01" + string(make([]byte, 16)) + "\x07DIAMOND\x01\x00\x00\x01\x09SHARPNESS\x01",
+		"version 2 that version 1 holds":    v2("\x00\x00\x00\x00\x00"),
+		"own max stack above 99":            v2("\x64\x00\x00\x00\x00"),
+		"amount above own max stack":        "\x02" + string(make([]byte, 16)) + "\x07DIAMOND\x11\x10\x00\x00\x00\x00",
+		"unknown original format":           v2("\x10\x00\x00\x00\x02\x01x"),
+		"empty original":                    v2("\x10\x00\x00\x00\x01\x00"),
+		"trailing byte":                     "\x01" + string(make([]byte, 16)) + "\x07DIAMOND\x01\x00\x00\x00\x00",
+		"version 3":                         "\x03" + string(make([]byte, 16)) + "\x07DIAMOND\x01\x00\x00\x00",
+		"air":                               "\x01" + string(make([]byte, 16)) + "\x03AIR\x01\x00\x00\x00",
+		"version 1 key of 65 bytes":         "\x01" + string(make([]byte, 16)) + "\x41" + string(bytes.Repeat([]byte("K"), 65)) + "\x01\x00\x00\x00",
+		"padded original format in version": v2("\x10\x00\x00\x00\x80\x00"),
+	}
+	for name, blob := range items {
+		if it, err := decodeItem([]byte(blob)); err == nil {
+			t.Errorf("%s: decoded %+v", name, it)
+		}
+	}
+	// A valid v2 blob for contrast, so that the cases above fail for their
+	// own reason.
+	if _, err := decodeItem([]byte(v2("\x10\x00\x00\x00\x01\x01x"))); err != nil {
+		t.Fatalf("valid version 2 blob: %v", err)
+	}
+
+	diamond := encodeItem(nil, mustItem(t, ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 1}))
+	entry := func(slot byte) []byte {
+		return append(append([]byte{slot}, byte(len(diamond))), diamond...)
+	}
+	inventories := map[string][]byte{
+		"slots out of order": append(entry(3), entry(1)...),
+		"slot twice":         append(entry(1), entry(1)...),
+		"slot 36":            entry(36),
+		"padded length":      append([]byte{1, byte(len(diamond)) | 0x80, 0}, diamond...),
+	}
+	for name, blob := range inventories {
+		if _, err := decodeInventory(blob); err == nil {
+			t.Errorf("inventory, %s: decoded", name)
+		}
+	}
+	if inv, err := decodeInventory(append(entry(1), entry(3)...)); err != nil || inv[1].mat == 0 || inv[3].mat == 0 {
+		t.Fatalf("valid inventory: %v", err)
+	}
+
+	for name, blob := range map[string]string{
+		"padded time": "\x00\x80\x00",
+		"bad state":   "\x09\x00",
+		"cut short":   "\x00",
+	} {
+		if _, err := decodeTimeline([]byte(blob)); err == nil {
+			t.Errorf("timeline, %s: decoded", name)
+		}
+	}
+
+	seller := uuid.New()
+	good := encodeListing(nil, seller, &listingRecord{price: 100, created: 1, expires: 2, it: mustItem(t, ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 1})})
+	var r listingRecord
+	if _, err := decodeListing(good, &r); err != nil {
+		t.Fatalf("valid listing: %v", err)
+	}
+	flagAt := 1 + 16 + 4 // version, seller, price (2 bytes), created and expires (1 each)
+	reservedNil := append(append(append([]byte{}, good[:flagAt]...), 1), make([]byte, 16)...)
+	reservedNil = append(reservedNil, good[flagAt+1:]...)
+	paddedPrice := append(append(append([]byte{}, good[:17]...), 0xc8|0x80, 0x81, 0x00), good[19:]...)
+	for name, blob := range map[string][]byte{"reserved by the nil id": reservedNil, "padded price": paddedPrice} {
+		if _, err := decodeListing(blob, &r); err == nil {
+			t.Errorf("listing, %s: decoded", name)
+		}
+	}
+}
+
+// TestItemStaysSmall guards the memory budget of a million listings: the
+// per-item max stack size must live in the padding of the hot part.
+func TestItemStaysSmall(t *testing.T) {
+	if size := unsafe.Sizeof(item{}); size != 32 {
+		t.Fatalf("item is %d bytes, want 32", size)
+	}
+}

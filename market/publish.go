@@ -1,0 +1,319 @@
+package market
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Publishing from the event log.
+//
+// A mutation commits its rows and log entries in one store transaction
+// (commit), changes memory (applied), and then the new contract events are
+// delivered to the listeners in seq order (deliver). How far delivery got is
+// recorded in the store, riding along with the next commit (Batch.Published),
+// so a crash can only lose the record of deliveries made since the last
+// commit: Enable delivers every entry after the recorded mark again. The
+// guarantee is at least once, in order: every committed contract event is
+// delivered; one delivered just before a crash may be delivered again by the
+// next process, with the same Seq, and consumers dedupe by Seq.
+
+// recentEvents is how many of the newest log entries the service keeps in
+// memory for EventsSince; older ones are read from the store.
+const recentEvents = 1 << 14
+
+// eventLog is the service's side of the store's event log.
+type eventLog struct {
+	// Guarded by Service.mu: written by the main thread, read by readers.
+	head   uint64   // the newest entry applied to memory: the market's version
+	first  uint64   // the oldest entry the store keeps (0: none yet)
+	recent []logged // ring of the newest entries, recent[seq%len(recent)]
+	kept   int      // how many entries of the ring are filled
+
+	// The main thread's.
+	committed   []EventRow // committed, not applied to memory yet
+	undelivered []Event    // applied, not yet delivered to the listeners
+	delivered   uint64     // every contract event up to here reached the listeners
+	recorded    uint64     // the publication mark the store holds
+	delivering  bool       // deliver is running (a listener mutated)
+	held        bool       // Enable holds delivery until the market is ready
+}
+
+// logged is one entry of the ring. Internal entries have no event.
+type logged struct {
+	seq  uint64
+	kind EventKind
+	ev   Event
+}
+
+// commit writes b durably, with the publication mark when it moved, or
+// returns a CodeStore error; memory is untouched either way, so a failed call
+// changes nothing. A successful commit must be followed by applied.
+func (s *Service) commit(b *Batch) error {
+	if s.log.delivered > s.log.recorded {
+		b.Published = s.log.delivered
+	}
+	if err := s.store.Commit(b); err != nil {
+		return &Error{Code: CodeStore, Msg: "the change could not be saved", Err: err}
+	}
+	if b.Published > s.log.recorded {
+		s.log.recorded = b.Published
+	}
+	s.log.committed = append(s.log.committed, b.Events...)
+	return nil
+}
+
+// applied changes memory for a committed batch (change runs under the write
+// lock), makes its log entries visible with it, so that a reader never sees
+// a version whose change is not in memory yet, and then delivers the new
+// events.
+func (s *Service) applied(change func()) {
+	s.mu.Lock()
+	change()
+	s.appendLogLocked()
+	s.mu.Unlock()
+	s.deliver()
+}
+
+// appendLogLocked moves the committed entries into the ring and the
+// delivery queue. The event a listener gets is decoded from the entry itself,
+// so listeners, EventsSince and the next process all see the same thing.
+func (s *Service) appendLogLocked() {
+	l := &s.log
+	if l.recent == nil {
+		l.recent = make([]logged, recentEvents)
+	}
+	for _, row := range l.committed {
+		ev, err := decodeEvent(row)
+		if err != nil {
+			// The service wrote this body a moment ago; a failure is a bug.
+			s.reportPanic(fmt.Sprintf("event log entry %d cannot be read back: %v", row.Seq, err))
+		}
+		l.recent[row.Seq%recentEvents] = logged{seq: row.Seq, kind: row.Kind, ev: ev}
+		l.kept = min(l.kept+1, recentEvents)
+		if ev != nil {
+			l.undelivered = append(l.undelivered, ev)
+		}
+		l.head = row.Seq
+		if l.first == 0 {
+			l.first = row.Seq
+		}
+	}
+	clear(l.committed)
+	l.committed = l.committed[:0]
+}
+
+// deliver hands the undelivered events to every listener, in order. A
+// listener that mutates queues its events behind the current ones.
+func (s *Service) deliver() {
+	l := &s.log
+	if l.delivering || l.held {
+		return
+	}
+	l.delivering = true
+	defer func() { l.delivering = false }()
+	for len(l.undelivered) > 0 {
+		ev := l.undelivered[0]
+		l.undelivered[0] = nil
+		l.undelivered = l.undelivered[1:]
+		s.bus.mu.Lock()
+		subs, onPanic := s.bus.subs, s.bus.onPanic
+		s.bus.mu.Unlock()
+		if s.beforeDelivery != nil {
+			s.beforeDelivery(ev) // tests: a crash between a commit and its listeners
+		}
+		for _, sub := range subs {
+			deliver(sub.l, ev.clone(), onPanic)
+		}
+		l.delivered = ev.Seq()
+	}
+	l.undelivered = nil
+	l.delivered = max(l.delivered, l.head)
+}
+
+// loadBacklog queues what the store committed but never recorded as
+// delivered: a crash came between a commit and its listeners (or before
+// their delivery was recorded). Called by Enable before recovery.
+func (s *Service) loadBacklog(published uint64) error {
+	for {
+		n, err := s.store.ReadEvents(published, 4096, func(row EventRow) error {
+			row.Body = append([]byte(nil), row.Body...)
+			s.log.committed = append(s.log.committed, row)
+			published = row.Seq
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("read the undelivered events: %w", err)
+		}
+		s.mu.Lock()
+		s.appendLogLocked()
+		s.mu.Unlock()
+		if n < 4096 {
+			return nil
+		}
+	}
+}
+
+// recordDelivery writes the publication mark now (at Enable, after a backlog
+// was delivered, and at Close) instead of with the next change.
+func (s *Service) recordDelivery() error {
+	if s.log.delivered <= s.log.recorded {
+		return nil
+	}
+	b := &s.batch
+	b.Reset()
+	return s.commit(b)
+}
+
+// Version is the seq of the newest change in memory: a read made after
+// Version returned v reflects every change up to v. The HTTP interface pages
+// and tags its answers with it, and a client that then follows EventsSince(v)
+// misses nothing.
+func (s *Service) Version() uint64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.log.head
+}
+
+// EventPage is a stretch of the event log's contract events.
+type EventPage struct {
+	// Events are the contract events after the asked seq, oldest first.
+	Events []Event
+	// Through is how far the log was read: ask for the events after
+	// Through next. It is at least the last event's Seq, and past it when
+	// the rest of the stretch held only internal entries.
+	Through uint64
+	// Head is the newest seq of the log when it was read.
+	Head uint64
+}
+
+// CodeEventsTrimmed is returned by EventsSince when the log no longer holds
+// the entries after the asked seq: the follower must read the market again
+// and follow it from the Version of that read.
+const CodeEventsTrimmed Code = "EVENTS_TRIMMED"
+
+// ErrEventsTrimmed matches CodeEventsTrimmed errors.
+var ErrEventsTrimmed = &Error{Code: CodeEventsTrimmed, Msg: "events trimmed"}
+
+// MaxEventsPage bounds EventsSince's limit.
+const MaxEventsPage = 10_000
+
+// EventsSince returns up to limit contract events with seqs above after, in
+// order: what a follower (the HTTP event stream, another program) missed
+// since the last event it saw. It is safe from any goroutine and never waits
+// for the main thread. Recent entries come from memory; older ones from the
+// store.
+func (s *Service) EventsSince(after uint64, limit int) (EventPage, error) {
+	if err := s.readGuard(); err != nil {
+		return EventPage{}, err
+	}
+	if limit <= 0 || limit > MaxEventsPage {
+		return EventPage{}, errf(CodeInvalidQuery, "limit %d is outside 1..%d", limit, MaxEventsPage)
+	}
+	s.mu.RLock()
+	head, first, kept := s.log.head, s.log.first, uint64(s.log.kept)
+	if after > head {
+		s.mu.RUnlock()
+		return EventPage{}, errf(CodeInvalidQuery, "event %d is ahead of the log, whose newest event is %d", after, head)
+	}
+	page := EventPage{Through: head, Head: head}
+	if first > 0 && after+1 < first {
+		s.mu.RUnlock()
+		return EventPage{}, errf(CodeEventsTrimmed, "the events after %d are no longer kept (the oldest is %d); read the market again and follow it from its version", after, first)
+	}
+	if after >= head-kept {
+		for seq := after + 1; seq <= head; seq++ {
+			if e := s.log.recent[seq%recentEvents]; e.ev != nil {
+				page.Events = append(page.Events, e.ev.clone())
+				if len(page.Events) == limit {
+					page.Through = seq
+					break
+				}
+			}
+		}
+		s.mu.RUnlock()
+		return page, nil
+	}
+	s.mu.RUnlock()
+	return s.eventsFromStore(after, limit, page)
+}
+
+// eventsFromStore reads a stretch of the log older than the ring.
+func (s *Service) eventsFromStore(after uint64, limit int, page EventPage) (EventPage, error) {
+	const chunk = 1024
+	for after < page.Head {
+		n, err := s.store.ReadEvents(after, chunk, func(row EventRow) error {
+			if len(page.Events) == limit || row.Seq > page.Head {
+				return errPageFull
+			}
+			after = row.Seq
+			ev, err := decodeEvent(row)
+			if err != nil || ev == nil {
+				return err
+			}
+			page.Events = append(page.Events, ev)
+			if len(page.Events) == limit {
+				page.Through = row.Seq
+			}
+			return nil
+		})
+		if err == errPageFull || len(page.Events) == limit {
+			return page, nil
+		}
+		if err != nil {
+			return EventPage{}, &Error{Code: CodeStore, Msg: "the event log could not be read", Err: err}
+		}
+		if n < chunk {
+			break
+		}
+	}
+	return page, nil
+}
+
+var errPageFull = fmt.Errorf("page full")
+
+// EventRetention bounds the event log. Entries older than MaxAge, and the
+// oldest entries beyond the newest MaxCount, are deleted by TrimEventLog;
+// seqs are never reused or renumbered, and entries not yet delivered to the
+// listeners are kept whatever their age.
+type EventRetention struct {
+	MaxAge   time.Duration // 0: the default (30 days); negative: no age limit
+	MaxCount int           // 0: the default (1,000,000); negative: no count limit
+}
+
+// trimBatch bounds the entries one TrimEventLog call deletes, so that the
+// main thread is never held up for long.
+const trimBatch = 2000
+
+// TrimEventLog applies the retention policy (Config.EventRetention),
+// deleting at most a couple of thousand of the oldest entries per call: the
+// console and the server call it from their timer. Main thread only. It
+// returns how many entries it deleted.
+func (s *Service) TrimEventLog() (int, error) {
+	if err := s.mutGuard(); err != nil {
+		return 0, err
+	}
+	r := s.cfg.EventRetention
+	t := EventTrim{Below: s.log.recorded + 1, Limit: trimBatch, OlderThan: math.MinInt64}
+	if r.MaxCount > 0 && s.log.head > uint64(r.MaxCount) {
+		t.ThroughSeq = s.log.head - uint64(r.MaxCount)
+	}
+	if r.MaxAge > 0 {
+		t.OlderThan = s.nowMs() - r.MaxAge.Milliseconds()
+	}
+	if t.ThroughSeq < s.log.first && t.OlderThan == math.MinInt64 {
+		return 0, nil // only a count limit, and the log is within it
+	}
+	first, err := s.store.TrimEvents(t)
+	if err != nil {
+		return 0, &Error{Code: CodeStore, Msg: "the event log could not be trimmed", Err: err}
+	}
+	s.mu.Lock()
+	deleted := 0
+	if first > s.log.first {
+		deleted = int(first - s.log.first)
+		s.log.first = first
+	}
+	s.mu.Unlock()
+	return deleted, nil
+}

@@ -1,0 +1,375 @@
+// Package storetest checks a market.Store against the semantics the service
+// relies on, for every store package (SQLite, PostgreSQL) alike.
+//
+// Differential runs thousands of random batches over a few keys of each kind,
+// so that duplicates, missing rows, stale conditions and an op twice in one
+// batch are common, against the store under test and against Model, a plain
+// in-memory statement of the semantics. Both must accept or refuse each batch
+// alike (a refused batch writes nothing: no row, no log entry), and hold the
+// same rows and the same event log, live and after a reopen.
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+)
+
+// Model is the reference: what each op means, in a few lines per op.
+type Model struct {
+	meta      market.MetaRow
+	players   map[uuid.UUID]market.PlayerRow
+	mail      map[uuid.UUID]market.MailRow
+	listings  map[int64][]byte
+	txs       map[uuid.UUID]market.TxRow
+	events    []market.EventRow
+	published uint64
+}
+
+// NewModel returns an empty market as a new store holds it.
+func NewModel() *Model {
+	return &Model{meta: market.MetaRow{NextListingID: 1}, players: map[uuid.UUID]market.PlayerRow{},
+		mail: map[uuid.UUID]market.MailRow{}, listings: map[int64][]byte{}, txs: map[uuid.UUID]market.TxRow{}}
+}
+
+// errDuplicate is the model's refusal of an insert whose key exists; a
+// store refuses it with its own constraint error.
+var errDuplicate = errors.New("duplicate key")
+
+func (m *Model) clone() *Model {
+	c := *m
+	c.players = cloneMap(m.players)
+	c.mail = cloneMap(m.mail)
+	c.listings = cloneMap(m.listings)
+	c.txs = cloneMap(m.txs)
+	c.events = append([]market.EventRow(nil), m.events...)
+	return &c
+}
+
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	c := make(map[K]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// Commit applies b to a copy and keeps the copy only if every op applied.
+func (m *Model) Commit(b *market.Batch) error {
+	last := uint64(0)
+	if n := len(m.events); n > 0 {
+		last = m.events[n-1].Seq
+	}
+	if b.Published > last {
+		return fmt.Errorf("cannot mark event %d as delivered: the newest event is %d", b.Published, last)
+	}
+	next := m.clone()
+	for i := range b.Ops {
+		if err := next.apply(&b.Ops[i]); err != nil {
+			return err
+		}
+	}
+	for i := range b.Events {
+		e := b.Events[i]
+		e.Seq = last + uint64(i) + 1
+		e.Body = append([]byte(nil), e.Body...)
+		next.events = append(next.events, e)
+	}
+	next.published = max(next.published, b.Published)
+	*m = *next
+	for i := range b.Events {
+		b.Events[i].Seq = last + uint64(i) + 1
+	}
+	return nil
+}
+
+func (m *Model) apply(op *market.Op) error {
+	switch op.Kind {
+	case market.OpPutPlayer:
+		m.players[op.Player.ID] = *op.Player
+	case market.OpPlayerState:
+		p, ok := m.players[op.Player.ID]
+		if !ok {
+			return market.ErrConflict
+		}
+		p.Balance, p.LastSell, p.Inventory = op.Player.Balance, op.Player.LastSell, op.Player.Inventory
+		m.players[p.ID] = p
+	case market.OpPutMail:
+		if _, ok := m.mail[op.Mail.ID]; ok {
+			return errDuplicate
+		}
+		m.mail[op.Mail.ID] = *op.Mail
+	case market.OpDelMail:
+		if _, ok := m.mail[op.Mail.ID]; !ok {
+			return market.ErrConflict
+		}
+		delete(m.mail, op.Mail.ID)
+	case market.OpPutListing:
+		m.listings[op.Listing.ID] = op.Listing.Rec
+	case market.OpDelListing:
+		if _, ok := m.listings[op.Int]; !ok {
+			return market.ErrConflict
+		}
+		delete(m.listings, op.Int)
+	case market.OpPutTx:
+		if _, ok := m.txs[op.Tx.ID]; ok {
+			return errDuplicate
+		}
+		m.txs[op.Tx.ID] = *op.Tx
+	case market.OpTxState:
+		t, ok := m.txs[op.Tx.ID]
+		if !ok || t.State != op.ExpectState {
+			return market.ErrConflict
+		}
+		m.txs[t.ID] = *op.Tx
+	case market.OpMeta:
+		m.meta.NextListingID, m.meta.FeeBalance = op.Meta.NextListingID, op.Meta.FeeBalance
+		m.meta.Volume, m.meta.Sales = op.Meta.Volume, op.Meta.Sales
+	default:
+		return fmt.Errorf("unknown op kind %d", op.Kind)
+	}
+	return nil
+}
+
+// Dump is every row and log entry a store holds, in a comparable form.
+type Dump struct {
+	Meta      market.MetaRow
+	Players   []string
+	Mail      []string
+	Listings  []string
+	Txs       []string
+	Events    []string
+	Published uint64
+}
+
+func (m *Model) dump() Dump {
+	var d Dump
+	x := dumper{&d}
+	d.Meta = m.meta
+	for _, p := range m.players {
+		x.Player(p)
+	}
+	for _, r := range m.mail {
+		x.Mail(r)
+	}
+	for id, rec := range m.listings {
+		x.Listing(market.ListingRow{ID: id, Rec: rec})
+	}
+	for _, t := range m.txs {
+		x.Transaction(t)
+	}
+	for _, e := range m.events {
+		d.Events = append(d.Events, eventString(e))
+	}
+	d.Published = m.published
+	d.sort()
+	return d
+}
+
+func eventString(e market.EventRow) string {
+	return fmt.Sprintf("%d %s %d %x", e.Seq, e.Kind, e.At, e.Body)
+}
+
+func (d *Dump) sort() {
+	for _, s := range [][]string{d.Players, d.Mail, d.Listings, d.Txs} {
+		sort.Strings(s)
+	}
+}
+
+type dumper struct{ d *Dump }
+
+func (x dumper) Meta(m market.MetaRow) error { x.d.Meta = m; return nil }
+func (x dumper) Player(p market.PlayerRow) error {
+	x.d.Players = append(x.d.Players, fmt.Sprintf("%s %s %q %d %d %x", p.ID, p.Name, p.Perms, p.Balance, p.LastSell, p.Inventory))
+	return nil
+}
+func (x dumper) Mail(m market.MailRow) error {
+	x.d.Mail = append(x.d.Mail, fmt.Sprintf("%s %s %x %s %d %d", m.ID, m.Player, m.Item, m.Reason, m.Created, m.PrevPrice))
+	return nil
+}
+func (x dumper) Listing(l market.ListingRow) error {
+	x.d.Listings = append(x.d.Listings, fmt.Sprintf("%d %x", l.ID, l.Rec))
+	return nil
+}
+func (x dumper) Transaction(tr market.TxRow) error {
+	x.d.Txs = append(x.d.Txs, fmt.Sprintf("%s %s %x", tr.ID, tr.State, tr.Rec))
+	return nil
+}
+
+// DumpStore reads everything st holds: rows, history and the event log.
+func DumpStore(t testing.TB, st market.Store) Dump {
+	t.Helper()
+	var d Dump
+	if err := st.Load(dumper{&d}); err != nil {
+		t.Fatal(err)
+	}
+	var after [16]byte
+	for {
+		n, err := st.LoadHistory(after, 1000, func(tr market.TxRow) error {
+			after = tr.ID
+			return dumper{&d}.Transaction(tr)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n < 1000 {
+			break
+		}
+	}
+	if _, err := st.ReadEvents(0, 1<<30, func(e market.EventRow) error {
+		d.Events = append(d.Events, eventString(e))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	d.Published = d.Meta.PublishedSeq
+	// What Load reports about sizes and the log is not a row.
+	d.Meta = market.MetaRow{NextListingID: d.Meta.NextListingID, FeeBalance: d.Meta.FeeBalance,
+		Volume: d.Meta.Volume, Sales: d.Meta.Sales}
+	d.sort()
+	return d
+}
+
+// Differential runs random batches against the store open returns and
+// against Model, seed by seed, and compares them: each batch accepted or
+// refused alike, and the same rows and log live and after reopen (which
+// closes the store and opens it again).
+func Differential(t *testing.T, open func(t *testing.T) (st market.Store, reopen func() market.Store)) {
+	for seed := uint64(1); seed <= 8; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			st, reopen := open(t)
+			model := NewModel()
+			g := newOpGen(rand.New(rand.NewPCG(seed, 77)))
+			accepted := 0
+			for step := 0; step < 1000; step++ {
+				b := g.batch(model)
+				want := model.Commit(cloneBatch(b))
+				got := st.Commit(b)
+				if (got == nil) != (want == nil) || errors.Is(got, market.ErrConflict) != errors.Is(want, market.ErrConflict) {
+					t.Fatalf("step %d, batch %s: the store says %v, the model %v", step, g.describe(b), got, want)
+				}
+				if got == nil {
+					accepted++
+				}
+			}
+			if accepted < 200 || accepted > 900 {
+				t.Fatalf("%d of 1,000 batches accepted: the generator no longer mixes good and bad batches", accepted)
+			}
+			want := model.dump()
+			if got := DumpStore(t, st); !reflect.DeepEqual(got, want) {
+				t.Fatalf("the store differs from the model:\nstore %+v\nmodel %+v", got, want)
+			}
+			st = reopen()
+			if got := DumpStore(t, st); !reflect.DeepEqual(got, want) {
+				t.Fatalf("after reopening, the store differs from the model:\nstore %+v\nmodel %+v", got, want)
+			}
+		})
+	}
+}
+
+func cloneBatch(b *market.Batch) *market.Batch {
+	c := *b
+	c.Ops = append([]market.Op(nil), b.Ops...)
+	c.Events = append([]market.EventRow(nil), b.Events...)
+	return &c
+}
+
+// opGen makes random ops over a few keys of each kind.
+type opGen struct {
+	r                      *rand.Rand
+	players, mail, txs     []uuid.UUID
+	nonTerminal, allStates []market.State
+}
+
+func newOpGen(r *rand.Rand) *opGen {
+	g := &opGen{r: r}
+	for i := 0; i < 4; i++ {
+		g.players = append(g.players, uuid.New())
+		g.mail = append(g.mail, uuid.New())
+	}
+	for i := 0; i < 6; i++ {
+		g.txs = append(g.txs, uuid.Must(uuid.NewV7()))
+	}
+	g.allStates = market.States()
+	for _, s := range g.allStates {
+		if !s.Terminal() {
+			g.nonTerminal = append(g.nonTerminal, s)
+		}
+	}
+	return g
+}
+
+func (g *opGen) pick(ids []uuid.UUID) uuid.UUID { return ids[g.r.IntN(len(ids))] }
+
+// txID is a new id one time in three (a batch may then insert it twice),
+// else one of the last few.
+func (g *opGen) txID() uuid.UUID {
+	if g.r.IntN(3) == 0 {
+		g.txs = append(g.txs, uuid.Must(uuid.NewV7()))
+		return g.txs[len(g.txs)-1]
+	}
+	return g.txs[len(g.txs)-1-g.r.IntN(min(6, len(g.txs)))]
+}
+
+func (g *opGen) op() market.Op {
+	r := g.r
+	blob := []byte{byte(r.IntN(256)), byte(r.IntN(256))}
+	switch r.IntN(9) {
+	case 0:
+		return market.Op{Kind: market.OpPutPlayer, Player: &market.PlayerRow{ID: g.pick(g.players), Name: fmt.Sprint("p", r.IntN(9)),
+			Perms: "", Balance: market.Money(r.IntN(1000)), LastSell: int64(r.IntN(100)), Inventory: blob}}
+	case 1:
+		return market.Op{Kind: market.OpPlayerState, Player: &market.PlayerRow{ID: g.pick(g.players), Balance: market.Money(r.IntN(1000)), Inventory: blob}}
+	case 2:
+		return market.Op{Kind: market.OpPutMail, Mail: &market.MailRow{ID: g.pick(g.mail), Player: g.pick(g.players), Item: blob, Reason: "EXPIRED", Created: int64(r.IntN(100))}}
+	case 3:
+		return market.Op{Kind: market.OpDelMail, Mail: &market.MailRow{ID: g.pick(g.mail)}}
+	case 4:
+		return market.Op{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: int64(1 + r.IntN(6)), Rec: blob}}
+	case 5:
+		return market.Op{Kind: market.OpDelListing, Int: int64(1 + r.IntN(6))}
+	case 6:
+		return market.Op{Kind: market.OpPutTx, Tx: &market.TxRow{ID: g.txID(), State: g.allStates[r.IntN(len(g.allStates))], Rec: blob}}
+	case 7:
+		return market.Op{Kind: market.OpTxState, Tx: &market.TxRow{ID: g.txID(), State: g.allStates[r.IntN(len(g.allStates))], Rec: blob},
+			ExpectState: g.nonTerminal[r.IntN(len(g.nonTerminal))]}
+	default:
+		return market.Op{Kind: market.OpMeta, Meta: market.MetaRow{NextListingID: int64(r.IntN(100)), FeeBalance: market.Money(r.IntN(100))}}
+	}
+}
+
+// batch makes one to three ops, sometimes one twice, and zero to two log
+// entries; now and then it marks delivery, sometimes past the newest entry
+// (which both must refuse).
+func (g *opGen) batch(m *Model) *market.Batch {
+	b := &market.Batch{}
+	for n := 1 + g.r.IntN(3); n > 0; n-- {
+		b.Ops = append(b.Ops, g.op())
+	}
+	if g.r.IntN(8) == 0 {
+		b.Ops = append(b.Ops, b.Ops[g.r.IntN(len(b.Ops))])
+	}
+	kinds := []market.EventKind{market.KindListingCreated, market.KindTransactionStep, market.KindListingExpired}
+	for n := g.r.IntN(3); n > 0; n-- {
+		b.Events = append(b.Events, market.EventRow{Kind: kinds[g.r.IntN(len(kinds))], At: int64(g.r.IntN(1000)),
+			Body: []byte{byte(g.r.IntN(256))}})
+	}
+	if g.r.IntN(4) == 0 {
+		b.Published = uint64(len(m.events)) + uint64(g.r.IntN(3))
+	}
+	return b
+}
+
+func (g *opGen) describe(b *market.Batch) string {
+	s := ""
+	for _, op := range b.Ops {
+		s += fmt.Sprintf("[kind %d] ", op.Kind)
+	}
+	return s + fmt.Sprintf("+ %d log entries, published %d", len(b.Events), b.Published)
+}
