@@ -334,7 +334,7 @@ func (k *Bulk) Finish() error {
 	for _, bp := range k.order {
 		row := bp.row
 		row.Inventory = encodeInventory(nil, &bp.inv)
-		k.b.add(Op{Kind: OpPutPlayer, Player: &row})
+		k.b.add(Op{Kind: OpAddPlayer, Player: &row})
 	}
 	k.order = nil
 	k.b.add(k.metaOp())

@@ -38,6 +38,8 @@ type Code string
 const (
 	CodeUnknownListing     Code = "UNKNOWN_LISTING"
 	CodeUnknownPlayer      Code = "UNKNOWN_PLAYER"
+	CodeInvalidPlayer      Code = "INVALID_PLAYER"
+	CodePlayerExists       Code = "PLAYER_EXISTS"
 	CodeUnknownTransaction Code = "UNKNOWN_TRANSACTION"
 	CodeNotOwner           Code = "NOT_OWNER"
 	CodeInvalidPrice       Code = "INVALID_PRICE"

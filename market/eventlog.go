@@ -36,6 +36,8 @@ const (
 	KindTransactionStep EventKind = "TransactionStep"
 	// KindMailClaimed: mailbox entries moved into a player's inventory.
 	KindMailClaimed EventKind = "MailClaimed"
+	// KindPlayerAdded: a player joined the embedded world (AddPlayer).
+	KindPlayerAdded EventKind = "PlayerAdded"
 )
 
 // Contract reports whether entries of kind k are published to listeners as

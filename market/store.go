@@ -151,7 +151,7 @@ type OpKind uint8
 
 // The operations a Batch can hold.
 const (
-	OpPutPlayer   OpKind = iota + 1 // upsert Player (every column)
+	OpAddPlayer   OpKind = iota + 1 // insert Player; the id must be new
 	OpPlayerState                   // Player.ID's balance, last sell and inventory
 	OpPutMail                       // insert Mail
 	OpDelMail                       // delete mail Mail.ID

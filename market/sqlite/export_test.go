@@ -82,7 +82,7 @@ func encodeLegacyBatch(dst []byte, b *market.Batch) []byte {
 		op := &b.Ops[i]
 		dst = append(dst, byte(op.Kind))
 		switch op.Kind {
-		case market.OpPutPlayer:
+		case market.OpAddPlayer:
 			p := op.Player
 			dst = append(dst, p.ID[:]...)
 			dst = putString(dst, p.Name)

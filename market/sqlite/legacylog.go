@@ -228,7 +228,7 @@ func decodeLegacyBatch(p []byte, b *market.Batch) error {
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		op := market.Op{Kind: market.OpKind(r.byte())}
 		switch op.Kind {
-		case market.OpPutPlayer:
+		case market.OpAddPlayer:
 			op.Player = &market.PlayerRow{ID: r.uuid(), Name: r.string(), Perms: r.string(),
 				Balance: market.Money(r.varint()), LastSell: r.varint(), Inventory: r.bytes()}
 		case market.OpPlayerState:

@@ -36,7 +36,7 @@ func newLegacyFixture(t *testing.T) legacyFixture {
 	f := legacyFixture{path: filepath.Join(t.TempDir(), "m.db"), player: uuid.New(), tx: uuid.New()}
 	mustOK(t, sqlite.CreateVersion1(f.path, legacyLogID, 2))
 	first := market.Batch{Ops: []market.Op{
-		{Kind: market.OpPutPlayer, Player: &market.PlayerRow{ID: f.player, Name: "Ala", Balance: 1000}},
+		{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: f.player, Name: "Ala", Balance: 1000}},
 		{Kind: market.OpPutTx, Tx: &market.TxRow{ID: f.tx, State: market.StateCreated, Rec: []byte{1}}},
 	}}
 	// The tables already hold what records 1 and 2 wrote.
@@ -65,7 +65,7 @@ func applyV1(t *testing.T, path string, b market.Batch) {
 	for _, op := range b.Ops {
 		var err error
 		switch op.Kind {
-		case market.OpPutPlayer:
+		case market.OpAddPlayer:
 			p := op.Player
 			_, err = db.Exec("INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES (?, ?, ?, ?, ?, ?)",
 				p.ID[:], p.Name, p.Perms, int64(p.Balance), p.LastSell, []byte{})
@@ -237,7 +237,7 @@ func TestAStrayChangeLogIsRefused(t *testing.T) {
 
 func FuzzLegacyLogRecord(f *testing.F) {
 	b := &market.Batch{Ops: []market.Op{
-		{Kind: market.OpPutPlayer, Player: &market.PlayerRow{ID: uuid.New(), Name: "Ala", Perms: "admin", Balance: -5, LastSell: 9, Inventory: []byte{1, 2}}},
+		{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: uuid.New(), Name: "Ala", Perms: "admin", Balance: -5, LastSell: 9, Inventory: []byte{1, 2}}},
 		{Kind: market.OpPlayerState, Player: &market.PlayerRow{ID: uuid.New(), Balance: 7}},
 		{Kind: market.OpPutMail, Mail: &market.MailRow{ID: uuid.New(), Player: uuid.New(), Item: []byte{3}, Reason: "EXPIRED", Created: 1, PrevPrice: 2}},
 		{Kind: market.OpDelMail, Mail: &market.MailRow{ID: uuid.New()}},

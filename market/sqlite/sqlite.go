@@ -120,9 +120,7 @@ INSERT INTO meta (k, v) VALUES ('published_seq', 0);
 // statements write the ops. Their kinds' numbers are stable: a version 1
 // change log names them (legacylog.go).
 var statements = map[market.OpKind]string{
-	market.OpPutPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, perms = excluded.perms,
-		balance = excluded.balance, last_sell = excluded.last_sell, inventory = excluded.inventory`,
+	market.OpAddPlayer:   `INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES (?, ?, ?, ?, ?, ?)`,
 	market.OpPlayerState: `UPDATE players SET balance = ?, last_sell = ?, inventory = ? WHERE id = ?`,
 	market.OpPutMail:     `INSERT INTO mail (id, player, item, reason, created, prev_price) VALUES (?, ?, ?, ?, ?, ?)`,
 	market.OpDelMail:     `DELETE FROM mail WHERE id = ?`,
@@ -549,7 +547,7 @@ func (s *Store) apply(op *market.Op) error {
 	var err error
 	st := s.stmts[op.Kind]
 	switch op.Kind {
-	case market.OpPutPlayer:
+	case market.OpAddPlayer:
 		p := op.Player
 		res, err = st.Exec(p.ID[:], p.Name, p.Perms, int64(p.Balance), p.LastSell, nonNil(p.Inventory))
 	case market.OpPlayerState:

@@ -150,7 +150,7 @@ func TestCommitIsAtomicAndConditional(t *testing.T) {
 		}
 	}
 	must(st.Commit(&market.Batch{Ops: []market.Op{
-		{Kind: market.OpPutPlayer, Player: &market.PlayerRow{ID: p, Name: "A", Balance: 100}},
+		{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: p, Name: "A", Balance: 100}},
 		{Kind: market.OpPutTx, Tx: &market.TxRow{ID: tx, State: market.StateCreated, Rec: []byte{1}}},
 	}}))
 	// A conditional update that does not match fails the whole batch,
@@ -195,7 +195,7 @@ func TestCheckpointsKeepTheWALBounded(t *testing.T) {
 	mustOK(t, err)
 	defer st.Close()
 	p := uuid.New()
-	mustOK(t, st.Commit(&market.Batch{Ops: []market.Op{{Kind: market.OpPutPlayer, Player: &market.PlayerRow{ID: p, Name: "A"}}}}))
+	mustOK(t, st.Commit(&market.Batch{Ops: []market.Op{{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: p, Name: "A"}}}}))
 	inventory := make([]byte, 900)
 	walSize := func() int64 {
 		fi, err := os.Stat(path + "-wal")

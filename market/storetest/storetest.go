@@ -91,7 +91,10 @@ func (m *Model) Commit(b *market.Batch) error {
 
 func (m *Model) apply(op *market.Op) error {
 	switch op.Kind {
-	case market.OpPutPlayer:
+	case market.OpAddPlayer:
+		if _, ok := m.players[op.Player.ID]; ok {
+			return errDuplicate
+		}
 		m.players[op.Player.ID] = *op.Player
 	case market.OpPlayerState:
 		p, ok := m.players[op.Player.ID]
@@ -322,7 +325,7 @@ func (g *opGen) op() market.Op {
 	blob := []byte{byte(r.IntN(256)), byte(r.IntN(256))}
 	switch r.IntN(9) {
 	case 0:
-		return market.Op{Kind: market.OpPutPlayer, Player: &market.PlayerRow{ID: g.pick(g.players), Name: fmt.Sprint("p", r.IntN(9)),
+		return market.Op{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: g.pick(g.players), Name: fmt.Sprint("p", r.IntN(9)),
 			Perms: "", Balance: market.Money(r.IntN(1000)), LastSell: int64(r.IntN(100)), Inventory: blob}}
 	case 1:
 		return market.Op{Kind: market.OpPlayerState, Player: &market.PlayerRow{ID: g.pick(g.players), Balance: market.Money(r.IntN(1000)), Inventory: blob}}

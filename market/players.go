@@ -1,0 +1,116 @@
+package market
+
+import (
+	"encoding/binary"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// NewPlayer is a player joining the embedded world (AddPlayer): who they
+// are, and what they bring.
+type NewPlayer struct {
+	ID          uuid.UUID // uuid.Nil: a random one
+	Name        string    // the game's rules: 3–16 letters, digits or underscores
+	Permissions []string
+	Balance     float64     // 0, or a price-like amount with at most two decimals
+	Items       []ItemStack // the inventory, slot by slot (at most InventorySize); a zero ItemStack is an empty slot
+}
+
+// maxStartingBalance bounds a new player's balance: far above any price, far
+// below where sums of balances could overflow.
+const maxStartingBalance Money = 1_000_000_000_00
+
+// AddPlayer adds a player to the embedded world, as the game does when
+// someone joins for the first time: the console and the traffic bots use it
+// so that an empty market can be used at all. A name another player has
+// (in any letter case) or an id that exists is refused, as is anything
+// invalid, and nothing changes. The log records the join, so that a copy of
+// the market following the log gets the player too.
+func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
+	if err := s.mutGuard(); err != nil {
+		return Player{}, err
+	}
+	if err := validPlayerName(n.Name); err != nil {
+		return Player{}, err
+	}
+	if n.ID == uuid.Nil {
+		n.ID = uuid.New()
+	}
+	if s.playerByID[n.ID] != nil {
+		return Player{}, errf(CodePlayerExists, "a player with id %s exists", n.ID)
+	}
+	for _, p := range s.players {
+		if strings.EqualFold(p.name, n.Name) {
+			return Player{}, errf(CodePlayerExists, "a player called %s exists", p.name)
+		}
+	}
+	for _, perm := range n.Permissions {
+		if perm == "" || strings.ContainsAny(perm, ", \t\n") {
+			return Player{}, errf(CodeInvalidPlayer, "permission %q must be one word without commas", truncateForMsg(perm))
+		}
+	}
+	var balance Money
+	if n.Balance != 0 {
+		var err error
+		if balance, err = PriceToMoney(n.Balance, 1, maxStartingBalance); err != nil {
+			return Player{}, errf(CodeInvalidPlayer, "starting balance: %v", err)
+		}
+	}
+	if len(n.Items) > InventorySize {
+		return Player{}, errf(CodeInvalidPlayer, "%d items do not fit in %d inventory slots", len(n.Items), InventorySize)
+	}
+	var inv inventory
+	for i, stack := range n.Items {
+		if stack.Material == "" && stack.Amount == 0 {
+			continue // an empty slot
+		}
+		if stack.ID == uuid.Nil {
+			stack.ID = uuid.New()
+		}
+		it, err := toItem(stack)
+		if err != nil {
+			return Player{}, errf(CodeInvalidItem, "item %d: %v", i+1, err)
+		}
+		inv[i] = it
+	}
+	row := PlayerRow{ID: n.ID, Name: n.Name, Perms: strings.Join(n.Permissions, ","), Balance: balance,
+		Inventory: encodeInventory(nil, &inv)}
+	b := &s.batch
+	b.Reset()
+	b.add(Op{Kind: OpAddPlayer, Player: &row})
+	b.log(EventRow{Kind: KindPlayerAdded, At: s.nowMs(), Body: playerAddedBody(&row)})
+	if err := s.commit(b); err != nil {
+		return Player{}, err
+	}
+	pr := &playerRecord{id: n.ID, name: n.Name, perms: append([]string(nil), n.Permissions...), balance: balance, inv: inv}
+	s.applied(func() {
+		pr.idx = int32(len(s.players))
+		s.players = append(s.players, pr)
+		s.playerByID[pr.id] = pr
+	})
+	return pr.public(), nil
+}
+
+// validPlayerName holds a name to the game's rules for player names.
+func validPlayerName(name string) error {
+	if len(name) < 3 || len(name) > 16 {
+		return errf(CodeInvalidPlayer, "a player name has 3 to 16 characters, %q has %d", truncateForMsg(name), len([]rune(name)))
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return errf(CodeInvalidPlayer, "a player name has only letters a–z, digits and underscores; %q has %q", truncateForMsg(name), r)
+		}
+	}
+	return nil
+}
+
+// playerAddedBody records a join: the player's row as it was inserted.
+func playerAddedBody(p *PlayerRow) []byte {
+	b := []byte{eventBodyVersion}
+	b = append(b, p.ID[:]...)
+	b = appendStr(b, p.Name)
+	b = appendStr(b, p.Perms)
+	b = binary.AppendVarint(b, int64(p.Balance))
+	return appendStr(b, string(p.Inventory))
+}
