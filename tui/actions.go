@@ -9,6 +9,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -137,7 +138,7 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 func (m *Model) confirmFor(msg tea.KeyPressMsg, l market.Listing) {
 	c, k, s := m.c, m.keys, m.c.Styles
 	what := fmt.Sprintf("#%d %s ×%d by %s for %s", l.ID, RenderMC(itemName(l.Item), lipglossPlain), l.Item.Amount,
-		Sanitize(l.SellerName), s.Price.Render(money(l.Price)))
+		playertext.Sanitize(l.SellerName), s.Price.Render(money(l.Price)))
 	reason := func(r string) string { return s.Dim.Render("publishes ListingRemovedEvent, reason \"" + r + "\"") }
 	owner := market.Player{ID: l.Seller, Name: l.SellerName}
 	switch {
@@ -154,7 +155,7 @@ func (m *Model) confirmFor(msg tea.KeyPressMsg, l market.Listing) {
 		}
 		m.dialog = newConfirm(c, "Buy as "+playerName(c.Actor)+"?", actBuy{id: l.ID}, lines...)
 	case key.Matches(msg, k.Remove):
-		m.dialog = newConfirm(c, "Remove as its owner "+Sanitize(l.SellerName)+"?", actRemove{id: l.ID, actor: owner},
+		m.dialog = newConfirm(c, "Remove as its owner "+playertext.Sanitize(l.SellerName)+"?", actRemove{id: l.ID, actor: owner},
 			what, reason(market.ReasonRemoved))
 	case key.Matches(msg, k.AdminRemove):
 		m.dialog = newConfirm(c, "Remove as admin "+playerName(c.Admin)+"?", actRemove{id: l.ID, actor: c.Admin},
@@ -200,7 +201,7 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 		}
 		m.changed = true
 		m.setStatus(statusMsg{text: fmt.Sprintf("listed #%d: %s ×%d for %s → ListingCreatedEvent", l.ID,
-			Sanitize(market.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
+			playertext.Sanitize(market.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
 	case actBuy:
 		m.buy(a)
 	case actRemove:

@@ -9,6 +9,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -80,5 +81,5 @@ func playerName(p market.Player) string {
 	if p.ID == uuid.Nil {
 		return "—"
 	}
-	return Sanitize(p.Name)
+	return playertext.Sanitize(p.Name)
 }

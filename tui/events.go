@@ -11,6 +11,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/internal/wire"
 	"github.com/rynek/rynek/market"
 )
@@ -484,7 +485,7 @@ func (p *eventsPane) row(c *Common, e market.Event) string {
 	case market.TransactionCompletedEvent:
 		t := e.Transaction()
 		return head + fmt.Sprintf("%s %s %s×%d  %s → %s  %s (fee %s)", s.OK.Render(string(t.State)),
-			shortID(t.ID), Sanitize(t.Item.Material), t.Item.Amount, Sanitize(t.SellerName), Sanitize(t.BuyerName),
+			shortID(t.ID), playertext.Sanitize(t.Item.Material), t.Item.Amount, playertext.Sanitize(t.SellerName), playertext.Sanitize(t.BuyerName),
 			s.Price.Render(money(t.Price)), money(t.Fee))
 	}
 	return head
@@ -492,7 +493,7 @@ func (p *eventsPane) row(c *Common, e market.Event) string {
 
 func listingSummary(c *Common, l market.Listing) string {
 	return fmt.Sprintf("listing #%d %s ×%d by %s for %s", l.ID, RenderMC(itemName(l.Item), lipglossPlain),
-		l.Item.Amount, Sanitize(l.SellerName), c.Styles.Price.Render(money(l.Price)))
+		l.Item.Amount, playertext.Sanitize(l.SellerName), c.Styles.Price.Render(money(l.Price)))
 }
 
 // shortID is the last 8 characters of a transaction id: ids are version 7

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -199,10 +200,10 @@ func listingLines(c *Common, l market.Listing) []string {
 		lines = append(lines, s.Dim.Render(fmt.Sprintf("%-12s", label))+value)
 	}
 	add("listing", fmt.Sprintf("#%d", l.ID))
-	add("item", RenderMC(itemName(l.Item), lipglossPlain)+s.Dim.Render("  ("+Sanitize(l.Item.Material)+")"))
+	add("item", RenderMC(itemName(l.Item), lipglossPlain)+s.Dim.Render("  ("+playertext.Sanitize(l.Item.Material)+")"))
 	add("amount", fmt.Sprint(l.Item.Amount))
 	add("price", s.Price.Render(money(l.Price))+s.Dim.Render("  unit "+money(l.UnitPrice())))
-	add("seller", Sanitize(l.SellerName)+s.Dim.Render("  "+l.Seller.String()))
+	add("seller", playertext.Sanitize(l.SellerName)+s.Dim.Render("  "+l.Seller.String()))
 	var cats []string
 	for _, cat := range l.Categories {
 		cats = append(cats, cat.String())

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -309,7 +310,7 @@ func (t *listingTable) row(c *Common, l market.Listing, w int) string {
 	}
 	r := fitLeft(fmt.Sprintf("#%d", l.ID), cols[0]) + " " + fit(item, cols[1]) + " " + fitLeft(fmt.Sprint(l.Item.Amount), cols[2]) + " " +
 		s.Price.Render(fitLeft(money(l.Price), cols[3])) + " " + fitLeft(money(l.UnitPrice()), cols[4]) + " " +
-		fit(Sanitize(l.SellerName), cols[5]) + " " + s.Dim.Render(fitLeft(exp, cols[6]))
+		fit(playertext.Sanitize(l.SellerName), cols[5]) + " " + s.Dim.Render(fitLeft(exp, cols[6]))
 	t.rows[l.ID] = r
 	return r
 }

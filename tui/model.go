@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -491,7 +492,7 @@ func (m *Model) header(w int) string {
 	if c.Clock != nil && c.Clock.Offset() > 0 {
 		clock += s.QA.Render(fmt.Sprintf(" (+%s)", shortDur(c.Clock.Offset())))
 	}
-	parts := []part{{s.Header.Render(Sanitize(c.Svc.Name())), 0}, {ready, 0}, {clock, 3}}
+	parts := []part{{s.Header.Render(playertext.Sanitize(c.Svc.Name())), 0}, {ready, 0}, {clock, 3}}
 	if m.hdr.okCounts {
 		parts = append(parts, part{s.HeaderKey.Render("active ") + count(m.hdr.active), 4},
 			part{s.HeaderKey.Render("volume ") + money(m.hdr.volume), 5})

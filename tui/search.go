@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -176,7 +177,7 @@ func (p *searchPane) View(c *Common, w, h int) string {
 		if t.total == 1 {
 			noun = "match"
 		}
-		summary = fmt.Sprintf("%s %s for %q in %s · sort: %s · category: %s", count(t.total), noun, Sanitize(p.text),
+		summary = fmt.Sprintf("%s %s for %q in %s · sort: %s · category: %s", count(t.total), noun, playertext.Sanitize(p.text),
 			t.took.Round(time.Microsecond), t.q.Sort, t.q.Category)
 		if p.pending {
 			summary += s.Dim.Render(" · typing…")

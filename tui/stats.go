@@ -9,6 +9,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -234,7 +235,7 @@ func (p *statsPane) summary(c *Common, w int) string {
 		return s.Dim.Render(p.err.Error())
 	}
 	if p.err != nil {
-		line := s.Err.Render("✗ " + Sanitize(p.err.Error()))
+		line := s.Err.Render("✗ " + playertext.Sanitize(p.err.Error()))
 		if p.loaded {
 			line += s.Dim.Render(" · showing figures as of " + time.Unix(p.at, 0).UTC().Format("15:04:05 UTC"))
 		}
@@ -307,7 +308,7 @@ func (p *statsPane) sellers(c *Common, w, rows int) []string {
 		switch {
 		case i < len(p.st.TopSellers):
 			r := p.st.TopSellers[i]
-			out = append(out, statsLine(cols, s.Dim.Render(fmt.Sprintf("%2d ", i+1))+Sanitize(r.Name),
+			out = append(out, statsLine(cols, s.Dim.Render(fmt.Sprintf("%2d ", i+1))+playertext.Sanitize(r.Name),
 				count(int(r.Sales)), s.Price.Render(money(r.Earned))))
 		case i == 0:
 			out = append(out, s.Dim.Render("   no sales yet"))
@@ -338,7 +339,7 @@ func (p *statsPane) items(c *Common, w, rows int) []string {
 			if name == "" {
 				name = r.Material
 			}
-			out = append(out, statsLine(cols, rank+Sanitize(name), count(int(r.Amount)), s.Price.Render(money(r.Volume))))
+			out = append(out, statsLine(cols, rank+playertext.Sanitize(name), count(int(r.Amount)), s.Price.Render(money(r.Volume))))
 		case i == 0:
 			out = append(out, s.Dim.Render("   no sales yet"))
 		default:
@@ -379,7 +380,7 @@ func (p *statsPane) expensive(c *Common, w, rows int) []string {
 				when = t.Timeline[n-1].At.UTC().Format("01-02 15:04")
 			}
 			out = append(out, statsLine(cols, item, s.Price.Render(money(t.Price)),
-				Sanitize(t.SellerName)+s.Dim.Render(" → ")+Sanitize(t.BuyerName), s.Dim.Render(when)))
+				playertext.Sanitize(t.SellerName)+s.Dim.Render(" → ")+playertext.Sanitize(t.BuyerName), s.Dim.Render(when)))
 		case i == 0:
 			out = append(out, s.Dim.Render("no sales yet"))
 		default:
@@ -398,9 +399,9 @@ func (p *statsPane) chart(c *Common, w, h int) []string {
 	if info, ok := market.LookupMaterial(p.material); ok {
 		name = info.Name
 	}
-	head := s.Title.Render("Price history · " + Sanitize(name))
+	head := s.Title.Render("Price history · " + playertext.Sanitize(name))
 	if w >= 100 {
-		head += s.Dim.Render(" " + Sanitize(p.material))
+		head += s.Dim.Render(" " + playertext.Sanitize(p.material))
 	}
 	head += s.Dim.Render(" · last " + sp.label)
 	if i := p.matIndex(); i >= 0 {
@@ -410,7 +411,7 @@ func (p *statsPane) chart(c *Common, w, h int) []string {
 		head += s.Dim.Render(" · 1 column = " + statsDur(sp.d/time.Duration(n)))
 	}
 	if p.histErr != nil {
-		head += "  " + s.Err.Render("✗ "+Sanitize(p.histErr.Error()))
+		head += "  " + s.Err.Render("✗ "+playertext.Sanitize(p.histErr.Error()))
 	}
 	out := []string{head}
 	if h < 2 {
@@ -418,7 +419,7 @@ func (p *statsPane) chart(c *Common, w, h int) []string {
 	}
 	cw, side := statsChartW(w)
 	plotRows := max(h-2, 1)
-	empty := "no sales of " + Sanitize(name) + " in the last " + sp.label
+	empty := "no sales of " + playertext.Sanitize(name) + " in the last " + sp.label
 	switch {
 	case p.histErr != nil:
 		empty = "price history unavailable"

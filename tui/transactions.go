@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -235,7 +236,7 @@ func (tt *txTable) row(c *Common, t market.Transaction, w int) string {
 	}
 	amount := fmt.Sprintf(" ×%d", t.Item.Amount)
 	item := fit(RenderMC(itemName(t.Item), lipglossPlain), max(cols.item-width(amount), 1)) + amount
-	r := s.Dim.Render(fit(ts, cols.time)) + " " + fit(Sanitize(shortID(t.ID)), cols.id) + " " +
+	r := s.Dim.Render(fit(ts, cols.time)) + " " + fit(playertext.Sanitize(shortID(t.ID)), cols.id) + " " +
 		fit(txState(s, t.State, cols.wide), cols.state) + " " + fitLeft(fmt.Sprintf("#%d", t.ListingID), cols.listing) + " " +
 		fit(item, cols.item) + " " + s.Price.Render(fitLeft(money(t.Price), cols.price)) + " " +
 		fit(tt.parties(s, t, cols.parties), cols.parties)
@@ -256,9 +257,9 @@ func (tt *txTable) parties(s Styles, t market.Transaction, w int) string {
 		if t.State == market.StateCompleted {
 			net = s.Dim.Render(" (net " + money(t.SellerNet) + ")")
 		}
-		return s.OK.Render("sold → ") + fit(Sanitize(t.BuyerName), max(w-7-width(net), 1)) + net
+		return s.OK.Render("sold → ") + fit(playertext.Sanitize(t.BuyerName), max(w-7-width(net), 1)) + net
 	case t.Buyer == me:
-		return s.Warn.Render("bought ← ") + Sanitize(t.SellerName)
+		return s.Warn.Render("bought ← ") + playertext.Sanitize(t.SellerName)
 	}
 	return parties(t, w)
 }
@@ -266,7 +267,7 @@ func (tt *txTable) parties(s Styles, t market.Transaction, w int) string {
 // parties renders "seller → buyer" in w cells, shortening both names evenly
 // when they do not fit.
 func parties(t market.Transaction, w int) string {
-	seller, buyer := Sanitize(t.SellerName), Sanitize(t.BuyerName)
+	seller, buyer := playertext.Sanitize(t.SellerName), playertext.Sanitize(t.BuyerName)
 	const arrow = " → "
 	if width(seller)+width(buyer)+3 > w {
 		half := max((w-3)/2, 1)
@@ -376,20 +377,20 @@ func txLines(c *Common, t market.Transaction) []string {
 	add := func(label, value string) {
 		lines = append(lines, s.Dim.Render(fmt.Sprintf("%-12s", label))+value)
 	}
-	add("transaction", Sanitize(t.ID))
+	add("transaction", playertext.Sanitize(t.ID))
 	add("listing", fmt.Sprintf("#%d", t.ListingID))
 	add("item", RenderMC(itemName(t.Item), lipglossPlain)+fmt.Sprintf(" ×%d", t.Item.Amount)+
-		s.Dim.Render("  ("+Sanitize(t.Item.Material)+")"))
+		s.Dim.Render("  ("+playertext.Sanitize(t.Item.Material)+")"))
 	if e := enchants(t.Item); e != "" {
 		add("enchants", e)
 	}
-	add("seller", Sanitize(t.SellerName)+s.Dim.Render("  "+t.Seller.String()))
-	add("buyer", Sanitize(t.BuyerName)+s.Dim.Render("  "+t.Buyer.String()))
+	add("seller", playertext.Sanitize(t.SellerName)+s.Dim.Render("  "+t.Seller.String()))
+	add("buyer", playertext.Sanitize(t.BuyerName)+s.Dim.Render("  "+t.Buyer.String()))
 	add("price", s.Price.Render(money(t.Price))+s.Dim.Render("  fee ")+money(t.Fee)+
 		s.Dim.Render("  seller's net ")+money(t.SellerNet))
 	state := txState(s, t.State, true)
 	if t.ErrorCode != "" {
-		state += "  " + s.Err.Render("error "+Sanitize(t.ErrorCode))
+		state += "  " + s.Err.Render("error "+playertext.Sanitize(t.ErrorCode))
 	}
 	add("state", state)
 	switch {
