@@ -9,6 +9,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
@@ -84,6 +85,8 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 	case key.Matches(msg, k.Player):
 		m.dialog = newPlayerPicker(c)
+	case key.Matches(msg, k.AddPlayer):
+		m.dialog = newAddPlayerDialog()
 	case key.Matches(msg, k.Sell):
 		st, err := c.Svc.GetPlayer(c.Actor.ID)
 		if err != nil {
@@ -105,6 +108,10 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		// not ready, is reported now, not after a confirmation.
 		if _, err := c.Svc.GetListing(l.ID); err != nil {
 			m.fail(err)
+			return nil, true
+		}
+		if key.Matches(msg, k.AdminRemove, k.ForceExpire) && c.Admin.ID == uuid.Nil {
+			m.fail(errNoAdmin)
 			return nil, true
 		}
 		m.confirmFor(msg, l)
@@ -174,12 +181,16 @@ func (m *Model) confirmFor(msg tea.KeyPressMsg, l market.Listing) {
 
 // fail shows an error's exact text, with its code when the market gave one.
 func (m *Model) fail(err error) {
-	text := err.Error()
+	m.setStatus(statusMsg{text: err.Error() + codeSuffix(err), err: true})
+}
+
+// codeSuffix is " [CODE]" for an error of the market with a code.
+func codeSuffix(err error) string {
 	var me *market.Error
 	if errors.As(err, &me) {
-		text += " [" + string(me.Code) + "]"
+		return " [" + string(me.Code) + "]"
 	}
-	m.setStatus(statusMsg{text: text, err: true})
+	return ""
 }
 
 // run performs an action on the main thread; what it changed is on screen
@@ -189,6 +200,8 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 	defer m.settle()
 	c := m.c
 	switch a := a.(type) {
+	case actAddPlayer:
+		return nil, m.addPlayer(a)
 	case actPickPlayer:
 		c.Actor = a.p
 		m.setStatus(statusMsg{text: "acting as " + playerName(a.p)})
@@ -286,18 +299,6 @@ func (m *Model) copySelected() tea.Cmd {
 	m.setStatus(statusMsg{text: "copied " + id + " to the clipboard (OSC 52; the terminal must allow it)"})
 	return tea.SetClipboard(id)
 }
-
-// explainNoPlayer turns the market's "player does not exist" for the empty
-// acting player into what to do about it.
-func (m *Model) explainNoPlayer(err error) error {
-	if m.c.Actor.Name == "" && errors.Is(err, market.ErrUnknownPlayer) {
-		return errors.New(noPlayersText)
-	}
-	return err
-}
-
-// noPlayersText is what an empty market says: there is nobody to act as.
-const noPlayersText = "this market has no players yet: start once with --seed N on a new --db for demo players (joining from the console needs the service's join operation)"
 
 func plural(n int) string {
 	if n == 1 {

@@ -8,6 +8,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 )
 
@@ -27,9 +28,36 @@ type bots struct {
 // botsMinPlayers is how many players traffic needs: a buyer and a seller.
 const botsMinPlayers = 2
 
-func newBots(svc *market.Service) bots {
-	ps, _ := svc.Players()
-	return bots{rate: 20, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1)), players: ps}
+// botRecruits is how many players the bots add to a market with fewer than
+// botsMinPlayers, each with botBalance and the starter kit.
+const (
+	botRecruits = 6
+	botBalance  = 5000.0
+)
+
+func newBots() bots {
+	return bots{rate: 20, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))}
+}
+
+// recruit adds botRecruits players named Bot_1, Bot_2, … (skipping names
+// taken) on the main thread, as the game would when they join.
+func (b *bots) recruit(svc *market.Service) ([]market.Player, error) {
+	var added []market.Player
+	for n := 1; len(added) < botRecruits && n <= 100*botRecruits; n++ {
+		p, err := svc.AddPlayer(market.NewPlayer{Name: fmt.Sprintf("Bot_%d", n), Balance: botBalance, Items: starterKit()})
+		var me *market.Error
+		switch {
+		case errors.As(err, &me) && me.Code == market.CodePlayerExists:
+			continue
+		case err != nil:
+			return added, err
+		}
+		added = append(added, p)
+	}
+	if len(added) == 0 {
+		return nil, fmt.Errorf("the names Bot_1 to Bot_%d are all taken", 100*botRecruits)
+	}
+	return added, nil
 }
 
 // botKey starts, stops or paces the bots and says what it did and how to
@@ -37,18 +65,15 @@ func newBots(svc *market.Service) bots {
 func (m *Model) botKey(msg tea.KeyPressMsg) {
 	b, k := &m.bots, m.keys
 	switch {
+	case key.Matches(msg, k.Bots) && !b.on:
+		m.startBots()
 	case key.Matches(msg, k.Bots):
-		if !b.on && len(b.players) < botsMinPlayers {
-			m.fail(fmt.Errorf("traffic bots need at least %d players and this market has %d: %s",
-				botsMinPlayers, len(b.players), noPlayersText))
-			return
+		b.on = false
+		text := fmt.Sprintf("traffic bots stopped after %s ok, %s refused (R starts them again)", count(b.ok), count(b.bad))
+		if b.lastErr != nil {
+			text += "; the last refusal: " + b.lastErr.Error() + codeSuffix(b.lastErr)
 		}
-		b.on = !b.on
-		if b.on {
-			m.setStatus(statusMsg{text: fmt.Sprintf("traffic bots started at %d actions/s as %d players (R stops them; +/- pace)", b.rate, len(b.players)), qa: true})
-		} else {
-			m.setStatus(statusMsg{text: fmt.Sprintf("traffic bots stopped after %d ok, %d refused (R starts them again)", b.ok, b.bad), qa: true})
-		}
+		m.setStatus(statusMsg{text: text, qa: true})
 	case key.Matches(msg, k.Faster):
 		b.rate = min(b.rate*2, 5000)
 		m.setStatus(statusMsg{text: fmt.Sprintf("bots: %d actions/s (- slows down)", b.rate), qa: true})
@@ -56,6 +81,37 @@ func (m *Model) botKey(msg tea.KeyPressMsg) {
 		b.rate = max(b.rate/2, 1)
 		m.setStatus(statusMsg{text: fmt.Sprintf("bots: %d actions/s (+ speeds up)", b.rate), qa: true})
 	}
+}
+
+// startBots starts the traffic as the market's players. A market with too
+// few players for a sale gets players of the bots' own first; the console
+// acts as the first of them if it had nobody to act as.
+func (m *Model) startBots() {
+	b, c := &m.bots, m.c
+	ps, err := c.Svc.Players()
+	if err != nil {
+		m.fail(err)
+		return
+	}
+	recruited := ""
+	if len(ps) < botsMinPlayers {
+		added, err := b.recruit(c.Svc)
+		if err != nil {
+			m.fail(fmt.Errorf("traffic bots could not add their players: %w", err))
+			return
+		}
+		ps = append(ps, added...)
+		m.changed = true
+		recruited = fmt.Sprintf("the market had fewer than %d players, so the bots added %d (%s…%s, %s and a starter kit each); ",
+			botsMinPlayers, len(added), playerName(added[0]), playerName(added[len(added)-1]), money(botBalance))
+		if c.Actor.ID == uuid.Nil {
+			c.Actor = added[0]
+			recruited += "acting as " + playerName(added[0]) + "; "
+		}
+	}
+	b.players, b.on = ps, true
+	m.setStatus(statusMsg{text: fmt.Sprintf("%straffic bots started at %d actions/s as %d players (R stops them; +/- pace)",
+		recruited, b.rate, len(ps)), qa: true})
 }
 
 func (b *bots) step(c *Common, tick time.Duration) {

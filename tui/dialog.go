@@ -221,12 +221,12 @@ func (d *sellDialog) validate(c *Common) (market.ItemStack, float64, bool) {
 }
 
 func (d *sellDialog) Help() []key.Binding {
-	return []key.Binding{d.list, d.keys.Up, d.keys.Down, d.keys.NextField, d.keys.Cancel}
+	return []key.Binding{d.list, d.keys.Up, d.keys.Down, d.keys.NextField, d.keys.Quit}
 }
 
 // Refused shows the market's refusal (a cooldown, the listing limit) and
 // keeps the dialog, with what was typed, open.
-func (d *sellDialog) Refused(err error) { d.err = err.Error() }
+func (d *sellDialog) Refused(err error) { d.err = err.Error() + codeSuffix(err) }
 
 func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 	k, ok := msg.(tea.KeyPressMsg)
@@ -234,7 +234,7 @@ func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 		return nil, false
 	}
 	switch {
-	case k.String() == "esc": // n and q are text here: not the shared Cancel
+	case key.Matches(k, d.keys.Quit): // n and q are text here: not the shared Cancel
 		return nil, true
 	case key.Matches(k, d.list):
 		if st, price, ok := d.validate(c); ok {
@@ -345,7 +345,7 @@ func (d *playerPicker) apply() {
 }
 
 func (d *playerPicker) Help() []key.Binding {
-	return []key.Binding{d.keys.Enter, d.keys.Up, d.keys.Down, binding([]string{"esc"}, "esc", "cancel")}
+	return []key.Binding{d.keys.Enter, d.keys.Up, d.keys.Down, d.keys.Quit}
 }
 
 func (d *playerPicker) Update(c *Common, msg tea.Msg) (action, bool) {
@@ -354,7 +354,7 @@ func (d *playerPicker) Update(c *Common, msg tea.Msg) (action, bool) {
 		return nil, false
 	}
 	switch {
-	case k.String() == "esc": // letters are the filter's here
+	case key.Matches(k, d.keys.Quit): // letters are the filter's here
 		return nil, true
 	case key.Matches(k, d.keys.Enter):
 		if len(d.shown) > 0 {

@@ -275,25 +275,136 @@ func TestDisabledKeepsRowsAndActionsAnswerNotReady(t *testing.T) {
 	}
 }
 
-// Defect 9: an empty market says what to do; bots refuse to start.
-func TestEmptyMarketExplainsWhatToDo(t *testing.T) {
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
-	must(t, err)
-	e := envOn(t, st, 120, 40)
+// Defect 9: an empty market says what to do, and A adds a player, who
+// can sell at once; bad input changes nothing and says why.
+func TestEmptyMarketAddsPlayers(t *testing.T) {
+	e := envOn(t, emptyStore(t), 120, 40)
 	if e.status() != noPlayersText {
 		t.Fatalf("status %q", e.status())
 	}
 	e.mustContain("acting as —")
-	e.key("s")
-	if e.status() != noPlayersText || e.m.dialog != nil {
-		t.Fatalf("s: %q", e.status())
-	}
-	e.key("R")
-	if e.m.bots.on || !strings.Contains(e.status(), "traffic bots need at least 2 players and this market has 0") {
-		t.Fatalf("R: on %v, %q", e.m.bots.on, e.status())
+	e.key("3")
+	e.mustContain(noPlayersText)
+	for _, k := range []string{"s", "m"} {
+		e.key(k)
+		if e.status() != noPlayersText || e.m.dialog != nil {
+			t.Fatalf("%s: %q", k, e.status())
+		}
 	}
 	e.key("p")
-	e.mustContain(noPlayersText[:40])
+	e.mustContain("A adds one")
+	e.key("esc")
+
+	for _, c := range []struct{ name, balance, want string }{
+		{"Al", "1000.00", `a player name has 3 to 16 characters, "Al" has 2 [INVALID_PLAYER]`},
+		{"Jan_Kowalski", "lots", `the balance must be a number like 1000.00, not "lots"`},
+		{"Jan_Kowalski", "0.001", "[INVALID_PLAYER]"},
+	} {
+		e.key("A")
+		d := e.m.dialog.(*addPlayerDialog)
+		e.typeText(c.name)
+		e.key("tab")
+		for range 8 {
+			e.key("backspace")
+		}
+		e.typeText(c.balance)
+		e.key("enter")
+		if e.m.dialog != d || !strings.Contains(d.err, c.want) || d.name.Value() != c.name {
+			t.Fatalf("%s/%s: dialog %T, error %q, want %q", c.name, c.balance, e.m.dialog, d.err, c.want)
+		}
+		e.mustContain(c.want)
+		if ps, _ := e.svc.Players(); len(ps) != 0 {
+			t.Fatalf("%s/%s: a refused player was added: %v", c.name, c.balance, ps)
+		}
+		e.key("esc")
+	}
+
+	e.key("A")
+	e.typeText("Jan_Kowalski")
+	e.key("tab")
+	e.key("tab")
+	e.key("space") // admin
+	e.key("enter")
+	if e.m.dialog != nil {
+		t.Fatalf("the dialog stayed: %q", e.m.dialog.(*addPlayerDialog).err)
+	}
+	want := "added player Jan_Kowalski with market.admin, balance 1 000.00, 5 stacks; acting as Jan_Kowalski (p picks another)"
+	if e.status() != want {
+		t.Fatalf("status %q, want %q", e.status(), want)
+	}
+	e.mustContain("acting as Jan_Kowalski")
+	if e.m.c.Admin.Name != "Jan_Kowalski" {
+		t.Fatalf("admin %q", e.m.c.Admin.Name)
+	}
+	e.key("A")
+	e.typeText("jan_kowalski")
+	e.key("enter")
+	if d, ok := e.m.dialog.(*addPlayerDialog); !ok || !strings.HasSuffix(d.err, "[PLAYER_EXISTS]") {
+		t.Fatalf("a second Jan: %T", e.m.dialog)
+	}
+	e.key("esc")
+	e.key("s")
+	e.key("enter")
+	if !strings.HasPrefix(e.status(), "listed #") {
+		t.Fatalf("the new player cannot sell: %q", e.status())
+	}
+}
+
+// Defect 9: bots started on an empty market bring their own players and
+// trade.
+func TestBotsRecruitPlayersInAnEmptyMarket(t *testing.T) {
+	e := envOn(t, emptyStore(t), 120, 40)
+	e.key("R")
+	ps, _ := e.svc.Players()
+	if len(ps) != botRecruits || !e.m.bots.on {
+		t.Fatalf("%d players, bots on %v: %q", len(ps), e.m.bots.on, e.status())
+	}
+	want := "the market had fewer than 2 players, so the bots added 6 (Bot_1…Bot_6, 5 000.00 and a starter kit each); acting as Bot_1; traffic bots started at 20 actions/s as 6 players (R stops them; +/- pace)"
+	if e.status() != want {
+		t.Fatalf("status %q, want %q", e.status(), want)
+	}
+	for range 30 {
+		e.tick()
+	}
+	if n, _ := e.svc.GetActiveListingsCount(); n == 0 || e.m.bots.ok == 0 {
+		t.Fatalf("after 30 ticks: %d listings, %d ok, %d refused (%v)", n, e.m.bots.ok, e.m.bots.bad, e.m.bots.lastErr)
+	}
+	e.mustContain("QA bots 20/s ok")
+	e.key("R")
+	if !strings.HasPrefix(e.status(), "traffic bots stopped after ") {
+		t.Fatalf("R again: %q", e.status())
+	}
+	e.key("R") // the market has players now: nobody new
+	if ps, _ := e.svc.Players(); len(ps) != botRecruits {
+		t.Fatalf("a second start added players: %d", len(ps))
+	}
+}
+
+// An admin action in a market without an admin says how to get one.
+func TestAdminActionWithoutAnAdmin(t *testing.T) {
+	e := envOn(t, emptyStore(t), 120, 40)
+	e.key("R")
+	for range 10 {
+		e.tick()
+	}
+	e.key("R")
+	e.key("1")
+	if _, ok := e.m.panes[0].Selected(); !ok {
+		t.Fatal("the bots listed nothing")
+	}
+	for _, k := range []string{"X", "F"} {
+		e.key(k)
+		if e.m.dialog != nil || e.status() != errNoAdmin.Error() {
+			t.Fatalf("%s: dialog %T, status %q", k, e.m.dialog, e.status())
+		}
+	}
+}
+
+func emptyStore(t *testing.T) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	must(t, err)
+	return st
 }
 
 // Defect 10: the selected row is one reverse-video run across the width,

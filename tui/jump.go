@@ -19,6 +19,7 @@ import (
 type jumpPrompt struct {
 	input textinput.Model
 	keys  dialogKeys
+	goTo  key.Binding
 }
 
 func newJumpPrompt() *jumpPrompt {
@@ -28,11 +29,11 @@ func newJumpPrompt() *jumpPrompt {
 	in.CharLimit = 64
 	in.SetWidth(44)
 	in.Focus()
-	return &jumpPrompt{input: in, keys: newDialogKeys()}
+	return &jumpPrompt{input: in, keys: newDialogKeys(), goTo: binding([]string{"enter"}, "enter", "go")}
 }
 
 func (d *jumpPrompt) Help() []key.Binding {
-	return []key.Binding{binding([]string{"enter"}, "enter", "go"), binding([]string{"esc"}, "esc", "cancel")}
+	return []key.Binding{d.goTo, d.keys.Quit}
 }
 
 func (d *jumpPrompt) Update(_ *Common, msg tea.Msg) (action, bool) {
@@ -40,10 +41,10 @@ func (d *jumpPrompt) Update(_ *Common, msg tea.Msg) (action, bool) {
 	if !ok {
 		return nil, false
 	}
-	switch k.String() {
-	case "esc":
+	switch {
+	case key.Matches(k, d.keys.Quit):
 		return nil, true
-	case "enter":
+	case key.Matches(k, d.goTo):
 		if text := strings.TrimSpace(d.input.Value()); text != "" {
 			return actJump{text: text}, true
 		}

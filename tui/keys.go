@@ -13,10 +13,10 @@ func binding(keys []string, helpKey, desc string) key.Binding {
 // globalKeys are the console-wide bindings: panes, actions on the selected
 // listing, and QA controls.
 type globalKeys struct {
-	Next, Prev, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Search, Help, Quit key.Binding
-	Jump, Copy, StatusLog                                                    key.Binding
+	Next, Prev, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Search, Help, Quit, Interrupt key.Binding
+	Jump, Copy, StatusLog                                                               key.Binding
 
-	Player, Sell, Buy, Remove, AdminRemove, ForceExpire, RemoveAsActor, ExpireAsActor, Claim, Backup key.Binding
+	Player, AddPlayer, Sell, Buy, Remove, AdminRemove, ForceExpire, RemoveAsActor, ExpireAsActor, Claim, Backup key.Binding
 
 	Toggle, Background, Hour, Day, Bots, Faster, Slower key.Binding
 }
@@ -32,11 +32,13 @@ func newGlobalKeys() globalKeys {
 		Search:    b([]string{"/"}, "/", "type a search"),
 		Help:      b([]string{"?"}, "?", "all keys"),
 		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Interrupt: b([]string{"ctrl+c"}, "ctrl+c", "quit, even while typing or in a dialog"),
 		Jump:      b([]string{":", "ctrl+k"}, ": ctrl+k", "jump to #id, transaction or player"),
 		Copy:      b([]string{"y"}, "y", "copy the selected id (OSC 52)"),
 		StatusLog: b([]string{"L"}, "L", "status history"),
 
 		Player:        b([]string{"p"}, "p", "act as player…"),
+		AddPlayer:     b([]string{"A"}, "A", "add a player… (a new market has none)"),
 		Sell:          b([]string{"s"}, "s", "sell from inventory"),
 		Buy:           b([]string{"b"}, "b", "buy (1-6 in the dialog arms a failure)"),
 		Remove:        b([]string{"x"}, "x", "remove as its owner → removed"),
@@ -62,11 +64,11 @@ func (k globalKeys) short() []key.Binding { return []key.Binding{k.Help, k.Quit}
 
 func (k globalKeys) panes() []key.Binding {
 	return []key.Binding{k.Pane1, k.Pane2, k.Pane3, k.Pane4, k.Pane5, k.Pane6, k.Next, k.Prev, k.Search,
-		k.Jump, k.Copy, k.StatusLog, k.Help, k.Quit}
+		k.Jump, k.Copy, k.StatusLog, k.Help, k.Quit, k.Interrupt}
 }
 
 func (k globalKeys) actions() []key.Binding {
-	return []key.Binding{k.Player, k.Sell, k.Buy, k.Remove, k.AdminRemove, k.ForceExpire, k.RemoveAsActor,
+	return []key.Binding{k.Player, k.AddPlayer, k.Sell, k.Buy, k.Remove, k.AdminRemove, k.ForceExpire, k.RemoveAsActor,
 		k.ExpireAsActor, k.Claim, k.Backup}
 }
 
@@ -76,7 +78,7 @@ func (k globalKeys) qa() []key.Binding {
 
 // dialogKeys are the keys dialogs share.
 type dialogKeys struct {
-	Confirm, Cancel, Up, Down, NextField, PrevField, Arm, Disarm, Enter key.Binding
+	Confirm, Cancel, Quit, Up, Down, NextField, PrevField, Arm, Disarm, Enter key.Binding
 }
 
 func newDialogKeys() dialogKeys {
@@ -84,6 +86,7 @@ func newDialogKeys() dialogKeys {
 	return dialogKeys{
 		Confirm:   b([]string{"y", "enter"}, "y/enter", "confirm"),
 		Cancel:    b([]string{"n", "esc", "q"}, "n/esc", "cancel"),
+		Quit:      b([]string{"esc"}, "esc", "cancel"), // where letters are text
 		Up:        b([]string{"up"}, "↑", "previous"),
 		Down:      b([]string{"down"}, "↓", "next"),
 		NextField: b([]string{"tab"}, "tab", "next field"),

@@ -119,13 +119,14 @@ type listingsPane struct {
 
 type listingKeys struct {
 	queryKeys
-	Detail key.Binding
+	Detail, Back key.Binding
 }
 
 func newListingsPane() *listingsPane {
 	return &listingsPane{table: newListingTable(market.Query{}), keys: listingKeys{
 		queryKeys: newQueryKeys(),
 		Detail:    binding([]string{"enter"}, "enter", "details"),
+		Back:      binding([]string{"esc"}, "esc", "close details"),
 	}}
 }
 
@@ -134,7 +135,7 @@ func (p *listingsPane) Title() string { return "Listings" }
 func (p *listingsPane) Help() []key.Binding {
 	n := p.table.nav
 	return []key.Binding{p.keys.Detail, p.keys.Sort, p.keys.Cat, n.PgDown, n.End, p.keys.SortBack, p.keys.CatAll,
-		n.Up, n.Down, n.PgUp, n.Home}
+		n.Up, n.Down, n.PgUp, n.Home, p.keys.Back}
 }
 
 func (p *listingsPane) TextFocused() bool { return false }
@@ -157,7 +158,7 @@ func (p *listingsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, p.keys.Detail):
 			p.detail = !p.detail
 			return nil
-		case msg.String() == "esc" && p.detail:
+		case key.Matches(msg, p.keys.Back) && p.detail:
 			p.detail = false
 			return nil
 		}
@@ -235,10 +236,11 @@ type categoryPicker struct {
 	counts []int
 	cursor int
 	keys   dialogKeys
+	nav    tableKeys
 }
 
 func newCategoryPicker(c *Common, q market.Query) *categoryPicker {
-	d := &categoryPicker{cats: c.Svc.GetCategories(), keys: newDialogKeys()}
+	d := &categoryPicker{cats: c.Svc.GetCategories(), keys: newDialogKeys(), nav: newTableKeys()}
 	current := q.Category
 	for i, cat := range d.cats {
 		q.Category, q.Offset, q.Limit = cat, 0, 1
@@ -255,7 +257,7 @@ func newCategoryPicker(c *Common, q market.Query) *categoryPicker {
 }
 
 func (d *categoryPicker) Help() []key.Binding {
-	return []key.Binding{d.keys.Enter, d.keys.Up, d.keys.Down, binding([]string{"esc"}, "esc", "cancel")}
+	return []key.Binding{d.keys.Enter, d.nav.Up, d.nav.Down, d.keys.Cancel}
 }
 
 func (d *categoryPicker) Update(_ *Common, msg tea.Msg) (action, bool) {
@@ -264,13 +266,13 @@ func (d *categoryPicker) Update(_ *Common, msg tea.Msg) (action, bool) {
 		return nil, false
 	}
 	switch {
-	case k.String() == "esc" || k.String() == "q":
+	case key.Matches(k, d.keys.Cancel):
 		return nil, true
 	case key.Matches(k, d.keys.Enter):
 		return actForPane{msg: categoryMsg{cat: d.cats[d.cursor]}}, true
-	case key.Matches(k, d.keys.Up) || k.String() == "k":
+	case key.Matches(k, d.nav.Up):
 		d.cursor = (d.cursor + len(d.cats) - 1) % len(d.cats)
-	case key.Matches(k, d.keys.Down) || k.String() == "j":
+	case key.Matches(k, d.nav.Down):
 		d.cursor = (d.cursor + 1) % len(d.cats)
 	}
 	return nil, false

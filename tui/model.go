@@ -130,7 +130,7 @@ func New(o Options) *Model {
 	m.chooseActors()
 	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log, o.ExportDir)}
 	m.stale = make([]bool, len(m.panes))
-	m.bots = newBots(o.Svc)
+	m.bots = newBots()
 	m.backup, m.backupOf = o.Backup, o.DatabasePath
 	m.refreshAll() // the active pane now, the others when first shown
 	if c.Actor.Name == "" {
@@ -254,7 +254,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.forPane(msg.pane, m.panes[msg.pane].Update(c, msg.msg))
 	case tea.KeyPressMsg:
-		if msg.String() == "ctrl+c" {
+		if key.Matches(msg, m.keys.Interrupt) {
 			return m, tea.Quit
 		}
 		defer m.readHeader() // a key may have changed the market or the QA state

@@ -28,13 +28,16 @@ type pagerDialog struct {
 }
 
 type pagerKeys struct {
-	Filter, Close key.Binding
+	Filter, Close, KeepFilter, ClearFilter key.Binding
 }
 
 func newPager(title string, lines []string) *pagerDialog {
 	d := &pagerDialog{title: title, lines: lines, filter: textinput.New(), nav: newTableKeys(), keys: pagerKeys{
 		Filter: binding([]string{"/"}, "/", "filter"),
 		Close:  binding([]string{"esc", "q", "?", "enter"}, "esc/q", "close"),
+		// While the filter is typed, and esc when one is set.
+		KeepFilter:  binding([]string{"enter"}, "enter", "keep the filter"),
+		ClearFilter: binding([]string{"esc"}, "esc", "clear the filter"),
 	}}
 	d.filter.Prompt = "filter: "
 	d.filter.CharLimit = 64
@@ -62,7 +65,10 @@ func (d *pagerDialog) apply() {
 
 func (d *pagerDialog) Help() []key.Binding {
 	if d.filtering {
-		return []key.Binding{binding([]string{"enter"}, "enter", "keep filter"), binding([]string{"esc"}, "esc", "clear filter")}
+		return []key.Binding{d.keys.KeepFilter, d.keys.ClearFilter}
+	}
+	if d.filter.Value() != "" {
+		return []key.Binding{d.keys.ClearFilter, d.keys.Close, d.keys.Filter, d.nav.Down, d.nav.Up, d.nav.PgDown, d.nav.PgUp, d.nav.Home, d.nav.End}
 	}
 	return []key.Binding{d.keys.Close, d.keys.Filter, d.nav.Down, d.nav.Up, d.nav.PgDown, d.nav.PgUp, d.nav.Home, d.nav.End}
 }
@@ -82,13 +88,13 @@ func (d *pagerDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 		return nil, false
 	case tea.KeyPressMsg:
 		if d.filtering {
-			switch msg.String() {
-			case "esc":
+			switch {
+			case key.Matches(msg, d.keys.ClearFilter):
 				d.filter.SetValue("")
 				d.filtering = false
 				d.filter.Blur()
 				d.apply()
-			case "enter":
+			case key.Matches(msg, d.keys.KeepFilter):
 				d.filtering = false
 				d.filter.Blur()
 			default:
@@ -101,7 +107,7 @@ func (d *pagerDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 		case key.Matches(msg, d.keys.Filter):
 			d.filtering = true
 			d.filter.Focus()
-		case msg.String() == "esc" && d.filter.Value() != "":
+		case key.Matches(msg, d.keys.ClearFilter) && d.filter.Value() != "":
 			d.filter.SetValue("")
 			d.apply()
 		case key.Matches(msg, d.keys.Close):

@@ -32,7 +32,7 @@ type searchPane struct {
 
 type searchKeys struct {
 	queryKeys
-	Focus, Blur, Detail key.Binding
+	Focus, Blur, Detail, Back key.Binding
 }
 
 type searchDebounceMsg struct{ seq int }
@@ -54,6 +54,7 @@ func newSearchPane() *searchPane {
 		Focus:     binding([]string{"/", "i"}, "/ i", "type"),
 		Blur:      binding([]string{"esc", "enter", "down"}, "esc/enter/↓", "to the results"),
 		Detail:    binding([]string{"enter"}, "enter", "details"),
+		Back:      binding([]string{"esc"}, "esc", "close details"),
 	}}
 	return p
 }
@@ -66,7 +67,7 @@ func (p *searchPane) Help() []key.Binding {
 	}
 	n := p.table.nav
 	return []key.Binding{p.keys.Focus, p.keys.Detail, p.keys.Sort, p.keys.Cat, n.PgDown, n.End, p.keys.SortBack,
-		p.keys.CatAll, n.Up, n.Down, n.PgUp, n.Home}
+		p.keys.CatAll, n.Up, n.Down, n.PgUp, n.Home, p.keys.Back}
 }
 
 func (p *searchPane) TextFocused() bool { return p.input.Focused() }
@@ -126,8 +127,7 @@ func (p *searchPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 		return p.table.trySetQuery(c, q, h)
 	case tea.KeyPressMsg:
 		if p.input.Focused() {
-			switch msg.String() {
-			case "esc", "enter", "down":
+			if key.Matches(msg, p.keys.Blur) {
 				p.input.Blur()
 				return nil
 			}
@@ -148,7 +148,7 @@ func (p *searchPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, p.keys.Detail):
 			p.detail = !p.detail
 			return nil
-		case msg.String() == "esc" && p.detail:
+		case key.Matches(msg, p.keys.Back) && p.detail:
 			p.detail = false
 			return nil
 		}

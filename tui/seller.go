@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -95,6 +96,10 @@ func (p *sellerPane) Refresh(c *Common) {
 		p.table.refresh(c, p.rows(c))
 	}
 	p.history.refresh(c, p.rows(c))
+	if p.player == uuid.Nil {
+		p.err = errors.New(noPlayersText)
+		return
+	}
 	st, err := c.Svc.GetPlayer(p.player)
 	if err != nil {
 		p.err = err
