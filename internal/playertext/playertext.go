@@ -26,9 +26,14 @@ import (
 // pictographs, as in 👩‍💻): between letters it is invisible and would let
 // "Ad\u200dmin" pass for "Admin".
 func Sanitize(s string) string {
-	if isPlain(s) {
+	if isClean(s) {
 		return s
 	}
+	return sanitize(s)
+}
+
+// sanitize is Sanitize without the shortcut for clean text.
+func sanitize(s string) string {
 	s = ansi.Strip(s)
 	var b strings.Builder
 	b.Grow(len(s))
@@ -100,10 +105,27 @@ func Plain(s string) string {
 	if !strings.ContainsRune(s, '§') {
 		return Sanitize(s)
 	}
+	// Most such text is one run after a colour code: return it without
+	// copying.
 	var b strings.Builder
-	b.Grow(len(s))
+	first, n := "", 0
 	for _, text := range Runs(s) {
-		b.WriteString(Sanitize(text))
+		switch {
+		case text == "":
+			continue
+		case n == 0:
+			first = text
+		case n == 1:
+			b.Grow(len(s))
+			b.WriteString(Sanitize(first))
+			fallthrough
+		default:
+			b.WriteString(Sanitize(text))
+		}
+		n++
+	}
+	if n <= 1 {
+		return Sanitize(first)
 	}
 	return b.String()
 }
@@ -133,13 +155,25 @@ func isEmojiModifier(r rune) bool {
 	return r == 0xfe0e || r == 0xfe0f || (r >= 0x1f3fb && r <= 0x1f3ff)
 }
 
-// isPlain reports whether s is printable ASCII only: the common case, which
-// needs no work.
-func isPlain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
+// isClean reports whether s is already what Sanitize makes of it: valid
+// UTF-8 without escapes, controls or format characters. Most names and lore
+// are, and they cost a scan instead of ansi.Strip's parser (the search index
+// sanitizes every display name and lore line it loads).
+func isClean(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r <= 0x9f || unicode.Is(unicode.Cf, r) {
 			return false
 		}
+		i += size
 	}
 	return true
 }
