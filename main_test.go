@@ -26,7 +26,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	if code := run([]string{"--help"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, flag := range []string{"-db", "-seed", "-seed-rand", "-name", "-sync", "-version", "XDG_DATA_HOME"} {
+	for _, flag := range []string{"-db", "-seed", "-seed-rand", "-name", "-sync", "-version", "XDG_DATA_HOME", "5,255 sells/s"} {
 		if !strings.Contains(errb.String(), flag) {
 			t.Errorf("help lacks %s:\n%s", flag, errb.String())
 		}
@@ -48,11 +48,13 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		{[]string{"--bogus"}, 2, "flag provided but not defined: -bogus"},
 		{[]string{"--db", foreign}, 1, "not a Rynek market database"},
 		{[]string{"--db", filepath.Join(dir, "missing-dir", "m.db")}, 1, "no such file or directory"},
+		{[]string{"--db", dir}, 2, "--db " + dir + " is a directory: give a file in it, e.g. --db " + filepath.Join(dir, "market.db") + "\n"},
+		{[]string{"--db", ""}, 2, "--db must not be empty (leave it out for the default path)"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
 		code := run(c.args, &out, &errb)
-		if code != c.code || !strings.Contains(errb.String(), c.msg) {
+		if code != c.code || !strings.Contains(errb.String(), c.msg) || strings.Count(errb.String(), "rynek:") > 1 {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d containing %q", c.args, code, errb.String(), c.code, c.msg)
 		}
 	}

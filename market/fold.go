@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/rynek/rynek/internal/playertext"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -66,24 +67,16 @@ func Fold(s string) string {
 
 // StripColors removes Minecraft legacy formatting codes: '§' followed by one
 // character (colour 0-9a-f, format k-o, reset r, or the hex prefix x). A
-// trailing lone '§' is dropped too.
+// trailing lone '§' is dropped too. The codes are found as the console finds
+// them (playertext.Runs); the text is left as it is.
 func StripColors(s string) string {
 	if !strings.ContainsRune(s, '§') {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	skip := false
-	for _, r := range s {
-		if skip {
-			skip = false
-			continue
-		}
-		if r == '§' {
-			skip = true
-			continue
-		}
-		b.WriteRune(r)
+	for _, text := range playertext.Runs(s) {
+		b.WriteString(text)
 	}
 	return b.String()
 }

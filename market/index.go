@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/rynek/rynek/internal/playertext"
 )
 
 // index answers searches without looking at every listing.
@@ -15,8 +16,10 @@ import (
 // word when one of its own words contains the query word as a substring
 // ("sword" finds DIAMOND_SWORD, "lodz" finds "Łódź"). Every query word must
 // match. Listing words come from the material key and readable name, the
-// colour-stripped display name, lore, enchantment keys and names and the
-// seller's name.
+// display name and lore as the console shows them (playertext.Plain: no §
+// codes, no escape sequences or what they hid), enchantment keys and names,
+// and the seller's name as shown (playertext.Sanitize): what can be found
+// is what can be seen.
 //
 //   - Each distinct word (token) has a bitmap of the listings that carry it.
 //   - A query word of 3+ letters is looked up in the vocabulary through a
@@ -131,15 +134,15 @@ func (ix *index) tokenIDs(dst []uint32, r *listingRecord, sellerName string) []u
 	}
 	st, ok := ix.sellerToks[r.seller]
 	if !ok {
-		st = ix.wordsOf(nil, sellerName)
+		st = ix.wordsOf(nil, playertext.Sanitize(sellerName))
 		ix.sellerToks[r.seller] = st
 	}
 	dst = append(dst, mt...)
 	dst = append(dst, st...)
 	if x := r.it.x; x != nil {
-		dst = ix.wordsOf(dst, StripColors(x.name))
+		dst = ix.wordsOf(dst, playertext.Plain(x.name))
 		for _, l := range x.lore {
-			dst = ix.wordsOf(dst, StripColors(l))
+			dst = ix.wordsOf(dst, playertext.Plain(l))
 		}
 		for _, e := range x.ench {
 			dst = ix.wordsOf(dst, enchantments[e.id].Key)

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 )
@@ -68,16 +69,16 @@ func oracleMatch(l market.Listing, query string) bool {
 	info, _ := market.LookupMaterial(l.Item.Material)
 	words = append(words, oracleWords(info.Key)...)
 	words = append(words, oracleWords(info.Name)...)
-	words = append(words, oracleWords(market.StripColors(l.Item.DisplayName))...)
+	words = append(words, oracleWords(playertext.Plain(l.Item.DisplayName))...)
 	for _, line := range l.Item.Lore {
-		words = append(words, oracleWords(market.StripColors(line))...)
+		words = append(words, oracleWords(playertext.Plain(line))...)
 	}
 	for _, e := range l.Item.Enchantments {
 		ei, _ := market.LookupEnchantment(e.Key)
 		words = append(words, oracleWords(ei.Key)...)
 		words = append(words, oracleWords(ei.Name)...)
 	}
-	words = append(words, oracleWords(l.SellerName)...)
+	words = append(words, oracleWords(playertext.Sanitize(l.SellerName))...)
 	for _, f := range strings.Fields(market.StripColors(query)) {
 		if strings.HasPrefix(f, "#") {
 			if fmt.Sprintf("#%d", l.ID) != f {

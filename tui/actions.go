@@ -3,13 +3,14 @@ package tui
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -26,64 +27,33 @@ type (
 		id     int
 		failAt market.State
 	}
+	// actRemove removes a listing as actor; the reason follows from who the
+	// actor is (owner: removed, admin: admin-removed, anyone else: NOT_OWNER).
 	actRemove struct {
 		id    int
-		admin bool
+		actor market.Player
 	}
-	actForceExpire struct{ id int }
-	actPickPlayer  struct{ p market.Player }
+	actForceExpire struct {
+		id    int
+		actor market.Player
+	}
+	actPickPlayer struct{ p market.Player }
+	// actOpen shows a listing or a transaction in a detail dialog.
+	actOpen struct {
+		listing market.Listing // the listing as last seen, when it is gone
+		hasList bool
+		txID    string
+	}
+	actJump struct{ text string }
 )
 
-// globalKeys are the console-wide bindings.
-type globalKeys struct {
-	Next, Prev, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Help, Quit   key.Binding
-	Player, Sell, Buy, Remove, AdminRemove, ForceExpire, Claim, Backup key.Binding
-	Toggle, Background, Hour, Day, Bots, Faster, Slower                key.Binding
+// armable is an action a confirmation can arm with a QA failure: the
+// purchase, whose saga can fail at each of its steps.
+type armable interface {
+	withFailure(market.State) action
 }
 
-func newGlobalKeys() globalKeys {
-	b := func(keys []string, k, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
-	}
-	return globalKeys{
-		Next:  b([]string{"tab"}, "tab", "next pane"),
-		Prev:  b([]string{"shift+tab"}, "shift+tab", "previous pane"),
-		Pane1: b([]string{"1"}, "1", "Listings"), Pane2: b([]string{"2", "/"}, "2 or /", "Search"),
-		Pane3: b([]string{"3"}, "3", "Seller"), Pane4: b([]string{"4"}, "4", "Stats"),
-		Pane5: b([]string{"5"}, "5", "Transactions"), Pane6: b([]string{"6"}, "6", "Events"),
-		Help: b([]string{"?"}, "?", "help"), Quit: b([]string{"q"}, "q", "quit"),
-
-		Player:      b([]string{"p"}, "p", "act as player…"),
-		Sell:        b([]string{"s"}, "s", "sell from inventory"),
-		Buy:         b([]string{"b"}, "b", "buy (1-6 in the dialog arms a failure)"),
-		Remove:      b([]string{"x"}, "x", "remove as owner → removed"),
-		AdminRemove: b([]string{"X"}, "X", "remove as admin → admin-removed"),
-		ForceExpire: b([]string{"F"}, "F", "force-expire (admin) → force-expire"),
-		Claim:       b([]string{"m"}, "m", "claim the acting player's mailbox"),
-		Backup:      b([]string{"B"}, "B", "back up the market to a new file beside it"),
-
-		Toggle:     b([]string{"D"}, "D", "QA: disable / enable the service"),
-		Background: b([]string{"T"}, "T", "QA: mutate from a background goroutine"),
-		Hour:       b([]string{"]"}, "]", "QA: advance the clock 1 hour"),
-		Day:        b([]string{"}"}, "}", "QA: advance the clock 1 day"),
-		Bots:       b([]string{"R"}, "R", "QA: start / stop traffic bots"),
-		Faster:     b([]string{"+", "="}, "+", "QA: bots faster"),
-		Slower:     b([]string{"-"}, "-", "QA: bots slower"),
-	}
-}
-
-func (k globalKeys) short() []key.Binding {
-	return []key.Binding{k.Sell, k.Buy, k.Player, k.Help, k.Quit}
-}
-func (k globalKeys) panes() []key.Binding {
-	return []key.Binding{k.Pane1, k.Pane2, k.Pane3, k.Pane4, k.Pane5, k.Pane6, k.Next, k.Prev, k.Help, k.Quit}
-}
-func (k globalKeys) actions() []key.Binding {
-	return []key.Binding{k.Player, k.Sell, k.Buy, k.Remove, k.AdminRemove, k.ForceExpire, k.Claim, k.Backup}
-}
-func (k globalKeys) qa() []key.Binding {
-	return []key.Binding{k.Toggle, k.Background, k.Hour, k.Day, k.Bots, k.Faster, k.Slower}
-}
+func (a actBuy) withFailure(st market.State) action { a.failAt = st; return a }
 
 // globalKey handles a console-wide key; ok is false when the key is the
 // pane's.
@@ -93,42 +63,64 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit, true
 	case key.Matches(msg, k.Help):
-		m.showHelp = true
+		m.dialog = newHelp(m)
+	case key.Matches(msg, k.StatusLog):
+		m.dialog = newStatusLog(m.history)
+	case key.Matches(msg, k.Jump):
+		m.dialog = newJumpPrompt()
+	case key.Matches(msg, k.Copy):
+		return m.copySelected(), true
 	case key.Matches(msg, k.Next):
 		m.switchTo((m.active + 1) % len(m.panes))
 	case key.Matches(msg, k.Prev):
 		m.switchTo((m.active + len(m.panes) - 1) % len(m.panes))
 	case key.Matches(msg, k.Pane1, k.Pane2, k.Pane3, k.Pane4, k.Pane5, k.Pane6):
-		i := int(msg.String()[0] - '1')
-		if msg.String() == "/" {
-			i = 1
-		}
-		m.switchTo(i)
-		if sp, ok := m.panes[i].(*searchPane); ok {
-			return sp.focusInput(), true
+		m.switchTo(int(msg.String()[0] - '1'))
+	case key.Matches(msg, k.Search):
+		for i, p := range m.panes {
+			if f, ok := p.(inputFocuser); ok {
+				m.switchTo(i)
+				return m.forPane(i, f.FocusInput()), true
+			}
 		}
 	case key.Matches(msg, k.Player):
 		m.dialog = newPlayerPicker(c)
+	case key.Matches(msg, k.AddPlayer):
+		m.dialog = newAddPlayerDialog()
 	case key.Matches(msg, k.Sell):
 		st, err := c.Svc.GetPlayer(c.Actor.ID)
 		if err != nil {
-			m.fail(err)
+			m.fail(m.explainNoPlayer(err))
 			return nil, true
 		}
 		m.dialog = newSellDialog(c, st)
-	case key.Matches(msg, k.Buy, k.Remove, k.AdminRemove, k.ForceExpire):
+	case key.Matches(msg, k.Buy, k.Remove, k.AdminRemove, k.ForceExpire, k.RemoveAsActor, k.ExpireAsActor):
 		l, ok := m.panes[m.active].Selected()
 		if !ok {
-			m.status = statusMsg{text: "select a listing first (Listings, Search or Seller pane)", err: true}
+			if _, err := c.Svc.GetActiveListingsCount(); err != nil {
+				m.fail(err) // not ready: say so rather than "select a listing"
+				return nil, true
+			}
+			m.fail(errors.New("select a listing first (Listings, Search or Seller pane)"))
+			return nil, true
+		}
+		// Ask the market first: a listing that is gone, or a service that is
+		// not ready, is reported now, not after a confirmation.
+		if _, err := c.Svc.GetListing(l.ID); err != nil {
+			m.fail(err)
+			return nil, true
+		}
+		if key.Matches(msg, k.AdminRemove, k.ForceExpire) && c.Admin.ID == uuid.Nil {
+			m.fail(errNoAdmin)
 			return nil, true
 		}
 		m.confirmFor(msg, l)
 	case key.Matches(msg, k.Claim):
 		n, err := c.Svc.ClaimAll(c.Actor.ID)
 		if err != nil {
-			m.fail(err)
+			m.fail(m.explainNoPlayer(err))
 		} else {
-			m.status = statusMsg{text: fmt.Sprintf("%s claimed %d mailbox item(s)", playerName(c.Actor), n)}
+			m.setStatus(statusMsg{text: fmt.Sprintf("%s claimed %d mailbox item%s", playerName(c.Actor), n, plural(n))})
 			m.changed = true
 			m.settle()
 		}
@@ -140,115 +132,143 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.backgroundMutation(), true
 	case key.Matches(msg, k.Hour, k.Day):
 		m.advance(msg)
-	case key.Matches(msg, k.Bots):
-		m.bots.on = !m.bots.on
-		state := "stopped"
-		if m.bots.on {
-			state = fmt.Sprintf("started at %d actions/s", m.bots.rate)
-		}
-		m.status = statusMsg{text: "traffic bots " + state, qa: true}
-	case key.Matches(msg, k.Faster):
-		m.bots.rate = min(m.bots.rate*2, 5000)
-		m.status = statusMsg{text: fmt.Sprintf("bots: %d actions/s", m.bots.rate), qa: true}
-	case key.Matches(msg, k.Slower):
-		m.bots.rate = max(m.bots.rate/2, 1)
-		m.status = statusMsg{text: fmt.Sprintf("bots: %d actions/s", m.bots.rate), qa: true}
+	case key.Matches(msg, k.Bots, k.Faster, k.Slower):
+		m.botKey(msg)
 	default:
 		return nil, false
 	}
 	return nil, true
 }
 
-// confirmFor opens the confirmation of a buy, remove or force-expire.
+// confirmFor opens the confirmation of a buy, remove or force-expire. The
+// dialog carries the action it confirms.
 func (m *Model) confirmFor(msg tea.KeyPressMsg, l market.Listing) {
-	c, k := m.c, m.keys
+	c, k, s := m.c, m.keys, m.c.Styles
 	what := fmt.Sprintf("#%d %s ×%d by %s for %s", l.ID, RenderMC(itemName(l.Item), lipglossPlain), l.Item.Amount,
-		Sanitize(l.SellerName), c.Styles.Price.Render(money(l.Price)))
+		playertext.Sanitize(l.SellerName), s.Price.Render(money(l.Price)))
+	reason := func(r string) string { return s.Dim.Render("publishes ListingRemovedEvent, reason \"" + r + "\"") }
+	owner := market.Player{ID: l.Seller, Name: l.SellerName}
 	switch {
 	case key.Matches(msg, k.Buy):
-		m.dialog = newConfirm(c, "Buy as "+playerName(c.Actor)+"?", actBuy{id: l.ID}, true, what)
+		lines := []string{what}
+		if st, err := c.Svc.GetPlayer(c.Actor.ID); err == nil {
+			lines = append(lines, s.Dim.Render("balance ")+money(st.Balance)+s.Dim.Render(" → after ")+money(st.Balance-l.Price))
+			if st.Balance < l.Price {
+				lines = append(lines, s.Warn.Render("⚠ funds are short: the market will refuse (INSUFFICIENT_FUNDS)"))
+			}
+		}
+		if l.Seller == c.Actor.ID {
+			lines = append(lines, s.Warn.Render("⚠ this is the acting player's own listing: the market will refuse (OWN_LISTING)"))
+		}
+		m.dialog = newConfirm(c, "Buy as "+playerName(c.Actor)+"?", actBuy{id: l.ID}, lines...)
 	case key.Matches(msg, k.Remove):
-		m.dialog = newConfirm(c, "Remove as its owner "+Sanitize(l.SellerName)+"?", actRemove{id: l.ID}, false, what,
-			c.Styles.Dim.Render("publishes ListingRemovedEvent, reason \"removed\""))
+		m.dialog = newConfirm(c, "Remove as its owner "+playertext.Sanitize(l.SellerName)+"?", actRemove{id: l.ID, actor: owner},
+			what, reason(market.ReasonRemoved))
 	case key.Matches(msg, k.AdminRemove):
-		m.dialog = newConfirm(c, "Remove as admin "+playerName(c.Admin)+"?", actRemove{id: l.ID, admin: true}, false, what,
-			c.Styles.Dim.Render("publishes ListingRemovedEvent, reason \"admin-removed\""))
+		m.dialog = newConfirm(c, "Remove as admin "+playerName(c.Admin)+"?", actRemove{id: l.ID, actor: c.Admin},
+			what, reason(market.ReasonAdminRemoved))
 	case key.Matches(msg, k.ForceExpire):
-		m.dialog = newConfirm(c, "Force-expire as admin "+playerName(c.Admin)+"?", actForceExpire{id: l.ID}, false, what,
-			c.Styles.Dim.Render("publishes ListingRemovedEvent, reason \"force-expire\""))
+		m.dialog = newConfirm(c, "Force-expire as admin "+playerName(c.Admin)+"?", actForceExpire{id: l.ID, actor: c.Admin},
+			what, reason(market.ReasonForceExpire))
+	case key.Matches(msg, k.RemoveAsActor):
+		m.dialog = newConfirm(c, "Remove as the acting player "+playerName(c.Actor)+"?", actRemove{id: l.ID, actor: c.Actor},
+			what, s.Dim.Render("the owner gets reason \"removed\", an admin \"admin-removed\", anyone else NOT_OWNER"))
+	case key.Matches(msg, k.ExpireAsActor):
+		m.dialog = newConfirm(c, "Force-expire as the acting player "+playerName(c.Actor)+"?", actForceExpire{id: l.ID, actor: c.Actor},
+			what, s.Dim.Render("an admin gets reason \"force-expire\", anyone else FORBIDDEN"))
 	}
 }
 
-// fail shows an error's exact text.
-func (m *Model) fail(err error) { m.status = statusMsg{text: err.Error(), err: true} }
+// fail shows an error's exact text, with its code when the market gave one.
+func (m *Model) fail(err error) {
+	m.setStatus(statusMsg{text: err.Error() + codeSuffix(err), err: true})
+}
+
+// codeSuffix is " [CODE]" for an error of the market with a code.
+func codeSuffix(err error) string {
+	var me *market.Error
+	if errors.As(err, &me) {
+		return " [" + string(me.Code) + "]"
+	}
+	return ""
+}
 
 // run performs an action on the main thread; what it changed is on screen
-// at once, not at the next tick.
-func (m *Model) run(a action) tea.Cmd {
+// at once, not at the next tick. It returns the error of a refused action,
+// so that the dialog that asked for it can stay open and show it.
+func (m *Model) run(a action) (tea.Cmd, error) {
 	defer m.settle()
 	c := m.c
 	switch a := a.(type) {
+	case actAddPlayer:
+		return nil, m.addPlayer(a)
 	case actPickPlayer:
 		c.Actor = a.p
-		m.status = statusMsg{text: "acting as " + playerName(a.p)}
+		m.setStatus(statusMsg{text: "acting as " + playerName(a.p)})
 		m.refreshAll()
 	case actSell:
 		l, err := c.Svc.SellItem(c.Actor, a.stack, a.price)
 		if err != nil {
 			m.fail(err)
-			return nil
+			return nil, err
 		}
 		m.changed = true
-		m.status = statusMsg{text: fmt.Sprintf("listed #%d: %s ×%d for %s → ListingCreatedEvent", l.ID,
-			Sanitize(market.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))}
+		m.setStatus(statusMsg{text: fmt.Sprintf("listed #%d: %s ×%d for %s → ListingCreatedEvent", l.ID,
+			playertext.Sanitize(market.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
 	case actBuy:
-		if a.failAt != "" {
-			if err := c.Svc.ArmFailure(a.failAt); err != nil {
-				m.fail(err)
-				return nil
-			}
-		}
-		tx, err := c.Svc.Buy(c.Actor, a.id)
-		_ = c.Svc.ArmFailure("") // a refused purchase does not consume the arming; never carry it over
-		m.changed = true
-		switch {
-		case err != nil && tx.ID == "":
-			m.fail(err)
-		case err != nil:
-			m.status = statusMsg{text: fmt.Sprintf("transaction %s ended %s (%s): %s", shortID(tx.ID), tx.State, tx.ErrorCode, err), err: true}
-		default:
-			where := "inventory"
-			if tx.DeliveredToMailbox {
-				where = "mailbox (inventory full)"
-			}
-			m.status = statusMsg{text: fmt.Sprintf("bought #%d: transaction %s COMPLETED, paid %s, fee %s, item to %s → TransactionCompletedEvent",
-				a.id, shortID(tx.ID), money(tx.Price), money(tx.Fee), where)}
-		}
+		m.buy(a)
 	case actRemove:
-		actor, reason := c.Admin, market.ReasonAdminRemoved
-		if !a.admin {
-			l, err := c.Svc.GetListing(a.id)
-			if err != nil {
-				m.fail(err)
-				return nil
-			}
-			actor, reason = market.Player{ID: l.Seller, Name: l.SellerName}, market.ReasonRemoved
-		}
-		if err := c.Svc.RemoveListing(a.id, actor); err != nil {
+		if err := c.Svc.RemoveListing(a.id, a.actor); err != nil {
 			m.fail(err)
-			return nil
+			return nil, err
 		}
 		m.changed = true
-		m.status = statusMsg{text: fmt.Sprintf("removed #%d → ListingRemovedEvent reason %q", a.id, reason)}
+		reason := market.ReasonRemoved
+		if ev, ok := m.log.lastRemoval(a.id); ok {
+			reason = ev.Reason()
+		}
+		m.setStatus(statusMsg{text: fmt.Sprintf("removed #%d as %s → ListingRemovedEvent reason %q", a.id, playerName(a.actor), reason)})
 	case actForceExpire:
-		if err := c.Svc.ForceExpire(a.id, c.Admin); err != nil {
+		if err := c.Svc.ForceExpire(a.id, a.actor); err != nil {
 			m.fail(err)
-			return nil
+			return nil, err
 		}
 		m.changed = true
-		m.status = statusMsg{text: fmt.Sprintf("force-expired #%d → ListingRemovedEvent reason %q", a.id, market.ReasonForceExpire)}
+		m.setStatus(statusMsg{text: fmt.Sprintf("force-expired #%d as %s → ListingRemovedEvent reason %q", a.id,
+			playerName(a.actor), market.ReasonForceExpire)})
+	case actOpen:
+		m.open(a)
+	case actJump:
+		m.jump(a.text)
 	}
-	return nil
+	return nil, nil
+}
+
+// buy runs a purchase, armed with a QA failure if the dialog asked for one.
+func (m *Model) buy(a actBuy) {
+	c := m.c
+	if a.failAt != "" {
+		if err := c.Svc.ArmFailure(a.failAt); err != nil {
+			m.fail(err)
+			return
+		}
+	}
+	tx, err := c.Svc.Buy(c.Actor, a.id)
+	_ = c.Svc.ArmFailure("") // a refused purchase does not consume the arming; never carry it over
+	m.changed = true
+	switch {
+	case err != nil && tx.ID == "":
+		m.fail(err)
+	case err != nil:
+		m.setStatus(statusMsg{text: fmt.Sprintf("transaction %s ended %s (%s): %s", shortID(tx.ID), tx.State, tx.ErrorCode, err), err: true})
+	default:
+		where := "inventory"
+		if tx.DeliveredToMailbox {
+			where = "mailbox (inventory full)"
+		}
+		m.setStatus(statusMsg{text: fmt.Sprintf("bought #%d: transaction %s COMPLETED, paid %s, fee %s, item to %s → TransactionCompletedEvent",
+			a.id, shortID(tx.ID), money(tx.Price), money(tx.Fee), where)})
+	}
 }
 
 // settle drains events and refreshes the screen if the market changed.
@@ -260,217 +280,31 @@ func (m *Model) settle() {
 	}
 }
 
-// toggleService disables or enables the service (QA) and shows what an
-// operation answers now.
-func (m *Model) toggleService() {
-	svc := m.c.Svc
-	if svc.IsReady() {
-		svc.Disable()
-		_, err := svc.GetActiveListingsCount()
-		text := "service disabled"
-		if err != nil {
-			text += "; every operation now answers: " + err.Error()
-		}
-		m.status = statusMsg{text: text, qa: true}
-	} else {
-		if err := svc.Enable(); err != nil {
-			m.fail(err)
-			return
-		}
-		m.status = statusMsg{text: "service enabled", qa: true}
+// copySelected copies the id of what is under the cursor to the terminal's
+// clipboard (OSC 52): a listing's "#id", or a transaction's id.
+func (m *Model) copySelected() tea.Cmd {
+	id := ""
+	if s, ok := m.panes[m.active].(idSelector); ok {
+		id = s.SelectedID()
 	}
-	m.refreshAll()
+	if id == "" {
+		if l, ok := m.panes[m.active].Selected(); ok {
+			id = fmt.Sprintf("#%d", l.ID)
+		}
+	}
+	if id == "" {
+		m.fail(errors.New("nothing selected to copy"))
+		return nil
+	}
+	m.setStatus(statusMsg{text: "copied " + id + " to the clipboard (OSC 52; the terminal must allow it)"})
+	return tea.SetClipboard(id)
 }
 
-// advance moves the QA clock; the expiry timer runs at once.
-func (m *Model) advance(msg tea.KeyPressMsg) {
-	c := m.c
-	if c.Clock == nil {
-		m.status = statusMsg{text: "this console's clock cannot be moved", err: true}
-		return
+func plural(n int) string {
+	if n == 1 {
+		return ""
 	}
-	d := time.Hour
-	if key.Matches(msg, m.keys.Day) {
-		d = 24 * time.Hour
-	}
-	c.Clock.Advance(d)
-	c.NowUnix = c.Svc.Now().Unix()
-	n, more, err := m.sweep()
-	m.swept = 0
-	if more {
-		m.swept = n // the tick carries on with the rest and counts on from here
-	}
-	switch {
-	case err != nil:
-		m.fail(err)
-	case n > 0:
-		text := fmt.Sprintf("clock +%s: %d listings expired by timer: no event, by contract (items went to their sellers' mailboxes)", shortDur(d), n)
-		if more {
-			text += " · sweeping…"
-		}
-		m.status = statusMsg{text: text, qa: true}
-	default:
-		m.status = statusMsg{text: fmt.Sprintf("clock +%s (now +%s): nothing expired yet", shortDur(d), shortDur(c.Clock.Offset())), qa: true}
-	}
-	m.refreshAll()
-}
-
-// fingerprint is a cheap summary of the market, to show that a refused
-// background mutation changed nothing.
-type fingerprint struct {
-	listings int
-	volume   float64
-	balance  float64
-	items    int
-	events   uint64
-}
-
-func (m *Model) fingerprint() fingerprint {
-	svc := m.c.Svc
-	var f fingerprint
-	f.listings, _ = svc.GetActiveListingsCount()
-	f.volume, _ = svc.GetMarketVolume()
-	if st, err := svc.GetPlayer(m.c.Actor.ID); err == nil {
-		f.balance = st.Balance
-		for _, s := range st.Inventory {
-			if s != nil {
-				f.items += s.Amount
-			}
-		}
-	}
-	f.events = m.log.lastSeq + uint64(len(m.log.pending))
-	return f
-}
-
-type bgMutationMsg struct {
-	err    error
-	before fingerprint
-}
-
-// backgroundMutation tries SellItem and RemoveListing from a goroutine that is
-// not the main thread (QA): both must fail with the contract's text and
-// change nothing.
-func (m *Model) backgroundMutation() tea.Cmd {
-	c := m.c
-	before := m.fingerprint()
-	actor := c.Actor
-	var stack market.ItemStack
-	if st, err := c.Svc.GetPlayer(actor.ID); err == nil {
-		for _, s := range st.Inventory {
-			if s != nil {
-				stack = *s
-				break
-			}
-		}
-	}
-	target, _ := m.panes[m.active].Selected()
-	svc := c.Svc
-	return func() tea.Msg {
-		// This runs in its own goroutine, not on the event loop.
-		_, err := svc.SellItem(actor, stack, 1)
-		if target.ID != 0 {
-			if err2 := svc.RemoveListing(target.ID, actor); err == nil {
-				err = err2
-			}
-		}
-		return bgMutationMsg{err: err, before: before}
-	}
-}
-
-func (m *Model) onBackgroundResult(msg bgMutationMsg) {
-	after := m.fingerprint()
-	unchanged := "nothing changed"
-	if after != msg.before {
-		unchanged = fmt.Sprintf("STATE CHANGED: %+v → %+v", msg.before, after)
-	}
-	switch {
-	case msg.err == nil:
-		m.status = statusMsg{text: "background mutation was accepted: the main-thread check failed! " + unchanged, err: true}
-	case errors.Is(msg.err, market.ErrNotMainThread) || errors.Is(msg.err, market.ErrNotReady):
-		m.status = statusMsg{text: "background goroutine: " + msg.err.Error() + " · " + unchanged, qa: true}
-	default:
-		m.status = statusMsg{text: "background goroutine: " + msg.err.Error() + " · " + unchanged, err: true}
-	}
-}
-
-// bots generate traffic on the main thread: each tick they perform rate×tick
-// random sells, purchases and removals as random players.
-type bots struct {
-	on      bool
-	rate    int
-	carry   float64
-	rng     *rand.Rand
-	players []market.Player
-	ok, bad int
-	changed bool
-}
-
-func newBots(svc *market.Service) bots {
-	ps, _ := svc.Players()
-	return bots{rate: 20, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1)), players: ps}
-}
-
-func (b *bots) step(c *Common, tick time.Duration) {
-	if !b.on || len(b.players) < 2 {
-		return
-	}
-	b.carry += float64(b.rate) * tick.Seconds()
-	n := int(b.carry)
-	b.carry -= float64(n)
-	for i := 0; i < n; i++ {
-		if b.one(c) == nil {
-			b.ok++
-		} else {
-			b.bad++
-		}
-	}
-	if n > 0 {
-		b.changed = true
-	}
-}
-
-func (b *bots) one(c *Common) error {
-	svc := c.Svc
-	p := b.players[b.rng.IntN(len(b.players))]
-	switch r := b.rng.IntN(100); {
-	case r < 50:
-		st, err := svc.GetPlayer(p.ID)
-		if err != nil {
-			return err
-		}
-		var stacks []market.ItemStack
-		for _, s := range st.Inventory {
-			if s != nil {
-				stacks = append(stacks, *s)
-			}
-		}
-		if len(stacks) == 0 {
-			_, err := svc.ClaimAll(p.ID)
-			return err
-		}
-		s := stacks[b.rng.IntN(len(stacks))]
-		price := 10.0
-		if info, ok := market.LookupMaterial(s.Material); ok {
-			price = float64(info.BasePrice) * float64(s.Amount) / 100 * (0.7 + 0.7*b.rng.Float64())
-		}
-		cfg := svc.Config()
-		price = float64(int64(max(min(price, cfg.MaxPrice.Float()), cfg.MinPrice.Float())*100)) / 100
-		_, err = svc.SellItem(p, s, price)
-		return err
-	case r < 85:
-		page, err := svc.Query(market.Query{Sort: market.SortCheapest, Offset: b.rng.IntN(200), Limit: 1})
-		if err != nil || len(page.Listings) == 0 {
-			return err
-		}
-		_, err = svc.Buy(p, page.Listings[0].ID)
-		return err
-	default:
-		page, err := svc.Query(market.Query{Seller: p.ID, Limit: 1})
-		if err != nil || len(page.Listings) == 0 {
-			return err
-		}
-		return svc.RemoveListing(page.Listings[0].ID, p)
-	}
+	return "s"
 }
 
 // startBackup writes a consistent copy of the market next to it, off the
@@ -478,11 +312,11 @@ func (b *bots) one(c *Common) error {
 // on. The result comes back as a status message.
 func (m *Model) startBackup() tea.Cmd {
 	if m.backup == nil {
-		m.status = statusMsg{text: "this console was started without a store to back up", err: true}
+		m.setStatus(statusMsg{text: "this console was started without a store to back up", err: true})
 		return nil
 	}
 	dest := m.backupPath(time.Now())
-	m.status = statusMsg{text: "backing up to " + dest + "…"}
+	m.setStatus(statusMsg{text: "backing up to " + dest + "…"})
 	backup := m.backup
 	return func() tea.Msg {
 		start := time.Now()

@@ -9,6 +9,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -31,6 +32,10 @@ type Common struct {
 	NowUnix int64
 	// Wall is the wall clock for grace periods; tests replace it.
 	Wall func() time.Time
+	// Epoch changes whenever rows rendered before must be rendered again
+	// although their data did not change: the background (and so the
+	// palette) or the terminal's width method changed. Row caches key on it.
+	Epoch int
 }
 
 // Styles are the console's styles for the current background.
@@ -50,7 +55,6 @@ func newStyles(isDark bool) Styles {
 	green := ld(lipgloss.Color("#11772B"), lipgloss.Color("#4FD16E"))
 	red := ld(lipgloss.Color("#B3261E"), lipgloss.Color("#FF6B63"))
 	yellow := ld(lipgloss.Color("#8A5A00"), lipgloss.Color("#F5C451"))
-	sel := ld(lipgloss.Color("#E4E0FF"), lipgloss.Color("#2E2A52"))
 	return Styles{
 		Header:    lipgloss.NewStyle().Bold(true).Foreground(accent),
 		HeaderKey: lipgloss.NewStyle().Foreground(dim),
@@ -58,14 +62,14 @@ func newStyles(isDark bool) Styles {
 		TabActive: lipgloss.NewStyle().Bold(true).Reverse(true).Foreground(accent).Padding(0, 1),
 		Title:     lipgloss.NewStyle().Bold(true).Foreground(accent),
 		Dim:       lipgloss.NewStyle().Foreground(dim),
-		Selected:  lipgloss.NewStyle().Background(sel).Bold(true),
+		Selected:  lipgloss.NewStyle().Reverse(true).Bold(true),
 		Cursor:    lipgloss.NewStyle().Reverse(true),
 		OK:        lipgloss.NewStyle().Foreground(green),
 		Err:       lipgloss.NewStyle().Foreground(red).Bold(true),
 		Warn:      lipgloss.NewStyle().Foreground(yellow).Bold(true),
 		QA:        lipgloss.NewStyle().Foreground(yellow).Bold(true),
 		Price:     lipgloss.NewStyle().Foreground(green),
-		Border:    lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(accent),
+		Border:    lipgloss.NewStyle().Foreground(accent),
 		Chart:     lipgloss.NewStyle().Foreground(accent),
 		ChartDim:  lipgloss.NewStyle().Foreground(dim),
 		Accent:    accent,
@@ -77,5 +81,5 @@ func playerName(p market.Player) string {
 	if p.ID == uuid.Nil {
 		return "—"
 	}
-	return Sanitize(p.Name)
+	return playertext.Sanitize(p.Name)
 }

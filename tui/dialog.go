@@ -5,51 +5,64 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/rynek/rynek/market"
 )
 
 // dialog is a modal box. Like crush's dialogs it does not act itself: it
 // returns an action for the root model to run (or nil), and whether it is
-// done.
+// done. Its keys are key.Bindings, shown in the footer while it is open.
 type dialog interface {
 	Update(c *Common, msg tea.Msg) (a action, done bool)
-	View(c *Common, w int) string
+	// View renders the dialog at most w cells wide and h lines high.
+	View(c *Common, w, h int) string
+	Help() []key.Binding
 }
 
-// Grace period of confirmations: a confirming key counts only after the
-// dialog has been quiet for graceQuiet (or open for graceMax), so a held key
-// or a keystroke already in flight cannot confirm a purchase or removal.
-const (
-	graceQuiet = 400 * time.Millisecond
-	graceMax   = 1500 * time.Millisecond
-)
+// refusalKeeper is a dialog that stays open when the market refuses its
+// action, showing the error and keeping what was typed.
+type refusalKeeper interface {
+	Refused(err error)
+}
 
-// confirmDialog asks y/n. With arm set (purchases), keys 1-6 arm a failure at
-// a saga step for this purchase, so FAILED and ROLLED_BACK are three
-// keystrokes away (b, 3, y).
+// graceQuiet is the grace period of confirmations: a confirming key counts
+// only when no key came for graceQuiet before it, and never when it is the
+// terminal's auto-repeat, so a held key or a keystroke already in flight
+// cannot buy or remove. (crush also confirms after 1.5 s regardless; a key
+// held that long would then confirm, so there is no such cap here.)
+const graceQuiet = 400 * time.Millisecond
+
+// confirmDialog asks y/n for the action it carries. When that action can be
+// armed with a QA failure (a purchase), keys 1-6 arm one at a saga step, so
+// FAILED and ROLLED_BACK are three keystrokes away (b, 3, y).
 type confirmDialog struct {
 	title   string
 	lines   []string
 	yes     action
 	arm     bool
 	failAt  market.State
-	opened  time.Time
 	lastKey time.Time
+	keys    dialogKeys
 }
 
 var armSteps = []market.State{market.StateCreated, market.StateListingReserved, market.StateMoneyWithdrawn,
 	market.StateSellerPaid, market.StateItemDelivered, market.StateCompleted}
 
-func newConfirm(c *Common, title string, yes action, arm bool, lines ...string) *confirmDialog {
-	now := c.Wall()
-	return &confirmDialog{title: title, lines: lines, yes: yes, arm: arm, opened: now, lastKey: now}
+func newConfirm(c *Common, title string, yes action, lines ...string) *confirmDialog {
+	_, arm := yes.(armable)
+	return &confirmDialog{title: title, lines: lines, yes: yes, arm: arm, lastKey: c.Wall(), keys: newDialogKeys()}
 }
 
-func (d *confirmDialog) ready(now time.Time) bool {
-	return now.Sub(d.lastKey) >= graceQuiet || now.Sub(d.opened) >= graceMax
+// ready reports whether the keyboard has been quiet long enough.
+func (d *confirmDialog) ready(now time.Time) bool { return now.Sub(d.lastKey) >= graceQuiet }
+
+func (d *confirmDialog) Help() []key.Binding {
+	if d.arm {
+		return []key.Binding{d.keys.Confirm, d.keys.Cancel, d.keys.Arm, d.keys.Disarm}
+	}
+	return []key.Binding{d.keys.Confirm, d.keys.Cancel}
 }
 
 func (d *confirmDialog) Update(c *Common, msg tea.Msg) (action, bool) {
@@ -58,27 +71,25 @@ func (d *confirmDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 		return nil, false
 	}
 	now := c.Wall()
-	switch s := k.String(); {
-	case s == "esc" || s == "n" || s == "q":
+	quiet := d.ready(now) && !k.IsRepeat
+	d.lastKey = now
+	switch {
+	case key.Matches(k, d.keys.Cancel):
 		return nil, true
-	case (s == "y" || s == "enter") && d.ready(now):
-		if b, ok := d.yes.(actBuy); ok {
-			b.failAt = d.failAt
-			return b, true
+	case key.Matches(k, d.keys.Confirm) && quiet:
+		if a, ok := d.yes.(armable); ok {
+			return a.withFailure(d.failAt), true
 		}
 		return d.yes, true
-	case d.arm && len(s) == 1 && s[0] >= '0' && s[0] <= '6':
-		if s == "0" {
-			d.failAt = ""
-		} else {
-			d.failAt = armSteps[s[0]-'1']
-		}
+	case d.arm && key.Matches(k, d.keys.Disarm):
+		d.failAt = ""
+	case d.arm && key.Matches(k, d.keys.Arm):
+		d.failAt = armSteps[k.String()[0]-'1']
 	}
-	d.lastKey = now
 	return nil, false
 }
 
-func (d *confirmDialog) View(c *Common, w int) string {
+func (d *confirmDialog) View(c *Common, w, _ int) string {
 	s := c.Styles
 	var b strings.Builder
 	b.WriteString(s.Title.Render(d.title))
@@ -86,18 +97,17 @@ func (d *confirmDialog) View(c *Common, w int) string {
 		b.WriteString("\n" + l)
 	}
 	if d.arm {
-		b.WriteString("\n\n" + s.QA.Render("QA · fail this purchase at a step: "))
+		b.WriteString("\n\n" + s.QA.Render("QA · fail this purchase at a step") + s.Dim.Render(" (0 none):"))
 		for i, st := range armSteps {
 			label := fmt.Sprintf("%d %s", i+1, st)
 			if st == d.failAt {
 				label = s.Cursor.Render(label)
 			}
-			if i == 3 {
-				b.WriteString("\n   ")
+			if i%3 == 0 {
+				b.WriteString("\n ")
 			}
 			b.WriteString(" " + label)
 		}
-		b.WriteString(s.Dim.Render("  (0 none)"))
 		if d.failAt != "" {
 			outcome := "ROLLED_BACK"
 			if d.failAt == market.StateCreated || d.failAt == market.StateListingReserved {
@@ -108,15 +118,31 @@ func (d *confirmDialog) View(c *Common, w int) string {
 	}
 	hint := "y/enter confirm · n/esc cancel"
 	if !d.ready(c.Wall()) {
-		hint = "wait… (grace period) · n/esc cancel"
+		hint = "wait… (keys count after 0.4 s without one) · n/esc cancel"
 	}
 	b.WriteString("\n\n" + s.Dim.Render(hint))
 	return box(c, b.String(), w)
 }
 
-// box draws dialog content in a bordered box at most w wide.
+// box draws dialog content in a rounded border with one cell of padding, at
+// most w cells wide. It measures and cuts lines with the terminal's width
+// method (cells), so an emoji sequence in a name cannot push the right
+// border out of line.
 func box(c *Common, content string, w int) string {
-	return c.Styles.Border.Padding(0, 1).MaxWidth(max(w, 20)).Render(content)
+	lines := strings.Split(content, "\n")
+	inner := 0
+	for _, l := range lines {
+		inner = max(inner, width(l))
+	}
+	inner = min(inner, max(w, 20)-4)
+	bs := c.Styles.Border
+	var b strings.Builder
+	b.WriteString(bs.Render("╭" + strings.Repeat("─", inner+2) + "╮"))
+	for _, l := range lines {
+		b.WriteString("\n" + bs.Render("│") + " " + fit(l, inner) + " " + bs.Render("│"))
+	}
+	b.WriteString("\n" + bs.Render("╰"+strings.Repeat("─", inner+2)+"╯"))
+	return b.String()
 }
 
 // sellDialog lists an item from the acting player's inventory: choose the
@@ -131,10 +157,13 @@ type sellDialog struct {
 	focus  int // 0 stack list, 1 amount, 2 price
 	err    string
 	ok     float64 // the validated price when err is empty (set in Update, read by View)
+	keys   dialogKeys
+	list   key.Binding
 }
 
 func newSellDialog(c *Common, ps market.PlayerState) *sellDialog {
-	d := &sellDialog{player: ps, amount: textinput.New(), price: textinput.New()}
+	d := &sellDialog{player: ps, amount: textinput.New(), price: textinput.New(), keys: newDialogKeys(),
+		list: binding([]string{"enter"}, "enter", "list it")}
 	for _, st := range ps.Inventory {
 		if st != nil {
 			d.stacks = append(d.stacks, *st)
@@ -191,21 +220,29 @@ func (d *sellDialog) validate(c *Common) (market.ItemStack, float64, bool) {
 	return st, cents.Float(), true
 }
 
+func (d *sellDialog) Help() []key.Binding {
+	return []key.Binding{d.list, d.keys.Up, d.keys.Down, d.keys.NextField, d.keys.Quit}
+}
+
+// Refused shows the market's refusal (a cooldown, the listing limit) and
+// keeps the dialog, with what was typed, open.
+func (d *sellDialog) Refused(err error) { d.err = err.Error() + codeSuffix(err) }
+
 func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, false
 	}
-	switch k.String() {
-	case "esc":
+	switch {
+	case key.Matches(k, d.keys.Quit): // n and q are text here: not the shared Cancel
 		return nil, true
-	case "enter":
+	case key.Matches(k, d.list):
 		if st, price, ok := d.validate(c); ok {
 			return actSell{stack: st, price: price}, true
 		}
 		return nil, false
-	case "tab", "shift+tab":
-		if k.String() == "tab" {
+	case key.Matches(k, d.keys.NextField, d.keys.PrevField):
+		if key.Matches(k, d.keys.NextField) {
 			d.focus = (d.focus + 1) % 3
 		} else {
 			d.focus = (d.focus + 2) % 3
@@ -219,9 +256,9 @@ func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 			d.price.Focus()
 		}
 		return nil, false
-	case "up", "down":
+	case key.Matches(k, d.keys.Up, d.keys.Down):
 		delta := 1
-		if k.String() == "up" {
+		if key.Matches(k, d.keys.Up) {
 			delta = -1
 		}
 		d.choose(c, d.pick+delta)
@@ -237,7 +274,7 @@ func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 	return nil, false
 }
 
-func (d *sellDialog) View(c *Common, w int) string {
+func (d *sellDialog) View(c *Common, w, _ int) string {
 	s := c.Styles
 	var b strings.Builder
 	b.WriteString(s.Title.Render("Sell as " + playerName(d.player.Player)))
@@ -283,11 +320,12 @@ type playerPicker struct {
 	shown  []market.Player
 	cursor int
 	filter textinput.Model
+	keys   dialogKeys
 }
 
 func newPlayerPicker(c *Common) *playerPicker {
 	ps, _ := c.Svc.Players()
-	d := &playerPicker{all: ps, filter: textinput.New()}
+	d := &playerPicker{all: ps, filter: textinput.New(), keys: newDialogKeys()}
 	d.filter.Prompt = "find: "
 	d.filter.CharLimit = 32
 	d.filter.Focus()
@@ -306,23 +344,27 @@ func (d *playerPicker) apply() {
 	d.cursor = max(0, min(d.cursor, len(d.shown)-1))
 }
 
+func (d *playerPicker) Help() []key.Binding {
+	return []key.Binding{d.keys.Enter, d.keys.Up, d.keys.Down, d.keys.Quit}
+}
+
 func (d *playerPicker) Update(c *Common, msg tea.Msg) (action, bool) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, false
 	}
-	switch k.String() {
-	case "esc":
+	switch {
+	case key.Matches(k, d.keys.Quit): // letters are the filter's here
 		return nil, true
-	case "enter":
+	case key.Matches(k, d.keys.Enter):
 		if len(d.shown) > 0 {
 			return actPickPlayer{p: d.shown[d.cursor]}, true
 		}
 		return nil, false
-	case "up":
+	case key.Matches(k, d.keys.Up):
 		d.cursor = max(0, d.cursor-1)
 		return nil, false
-	case "down":
+	case key.Matches(k, d.keys.Down):
 		d.cursor = min(len(d.shown)-1, d.cursor+1)
 		return nil, false
 	}
@@ -331,7 +373,7 @@ func (d *playerPicker) Update(c *Common, msg tea.Msg) (action, bool) {
 	return nil, false
 }
 
-func (d *playerPicker) View(c *Common, w int) string {
+func (d *playerPicker) View(c *Common, w, _ int) string {
 	s := c.Styles
 	var b strings.Builder
 	b.WriteString(s.Title.Render("Act as player") + s.Dim.Render(fmt.Sprintf("  %d of %d", len(d.shown), len(d.all))))
@@ -351,21 +393,41 @@ func (d *playerPicker) View(c *Common, w int) string {
 		}
 		b.WriteString("\n" + line)
 	}
-	if len(d.shown) == 0 {
+	switch {
+	case len(d.all) == 0:
+		// The seam for an "add player" action: the service has no join
+		// operation yet; when it has, this is where the picker offers it.
+		b.WriteString("\n" + s.Warn.Render(noPlayersText))
+	case len(d.shown) == 0:
 		b.WriteString("\n" + s.Dim.Render("no player matches"))
 	}
 	return box(c, b.String(), w)
 }
 
-// overlay draws a dialog centred over the screen content.
+// overlay draws a dialog centred over the screen content. The screen's
+// lines are cut around the dialog with the terminal's width method, so what
+// shows on either side of the dialog stays where it was.
 func overlay(bg, fg string, w, h int) string {
-	fw, fh := lipgloss.Width(fg), lipgloss.Height(fg)
-	x, y := max((w-fw)/2, 0), max((h-fh)/2, 0)
-	out := lipgloss.NewCompositor(lipgloss.NewLayer(bg), lipgloss.NewLayer(fg).X(x).Y(y).Z(1)).Render()
-	// The compositor trims trailing blanks; keep every line w cells wide.
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		lines[i] = fit(l, w)
+	fgLines := strings.Split(fg, "\n")
+	fw := 0
+	for _, l := range fgLines {
+		fw = max(fw, width(l))
+	}
+	fw = min(fw, w)
+	x, y := max((w-fw)/2, 0), max((h-len(fgLines))/2, 0)
+	lines := strings.Split(bg, "\n")
+	for i, l := range fgLines {
+		if y+i >= len(lines) {
+			break
+		}
+		under := lines[y+i]
+		left := fit(truncate(under, x, ""), x)
+		right := cells.TruncateLeft(truncate(under, w, ""), x+fw, "")
+		lines[y+i] = left + resetStyle + fit(l, fw) + resetStyle + fit(right, w-x-fw)
 	}
 	return strings.Join(lines, "\n")
 }
+
+// resetStyle ends every style, so that the colours of the screen under a
+// dialog never leak into it.
+const resetStyle = "\x1b[m"

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,12 @@ func startProgram(t *testing.T) (*testEnv, *teatest.TestModel) {
 // test that touched it would race with the program.
 func startProgramAfter(t *testing.T, prepare func(e *testEnv)) (*testEnv, *teatest.TestModel) {
 	t.Helper()
-	e := newEnv(t, 120, 40)
+	return startProgramOn(t, newEnv(t, 120, 40), prepare)
+}
+
+// startProgramOn runs a program over the console of e.
+func startProgramOn(t *testing.T, e *testEnv, prepare func(e *testEnv)) (*testEnv, *teatest.TestModel) {
+	t.Helper()
 	e.m.c.Wall = time.Now // real grace periods
 	prepare(e)
 	// The program's goroutine binds the main thread in Init: hand it over.
@@ -127,5 +133,33 @@ func TestE2EBackgroundMutationShowsExactThreadText(t *testing.T) {
 	}
 	if after, _ := e.svc.GetActiveListingsCount(); after != before {
 		t.Fatal("a refused background mutation changed the market")
+	}
+}
+
+// An empty market on a real program: a player added from the console is
+// added on the program's goroutine (the main thread) and can sell; bots
+// bring their own players and trade on the tick.
+func TestE2EEmptyMarketAddPlayerAndBots(t *testing.T) {
+	e, tm := startProgramOn(t, envOn(t, emptyStore(t), 120, 40), func(*testEnv) {})
+	waitFor(t, tm, "A adds one")
+	typeKey(tm, "A")
+	waitFor(t, tm, "Add a player")
+	tm.Type("Nowa_Gracz")
+	typeKey(tm, "enter")
+	waitFor(t, tm, "acting as Nowa_Gracz")
+	typeKey(tm, "s")
+	waitFor(t, tm, "Sell as Nowa_Gracz")
+	typeKey(tm, "enter")
+	waitFor(t, tm, "ListingCreatedEvent")
+	typeKey(tm, "R")
+	traded := regexp.MustCompile(`QA bots 20/s ok [1-9]`)
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return traded.Match([]byte(ansi.Strip(string(b)))) },
+		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	m := finish(t, tm)
+	if ps, _ := e.svc.Players(); len(ps) != 1+botRecruits {
+		t.Fatalf("%d players", len(ps))
+	}
+	if !m.bots.on || m.bots.ok == 0 {
+		t.Fatalf("bots on %v, %d ok, %d refused", m.bots.on, m.bots.ok, m.bots.bad)
 	}
 }

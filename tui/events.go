@@ -11,6 +11,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/internal/playertext"
+	"github.com/rynek/rynek/internal/wire"
 	"github.com/rynek/rynek/market"
 )
 
@@ -72,49 +74,199 @@ func (l *eventLog) drain() int {
 	return n
 }
 
-// eventsPane shows the live event log, newest first.
+// lastRemoval finds the removal event of a listing among the newest
+// events, drained or not: the reason an action caused.
+func (l *eventLog) lastRemoval(id int) (market.ListingRemovedEvent, bool) {
+	for _, evs := range [][]market.Event{l.pending, l.all} {
+		for i := len(evs) - 1; i >= max(0, len(evs)-64); i-- {
+			if e, ok := evs[i].(market.ListingRemovedEvent); ok && e.Listing().ID == id {
+				return e, true
+			}
+		}
+	}
+	return market.ListingRemovedEvent{}, false
+}
+
+// eventFilter selects events: by kind and, for removals, reason; or every
+// event of one listing.
+type eventFilter struct {
+	kind    int    // -1 any
+	reason  string // removals only; "" any
+	listing int    // 0 any
+}
+
+// eventFilters are what f cycles through.
+var eventFilters = []eventFilter{
+	{kind: -1}, {kind: kindCreated}, {kind: kindRemoved},
+	{kind: kindRemoved, reason: market.ReasonRemoved}, {kind: kindRemoved, reason: market.ReasonAdminRemoved},
+	{kind: kindRemoved, reason: market.ReasonForceExpire}, {kind: kindCompleted},
+}
+
+func (f eventFilter) String() string {
+	var parts []string
+	switch {
+	case f.kind < 0:
+		parts = append(parts, "all kinds")
+	case f.reason != "":
+		parts = append(parts, kindNames[f.kind]+" reason="+f.reason)
+	default:
+		parts = append(parts, kindNames[f.kind])
+	}
+	if f.listing != 0 {
+		parts = append(parts, fmt.Sprintf("listing #%d", f.listing))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// plain reports whether the filter is a kind or nothing, which the log's
+// own indexes answer.
+func (f eventFilter) plain() bool { return f.reason == "" && f.listing == 0 }
+
+func (f eventFilter) match(e market.Event) bool {
+	if f.kind >= 0 && kindOf(e) != f.kind {
+		return false
+	}
+	if f.reason != "" {
+		if r, ok := e.(market.ListingRemovedEvent); !ok || r.Reason() != f.reason {
+			return false
+		}
+	}
+	return f.listing == 0 || eventListing(e) == f.listing
+}
+
+// eventListing is the id of the listing an event is about.
+func eventListing(e market.Event) int {
+	switch e := e.(type) {
+	case market.ListingCreatedEvent:
+		return e.Listing().ID
+	case market.ListingRemovedEvent:
+		return e.Listing().ID
+	case market.TransactionCompletedEvent:
+		return e.Transaction().ListingID
+	}
+	return 0
+}
+
+// eventsPane shows the live event log, newest first. The cursor stays on
+// the same event while new ones arrive, unless it is on the newest, which
+// it then follows.
 type eventsPane struct {
 	log       *eventLog
 	exportDir string // where export writes (next to the database in the console)
-	filter    int    // -1 all, else a kind
+	filter    int    // index into eventFilters
+	listing   int    // the listing filter (l), 0 none
+	matched   []int32
+	scanned   int // log entries the matched index has looked at
 	paused    bool
-	frozen    int // log length shown while paused
-	cursor    int // 0 = newest shown
+	frozen    int  // log length shown while paused
+	pos       int  // the cursor: an index into the view, oldest first
+	follow    bool // the cursor is on the newest event
 	keys      eventKeys
-	status    func(string, bool)
 }
 
 type eventKeys struct {
-	Up, Down, PgUp, PgDown, Top, Filter, Pause, Export key.Binding
+	Filter, Listing, Pause, Export, Open key.Binding
+	nav                                  tableKeys
 }
 
 func newEventsPane(log *eventLog, exportDir string) *eventsPane {
 	if exportDir == "" {
 		exportDir = os.TempDir()
 	}
-	return &eventsPane{log: log, exportDir: exportDir, filter: -1, keys: eventKeys{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PgUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PgDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Top:    key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "newest")),
-		Filter: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filter kind")),
-		Pause:  key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause")),
-		Export: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export JSONL")),
+	return &eventsPane{log: log, exportDir: exportDir, follow: true, keys: eventKeys{
+		Filter:  binding([]string{"f"}, "f", "filter kind / reason"),
+		Listing: binding([]string{"l"}, "l", "only this listing"),
+		Pause:   binding([]string{"space"}, "space", "pause"),
+		Export:  binding([]string{"e"}, "e", "export JSONL"),
+		Open:    binding([]string{"enter"}, "enter", "open"),
+		nav:     newTableKeys(),
 	}}
 }
 
 func (p *eventsPane) Title() string { return "Events" }
 
+// Badge is the number of events so far.
+func (p *eventsPane) Badge() string { return count(len(p.log.all)) }
+
 func (p *eventsPane) Help() []key.Binding {
-	return []key.Binding{p.keys.Filter, p.keys.Pause, p.keys.Export, p.keys.Up, p.keys.Down}
+	n := p.keys.nav
+	return []key.Binding{p.keys.Open, p.keys.Filter, p.keys.Listing, p.keys.Pause, p.keys.Export,
+		n.Up, n.Down, n.PgUp, n.PgDown, n.Home, n.End}
 }
 
 func (p *eventsPane) TextFocused() bool { return false }
 
-func (p *eventsPane) Selected() (market.Listing, bool) { return market.Listing{}, false }
+func (p *eventsPane) Selected() (market.Listing, bool) {
+	if e, ok := p.selected(); ok {
+		switch e := e.(type) {
+		case market.ListingCreatedEvent:
+			return e.Listing(), true
+		case market.ListingRemovedEvent:
+			return e.Listing(), true
+		}
+	}
+	return market.Listing{}, false
+}
 
-func (p *eventsPane) Refresh(*Common) {}
+// SelectedID is the selected completion's transaction id, or the listing's.
+func (p *eventsPane) SelectedID() string {
+	e, ok := p.selected()
+	if !ok {
+		return ""
+	}
+	if t, ok := e.(market.TransactionCompletedEvent); ok {
+		return t.Transaction().ID
+	}
+	return fmt.Sprintf("#%d", eventListing(e))
+}
+
+func (p *eventsPane) current() eventFilter {
+	f := eventFilters[p.filter]
+	f.listing = p.listing
+	return f
+}
+
+// Refresh indexes the events that arrived and keeps the cursor where it
+// belongs.
+func (p *eventsPane) Refresh(*Common) {
+	f := p.current()
+	if !f.plain() {
+		for ; p.scanned < len(p.log.all); p.scanned++ {
+			if f.match(p.log.all[p.scanned]) {
+				p.matched = append(p.matched, int32(p.scanned))
+			}
+		}
+	}
+	p.clamp()
+}
+
+// refilter starts the matched index over for a new filter.
+func (p *eventsPane) refilter() {
+	p.matched, p.scanned = p.matched[:0], 0
+	p.follow = true
+	p.Refresh(nil)
+}
+
+func (p *eventsPane) clamp() {
+	n := p.visible()
+	if p.follow {
+		p.pos = n - 1
+	}
+	p.pos = max(0, min(p.pos, n-1))
+}
+
+// index returns the event indexes of the view and how many of them count
+// (the paused prefix).
+func (p *eventsPane) index() ([]int32, bool) {
+	f := p.current()
+	switch {
+	case f.kind < 0 && f.plain():
+		return nil, false
+	case f.plain():
+		return p.log.byKind[f.kind], true
+	}
+	return p.matched, true
+}
 
 // visible returns the number of events in the current view (filter, pause).
 func (p *eventsPane) visible() int {
@@ -122,11 +274,11 @@ func (p *eventsPane) visible() int {
 	if p.paused {
 		n = p.frozen
 	}
-	if p.filter < 0 {
+	idx, ok := p.index()
+	if !ok {
 		return n
 	}
-	idx := p.log.byKind[p.filter]
-	// Count kind entries below n (the paused prefix).
+	// Count entries below n (the paused prefix).
 	lo, hi := 0, len(idx)
 	for lo < hi {
 		mid := (lo + hi) / 2
@@ -142,95 +294,122 @@ func (p *eventsPane) visible() int {
 // at returns the i-th newest event of the view.
 func (p *eventsPane) at(i int) market.Event {
 	n := p.visible()
-	if p.filter < 0 {
-		return p.log.all[n-1-i]
+	if idx, ok := p.index(); ok {
+		return p.log.all[idx[n-1-i]]
 	}
-	return p.log.all[p.log.byKind[p.filter][n-1-i]]
+	return p.log.all[n-1-i]
+}
+
+// selected is the event under the cursor.
+func (p *eventsPane) selected() (market.Event, bool) {
+	n := p.visible()
+	if n == 0 {
+		return nil, false
+	}
+	return p.at(n - 1 - p.pos), true
 }
 
 func (p *eventsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
-	h := max(c.H-6, 1)
+	h := max(paneHeight(c.H)-1, 1)
+	n := p.visible()
+	row := n - 1 - p.pos // the cursor's row, newest first
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
+		nav := p.keys.nav
 		switch {
-		case key.Matches(msg, p.keys.Up):
-			p.cursor--
-		case key.Matches(msg, p.keys.Down):
-			p.cursor++
-		case key.Matches(msg, p.keys.PgUp):
-			p.cursor -= h
-		case key.Matches(msg, p.keys.PgDown):
-			p.cursor += h
-		case key.Matches(msg, p.keys.Top):
-			p.cursor = 0
+		case key.Matches(msg, nav.Up):
+			row--
+		case key.Matches(msg, nav.Down):
+			row++
+		case key.Matches(msg, nav.PgUp):
+			row -= h
+		case key.Matches(msg, nav.PgDown):
+			row += h
+		case key.Matches(msg, nav.Home):
+			row = 0
+		case key.Matches(msg, nav.End):
+			row = n - 1
 		case key.Matches(msg, p.keys.Filter):
-			p.filter++
-			if p.filter > kindCompleted {
-				p.filter = -1
+			p.filter = (p.filter + 1) % len(eventFilters)
+			p.refilter()
+			return nil
+		case key.Matches(msg, p.keys.Listing):
+			if p.listing != 0 {
+				p.listing = 0
+			} else if e, ok := p.selected(); ok {
+				p.listing = eventListing(e)
 			}
-			p.cursor = 0
+			p.refilter()
+			return nil
 		case key.Matches(msg, p.keys.Pause):
 			p.paused = !p.paused
 			p.frozen = len(p.log.all)
+			p.clamp()
+			return nil
 		case key.Matches(msg, p.keys.Export):
 			return p.export()
+		case key.Matches(msg, p.keys.Open):
+			return p.open()
+		default:
+			return nil
 		}
 	case tea.MouseWheelMsg:
 		if msg.Button == tea.MouseWheelUp {
-			p.cursor -= 3
+			row -= 3
 		} else if msg.Button == tea.MouseWheelDown {
-			p.cursor += 3
+			row += 3
 		}
+	case tea.MouseClickMsg:
+		top := max(0, row-h+1)
+		if r := msg.Y - paneTop - 1; r >= 0 && r < h {
+			row = top + r
+		}
+	default:
+		return nil
 	}
-	p.cursor = max(0, min(p.cursor, p.visible()-1))
+	row = max(0, min(row, n-1))
+	p.pos = n - 1 - row
+	p.follow = row == 0
 	return nil
 }
 
-// export writes the shown events (filter applies, pause does not) to JSONL.
+// open asks the root to show the selected event's listing or transaction.
+func (p *eventsPane) open() tea.Cmd {
+	e, ok := p.selected()
+	if !ok {
+		return nil
+	}
+	var a actOpen
+	switch e := e.(type) {
+	case market.ListingCreatedEvent:
+		a = actOpen{listing: e.Listing(), hasList: true}
+	case market.ListingRemovedEvent:
+		a = actOpen{listing: e.Listing(), hasList: true}
+	case market.TransactionCompletedEvent:
+		a = actOpen{txID: e.Transaction().ID}
+	}
+	return request(a)
+}
+
+// export writes the shown events (filter applies, pause does not) to JSONL,
+// in the wire shapes the HTTP interface serves.
 func (p *eventsPane) export() tea.Cmd {
+	f := p.current()
 	events := make([]market.Event, 0, len(p.log.all))
-	if p.filter < 0 {
-		events = append(events, p.log.all...)
-	} else {
-		for _, i := range p.log.byKind[p.filter] {
-			events = append(events, p.log.all[i])
+	for _, e := range p.log.all {
+		if f.match(e) {
+			events = append(events, e)
 		}
 	}
+	dir := p.exportDir
 	return func() tea.Msg {
-		path := filepath.Join(p.exportDir, "rynek-events-"+time.Now().UTC().Format("20060102-150405")+".jsonl")
+		path := filepath.Join(dir, "rynek-events-"+time.Now().UTC().Format("20060102-150405")+".jsonl")
 		n, err := writeJSONL(path, events)
 		if err != nil {
 			return statusMsg{text: "export failed: " + err.Error(), err: true}
 		}
-		return statusMsg{text: fmt.Sprintf("exported %d events to %s", n, path)}
+		return statusMsg{text: fmt.Sprintf("exported %d event%s to %s", n, plural(n), path)}
 	}
-}
-
-// eventRecord is one JSONL line: the event's name, sequence, time and its
-// getters' values.
-type eventRecord struct {
-	Seq         uint64              `json:"seq"`
-	At          time.Time           `json:"at"`
-	Event       string              `json:"event"`
-	Listing     *market.Listing     `json:"listing,omitempty"`
-	Reason      string              `json:"reason,omitempty"`
-	Transaction *market.Transaction `json:"transaction,omitempty"`
-}
-
-func recordOf(e market.Event) eventRecord {
-	r := eventRecord{Seq: e.Seq(), At: e.At(), Event: e.EventName()}
-	switch e := e.(type) {
-	case market.ListingCreatedEvent:
-		l := e.Listing()
-		r.Listing = &l
-	case market.ListingRemovedEvent:
-		l := e.Listing()
-		r.Listing, r.Reason = &l, e.Reason()
-	case market.TransactionCompletedEvent:
-		t := e.Transaction()
-		r.Transaction = &t
-	}
-	return r
 }
 
 func writeJSONL(path string, events []market.Event) (int, error) {
@@ -241,7 +420,7 @@ func writeJSONL(path string, events []market.Event) (int, error) {
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
 	for _, e := range events {
-		if err := enc.Encode(recordOf(e)); err != nil {
+		if err := enc.Encode(wire.NewEvent(e)); err != nil {
 			f.Close()
 			return 0, err
 		}
@@ -256,11 +435,7 @@ func writeJSONL(path string, events []market.Event) (int, error) {
 func (p *eventsPane) View(c *Common, w, h int) string {
 	s := c.Styles
 	var b strings.Builder
-	filter := "all kinds"
-	if p.filter >= 0 {
-		filter = kindNames[p.filter]
-	}
-	head := fmt.Sprintf("%s events · showing %s", count(len(p.log.all)), filter)
+	head := fmt.Sprintf("%s events · showing %s", count(len(p.log.all)), p.current())
 	if p.paused {
 		head += s.Warn.Render(fmt.Sprintf(" · PAUSED (%s new since)", count(len(p.log.all)-p.frozen)))
 	}
@@ -279,22 +454,19 @@ func (p *eventsPane) View(c *Common, w, h int) string {
 		}
 		return b.String()
 	}
-	top := 0
-	if p.cursor >= rows {
-		top = p.cursor - rows + 1
-	}
+	cursor := n - 1 - p.pos
+	top := max(0, cursor-rows+1)
 	for i := 0; i < rows; i++ {
 		b.WriteByte('\n')
 		j := top + i
-		if j >= n {
+		switch {
+		case j >= n:
 			b.WriteString(fit("", w))
-			continue
+		case j == cursor:
+			b.WriteString(highlight(c, p.row(c, p.at(j)), w))
+		default:
+			b.WriteString(fit(p.row(c, p.at(j)), w))
 		}
-		line := fit(p.row(c, p.at(j)), w)
-		if j == p.cursor {
-			line = s.Selected.Render(line)
-		}
-		b.WriteString(line)
 	}
 	return b.String()
 }
@@ -313,7 +485,7 @@ func (p *eventsPane) row(c *Common, e market.Event) string {
 	case market.TransactionCompletedEvent:
 		t := e.Transaction()
 		return head + fmt.Sprintf("%s %s %s×%d  %s → %s  %s (fee %s)", s.OK.Render(string(t.State)),
-			shortID(t.ID), Sanitize(t.Item.Material), t.Item.Amount, Sanitize(t.SellerName), Sanitize(t.BuyerName),
+			shortID(t.ID), playertext.Sanitize(t.Item.Material), t.Item.Amount, playertext.Sanitize(t.SellerName), playertext.Sanitize(t.BuyerName),
 			s.Price.Render(money(t.Price)), money(t.Fee))
 	}
 	return head
@@ -321,7 +493,7 @@ func (p *eventsPane) row(c *Common, e market.Event) string {
 
 func listingSummary(c *Common, l market.Listing) string {
 	return fmt.Sprintf("listing #%d %s ×%d by %s for %s", l.ID, RenderMC(itemName(l.Item), lipglossPlain),
-		l.Item.Amount, Sanitize(l.SellerName), c.Styles.Price.Render(money(l.Price)))
+		l.Item.Amount, playertext.Sanitize(l.SellerName), c.Styles.Price.Render(money(l.Price)))
 }
 
 // shortID is the last 8 characters of a transaction id: ids are version 7

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rynek/rynek/internal/wire"
 )
 
 func TestEventsFilterPauseAndExport(t *testing.T) {
@@ -25,13 +27,21 @@ func TestEventsFilterPauseAndExport(t *testing.T) {
 	if p.visible() != 3 {
 		t.Fatalf("%d events visible", p.visible())
 	}
-	// Filter cycles through the three kinds and back to all.
-	for _, want := range []string{"ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent"} {
+	// Filter cycles through the three kinds, each removal reason, and back
+	// to all.
+	for _, f := range []struct {
+		show string
+		n    int
+	}{
+		{"ListingCreatedEvent", 1}, {"ListingRemovedEvent", 1}, {"ListingRemovedEvent reason=removed", 1},
+		{"ListingRemovedEvent reason=admin-removed", 0}, {"ListingRemovedEvent reason=force-expire", 0},
+		{"TransactionCompletedEvent", 1},
+	} {
 		e.key("f")
-		if p.visible() != 1 || p.at(0).EventName() != want {
-			t.Fatalf("filter %s: %d visible", want, p.visible())
+		if p.visible() != f.n || f.n > 0 && !strings.HasPrefix(f.show, p.at(0).EventName()) {
+			t.Fatalf("filter %s: %d visible", f.show, p.visible())
 		}
-		e.mustContain("showing " + want)
+		e.mustContain("showing " + f.show)
 	}
 	e.key("f")
 	// Pause freezes the view while events keep arriving (none dropped).
@@ -62,10 +72,10 @@ func TestEventsFilterPauseAndExport(t *testing.T) {
 	f, err := os.Open(path)
 	must(t, err)
 	defer f.Close()
-	var recs []eventRecord
+	var recs []wire.Event
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r eventRecord
+		var r wire.Event
 		must(t, json.Unmarshal(sc.Bytes(), &r))
 		recs = append(recs, r)
 	}

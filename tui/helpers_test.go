@@ -116,7 +116,7 @@ func (e *testEnv) run(cmd tea.Cmd, depth int) {
 			e.run(c, depth+1)
 		}
 		return
-	case searchDebounceMsg, searchResultMsg, statusMsg, bgMutationMsg:
+	default:
 		_, next := e.m.Update(msg)
 		e.run(next, depth+1)
 	}
@@ -148,7 +148,7 @@ func (e *testEnv) typeText(s string) {
 
 // confirm waits out the grace period and presses y.
 func (e *testEnv) confirm() {
-	e.wall.advance(graceMax)
+	e.wall.advance(graceQuiet)
 	e.key("y")
 }
 

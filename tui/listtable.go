@@ -9,6 +9,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -25,9 +27,12 @@ type listingTable struct {
 	q        market.Query
 	win      []market.Listing
 	rows     map[int]string
-	cacheKey [2]int64 // width, minute the cache was rendered for
-	err      error
-	took     time.Duration
+	cacheKey [3]int64 // width, minute and Common.Epoch the cache was rendered for
+	// err is the last read's error. The rows read before it stay on screen,
+	// marked stale, so that the actions on them still reach the market and
+	// show its answer (the not-ready text while the service is disabled).
+	err  error
+	took time.Duration
 }
 
 // tableNav is the cursor arithmetic of a virtualized table, shared by the
@@ -58,6 +63,44 @@ func (n *tableNav) clamp(h int) {
 // covers reports whether a loaded window of n rows holds the visible rows.
 func (n *tableNav) covers(loaded bool, rows, h int) bool {
 	return loaded && n.top >= n.winStart && n.top+h <= n.winStart+rows
+}
+
+// renderRows writes the visible rows of a virtualized table, each w cells
+// wide, from the loaded window of `loaded` rows; row(j) renders the j-th row
+// of the window without the 2-cell gutter. The cursor's row is highlighted
+// across the whole width. View never fetches: if the screen is another
+// height than Update assumed, the rows are shifted to keep the cursor
+// visible and what is not loaded is blank. This is the one render loop of
+// the listing tables, the Transactions pane and the Seller's history.
+func (n *tableNav) renderRows(b *strings.Builder, c *Common, w, rows, loaded int, row func(j int) string) {
+	top := n.top
+	if n.cursor >= top+rows {
+		top = n.cursor - rows + 1
+	}
+	top = max(0, min(top, n.cursor))
+	blank := strings.Repeat(" ", w)
+	for i := 0; i < rows; i++ {
+		b.WriteByte('\n')
+		idx := top + i
+		j := idx - n.winStart
+		if idx >= n.total || j < 0 || j >= loaded {
+			b.WriteString(blank)
+			continue
+		}
+		if idx == n.cursor {
+			b.WriteString(highlight(c, "▶ "+row(j), w))
+			continue
+		}
+		b.WriteString("  ")
+		b.WriteString(row(j))
+	}
+}
+
+// highlight renders a whole row as selected: its text without its own
+// styles, in reverse video, so the mark runs the full width in every palette
+// and under NO_COLOR.
+func highlight(c *Common, row string, w int) string {
+	return c.Styles.Selected.Render(fit(ansi.Strip(row), w))
 }
 
 // delta turns a navigation key, the wheel or a click on a row (y0 is the
@@ -124,9 +167,14 @@ func (t *listingTable) setQuery(c *Common, q market.Query, h int) {
 }
 
 // refresh re-runs the query for the current window (the market changed).
+// The window read before stays if the read fails.
 func (t *listingTable) refresh(c *Common, h int) {
+	old := t.win
 	t.win = nil
 	t.fetch(c, h)
+	if t.err != nil && t.win == nil {
+		t.win = old
+	}
 }
 
 // fetch makes sure the rows [top, top+h) are in the window.
@@ -150,8 +198,7 @@ func (t *listingTable) fetch(c *Common, h int) {
 	page, err := c.Svc.Query(q)
 	t.err = err
 	if err != nil {
-		t.win, t.total = nil, 0
-		return
+		return // keep the rows read before, shown as stale
 	}
 	t.took = page.Took
 	if q.Reverse {
@@ -161,7 +208,7 @@ func (t *listingTable) fetch(c *Common, h int) {
 			q.Reverse, q.Offset = false, start
 			page, err = c.Svc.Query(q)
 			if err != nil {
-				t.err, t.win = err, nil
+				t.err = err
 				return
 			}
 		}
@@ -212,10 +259,37 @@ func columns(w int) [7]int {
 	return cols
 }
 
+// sortMarks puts the sort order on the column it orders: ▼ descending,
+// ▲ ascending (ids grow with creation time).
+func sortMarks(mode market.SortMode) (id, qty, price, unit string) {
+	id, qty, price, unit = "id", "qty", "price", "unit"
+	switch mode {
+	case market.SortNewest:
+		id = "▼id"
+	case market.SortOldest:
+		id = "▲id"
+	case market.SortCheapest:
+		price = "▲price"
+	case market.SortExpensive:
+		price = "▼price"
+	case market.SortUnitPrice:
+		unit = "▲unit"
+	case market.SortAmount:
+		qty = "▼qty"
+	case market.SortLeastAmount:
+		qty = "▲qty"
+	}
+	return id, qty, price, unit
+}
+
 func (t *listingTable) header(c *Common, w int) string {
+	if t.err != nil {
+		return fit(c.Styles.Err.Render("✗ "+t.err.Error())+c.Styles.Dim.Render(" · stale: the rows as last read"), w)
+	}
 	cols := columns(w - 2)
-	h := "  " + fitLeft("id", cols[0]) + " " + fit("item", cols[1]) + " " + fitLeft("qty", cols[2]) + " " +
-		fitLeft("price", cols[3]) + " " + fitLeft("unit", cols[4]) + " " + fit("seller", cols[5]) + " " + fitLeft("expires", cols[6])
+	id, qty, price, unit := sortMarks(t.q.Sort)
+	h := "  " + fitLeft(id, cols[0]) + " " + fit("item", cols[1]) + " " + fitLeft(qty, cols[2]) + " " +
+		fitLeft(price, cols[3]) + " " + fitLeft(unit, cols[4]) + " " + fit("seller", cols[5]) + " " + fitLeft("expires", cols[6])
 	return c.Styles.Dim.Render(fit(h, w))
 }
 
@@ -236,47 +310,25 @@ func (t *listingTable) row(c *Common, l market.Listing, w int) string {
 	}
 	r := fitLeft(fmt.Sprintf("#%d", l.ID), cols[0]) + " " + fit(item, cols[1]) + " " + fitLeft(fmt.Sprint(l.Item.Amount), cols[2]) + " " +
 		s.Price.Render(fitLeft(money(l.Price), cols[3])) + " " + fitLeft(money(l.UnitPrice()), cols[4]) + " " +
-		fit(Sanitize(l.SellerName), cols[5]) + " " + s.Dim.Render(fitLeft(exp, cols[6]))
+		fit(playertext.Sanitize(l.SellerName), cols[5]) + " " + s.Dim.Render(fitLeft(exp, cols[6]))
 	t.rows[l.ID] = r
 	return r
 }
 
 // view renders the header and h-1 rows.
 func (t *listingTable) view(c *Common, w, h int) string {
-	if k := [2]int64{int64(w), c.NowUnix / 60}; k != t.cacheKey || len(t.rows) > 4096 {
+	if k := [3]int64{int64(w), c.NowUnix / 60, int64(c.Epoch)}; k != t.cacheKey || len(t.rows) > 4096 {
 		clear(t.rows)
 		t.cacheKey = k
 	}
 	var b strings.Builder
 	b.Grow((h + 1) * (w + 32))
 	b.WriteString(t.header(c, w))
-	if t.err != nil {
-		b.WriteString("\n" + fit(c.Styles.Err.Render(t.err.Error()), w))
-		for i := 2; i < h; i++ {
-			b.WriteString("\n" + strings.Repeat(" ", w))
-		}
-		return b.String()
-	}
 	rows := h - 1
-	if t.total == 0 {
+	if t.total == 0 && t.err == nil {
 		b.WriteString("\n" + fit(c.Styles.Dim.Render("No listings match."), w))
 		rows--
 	}
-	blank := strings.Repeat(" ", w)
-	for i := 0; i < rows; i++ {
-		b.WriteByte('\n')
-		idx := t.top + i
-		j := idx - t.winStart
-		if idx >= t.total || j < 0 || j >= len(t.win) {
-			b.WriteString(blank)
-			continue
-		}
-		if idx == t.cursor {
-			b.WriteString(c.Styles.Cursor.Render("▶") + " ")
-		} else {
-			b.WriteString("  ")
-		}
-		b.WriteString(t.row(c, t.win[j], w-2))
-	}
+	t.renderRows(&b, c, w, rows, len(t.win), func(j int) string { return t.row(c, t.win[j], w-2) })
 	return b.String()
 }

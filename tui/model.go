@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -30,17 +31,26 @@ type Options struct {
 	Tick time.Duration
 }
 
-// Model is the root of the console. It routes messages to the active pane or
-// dialog, runs actions (every market mutation happens here, in Update, on the
-// main thread) and lays out header, tabs, pane and footer.
+// The smallest screen the console lays out; below it, it says so.
+const (
+	minWidth  = 80
+	minHeight = 24
+)
+
+// Model is the root of the console. It routes messages to the pane or
+// dialog they are for, runs actions (every market mutation happens here, in
+// Update, on the main thread) and lays out header, tabs, pane and footer. It
+// knows panes only through the pane interface and the small optional ones
+// beside it.
 type Model struct {
 	c        *Common
 	panes    []pane
 	active   int
 	stale    []bool
 	dialog   dialog
+	owner    int // the pane that opened the dialog (openDialogMsg), or -1
 	status   statusMsg
-	showHelp bool
+	history  *statusHistory
 	log      *eventLog
 	keys     globalKeys
 	bots     bots
@@ -88,6 +98,15 @@ type statusMsg struct {
 // tickMsg drives the console's clock: events, expiry timer, bots.
 type tickMsg time.Time
 
+// paneMsg is the result of a command a pane started, addressed to that
+// pane: it reaches it even when another pane is active by then (a search
+// debounce that fires after the user switched panes). gh-dash tags its
+// sections' messages the same way.
+type paneMsg struct {
+	pane int
+	msg  tea.Msg
+}
+
 // New builds the console over a ready service.
 func New(o Options) *Model {
 	if o.Wall == nil {
@@ -96,7 +115,7 @@ func New(o Options) *Model {
 	if o.Tick <= 0 {
 		o.Tick = 100 * time.Millisecond
 	}
-	c := &Common{Svc: o.Svc, Clock: o.Clock, Wall: o.Wall, W: 80, H: 24, IsDark: true}
+	c := &Common{Svc: o.Svc, Clock: o.Clock, Wall: o.Wall, W: minWidth, H: minHeight, IsDark: true}
 	c.Styles = newStyles(true)
 	c.NowUnix = o.Svc.Now().Unix()
 	m := &Model{c: c, log: &eventLog{next: func(after uint64) (uint64, bool) {
@@ -105,17 +124,28 @@ func New(o Options) *Model {
 			return 0, false
 		}
 		return page.Events[0].Seq(), true
-	}}, keys: newGlobalKeys(), tick: o.Tick}
+	}}, keys: newGlobalKeys(), tick: o.Tick, history: &statusHistory{}, owner: -1}
 	m.unsub = o.Svc.Subscribe(m.log.push)
-	o.Svc.OnListenerPanic(func(r any) { m.status = statusMsg{text: fmt.Sprint(r), err: true} })
+	o.Svc.OnListenerPanic(func(r any) { m.setStatus(statusMsg{text: fmt.Sprint(r), err: true}) })
 	m.chooseActors()
 	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log, o.ExportDir)}
 	m.stale = make([]bool, len(m.panes))
-	m.bots = newBots(o.Svc)
+	m.bots = newBots()
 	m.backup, m.backupOf = o.Backup, o.DatabasePath
 	m.refreshAll() // the active pane now, the others when first shown
-	m.status = statusMsg{text: fmt.Sprintf("Welcome. Acting as %s. Press ? for every key; s sells, b buys, p picks the player.", playerName(c.Actor))}
+	if c.Actor.Name == "" {
+		m.setStatus(statusMsg{text: noPlayersText, err: true})
+	} else {
+		m.setStatus(statusMsg{text: fmt.Sprintf("Welcome. Acting as %s. Press ? for every key; s sells, b buys, p picks the player.", playerName(c.Actor))})
+	}
+	m.catchUpClock(newestListingTime(o.Svc))
 	return m
+}
+
+// setStatus shows a result in the footer and keeps it in the history (L).
+func (m *Model) setStatus(s statusMsg) {
+	m.status = s
+	m.history.add(m.c.Wall(), s)
 }
 
 // chooseActors picks a default acting player — the first non-admin who can
@@ -169,7 +199,7 @@ func (m *Model) tickCmd() tea.Cmd {
 // the background colour and starts the tick.
 func (m *Model) Init() tea.Cmd {
 	if err := m.c.Svc.BindMainThread(); err != nil {
-		m.status = statusMsg{text: "mutations will be refused: " + err.Error(), err: true}
+		m.setStatus(statusMsg{text: "mutations will be refused: " + err.Error(), err: true})
 	}
 	return tea.Batch(tea.RequestBackgroundColor, m.tickCmd())
 }
@@ -192,40 +222,46 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.BackgroundColorMsg:
 		c.IsDark = msg.IsDark()
 		c.Styles = newStyles(c.IsDark)
-		m.refreshAll()
+		m.restyle()
+		return m, nil
+	case tea.ModeReportMsg:
+		// The renderer measures graphemes whole once the terminal reports
+		// mode 2027 (bubbletea's eventLoop); measure as it does.
+		if msg.Mode == ansi.ModeUnicodeCore && (msg.Value == ansi.ModeReset || msg.Value == ansi.ModeSet || msg.Value == ansi.ModePermanentlySet) {
+			cells = ansi.GraphemeWidth
+			m.restyle()
+		}
 		return m, nil
 	case tickMsg:
 		return m, m.onTick()
 	case statusMsg:
-		m.status = msg
+		m.setStatus(msg)
 		return m, nil
 	case bgMutationMsg:
 		m.onBackgroundResult(msg)
 		return m, nil
+	case paneMsg:
+		if msg.pane < 0 || msg.pane >= len(m.panes) {
+			return m, nil
+		}
+		switch inner := msg.msg.(type) {
+		case openDialogMsg:
+			m.dialog, m.owner = inner.dialog, msg.pane
+			return m, nil
+		case actionMsg:
+			cmd, _ := m.run(inner.a)
+			return m, cmd
+		}
+		return m, m.forPane(msg.pane, m.panes[msg.pane].Update(c, msg.msg))
 	case tea.KeyPressMsg:
-		if msg.String() == "ctrl+c" {
+		if key.Matches(msg, m.keys.Interrupt) {
 			return m, tea.Quit
 		}
 		defer m.readHeader() // a key may have changed the market or the QA state
 		if m.dialog != nil {
-			a, done := m.dialog.Update(c, msg)
-			if done {
-				m.dialog = nil
-			}
-			if a != nil {
-				return m, m.run(a)
-			}
-			return m, nil
+			return m, m.updateDialog(msg)
 		}
-		if m.showHelp {
-			m.showHelp = false
-			return m, nil
-		}
-		if !m.panes[m.active].TextFocused() {
-			if cmd, ok := m.globalKey(msg); ok {
-				return m, cmd
-			}
-		} else if msg.String() == "tab" || msg.String() == "shift+tab" {
+		if !m.panes[m.active].TextFocused() || key.Matches(msg, m.keys.Next, m.keys.Prev) {
 			if cmd, ok := m.globalKey(msg); ok {
 				return m, cmd
 			}
@@ -242,10 +278,60 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.MouseMsg:
 		if m.dialog != nil {
-			return m, nil
+			return m, m.updateDialog(msg)
 		}
 	}
-	return m, m.panes[m.active].Update(c, msg)
+	return m, m.forPane(m.active, m.panes[m.active].Update(c, msg))
+}
+
+// updateDialog passes a message to the open dialog and runs what it asks
+// for. A dialog whose action the market refused stays open and shows why
+// (the sell dialog keeps the amount and price typed).
+func (m *Model) updateDialog(msg tea.Msg) tea.Cmd {
+	d := m.dialog
+	a, done := d.Update(m.c, msg)
+	owner := m.owner
+	if done {
+		m.dialog, m.owner = nil, -1
+	}
+	if a == nil {
+		return nil
+	}
+	if a, ok := a.(actForPane); ok && owner >= 0 {
+		_, cmd := m.Update(paneMsg{pane: owner, msg: a.msg})
+		return cmd
+	}
+	cmd, err := m.run(a)
+	if k, ok := d.(refusalKeeper); ok && err != nil {
+		k.Refused(err)
+		m.dialog = d
+	}
+	return cmd
+}
+
+// forPane tags the messages of a pane's command with the pane, so that they
+// come back to it whichever pane is active then. Status messages are for the
+// root and pass as they are.
+func (m *Model) forPane(i int, cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		switch msg := cmd().(type) {
+		case nil:
+			return nil
+		case tea.BatchMsg:
+			out := make(tea.BatchMsg, len(msg))
+			for j, c := range msg {
+				out[j] = m.forPane(i, c)
+			}
+			return out
+		case statusMsg:
+			return msg
+		default:
+			return paneMsg{pane: i, msg: msg}
+		}
+	}
 }
 
 // refreshAll re-reads the market in the active pane and marks the others.
@@ -256,6 +342,12 @@ func (m *Model) refreshAll() {
 	}
 	m.panes[m.active].Refresh(m.c)
 	m.stale[m.active] = false
+}
+
+// restyle renders every cached row again (new palette or width method).
+func (m *Model) restyle() {
+	m.c.Epoch++
+	m.refreshAll()
 }
 
 func (m *Model) switchTo(i int) {
@@ -278,13 +370,13 @@ func (m *Model) onTick() tea.Cmd {
 		m.bots.step(c, m.tick)
 		if n, more, err := m.sweep(); err == nil && n > 0 {
 			m.swept += n
-			text := fmt.Sprintf("%d listings expired by timer: no event, by contract (items went to their sellers' mailboxes)", m.swept)
+			text := expiredText(m.swept)
 			if more {
 				text += " · sweeping…"
 			} else {
 				m.swept = 0
 			}
-			m.status = statusMsg{text: text, qa: true}
+			m.setStatus(statusMsg{text: text, qa: true})
 		}
 		// The event log's retention, a bounded batch per tick.
 		if _, err := c.Svc.TrimEventLog(); err != nil {
@@ -294,6 +386,7 @@ func (m *Model) onTick() tea.Cmd {
 	if !m.histDone && c.Svc.HistoryLoaded() {
 		m.histDone = true
 		m.changed = true // panes waiting for the history can show it now
+		m.catchUpClock(newestTransactionTime(c.Svc))
 	}
 	if m.log.drain() > 0 || m.bots.changed || m.changed {
 		m.changed, m.bots.changed = false, false
@@ -317,7 +410,7 @@ func (m *Model) sweep() (n int, more bool, err error) {
 func (m *Model) tabAt(x int) int {
 	pos := 0
 	for i, p := range m.panes {
-		w := ansi.StringWidth(m.tabLabel(i, p)) + 2
+		w := width(m.tabLabel(i, p)) + 2
 		if x >= pos && x < pos+w {
 			return i
 		}
@@ -328,67 +421,102 @@ func (m *Model) tabAt(x int) int {
 
 func (m *Model) tabLabel(i int, p pane) string {
 	label := fmt.Sprintf("%d %s", i+1, p.Title())
-	if _, ok := p.(*eventsPane); ok {
-		label += fmt.Sprintf(" (%s)", count(len(m.log.all)))
+	if b, ok := p.(badger); ok {
+		if badge := b.Badge(); badge != "" {
+			label += " (" + badge + ")"
+		}
 	}
 	return label
 }
 
 // View lays out the screen. It only reads state prepared in Update.
 func (m *Model) View() tea.View {
-	c := m.c
-	w, h := max(c.W, 20), max(c.H, 8)
-	var b strings.Builder
-	b.WriteString(m.header(w))
-	b.WriteByte('\n')
-	b.WriteString(m.tabs(w))
-	b.WriteByte('\n')
-	ph := paneHeight(h)
-	if m.showHelp {
-		b.WriteString(m.fullHelp(w, ph))
-	} else {
-		b.WriteString(m.panes[m.active].View(c, w, ph))
-	}
-	b.WriteByte('\n')
-	b.WriteString(m.statusLine(w))
-	b.WriteByte('\n')
-	b.WriteString(m.shortHelp(w))
-	content := b.String()
-	if m.dialog != nil {
-		content = overlay(content, m.dialog.View(c, min(w-4, 100)), w, h)
-	}
-	v := tea.NewView(content)
+	v := tea.NewView(m.content())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "Rynek" // fixed: nothing from players goes into the title
 	return v
 }
 
+func (m *Model) content() string {
+	c := m.c
+	w, h := c.W, c.H
+	if w < minWidth || h < minHeight {
+		return tooSmall(w, h)
+	}
+	var b strings.Builder
+	b.WriteString(m.header(w))
+	b.WriteByte('\n')
+	b.WriteString(m.tabs(w))
+	b.WriteByte('\n')
+	b.WriteString(m.panes[m.active].View(c, w, paneHeight(h)))
+	b.WriteByte('\n')
+	b.WriteString(m.statusLine(w))
+	b.WriteByte('\n')
+	b.WriteString(m.shortHelp(w))
+	content := b.String()
+	if m.dialog != nil {
+		content = overlay(content, m.dialog.View(c, min(w-4, 100), h-4), w, h)
+	}
+	return content
+}
+
+// tooSmall is the whole screen below the minimum size.
+func tooSmall(w, h int) string {
+	msg := fmt.Sprintf("terminal too small (needs %d×%d)", minWidth, minHeight)
+	lines := make([]string, max(h, 1))
+	for i := range lines {
+		lines[i] = strings.Repeat(" ", max(w, 0))
+	}
+	if w > 0 {
+		lines[len(lines)/2] = fit(strings.Repeat(" ", max(0, (w-width(msg))/2))+msg, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// header shows, by priority, the service and its state and the acting
+// player (always), then QA marks, the clock, and the market's figures: what
+// does not fit is left out, lowest priority first.
 func (m *Model) header(w int) string {
 	c := m.c
 	s := c.Styles
-	parts := []string{s.Header.Render(Sanitize(c.Svc.Name()))}
-	if m.hdr.ready {
-		parts = append(parts, s.OK.Render("● ready"))
-	} else {
-		parts = append(parts, s.Err.Render("● NOT READY"))
+	type part struct {
+		text string
+		drop int // 0: never; higher is dropped first
+	}
+	ready := s.OK.Render("● ready")
+	if !m.hdr.ready {
+		ready = s.Err.Render("● NOT READY")
 	}
 	clock := time.Unix(c.NowUnix, 0).UTC().Format("2006-01-02 15:04:05 UTC")
 	if c.Clock != nil && c.Clock.Offset() > 0 {
 		clock += s.QA.Render(fmt.Sprintf(" (+%s)", shortDur(c.Clock.Offset())))
 	}
-	parts = append(parts, clock)
+	parts := []part{{s.Header.Render(playertext.Sanitize(c.Svc.Name())), 0}, {ready, 0}, {clock, 3}}
 	if m.hdr.okCounts {
-		parts = append(parts, s.HeaderKey.Render("active ")+count(m.hdr.active), s.HeaderKey.Render("volume ")+money(m.hdr.volume))
+		parts = append(parts, part{s.HeaderKey.Render("active ") + count(m.hdr.active), 4},
+			part{s.HeaderKey.Render("volume ") + money(m.hdr.volume), 5})
 	}
-	parts = append(parts, s.HeaderKey.Render("acting as ")+playerName(c.Actor))
+	parts = append(parts, part{s.HeaderKey.Render("acting as ") + playerName(c.Actor), 0})
 	if f := m.hdr.armed; f != "" {
-		parts = append(parts, s.QA.Render("QA armed "+string(f)))
+		parts = append(parts, part{s.QA.Render("QA armed " + string(f)), 1})
 	}
 	if m.bots.on {
-		parts = append(parts, s.QA.Render(fmt.Sprintf("QA bots %d/s", m.bots.rate)))
+		parts = append(parts, part{s.QA.Render(fmt.Sprintf("QA bots %d/s ok %s refused %s", m.bots.rate, count(m.bots.ok), count(m.bots.bad))), 2})
 	}
-	return fit(strings.Join(parts, s.Dim.Render(" │ ")), w)
+	sep := s.Dim.Render(" │ ")
+	for drop := 6; ; drop-- {
+		var kept []string
+		for _, p := range parts {
+			if p.drop < drop {
+				kept = append(kept, p.text)
+			}
+		}
+		line := strings.Join(kept, sep)
+		if width(line) <= w || drop <= 1 {
+			return fit(line, w)
+		}
+	}
 }
 
 func shortDur(d time.Duration) string {
@@ -396,7 +524,10 @@ func shortDur(d time.Duration) string {
 		return fmt.Sprintf("%dd", d/(24*time.Hour))
 	}
 	if d >= time.Hour {
-		return fmt.Sprintf("%dh", d/time.Hour)
+		if d%time.Hour == 0 {
+			return fmt.Sprintf("%dh", d/time.Hour)
+		}
+		return fmt.Sprintf("%dh%02dm", d/time.Hour, d%time.Hour/time.Minute)
 	}
 	return d.String()
 }
@@ -426,59 +557,40 @@ func (m *Model) statusLine(w int) string {
 	return fit(s.OK.Render("✓ ")+m.status.text, w)
 }
 
+// shortHelp is the footer: the keys of the open dialog or the active pane
+// as far as they fit, and always "? all keys · q quit" at the end.
 func (m *Model) shortHelp(w int) string {
 	s := m.c.Styles
+	render := func(b key.Binding) string {
+		return s.HeaderKey.Render(b.Help().Key) + " " + s.Dim.Render(b.Help().Desc)
+	}
+	sep := s.Dim.Render(" · ")
+	var tail []string
+	bindings := m.panes[m.active].Help()
+	if m.dialog != nil {
+		bindings = m.dialog.Help()
+	} else {
+		for _, b := range m.keys.short() {
+			tail = append(tail, render(b))
+		}
+	}
+	end := strings.Join(tail, sep)
+	room := w - width(end) - width(sep)
 	var parts []string
-	for _, b := range append(m.panes[m.active].Help(), m.keys.short()...) {
+	used := 0
+	for _, b := range bindings {
 		if !b.Enabled() {
 			continue
 		}
-		parts = append(parts, s.HeaderKey.Render(b.Help().Key)+" "+s.Dim.Render(b.Help().Desc))
-	}
-	return fit(strings.Join(parts, s.Dim.Render(" · ")), w)
-}
-
-func (m *Model) fullHelp(w, h int) string {
-	s := m.c.Styles
-	var lines []string
-	keyW := 14
-	if w < 100 {
-		keyW = 10
-	}
-	section := func(title string, bs []key.Binding) {
-		lines = append(lines, s.Title.Render(title))
-		for _, b := range bs {
-			lines = append(lines, fmt.Sprintf(" %-*s %s", keyW, b.Help().Key, b.Help().Desc))
+		r := render(b)
+		if used+width(r)+width(sep) > room {
+			break
 		}
-		lines = append(lines, "")
+		parts = append(parts, r)
+		used += width(r) + width(sep)
 	}
-	section("Panes", m.keys.panes())
-	section("Actions (selected listing, acting player)", m.keys.actions())
-	section("QA controls", m.keys.qa())
-	section("This pane", m.panes[m.active].Help())
-	lines = append(lines, s.Dim.Render("Mouse: click a tab or a row, wheel scrolls. Any key closes this help."))
-	// Two columns when wide enough.
-	col := (len(lines) + 1) / 2
-	var b strings.Builder
-	for i := 0; i < h; i++ {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		left, right := "", ""
-		if w >= 70 {
-			if i < col {
-				left = lines[i]
-			}
-			if i+col < len(lines) {
-				right = lines[i+col]
-			}
-			b.WriteString(fit(left, w/2) + fit(right, w-w/2))
-		} else {
-			if i < len(lines) {
-				left = lines[i]
-			}
-			b.WriteString(fit(left, w))
-		}
+	if end != "" {
+		parts = append(parts, end)
 	}
-	return b.String()
+	return fit(strings.Join(parts, sep), w)
 }

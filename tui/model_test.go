@@ -180,10 +180,9 @@ func TestRemoveRefusalShowsExactError(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	l, _ := e.m.panes[0].Selected()
 	must(t, e.svc.RemoveListing(l.ID, market.Player{ID: l.Seller})) // gone behind the console's back
-	e.key("x")
-	e.confirm()
-	if e.status() != "listing #"+itoa(l.ID)+" does not exist" || !e.m.status.err {
-		t.Fatalf("status %q", e.status())
+	e.key("x")                                                      // refused at once, with the market's text and code: no confirmation of a lost cause
+	if e.status() != "listing #"+itoa(l.ID)+" does not exist [UNKNOWN_LISTING]" || !e.m.status.err || e.m.dialog != nil {
+		t.Fatalf("status %q, dialog %T", e.status(), e.m.dialog)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -30,7 +31,8 @@ type searchPane struct {
 }
 
 type searchKeys struct {
-	Focus, Blur, Detail key.Binding
+	queryKeys
+	Focus, Blur, Detail, Back key.Binding
 }
 
 type searchDebounceMsg struct{ seq int }
@@ -48,9 +50,11 @@ func newSearchPane() *searchPane {
 	in.Placeholder = `words, "łódź", a seller, #id…`
 	in.CharLimit = market.MaxQueryTextBytes
 	p := &searchPane{input: in, table: newListingTable(market.Query{}), keys: searchKeys{
-		Focus:  key.NewBinding(key.WithKeys("/", "i"), key.WithHelp("/", "type")),
-		Blur:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "results")),
-		Detail: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
+		queryKeys: newQueryKeys(),
+		Focus:     binding([]string{"/", "i"}, "/ i", "type"),
+		Blur:      binding([]string{"esc", "enter", "down"}, "esc/enter/↓", "to the results"),
+		Detail:    binding([]string{"enter"}, "enter", "details"),
+		Back:      binding([]string{"esc"}, "esc", "close details"),
 	}}
 	return p
 }
@@ -61,7 +65,9 @@ func (p *searchPane) Help() []key.Binding {
 	if p.input.Focused() {
 		return []key.Binding{p.keys.Blur}
 	}
-	return []key.Binding{p.keys.Focus, p.keys.Detail, p.table.nav.PgDown}
+	n := p.table.nav
+	return []key.Binding{p.keys.Focus, p.keys.Detail, p.keys.Sort, p.keys.Cat, n.PgDown, n.End, p.keys.SortBack,
+		p.keys.CatAll, n.Up, n.Down, n.PgUp, n.Home, p.keys.Back}
 }
 
 func (p *searchPane) TextFocused() bool { return p.input.Focused() }
@@ -70,8 +76,8 @@ func (p *searchPane) Selected() (market.Listing, bool) { return p.table.selected
 
 func (p *searchPane) rows(c *Common) int { return paneHeight(c.H) - 3 } // input, summary, table header
 
-// focusInput puts the cursor in the search box.
-func (p *searchPane) focusInput() tea.Cmd {
+// FocusInput puts the cursor in the search box.
+func (p *searchPane) FocusInput() tea.Cmd {
 	p.detail = false
 	return p.input.Focus()
 }
@@ -81,11 +87,13 @@ func (p *searchPane) Refresh(c *Common) {
 	p.table.refresh(c, p.rows(c))
 }
 
-// query runs text off the event loop and reports the page tagged with seq.
+// query runs text off the event loop, with the table's sort and category,
+// and reports the page tagged with seq.
 func (p *searchPane) query(c *Common, seq int, text string) tea.Cmd {
-	svc, limit := c.Svc, 3*p.rows(c)
+	svc := c.Svc
+	q := market.Query{Text: text, Sort: p.table.q.Sort, Category: p.table.q.Category, Limit: 3 * p.rows(c)}
 	return func() tea.Msg {
-		page, err := svc.Query(market.Query{Text: text, Limit: limit})
+		page, err := svc.Query(q)
 		return searchResultMsg{seq: seq, text: text, page: page, err: err}
 	}
 }
@@ -105,18 +113,21 @@ func (p *searchPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 		p.pending = false
 		p.shown, p.text = msg.seq, msg.text
 		t := p.table
-		t.q = market.Query{Text: msg.text}
-		t.cursor, t.top = 0, 0
 		t.err = msg.err
-		t.total, t.win, t.winStart, t.took = msg.page.Total, msg.page.Listings, 0, msg.page.Took
 		if msg.err != nil {
-			t.total, t.win = 0, nil
+			return nil // the rows of the last answer stay, marked stale
 		}
+		t.q.Text = msg.text
+		t.cursor, t.top = 0, 0
+		t.total, t.win, t.winStart, t.took = msg.page.Total, msg.page.Listings, 0, msg.page.Took
 		return nil
+	case categoryMsg:
+		q := p.table.q
+		q.Category = msg.cat
+		return p.table.trySetQuery(c, q, h)
 	case tea.KeyPressMsg:
 		if p.input.Focused() {
-			switch msg.String() {
-			case "esc", "enter", "down":
+			if key.Matches(msg, p.keys.Blur) {
 				p.input.Blur()
 				return nil
 			}
@@ -133,17 +144,20 @@ func (p *searchPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 		}
 		switch {
 		case key.Matches(msg, p.keys.Focus):
-			return p.focusInput()
+			return p.FocusInput()
 		case key.Matches(msg, p.keys.Detail):
 			p.detail = !p.detail
 			return nil
-		case msg.String() == "esc" && p.detail:
+		case key.Matches(msg, p.keys.Back) && p.detail:
 			p.detail = false
 			return nil
 		}
+		if cmd, ok := p.table.queryKey(c, msg, p.keys.queryKeys, h); ok {
+			return cmd
+		}
 	case tea.MouseClickMsg:
 		if msg.Y == paneTop {
-			return p.focusInput()
+			return p.FocusInput()
 		}
 	}
 	p.table.update(c, msg, h, paneTop+3)
@@ -163,13 +177,11 @@ func (p *searchPane) View(c *Common, w, h int) string {
 		if t.total == 1 {
 			noun = "match"
 		}
-		summary = fmt.Sprintf("%s %s for %q in %s", count(t.total), noun, Sanitize(p.text), t.took.Round(time.Microsecond))
+		summary = fmt.Sprintf("%s %s for %q in %s · sort: %s · category: %s", count(t.total), noun, playertext.Sanitize(p.text),
+			t.took.Round(time.Microsecond), t.q.Sort, t.q.Category)
 		if p.pending {
 			summary += s.Dim.Render(" · typing…")
 		}
-	}
-	if t.err != nil {
-		summary = s.Err.Render(t.err.Error())
 	}
 	head := fit(input, w) + "\n" + fit(summary, w)
 	if p.detail {

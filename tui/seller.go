@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,33 +13,54 @@ import (
 
 // sellerPane shows one player — the acting player, picked with "p" — with
 // their balance, listings, inventory, mailbox, sales and purchases. "v"
-// switches between the listings table and the inventory/history view.
+// switches between the listings table, the inventory and mailbox, and the
+// history of sales and purchases (a scrollable table; enter opens a row).
 type sellerPane struct {
 	player  uuid.UUID
 	state   market.PlayerState
-	history market.TxPage
 	table   *listingTable
+	history *txTable
+	sums    historySums
 	view    int // 0 listings, 1 inventory & mailbox, 2 sales & purchases
 	err     error
 	keys    sellerKeys
 }
 
 type sellerKeys struct {
-	View key.Binding
+	View, Open key.Binding
 }
 
 var sellerViews = []string{"listings", "inventory & mailbox", "sales & purchases"}
 
+// historySums are the player's completed sales and purchases, summed when
+// the history is small enough to read whole on a refresh.
+type historySums struct {
+	known         bool
+	sales, buys   int
+	earned, spent float64 // net of fees; prices paid
+}
+
+// historySumMax is the largest history summed on every refresh.
+const historySumMax = 2000
+
 func newSellerPane() *sellerPane {
-	return &sellerPane{table: newListingTable(market.Query{}), keys: sellerKeys{
-		View: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "listings/inventory/history")),
-	}}
+	return &sellerPane{table: newListingTable(market.Query{}), history: newTxTable(market.TxQuery{AllStates: true}),
+		keys: sellerKeys{
+			View: binding([]string{"v"}, "v", "listings / inventory / history"),
+			Open: binding([]string{"enter"}, "enter", "open the transaction"),
+		}}
 }
 
 func (p *sellerPane) Title() string { return "Seller" }
 
+func (p *sellerPane) showsActor() {}
+
 func (p *sellerPane) Help() []key.Binding {
-	return []key.Binding{p.keys.View, key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pick player")), p.table.nav.PgDown}
+	n := p.table.nav
+	if p.view == 2 {
+		return []key.Binding{p.keys.View, p.keys.Open, n.PgDown, n.End, n.Up, n.Down, n.PgUp, n.Home}
+	}
+	return []key.Binding{p.keys.View, n.PgDown, n.End, n.Up, n.Down, n.PgUp, n.Home}
 }
 
 func (p *sellerPane) TextFocused() bool { return false }
@@ -50,15 +72,33 @@ func (p *sellerPane) Selected() (market.Listing, bool) {
 	return p.table.selected()
 }
 
-func (p *sellerPane) rows(c *Common) int { return paneHeight(c.H) - 3 }
+// SelectedID is the selected transaction's id on the history view.
+func (p *sellerPane) SelectedID() string {
+	if p.view != 2 {
+		return ""
+	}
+	if t, ok := p.history.selected(); ok {
+		return t.ID
+	}
+	return ""
+}
+
+func (p *sellerPane) rows(c *Common) int { return paneHeight(c.H) - 4 } // three lines of head, the table header
 
 func (p *sellerPane) Refresh(c *Common) {
 	p.err = nil
 	if p.player != c.Actor.ID {
 		p.player = c.Actor.ID
 		p.table.setQuery(c, market.Query{Seller: p.player}, p.rows(c))
+		p.history.q.Player = p.player
+		p.history.cursor, p.history.top = 0, 0
 	} else {
 		p.table.refresh(c, p.rows(c))
+	}
+	p.history.refresh(c, p.rows(c))
+	if p.player == uuid.Nil {
+		p.err = errors.New(noPlayersText)
+		return
 	}
 	st, err := c.Svc.GetPlayer(p.player)
 	if err != nil {
@@ -66,22 +106,45 @@ func (p *sellerPane) Refresh(c *Common) {
 		return
 	}
 	p.state = st
-	p.history = market.TxPage{}
-	if c.Svc.HistoryLoaded() { // never block the event loop on the background load
-		p.history, err = c.Svc.Transactions(market.TxQuery{Player: p.player, AllStates: true, Limit: 200})
-		if err != nil {
-			p.err = err
+	p.sums = historySums{}
+	if p.history.err == nil && p.history.total <= historySumMax {
+		page, err := c.Svc.Transactions(market.TxQuery{Player: p.player, Limit: historySumMax})
+		if err == nil {
+			p.sums.known = true
+			for _, t := range page.Transactions {
+				if t.Seller == p.player {
+					p.sums.sales++
+					p.sums.earned += t.SellerNet
+				} else {
+					p.sums.buys++
+					p.sums.spent += t.Price
+				}
+			}
 		}
 	}
 }
 
 func (p *sellerPane) Update(c *Common, msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, p.keys.View) {
-		p.view = (p.view + 1) % len(sellerViews)
-		return nil
+	h := p.rows(c)
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, p.keys.View):
+			p.view = (p.view + 1) % len(sellerViews)
+			return nil
+		case p.view == 2 && key.Matches(k, p.keys.Open):
+			if t, ok := p.history.selected(); ok {
+				return request(actOpen{txID: t.ID})
+			}
+			return nil
+		}
 	}
-	if p.view == 0 {
-		p.table.update(c, msg, p.rows(c), paneTop+3)
+	switch p.view {
+	case 0:
+		p.table.update(c, msg, h, paneTop+4)
+	case 2:
+		if d, ok := p.history.delta(msg, h, paneTop+4); ok {
+			p.history.move(c, d, h)
+		}
 	}
 	return nil
 }
@@ -89,29 +152,18 @@ func (p *sellerPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 func (p *sellerPane) View(c *Common, w, h int) string {
 	s := c.Styles
 	st := p.state
-	var sales, buys int
-	var earned, spent float64
-	for _, t := range p.history.Transactions {
-		if t.State != market.StateCompleted {
-			continue
-		}
-		if t.Seller == st.ID {
-			sales++
-			earned += t.SellerNet
-		} else {
-			buys++
-			spent += t.Price
-		}
-	}
 	role := ""
 	if st.HasPermission(market.PermAdmin) {
 		role = s.Warn.Render(" admin")
 	}
 	head := s.Title.Render(playerName(st.Player)) + role + s.Dim.Render("  "+st.ID.String())
-	info := fmt.Sprintf("balance %s · %s listings · %d in mailbox · sold %d (%s) · bought %d (%s)",
-		s.Price.Render(money(st.Balance)), count(p.table.total), len(st.Mailbox), sales, money(earned), buys, money(spent))
-	if p.history.Total > len(p.history.Transactions) {
-		info += s.Dim.Render(fmt.Sprintf(" in the last %d of %d", len(p.history.Transactions), p.history.Total))
+	info := fmt.Sprintf("balance %s · %s listings · %d in mailbox · %s transactions",
+		s.Price.Render(money(st.Balance)), count(p.table.total), len(st.Mailbox), count(p.history.total))
+	switch {
+	case p.sums.known:
+		info += fmt.Sprintf(" · sold %d (net %s) · bought %d (%s)", p.sums.sales, money(p.sums.earned), p.sums.buys, money(p.sums.spent))
+	case p.history.loading():
+		info += s.Dim.Render(" · loading the history…")
 	}
 	tabs := s.Dim.Render("v: ")
 	for i, name := range sellerViews {
@@ -131,7 +183,7 @@ func (p *sellerPane) View(c *Common, w, h int) string {
 	case 1:
 		return top + "\n" + block(p.inventoryLines(c, w), w, h-3)
 	}
-	return top + "\n" + block(p.historyLines(c), w, h-3)
+	return top + "\n" + p.history.view(c, w, h-3)
 }
 
 func (p *sellerPane) inventoryLines(c *Common, w int) []string {
@@ -190,33 +242,6 @@ func countNil(xs []*market.ItemStack) int {
 		}
 	}
 	return n
-}
-
-func (p *sellerPane) historyLines(c *Common) []string {
-	s := c.Styles
-	if len(p.history.Transactions) == 0 {
-		return []string{s.Dim.Render("no sales or purchases yet")}
-	}
-	var lines []string
-	for _, t := range p.history.Transactions {
-		dir := s.OK.Render("sold  ")
-		other := "to " + Sanitize(t.BuyerName)
-		amount := t.SellerNet
-		if t.Buyer == p.state.ID {
-			dir, other, amount = s.Warn.Render("bought"), "from "+Sanitize(t.SellerName), t.Price
-		}
-		state := string(t.State)
-		if t.State != market.StateCompleted {
-			state = s.Err.Render(state)
-		}
-		at := t.CreatedAt()
-		if n := len(t.Timeline); n > 0 {
-			at = t.Timeline[n-1].At
-		}
-		lines = append(lines, fmt.Sprintf("%s %s %s×%d %s for %s %s", stamp(at), dir,
-			RenderMC(itemName(t.Item), lipglossPlain), t.Item.Amount, other, money(amount), state))
-	}
-	return lines
 }
 
 // block lays lines into exactly h lines of width w.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -8,7 +9,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -230,8 +231,11 @@ func (p *statsPane) wideBody(c *Common, w, h int) []string {
 // read in red.
 func (p *statsPane) summary(c *Common, w int) string {
 	s := c.Styles
+	if errors.Is(p.err, errHistoryLoading) {
+		return s.Dim.Render(p.err.Error())
+	}
 	if p.err != nil {
-		line := s.Err.Render("✗ " + Sanitize(p.err.Error()))
+		line := s.Err.Render("✗ " + playertext.Sanitize(p.err.Error()))
 		if p.loaded {
 			line += s.Dim.Render(" · showing figures as of " + time.Unix(p.at, 0).UTC().Format("15:04:05 UTC"))
 		}
@@ -257,11 +261,15 @@ type statsCol struct {
 	right bool
 }
 
+// statsGap separates columns: two cells, because the numbers' own thousands
+// separators are single spaces ("19 996  23 349 239.05").
+const statsGap = "  "
+
 func statsLine(cols []statsCol, cells ...string) string {
 	var b strings.Builder
 	for i, c := range cols {
 		if i > 0 {
-			b.WriteByte(' ')
+			b.WriteString(statsGap)
 		}
 		if c.right {
 			b.WriteString(fitLeft(cells[i], c.w))
@@ -275,7 +283,7 @@ func statsLine(cols []statsCol, cells ...string) string {
 // statsFlexCols gives the first column what the fixed columns leave of w, at most
 // capW.
 func statsFlexCols(w, capW int, fixed ...int) []statsCol {
-	rest := w - len(fixed)
+	rest := w - len(fixed)*len(statsGap)
 	for _, f := range fixed {
 		rest -= f
 	}
@@ -290,13 +298,17 @@ func statsFlexCols(w, capW int, fixed ...int) []statsCol {
 
 func (p *statsPane) sellers(c *Common, w, rows int) []string {
 	s := c.Styles
-	cols := statsFlexCols(w, 28, 6, 13)
+	salesW, earnedW := len("sales"), len("earned")
+	for _, r := range p.st.TopSellers {
+		salesW, earnedW = max(salesW, width(count(int(r.Sales)))), max(earnedW, width(money(r.Earned)))
+	}
+	cols := statsFlexCols(w, 28, salesW, earnedW)
 	out := []string{statsLine(cols, s.Title.Render("Top sellers"), s.Dim.Render("sales"), s.Dim.Render("earned"))}
 	for i := 0; i < rows; i++ {
 		switch {
 		case i < len(p.st.TopSellers):
 			r := p.st.TopSellers[i]
-			out = append(out, statsLine(cols, s.Dim.Render(fmt.Sprintf("%2d ", i+1))+Sanitize(r.Name),
+			out = append(out, statsLine(cols, s.Dim.Render(fmt.Sprintf("%2d ", i+1))+playertext.Sanitize(r.Name),
 				count(int(r.Sales)), s.Price.Render(money(r.Earned))))
 		case i == 0:
 			out = append(out, s.Dim.Render("   no sales yet"))
@@ -309,7 +321,11 @@ func (p *statsPane) sellers(c *Common, w, rows int) []string {
 
 func (p *statsPane) items(c *Common, w, rows int) []string {
 	s := c.Styles
-	cols := statsFlexCols(w, 28, 8, 13)
+	soldW, volumeW := len("sold"), len("volume")
+	for _, r := range p.st.TopItems {
+		soldW, volumeW = max(soldW, width(count(int(r.Amount)))), max(volumeW, width(money(r.Volume)))
+	}
+	cols := statsFlexCols(w, 28, soldW, volumeW)
 	out := []string{statsLine(cols, s.Title.Render("Top items"), s.Dim.Render("sold"), s.Dim.Render("volume"))}
 	for i := 0; i < rows; i++ {
 		switch {
@@ -323,7 +339,7 @@ func (p *statsPane) items(c *Common, w, rows int) []string {
 			if name == "" {
 				name = r.Material
 			}
-			out = append(out, statsLine(cols, rank+Sanitize(name), count(int(r.Amount)), s.Price.Render(money(r.Volume))))
+			out = append(out, statsLine(cols, rank+playertext.Sanitize(name), count(int(r.Amount)), s.Price.Render(money(r.Volume))))
 		case i == 0:
 			out = append(out, s.Dim.Render("   no sales yet"))
 		default:
@@ -335,16 +351,20 @@ func (p *statsPane) items(c *Common, w, rows int) []string {
 
 func (p *statsPane) expensive(c *Common, w, rows int) []string {
 	s := c.Styles
-	avail := max(w-12-11-3, 2)
+	priceW := len("price")
+	for _, t := range p.st.MostExpensive {
+		priceW = max(priceW, width(money(t.Price)))
+	}
+	avail := max(w-priceW-11-3*len(statsGap), 2)
 	iw := min(avail*45/100, 30)
-	cols := []statsCol{{w: max(iw, 1)}, {w: 12, right: true}, {w: max(min(avail-iw, 36), 1)}, {w: 11}}
+	cols := []statsCol{{w: max(iw, 1)}, {w: priceW, right: true}, {w: max(min(avail-iw, 36), 1)}, {w: 11}}
 	title := "Most expensive sales"
 	var out []string
 	if len(title) <= cols[0].w {
 		out = append(out, statsLine(cols, s.Title.Render(title), s.Dim.Render("price"),
 			s.Dim.Render("seller → buyer"), s.Dim.Render("when (UTC)")))
 	} else { // the title takes the price column's heading too
-		head := []statsCol{{w: cols[0].w + 1 + cols[1].w}, cols[2], cols[3]}
+		head := []statsCol{{w: cols[0].w + len(statsGap) + cols[1].w}, cols[2], cols[3]}
 		out = append(out, statsLine(head, s.Title.Render(title), s.Dim.Render("seller → buyer"), s.Dim.Render("when (UTC)")))
 	}
 	for i := 0; i < rows; i++ {
@@ -360,7 +380,7 @@ func (p *statsPane) expensive(c *Common, w, rows int) []string {
 				when = t.Timeline[n-1].At.UTC().Format("01-02 15:04")
 			}
 			out = append(out, statsLine(cols, item, s.Price.Render(money(t.Price)),
-				Sanitize(t.SellerName)+s.Dim.Render(" → ")+Sanitize(t.BuyerName), s.Dim.Render(when)))
+				playertext.Sanitize(t.SellerName)+s.Dim.Render(" → ")+playertext.Sanitize(t.BuyerName), s.Dim.Render(when)))
 		case i == 0:
 			out = append(out, s.Dim.Render("no sales yet"))
 		default:
@@ -379,9 +399,9 @@ func (p *statsPane) chart(c *Common, w, h int) []string {
 	if info, ok := market.LookupMaterial(p.material); ok {
 		name = info.Name
 	}
-	head := s.Title.Render("Price history · " + Sanitize(name))
+	head := s.Title.Render("Price history · " + playertext.Sanitize(name))
 	if w >= 100 {
-		head += s.Dim.Render(" " + Sanitize(p.material))
+		head += s.Dim.Render(" " + playertext.Sanitize(p.material))
 	}
 	head += s.Dim.Render(" · last " + sp.label)
 	if i := p.matIndex(); i >= 0 {
@@ -391,7 +411,7 @@ func (p *statsPane) chart(c *Common, w, h int) []string {
 		head += s.Dim.Render(" · 1 column = " + statsDur(sp.d/time.Duration(n)))
 	}
 	if p.histErr != nil {
-		head += "  " + s.Err.Render("✗ "+Sanitize(p.histErr.Error()))
+		head += "  " + s.Err.Render("✗ "+playertext.Sanitize(p.histErr.Error()))
 	}
 	out := []string{head}
 	if h < 2 {
@@ -399,7 +419,7 @@ func (p *statsPane) chart(c *Common, w, h int) []string {
 	}
 	cw, side := statsChartW(w)
 	plotRows := max(h-2, 1)
-	empty := "no sales of " + Sanitize(name) + " in the last " + sp.label
+	empty := "no sales of " + playertext.Sanitize(name) + " in the last " + sp.label
 	switch {
 	case p.histErr != nil:
 		empty = "price history unavailable"
@@ -552,7 +572,7 @@ func statsChartLines(s Styles, pts []market.PricePoint, span time.Duration, plot
 		}
 		line := s.Dim.Render(fitLeft(label, statsYAxisW-2)+" "+axis) + statsRuns(s, grid[r])
 		if !have && r == rows/2 {
-			pad := max(0, (plotW-ansi.StringWidth(empty))/2)
+			pad := max(0, (plotW-width(empty))/2)
 			line = s.Dim.Render(fitLeft("", statsYAxisW-2) + " │" + strings.Repeat(" ", pad) + empty)
 		}
 		out = append(out, line)

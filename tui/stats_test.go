@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/seed"
 )
@@ -58,7 +59,7 @@ func TestStatsLayout(t *testing.T) {
 			continue
 		}
 		plain := ansi.Strip(v)
-		for _, want := range []string{"Top sellers", Sanitize(st.TopSellers[0].Name), money(st.MarketVolume),
+		for _, want := range []string{"Top sellers", playertext.Sanitize(st.TopSellers[0].Name), money(st.MarketVolume),
 			"Top items", st.TopItems[0].Name, "Most expensive sales", "Price history", "median"} {
 			if !strings.Contains(v, want) && !strings.Contains(plain, want) {
 				t.Errorf("%d×%d: view lacks %q:\n%s", size[0], size[1], want, plain)

@@ -2,57 +2,11 @@ package tui
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rynek/rynek/internal/playertext"
 )
-
-// Sanitize makes untrusted text (player names, item names, lore) safe for a
-// single-line terminal cell: escape sequences (CSI, OSC, DCS, APC, ...) are
-// removed by ansi.Strip; C0 and C1 controls, DEL, bidi overrides and other
-// invisible format characters are dropped; line breaks and tabs become
-// spaces; invalid UTF-8 becomes U+FFFD. ansi.Strip alone keeps CR, BS, C1 code
-// points and bidi controls (bubbletea.md §6), any of which can spoof the
-// screen.
-func Sanitize(s string) string {
-	if isPlain(s) {
-		return s
-	}
-	s = ansi.Strip(s)
-	var b strings.Builder
-	b.Grow(len(s))
-	for len(s) > 0 {
-		r, size := utf8.DecodeRuneInString(s)
-		s = s[size:]
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteRune('\uFFFD')
-		case r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f':
-			b.WriteByte(' ')
-		case r < 0x20 || r == 0x7f: // other C0 controls and DEL
-		case r >= 0x80 && r <= 0x9f: // C1 controls as code points
-		case (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) ||
-			r == 0x200e || r == 0x200f || r == 0x061c: // bidi controls
-		case unicode.Is(unicode.Cf, r) && r != 0x200d: // format characters; keep ZWJ for emoji
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// isPlain reports whether s is printable ASCII only: the common case, which
-// needs no work.
-func isPlain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
 
 // mcColors are Minecraft's 16 legacy colours, §0 to §f.
 var mcColors = [16]string{
@@ -63,34 +17,17 @@ var mcColors = [16]string{
 // RenderMC renders text with Minecraft § formatting codes as terminal
 // styles on top of base: §0-§f set a colour (and, as in the game, reset the
 // formatting), §l bold, §m strikethrough, §n underline, §o italic, §r reset;
-// §k (obfuscated) and unknown codes are dropped. Every segment is sanitized.
+// §k (obfuscated) and unknown codes are dropped. Its text is exactly
+// playertext.Plain(s), each run sanitized.
 func RenderMC(s string, base lipgloss.Style) string {
 	if !strings.ContainsRune(s, '§') {
-		return base.Render(Sanitize(s))
+		return base.Render(playertext.Sanitize(s))
 	}
 	var out strings.Builder
 	st := base
-	var seg strings.Builder
-	flush := func() {
-		if seg.Len() > 0 {
-			out.WriteString(st.Render(Sanitize(seg.String())))
-			seg.Reset()
-		}
-	}
-	runes := []rune(s)
-	for i := 0; i < len(runes); i++ {
-		r := runes[i]
-		if r != '§' {
-			seg.WriteRune(r)
-			continue
-		}
-		if i+1 >= len(runes) {
-			break // a trailing lone §
-		}
-		i++
-		code := unicode.ToLower(runes[i])
-		flush()
+	for code, text := range playertext.Runs(s) {
 		switch {
+		case code == 0:
 		case code >= '0' && code <= '9':
 			st = base.Foreground(lipgloss.Color(mcColors[code-'0']))
 		case code >= 'a' && code <= 'f':
@@ -106,10 +43,27 @@ func RenderMC(s string, base lipgloss.Style) string {
 		case code == 'r':
 			st = base
 		}
+		if text != "" {
+			out.WriteString(st.Render(playertext.Sanitize(text)))
+		}
 	}
-	flush()
 	return out.String()
 }
+
+// cells is how the terminal counts the cells of a grapheme, as Bubble Tea's
+// renderer does: per code point (wcwidth) unless the terminal reports mode
+// 2027 (grapheme clustering), when the renderer switches to whole graphemes
+// and so does the console (Model.Update on tea.ModeReportMsg). An emoji
+// sequence like 👩‍💻 is 4 cells in tmux and 2 in a terminal with mode 2027;
+// measuring it any other way than the renderer pushes a row past the screen
+// edge. One program runs per process, so this is process-wide.
+var cells = ansi.WcWidth
+
+// width is the number of cells s takes on the terminal.
+func width(s string) int { return cells.StringWidth(s) }
+
+// truncate cuts s to w cells, ending it with tail when it was cut.
+func truncate(s string, w int, tail string) string { return cells.Truncate(s, w, tail) }
 
 // fit truncates rendered text to w cells (with an ellipsis) and pads it to
 // exactly w cells, so that columns line up.
@@ -117,8 +71,11 @@ func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if sw := ansi.StringWidth(s); sw > w {
-		s = ansi.Truncate(s, w, "…")
+	if sw := width(s); sw > w {
+		s = truncate(s, w, "…")
+		if sw = width(s); sw < w { // a wide character did not fit before the ellipsis
+			s += strings.Repeat(" ", w-sw)
+		}
 	} else if sw < w {
 		s += strings.Repeat(" ", w-sw)
 	}
@@ -130,8 +87,8 @@ func fitLeft(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if sw := ansi.StringWidth(s); sw > w {
-		return ansi.Truncate(s, w, "…")
+	if sw := width(s); sw > w {
+		return fit(s, w)
 	} else if sw < w {
 		return strings.Repeat(" ", w-sw) + s
 	}

@@ -1,32 +1,103 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
-// transactionsPane shows the transaction history, newest first: the
-// contract's getCompletedTransactions (COMPLETED only) by default, every
-// state after "a". Like listingTable it is virtualized: it keeps only a
-// window of about three screens of transactions around the cursor, fetched
-// with TxQuery's offset (O(page) at any offset), and caches rendered rows per
-// transaction id and width, so View only concatenates strings. Enter toggles
-// a detail view with the state timeline.
-type transactionsPane struct {
+// txTable is a virtualized table of transactions, newest first: the
+// Transactions pane's and the Seller pane's sales and purchases. Like
+// listingTable it keeps only a window of about three screens around the
+// cursor, fetched with TxQuery's offset (O(page) at any offset), and caches
+// rendered rows per transaction id, so View only concatenates strings.
+type txTable struct {
 	tableNav
-	all      bool // every state, not only COMPLETED
+	q        market.TxQuery
 	win      []market.Transaction
 	rowCache map[string]string
-	cacheW   int
+	cacheKey [2]int // width and Common.Epoch of the cached rows
 	err      error
-	detail   bool
-	keys     txKeys
+}
+
+func newTxTable(q market.TxQuery) *txTable {
+	return &txTable{q: q, rowCache: map[string]string{}, tableNav: tableNav{nav: newTableKeys()}}
+}
+
+// refresh re-reads the window (the market changed), keeping the cursor
+// index clamped to the new total.
+func (t *txTable) refresh(c *Common, h int) {
+	clear(t.rowCache) // a transaction's state may have moved on
+	t.win = nil
+	t.fetch(c, h)
+}
+
+// loading reports whether the table waits for the background history load.
+func (t *txTable) loading() bool { return errors.Is(t.err, errHistoryLoading) }
+
+// fetch makes sure the rows [top, top+h) are in the window.
+func (t *txTable) fetch(c *Common, h int) {
+	h = max(h, 1)
+	if t.covers(t.win != nil, len(t.win), h) {
+		return
+	}
+	start := max(0, t.top-h)
+	var page market.TxPage
+	err := errHistoryLoading
+	if c.Svc.HistoryLoaded() { // never block the event loop on the background load
+		q := t.q
+		q.Offset, q.Limit = start, 3*h
+		page, err = c.Svc.Transactions(q)
+	}
+	t.err = err
+	if err != nil {
+		t.win, t.total, t.winStart = nil, 0, 0
+		t.cursor, t.top = 0, 0
+		return
+	}
+	t.total = page.Total
+	t.win, t.winStart = page.Transactions, start
+	if t.win == nil {
+		t.win = []market.Transaction{}
+	}
+	old := t.top
+	t.clamp(h)
+	if t.top < old && t.total > 0 { // the total shrank: read the clamped window
+		t.win = nil
+		t.fetch(c, h)
+	}
+}
+
+// move moves the cursor by delta rows (clamped) and fetches if needed.
+func (t *txTable) move(c *Common, delta, h int) {
+	t.cursor += delta
+	t.clamp(h)
+	t.fetch(c, h)
+}
+
+// selected returns the transaction under the cursor.
+func (t *txTable) selected() (market.Transaction, bool) {
+	i := t.cursor - t.winStart
+	if t.total == 0 || i < 0 || i >= len(t.win) {
+		return market.Transaction{}, false
+	}
+	return t.win[i], true
+}
+
+// transactionsPane shows the transaction history: the contract's
+// getCompletedTransactions (COMPLETED only) by default, every state after
+// "a". Enter toggles a detail view with the state timeline.
+type transactionsPane struct {
+	*txTable
+	detail bool
+	keys   txKeys
 }
 
 type txKeys struct {
@@ -34,88 +105,43 @@ type txKeys struct {
 }
 
 func newTransactionsPane() *transactionsPane {
-	return &transactionsPane{rowCache: map[string]string{}, tableNav: tableNav{nav: newTableKeys()}, keys: txKeys{
-		All:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all states / completed")),
-		Detail: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
-		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close details")),
+	return &transactionsPane{txTable: newTxTable(market.TxQuery{}), keys: txKeys{
+		All:    binding([]string{"a"}, "a", "all states / completed"),
+		Detail: binding([]string{"enter"}, "enter", "details"),
+		Back:   binding([]string{"esc"}, "esc", "close details"),
 	}}
 }
 
 func (p *transactionsPane) Title() string { return "Transactions" }
 
 func (p *transactionsPane) Help() []key.Binding {
-	return []key.Binding{p.keys.All, p.keys.Detail, p.nav.Up, p.nav.Down, p.nav.PgUp, p.nav.PgDown, p.nav.Home, p.nav.End}
+	return []key.Binding{p.keys.All, p.keys.Detail, p.nav.Up, p.nav.Down, p.nav.PgUp, p.nav.PgDown, p.nav.Home, p.nav.End, p.keys.Back}
 }
 
 func (p *transactionsPane) TextFocused() bool { return false }
 
 func (p *transactionsPane) Selected() (market.Listing, bool) { return market.Listing{}, false }
 
+// SelectedID is the selected transaction's id, for y.
+func (p *transactionsPane) SelectedID() string {
+	if t, ok := p.selected(); ok {
+		return t.ID
+	}
+	return ""
+}
+
 // rows is the number of table rows on the screen: the pane minus the title
 // line and the table header.
 func (p *transactionsPane) rows(c *Common) int { return max(paneHeight(c.H)-2, 1) }
 
-// Refresh re-reads the window (the market changed), keeping the cursor index
-// clamped to the new total.
-func (p *transactionsPane) Refresh(c *Common) {
-	clear(p.rowCache) // a transaction's state may have moved on
-	p.win = nil
-	p.fetch(c, p.rows(c))
-}
-
-// fetch makes sure the rows [top, top+h) are in the window.
-func (p *transactionsPane) fetch(c *Common, h int) {
-	h = max(h, 1)
-	if p.covers(p.win != nil, len(p.win), h) {
-		return
-	}
-	start := max(0, p.top-h)
-	var page market.TxPage
-	err := errHistoryLoading
-	if c.Svc.HistoryLoaded() { // never block the event loop on the background load
-		page, err = c.Svc.Transactions(market.TxQuery{AllStates: p.all, Offset: start, Limit: 3 * h})
-	}
-	p.err = err
-	if err != nil {
-		p.win, p.total, p.winStart = nil, 0, 0
-		p.cursor, p.top = 0, 0
-		return
-	}
-	p.total = page.Total
-	p.win, p.winStart = page.Transactions, start
-	if p.win == nil {
-		p.win = []market.Transaction{}
-	}
-	old := p.top
-	p.clamp(h)
-	if p.top < old && p.total > 0 { // the total shrank: read the clamped window
-		p.win = nil
-		p.fetch(c, h)
-	}
-}
-
-// move moves the cursor by delta rows (clamped) and fetches if needed.
-func (p *transactionsPane) move(c *Common, delta, h int) {
-	p.cursor += delta
-	p.clamp(h)
-	p.fetch(c, h)
-}
-
-// selected returns the transaction under the cursor.
-func (p *transactionsPane) selected() (market.Transaction, bool) {
-	i := p.cursor - p.winStart
-	if p.total == 0 || i < 0 || i >= len(p.win) {
-		return market.Transaction{}, false
-	}
-	return p.win[i], true
-}
+func (p *transactionsPane) Refresh(c *Common) { p.refresh(c, p.rows(c)) }
 
 func (p *transactionsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 	h := p.rows(c)
 	if msg, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(msg, p.keys.All):
-			p.all = !p.all
+			p.q.AllStates = !p.q.AllStates
 			p.cursor, p.top, p.detail = 0, 0, false
 			p.Refresh(c)
 			return nil
@@ -182,7 +208,7 @@ func txState(s Styles, st market.State, wide bool) string {
 	return style.Render(text)
 }
 
-func (p *transactionsPane) header(c *Common, w int) string {
+func (t *txTable) header(c *Common, w int) string {
 	cols := txColumnsFor(w)
 	listing := "lst #"
 	if cols.wide {
@@ -195,9 +221,10 @@ func (p *transactionsPane) header(c *Common, w int) string {
 }
 
 // row renders (and caches) one transaction row, w cells wide without the
-// gutter.
-func (p *transactionsPane) row(c *Common, t market.Transaction, w int) string {
-	if r, ok := p.rowCache[t.ID]; ok {
+// gutter. Seen from one player (the Seller pane), the parties column says
+// what they did: "sold → buyer (net …)" or "bought ← seller".
+func (tt *txTable) row(c *Common, t market.Transaction, w int) string {
+	if r, ok := tt.rowCache[t.ID]; ok {
 		return r
 	}
 	cols := txColumnsFor(w + 2)
@@ -208,30 +235,46 @@ func (p *transactionsPane) row(c *Common, t market.Transaction, w int) string {
 		ts = stamp(when)
 	}
 	amount := fmt.Sprintf(" ×%d", t.Item.Amount)
-	item := fit(RenderMC(itemName(t.Item), lipglossPlain), max(cols.item-ansi.StringWidth(amount), 1)) + amount
-	r := s.Dim.Render(fit(ts, cols.time)) + " " + fit(Sanitize(shortID(t.ID)), cols.id) + " " +
+	item := fit(RenderMC(itemName(t.Item), lipglossPlain), max(cols.item-width(amount), 1)) + amount
+	r := s.Dim.Render(fit(ts, cols.time)) + " " + fit(playertext.Sanitize(shortID(t.ID)), cols.id) + " " +
 		fit(txState(s, t.State, cols.wide), cols.state) + " " + fitLeft(fmt.Sprintf("#%d", t.ListingID), cols.listing) + " " +
 		fit(item, cols.item) + " " + s.Price.Render(fitLeft(money(t.Price), cols.price)) + " " +
-		fit(parties(t, cols.parties), cols.parties)
+		fit(tt.parties(s, t, cols.parties), cols.parties)
 	r = fit(r, w)
-	if len(p.rowCache) > 4096 {
-		clear(p.rowCache)
+	if len(tt.rowCache) > 4096 {
+		clear(tt.rowCache)
 	}
-	p.rowCache[t.ID] = r
+	tt.rowCache[t.ID] = r
 	return r
+}
+
+// parties is "seller → buyer", or, seen from a player, their side of it.
+func (tt *txTable) parties(s Styles, t market.Transaction, w int) string {
+	switch me := tt.q.Player; {
+	case me == uuid.Nil:
+	case t.Seller == me:
+		net := ""
+		if t.State == market.StateCompleted {
+			net = s.Dim.Render(" (net " + money(t.SellerNet) + ")")
+		}
+		return s.OK.Render("sold → ") + fit(playertext.Sanitize(t.BuyerName), max(w-7-width(net), 1)) + net
+	case t.Buyer == me:
+		return s.Warn.Render("bought ← ") + playertext.Sanitize(t.SellerName)
+	}
+	return parties(t, w)
 }
 
 // parties renders "seller → buyer" in w cells, shortening both names evenly
 // when they do not fit.
 func parties(t market.Transaction, w int) string {
-	seller, buyer := Sanitize(t.SellerName), Sanitize(t.BuyerName)
+	seller, buyer := playertext.Sanitize(t.SellerName), playertext.Sanitize(t.BuyerName)
 	const arrow = " → "
-	if ansi.StringWidth(seller)+ansi.StringWidth(buyer)+3 > w {
+	if width(seller)+width(buyer)+3 > w {
 		half := max((w-3)/2, 1)
-		if ansi.StringWidth(seller) > half {
-			seller = ansi.Truncate(seller, half, "…")
+		if width(seller) > half {
+			seller = truncate(seller, half, "…")
 		}
-		buyer = ansi.Truncate(buyer, max(w-3-ansi.StringWidth(seller), 1), "…")
+		buyer = truncate(buyer, max(w-3-width(seller), 1), "…")
 	}
 	return seller + arrow + buyer
 }
@@ -239,7 +282,7 @@ func parties(t market.Transaction, w int) string {
 func (p *transactionsPane) View(c *Common, w, h int) string {
 	s := c.Styles
 	var title string
-	if p.all {
+	if p.q.AllStates {
 		title = fmt.Sprintf("%s transactions · all states", count(p.total))
 	} else {
 		title = fmt.Sprintf("%s completed transactions", count(p.total))
@@ -252,7 +295,10 @@ func (p *transactionsPane) View(c *Common, w, h int) string {
 	} else {
 		title = s.Title.Render(title)
 	}
-	if p.all {
+	if p.loading() {
+		title = s.Title.Render("Transactions") + s.Dim.Render(" · loading the history…")
+	}
+	if p.q.AllStates {
 		title += s.Dim.Render(" · a: completed only")
 	} else {
 		title += s.Dim.Render(" · a: all states")
@@ -266,24 +312,27 @@ func (p *transactionsPane) View(c *Common, w, h int) string {
 			return head + "\n" + txDetail(c, t, w, h-1)
 		}
 	}
-	return head + "\n" + p.table(c, w, h-1)
+	return head + "\n" + p.view(c, w, h-1)
 }
 
-// table renders the header and h-1 rows.
-func (p *transactionsPane) table(c *Common, w, h int) string {
-	if w != p.cacheW {
-		clear(p.rowCache)
-		p.cacheW = w
+// view renders the header and h-1 rows.
+func (t *txTable) view(c *Common, w, h int) string {
+	if k := [2]int{w, c.Epoch}; k != t.cacheKey {
+		clear(t.rowCache)
+		t.cacheKey = k
 	}
 	var b strings.Builder
 	b.Grow((h + 1) * (w + 48))
-	b.WriteString(p.header(c, w))
+	b.WriteString(t.header(c, w))
 	blank := strings.Repeat(" ", w)
 	rows := h - 1
-	if p.err != nil || p.total == 0 {
+	if t.err != nil || t.total == 0 {
 		msg := c.Styles.Dim.Render("No transactions yet.")
-		if p.err != nil {
-			msg = c.Styles.Err.Render(p.err.Error())
+		switch {
+		case t.loading():
+			msg = c.Styles.Dim.Render(t.err.Error())
+		case t.err != nil:
+			msg = c.Styles.Err.Render(t.err.Error())
 		}
 		if rows > 0 {
 			b.WriteString("\n" + fit(msg, w))
@@ -293,28 +342,7 @@ func (p *transactionsPane) table(c *Common, w, h int) string {
 		}
 		return b.String()
 	}
-	// The screen may be another height than Update assumed: keep the cursor
-	// visible without fetching (View never calls the market).
-	top := p.top
-	if p.cursor >= top+rows {
-		top = p.cursor - rows + 1
-	}
-	top = max(0, min(top, p.cursor))
-	for i := 0; i < rows; i++ {
-		b.WriteByte('\n')
-		idx := top + i
-		j := idx - p.winStart
-		if idx >= p.total || j < 0 || j >= len(p.win) {
-			b.WriteString(blank)
-			continue
-		}
-		if idx == p.cursor {
-			b.WriteString(c.Styles.Cursor.Render("▶") + " ")
-		} else {
-			b.WriteString("  ")
-		}
-		b.WriteString(p.row(c, p.win[j], w-2))
-	}
+	t.renderRows(&b, c, w, rows, len(t.win), func(j int) string { return t.row(c, t.win[j], w-2) })
 	return b.String()
 }
 
@@ -335,25 +363,34 @@ func sinceDur(d time.Duration) string {
 
 // txDetail renders everything about a transaction in h lines.
 func txDetail(c *Common, t market.Transaction, w, h int) string {
+	lines := txLines(c, t)
+	if len(lines)+2 <= h {
+		lines = append(lines, "", c.Styles.Dim.Render("enter/esc back · ↑/↓ previous/next transaction"))
+	}
+	return block(lines, w, h)
+}
+
+// txLines is everything about a transaction, a line per field.
+func txLines(c *Common, t market.Transaction) []string {
 	s := c.Styles
 	var lines []string
 	add := func(label, value string) {
 		lines = append(lines, s.Dim.Render(fmt.Sprintf("%-12s", label))+value)
 	}
-	add("transaction", Sanitize(t.ID))
+	add("transaction", playertext.Sanitize(t.ID))
 	add("listing", fmt.Sprintf("#%d", t.ListingID))
 	add("item", RenderMC(itemName(t.Item), lipglossPlain)+fmt.Sprintf(" ×%d", t.Item.Amount)+
-		s.Dim.Render("  ("+Sanitize(t.Item.Material)+")"))
+		s.Dim.Render("  ("+playertext.Sanitize(t.Item.Material)+")"))
 	if e := enchants(t.Item); e != "" {
 		add("enchants", e)
 	}
-	add("seller", Sanitize(t.SellerName)+s.Dim.Render("  "+t.Seller.String()))
-	add("buyer", Sanitize(t.BuyerName)+s.Dim.Render("  "+t.Buyer.String()))
+	add("seller", playertext.Sanitize(t.SellerName)+s.Dim.Render("  "+t.Seller.String()))
+	add("buyer", playertext.Sanitize(t.BuyerName)+s.Dim.Render("  "+t.Buyer.String()))
 	add("price", s.Price.Render(money(t.Price))+s.Dim.Render("  fee ")+money(t.Fee)+
 		s.Dim.Render("  seller's net ")+money(t.SellerNet))
 	state := txState(s, t.State, true)
 	if t.ErrorCode != "" {
-		state += "  " + s.Err.Render("error "+Sanitize(t.ErrorCode))
+		state += "  " + s.Err.Render("error "+playertext.Sanitize(t.ErrorCode))
 	}
 	add("state", state)
 	switch {
@@ -374,13 +411,10 @@ func txDetail(c *Common, t market.Transaction, w, h int) string {
 		}
 		add(label, line)
 	}
-	if n := len(t.Timeline); n > 1 && len(lines) < h {
+	if n := len(t.Timeline); n > 1 {
 		add("", s.Dim.Render("total "+strings.TrimPrefix(sinceDur(t.Timeline[n-1].At.Sub(t.Timeline[0].At)), "+")))
 	}
-	if len(lines)+2 <= h {
-		lines = append(lines, "", s.Dim.Render("enter/esc back · ↑/↓ previous/next transaction"))
-	}
-	return block(lines, w, h)
+	return lines
 }
 
 // txStateText renders a timeline state, coloured when terminal.

@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rynek/rynek/internal/benchdata"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/tui"
@@ -148,7 +149,7 @@ func frameColumns() []table.Column {
 func frameRow(l market.Listing, nowUnix int64) table.Row {
 	item := l.Item.DisplayName
 	if item != "" {
-		item = market.StripColors(item)
+		item = playertext.Plain(item)
 	} else if info, ok := market.LookupMaterial(l.Item.Material); ok {
 		item = info.Name
 	} else {
@@ -167,7 +168,7 @@ func frameRow(l market.Listing, nowUnix int64) table.Row {
 		fmt.Sprint(l.Item.Amount),
 		fmt.Sprintf("%.2f", l.Price),
 		fmt.Sprintf("%.2f", l.UnitPrice()),
-		tui.Sanitize(l.SellerName),
+		playertext.Sanitize(l.SellerName),
 		exp,
 	}
 }

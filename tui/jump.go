@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+)
+
+// jumpPrompt asks where to go: "#id" (or a number) opens a listing, a
+// transaction id opens the transaction, a player's name makes them the
+// acting player on the Seller pane.
+type jumpPrompt struct {
+	input textinput.Model
+	keys  dialogKeys
+	goTo  key.Binding
+}
+
+func newJumpPrompt() *jumpPrompt {
+	in := textinput.New()
+	in.Prompt = "jump to: "
+	in.Placeholder = "#id, a transaction id or a player name"
+	in.CharLimit = 64
+	in.SetWidth(44)
+	in.Focus()
+	return &jumpPrompt{input: in, keys: newDialogKeys(), goTo: binding([]string{"enter"}, "enter", "go")}
+}
+
+func (d *jumpPrompt) Help() []key.Binding {
+	return []key.Binding{d.goTo, d.keys.Quit}
+}
+
+func (d *jumpPrompt) Update(_ *Common, msg tea.Msg) (action, bool) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, false
+	}
+	switch {
+	case key.Matches(k, d.keys.Quit):
+		return nil, true
+	case key.Matches(k, d.goTo):
+		if text := strings.TrimSpace(d.input.Value()); text != "" {
+			return actJump{text: text}, true
+		}
+		return nil, true
+	}
+	d.input, _ = d.input.Update(msg)
+	return nil, false
+}
+
+func (d *jumpPrompt) View(c *Common, w, _ int) string {
+	return box(c, c.Styles.Title.Render("Jump")+"\n"+d.input.View()+"\n"+
+		c.Styles.Dim.Render("#3000 · 019a…-… (y copies an id) · Kowalski"), w)
+}
+
+// jump goes where the text says; a refusal says why.
+func (m *Model) jump(text string) {
+	svc := m.c.Svc
+	if id, err := strconv.Atoi(strings.TrimPrefix(text, "#")); err == nil {
+		m.run(actOpen{listing: market.Listing{ID: id}})
+		return
+	}
+	if _, err := uuid.Parse(text); err == nil {
+		m.run(actOpen{txID: text})
+		return
+	}
+	p, err := svc.PlayerByName(text)
+	if err != nil {
+		if len(text) == 8 {
+			err = fmt.Errorf("%w (a transaction is found by its whole id: y copies it from a row)", err)
+		}
+		m.fail(err)
+		return
+	}
+	m.run(actPickPlayer{p: p})
+	for i, pn := range m.panes {
+		if _, ok := pn.(actorViewer); ok {
+			m.switchTo(i)
+			return
+		}
+	}
+}
+
+// open shows a listing or a transaction in a detail dialog. A listing read
+// fresh from the market if it is still active; otherwise as it was last
+// seen (in an event), marked so.
+func (m *Model) open(a actOpen) {
+	c := m.c
+	if a.txID != "" {
+		t, err := c.Svc.GetTransaction(a.txID)
+		if err != nil {
+			m.fail(err)
+			return
+		}
+		m.dialog = newPager("Transaction "+shortID(t.ID), txLines(c, t))
+		return
+	}
+	l, err := c.Svc.GetListing(a.listing.ID)
+	switch {
+	case err == nil:
+		m.dialog = newPager(fmt.Sprintf("Listing #%d", l.ID), listingLines(c, l))
+	case errors.Is(err, market.ErrUnknownListing) && a.hasList:
+		lines := append([]string{c.Styles.Warn.Render("no longer active: shown as it was in the event")}, listingLines(c, a.listing)...)
+		m.dialog = newPager(fmt.Sprintf("Listing #%d (gone)", a.listing.ID), lines)
+	default:
+		m.fail(err)
+	}
+}

@@ -1,0 +1,191 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+)
+
+// Players joining the market from the console: a new market (--seed 0)
+// starts without any, and nothing can be sold or bought until someone joins.
+
+// actAddPlayer adds a player to the market, who becomes the acting player.
+type actAddPlayer struct{ p market.NewPlayer }
+
+// noPlayersText is what an empty market says: there is nobody to act as,
+// and how to change that.
+const noPlayersText = "this market has no players yet: A adds one, R starts traffic bots that bring their own"
+
+// errNoAdmin answers an admin action in a market without an admin.
+var errNoAdmin = errors.New("this market has no player with market.admin: add one with A (admin: yes)")
+
+// explainNoPlayer turns the market's "player does not exist" for the empty
+// acting player into what to do about it.
+func (m *Model) explainNoPlayer(err error) error {
+	if m.c.Actor.Name == "" && errors.Is(err, market.ErrUnknownPlayer) {
+		return errors.New(noPlayersText)
+	}
+	return err
+}
+
+// starterKit is what a player added from the console or a traffic bot
+// brings, so that they can sell at once: a few common stacks and one
+// enchanted tool.
+func starterKit() []market.ItemStack {
+	return []market.ItemStack{
+		{Material: "DIAMOND", Amount: 64},
+		{Material: "OAK_LOG", Amount: 64},
+		{Material: "IRON_INGOT", Amount: 32},
+		{Material: "BREAD", Amount: 16},
+		{Material: "DIAMOND_SWORD", Amount: 1, Enchantments: []market.Enchantment{{Key: "sharpness", Level: 3}}},
+	}
+}
+
+// addPlayer runs actAddPlayer on the main thread.
+func (m *Model) addPlayer(a actAddPlayer) error {
+	c := m.c
+	p, err := c.Svc.AddPlayer(a.p)
+	if err != nil {
+		m.fail(err)
+		return err
+	}
+	c.Actor = p
+	role := ""
+	if p.HasPermission(market.PermAdmin) {
+		role = " with market.admin"
+		if c.Admin.ID == uuid.Nil {
+			c.Admin = p
+		}
+	}
+	m.changed = true
+	m.setStatus(statusMsg{text: fmt.Sprintf("added player %s%s, balance %s, %d stack%s; acting as %s (p picks another)",
+		playerName(p), role, money(a.p.Balance), len(a.p.Items), plural(len(a.p.Items)), playerName(p))})
+	return nil
+}
+
+// addPlayerDialog asks for a new player's name, starting balance, whether
+// they are an admin and whether they bring the starter kit. The market
+// judges the name (the game's rules); a refusal keeps what was typed.
+type addPlayerDialog struct {
+	name, balance textinput.Model
+	admin, kit    bool
+	focus         int // 0 name, 1 balance, 2 admin, 3 kit
+	err           string
+	keys          dialogKeys
+	add, toggle   key.Binding
+}
+
+const addPlayerFields = 4
+
+func newAddPlayerDialog() *addPlayerDialog {
+	d := &addPlayerDialog{name: textinput.New(), balance: textinput.New(), kit: true, keys: newDialogKeys(),
+		add:    binding([]string{"enter"}, "enter", "add the player"),
+		toggle: binding([]string{"space"}, "space", "yes / no")}
+	d.name.Prompt, d.balance.Prompt = "", ""
+	d.name.Placeholder = "3-16 letters, digits, _"
+	d.name.CharLimit, d.balance.CharLimit = 16, 16
+	d.name.SetWidth(24)
+	d.balance.SetWidth(16)
+	d.balance.SetValue("1000.00")
+	d.name.Focus()
+	return d
+}
+
+func (d *addPlayerDialog) Help() []key.Binding {
+	return []key.Binding{d.add, d.keys.NextField, d.keys.PrevField, d.toggle, d.keys.Quit}
+}
+
+// Refused shows the market's refusal and keeps the dialog open.
+func (d *addPlayerDialog) Refused(err error) { d.err = err.Error() + codeSuffix(err) }
+
+func (d *addPlayerDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, false
+	}
+	switch {
+	case key.Matches(k, d.keys.Quit):
+		return nil, true
+	case key.Matches(k, d.add):
+		balance, err := strconv.ParseFloat(strings.TrimSpace(d.balance.Value()), 64)
+		if err != nil {
+			d.err = fmt.Sprintf("the balance must be a number like 1000.00, not %q", d.balance.Value())
+			return nil, false
+		}
+		np := market.NewPlayer{Name: strings.TrimSpace(d.name.Value()), Balance: balance}
+		if d.admin {
+			np.Permissions = []string{market.PermAdmin}
+		}
+		if d.kit {
+			np.Items = starterKit()
+		}
+		return actAddPlayer{p: np}, true
+	case key.Matches(k, d.keys.NextField, d.keys.PrevField):
+		step := 1
+		if key.Matches(k, d.keys.PrevField) {
+			step = addPlayerFields - 1
+		}
+		d.focus = (d.focus + step) % addPlayerFields
+		d.name.Blur()
+		d.balance.Blur()
+		switch d.focus {
+		case 0:
+			d.name.Focus()
+		case 1:
+			d.balance.Focus()
+		}
+		return nil, false
+	case key.Matches(k, d.toggle) && d.focus >= 2:
+		if d.focus == 2 {
+			d.admin = !d.admin
+		} else {
+			d.kit = !d.kit
+		}
+		return nil, false
+	}
+	d.err = ""
+	switch d.focus {
+	case 0:
+		d.name, _ = d.name.Update(msg)
+	case 1:
+		d.balance, _ = d.balance.Update(msg)
+	}
+	return nil, false
+}
+
+func (d *addPlayerDialog) View(c *Common, w, _ int) string {
+	s := c.Styles
+	label := func(i int, text string) string {
+		if i == d.focus {
+			return s.Title.Render(fmt.Sprintf("%-8s", text))
+		}
+		return s.Dim.Render(fmt.Sprintf("%-8s", text))
+	}
+	yes := func(i int, v bool) string {
+		text := "[ ] no"
+		if v {
+			text = "[x] yes"
+		}
+		if i == d.focus {
+			return s.Cursor.Render(text)
+		}
+		return text
+	}
+	var b strings.Builder
+	b.WriteString(s.Title.Render("Add a player") + s.Dim.Render("  as the game does when someone joins"))
+	b.WriteString("\n\n" + label(0, "name") + " " + d.name.View())
+	b.WriteString("\n" + label(1, "balance") + " " + d.balance.View())
+	b.WriteString("\n" + label(2, "admin") + " " + yes(2, d.admin) + s.Dim.Render("  market.admin: remove and force-expire any listing"))
+	b.WriteString("\n" + label(3, "items") + " " + yes(3, d.kit) + s.Dim.Render("  starter kit: diamonds, logs, iron, bread, a sword"))
+	if d.err != "" {
+		b.WriteString("\n\n" + s.Err.Render(d.err))
+	}
+	return box(c, b.String(), w)
+}
