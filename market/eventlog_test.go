@@ -398,6 +398,13 @@ func TestPurchaseIsOneCommit(t *testing.T) {
 	if cs.n != 1 || tx.State != market.StateCompleted {
 		t.Fatalf("%d commits, state %s; want 1 commit and COMPLETED", cs.n, tx.State)
 	}
+	// Each row once, in its final state: the transaction inserted, the
+	// listing deleted, buyer, seller, the counters.
+	ops := slices.Clone(cs.last)
+	slices.Sort(ops)
+	if want := []market.OpKind{market.OpPlayerState, market.OpPlayerState, market.OpDelListing, market.OpPutTx, market.OpMeta}; !slices.Equal(ops, want) {
+		t.Fatalf("ops of the purchase: %v, want %v", ops, want)
+	}
 	var kinds []market.EventKind
 	_, err = st.ReadEvents(before, 100, func(r market.EventRow) error { kinds = append(kinds, r.Kind); return nil })
 	must(t, err)

@@ -52,11 +52,11 @@ func (s *Service) blob(it item) []byte {
 	return encodeItem(nil, it)
 }
 
-// playerOp adds the op that writes p's balance, last sell time and
-// inventory as given (the values the player will have once b commits).
-func (s *Service) playerOp(b *Batch, p *playerRecord, balance Money, lastSell int64, inv *inventory) {
-	b.add(Op{Kind: OpPlayerState, Player: &PlayerRow{ID: p.id, Balance: balance, LastSell: lastSell,
-		Inventory: encodeInventory(nil, inv)}})
+// playerOp is the op that writes p's balance, last sell time and inventory
+// as given (the values the player will have once its batch commits).
+func (s *Service) playerOp(p *playerRecord, balance Money, lastSell int64, inv *inventory) Op {
+	return Op{Kind: OpPlayerState, Player: &PlayerRow{ID: p.id, Balance: balance, LastSell: lastSell,
+		Inventory: encodeInventory(nil, inv)}}
 }
 
 // idBlock is how many listing ids one write of the persisted counter
@@ -155,7 +155,7 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	b.Reset()
 	inv := p.inv
 	inv[slot] = rest
-	s.playerOp(b, p, p.balance-listingFee, now, &inv)
+	b.add(s.playerOp(p, p.balance-listingFee, now, &inv))
 	b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: int64(r.id), Rec: encodeListing(nil, p.id, r)}})
 	ceil := s.idCeil
 	if s.nextID >= s.idCeil {
@@ -206,7 +206,7 @@ func (s *Service) returnTo(b *Batch, p *playerRecord, it item, reason string, pr
 	if slot := p.freeSlot(); slot >= 0 {
 		inv := p.inv
 		inv[slot] = it
-		s.playerOp(b, p, p.balance, p.lastSell, &inv)
+		b.add(s.playerOp(p, p.balance, p.lastSell, &inv))
 		return destination{slot: slot}, func() { p.inv[slot] = it }
 	}
 	m := mailEntry{id: uuid.New(), it: it, reason: reason, created: now, prev: prev}
@@ -403,7 +403,7 @@ func (s *Service) claim(p *playerRecord, entries []int) (int, error) {
 		inv[free[k]] = m.it
 		moves[k] = mailMove{mail: m.id, slot: free[k]}
 	}
-	s.playerOp(b, p, p.balance, p.lastSell, &inv)
+	b.add(s.playerOp(p, p.balance, p.lastSell, &inv))
 	b.log(EventRow{Kind: KindMailClaimed, At: s.nowMs(), Body: mailClaimedBody(p.id, moves)})
 	if err := s.commit(b); err != nil {
 		return 0, err

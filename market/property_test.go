@@ -141,10 +141,15 @@ type countingStore struct {
 	market.Store
 	n    int
 	fail map[int]bool
+	last []market.OpKind // the ops of the last batch
 }
 
 func (c *countingStore) Commit(b *market.Batch) error {
 	c.n++
+	c.last = c.last[:0]
+	for _, op := range b.Ops {
+		c.last = append(c.last, op.Kind)
+	}
 	if c.fail[c.n] {
 		return errDisk
 	}

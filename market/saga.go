@@ -216,6 +216,35 @@ type sagaGroup struct {
 	run     *sagaRun
 	applies []func() // each step's changes to memory, in order, after the commit
 	view    sagaView
+	rows    groupRows
+}
+
+// groupRows says where in the batch the group writes each row it touches
+// (-1: not yet). A row that several steps change is written once, in the
+// state the last of them leaves it: a purchase writes its transaction, its
+// buyer, its seller, the counters and the listing once each, not once per
+// step, while every step keeps its own log entry.
+type groupRows struct{ tx, buyer, seller, meta, listing int }
+
+// write adds op to the batch at *at, or, when an earlier step of the group
+// already writes that row, replaces that step's op: the row's final value
+// under the first step's condition. A transaction inserted by the group stays
+// an insert; a reservation followed by the delivery is just the delete.
+func (g *sagaGroup) write(at *int, op Op) {
+	b := &g.s.batch
+	if *at < 0 {
+		*at = len(b.Ops)
+		b.add(op)
+		return
+	}
+	prev := &b.Ops[*at]
+	switch prev.Kind {
+	case OpPutTx:
+		op.Kind = OpPutTx
+	case OpTxState:
+		op.ExpectState = prev.ExpectState
+	}
+	*prev = op
 }
 
 // sagaView is what the pending steps change.
@@ -237,14 +266,15 @@ func (s *Service) newSagaGroup(run *sagaRun) *sagaGroup {
 	t := run.t
 	buyer, seller := s.players[t.buyer], s.players[t.seller]
 	g := &sagaGroup{s: s, run: run, view: sagaView{state: t.state, tl: t.tl, toMailbox: t.toMailbox,
-		buyerBalance: buyer.balance, sellerBalance: seller.balance, buyerInv: buyer.inv, meta: s.meta()}}
+		buyerBalance: buyer.balance, sellerBalance: seller.balance, buyerInv: buyer.inv, meta: s.meta()},
+		rows: groupRows{tx: -1, buyer: -1, seller: -1, meta: -1, listing: -1}}
 	if r := s.listings.get(t.listing); r != nil && r.reserved == t.id {
 		g.view.reserved = true
 	}
 	s.batch.Reset()
 	if run.fresh {
 		b := &s.batch
-		b.add(Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
+		g.write(&g.rows.tx, Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
 		b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].at,
 			Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil)})
 		g.applies = append(g.applies, func() { s.addTxLocked(t) })
@@ -302,7 +332,7 @@ func (g *sagaGroup) step(next State) error {
 		run.r = r
 		held := *r
 		held.reserved = t.id
-		b.add(Op{Kind: OpPutListing, Listing: s.listingRow(&held)})
+		g.write(&g.rows.listing, Op{Kind: OpPutListing, Listing: s.listingRow(&held)})
 		v.reserved = true
 		apply = func() { r.reserved = t.id }
 	case StateMoneyWithdrawn:
@@ -310,13 +340,13 @@ func (g *sagaGroup) step(next State) error {
 			return errf(CodeInsufficientFunds, "%s has %s, needs %s", buyer.name, FormatMoney(v.buyerBalance), FormatMoney(t.price))
 		}
 		v.buyerBalance -= t.price
-		s.playerOp(b, buyer, v.buyerBalance, buyer.lastSell, &v.buyerInv)
+		g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, &v.buyerInv))
 		apply = func() { buyer.balance -= t.price }
 	case StateSellerPaid:
 		v.sellerBalance += t.net
-		s.playerOp(b, seller, v.sellerBalance, seller.lastSell, &seller.inv)
+		g.write(&g.rows.seller, s.playerOp(seller, v.sellerBalance, seller.lastSell, &seller.inv))
 		v.meta.FeeBalance += t.fee
-		b.add(metaOp(v.meta))
+		g.write(&g.rows.meta, metaOp(v.meta))
 		apply = func() { seller.balance += t.net; s.feeBalance += t.fee }
 	case StateItemDelivered:
 		r := s.listings.get(t.listing)
@@ -325,12 +355,12 @@ func (g *sagaGroup) step(next State) error {
 		}
 		run.r = r
 		v.delivered = true
-		b.add(Op{Kind: OpDelListing, Int: int64(r.id)})
+		g.write(&g.rows.listing, Op{Kind: OpDelListing, Int: int64(r.id)})
 		if slot := freeSlot(&v.buyerInv); slot >= 0 {
 			run.slot = slot
 			v.buyerInv[slot] = r.it
 			inv := v.buyerInv
-			s.playerOp(b, buyer, v.buyerBalance, buyer.lastSell, &inv)
+			g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, &inv))
 			apply = func() { s.removeListingLocked(r); buyer.inv = inv }
 			to = &destination{slot: slot}
 		} else {
@@ -344,7 +374,7 @@ func (g *sagaGroup) step(next State) error {
 	case StateCompleted:
 		v.meta.Volume += t.price // the lifetime counters are persisted with the sale
 		v.meta.Sales++
-		b.add(metaOp(v.meta))
+		g.write(&g.rows.meta, metaOp(v.meta))
 		apply = func() {
 			s.completed = append(s.completed, t)
 			s.stats.record(s, t)
@@ -355,7 +385,7 @@ func (g *sagaGroup) step(next State) error {
 		return fmt.Errorf("no step enters %s", next)
 	}
 	tl := append(v.tl[:len(v.tl):len(v.tl)], stamp{state: uint8(stateIndex(next)), at: now})
-	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, next, tl, t.errCode, toMail), ExpectState: cur})
+	g.write(&g.rows.tx, Op{Kind: OpTxState, Tx: s.txRow(t, next, tl, t.errCode, toMail), ExpectState: cur})
 	kind := KindTransactionStep
 	if next == StateCompleted {
 		kind = KindTransactionCompleted
@@ -434,7 +464,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 	if reached(StateSellerPaid) {
 		sellerBal -= t.net
 		fees -= t.fee
-		s.playerOp(b, seller, sellerBal, seller.lastSell, &seller.inv)
+		b.add(s.playerOp(seller, sellerBal, seller.lastSell, &seller.inv))
 		m := s.meta()
 		m.FeeBalance = fees
 		b.add(metaOp(m))
@@ -444,7 +474,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		buyerTouched = true
 	}
 	if buyerTouched {
-		s.playerOp(b, buyer, buyerBal, buyer.lastSell, &buyerInv)
+		b.add(s.playerOp(buyer, buyerBal, buyer.lastSell, &buyerInv))
 	}
 	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(final)), at: now})
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, final, tl, code, toMailbox), ExpectState: cur})
