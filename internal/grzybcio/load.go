@@ -3,6 +3,7 @@ package grzybcio
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -69,6 +70,10 @@ func Import(store market.Store, o ImportOptions) (*Report, error) {
 		}
 		store = emptyStore{}
 	}
+	// An import builds a large heap of YAML nodes in one go; collecting at
+	// the default 100% growth would mark it over and over (as for the
+	// service's own load).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	src, err := read(o.Dir)
 	if err != nil {
 		return nil, err
