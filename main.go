@@ -146,7 +146,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	opts := grzybcio.ImportOptions{Dir: *from, ExpiryDays: *expiryDays, Now: time.Now(), DryRun: *dryRun, Merge: *merge,
 		Progress: func(done, total int) {
 			if total >= 10_000 {
-				fmt.Fprintf(stderr, "\rrynek import: %3d%%", done*100/max(total, 1))
+				fmt.Fprintf(stderr, "\r\x1b[Krynek import: loading %3d%%", done*100/max(total, 1))
 			}
 		}}
 	start := time.Now()
@@ -163,13 +163,14 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if st != nil {
 		store = st
 	}
+	fmt.Fprintf(stderr, "rynek import: reading %s", *from)
 	report, err := grzybcio.Import(store, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "\rrynek import: %v\n", err)
+		fmt.Fprintf(stderr, "\r\x1b[Krynek import: %v\n", err)
 		fmt.Fprintln(stderr, "rynek import: nothing was written")
 		return 1
 	}
-	fmt.Fprint(stderr, "\r")
+	fmt.Fprint(stderr, "\r\x1b[K")
 	report.WriteSummary(stdout)
 	if *dryRun {
 		fmt.Fprintln(stdout, "\nEvery entry:")

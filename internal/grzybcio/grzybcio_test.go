@@ -246,7 +246,7 @@ func TestDryRunWritesNothingAndReportsTheSame(t *testing.T) {
 func TestBadFilesAreRefusedWithTheirPlace(t *testing.T) {
 	cases := []struct{ dir, want string }{
 		{"testdata/malformed", "testdata/malformed/listings.yml:4: not valid YAML: did not find expected ',' or '}'"},
-		{"testdata/foreign", "testdata/foreign/listings.yml:2:1: this is not GrzybcioRynek's listings.yml: it has sections the plugin never wrote (settings, messages; the plugin's are listings, next-id, expiry-outbox, pending-sales, pending-returns)"},
+		{"testdata/foreign", "testdata/foreign/listings.yml:2:1: this is not GrzybcioRynek's listings.yml: it has none of the plugin's sections (listings, next-id, expiry-outbox, pending-sales, pending-returns), but settings, messages"},
 		{"testdata/badnumber", "testdata/badnumber/market-data.yml:1:15: transactions is \"12\", not a list"},
 		{"testdata/nothing-here", "testdata/nothing-here has no listings.yml: give the plugin's data folder (plugins/GrzybcioRynek)"},
 	}

@@ -116,29 +116,34 @@ func (src *source) note(kind NoteKind, where, format string, args ...any) {
 }
 
 // checkRoot refuses a file that is not the plugin's: its root must be a
-// map with at least one of the plugin's sections and nothing else.
-func checkRoot(f *file, root *yaml.Node, known ...string) error {
+// map with at least one of the plugin's sections. A section the plugin
+// never wrote beside them (another version's, or a hand edit) is noted and
+// left out.
+func (src *source) checkRoot(f *file, root *yaml.Node, known ...string) error {
 	what := "GrzybcioRynek's " + filepath.Base(f.path)
 	if root.Kind != yaml.MappingNode {
 		return f.errorf(root, "this is not %s: it holds %s, not a map of sections", what, kindName(root))
 	}
-	var foreign []string
+	var foreign []*yaml.Node
 	found := false
 	pairs(root, func(k, _ *yaml.Node) error {
 		if slices.Contains(known, k.Value) {
 			found = true
 		} else {
-			foreign = append(foreign, k.Value)
+			foreign = append(foreign, k)
 		}
 		return nil
 	})
-	if !found || len(foreign) > 0 {
-		msg := fmt.Sprintf("this is not %s: it has none of its sections (%s)", what, strings.Join(known, ", "))
-		if len(foreign) > 0 {
-			msg = fmt.Sprintf("this is not %s: it has sections the plugin never wrote (%s; the plugin's are %s)",
-				what, truncate(strings.Join(foreign, ", "), 120), strings.Join(known, ", "))
+	if !found {
+		names := make([]string, len(foreign))
+		for i, k := range foreign {
+			names[i] = k.Value
 		}
-		return f.errorf(root, "%s", msg)
+		return f.errorf(root, "this is not %s: it has none of the plugin's sections (%s), but %s",
+			what, strings.Join(known, ", "), truncate(strings.Join(names, ", "), 120))
+	}
+	for _, k := range foreign {
+		src.note(NoteSkipped, f.where(k), "section %q skipped: the plugin never wrote it", truncate(k.Value, 60))
 	}
 	return nil
 }
@@ -147,7 +152,7 @@ func (src *source) readListingsFile(f *file, root *yaml.Node) error {
 	if root == nil {
 		return nil // an empty file: no listings yet
 	}
-	if err := checkRoot(f, root, "listings", "next-id", "expiry-outbox", "pending-sales", "pending-returns"); err != nil {
+	if err := src.checkRoot(f, root, "listings", "next-id", "expiry-outbox", "pending-sales", "pending-returns"); err != nil {
 		return err
 	}
 	if n := get(root, "next-id"); n != nil {
@@ -347,7 +352,7 @@ func (src *source) readMarketData(f *file, root *yaml.Node) error {
 	if root == nil {
 		return nil
 	}
-	if err := checkRoot(f, root, "favorites", "mailbox", "alerts", "ratings", "transactions"); err != nil {
+	if err := src.checkRoot(f, root, "favorites", "mailbox", "alerts", "ratings", "transactions"); err != nil {
 		return err
 	}
 	countPerPlayer := func(section string) int {
