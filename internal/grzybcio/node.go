@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -149,15 +150,6 @@ func number(n *yaml.Node) (float64, bool) {
 	return v, true
 }
 
-// boolean reads true or false.
-func boolean(n *yaml.Node) (bool, bool) {
-	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		return false, false
-	}
-	v, err := strconv.ParseBool(strings.ToLower(n.Value))
-	return v, err == nil
-}
-
 // kindName names a node's kind for messages.
 func kindName(n *yaml.Node) string {
 	switch {
@@ -179,10 +171,8 @@ func truncate(s string, max int) string {
 		return s
 	}
 	cut := max
-	for cut > 0 && !isRuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut]
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
