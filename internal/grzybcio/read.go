@@ -6,9 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
@@ -79,36 +81,78 @@ type txEntry struct {
 func read(dir string) (*source, error) {
 	src := &source{}
 	lf := &file{path: filepath.Join(dir, ListingsFile)}
-	data, err := os.ReadFile(lf.path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s has no %s: give the plugin's data folder (plugins/GrzybcioRynek)", dir, ListingsFile)
-		}
-		return nil, err
-	}
-	root, err := lf.parse(data)
-	if err != nil {
-		return nil, err
-	}
-	if err := src.readListingsFile(lf, root); err != nil {
-		return nil, err
-	}
 	mf := &file{path: filepath.Join(dir, MarketDataFile)}
-	data, err = os.ReadFile(mf.path)
+	// The two files are parsed side by side: parsing is most of an import.
+	var data parsedFile
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		data = mf.parseFile()
+	}()
+	listings := lf.parseFile()
+	<-done
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return src, nil // the plugin's first versions had no market-data.yml
-	case err != nil:
+	case errors.Is(listings.err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s has no %s: give the plugin's data folder (plugins/GrzybcioRynek)", dir, ListingsFile)
+	case listings.err != nil:
+		return nil, listings.err
+	}
+	if err := src.readListingsFile(lf, listings.root); err != nil {
 		return nil, err
+	}
+	switch {
+	case errors.Is(data.err, fs.ErrNotExist):
+		return src, nil // the plugin's first versions had no market-data.yml
+	case data.err != nil:
+		return nil, data.err
 	}
 	src.hasMarketData = true
-	if root, err = mf.parse(data); err != nil {
-		return nil, err
-	}
-	if err := src.readMarketData(mf, root); err != nil {
+	if err := src.readMarketData(mf, data.root); err != nil {
 		return nil, err
 	}
 	return src, nil
+}
+
+// parsedFile is a file read and parsed, or why not.
+type parsedFile struct {
+	root *yaml.Node
+	err  error
+}
+
+func (f *file) parseFile() parsedFile {
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		return parsedFile{err: err}
+	}
+	root, err := f.parse(data)
+	return parsedFile{root, err}
+}
+
+// itemResult is what readItem made of one entry's item.
+type itemResult struct {
+	stack market.ItemStack
+	notes []string
+	skip  *skip
+}
+
+// readItems reads the item of each entry, on every core: with the parse,
+// reading items is most of an import. The results are in entry order.
+func (f *file) readItems(entries []*yaml.Node) []itemResult {
+	out := make([]itemResult, len(entries))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(entries)/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(entries); i += workers {
+				r := &out[i]
+				r.stack, r.notes, r.skip = f.readItem(get(deref(entries[i]), "item"))
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 func (src *source) note(kind NoteKind, where, format string, args ...any) {
@@ -166,8 +210,9 @@ func (src *source) readListingsFile(f *file, root *yaml.Node) error {
 		if n.Kind != yaml.SequenceNode {
 			return f.errorf(n, "listings is %s, not a list", kindName(n))
 		}
-		for _, e := range n.Content {
-			src.readListing(f, deref(e))
+		items := f.readItems(n.Content)
+		for i, e := range n.Content {
+			src.readListing(f, deref(e), items[i])
 		}
 	}
 	if n := get(root, "expiry-outbox"); !isNull(n) {
@@ -238,7 +283,7 @@ func name(n *yaml.Node) string {
 	return strings.TrimSpace(s)
 }
 
-func (src *source) readListing(f *file, n *yaml.Node) {
+func (src *source) readListing(f *file, n *yaml.Node, it itemResult) {
 	what := "listing"
 	if id, ok := integer(get(n, "id")); ok {
 		what = "listing #" + strconv.FormatInt(id, 10)
@@ -269,8 +314,7 @@ func (src *source) readListing(f *file, n *yaml.Node) {
 		bad(field(n, "timestamp"), "its timestamp is %s, not epoch milliseconds", kindName(get(n, "timestamp")))
 		return
 	}
-	item, notes, sk := f.readItem(get(n, "item"))
-	if sk != nil {
+	if sk := it.skip; sk != nil {
 		at := sk.at
 		if at == nil {
 			at = n
@@ -278,10 +322,10 @@ func (src *source) readListing(f *file, n *yaml.Node) {
 		bad(at, "%s", sk.reason)
 		return
 	}
-	for _, t := range notes {
+	for _, t := range it.notes {
 		src.note(NoteShortened, l.where, "%s: %s", what, t)
 	}
-	l.item = item
+	l.item = it.stack
 	src.listings = append(src.listings, l)
 }
 
