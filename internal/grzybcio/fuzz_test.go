@@ -24,6 +24,9 @@ func FuzzWalker(f *testing.F) {
 	f.Add([]byte("listings:\n- &a {==: org.bukkit.inventory.ItemStack, id: 'minecraft:stone', count: 2}\n- *a\n"))
 	f.Add([]byte("listings:\n- id: 1\n  seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\n  price: 1\n  timestamp: 1\n  item: {type: STONE, meta: {display-name: '[{\"text\":\"a\",\"extra\":[[[\"b\"]]]}]'}}\n"))
 	f.Add([]byte("transactions:\n- {id: 7e6f5a4b-8c9d-4e0f-9a1b-2c3d4e5f6a78, state: sold, price: .nan}\n"))
+	f.Add([]byte("listings:\n- id: 2\n  seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\n  price: 1.0\n  timestamp: 1\n  item:\n" +
+		"    id: minecraft:stone\n    x: !!binary R0lGODlh\n    y: !custom {a: ~}\n    z: |\n      two\n      lines\n    base: &b {k: 1}\n" +
+		"    m: {<<: *b, t: 2001-12-14, q: 'yes', e: '', s: \"#x: y\", u: \"\\u00a0\"}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		src := &source{}
 		lf := &file{path: "listings.yml"}

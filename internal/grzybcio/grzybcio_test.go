@@ -439,3 +439,17 @@ func BenchmarkImport100k(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// A section the plugin never wrote beside its own is noted and left out; a
+// file with none of the plugin's sections is refused (TestBadFiles...).
+func TestAnUnknownSectionIsNotedNotFatal(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("testdata/legacy/listings.yml")
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, ListingsFile), append(data, "auctions: []\n"...), 0o644))
+	r := importDir(t, newStore(t), dir, ImportOptions{DryRun: true})
+	if r.Listings != 2 || len(r.Notes) != 1 || r.Notes[0].Text != `section "auctions" skipped: the plugin never wrote it` ||
+		r.Notes[0].Where != filepath.Join(dir, ListingsFile)+":29:1" {
+		t.Fatalf("report %+v", r)
+	}
+}
