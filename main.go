@@ -151,8 +151,11 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		}}
 	start := time.Now()
 	var st *sqlite.Store
-	if _, err := os.Stat(path); err == nil || !*dryRun {
+	_, statErr := os.Stat(path)
+	existed := statErr == nil
+	if existed || !*dryRun {
 		// A dry run does not create a market that does not exist.
+		var err error
 		if st, err = sqlite.Open(path, sqlite.Options{}); err != nil {
 			fmt.Fprintf(stderr, "rynek import: %v\n", err)
 			return 1
@@ -167,6 +170,13 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	report, err := grzybcio.Import(store, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "\r\x1b[Krynek import: %v\n", err)
+		if st != nil && !existed {
+			// Not even the empty market this import created is left behind.
+			st.Close()
+			for _, p := range []string{path, path + "-wal", path + "-shm"} {
+				os.Remove(p)
+			}
+		}
 		fmt.Fprintln(stderr, "rynek import: nothing was written")
 		return 1
 	}

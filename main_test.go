@@ -132,6 +132,8 @@ func TestImportAndExportCommands(t *testing.T) {
 		{[]string{"import"}, 2, "rynek import: give the plugin's data folder with --from DIR"},
 		{[]string{"import", "--from", from, "--expiry-days", "0"}, 2, "--expiry-days must be between 1 and 36500, got 0"},
 		{[]string{"export", "--db", db}, 2, "rynek export: give the folder to write into with --to DIR"},
+		{[]string{"import", "--from", filepath.Join("internal", "grzybcio", "testdata", "foreign"), "--db", filepath.Join(dir, "new.db")}, 1,
+			"listings.yml:2:1: this is not GrzybcioRynek's listings.yml"},
 		{[]string{"export", "--to", to, "--db", filepath.Join(dir, "none.db")}, 1, "rynek export: no market at"},
 		{[]string{"export", "--to", to, "--db", db}, 1, "listings.yml exists: an export never overwrites"},
 	}
@@ -140,6 +142,9 @@ func TestImportAndExportCommands(t *testing.T) {
 		if code := run(c.args, &out, &errb); code != c.code || !strings.Contains(errb.String(), c.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errb.String(), c.code, c.msg)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.db")); !os.IsNotExist(err) {
+		t.Errorf("a failed import left the market it created: %v", err)
 	}
 	st, err := sqlite.Open(db, sqlite.Options{})
 	if err != nil {
