@@ -13,6 +13,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/internal/grzybcio"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
@@ -27,8 +28,15 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "backup" {
-		return runBackup(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "backup":
+			return runBackup(args[1:], stdout, stderr)
+		case "import":
+			return runImport(args[1:], stdout, stderr)
+		case "export":
+			return runExport(args[1:], stdout, stderr)
+		}
 	}
 	return runConsole(args, stdout, stderr)
 }
@@ -99,6 +107,144 @@ func runBackup(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// runImport is `rynek import --from DIR`: the original plugin's files
+// (GrzybcioRynek's listings.yml and market-data.yml) loaded into the market
+// in one transaction, or with --dry-run only checked and reported.
+func runImport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rynek import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	from := fs.String("from", "", "the plugin's data folder, with listings.yml and market-data.yml (required)")
+	dbPath := fs.String("db", "", "the market database file (default $XDG_DATA_HOME/rynek/market.db)")
+	dryRun := fs.Bool("dry-run", false, "read, check and report everything; write nothing")
+	merge := fs.Bool("merge", false, "add to a market that has data (nothing in it is overwritten; the same files again add nothing)")
+	expiryDays := fs.Int("expiry-days", grzybcio.DefaultExpiryDays, "the plugin's listing-expiry-days: a listing expires this long after it was created")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--expiry-days N]\n\nLoads a GrzybcioRynek market (listings, players, mailboxes, history) into Rynek,\nall in one transaction. Run it with --dry-run first: the report lists every\nskipped entry, rounding and expired listing.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "rynek import: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return 2
+	case *from == "":
+		fmt.Fprintln(stderr, "rynek import: give the plugin's data folder with --from DIR (see --help)")
+		return 2
+	case *expiryDays < 1 || *expiryDays > 36500:
+		fmt.Fprintf(stderr, "rynek import: --expiry-days must be between 1 and 36500, got %d\n", *expiryDays)
+		return 2
+	}
+	path, code := databasePath(fs, *dbPath, stderr)
+	if code != 0 {
+		return code
+	}
+	opts := grzybcio.ImportOptions{Dir: *from, ExpiryDays: *expiryDays, Now: time.Now(), DryRun: *dryRun, Merge: *merge,
+		Progress: func(done, total int) {
+			if total >= 10_000 {
+				fmt.Fprintf(stderr, "\r\x1b[Krynek import: loading %3d%%", done*100/max(total, 1))
+			}
+		}}
+	start := time.Now()
+	var st *sqlite.Store
+	_, statErr := os.Stat(path)
+	existed := statErr == nil
+	if existed || !*dryRun {
+		// A dry run does not create a market that does not exist.
+		var err error
+		if st, err = sqlite.Open(path, sqlite.Options{}); err != nil {
+			fmt.Fprintf(stderr, "rynek import: %v\n", err)
+			return 1
+		}
+		defer st.Close()
+	}
+	var store market.Store
+	if st != nil {
+		store = st
+	}
+	fmt.Fprintf(stderr, "rynek import: reading %s", *from)
+	report, err := grzybcio.Import(store, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "\r\x1b[Krynek import: %v\n", err)
+		if st != nil && !existed {
+			// Not even the empty market this import created is left behind.
+			st.Close()
+			for _, p := range []string{path, path + "-wal", path + "-shm"} {
+				os.Remove(p)
+			}
+		}
+		fmt.Fprintln(stderr, "rynek import: nothing was written")
+		return 1
+	}
+	fmt.Fprint(stderr, "\r\x1b[K")
+	report.WriteSummary(stdout)
+	if *dryRun {
+		fmt.Fprintln(stdout, "\nEvery entry:")
+		report.WriteNotes(stdout)
+		return 0
+	}
+	if err := st.Close(); err != nil {
+		fmt.Fprintf(stderr, "rynek import: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "into %s in %s; run with --dry-run to list every entry above\n", path, time.Since(start).Round(time.Millisecond))
+	return 0
+}
+
+// runExport is `rynek export --to DIR`: the market written as the original
+// plugin's two files, so that a server can go back to it.
+func runExport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rynek export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	to := fs.String("to", "", "the folder to write listings.yml and market-data.yml into (required)")
+	dbPath := fs.String("db", "", "the market database file (default $XDG_DATA_HOME/rynek/market.db)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rynek export --to DIR [--db PATH]\n\nWrites the market as GrzybcioRynek's listings.yml and market-data.yml. Existing\nfiles are never overwritten.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "rynek export: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return 2
+	case *to == "":
+		fmt.Fprintln(stderr, "rynek export: give the folder to write into with --to DIR (see --help)")
+		return 2
+	}
+	path, code := databasePath(fs, *dbPath, stderr)
+	if code != 0 {
+		return code
+	}
+	if _, err := os.Stat(path); err != nil {
+		fmt.Fprintf(stderr, "rynek export: no market at %s: %v\n", path, err)
+		return 1
+	}
+	st, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek export: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	sum, err := grzybcio.Export(st, *to)
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek export: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "exported %d listings, %d mailbox entries and %d transactions to %s and %s\n"+
+		"the plugin computes each listing's expiry from its own listing-expiry-days; favourites, alerts and ratings are empty\n",
+		sum.Listings, sum.Mail, sum.Transactions, filepath.Join(*to, grzybcio.ListingsFile), filepath.Join(*to, grzybcio.MarketDataFile))
+	return 0
+}
+
 // runConsole runs the console: the default command.
 func runConsole(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rynek", flag.ContinueOnError)
@@ -110,7 +256,7 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	syncFlag := fs.Bool("sync", false, "fsync every commit: survive power loss, not only crashes (sells about 3x slower: 2,724/s against 8,100/s measured at 1M listings)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rynek [flags]\n       rynek backup [--db PATH] DEST\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: rynek [flags]\n       rynek backup [--db PATH] DEST\n       rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--expiry-days N]\n       rynek export --to DIR [--db PATH]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

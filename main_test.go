@@ -92,3 +92,63 @@ func TestOpenSeedsOnceAndShowsProgress(t *testing.T) {
 		t.Fatalf("mode %v", fi.Mode().Perm())
 	}
 }
+
+func TestImportAndExportCommands(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "market.db")
+	from := filepath.Join("internal", "grzybcio", "testdata", "server")
+	var out, errb bytes.Buffer
+	// A century of expiry: the fixture's listings stay active whatever the date.
+	if code := run([]string{"import", "--from", from, "--db", db, "--dry-run", "--expiry-days", "36500"}, &out, &errb); code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Fatalf("a dry run created the market: %v", err)
+	}
+	for _, want := range []string{"Dry run, nothing written", "listings       5, with their ids", "listings.yml:53:9: skipped: listing #4 skipped: its item is air"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := run([]string{"import", "--from", from, "--db", db, "--expiry-days", "36500"}, &out, &errb); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"import", "--from", from, "--db", db}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "add --merge") {
+		t.Fatalf("a second import: exit %d: %s", code, errb.String())
+	}
+	to := filepath.Join(dir, "back")
+	out.Reset()
+	if code := run([]string{"export", "--to", to, "--db", db}, &out, &errb); code != 0 ||
+		!strings.Contains(out.String(), "exported 5 listings, 4 mailbox entries and 4 transactions") {
+		t.Fatalf("export: exit %d: %s%s", code, out.String(), errb.String())
+	}
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"import"}, 2, "rynek import: give the plugin's data folder with --from DIR"},
+		{[]string{"import", "--from", from, "--expiry-days", "0"}, 2, "--expiry-days must be between 1 and 36500, got 0"},
+		{[]string{"export", "--db", db}, 2, "rynek export: give the folder to write into with --to DIR"},
+		{[]string{"import", "--from", filepath.Join("internal", "grzybcio", "testdata", "foreign"), "--db", filepath.Join(dir, "new.db")}, 1,
+			"listings.yml:2:1: this is not GrzybcioRynek's listings.yml"},
+		{[]string{"export", "--to", to, "--db", filepath.Join(dir, "none.db")}, 1, "rynek export: no market at"},
+		{[]string{"export", "--to", to, "--db", db}, 1, "listings.yml exists: an export never overwrites"},
+	}
+	for _, c := range cases {
+		errb.Reset()
+		if code := run(c.args, &out, &errb); code != c.code || !strings.Contains(errb.String(), c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errb.String(), c.code, c.msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.db")); !os.IsNotExist(err) {
+		t.Errorf("a failed import left the market it created: %v", err)
+	}
+	st, err := sqlite.Open(db, sqlite.Options{})
+	if err != nil {
+		t.Fatalf("the market does not open after import and export: %v", err)
+	}
+	st.Close()
+}

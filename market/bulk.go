@@ -3,6 +3,7 @@ package market
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -35,6 +36,19 @@ type Bulk struct {
 	base     MetaRow
 	existing bulkKeys
 	summary  BulkSummary
+
+	// floor is the store's next listing id when the load began: ids below
+	// it may be in use, so a kept id must not be below it.
+	floor int64
+	// What this load added with ids of their own: kept listing ids, mail
+	// ids and the stacks of both, so that a source that names one twice
+	// cannot duplicate it.
+	keptIDs map[int64]bool
+	mailIDs map[uuid.UUID]bool
+	stacks  map[uuid.UUID]bool
+	// handedOut is set once the load has given a new id (AddListing, or
+	// AddTransaction without a ListingID): ids below nextID may be taken.
+	handedOut bool
 }
 
 // bulkPlayer is a player row kept until Finish, so that its inventory is
@@ -48,13 +62,19 @@ type bulkPlayer struct {
 type bulkKeys struct {
 	players      map[uuid.UUID]bool
 	transactions map[uuid.UUID]bool
+	mail         map[uuid.UUID]bool
+	// stacks are the ids of every item stack in the store: in
+	// inventories, mailboxes, listings and transactions. A stack keeps its
+	// id wherever it moves, so a loaded stack that is among them has been
+	// loaded before.
+	stacks map[uuid.UUID]bool
 }
 
 // BulkSummary counts what a bulk load added and what a merge skipped
 // because the store already had it.
 type BulkSummary struct {
-	Players, Listings, Transactions     int
-	SkippedPlayers, SkippedTransactions int
+	Players, Listings, Transactions, Mail                             int
+	SkippedPlayers, SkippedTransactions, SkippedListings, SkippedMail int
 }
 
 // ErrStoreNotEmpty is returned by NewBulk for a store that has data.
@@ -74,20 +94,35 @@ func NewBulk(store Store) (*Bulk, error) {
 }
 
 func newBulk(store Store) *Bulk {
-	return &Bulk{store: store, nextID: 1, players: map[uuid.UUID]*bulkPlayer{}, chunk: 50_000}
+	return &Bulk{store: store, nextID: 1, floor: 1, players: map[uuid.UUID]*bulkPlayer{}, chunk: 50_000,
+		keptIDs: map[int64]bool{}, mailIDs: map[uuid.UUID]bool{}, stacks: map[uuid.UUID]bool{}}
 }
 
+// OneTransaction makes the load all or nothing: nothing is written before
+// Finish, which writes every row in one store transaction. The rows wait in
+// memory until then, which suits an import (a failure half-way must leave
+// the market as it was) more than a generated million-listing market.
+func (k *Bulk) OneTransaction() { k.chunk = math.MaxInt }
+
+// SetNextListingID keeps the source's own id counter: the load hands out no
+// new listing id below n (ids are never reused, even those of listings that
+// are gone).
+func (k *Bulk) SetNextListingID(n int64) { k.nextID = max(k.nextID, n) }
+
 // NewMerge starts a bulk load that adds to what store holds and never
-// overwrites it: a player, or a transaction, that the store has already is
-// skipped (and counted in Summary), a new listing gets an id after every id
+// overwrites it: a player, a transaction or a mailbox entry that the store
+// has already is skipped (and counted in Summary), as is a listing or mail
+// whose item stack the store holds; a new listing gets an id after every id
 // the store ever gave, and the market's counters (fees, volume, sales) grow
 // by what the load adds. Giving a player who already exists an inventory
-// slot is refused. Merging the same data twice adds its players and
-// transactions once; listings have no identity of their own across loads,
-// so a caller that must not repeat them keeps its own record.
+// slot is refused. Merging the same data twice adds its players,
+// transactions and mail once, and the listings of AddListingKeepingID once;
+// listings added with AddListing have no identity of their own across
+// loads, so a caller that must not repeat them keeps its own record.
 func NewMerge(store Store) (*Bulk, error) {
 	k := newBulk(store)
-	k.existing = bulkKeys{players: map[uuid.UUID]bool{}, transactions: map[uuid.UUID]bool{}}
+	k.existing = bulkKeys{players: map[uuid.UUID]bool{}, transactions: map[uuid.UUID]bool{},
+		mail: map[uuid.UUID]bool{}, stacks: map[uuid.UUID]bool{}}
 	keys := &keyLoader{k: k}
 	if err := store.Load(keys); err != nil {
 		return nil, fmt.Errorf("bulk merge: read the market: %w", err)
@@ -95,9 +130,8 @@ func NewMerge(store Store) (*Bulk, error) {
 	var after [16]byte
 	for {
 		n, err := store.LoadHistory(after, 50_000, func(t TxRow) error {
-			k.existing.transactions[t.ID] = true
 			after = t.ID
-			return nil
+			return keys.Transaction(t)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("bulk merge: read the history: %w", err)
@@ -107,6 +141,7 @@ func NewMerge(store Store) (*Bulk, error) {
 		}
 	}
 	k.nextID = max(k.base.NextListingID, keys.maxListing+1, 1)
+	k.floor = k.nextID
 	return k, nil
 }
 
@@ -116,11 +151,52 @@ type keyLoader struct {
 	maxListing int64
 }
 
-func (l *keyLoader) Meta(m MetaRow) error       { l.k.base = m; return nil }
-func (l *keyLoader) Player(p PlayerRow) error   { l.k.existing.players[p.ID] = true; return nil }
-func (l *keyLoader) Mail(MailRow) error         { return nil }
-func (l *keyLoader) Listing(r ListingRow) error { l.maxListing = max(l.maxListing, r.ID); return nil }
-func (l *keyLoader) Transaction(t TxRow) error  { l.k.existing.transactions[t.ID] = true; return nil }
+func (l *keyLoader) Meta(m MetaRow) error { l.k.base = m; return nil }
+
+func (l *keyLoader) Player(p PlayerRow) error {
+	l.k.existing.players[p.ID] = true
+	inv, err := decodeInventory(p.Inventory)
+	if err != nil {
+		return fmt.Errorf("inventory of player %s: %w", p.ID, err)
+	}
+	for _, it := range inv {
+		if it.mat != 0 {
+			l.k.existing.stacks[it.uid] = true
+		}
+	}
+	return nil
+}
+
+func (l *keyLoader) Mail(m MailRow) error {
+	l.k.existing.mail[m.ID] = true
+	it, err := decodeItem(m.Item)
+	if err != nil {
+		return fmt.Errorf("mail %s: %w", m.ID, err)
+	}
+	l.k.existing.stacks[it.uid] = true
+	return nil
+}
+
+func (l *keyLoader) Listing(row ListingRow) error {
+	l.maxListing = max(l.maxListing, row.ID)
+	var r listingRecord
+	if _, err := decodeListing(row.Rec, &r); err != nil {
+		return fmt.Errorf("listing #%d: %w", row.ID, err)
+	}
+	l.k.existing.stacks[r.it.uid] = true
+	return nil
+}
+
+func (l *keyLoader) Transaction(row TxRow) error {
+	l.k.existing.transactions[row.ID] = true
+	var t transactionRecord
+	if _, _, err := decodeTx(row.Rec, &t); err != nil {
+		return fmt.Errorf("transaction %s: %w", row.ID, err)
+	}
+	l.maxListing = max(l.maxListing, int64(t.listing))
+	l.k.existing.stacks[t.it.uid] = true
+	return nil
+}
 
 // storeEmpty reports whether store has no players and no listings.
 func storeEmpty(store Store) (bool, error) {
@@ -245,10 +321,122 @@ func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, e
 	}
 	id := k.nextID
 	k.nextID++
+	k.handedOut = true
 	r := &listingRecord{id: uint32(id), price: price, created: created.UnixMilli(), expires: expires.UnixMilli(), it: it}
 	k.b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, seller, r)}})
 	k.summary.Listings++
 	return int(id), k.flushIfFull()
+}
+
+// ErrListingIDTaken is returned by AddListingKeepingID for an id that the
+// market may have given already.
+var ErrListingIDTaken = errors.New("bulk: the listing id is taken")
+
+// BulkListing is an active listing to load under an id of its own.
+type BulkListing struct {
+	ID               int
+	Seller           uuid.UUID
+	Item             ItemStack // Item.ID identifies the stack across loads
+	Price            Money
+	Created, Expires time.Time
+}
+
+// AddListingKeepingID adds an active listing under the id it had in the
+// source, so that whatever names it there still finds it. An id the market
+// may have given (one below the store's next id in a merge) or that this
+// load has given is refused with ErrListingIDTaken: the caller can add the
+// listing with AddListing, which gives it a new id. In a merge, a listing
+// whose stack (Item.ID) the store already holds was loaded before: it is
+// skipped, and added is false.
+func (k *Bulk) AddListingKeepingID(l BulkListing) (added bool, err error) {
+	id := int64(l.ID)
+	if id < 1 || id > math.MaxInt32 {
+		return false, fmt.Errorf("bulk: listing id %d outside 1..%d", id, math.MaxInt32)
+	}
+	if !k.known(l.Seller) {
+		return false, fmt.Errorf("bulk: unknown seller %s", l.Seller)
+	}
+	if l.Price <= 0 {
+		return false, fmt.Errorf("bulk: price must be positive")
+	}
+	if k.existing.stacks[l.Item.ID] && l.Item.ID != uuid.Nil {
+		k.summary.SkippedListings++
+		return false, nil
+	}
+	if id < k.floor || k.keptIDs[id] || k.handedOut && id < k.nextID {
+		return false, ErrListingIDTaken
+	}
+	it, err := k.newStack(l.Item)
+	if err != nil {
+		return false, err
+	}
+	k.keptIDs[id] = true
+	k.nextID = max(k.nextID, id+1)
+	r := &listingRecord{id: uint32(id), price: l.Price, created: l.Created.UnixMilli(), expires: l.Expires.UnixMilli(), it: it}
+	k.b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, l.Seller, r)}})
+	k.summary.Listings++
+	return true, k.flushIfFull()
+}
+
+// newStack validates a stack that a kept-id listing or a mailbox entry
+// brings, refusing one this load has added already.
+func (k *Bulk) newStack(s ItemStack) (item, error) {
+	if s.ID != uuid.Nil && k.stacks[s.ID] {
+		return item{}, fmt.Errorf("bulk: item stack %s added twice", s.ID)
+	}
+	it, err := k.item(s)
+	if err != nil {
+		return item{}, err
+	}
+	k.stacks[it.uid] = true
+	return it, nil
+}
+
+// BulkMail is a mailbox entry to load.
+type BulkMail struct {
+	Owner         uuid.UUID
+	ID            uuid.UUID // uuid.Nil: a new one
+	Item          ItemStack // Item.ID identifies the stack across loads
+	Reason        string
+	Created       time.Time
+	PreviousPrice Money // the listing's price when the item came from one; 0 otherwise
+}
+
+// AddMail puts an item into the mailbox of a player. In a merge, an entry
+// whose id or stack the store already holds was loaded before: it is
+// skipped, and added is false.
+func (k *Bulk) AddMail(m BulkMail) (added bool, err error) {
+	if !k.known(m.Owner) {
+		return false, fmt.Errorf("bulk: unknown mailbox owner %s", m.Owner)
+	}
+	if m.Reason == "" {
+		return false, fmt.Errorf("bulk: mail needs a reason")
+	}
+	if err := validateText("mail reason", m.Reason, 64); err != nil {
+		return false, err
+	}
+	if m.PreviousPrice < 0 {
+		return false, fmt.Errorf("bulk: previous price %d is negative", m.PreviousPrice)
+	}
+	if k.existing.mail[m.ID] || k.existing.stacks[m.Item.ID] && m.Item.ID != uuid.Nil {
+		k.summary.SkippedMail++
+		return false, nil
+	}
+	if m.ID == uuid.Nil {
+		m.ID = uuid.New()
+	}
+	if k.mailIDs[m.ID] {
+		return false, fmt.Errorf("bulk: mail %s added twice", m.ID)
+	}
+	it, err := k.newStack(m.Item)
+	if err != nil {
+		return false, err
+	}
+	k.mailIDs[m.ID] = true
+	k.b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.ID, Player: m.Owner, Item: encodeItem(nil, it), Reason: m.Reason,
+		Created: m.Created.UnixMilli(), PrevPrice: m.PreviousPrice}})
+	k.summary.Mail++
+	return true, k.flushIfFull()
 }
 
 // HistoricSale describes a past transaction to load.
@@ -262,11 +450,14 @@ type HistoricSale struct {
 	// ID is the transaction's id; uuid.Nil makes a time-ordered (v7) one
 	// from At. A generator that wants reproducible data passes its own.
 	ID uuid.UUID
+	// ListingID is the id of the listing it sold, as the source knew it;
+	// 0 gives it a new one.
+	ListingID int
 }
 
-// AddTransaction adds a past, terminal transaction. It consumes a listing id
-// (the listing it sold no longer exists), so ids stay unique across listings
-// and transactions.
+// AddTransaction adds a past, terminal transaction. Without a ListingID it
+// consumes a listing id (the listing it sold no longer exists), so ids stay
+// unique across listings and transactions.
 func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 	if !k.known(h.Buyer) || !k.known(h.Seller) {
 		return "", fmt.Errorf("bulk: unknown buyer or seller")
@@ -312,8 +503,17 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 		k.summary.SkippedTransactions++
 		return id.String(), nil
 	}
-	lid := k.nextID
-	k.nextID++
+	lid := int64(h.ListingID)
+	switch {
+	case lid == 0:
+		lid = k.nextID
+		k.nextID++
+		k.handedOut = true
+	case lid < 0 || lid > math.MaxInt32:
+		return "", fmt.Errorf("bulk: listing id %d outside 1..%d", lid, math.MaxInt32)
+	default:
+		k.nextID = max(k.nextID, lid+1)
+	}
 	t := &transactionRecord{listing: uint32(lid), it: it, price: h.Price, fee: h.Fee, net: h.Price - h.Fee}
 	if h.State == StateCompleted {
 		k.volume += h.Price

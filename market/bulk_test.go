@@ -2,6 +2,8 @@ package market_test
 
 import (
 	"errors"
+	"math"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -87,5 +89,87 @@ func TestMergeAddsAndNeverOverwrites(t *testing.T) {
 	done, _ := w.svc.GetCompletedTransactions()
 	if len(done) != 2 {
 		t.Fatalf("%d completed transactions, want the market's one and the merged one", len(done))
+	}
+}
+
+// An importer's load: listings keep their ids, mail is added, and a merge of
+// the same data finds every stack and mail id there and adds nothing.
+func TestBulkKeepsIDsAndMergesTheSameStacksOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	must(t, err)
+	defer st.Close()
+	seller := market.Player{ID: uid(1), Name: "Grzybek"}
+	orig := market.ItemOriginal{Format: market.OriginalBukkitYAML, Data: "id: minecraft:stone\ncount: 3\n"}
+	load := func(k *market.Bulk) {
+		must(t, k.AddPlayer(seller, 0))
+		k.SetNextListingID(40)
+		added, err := k.AddListingKeepingID(market.BulkListing{ID: 7, Seller: seller.ID, Price: 100, Created: t0, Expires: t0.Add(time.Hour),
+			Item: market.ItemStack{ID: uid(10), Material: "STONE", Amount: 3, Original: orig}})
+		must(t, err)
+		if !added && k.Summary().SkippedListings != 1 {
+			t.Fatalf("listing neither added nor skipped: %+v", k.Summary())
+		}
+		_, err = k.AddMail(market.BulkMail{Owner: seller.ID, ID: uid(20), Item: market.ItemStack{ID: uid(11), Material: "DIRT", Amount: 1},
+			Reason: "expired", Created: t0, PreviousPrice: 250})
+		must(t, err)
+	}
+	k, err := market.NewBulk(st)
+	must(t, err)
+	k.OneTransaction()
+	load(k)
+	_, err = k.AddListingKeepingID(market.BulkListing{ID: 7, Seller: seller.ID, Price: 1, Created: t0, Expires: t0.Add(time.Hour),
+		Item: market.ItemStack{ID: uid(12), Material: "STONE", Amount: 1}})
+	if !errors.Is(err, market.ErrListingIDTaken) {
+		t.Fatalf("a kept id given twice: %v", err)
+	}
+	_, err = k.AddMail(market.BulkMail{Owner: seller.ID, Item: market.ItemStack{ID: uid(10), Material: "STONE", Amount: 3}, Reason: "expired", Created: t0})
+	errText(t, err, "bulk: item stack "+uid(10).String()+" added twice")
+	id, err := k.AddListing(seller.ID, market.ItemStack{Material: "STONE", Amount: 1}, 100, t0, t0.Add(time.Hour))
+	must(t, err)
+	if id != 40 {
+		t.Fatalf("a new id %d, want the source's next id 40", id)
+	}
+	must(t, k.Finish())
+	if got, want := k.Summary(), (market.BulkSummary{Players: 1, Listings: 2, Mail: 1}); got != want {
+		t.Fatalf("summary %+v, want %+v", got, want)
+	}
+	before, err := market.ReadStore(st)
+	must(t, err)
+	if l := before.Listings[0]; l.ID != 7 || l.Item.Original != orig {
+		t.Fatalf("listing %+v: the id or the original is lost", l)
+	}
+	if m := before.Mail[0]; m.ID != uid(20) || m.Owner != seller.ID || m.PreviousPrice != 2.5 || m.Reason != "expired" {
+		t.Fatalf("mail %+v", m)
+	}
+
+	m, err := market.NewMerge(st)
+	must(t, err)
+	load(m)
+	must(t, m.Finish())
+	if got, want := m.Summary(), (market.BulkSummary{SkippedPlayers: 1, SkippedListings: 1, SkippedMail: 1}); got != want {
+		t.Fatalf("second merge: summary %+v, want %+v", got, want)
+	}
+	after, err := market.ReadStore(st)
+	must(t, err)
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("the second merge changed the market:\n%+v\n%+v", before, after)
+	}
+}
+
+func TestRoundToCentsAsTheOriginalEconomy(t *testing.T) {
+	for _, c := range []struct {
+		in   float64
+		want market.Money
+	}{{12.5, 1250}, {19.99, 1999}, {99.999, 10000}, {1500.005, 150001}, {0.004, 0}, {0.005, 1}, {1.5e7, 1_500_000_000}} {
+		got, err := market.RoundToCents(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("RoundToCents(%v) = %d, %v; want %d", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1), 1e14} {
+		if _, err := market.RoundToCents(bad); err == nil {
+			t.Errorf("RoundToCents(%v) accepted", bad)
+		}
 	}
 }

@@ -58,7 +58,8 @@ type original struct {
 	data   string // the bytes, never empty when format is set
 }
 
-// Formats of original.data.
+// Formats of original.data, the numbers that ItemStack.Original's formats
+// (OriginalFormat) have in the item blob.
 const (
 	originalNone = 0
 	// originalBukkitYAML is an item's subtree of the original plugin's
@@ -115,6 +116,7 @@ func (it item) stack() ItemStack {
 				s.Enchantments[i] = Enchantment{Key: enchantments[e.id].Key, Level: int(e.level)}
 			}
 		}
+		s.Original = ItemOriginal{Format: OriginalFormat(it.x.original.format), Data: it.x.original.data}
 	}
 	return s
 }
@@ -182,7 +184,7 @@ func toItem(s ItemStack) (item, error) {
 	it.amount = uint8(s.Amount)
 	var x *itemExtra
 	var pending []pendingEnch
-	if s.DisplayName != "" || len(s.Lore) > 0 || len(s.Enchantments) > 0 {
+	if s.DisplayName != "" || len(s.Lore) > 0 || len(s.Enchantments) > 0 || s.Original != (ItemOriginal{}) {
 		if x, pending, err = toItemExtra(s); err != nil {
 			return item{}, err
 		}
@@ -230,7 +232,18 @@ func toItemExtra(s ItemStack) (*itemExtra, []pendingEnch, error) {
 	if len(s.Enchantments) > MaxEnchantments {
 		return nil, nil, errf(CodeInvalidItem, "%d enchantments; at most %d allowed", len(s.Enchantments), MaxEnchantments)
 	}
-	x := &itemExtra{name: s.DisplayName}
+	switch o := s.Original; {
+	case o == ItemOriginal{}:
+	case o.Format != OriginalBukkitYAML:
+		return nil, nil, errf(CodeInvalidItem, "original form has unknown format %d", o.Format)
+	case o.Data == "":
+		return nil, nil, errf(CodeInvalidItem, "original form is empty")
+	case len(o.Data) > MaxOriginalBytes:
+		return nil, nil, errf(CodeInvalidItem, "original form is %d bytes long; at most %d allowed", len(o.Data), MaxOriginalBytes)
+	case !utf8.ValidString(o.Data):
+		return nil, nil, errf(CodeInvalidItem, "original form is not valid UTF-8")
+	}
+	x := &itemExtra{name: s.DisplayName, original: original{format: uint8(s.Original.Format), data: s.Original.Data}}
 	if len(s.Lore) > 0 {
 		x.lore = slices.Clone(s.Lore)
 	}
@@ -507,7 +520,7 @@ func decodeItem(b []byte) (item, error) {
 	if version == itemBlobV2 {
 		if format := r.uvarint(); format != originalNone {
 			x.original = original{format: uint8(format), data: string(r.bytes(MaxOriginalBytes))}
-			if format != originalBukkitYAML || x.original.data == "" {
+			if format != originalBukkitYAML || x.original.data == "" || !utf8.ValidString(x.original.data) {
 				return item{}, errBlob
 			}
 		}

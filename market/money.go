@@ -34,6 +34,22 @@ func PriceToMoney(p float64, min, max Money) (Money, error) {
 	return Money(math.Round(p * 100)), nil
 }
 
+// RoundToCents converts an amount that was stored unrounded to minor units,
+// as the original plugin's economy did when it charged one of its prices:
+// Java's Math.round(amount*100), halves rounded up. NaN, infinities and
+// amounts whose cents do not fit in a float64's exact integers are refused.
+func RoundToCents(p float64) (Money, error) {
+	switch {
+	case math.IsNaN(p):
+		return 0, errf(CodeInvalidPrice, "amount is not a number")
+	case math.IsInf(p, 0):
+		return 0, errf(CodeInvalidPrice, "amount is infinite")
+	case math.Abs(p) >= 1<<53/100:
+		return 0, errf(CodeInvalidPrice, "amount %s is too large", strconv.FormatFloat(p, 'g', -1, 64))
+	}
+	return Money(math.Floor(p*100 + 0.5)), nil
+}
+
 // ParsePrice parses a price typed by a person: "12", "12.5", "12,50",
 // "1 000,00" or "1_000.00". It then applies PriceToMoney's rules.
 func ParsePrice(s string, min, max Money) (Money, error) {

@@ -74,7 +74,32 @@ type ItemStack struct {
 	DisplayName  string        // may carry § colour codes; untrusted
 	Lore         []string      // untrusted
 	Enchantments []Enchantment // sorted by key, keys unique
+	// Original is the item as another system stored it, kept whole by an
+	// importer so that an export gives it back unchanged: an importer
+	// cannot know every component or plugin key a server wrote. Zero for
+	// items made here. It is provenance: it never makes two stacks differ
+	// in kind, and it is neither searched nor shown.
+	Original ItemOriginal
 }
+
+// ItemOriginal is an item in another system's format, kept verbatim.
+type ItemOriginal struct {
+	Format OriginalFormat
+	Data   string // at most MaxOriginalBytes, valid UTF-8; never empty when Format is set
+}
+
+// OriginalFormat names the format, and its version, of an ItemOriginal.
+type OriginalFormat uint8
+
+// The formats an ItemOriginal may have. A new format or a new version of one
+// gets a new number, so that stored data never changes meaning.
+const (
+	OriginalNone OriginalFormat = originalNone
+	// OriginalBukkitYAML is a Bukkit ItemStack as the original plugin
+	// (GrzybcioRynek) wrote it into its YAML files: the item's subtree,
+	// re-encoded canonically (two-space indent, keys sorted, no comments).
+	OriginalBukkitYAML OriginalFormat = originalBukkitYAML
+)
 
 // Listing is an active offer: one item stack at a total price.
 type Listing struct {

@@ -1,0 +1,224 @@
+package grzybcio
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+	"go.yaml.in/yaml/v3"
+)
+
+// ExportSummary counts what an export wrote.
+type ExportSummary struct {
+	Listings, Mail, Transactions int
+}
+
+// Export writes the plugin's listings.yml and market-data.yml into dir from
+// the market in store, so that a server can go back to the plugin. Items
+// come from their kept originals, with the amount they have now; items made
+// in Rynek are written in the current shape. Existing files are never
+// overwritten, and the files appear whole or not at all (each is written to
+// a temporary file first). A market with a purchase in flight is refused:
+// the plugin could not finish it, and Rynek settles it the next time the
+// market opens.
+func Export(store market.Store, dir string) (ExportSummary, error) {
+	var sum ExportSummary
+	c, err := market.ReadStore(store)
+	if err != nil {
+		return sum, err
+	}
+	for _, t := range c.Transactions {
+		if !t.State.Terminal() {
+			return sum, fmt.Errorf("transaction %s is in flight (%s): open the market with rynek once, which settles it, then export", t.ID, t.State)
+		}
+	}
+	paths := []string{filepath.Join(dir, ListingsFile), filepath.Join(dir, MarketDataFile)}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			return sum, fmt.Errorf("%s exists: an export never overwrites the plugin's files; move it away or export into another folder", p)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return sum, err
+		}
+	}
+	listings, err := listingsDocument(c)
+	if err != nil {
+		return sum, err
+	}
+	data, err := marketDataDocument(c)
+	if err != nil {
+		return sum, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return sum, err
+	}
+	if err := writeFiles(paths, [][]byte{listings, data}); err != nil {
+		return sum, err
+	}
+	return ExportSummary{Listings: len(c.Listings), Mail: len(c.Mail), Transactions: len(c.Transactions)}, nil
+}
+
+// writeFiles writes each file to a temporary one, then renames them all:
+// after a failure no file of the export is left.
+func writeFiles(paths []string, contents [][]byte) error {
+	var temps []string
+	clean := func() {
+		for _, t := range temps {
+			os.Remove(t)
+		}
+	}
+	for i, p := range paths {
+		f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*")
+		if err != nil {
+			clean()
+			return err
+		}
+		temps = append(temps, f.Name())
+		_, err = f.Write(contents[i])
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			clean()
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+	}
+	for i, p := range paths {
+		if err := os.Rename(temps[i], p); err != nil {
+			for _, done := range paths[:i] {
+				os.Remove(done)
+			}
+			clean()
+			return err
+		}
+	}
+	return nil
+}
+
+func encode(root *yaml.Node) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// price is an amount as the plugin wrote its doubles: always with a decimal
+// point, so that it reads back as a number with cents.
+func price(f float64) *yaml.Node {
+	m, _ := market.RoundToCents(f)
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: market.FormatMoney(m)}
+}
+
+func listingsDocument(c *market.StoreContents) ([]byte, error) {
+	list := sequence()
+	for _, l := range c.Listings {
+		item, err := itemNode(l.Item)
+		if err != nil {
+			return nil, err
+		}
+		e := mapping()
+		add(e, "==", str(listingTag))
+		add(e, "id", integerNode(int64(l.ID)))
+		add(e, "seller", str(l.Seller.String()))
+		add(e, "sellerName", str(l.SellerName))
+		add(e, "item", item)
+		add(e, "price", price(l.Price))
+		add(e, "timestamp", integerNode(l.CreatedAt.UnixMilli()))
+		list.Content = append(list.Content, e)
+	}
+	root := mapping()
+	add(root, "listings", list)
+	add(root, "next-id", integerNode(int64(c.NextListingID)))
+	return encode(root)
+}
+
+func marketDataDocument(c *market.StoreContents) ([]byte, error) {
+	root := mapping()
+	add(root, "favorites", mapping())
+	mailbox := mapping()
+	var owner uuid.UUID
+	var entries *yaml.Node
+	for _, m := range c.Mail {
+		if entries == nil || m.Owner != owner {
+			owner, entries = m.Owner, sequence()
+			add(mailbox, owner.String(), entries)
+		}
+		item, err := itemNode(m.Item)
+		if err != nil {
+			return nil, err
+		}
+		e := mapping()
+		add(e, "id", str(m.ID.String()))
+		add(e, "item", item)
+		add(e, "reason", str(m.Reason))
+		add(e, "timestamp", integerNode(m.CreatedAt.UnixMilli()))
+		if m.PreviousPrice > 0 {
+			add(e, "previousPrice", price(m.PreviousPrice))
+		}
+		entries.Content = append(entries.Content, e)
+	}
+	add(root, "mailbox", mailbox)
+	add(root, "alerts", mapping())
+	add(root, "ratings", sequence())
+	txs := sequence()
+	for _, t := range c.Transactions {
+		item, err := itemNode(t.Item)
+		if err != nil {
+			return nil, err
+		}
+		state, code := string(t.State), t.ErrorCode
+		if rest, ok := strings.CutPrefix(code, unfinishedPrefix); ok { // the plugin's own state, given back
+			state, code, _ = strings.Cut(rest, ":")
+		}
+		errNode := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+		if code != "" {
+			errNode = str(code)
+		}
+		e := mapping()
+		add(e, "id", str(t.ID))
+		add(e, "listingId", integerNode(int64(t.ListingID)))
+		add(e, "buyer", str(t.Buyer.String()))
+		add(e, "buyerName", str(t.BuyerName))
+		add(e, "seller", str(t.Seller.String()))
+		add(e, "sellerName", str(t.SellerName))
+		add(e, "item", item)
+		add(e, "amount", integerNode(int64(t.Item.Amount)))
+		add(e, "price", price(t.Price))
+		add(e, "fee", price(t.Fee))
+		add(e, "sellerReceived", price(t.SellerNet))
+		add(e, "timestamp", integerNode(t.CreatedAt().UnixMilli()))
+		add(e, "state", str(state))
+		add(e, "error", errNode)
+		add(e, "rated", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "false"})
+		add(e, "materialKey", str(t.Item.Material))
+		add(e, "displayName", str(displayName(t.Item)))
+		add(e, "nexoId", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"})
+		add(e, "oraxenId", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"})
+		txs.Content = append(txs.Content, e)
+	}
+	add(root, "transactions", txs)
+	return encode(root)
+}
+
+// displayName is a transaction's displayName as the plugin wrote it: the
+// item's legacy display name, or its material with spaces in upper case.
+func displayName(s market.ItemStack) string {
+	if s.DisplayName != "" {
+		return s.DisplayName
+	}
+	return strings.ToUpper(strings.ReplaceAll(s.Material, "_", " "))
+}

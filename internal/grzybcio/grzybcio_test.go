@@ -1,0 +1,455 @@
+package grzybcio
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+	"github.com/rynek/rynek/seed"
+)
+
+// now is the fixtures' present: listing #3 of testdata/server was created
+// ten days before it, so with the default seven days it has expired.
+var now = time.UnixMilli(1795176000000)
+
+var (
+	grzybek = uuid.MustParse("6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61")
+	kasia   = uuid.MustParse("7a2e3d4c-5b6a-4f90-8b2c-1d3e4f5a6b72")
+	bartek  = uuid.MustParse("8b3f4e5d-6c7b-4a01-9c3d-2e4f5a6b7c83")
+)
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func openStore(t testing.TB, path string) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(path, sqlite.Options{})
+	must(t, err)
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func newStore(t testing.TB) *sqlite.Store {
+	return openStore(t, filepath.Join(t.TempDir(), "market.db"))
+}
+
+func importDir(t testing.TB, st market.Store, dir string, o ImportOptions) *Report {
+	t.Helper()
+	o.Dir, o.Now = dir, now
+	r, err := Import(st, o)
+	must(t, err)
+	return r
+}
+
+func contents(t testing.TB, st market.Store) *market.StoreContents {
+	t.Helper()
+	c, err := market.ReadStore(st)
+	must(t, err)
+	return c
+}
+
+func TestImportServerFiles(t *testing.T) {
+	st := newStore(t)
+	r := importDir(t, st, "testdata/server", ImportOptions{})
+	counts := map[string]int{"players": r.Players, "listings": r.Listings, "expired": r.Expired, "outbox": r.Outbox,
+		"pending returns": r.PendingReturns, "mail": r.Mail, "transactions": r.Transactions, "flagged": r.Flagged,
+		"rounded": r.Rounded, "skipped": r.Count(NoteSkipped), "favorites": r.Favorites, "alerts": r.Alerts,
+		"ratings": r.Ratings, "sale notices": r.SaleNotices, "renumbered": r.Renumbered}
+	want := map[string]int{"players": 3, "listings": 4, "expired": 1, "outbox": 1, "pending returns": 1, "mail": 2,
+		"transactions": 4, "flagged": 1, "rounded": 3, "skipped": 6, "favorites": 2, "alerts": 1, "ratings": 1,
+		"sale notices": 1, "renumbered": 0}
+	if !reflect.DeepEqual(counts, want) {
+		t.Errorf("counts %v\nwant   %v", counts, want)
+	}
+	var notes []string
+	for _, n := range r.Notes {
+		notes = append(notes, strings.TrimPrefix(n.Where, "testdata/server/")+": "+string(n.Kind)+": "+n.Text)
+	}
+	wantNotes := []string{
+		"listings.yml:53:9: skipped: listing #4 skipped: its item is air",
+		"listings.yml:66:12: skipped: listing #5 skipped: its item's amount is 0",
+		"listings.yml:74:9: skipped: listing #6 skipped: it has no item",
+		"listings.yml:116:10: skipped: listing #9 skipped: its price is \"abc\", not a number",
+		"listings.yml:118:3: skipped: listing #10 skipped: it is a \"com.example.other.Auction\", not a com.example.marketplace.model.MarketListing",
+		"listings.yml:2:3: rounded: listing #1: price 1500.005 rounded to 1500.01",
+		"listings.yml:32:3: rounded: listing #3: price 99.999 rounded to 100.00",
+		"listings.yml:32:3: expired: listing #3 expired on 2026-11-17 12:00 (created 2026-11-10 12:00 + 7 days): to its seller's mailbox",
+		"market-data.yml:66:3: flagged: transaction 4b3c2d1e-5f6a-4b7c-8d8e-9f0a1b2c3d45 was left SELLER_PAID by the plugin: kept as FAILED history (IMPORTED_UNFINISHED:SELLER_PAID), no money moved",
+		"market-data.yml:121:3: rounded: transaction 6d5e4f3a-7b8c-4d9e-8f0a-1b2c3d4e5f67: price 10.004 rounded to 10.00",
+		"market-data.yml:142:3: skipped: transaction 7e6f5a4b-8c9d-4e0f-9a1b-2c3d4e5f6a78 skipped: bulk: buyer and seller are the same player",
+	}
+	if !reflect.DeepEqual(notes, wantNotes) {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(notes, "\n"), strings.Join(wantNotes, "\n"))
+	}
+
+	c := contents(t, st)
+	if c.NextListingID != 42 {
+		t.Errorf("next listing id %d, want the file's 42", c.NextListingID)
+	}
+	var ids []int
+	for _, l := range c.Listings {
+		ids = append(ids, l.ID)
+	}
+	if !slices.Equal(ids, []int{1, 2, 7, 8}) {
+		t.Fatalf("listing ids %v, want 1 2 7 8", ids)
+	}
+	sword := c.Listings[0]
+	if sword.Seller != grzybek || sword.SellerName != "Grzybek" || sword.Price != 1500.01 ||
+		sword.CreatedAt != time.UnixMilli(1795089600000).UTC() || sword.ExpiresAt != sword.CreatedAt.Add(7*24*time.Hour) {
+		t.Errorf("listing #1 %+v", sword)
+	}
+	wantSword := market.ItemStack{Material: "DIAMOND_SWORD", Amount: 1, DisplayName: "§6Legendarny Miecz Łowcy",
+		Lore:         []string{"§7Wykuty w ogniu Netheru przez mistrza kowalskiego z Zakopanego, który nie zdradził nikomu swojej receptury", "§7Zaklęty §bna zawsze"},
+		Enchantments: []market.Enchantment{{Key: "sharpness", Level: 5}, {Key: "unbreaking", Level: 3}}}
+	got := sword.Item
+	got.ID, got.Original = uuid.Nil, market.ItemOriginal{}
+	if !reflect.DeepEqual(got, wantSword) {
+		t.Errorf("sword\n%+v\nwant\n%+v", got, wantSword)
+	}
+	if sword.Item.Original.Format != market.OriginalBukkitYAML || !strings.Contains(sword.Item.Original.Data, "minecraft:damage: \"120\"") {
+		t.Errorf("the sword's original is not kept whole:\n%s", sword.Item.Original.Data)
+	}
+	ruby := c.Listings[2].Item
+	if ruby.Material != "nexo:ruby_sword" || ruby.DisplayName != "§cRubinowy miecz" || ruby.MaxStack != 1 {
+		t.Errorf("ruby sword %+v", ruby)
+	}
+	if book := c.Listings[3]; book.SellerName != "Bartek" || len(book.Item.Enchantments) != 1 || book.Item.Enchantments[0] != (market.Enchantment{Key: "sharpness", Level: 5}) {
+		t.Errorf("book %+v", book)
+	}
+
+	mail := map[uuid.UUID][]string{}
+	for _, m := range c.Mail {
+		mail[m.Owner] = append(mail[m.Owner], fmt.Sprintf("%s %dx%s %q %s %.2f", m.Reason, m.Item.Amount, m.Item.Material, m.Item.DisplayName,
+			m.CreatedAt.Format(time.DateOnly), m.PreviousPrice))
+	}
+	wantMail := map[uuid.UUID][]string{
+		grzybek: {`expired 3xGOLDEN_APPLE "§6§lZłote jabłko" 2026-11-17 100.00`, `expired 32xIRON_INGOT "" 2026-11-20 20.00`},
+		kasia:   {`removed 5xBREAD "" 2026-11-17 9.99`, `overflow 1xPOTION "§dMikstura §lżycia" 2026-11-18 0.00`},
+		bartek:  {`returned 16xSTONE "" 2026-11-20 0.00`},
+	}
+	for _, m := range wantMail {
+		slices.Sort(m)
+	}
+	for _, m := range mail {
+		slices.Sort(m)
+	}
+	if !reflect.DeepEqual(mail, wantMail) {
+		t.Errorf("mail %v\nwant %v", mail, wantMail)
+	}
+
+	var txs []string
+	for _, x := range c.Transactions {
+		txs = append(txs, fmt.Sprintf("%s #%d %s->%s %s %.2f-%.2f %s %q %q", x.ID[:8], x.ListingID, x.SellerName, x.BuyerName,
+			x.Item.Material, x.Price, x.Fee, x.State, x.ErrorCode, x.Item.DisplayName))
+	}
+	wantTx := []string{
+		`3a2b1c0d #30 Grzybek->Kasia_PL DIAMOND 300.00-15.00 COMPLETED "" ""`,
+		`4b3c2d1e #31 Kasia_PL->Bartek DIAMOND_PICKAXE 800.00-40.00 FAILED "IMPORTED_UNFINISHED:SELLER_PAID" "§bKilof Górnika"`,
+		`5c4d3e2f #32 Grzybek->Bartek EMERALD 50.00-2.50 FAILED "WITHDRAW_FAILED" ""`,
+		`6d5e4f3a #33 Bartek->Kasia_PL COOKED_BEEF 10.00-0.50 COMPLETED "" ""`,
+	}
+	if !slices.Equal(txs, wantTx) {
+		t.Errorf("transactions\n%s\nwant\n%s", strings.Join(txs, "\n"), strings.Join(wantTx, "\n"))
+	}
+	pick := c.Transactions[1].Item
+	if pick.Lore[0] != "§7Kopie szybciej niż ktokolwiek" || !reflect.DeepEqual(pick.Enchantments,
+		[]market.Enchantment{{Key: "efficiency", Level: 5}, {Key: "unbreaking", Level: 3}}) {
+		t.Errorf("legacy pickaxe %+v", pick)
+	}
+}
+
+// The flagged transaction never touches money: the market opens with no
+// purchase to recover, no balance changed and no volume from it.
+func TestFlaggedTransactionsAreNeverReplayed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "market.db")
+	st := openStore(t, path)
+	importDir(t, st, "testdata/server", ImportOptions{})
+	must(t, st.Close())
+	st = openStore(t, path)
+	svc := market.New(st, market.Config{Name: "Rynek", Clock: market.NewManualClock(now)})
+	must(t, svc.BindMainThread())
+	must(t, svc.Enable())
+	defer svc.Close()
+	a, err := svc.Audit()
+	must(t, err)
+	if a.OpenTx != 0 || a.Money != 0 || len(a.Problems) != 0 {
+		t.Fatalf("audit after import: %d open transactions, money %d, problems %v", a.OpenTx, a.Money, a.Problems)
+	}
+	if v, _ := svc.GetMarketVolume(); v != 310 {
+		t.Errorf("volume %v, want the two completed sales' 310.00", v)
+	}
+	must(t, svc.WaitHistory())
+	done, _ := svc.GetCompletedTransactions()
+	if len(done) != 2 {
+		t.Errorf("%d completed transactions, want 2", len(done))
+	}
+}
+
+func TestLegacyFilesWithoutMarketData(t *testing.T) {
+	st := newStore(t)
+	r := importDir(t, st, "testdata/legacy", ImportOptions{})
+	if !r.NoMarketData || r.Listings != 2 || r.Players != 1 || r.Rounded != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	c := contents(t, st)
+	it := c.Listings[0].Item
+	if c.Listings[0].SellerName != "Grzybek" || it.DisplayName != "§6Stary Miecz" || it.Lore[0] != "§7Pamiątka z czasów 1.20" ||
+		!reflect.DeepEqual(it.Enchantments, []market.Enchantment{{Key: "sharpness", Level: 4}}) {
+		t.Errorf("legacy sword %+v", c.Listings[0])
+	}
+	if planks := c.Listings[1]; planks.Item.Amount != 32 || planks.Price != 3.25 {
+		t.Errorf("planks %+v", planks)
+	}
+}
+
+func TestDryRunWritesNothingAndReportsTheSame(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "market.db")
+	// A market that does not exist yet is not created.
+	dry := importDir(t, nil, "testdata/server", ImportOptions{DryRun: true})
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a dry run made %s", path)
+	}
+	st := openStore(t, path)
+	dry2 := importDir(t, st, "testdata/server", ImportOptions{DryRun: true})
+	if c := contents(t, st); len(c.Players)+len(c.Listings)+len(c.Mail)+len(c.Transactions) != 0 {
+		t.Fatalf("a dry run wrote %+v", c)
+	}
+	real := importDir(t, st, "testdata/server", ImportOptions{})
+	dry.DryRun, dry2.DryRun = false, false
+	if !reflect.DeepEqual(dry, real) || !reflect.DeepEqual(dry2, real) {
+		t.Fatalf("the dry run's report differs from the import's:\n%+v\n%+v", dry, real)
+	}
+	var out strings.Builder
+	real.WriteSummary(&out)
+	for _, want := range []string{"balances are not in these files", "1 of them flagged", "3 amounts to cents",
+		"6 entries (air, amount 0 or less, unreadable)", "2 favourites, 1 price alerts, 1 ratings"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestBadFilesAreRefusedWithTheirPlace(t *testing.T) {
+	cases := []struct{ dir, want string }{
+		{"testdata/malformed", "testdata/malformed/listings.yml:4: not valid YAML: did not find expected ',' or '}'"},
+		{"testdata/foreign", "testdata/foreign/listings.yml:2:1: this is not GrzybcioRynek's listings.yml: it has none of the plugin's sections (listings, next-id, expiry-outbox, pending-sales, pending-returns), but settings, messages"},
+		{"testdata/badnumber", "testdata/badnumber/market-data.yml:1:15: transactions is \"12\", not a list"},
+		{"testdata/nothing-here", "testdata/nothing-here has no listings.yml: give the plugin's data folder (plugins/GrzybcioRynek)"},
+	}
+	for _, c := range cases {
+		st := newStore(t)
+		_, err := Import(st, ImportOptions{Dir: c.dir, Now: now})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: %v\nwant %s", c.dir, err, c.want)
+		}
+		if got := contents(t, st); len(got.Players) != 0 {
+			t.Errorf("%s: a failed import wrote %d players", c.dir, len(got.Players))
+		}
+	}
+}
+
+// failingStore fails the one write of an import, after it has been handed
+// every row.
+type failingStore struct {
+	market.Store
+	writes int
+}
+
+func (f *failingStore) BulkLoad(b *market.Batch) error {
+	f.writes++
+	return errors.New("disk full")
+}
+
+func TestAnImportIsOneTransaction(t *testing.T) {
+	st := newStore(t)
+	f := &failingStore{Store: st}
+	dir := t.TempDir()
+	writeGenerated(t, dir, 60_000) // more than a bulk load's chunk
+	_, err := Import(f, ImportOptions{Dir: dir, Now: now})
+	if err == nil || err.Error() != "write the market: disk full" || f.writes != 1 {
+		t.Fatalf("err %v after %d writes; want one write that fails", err, f.writes)
+	}
+	if c := contents(t, st); len(c.Players)+len(c.Listings) != 0 {
+		t.Fatalf("a failed import left %d players and %d listings", len(c.Players), len(c.Listings))
+	}
+}
+
+func TestMergeIsExplicitAndAddsNothingTwice(t *testing.T) {
+	st := newStore(t)
+	importDir(t, st, "testdata/server", ImportOptions{})
+	before := contents(t, st)
+	_, err := Import(st, ImportOptions{Dir: "testdata/server", Now: now})
+	if !errors.Is(err, ErrNotEmpty) {
+		t.Fatalf("a second import without --merge: %v", err)
+	}
+	r := importDir(t, st, "testdata/server", ImportOptions{Merge: true})
+	if r.Players+r.Listings+r.Mail+r.Outbox+r.PendingReturns+r.Expired+r.Transactions != 0 || r.KnownPlayers != 3 || r.AlreadyThere != 13 {
+		t.Fatalf("the second merge added: %+v", r)
+	}
+	if after := contents(t, st); !reflect.DeepEqual(before, after) {
+		t.Fatalf("the second merge changed the market")
+	}
+}
+
+// A merge into a market with listings of its own keeps every id it can and
+// renumbers the rest after the market's.
+func TestMergeRenumbersTakenIDs(t *testing.T) {
+	st := newStore(t)
+	_, err := seed.Load(st, seed.Options{Players: 5, Listings: 50, Days: -1, Now: now})
+	must(t, err)
+	r := importDir(t, st, "testdata/server", ImportOptions{Merge: true})
+	if r.Listings != 4 || r.Renumbered != 4 {
+		t.Fatalf("report %+v", r)
+	}
+	c := contents(t, st)
+	if len(c.Listings) != 54 {
+		t.Fatalf("%d listings, want 54", len(c.Listings))
+	}
+	for _, l := range c.Listings[50:] {
+		if l.ID <= 50 {
+			t.Errorf("merged listing got id %d, one the market gave", l.ID)
+		}
+	}
+}
+
+// comparable is a market's contents without what an export cannot carry:
+// stack ids (the plugin has none) and, for a market made in Rynek, the
+// originals an import adds.
+func comparable(c *market.StoreContents, keepOriginals bool) *market.StoreContents {
+	out := *c
+	clean := func(s *market.ItemStack) {
+		s.ID = uuid.Nil
+		if !keepOriginals {
+			s.Original = market.ItemOriginal{}
+		}
+	}
+	out.Players = nil
+	out.Listings = slices.Clone(c.Listings)
+	for i := range out.Listings {
+		clean(&out.Listings[i].Item)
+	}
+	out.Mail = slices.Clone(c.Mail)
+	for i := range out.Mail {
+		clean(&out.Mail[i].Item)
+	}
+	slices.SortFunc(out.Mail, func(a, b market.OwnedMail) int { return strings.Compare(a.ID.String(), b.ID.String()) })
+	out.Transactions = slices.Clone(c.Transactions)
+	for i := range out.Transactions {
+		clean(&out.Transactions[i].Item)
+	}
+	return &out
+}
+
+func roundTrip(t *testing.T, st market.Store) *market.StoreContents {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "GrzybcioRynek")
+	_, err := Export(st, dir)
+	must(t, err)
+	_, err = Export(st, dir)
+	if err == nil || !strings.Contains(err.Error(), "listings.yml exists: an export never overwrites") {
+		t.Errorf("a second export: %v", err)
+	}
+	back := newStore(t)
+	importDir(t, back, dir, ImportOptions{})
+	return contents(t, back)
+}
+
+func TestExportThenImportGivesTheSameMarket(t *testing.T) {
+	st := newStore(t)
+	importDir(t, st, "testdata/server", ImportOptions{})
+	want := contents(t, st)
+	got := roundTrip(t, st)
+	// Mail made from entries without an id of their own (an expired listing,
+	// the outbox, pending returns) has the id the first import gave it.
+	if a, b := comparable(got, true), comparable(want, true); !reflect.DeepEqual(a, b) {
+		t.Fatalf("after export and import:\n%+v\nwant\n%+v", a, b)
+	}
+}
+
+func TestExportOfAMarketMadeInRynek(t *testing.T) {
+	st := newStore(t)
+	_, err := seed.Load(st, seed.Options{Players: 20, Listings: 300, Days: 3, SalesPerDay: 40, Now: now})
+	must(t, err)
+	want := contents(t, st)
+	got := roundTrip(t, st)
+	if a, b := comparable(got, false), comparable(want, false); !reflect.DeepEqual(a.Listings, b.Listings) ||
+		!reflect.DeepEqual(a.Mail, b.Mail) || !reflect.DeepEqual(a.Transactions, b.Transactions) {
+		for i := range min(len(a.Listings), len(b.Listings)) {
+			if !reflect.DeepEqual(a.Listings[i], b.Listings[i]) {
+				t.Fatalf("listing %d:\n%+v\nwant\n%+v", i, a.Listings[i], b.Listings[i])
+			}
+		}
+		t.Fatalf("after export and import: %d listings, %d mail, %d transactions; want %d, %d, %d",
+			len(a.Listings), len(a.Mail), len(a.Transactions), len(b.Listings), len(b.Mail), len(b.Transactions))
+	}
+}
+
+// writeGenerated writes a listings.yml of n listings of the current shape,
+// by 500 sellers, as SnakeYAML lays it out.
+func writeGenerated(t testing.TB, dir string, n int) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("listings:\n")
+	mats := []string{"diamond_sword", "oak_log", "golden_apple", "enchanted_book", "copper_bulb", "bread"}
+	for i := 1; i <= n; i++ {
+		seller := uuid.NewSHA1(uuid.Nil, []byte{byte(i % 500), byte(i % 500 >> 8)})
+		fmt.Fprintf(&b, "- ==: com.example.marketplace.model.MarketListing\n  id: %d\n  seller: %s\n  sellerName: Gracz_%d\n", i, seller, i%500)
+		fmt.Fprintf(&b, "  item:\n    ==: org.bukkit.inventory.ItemStack\n    DataVersion: 4903\n    id: minecraft:%s\n    count: 1\n", mats[i%len(mats)])
+		if i%3 == 0 {
+			fmt.Fprintf(&b, "    components:\n      minecraft:custom_name: '{color:\"gold\",italic:0b,text:\"Przedmiot numer %d\"}'\n", i)
+			b.WriteString("      minecraft:enchantments: '{\"minecraft:unbreaking\":3}'\n")
+		}
+		fmt.Fprintf(&b, "    schema_version: 1\n  price: %d.125\n  timestamp: %d\n", 1+i%1000, now.UnixMilli()-int64(i)*1000)
+	}
+	fmt.Fprintf(&b, "next-id: %d\n", n+1)
+	must(t, os.WriteFile(filepath.Join(dir, ListingsFile), []byte(b.String()), 0o644))
+}
+
+// BenchmarkImport100k imports 100,000 listings into a new market (issue
+// target: at most 10 s).
+func BenchmarkImport100k(b *testing.B) {
+	dir := b.TempDir()
+	writeGenerated(b, dir, 100_000)
+	for b.Loop() {
+		b.StopTimer()
+		st, err := sqlite.Open(filepath.Join(b.TempDir(), "market.db"), sqlite.Options{})
+		must(b, err)
+		b.StartTimer()
+		r, err := Import(st, ImportOptions{Dir: dir, Now: now})
+		must(b, err)
+		if r.Listings != 100_000 {
+			b.Fatalf("%d listings", r.Listings)
+		}
+		b.StopTimer()
+		st.Close()
+		b.StartTimer()
+	}
+}
+
+// A section the plugin never wrote beside its own is noted and left out; a
+// file with none of the plugin's sections is refused (TestBadFiles...).
+func TestAnUnknownSectionIsNotedNotFatal(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("testdata/legacy/listings.yml")
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, ListingsFile), append(data, "auctions: []\n"...), 0o644))
+	r := importDir(t, newStore(t), dir, ImportOptions{DryRun: true})
+	if r.Listings != 2 || len(r.Notes) != 1 || r.Notes[0].Text != `section "auctions" skipped: the plugin never wrote it` ||
+		r.Notes[0].Where != filepath.Join(dir, ListingsFile)+":29:1" {
+		t.Fatalf("report %+v", r)
+	}
+}

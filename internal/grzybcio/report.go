@@ -1,0 +1,114 @@
+package grzybcio
+
+import (
+	"fmt"
+	"io"
+)
+
+// NoteKind says what a Note is about.
+type NoteKind string
+
+// The kinds of Note.
+const (
+	NoteSkipped    NoteKind = "skipped"    // an entry left out, and why
+	NoteRounded    NoteKind = "rounded"    // an amount rounded to cents
+	NoteExpired    NoteKind = "expired"    // a listing past its expiry, sent to its seller's mailbox
+	NoteRenumbered NoteKind = "renumbered" // a listing whose id the market had given already
+	NoteShortened  NoteKind = "shortened"  // display text over Rynek's limits, or a part left unread; the kept original has it all
+	NoteFlagged    NoteKind = "flagged"    // a transaction the plugin left unfinished
+)
+
+// Note is one thing the report says about one entry of the files.
+type Note struct {
+	Kind  NoteKind
+	Where string // file:line:column
+	Text  string
+}
+
+// Report is what an import did, or in a dry run would do.
+type Report struct {
+	Dir          string
+	DryRun       bool
+	Merge        bool
+	ExpiryDays   int
+	NoMarketData bool // the folder has no market-data.yml
+
+	Players      int // added
+	KnownPlayers int // a merge found them in the market
+	Listings     int // active listings added
+	Renumbered   int // of Listings, under a new id
+	Expired      int // listings past their expiry, into their sellers' mailboxes
+	Outbox       int // expiries the plugin had in flight, into mailboxes
+	// PendingReturns are items the plugin owed offline sellers when its
+	// mailbox was off, into their mailboxes.
+	PendingReturns int
+	Mail           int // mailbox entries added
+	Transactions   int // history added
+	Flagged        int // of Transactions, unfinished in the plugin
+	Rounded        int
+	AlreadyThere   int // a merge found them in the market: listings, mail, transactions
+
+	// In the files but not imported: Rynek has no such feature yet.
+	Favorites, Alerts, Ratings, SaleNotices int
+
+	Notes []Note
+}
+
+// Count returns how many notes of kind the report has.
+func (r *Report) Count(kind NoteKind) int {
+	n := 0
+	for _, e := range r.Notes {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// WriteSummary writes the counts and what each means.
+func (r *Report) WriteSummary(w io.Writer) {
+	verb := "Imported"
+	if r.DryRun {
+		verb = "Dry run, nothing written; an import would load"
+	}
+	fmt.Fprintf(w, "%s from %s:\n", verb, r.Dir)
+	fmt.Fprintf(w, "  players        %d", r.Players)
+	if r.KnownPlayers > 0 {
+		fmt.Fprintf(w, " (+%d already in the market, left as they are)", r.KnownPlayers)
+	}
+	fmt.Fprintf(w, "\n                 balances are not in these files: the economy was another plugin's (Vault); new players start at 0.00\n")
+	fmt.Fprintf(w, "  listings       %d, with their ids", r.Listings)
+	if r.Renumbered > 0 {
+		fmt.Fprintf(w, " but %d renumbered (id taken)", r.Renumbered)
+	}
+	fmt.Fprintf(w, "; each expires %d days after it was created, as the plugin computed it\n", r.ExpiryDays)
+	fmt.Fprintf(w, "  expired        %d listings past that expiry, into their sellers' mailboxes\n", r.Expired)
+	fmt.Fprintf(w, "  mail           %d mailbox entries, %d expiries in flight, %d items owed to offline sellers\n", r.Mail, r.Outbox, r.PendingReturns)
+	fmt.Fprintf(w, "  transactions   %d as history", r.Transactions)
+	if r.Flagged > 0 {
+		fmt.Fprintf(w, ", %d of them flagged: left unfinished by the plugin, kept as FAILED, never replayed against money", r.Flagged)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  rounded        %d amounts to cents (the plugin stored prices unrounded; its economy charged them rounded)\n", r.Rounded)
+	fmt.Fprintf(w, "  skipped        %d entries (air, amount 0 or less, unreadable)\n", r.Count(NoteSkipped))
+	if n := r.Count(NoteShortened); n > 0 {
+		fmt.Fprintf(w, "  shortened      %d display texts or parts over Rynek's limits (each item's original is kept whole)\n", n)
+	}
+	if r.AlreadyThere > 0 {
+		fmt.Fprintf(w, "  already there  %d listings, mail and transactions the market has from an earlier import\n", r.AlreadyThere)
+	}
+	if r.Favorites+r.Alerts+r.Ratings+r.SaleNotices > 0 {
+		fmt.Fprintf(w, "  not imported   %d favourites, %d price alerts, %d ratings (Rynek has no such feature yet); %d sale notices for offline sellers (Rynek shows sales in each player's history)\n",
+			r.Favorites, r.Alerts, r.Ratings, r.SaleNotices)
+	}
+	if r.NoMarketData {
+		fmt.Fprintf(w, "  note           the folder has no %s: no mailboxes or history (the plugin's first versions kept none)\n", MarketDataFile)
+	}
+}
+
+// WriteNotes writes every note, one a line: where, what kind, what.
+func (r *Report) WriteNotes(w io.Writer) {
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "%s: %s: %s\n", n.Where, n.Kind, n.Text)
+	}
+}
