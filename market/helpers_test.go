@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,26 +24,40 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // ends.
 func testStore(t testing.TB) func() market.Store {
 	t.Helper()
-	var open func() (market.Store, error)
-	switch kind := os.Getenv("RYNEK_TEST_STORE"); kind {
-	case "", "sqlite":
-		path := filepath.Join(t.TempDir(), "market.db")
-		open = func() (market.Store, error) { return sqlite.Open(path, sqlite.Options{}) }
-	case "postgres":
-		dsn := pgtest.Database(t)
-		open = func() (market.Store, error) { return postgres.Open(dsn) }
-	default:
-		t.Fatalf("RYNEK_TEST_STORE=%q: want sqlite or postgres", kind)
-	}
+	spec := newStoreSpec(t)
 	return func() market.Store {
 		t.Helper()
-		st, err := open()
+		st, err := openSpec(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
 		return st
 	}
+}
+
+// newStoreSpec names one new market of the store RYNEK_TEST_STORE selects,
+// in a form a child process can open too: "sqlite:PATH" or a PostgreSQL
+// connection string.
+func newStoreSpec(t testing.TB) string {
+	t.Helper()
+	switch kind := os.Getenv("RYNEK_TEST_STORE"); kind {
+	case "", "sqlite":
+		return "sqlite:" + filepath.Join(t.TempDir(), "market.db")
+	case "postgres":
+		return pgtest.Database(t)
+	default:
+		t.Fatalf("RYNEK_TEST_STORE=%q: want sqlite or postgres", kind)
+		return ""
+	}
+}
+
+// openSpec opens the market spec names.
+func openSpec(spec string) (market.Store, error) {
+	if path, ok := strings.CutPrefix(spec, "sqlite:"); ok {
+		return sqlite.Open(path, sqlite.Options{})
+	}
+	return postgres.Open(spec)
 }
 
 // sqliteOnly skips a test of the SQLite store's own features when the
