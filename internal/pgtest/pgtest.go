@@ -39,6 +39,7 @@ var cluster struct {
 	admin   string // connection string to its postgres database
 	err     error  // why there is no server
 	stop    func()
+	restart func() error
 	mu      sync.Mutex
 	created int
 }
@@ -110,7 +111,21 @@ func start() {
 		cluster.err = err
 		return
 	}
-	cluster.admin, cluster.stop, cluster.err = startCluster(bin)
+	cluster.admin, cluster.stop, cluster.restart, cluster.err = startCluster(bin)
+}
+
+// Restart stops the test cluster at once (as a crash would: no shutdown
+// checkpoint) and starts it again, for tests of what a client does when its
+// server goes away. Every database of the test binary goes away with it for a
+// moment. It skips t when the server is not one pgtest started.
+func Restart(t testing.TB) {
+	t.Helper()
+	if cluster.restart == nil {
+		t.Skip("SKIPPED: the PostgreSQL server was not started by the tests (RYNEK_TEST_PG), so they cannot restart it")
+	}
+	if err := cluster.restart(); err != nil {
+		t.Fatalf("restart the test cluster: %v", err)
+	}
 }
 
 // binaries finds the newest installed PostgreSQL's bin directory.
@@ -136,10 +151,10 @@ func version(binDir string) int {
 // startCluster runs initdb and pg_ctl start in a new temporary directory.
 // initdb refuses to run as root, so as root the cluster belongs to the
 // postgres user, whose commands run through runuser.
-func startCluster(bin string) (admin string, stop func(), err error) {
+func startCluster(bin string) (admin string, stop func(), restart func() error, err error) {
 	dir, err := os.MkdirTemp("", "rynek-pg-")
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	run := func(name string, args ...string) *exec.Cmd {
 		return exec.Command(filepath.Join(bin, name), args...)
@@ -148,13 +163,13 @@ func startCluster(bin string) (admin string, stop func(), err error) {
 		u, err := user.Lookup("postgres")
 		if err != nil {
 			os.RemoveAll(dir)
-			return "", nil, fmt.Errorf("running as root, and there is no postgres user to run the cluster as: %w", err)
+			return "", nil, nil, fmt.Errorf("running as root, and there is no postgres user to run the cluster as: %w", err)
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
 		if err := os.Chown(dir, uid, gid); err != nil {
 			os.RemoveAll(dir)
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		run = func(name string, args ...string) *exec.Cmd {
 			return exec.Command("runuser", append([]string{"-u", "postgres", "--", filepath.Join(bin, name)}, args...)...)
@@ -163,26 +178,45 @@ func startCluster(bin string) (admin string, stop func(), err error) {
 	port, err := freePort()
 	if err != nil {
 		os.RemoveAll(dir)
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	data := filepath.Join(dir, "data")
 	if out, err := run("initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8").CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("initdb: %v: %s", err, out)
+		return "", nil, nil, fmt.Errorf("initdb: %v: %s", err, out)
 	}
 	// fsync off: a test cluster's data need not survive the machine, and a
 	// crash of the server process itself loses nothing the OS has.
 	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", dir, port)
-	if out, err := run("pg_ctl", "-D", data, "-l", filepath.Join(dir, "log"), "-w", "-o", opts, "start").CombinedOutput(); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
+	logFile := filepath.Join(dir, "log")
+	startServer := func() error {
+		if out, err := run("pg_ctl", "-D", data, "-l", logFile, "-w", "-o", opts, "start").CombinedOutput(); err != nil {
+			log, _ := os.ReadFile(logFile)
+			return fmt.Errorf("pg_ctl start: %v: %s %s", err, out, log)
+		}
+		return nil
+	}
+	if err := startServer(); err != nil {
 		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("pg_ctl start: %v: %s %s", err, out, log)
+		return "", nil, nil, err
+	}
+	stopServer := func() error {
+		if out, err := run("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop").CombinedOutput(); err != nil {
+			return fmt.Errorf("pg_ctl stop: %v: %s", err, out)
+		}
+		return nil
 	}
 	stop = func() {
-		run("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop").Run()
+		stopServer()
 		os.RemoveAll(dir)
 	}
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", port), stop, nil
+	restart = func() error {
+		if err := stopServer(); err != nil {
+			return err
+		}
+		return startServer()
+	}
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", port), stop, restart, nil
 }
 
 func freePort() (int, error) {

@@ -128,8 +128,16 @@ type Store struct {
 
 	// mu serializes the writer connection and guards what follows.
 	mu     sync.Mutex
+	cfg    *pgx.ConnConfig
 	conn   *pgx.Conn // the writer, which also holds the owner's lock
 	closed bool
+	// lastSeq is the newest seq of the log as this owner wrote it; after a
+	// broken connection it tells whether the commit in flight happened.
+	lastSeq uint64
+	// lost is set when a commit's outcome could not be learned: memory may
+	// disagree with the store, so every later commit is refused until the
+	// market is opened again (which loads the truth).
+	lost error
 }
 
 var _ market.Store = (*Store)(nil)
@@ -149,20 +157,13 @@ func Open(dsn string) (*Store, error) {
 }
 
 func (s *Store) open(dsn string) error {
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
+	var err error
+	if s.cfg, err = pgx.ParseConfig(dsn); err != nil {
 		return err
 	}
-	cfg.ConnectTimeout = 10 * time.Second
-	if s.conn, err = pgx.ConnectConfig(s.ctx, cfg); err != nil {
+	s.cfg.ConnectTimeout = 10 * time.Second
+	if err := s.connect(); err != nil {
 		return err
-	}
-	var owned bool
-	if err := s.conn.QueryRow(s.ctx, "SELECT pg_try_advisory_lock($1)", int64(ownerLock)).Scan(&owned); err != nil {
-		return err
-	}
-	if !owned {
-		return errors.New("another Rynek instance has this market open; close it first")
 	}
 	if err := s.migrate(); err != nil {
 		return err
@@ -175,6 +176,39 @@ func (s *Store) open(dsn string) error {
 	if s.readers, err = pgxpool.NewWithConfig(s.ctx, pcfg); err != nil {
 		return err
 	}
+	var last int64
+	if err := s.conn.QueryRow(s.ctx, "SELECT last_seq FROM event_counter").Scan(&last); err != nil {
+		return err
+	}
+	s.lastSeq = uint64(last)
+	return nil
+}
+
+// connect opens the writer's connection and takes the owner's lock on it.
+func (s *Store) connect() error {
+	ctx := s.ctx
+	if s.conn != nil { // a reconnection: keep the main thread's wait short
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(s.ctx, reconnectTimeout)
+		defer cancel()
+	}
+	if s.conn != nil {
+		s.conn.Close(ctx)
+	}
+	conn, err := pgx.ConnectConfig(ctx, s.cfg)
+	if err != nil {
+		return err
+	}
+	var owned bool
+	if err := conn.QueryRow(s.ctx, "SELECT pg_try_advisory_lock($1)", int64(ownerLock)).Scan(&owned); err != nil {
+		conn.Close(s.ctx)
+		return err
+	}
+	if !owned {
+		conn.Close(s.ctx)
+		return errors.New("another Rynek instance has this market open; close it first")
+	}
+	s.conn = conn
 	return nil
 }
 
@@ -259,31 +293,114 @@ func (s *Store) Commit(b *market.Batch) error {
 	if s.closed {
 		return errClosed
 	}
-	// The counter first: a mark past the newest entry is refused before
-	// any op is looked at, as the other stores do.
-	var pb pgx.Batch
-	newest := int64(-1)
-	if len(b.Events) > 0 || b.Published > 0 {
-		pb.Queue(appendLog, len(b.Events), int64(b.Published)).QueryRow(func(r pgx.Row) error {
-			var one int64
-			return r.Scan(&one, &newest)
-		})
-	}
-	queueOps(&pb, b.Ops)
-	if n := len(b.Events); n > 0 {
-		kinds, ats, bodies := make([]string, n), make([]int64, n), make([][]byte, n)
-		for i, e := range b.Events {
-			kinds[i], ats[i], bodies[i] = string(e.Kind), e.At, nonNil(e.Body)
-		}
-		pb.Queue(insertEvents, n, kinds, ats, bodies)
-	}
-	if err := s.send(&pb); err != nil {
+	if err := s.ready(); err != nil {
 		return err
 	}
+	// The counter first: a mark past the newest entry is refused before
+	// any op is looked at, as the other stores do. A batch is built anew
+	// for each sending: pgx rewrites a sent one for its connection.
+	newest := int64(s.lastSeq)
+	build := func() *pgx.Batch {
+		var pb pgx.Batch
+		if len(b.Events) > 0 || b.Published > 0 {
+			pb.Queue(appendLog, len(b.Events), int64(b.Published)).QueryRow(func(r pgx.Row) error {
+				var one int64
+				return r.Scan(&one, &newest)
+			})
+		}
+		queueOps(&pb, b.Ops)
+		if n := len(b.Events); n > 0 {
+			kinds, ats, bodies := make([]string, n), make([]int64, n), make([][]byte, n)
+			for i, e := range b.Events {
+				kinds[i], ats[i], bodies[i] = string(e.Kind), e.At, nonNil(e.Body)
+			}
+			pb.Queue(insertEvents, n, kinds, ats, bodies)
+		}
+		return &pb
+	}
+	err := s.send(build())
+	if err != nil && s.conn.IsClosed() && (len(b.Ops) > 0 || len(b.Events) > 0) {
+		// The connection broke (a restarted server, say). Learn whether
+		// the commit happened; if it certainly did not, send it once more
+		// on a new connection. A batch of only the delivery mark is left
+		// to the next commit, which carries it again.
+		committed := false
+		if pgconn.SafeToRetry(err) { // never sent
+			if cerr := s.connect(); cerr != nil {
+				return fmt.Errorf("the PostgreSQL server cannot be reached (%v); the change was not saved", cerr)
+			}
+		} else if committed, err = s.learnOutcome(len(b.Events)); err != nil {
+			return err
+		}
+		if committed {
+			newest = int64(s.lastSeq) + int64(len(b.Events))
+		} else if err = s.send(build()); err != nil && s.conn.IsClosed() {
+			s.lost = errors.New("the PostgreSQL connection broke twice during one commit; open the market again")
+		}
+	}
+	if err != nil {
+		return err
+	}
+	s.lastSeq = uint64(newest)
 	for i := range b.Events {
 		b.Events[i].Seq = uint64(newest) - uint64(len(b.Events)) + uint64(i) + 1
 	}
 	return nil
+}
+
+// ready reconnects a broken writer connection, and refuses commits after an
+// outcome was lost. It returns at once when the server is still away, so a
+// mutation fails fast instead of holding up the main thread.
+func (s *Store) ready() error {
+	if s.lost != nil {
+		return s.lost
+	}
+	if s.conn != nil && !s.conn.IsClosed() {
+		return nil
+	}
+	if err := s.connect(); err != nil {
+		return fmt.Errorf("the PostgreSQL server cannot be reached (%v); the change was not saved", err)
+	}
+	return nil
+}
+
+// reconnectTimeout bounds a reconnection attempt made on the main thread.
+const reconnectTimeout = 2 * time.Second
+
+// learnOutcome reconnects after the connection broke during a commit of n
+// log entries and reads the log's counter: as the market's only writer,
+// this store knows the seq the commit would have reached. A commit without
+// entries cannot be told apart, so then, or when the server stays away,
+// the outcome is lost and the store refuses further commits.
+func (s *Store) learnOutcome(n int) (bool, error) {
+	lose := func(why string) (bool, error) {
+		s.lost = fmt.Errorf("the PostgreSQL connection broke during a commit and %s; open the market again", why)
+		return false, s.lost
+	}
+	if n == 0 {
+		return lose("a change without log entries cannot be checked")
+	}
+	var err error
+	for wait := 50 * time.Millisecond; wait < 5*time.Second; wait *= 2 {
+		if err = s.connect(); err == nil {
+			break
+		}
+		time.Sleep(wait)
+	}
+	if err != nil {
+		return lose("the server did not come back to say whether it was saved")
+	}
+	var last int64
+	if err := s.conn.QueryRow(s.ctx, "SELECT last_seq FROM event_counter").Scan(&last); err != nil {
+		return lose("the log could not be read")
+	}
+	switch uint64(last) {
+	case s.lastSeq:
+		return false, nil
+	case s.lastSeq + uint64(n):
+		return true, nil
+	}
+	return lose(fmt.Sprintf("the log is at %d, neither %d nor %d", last, s.lastSeq, s.lastSeq+uint64(n)))
 }
 
 // queueOps adds the statements of ops to pb.
@@ -395,6 +512,9 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 	defer s.mu.Unlock()
 	if s.closed {
 		return 0, errClosed
+	}
+	if err := s.ready(); err != nil {
+		return 0, err
 	}
 	var first int64
 	err := pgx.BeginFunc(s.ctx, s.conn, func(tx pgx.Tx) error {

@@ -131,3 +131,33 @@ func count(t *testing.T, dsn, q string) int {
 	mustOK(t, conn.QueryRow(context.Background(), q).Scan(&n))
 	return n
 }
+
+// TestServerRestart: a commit after the server restarted (the writer's
+// connection is gone) is saved once, on a new connection, and the log goes on
+// without a gap or a double.
+func TestServerRestart(t *testing.T) {
+	dsn := pgtest.Database(t)
+	st, err := postgres.Open(dsn)
+	mustOK(t, err)
+	defer st.Close()
+	sell := func(id int64) *market.Batch {
+		return &market.Batch{
+			Ops:    []market.Op{{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: id, Rec: []byte{byte(id)}}}},
+			Events: []market.EventRow{{Kind: market.KindListingCreated, At: id, Body: []byte{byte(id)}}},
+		}
+	}
+	mustOK(t, st.Commit(sell(1)))
+	pgtest.Restart(t)
+	b := sell(2)
+	mustOK(t, st.Commit(b))
+	if b.Events[0].Seq != 2 {
+		t.Fatalf("the commit after the restart got seq %d, want 2", b.Events[0].Seq)
+	}
+	mustOK(t, st.Commit(sell(3)))
+	if n := count(t, dsn, "SELECT count(*) FROM events"); n != 3 {
+		t.Fatalf("%d log entries, want 3", n)
+	}
+	if n := count(t, dsn, "SELECT count(*) FROM listings"); n != 3 {
+		t.Fatalf("%d listings, want 3", n)
+	}
+}
