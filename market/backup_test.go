@@ -15,6 +15,7 @@ import (
 // Backups taken while mutations run are consistent copies: each opens,
 // recovers what was in flight and passes the audit.
 func TestBackupWhileMutationsRun(t *testing.T) {
+	sqliteOnly(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "live.db")
 	st, err := sqlite.Open(path, sqlite.Options{})
@@ -88,10 +89,11 @@ func TestBackupWhileMutationsRun(t *testing.T) {
 }
 
 func TestBackupRefusesAnExistingFile(t *testing.T) {
+	sqliteOnly(t)
 	w := newWorld(t)
 	dest := filepath.Join(t.TempDir(), "taken.db")
 	must(t, os.WriteFile(dest, []byte("precious"), 0o600))
-	err := w.store.Backup(dest)
+	err := w.store.(*sqlite.Store).Backup(dest)
 	if err == nil || !strings.Contains(err.Error(), "the file exists; choose a new name") {
 		t.Fatalf("backup over an existing file: %v", err)
 	}

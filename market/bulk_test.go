@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/sqlite"
 )
 
 func TestBulkLoadRefusesAMarketWithData(t *testing.T) {
@@ -39,8 +38,7 @@ func TestMergeAddsAndNeverOverwrites(t *testing.T) {
 	must(t, err)
 	must(t, w.svc.Close())
 
-	st, err := sqlite.Open(w.path, sqlite.Options{})
-	must(t, err)
+	st := w.openStore()
 	m, err := market.NewMerge(st)
 	must(t, err)
 	carol := market.Player{ID: uuid.New(), Name: "Carol"}

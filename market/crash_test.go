@@ -16,7 +16,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/sqlite"
 )
 
 // The crash test runs the random workload in a child process (this test
@@ -35,7 +34,7 @@ import (
 const crashEnv = "RYNEK_CRASH_CHILD"
 
 type crashSetup struct {
-	Path    string
+	Store   string // newStoreSpec
 	Events  string // the file every process appends its delivered events to
 	Players []market.Player
 	Seed    uint64
@@ -79,7 +78,7 @@ func TestCrashChild(t *testing.T) {
 	}
 	var cs crashSetup
 	must(t, json.Unmarshal([]byte(spec), &cs))
-	st, err := sqlite.Open(cs.Path, sqlite.Options{})
+	st, err := openSpec(cs.Store)
 	must(t, err)
 	clock := market.NewManualClock(cs.Start)
 	svc := market.New(st, market.Config{Clock: clock, ListingCooldown: -1, ListingTTL: 72 * time.Hour})
@@ -117,8 +116,8 @@ func TestCrashRecovery(t *testing.T) {
 		cycles = 5
 	}
 	dir := t.TempDir()
-	path := filepath.Join(dir, "crash.db")
-	st, err := sqlite.Open(path, sqlite.Options{})
+	spec := newStoreSpec(t)
+	st, err := openSpec(spec)
 	must(t, err)
 	b := newBulk(t, st)
 	players := seedPlayers(t, b, 8, 42)
@@ -137,13 +136,13 @@ func TestCrashRecovery(t *testing.T) {
 	events := filepath.Join(dir, "delivered.txt")
 	selfKills, redelivered, backlog := 0, 0, 0
 	for c := 0; c < cycles; c++ {
-		setup := crashSetup{Path: path, Events: events, Players: players, Seed: uint64(c + 1), Start: t0.Add(time.Duration(c) * 24 * time.Hour)}
+		setup := crashSetup{Store: spec, Events: events, Players: players, Seed: uint64(c + 1), Start: t0.Add(time.Duration(c) * 24 * time.Hour)}
 		if c%2 == 1 {
 			setup.KillAtDelivery = 1 + rng.IntN(150)
 		}
-		spec, _ := json.Marshal(setup)
+		child, _ := json.Marshal(setup)
 		cmd := exec.Command(exe, "-test.run=^TestCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), crashEnv+"="+string(spec))
+		cmd.Env = append(os.Environ(), crashEnv+"="+string(child))
 		out, err := cmd.StdoutPipe()
 		must(t, err)
 		cmd.Stderr = os.Stderr
@@ -189,7 +188,7 @@ func TestCrashRecovery(t *testing.T) {
 		}
 
 		// Reopen, recover, check.
-		st, err := sqlite.Open(path, sqlite.Options{})
+		st, err := reopenAfterKill(spec)
 		must(t, err)
 		svc := market.New(st, market.Config{Clock: market.NewManualClock(t0.Add(time.Duration(c)*24*time.Hour + time.Hour))})
 		svc.BindMainThread()
@@ -238,6 +237,20 @@ func TestCrashRecovery(t *testing.T) {
 		cycles, selfKills, backlog, redelivered, killedMidPurchase, maxSeen)
 	if selfKills > 4 && backlog == 0 {
 		t.Fatal("no kill between a commit and its listeners left an event to deliver at the next start: the test no longer reaches that window")
+	}
+}
+
+// reopenAfterKill opens the killed child's market. PostgreSQL releases the
+// child's ownership when it notices the connection is gone, which can take a
+// moment after the kill.
+func reopenAfterKill(spec string) (market.Store, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := openSpec(spec)
+		if err == nil || !strings.Contains(err.Error(), "another Rynek instance") || time.Now().After(deadline) {
+			return st, err
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/sqlite"
 )
 
 // The event log: one entry per change, in the same transaction as the rows,
@@ -149,8 +148,7 @@ func TestRecoveryCompletesAndDeliversInLogOrder(t *testing.T) {
 	w := newWorld(t)
 	l := w.sell(w.alice, 1, 200)
 	must(t, w.svc.Close())
-	st, err := sqlite.Open(w.path, sqlite.Options{})
-	must(t, err)
+	st := w.openStore()
 	// The purchase fails entering SELLER_PAID and cannot save its
 	// compensation: it stops at MONEY_WITHDRAWN.
 	cs := &countingStore{Store: st, fail: map[int]bool{2: true}}
@@ -158,14 +156,13 @@ func TestRecoveryCompletesAndDeliversInLogOrder(t *testing.T) {
 	svc.BindMainThread()
 	must(t, svc.Enable())
 	must(t, svc.ArmFailure(market.StateSellerPaid))
-	_, err = svc.Buy(w.bob, l.ID)
+	_, err := svc.Buy(w.bob, l.ID)
 	if err == nil {
 		t.Fatal("the purchase went through")
 	}
 	must(t, st.Close()) // killed: the purchase is left unfinished
 
-	st2, err := sqlite.Open(w.path, sqlite.Options{})
-	must(t, err)
+	st2 := w.openStore()
 	svc2 := market.New(st2, market.Config{Clock: w.clock, ListingCooldown: -1})
 	var got []market.Event
 	svc2.Subscribe(func(e market.Event) {
@@ -385,8 +382,7 @@ func TestPurchaseIsOneCommit(t *testing.T) {
 	w := newWorld(t)
 	l := w.sell(w.alice, 1, 200)
 	must(t, w.svc.Close())
-	st, err := sqlite.Open(w.path, sqlite.Options{})
-	must(t, err)
+	st := w.openStore()
 	cs := &countingStore{Store: st}
 	svc := market.New(cs, market.Config{Clock: w.clock, ListingCooldown: -1})
 	svc.BindMainThread()

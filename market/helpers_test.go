@@ -2,30 +2,87 @@ package market_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/pgtest"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/postgres"
 	"github.com/rynek/rynek/market/sqlite"
 )
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// testStore returns a function that opens one new market, again each time
+// it is called: an SQLite file, or with RYNEK_TEST_STORE=postgres a
+// PostgreSQL database (pgtest), so that the service's suites run on both
+// stores (CI runs this package both ways). The store is closed when the test
+// ends.
+func testStore(t testing.TB) func() market.Store {
+	t.Helper()
+	spec := newStoreSpec(t)
+	return func() market.Store {
+		t.Helper()
+		st, err := openSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+}
+
+// newStoreSpec names one new market of the store RYNEK_TEST_STORE selects,
+// in a form a child process can open too: "sqlite:PATH" or a PostgreSQL
+// connection string.
+func newStoreSpec(t testing.TB) string {
+	t.Helper()
+	switch kind := os.Getenv("RYNEK_TEST_STORE"); kind {
+	case "", "sqlite":
+		return "sqlite:" + filepath.Join(t.TempDir(), "market.db")
+	case "postgres":
+		return pgtest.Database(t)
+	default:
+		t.Fatalf("RYNEK_TEST_STORE=%q: want sqlite or postgres", kind)
+		return ""
+	}
+}
+
+// openSpec opens the market spec names.
+func openSpec(spec string) (market.Store, error) {
+	if path, ok := strings.CutPrefix(spec, "sqlite:"); ok {
+		return sqlite.Open(path, sqlite.Options{})
+	}
+	return postgres.Open(spec)
+}
+
+// sqliteOnly skips a test of the SQLite store's own features when the
+// suites run on another store.
+func sqliteOnly(t testing.TB) {
+	if kind := os.Getenv("RYNEK_TEST_STORE"); kind != "" && kind != "sqlite" {
+		t.Skipf("SKIPPED on %s: a test of the SQLite store's files", kind)
+	}
+}
 
 // t0 is the fixed start of every test clock.
 var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 // world is a small market for tests: three players (Alice, Bob, and Admin
-// with market.admin), each with a few stacks, on a real SQLite store.
+// with market.admin), each with a few stacks, on a real store (testStore).
 type world struct {
-	t      *testing.T
-	path   string
-	store  *sqlite.Store
-	svc    *market.Service
-	clock  *market.ManualClock
-	events []market.Event
-	alice  market.Player
-	bob    market.Player
-	admin  market.Player
+	t         *testing.T
+	openStore func() market.Store // the same market again
+	store     market.Store
+	svc       *market.Service
+	clock     *market.ManualClock
+	events    []market.Event
+	alice     market.Player
+	bob       market.Player
+	admin     market.Player
 }
 
 func uid(n byte) uuid.UUID {
@@ -39,14 +96,11 @@ func uid(n byte) uuid.UUID {
 // newWorld creates the world; mutate cfg before the service starts via opts.
 func newWorld(t *testing.T, opts ...func(*market.Config)) *world {
 	t.Helper()
-	w := &world{t: t, path: filepath.Join(t.TempDir(), "market.db"), clock: market.NewManualClock(t0)}
+	w := &world{t: t, openStore: testStore(t), clock: market.NewManualClock(t0)}
 	w.alice = market.Player{ID: uid(1), Name: "Alice"}
 	w.bob = market.Player{ID: uid(2), Name: "Bob"}
 	w.admin = market.Player{ID: uid(3), Name: "Admin", Permissions: []string{market.PermAdmin}}
-	st, err := sqlite.Open(w.path, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := w.openStore()
 	w.store = st
 	b := newBulk(t, st)
 	for i, p := range []market.Player{w.alice, w.bob, w.admin} {
@@ -70,7 +124,7 @@ func newWorld(t *testing.T, opts ...func(*market.Config)) *world {
 	return w
 }
 
-// reopen closes the service and opens a new one on the same file.
+// reopen closes the service and opens a new one on the same market.
 func (w *world) reopen(opts ...func(*market.Config)) {
 	w.t.Helper()
 	must(w.t, w.svc.Close())
@@ -85,13 +139,10 @@ func (w *world) crashAndRestart(opts ...func(*market.Config)) {
 	w.start(opts...)
 }
 
-// start opens the file and a new service on it.
+// start opens the store again and a new service on it.
 func (w *world) start(opts ...func(*market.Config)) {
 	w.t.Helper()
-	st, err := sqlite.Open(w.path, sqlite.Options{})
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	st := w.openStore()
 	w.store = st
 	cfg := market.Config{Clock: w.clock, ListingCooldown: -1}
 	for _, o := range opts {

@@ -3,11 +3,9 @@ package market_test
 import (
 	"errors"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/sqlite"
 )
 
 // flakyStore fails a fraction of commits before they reach SQLite, like a
@@ -42,9 +40,8 @@ func TestPropertyConservation(t *testing.T) {
 		seeds, steps = seeds[:1], 150
 	}
 	for _, seed := range seeds {
-		path := filepath.Join(t.TempDir(), "p.db")
-		st, err := sqlite.Open(path, sqlite.Options{})
-		must(t, err)
+		openStore := testStore(t)
+		st := openStore()
 		b := newBulk(t, st)
 		players := seedPlayers(t, b, 6, seed)
 		must(t, b.Finish())
@@ -106,8 +103,7 @@ func TestPropertyConservation(t *testing.T) {
 		must(t, svc.Close())
 
 		// Memory equals what is durable.
-		st2, err := sqlite.Open(path, sqlite.Options{})
-		must(t, err)
+		st2 := openStore()
 		svc2 := market.New(st2, market.Config{Clock: clock})
 		svc2.BindMainThread()
 		must(t, svc2.Enable())
@@ -173,8 +169,7 @@ func TestStepAndCompensationBothFail(t *testing.T) {
 		}
 		// Swap the store: reopen the service on a counting wrapper.
 		must(t, w.svc.Close())
-		st, err := sqlite.Open(w.path, sqlite.Options{})
-		must(t, err)
+		st := w.openStore()
 		cs.Store = st
 		svc := market.New(cs, market.Config{Clock: w.clock, ListingCooldown: -1})
 		svc.BindMainThread()

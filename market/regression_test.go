@@ -39,8 +39,7 @@ func stuckPurchase(t *testing.T, w *world, at market.State) (*market.Service, *c
 	t.Helper()
 	l := w.sell(w.alice, 1, 200)
 	must(t, w.svc.Close())
-	st, err := sqlite.Open(w.path, sqlite.Options{})
-	must(t, err)
+	st := w.openStore()
 	// Commit 1 holds the steps before at, commit 2 the compensation.
 	cs := &countingStore{Store: st, fail: map[int]bool{2: true}}
 	svc := market.New(cs, market.Config{Clock: w.clock, ListingCooldown: -1})

@@ -1,0 +1,229 @@
+// Package pgtest gives tests a real PostgreSQL server: a throwaway cluster
+// started from the binaries installed on the machine, in a temporary
+// directory, stopped when the tests end. Each test gets a database of its
+// own on it.
+//
+// With RYNEK_TEST_PG set to a connection string, tests use that server
+// instead (its user must be allowed to create databases). Where neither is
+// available the tests skip with a message saying why; with RYNEK_REQUIRE_PG=1
+// (CI sets it) they fail instead, so that a machine without PostgreSQL can
+// never pass them silently.
+//
+// A package whose tests use it runs them through Main:
+//
+//	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// cluster is the server of this test binary, started on first use.
+var cluster struct {
+	once    sync.Once
+	admin   string // connection string to its postgres database
+	err     error  // why there is no server
+	stop    func()
+	restart func() error
+	mu      sync.Mutex
+	created int
+}
+
+// Main runs the tests and then stops the cluster, if one was started.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if cluster.stop != nil {
+		cluster.stop()
+	}
+	return code
+}
+
+// Database creates an empty database on the test server and returns its
+// connection string. It skips (or, with RYNEK_REQUIRE_PG=1, fails) t when
+// no server can be had.
+func Database(t testing.TB) string {
+	t.Helper()
+	cluster.once.Do(start)
+	if cluster.err != nil {
+		if os.Getenv("RYNEK_REQUIRE_PG") == "1" {
+			t.Fatalf("PostgreSQL is required (RYNEK_REQUIRE_PG=1) but unavailable: %v", cluster.err)
+		}
+		t.Skipf("SKIPPED: no PostgreSQL for this test: %v (install postgresql-15, or set RYNEK_TEST_PG)", cluster.err)
+	}
+	cluster.mu.Lock()
+	cluster.created++
+	name := fmt.Sprintf("rynek_test_%d_%d", os.Getpid(), cluster.created)
+	cluster.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, cluster.admin)
+	if err != nil {
+		t.Fatalf("connect to the test server: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create the test database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if conn, err := pgx.Connect(ctx, cluster.admin); err == nil {
+			conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			conn.Close(ctx)
+		}
+	})
+	return withDatabase(cluster.admin, name)
+}
+
+// withDatabase returns dsn with its database replaced by name, for a URL
+// (postgres://…) or a keyword/value string (a later dbname wins).
+func withDatabase(dsn, name string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return dsn + " dbname=" + name
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func start() {
+	if dsn := os.Getenv("RYNEK_TEST_PG"); dsn != "" {
+		cluster.admin = dsn
+		return
+	}
+	bin, err := binaries()
+	if err != nil {
+		cluster.err = err
+		return
+	}
+	cluster.admin, cluster.stop, cluster.restart, cluster.err = startCluster(bin)
+}
+
+// Restart stops the test cluster at once (as a crash would: no shutdown
+// checkpoint) and starts it again, for tests of what a client does when its
+// server goes away. Every database of the test binary goes away with it for a
+// moment. It skips t when the server is not one pgtest started.
+func Restart(t testing.TB) {
+	t.Helper()
+	if cluster.restart == nil {
+		t.Skip("SKIPPED: the PostgreSQL server was not started by the tests (RYNEK_TEST_PG), so they cannot restart it")
+	}
+	if err := cluster.restart(); err != nil {
+		t.Fatalf("restart the test cluster: %v", err)
+	}
+}
+
+// binaries finds the newest installed PostgreSQL's bin directory.
+func binaries() (string, error) {
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p), nil
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) < version(dirs[j]) })
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if _, err := os.Stat(filepath.Join(dirs[i], "initdb")); err == nil {
+			return dirs[i], nil
+		}
+	}
+	return "", errors.New("no PostgreSQL binaries (initdb) on PATH or under /usr/lib/postgresql/*/bin")
+}
+
+func version(binDir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return n
+}
+
+// startCluster runs initdb and pg_ctl start in a new temporary directory.
+// initdb refuses to run as root, so as root the cluster belongs to the
+// postgres user, whose commands run through runuser.
+func startCluster(bin string) (admin string, stop func(), restart func() error, err error) {
+	dir, err := os.MkdirTemp("", "rynek-pg-")
+	if err != nil {
+		return "", nil, nil, err
+	}
+	run := func(name string, args ...string) *exec.Cmd {
+		return exec.Command(filepath.Join(bin, name), args...)
+	}
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			os.RemoveAll(dir)
+			return "", nil, nil, fmt.Errorf("running as root, and there is no postgres user to run the cluster as: %w", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			os.RemoveAll(dir)
+			return "", nil, nil, err
+		}
+		run = func(name string, args ...string) *exec.Cmd {
+			return exec.Command("runuser", append([]string{"-u", "postgres", "--", filepath.Join(bin, name)}, args...)...)
+		}
+	}
+	port, err := freePort()
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, nil, err
+	}
+	data := filepath.Join(dir, "data")
+	if out, err := run("initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, nil, fmt.Errorf("initdb: %v: %s", err, out)
+	}
+	// fsync off: a test cluster's data need not survive the machine, and a
+	// crash of the server process itself loses nothing the OS has.
+	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", dir, port)
+	logFile := filepath.Join(dir, "log")
+	startServer := func() error {
+		if out, err := run("pg_ctl", "-D", data, "-l", logFile, "-w", "-o", opts, "start").CombinedOutput(); err != nil {
+			log, _ := os.ReadFile(logFile)
+			return fmt.Errorf("pg_ctl start: %v: %s %s", err, out, log)
+		}
+		return nil
+	}
+	if err := startServer(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, nil, err
+	}
+	stopServer := func() error {
+		if out, err := run("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop").CombinedOutput(); err != nil {
+			return fmt.Errorf("pg_ctl stop: %v: %s", err, out)
+		}
+		return nil
+	}
+	stop = func() {
+		stopServer()
+		os.RemoveAll(dir)
+	}
+	restart = func() error {
+		if err := stopServer(); err != nil {
+			return err
+		}
+		return startServer()
+	}
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", port), stop, restart, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

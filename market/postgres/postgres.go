@@ -1,0 +1,695 @@
+// Package postgres is the market's store on PostgreSQL (pgx), the shared
+// store of record for a network of servers. It is the only package besides
+// market/sqlite that contains SQL.
+//
+// Every Commit is one PostgreSQL transaction holding the change's rows and
+// its log entries, sent as one pipeline: one round trip per commit. The
+// checks that SQLite's store makes in Go after each statement (a conditional
+// update matched its row) are made by the server here, by a function that
+// raises an error when a statement affected other than one row; the error
+// aborts the pipeline's transaction, so nothing of a refused batch is
+// written.
+//
+// The log's seqs come from a counter row that each commit updates, which
+// holds the row's lock until the commit: seq order is commit order and a
+// rolled-back commit leaves no gap, so a follower reading "seq > n" never
+// skips an entry that commits late (which a plain sequence would allow).
+//
+// Until instances follow each other through the log, one instance owns a
+// market at a time: Open takes a session advisory lock and refuses a market
+// another instance has open.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rynek/rynek/market"
+)
+
+// SchemaVersion is the version of the schema this package writes.
+const SchemaVersion = 1
+
+// application marks a database as a Rynek market, in rynek_schema.
+const application = "rynek-market"
+
+// ownerLock is the advisory lock key of the instance that owns the market.
+const ownerLock = 0x52594E4B // 'RYNK'
+
+// The server's error codes for a refused batch (raised by rynek_expect).
+const (
+	codeConflict  = "RYN01" // a conditional op matched no row
+	codeDelivered = "RYN02" // the delivery mark is past the newest entry
+)
+
+// ErrForeign is returned when the database holds tables that are not a
+// Rynek market's.
+var ErrForeign = errors.New("not a Rynek market database")
+
+var errClosed = errors.New("the store is closed")
+
+// migrations[i] takes the schema from version i to i+1. Each runs in one
+// transaction with the version update.
+var migrations = []string{`
+CREATE TABLE rynek_schema (application text NOT NULL, version integer NOT NULL);
+INSERT INTO rynek_schema (application, version) VALUES ('` + application + `', 0);
+CREATE TABLE meta (k text PRIMARY KEY, v bigint NOT NULL);
+INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0), ('market_volume', 0), ('total_sales', 0);
+CREATE TABLE players (
+	id uuid PRIMARY KEY, name text NOT NULL, perms text NOT NULL,
+	balance bigint NOT NULL, last_sell bigint NOT NULL, inventory bytea NOT NULL);
+CREATE TABLE mail (
+	id uuid PRIMARY KEY, player uuid NOT NULL, item bytea NOT NULL, reason text NOT NULL,
+	created bigint NOT NULL, prev_price bigint NOT NULL);
+CREATE TABLE listings (id bigint PRIMARY KEY, rec bytea NOT NULL);
+CREATE TABLE transactions (id uuid PRIMARY KEY, state text NOT NULL, rec bytea NOT NULL);
+CREATE INDEX transactions_open ON transactions (state) WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK');
+CREATE TABLE events (seq bigint PRIMARY KEY, kind text NOT NULL, at bigint NOT NULL, body bytea NOT NULL);
+-- The log's counter: the newest seq and how far delivery got. One row,
+-- locked by each commit that appends until it commits.
+CREATE TABLE event_counter (only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+	last_seq bigint NOT NULL, published bigint NOT NULL);
+INSERT INTO event_counter (last_seq, published) VALUES (0, 0);
+-- rynek_expect fails the statement, and so the batch's transaction, with
+-- code unless n is 1; it returns n.
+CREATE FUNCTION rynek_expect(n bigint, code text, what text) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+	IF n <> 1 THEN
+		RAISE EXCEPTION '% matched % rows, want 1', what, n USING ERRCODE = code;
+	END IF;
+	RETURN n;
+END $$;
+`}
+
+// statements write the ops; a conditional one fails through rynek_expect.
+var statements = map[market.OpKind]string{
+	market.OpAddPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES ($1, $2, $3, $4, $5, $6)`,
+	market.OpPlayerState: `WITH c AS (UPDATE players SET balance = $1, last_sell = $2, inventory = $3 WHERE id = $4 RETURNING 1)
+		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'player ' || $4::text)`,
+	market.OpPutMail: `INSERT INTO mail (id, player, item, reason, created, prev_price) VALUES ($1, $2, $3, $4, $5, $6)`,
+	market.OpDelMail: `WITH c AS (DELETE FROM mail WHERE id = $1 RETURNING 1)
+		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'mail ' || $1::text)`,
+	market.OpPutListing: `INSERT INTO listings (id, rec) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET rec = excluded.rec`,
+	market.OpDelListing: `WITH c AS (DELETE FROM listings WHERE id = $1 RETURNING 1)
+		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'listing ' || $1::text)`,
+	market.OpPutTx: `INSERT INTO transactions (id, state, rec) VALUES ($1, $2, $3)`,
+	market.OpTxState: `WITH c AS (UPDATE transactions SET state = $1, rec = $2 WHERE id = $3 AND state = $4 RETURNING 1)
+		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'transaction ' || $3::text || ' in state ' || $4)`,
+	market.OpMeta: `INSERT INTO meta (k, v) VALUES ('next_listing_id', $1), ('fee_balance', $2), ('market_volume', $3), ('total_sales', $4)
+		ON CONFLICT (k) DO UPDATE SET v = excluded.v`,
+}
+
+// appendLog takes n seqs from the counter and raises the delivery mark to
+// $2, refusing a mark past the newest entry before this batch. Its result is
+// the newest seq after the batch.
+const appendLog = `WITH c AS (UPDATE event_counter SET last_seq = last_seq + $1, published = greatest(published, $2)
+		WHERE $2 <= last_seq RETURNING last_seq)
+	SELECT rynek_expect((SELECT count(*) FROM c), '` + codeDelivered + `', 'the delivery mark ' || $2::text || ' past the newest event'),
+		(SELECT last_seq FROM c)`
+
+// insertEvents writes the batch's entries with the seqs appendLog took:
+// the i-th of n (from 1) gets last_seq - n + i.
+const insertEvents = `INSERT INTO events (seq, kind, at, body)
+	SELECT c.last_seq - $1 + e.i, e.kind, e.at, e.body
+	FROM event_counter c, unnest($2::text[], $3::bigint[], $4::bytea[]) WITH ORDINALITY AS e(kind, at, body, i)`
+
+// Store is a market.Store on a PostgreSQL database.
+type Store struct {
+	ctx     context.Context
+	readers *pgxpool.Pool // reads that must not wait for the writer
+
+	// mu serializes the writer connection and guards what follows.
+	mu     sync.Mutex
+	cfg    *pgx.ConnConfig
+	conn   *pgx.Conn // the writer, which also holds the owner's lock
+	closed bool
+	// lastSeq is the newest seq of the log as this owner wrote it; after a
+	// broken connection it tells whether the commit in flight happened.
+	lastSeq uint64
+	// lost is set when a commit's outcome could not be learned: memory may
+	// disagree with the store, so every later commit is refused until the
+	// market is opened again (which loads the truth).
+	lost error
+}
+
+var _ market.Store = (*Store)(nil)
+
+// Open connects to the database dsn (a postgres:// URL or a keyword/value
+// string), creates the schema in an empty database, and refuses a database
+// that holds other tables, a newer schema, or a market another instance has
+// open.
+func Open(dsn string) (*Store, error) {
+	ctx := context.Background()
+	s := &Store{ctx: ctx}
+	if err := s.open(dsn); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open the PostgreSQL market %s: %w", redact(dsn), err)
+	}
+	return s, nil
+}
+
+func (s *Store) open(dsn string) error {
+	var err error
+	if s.cfg, err = pgx.ParseConfig(dsn); err != nil {
+		return err
+	}
+	s.cfg.ConnectTimeout = 10 * time.Second
+	if err := s.connect(); err != nil {
+		return err
+	}
+	if err := s.migrate(); err != nil {
+		return err
+	}
+	pcfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return err
+	}
+	pcfg.MaxConns = 4
+	if s.readers, err = pgxpool.NewWithConfig(s.ctx, pcfg); err != nil {
+		return err
+	}
+	var last int64
+	if err := s.conn.QueryRow(s.ctx, "SELECT last_seq FROM event_counter").Scan(&last); err != nil {
+		return err
+	}
+	s.lastSeq = uint64(last)
+	return nil
+}
+
+// connect opens the writer's connection and takes the owner's lock on it.
+func (s *Store) connect() error {
+	ctx := s.ctx
+	if s.conn != nil { // a reconnection: keep the main thread's wait short
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(s.ctx, reconnectTimeout)
+		defer cancel()
+	}
+	if s.conn != nil {
+		s.conn.Close(ctx)
+	}
+	conn, err := pgx.ConnectConfig(ctx, s.cfg)
+	if err != nil {
+		return err
+	}
+	var owned bool
+	if err := conn.QueryRow(s.ctx, "SELECT pg_try_advisory_lock($1)", int64(ownerLock)).Scan(&owned); err != nil {
+		conn.Close(s.ctx)
+		return err
+	}
+	if !owned {
+		conn.Close(s.ctx)
+		return errors.New("another Rynek instance has this market open; close it first")
+	}
+	s.conn = conn
+	return nil
+}
+
+// redact drops a password from dsn for messages.
+func redact(dsn string) string {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return "(unparseable connection string)"
+	}
+	return fmt.Sprintf("%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
+}
+
+// migrate creates or upgrades the schema, under a transaction-level
+// advisory lock so that two instances starting on an empty database do not
+// both create it.
+func (s *Store) migrate() error {
+	return pgx.BeginFunc(s.ctx, s.conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(s.ctx, "SELECT pg_advisory_xact_lock($1)", int64(ownerLock+1)); err != nil {
+			return err
+		}
+		var app string
+		var ver int
+		var exists bool
+		if err := tx.QueryRow(s.ctx, "SELECT to_regclass('rynek_schema') IS NOT NULL").Scan(&exists); err != nil {
+			return err
+		}
+		if exists {
+			if err := tx.QueryRow(s.ctx, "SELECT application, version FROM rynek_schema").Scan(&app, &ver); err != nil {
+				return fmt.Errorf("%w: its rynek_schema table cannot be read: %v", ErrForeign, err)
+			}
+		}
+		switch {
+		case !exists:
+			var tables int
+			if err := tx.QueryRow(s.ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()`).Scan(&tables); err != nil {
+				return err
+			}
+			if tables > 0 {
+				return fmt.Errorf("%w: the database already holds %d other tables", ErrForeign, tables)
+			}
+		case app != application:
+			return fmt.Errorf("%w: rynek_schema names %q", ErrForeign, app)
+		case ver > SchemaVersion:
+			return fmt.Errorf("the database has schema version %d, newer than this program's %d; use a newer Rynek", ver, SchemaVersion)
+		}
+		for v := ver; v < SchemaVersion; v++ {
+			if _, err := tx.Exec(s.ctx, migrations[v]); err != nil {
+				return fmt.Errorf("migrate the schema to version %d: %w", v+1, err)
+			}
+		}
+		if ver < SchemaVersion {
+			if _, err := tx.Exec(s.ctx, "UPDATE rynek_schema SET version = $1", SchemaVersion); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Close releases the connections and with them the owner's lock.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.readers != nil {
+		s.readers.Close()
+	}
+	if s.conn != nil {
+		return s.conn.Close(s.ctx)
+	}
+	return nil
+}
+
+// Commit sends b's ops and log entries as one pipeline, which the server
+// runs as one transaction: every statement, or none.
+func (s *Store) Commit(b *market.Batch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errClosed
+	}
+	if err := s.ready(); err != nil {
+		return err
+	}
+	// The counter first: a mark past the newest entry is refused before
+	// any op is looked at, as the other stores do. A batch is built anew
+	// for each sending: pgx rewrites a sent one for its connection.
+	newest := int64(s.lastSeq)
+	build := func() *pgx.Batch {
+		var pb pgx.Batch
+		if len(b.Events) > 0 || b.Published > 0 {
+			pb.Queue(appendLog, len(b.Events), int64(b.Published)).QueryRow(func(r pgx.Row) error {
+				var one int64
+				return r.Scan(&one, &newest)
+			})
+		}
+		queueOps(&pb, b.Ops)
+		if n := len(b.Events); n > 0 {
+			kinds, ats, bodies := make([]string, n), make([]int64, n), make([][]byte, n)
+			for i, e := range b.Events {
+				kinds[i], ats[i], bodies[i] = string(e.Kind), e.At, nonNil(e.Body)
+			}
+			pb.Queue(insertEvents, n, kinds, ats, bodies)
+		}
+		return &pb
+	}
+	err := s.send(build())
+	if err != nil && s.conn.IsClosed() && (len(b.Ops) > 0 || len(b.Events) > 0) {
+		// The connection broke (a restarted server, say). Learn whether
+		// the commit happened; if it certainly did not, send it once more
+		// on a new connection. A batch of only the delivery mark is left
+		// to the next commit, which carries it again.
+		committed := false
+		if pgconn.SafeToRetry(err) { // never sent
+			if cerr := s.connect(); cerr != nil {
+				return fmt.Errorf("the PostgreSQL server cannot be reached (%v); the change was not saved", cerr)
+			}
+		} else if committed, err = s.learnOutcome(len(b.Events)); err != nil {
+			return err
+		}
+		if committed {
+			newest = int64(s.lastSeq) + int64(len(b.Events))
+		} else if err = s.send(build()); err != nil && s.conn.IsClosed() {
+			s.lost = errors.New("the PostgreSQL connection broke twice during one commit; open the market again")
+		}
+	}
+	if err != nil {
+		return err
+	}
+	s.lastSeq = uint64(newest)
+	for i := range b.Events {
+		b.Events[i].Seq = uint64(newest) - uint64(len(b.Events)) + uint64(i) + 1
+	}
+	return nil
+}
+
+// ready reconnects a broken writer connection, and refuses commits after an
+// outcome was lost. It returns at once when the server is still away, so a
+// mutation fails fast instead of holding up the main thread.
+func (s *Store) ready() error {
+	if s.lost != nil {
+		return s.lost
+	}
+	if s.conn != nil && !s.conn.IsClosed() {
+		return nil
+	}
+	if err := s.connect(); err != nil {
+		return fmt.Errorf("the PostgreSQL server cannot be reached (%v); the change was not saved", err)
+	}
+	return nil
+}
+
+// reconnectTimeout bounds a reconnection attempt made on the main thread.
+const reconnectTimeout = 2 * time.Second
+
+// learnOutcome reconnects after the connection broke during a commit of n
+// log entries and reads the log's counter: as the market's only writer,
+// this store knows the seq the commit would have reached. A commit without
+// entries cannot be told apart, so then, or when the server stays away,
+// the outcome is lost and the store refuses further commits.
+func (s *Store) learnOutcome(n int) (bool, error) {
+	lose := func(why string) (bool, error) {
+		s.lost = fmt.Errorf("the PostgreSQL connection broke during a commit and %s; open the market again", why)
+		return false, s.lost
+	}
+	if n == 0 {
+		return lose("a change without log entries cannot be checked")
+	}
+	var err error
+	for wait := 50 * time.Millisecond; wait < 5*time.Second; wait *= 2 {
+		if err = s.connect(); err == nil {
+			break
+		}
+		time.Sleep(wait)
+	}
+	if err != nil {
+		return lose("the server did not come back to say whether it was saved")
+	}
+	var last int64
+	if err := s.conn.QueryRow(s.ctx, "SELECT last_seq FROM event_counter").Scan(&last); err != nil {
+		return lose("the log could not be read")
+	}
+	switch uint64(last) {
+	case s.lastSeq:
+		return false, nil
+	case s.lastSeq + uint64(n):
+		return true, nil
+	}
+	return lose(fmt.Sprintf("the log is at %d, neither %d nor %d", last, s.lastSeq, s.lastSeq+uint64(n)))
+}
+
+// queueOps adds the statements of ops to pb.
+func queueOps(pb *pgx.Batch, ops []market.Op) {
+	for i := range ops {
+		op := &ops[i]
+		q := statements[op.Kind]
+		switch op.Kind {
+		case market.OpAddPlayer:
+			p := op.Player
+			pb.Queue(q, p.ID, p.Name, p.Perms, int64(p.Balance), p.LastSell, nonNil(p.Inventory))
+		case market.OpPlayerState:
+			p := op.Player
+			pb.Queue(q, int64(p.Balance), p.LastSell, nonNil(p.Inventory), p.ID)
+		case market.OpPutMail:
+			m := op.Mail
+			pb.Queue(q, m.ID, m.Player, nonNil(m.Item), m.Reason, m.Created, int64(m.PrevPrice))
+		case market.OpDelMail:
+			pb.Queue(q, op.Mail.ID)
+		case market.OpPutListing:
+			pb.Queue(q, op.Listing.ID, nonNil(op.Listing.Rec))
+		case market.OpDelListing:
+			pb.Queue(q, op.Int)
+		case market.OpPutTx:
+			t := op.Tx
+			pb.Queue(q, t.ID, string(t.State), nonNil(t.Rec))
+		case market.OpTxState:
+			t := op.Tx
+			pb.Queue(q, string(t.State), nonNil(t.Rec), t.ID, string(op.ExpectState))
+		case market.OpMeta:
+			m := op.Meta
+			pb.Queue(q, m.NextListingID, int64(m.FeeBalance), int64(m.Volume), m.Sales)
+		default:
+			pb.Queue("SELECT rynek_expect(0, 'RYN03', $1)", fmt.Sprintf("unknown op kind %d", op.Kind))
+		}
+	}
+}
+
+// send runs pb in one implicit transaction (a pipeline ends in one Sync)
+// and translates the server's refusals.
+func (s *Store) send(pb *pgx.Batch) error {
+	err := s.conn.SendBatch(s.ctx, pb).Close()
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pgErr) && pgErr.Code == codeConflict:
+		return fmt.Errorf("%s: %w", pgErr.Message, market.ErrConflict)
+	case errors.As(err, &pgErr) && pgErr.Code == codeDelivered:
+		return fmt.Errorf("cannot mark events as delivered: %s", pgErr.Message)
+	}
+	return err
+}
+
+// BulkLoad writes b's ops in one transaction; it is for loading data, not
+// live mutations, and writes no log entries.
+func (s *Store) BulkLoad(b *market.Batch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errClosed
+	}
+	if len(b.Events) > 0 {
+		return errors.New("a bulk load writes no log entries")
+	}
+	var pb pgx.Batch
+	queueOps(&pb, b.Ops)
+	return s.send(&pb)
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// ReadEvents streams log entries after seq after, on a read connection.
+func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) error) (int, error) {
+	if s.isClosed() {
+		return 0, errClosed
+	}
+	rows, err := s.readers.Query(s.ctx, "SELECT seq, kind, at, body FROM events WHERE seq > $1 ORDER BY seq LIMIT $2", int64(after), limit)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var e market.EventRow
+		var seq int64
+		var kind string
+		if err := rows.Scan(&seq, &kind, &e.At, &e.Body); err != nil {
+			return n, err
+		}
+		e.Seq, e.Kind = uint64(seq), market.EventKind(kind)
+		n++
+		if err := fn(e); err != nil {
+			return n, err
+		}
+	}
+	return n, rows.Err()
+}
+
+// TrimEvents deletes the prefix of the log that t allows, in one
+// transaction, and returns the oldest seq left.
+func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, errClosed
+	}
+	if err := s.ready(); err != nil {
+		return 0, err
+	}
+	var first int64
+	err := pgx.BeginFunc(s.ctx, s.conn, func(tx pgx.Tx) error {
+		// A prefix of the log: the oldest entries up to the first one that
+		// t keeps. The newest entry is never deleted: it carries the log's
+		// position for anyone who reads the log after a trim.
+		rows, err := tx.Query(s.ctx, `SELECT e.seq, e.at, c.last_seq FROM events e, event_counter c ORDER BY e.seq LIMIT $1`, max(t.Limit, 1))
+		if err != nil {
+			return err
+		}
+		var through int64
+		for rows.Next() {
+			var seq, at, last int64
+			if err := rows.Scan(&seq, &at, &last); err != nil {
+				rows.Close()
+				return err
+			}
+			if uint64(seq) >= t.Below || seq >= last || (uint64(seq) > t.ThroughSeq && at >= t.OlderThan) {
+				break
+			}
+			through = seq
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if through > 0 {
+			if _, err := tx.Exec(s.ctx, "DELETE FROM events WHERE seq <= $1", through); err != nil {
+				return err
+			}
+		}
+		return tx.QueryRow(s.ctx, "SELECT coalesce(min(seq), 0) FROM events").Scan(&first)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("trim the event log: %w", err)
+	}
+	return uint64(first), nil
+}
+
+// clampSeq keeps a seq bound within bigint.
+func clampSeq(v uint64) int64 {
+	if v > 1<<62 {
+		return 1 << 62
+	}
+	return int64(v)
+}
+
+func (s *Store) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// Empty reports whether the market has no players yet.
+func (s *Store) Empty() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false, errClosed
+	}
+	var any bool
+	err := s.conn.QueryRow(s.ctx, "SELECT EXISTS (SELECT 1 FROM players)").Scan(&any)
+	return !any, err
+}
+
+// Load streams every row to l. It must not run concurrently with Commit.
+func (s *Store) Load(l market.Loader) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errClosed
+	}
+	var m market.MetaRow
+	var first, last, published int64
+	err := s.conn.QueryRow(s.ctx, `SELECT
+		(SELECT v FROM meta WHERE k = 'next_listing_id'), (SELECT v FROM meta WHERE k = 'fee_balance'),
+		(SELECT v FROM meta WHERE k = 'market_volume'), (SELECT v FROM meta WHERE k = 'total_sales'),
+		c.last_seq, c.published, (SELECT coalesce(min(seq), 0) FROM events),
+		(SELECT count(*) FROM listings)
+		FROM event_counter c`).Scan(&m.NextListingID, (*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales,
+		&last, &published, &first, &m.Listings)
+	if err != nil {
+		return fmt.Errorf("read the counters: %w", err)
+	}
+	m.HasCounters = true
+	m.LastSeq, m.FirstSeq, m.PublishedSeq = uint64(last), uint64(first), uint64(published)
+	if err := l.Meta(m); err != nil {
+		return err
+	}
+	if err := s.each("SELECT id, name, perms, balance, last_sell, inventory FROM players ORDER BY name, id", func(r pgx.Rows) error {
+		var p market.PlayerRow
+		if err := r.Scan(&p.ID, &p.Name, &p.Perms, (*int64)(&p.Balance), &p.LastSell, &p.Inventory); err != nil {
+			return err
+		}
+		return l.Player(p)
+	}); err != nil {
+		return fmt.Errorf("players: %w", err)
+	}
+	if err := s.each("SELECT id, player, item, reason, created, prev_price FROM mail ORDER BY created, id", func(r pgx.Rows) error {
+		var mr market.MailRow
+		if err := r.Scan(&mr.ID, &mr.Player, &mr.Item, &mr.Reason, &mr.Created, (*int64)(&mr.PrevPrice)); err != nil {
+			return err
+		}
+		return l.Mail(mr)
+	}); err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	if err := s.each("SELECT id, rec FROM listings", func(r pgx.Rows) error {
+		var lr market.ListingRow
+		if err := r.Scan(&lr.ID, &lr.Rec); err != nil {
+			return err
+		}
+		return l.Listing(lr)
+	}); err != nil {
+		return fmt.Errorf("listings: %w", err)
+	}
+	// History loads later (LoadHistory); the partial index finds the rest.
+	if err := s.each("SELECT id, state, rec FROM transactions WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK')",
+		scanTx(l.Transaction)); err != nil {
+		return fmt.Errorf("transactions: %w", err)
+	}
+	return nil
+}
+
+// each runs query on the writer and calls fn for every row.
+func (s *Store) each(query string, fn func(pgx.Rows) error) error {
+	rows, err := s.conn.Query(s.ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func scanTx(fn func(market.TxRow) error) func(pgx.Rows) error {
+	return func(r pgx.Rows) error {
+		var t market.TxRow
+		var state string
+		if err := r.Scan(&t.ID, &state, &t.Rec); err != nil {
+			return err
+		}
+		t.State = market.State(state)
+		return fn(t)
+	}
+}
+
+// LoadHistory streams finished transactions with ids above after, on a
+// read connection, so commits go on meanwhile.
+func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) error) (int, error) {
+	if s.isClosed() {
+		return 0, errClosed
+	}
+	rows, err := s.readers.Query(s.ctx, `SELECT id, state, rec FROM transactions
+		WHERE id > $1 AND state IN ('COMPLETED', 'FAILED', 'ROLLED_BACK') ORDER BY id LIMIT $2`, uuid.UUID(after), limit)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	scan := scanTx(func(t market.TxRow) error { n++; return fn(t) })
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return n, err
+		}
+	}
+	return n, rows.Err()
+}
+
+// IsDSN reports whether a --db value names a PostgreSQL database rather
+// than a file.
+func IsDSN(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
