@@ -3,7 +3,6 @@ package market_test
 import (
 	"errors"
 	"math"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -93,10 +92,7 @@ func TestMergeAddsAndNeverOverwrites(t *testing.T) {
 // An importer's load: listings keep their ids, mail is added, and a merge of
 // the same data finds every stack and mail id there and adds nothing.
 func TestBulkKeepsIDsAndMergesTheSameStacksOnce(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.db")
-	st, err := sqlite.Open(path, sqlite.Options{})
-	must(t, err)
-	defer st.Close()
+	st := testStore(t)()
 	seller := market.Player{ID: uid(1), Name: "Grzybek"}
 	orig := market.ItemOriginal{Format: market.OriginalBukkitYAML, Data: "id: minecraft:stone\ncount: 3\n"}
 	load := func(k *market.Bulk) {
