@@ -106,7 +106,7 @@ func (t *listingTable) trySetQuery(c *Common, q market.Query, h int) tea.Cmd {
 	}
 	err := t.err
 	*t = saved
-	return func() tea.Msg { return statusMsg{text: err.Error(), err: true} }
+	return func() tea.Msg { return statusMsg{text: err.Error() + codeSuffix(err), err: true} }
 }
 
 // listingsPane shows every active listing with sort modes and a category
@@ -173,7 +173,7 @@ func (p *listingsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 func (p *listingsPane) View(c *Common, w, h int) string {
 	t := p.table
 	s := c.Styles
-	title := fmt.Sprintf("%s listings · sort: %s · category: %s (%s)", count(t.total), t.q.Sort,
+	title := fmt.Sprintf("%s listing%s · sort: %s · category: %s (%s)", count(t.total), plural(t.total), t.q.Sort,
 		t.q.Category, t.q.Category.DisplayName())
 	if t.total > 0 {
 		title += s.Dim.Render(fmt.Sprintf(" · row %s of %s", count(t.cursor+1), count(t.total)))
