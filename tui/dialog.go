@@ -395,8 +395,6 @@ func (d *playerPicker) View(c *Common, w, _ int) string {
 	}
 	switch {
 	case len(d.all) == 0:
-		// The seam for an "add player" action: the service has no join
-		// operation yet; when it has, this is where the picker offers it.
 		b.WriteString("\n" + s.Warn.Render(noPlayersText))
 	case len(d.shown) == 0:
 		b.WriteString("\n" + s.Dim.Render("no player matches"))
