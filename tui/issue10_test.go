@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -283,6 +284,7 @@ func TestEmptyMarketAddsPlayers(t *testing.T) {
 		t.Fatalf("status %q", e.status())
 	}
 	e.mustContain("acting as —")
+	e.mustContain("No active listings.") // not "No listings match": nothing is filtered
 	e.key("3")
 	e.mustContain(noPlayersText)
 	for _, k := range []string{"s", "m"} {
@@ -377,6 +379,22 @@ func TestBotsRecruitPlayersInAnEmptyMarket(t *testing.T) {
 	e.key("R") // the market has players now: nobody new
 	if ps, _ := e.svc.Players(); len(ps) != botRecruits {
 		t.Fatalf("a second start added players: %d", len(ps))
+	}
+}
+
+// Found in use: in a market of a few listings the bots' purchases looked
+// for one of the 200 cheapest at random and nearly all came back "no
+// listing to buy", so the refused count said nothing. They buy among what
+// is listed.
+func TestBotsBuyWhatIsListed(t *testing.T) {
+	e := envOn(t, seededStore(t, seed.Options{Players: 8, Listings: 5, Days: 1, Rand: 2}), 120, 40)
+	b := newBots()
+	b.players, _ = e.svc.Players()
+	for range 300 {
+		n, _ := e.svc.GetActiveListingsCount()
+		if err := b.one(e.m.c); errors.Is(err, errNothingToBuy) && n > 0 {
+			t.Fatalf("a bot found nothing to buy among %d listings", n)
+		}
 	}
 }
 
@@ -519,6 +537,22 @@ func TestHeldKeyDoesNotConfirm(t *testing.T) {
 	e.confirm()
 	if _, err := e.svc.GetListing(l.ID); err == nil {
 		t.Fatal("a fresh y after a quiet period did not remove")
+	}
+}
+
+// Found in use: the confirmation kept its size when the grace period
+// ended, instead of shrinking under the cursor.
+func TestConfirmKeepsItsSize(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	e.key("x")
+	before := e.m.dialog.View(e.m.c, 100, 36)
+	e.wall.advance(graceQuiet)
+	after := e.m.dialog.View(e.m.c, 100, 36)
+	if !strings.Contains(before, "wait…") || strings.Contains(after, "wait…") {
+		t.Fatalf("the hint did not change:\n%s\n%s", before, after)
+	}
+	if wb, wa := width(strings.SplitN(before, "\n", 2)[0]), width(strings.SplitN(after, "\n", 2)[0]); wb != wa {
+		t.Fatalf("the box is %d cells wide while waiting, %d after", wb, wa)
 	}
 }
 
