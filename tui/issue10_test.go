@@ -264,6 +264,10 @@ func historyTexts(m *Model) []string {
 // answers with the contract's text.
 func TestDisabledKeepsRowsAndActionsAnswerNotReady(t *testing.T) {
 	e := newEnv(t, 120, 40)
+	e.key("5")
+	tp := e.m.panes[4].(*transactionsPane)
+	tx, _ := tp.selected()
+	e.key("1")
 	l, _ := e.m.panes[0].Selected()
 	e.key("D")
 	e.mustContain(fmt.Sprintf("#%d", l.ID))
@@ -274,6 +278,20 @@ func TestDisabledKeepsRowsAndActionsAnswerNotReady(t *testing.T) {
 			t.Fatalf("%s while disabled: dialog %T, status %q", k, e.m.dialog, e.status())
 		}
 	}
+	// The Transactions pane keeps its rows too, and its filters change
+	// nothing while the market cannot answer.
+	e.key("5")
+	e.mustContain(shortID(tx.ID))
+	e.mustContain("stale")
+	q, total := tp.q, tp.total
+	e.key("a")
+	e.key("f")
+	e.typeText(tx.SellerName)
+	e.key("enter")
+	if tp.q != q || tp.total != total || tp.states != 0 || !strings.Contains(e.status(), notReadyText) {
+		t.Fatalf("filters while disabled: query %+v → %+v, total %d → %d, status %q", q, tp.q, total, tp.total, e.status())
+	}
+	e.mustContain(count(total) + " transactions · completed")
 }
 
 // Defect 9: an empty market says what to do, and A adds a player, who
@@ -401,14 +419,13 @@ func TestBotsBuyWhatIsListed(t *testing.T) {
 // An admin action in a market without an admin says how to get one.
 func TestAdminActionWithoutAnAdmin(t *testing.T) {
 	e := envOn(t, emptyStore(t), 120, 40)
-	e.key("R")
-	for range 10 {
-		e.tick()
-	}
+	e.key("R") // the bots bring players, none of them an admin
 	e.key("R")
 	e.key("1")
+	e.key("s") // as Bot_1, so that there is a listing whatever the bots did
+	e.key("enter")
 	if _, ok := e.m.panes[0].Selected(); !ok {
-		t.Fatal("the bots listed nothing")
+		t.Fatalf("nothing listed: %q", e.status())
 	}
 	for _, k := range []string{"X", "F"} {
 		e.key(k)

@@ -106,6 +106,12 @@ func (t *listingTable) trySetQuery(c *Common, q market.Query, h int) tea.Cmd {
 	}
 	err := t.err
 	*t = saved
+	return refusal(err)
+}
+
+// refusal is a command that shows the market's refusal of what a pane asked
+// for in the footer, with its code.
+func refusal(err error) tea.Cmd {
 	return func() tea.Msg { return statusMsg{text: err.Error() + codeSuffix(err), err: true} }
 }
 

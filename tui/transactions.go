@@ -32,12 +32,21 @@ func newTxTable(q market.TxQuery) *txTable {
 }
 
 // refresh re-reads the window (the market changed), keeping the cursor
-// index clamped to the new total.
+// index clamped to the new total. If the market refuses (it is disabled),
+// the rows read before stay, marked stale, as in the listing tables.
 func (t *txTable) refresh(c *Common, h int) {
 	clear(t.rowCache) // a transaction's state may have moved on
+	old := t.win
 	t.win = nil
 	t.fetch(c, h)
+	if t.stale() && t.win == nil {
+		t.win = old
+	}
 }
+
+// stale reports whether the rows shown are the last ones read before the
+// market refused to answer.
+func (t *txTable) stale() bool { return t.err != nil && !t.loading() }
 
 // loading reports whether the table waits for the background history load.
 func (t *txTable) loading() bool { return errors.Is(t.err, errHistoryLoading) }
@@ -57,6 +66,9 @@ func (t *txTable) fetch(c *Common, h int) {
 		page, err = c.Svc.Transactions(q)
 	}
 	t.err = err
+	if t.stale() {
+		return // keep the rows read before, shown as stale
+	}
 	if err != nil {
 		t.win, t.total, t.winStart = nil, 0, 0
 		t.cursor, t.top = 0, 0
@@ -165,11 +177,14 @@ func (p *transactionsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, p.keys.States):
+			next := (p.states + 1) % len(txStateFilters)
+			f := txStateFilters[next]
 			q := p.q
-			p.states = (p.states + 1) % len(txStateFilters)
-			f := txStateFilters[p.states]
 			q.AllStates, q.State = f.allStates, f.state
-			p.setQuery(c, q)
+			if err := p.setQuery(c, q); err != nil {
+				return refusal(err)
+			}
+			p.states = next
 			return nil
 		case key.Matches(msg, p.keys.Filter):
 			return func() tea.Msg {
@@ -197,11 +212,19 @@ func (p *transactionsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// setQuery shows the first row of a new query.
-func (p *transactionsPane) setQuery(c *Common, q market.TxQuery) {
+// setQuery shows the first row of a new query. A query the market refuses
+// (it is disabled) changes nothing and returns the refusal.
+func (p *transactionsPane) setQuery(c *Common, q market.TxQuery) error {
+	saved, detail := *p.txTable, p.detail
 	p.q = q
 	p.cursor, p.top, p.detail = 0, 0, false
 	p.Refresh(c)
+	if p.stale() {
+		err := p.err
+		*p.txTable, p.detail = saved, detail
+		return err
+	}
+	return nil
 }
 
 // filterBy applies the filter prompt's answer: a player's name, else a part
@@ -209,20 +232,26 @@ func (p *transactionsPane) setQuery(c *Common, q market.TxQuery) {
 // changes nothing.
 func (p *transactionsPane) filterBy(c *Common, text string) tea.Cmd {
 	q := p.q
-	q.Player, q.IDPart, p.player = uuid.Nil, "", ""
+	q.Player, q.IDPart = uuid.Nil, ""
+	player := ""
 	if text != "" {
-		if pl, err := c.Svc.PlayerByName(text); err == nil {
-			q.Player, p.player = pl.ID, pl.Name
-		} else if strings.Trim(strings.ToLower(text), "0123456789abcdef-") == "" {
+		pl, err := c.Svc.PlayerByName(text)
+		switch {
+		case err == nil:
+			q.Player, player = pl.ID, pl.Name
+		case errors.Is(err, market.ErrNotReady):
+			return refusal(err)
+		case strings.Trim(strings.ToLower(text), "0123456789abcdef-") == "":
 			q.IDPart = text
-		} else {
-			return func() tea.Msg {
-				return statusMsg{text: fmt.Sprintf("no player is called %q and it is not a part of a transaction id (hex digits and dashes)",
-					playertext.Sanitize(text)), err: true}
-			}
+		default:
+			return refusal(fmt.Errorf("no player is called %q and it is not a part of a transaction id (hex digits and dashes)",
+				playertext.Sanitize(text)))
 		}
 	}
-	p.setQuery(c, q)
+	if err := p.setQuery(c, q); err != nil {
+		return refusal(err)
+	}
+	p.player = player
 	return nil
 }
 
@@ -385,10 +414,14 @@ func (t *txTable) view(c *Common, w, h int) string {
 	}
 	var b strings.Builder
 	b.Grow((h + 1) * (w + 48))
-	b.WriteString(t.header(c, w))
+	if t.stale() && len(t.win) > 0 {
+		b.WriteString(fit(c.Styles.Err.Render("✗ "+t.err.Error())+c.Styles.Dim.Render(" · stale: the rows as last read"), w))
+	} else {
+		b.WriteString(t.header(c, w))
+	}
 	blank := strings.Repeat(" ", w)
 	rows := h - 1
-	if t.err != nil || t.total == 0 {
+	if (t.err != nil && len(t.win) == 0) || t.total == 0 {
 		msg := c.Styles.Dim.Render("No transactions yet.")
 		if t.q.State != "" || t.q.IDPart != "" {
 			msg = c.Styles.Dim.Render("No transaction matches.")
