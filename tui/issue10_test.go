@@ -122,6 +122,11 @@ func TestBackgroundChangeRerendersCachedRows(t *testing.T) {
 	}
 	e.send(tea.BackgroundColorMsg{Color: colorWhite{}})
 	v := e.m.View().Content
+	// The footer is styled once and reused: it changes palette too.
+	lines := strings.Split(v, "\n")
+	if foot, darkDim := lines[len(lines)-1], "38;2;138;138;138"; strings.Contains(foot, darkDim) {
+		t.Fatalf("the footer kept the dark palette: %q", foot)
+	}
 	if strings.Contains(v, dark) || !strings.Contains(v, light) {
 		t.Fatalf("after a light background: dark %v light %v", strings.Contains(v, dark), strings.Contains(v, light))
 	}
