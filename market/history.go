@@ -2,8 +2,10 @@ package market
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -34,8 +36,14 @@ func cmpTxCreated(a, b *transactionRecord) int {
 type TxQuery struct {
 	AllStates bool      // false: COMPLETED only (the contract's getCompletedTransactions)
 	Player    uuid.UUID // uuid.Nil: everyone; otherwise transactions where the player bought or sold
-	Offset    int
-	Limit     int // 0 = 200
+	// State, when set, keeps the transactions in that state, out of all
+	// states. IDPart keeps those whose id contains it, in any letter case
+	// ("2f1c0a9e", the tail the console shows). Either makes a page cost
+	// O(the transactions listed before filtering).
+	State  State
+	IDPart string
+	Offset int
+	Limit  int // 0 = 200
 }
 
 // TxPage is one page of transactions.
@@ -55,6 +63,9 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 		q.Limit = DefaultPageSize
 	}
 	q.Offset = max(q.Offset, 0)
+	if q.State != "" {
+		q.AllStates = true
+	}
 	s.waitHistory()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -81,11 +92,60 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 	default:
 		src = s.completed
 	}
+	if q.State != "" || q.IDPart != "" {
+		return s.filteredTx(src, q)
+	}
 	page := TxPage{Total: len(src)}
 	for i := len(src) - 1 - q.Offset; i >= 0 && len(page.Transactions) < q.Limit; i-- {
 		page.Transactions = append(page.Transactions, s.txOf(src[i]))
 	}
 	return page, nil
+}
+
+// filteredTx is Transactions' page of src with a State or IDPart filter:
+// one pass, newest first, counting every match. Called with s.mu held.
+func (s *Service) filteredTx(src []*transactionRecord, q TxQuery) (TxPage, error) {
+	state := -1
+	if q.State != "" {
+		state = slices.Index(States(), q.State)
+		if state < 0 {
+			return TxPage{}, errf(CodeInvalidQuery, "%q is not a transaction state", truncateForMsg(string(q.State)))
+		}
+	}
+	part := []byte(strings.ToLower(q.IDPart))
+	var page TxPage
+	var id [36]byte
+	for i := len(src) - 1; i >= 0; i-- {
+		t := src[i]
+		if state >= 0 && int(t.state) != state {
+			continue
+		}
+		if len(part) > 0 {
+			encodeID(&id, t.id)
+			if !bytes.Contains(id[:], part) {
+				continue
+			}
+		}
+		if page.Total >= q.Offset && len(page.Transactions) < q.Limit {
+			page.Transactions = append(page.Transactions, s.txOf(t))
+		}
+		page.Total++
+	}
+	return page, nil
+}
+
+// encodeID writes id in its canonical text form (lower-case hex with
+// dashes) without allocating.
+func encodeID(dst *[36]byte, id uuid.UUID) {
+	hex.Encode(dst[0:8], id[0:4])
+	dst[8] = '-'
+	hex.Encode(dst[9:13], id[4:6])
+	dst[13] = '-'
+	hex.Encode(dst[14:18], id[6:8])
+	dst[18] = '-'
+	hex.Encode(dst[19:23], id[8:10])
+	dst[23] = '-'
+	hex.Encode(dst[24:], id[10:])
 }
 
 // historyChunk is how many finished transactions one background read takes:

@@ -104,46 +104,33 @@ func (o *order) compact() {
 }
 
 // ascend calls fn for live entries in ascending order until fn returns false.
-func (o *order) ascend(fn func(sortKey) bool) {
-	i := 0
-	deadEmpty := o.dead.IsEmpty()
-	emit := func(limit *sortKey) bool {
-		for ; i < len(o.base); i++ {
-			k := o.base[i]
-			if limit != nil && !lessKey(k, *limit) {
-				return true
-			}
-			if !deadEmpty && o.dead.Contains(k.id) {
-				continue
-			}
-			if !fn(k) {
-				return false
-			}
-		}
-		return true
-	}
-	ok := true
-	o.delta.Ascend(func(d sortKey) bool {
-		if ok = emit(&d); !ok {
-			return false
-		}
-		ok = fn(d)
-		return ok
-	})
-	if ok {
-		emit(nil)
-	}
-}
+func (o *order) ascend(fn func(sortKey) bool) { o.walk(false, fn) }
 
 // descend calls fn for live entries in descending order until fn returns false.
-func (o *order) descend(fn func(sortKey) bool) {
-	i := len(o.base) - 1
+func (o *order) descend(fn func(sortKey) bool) { o.walk(true, fn) }
+
+// walk calls fn for live entries in ascending order, or descending when desc
+// is set, until fn returns false: it merges the base array, skipping dead
+// entries, with the delta B-tree, walking both in the same direction.
+func (o *order) walk(desc bool, fn func(sortKey) bool) {
+	i, step := 0, 1
+	if desc {
+		i, step = len(o.base)-1, -1
+	}
 	deadEmpty := o.dead.IsEmpty()
+	// emit calls fn for the base entries before limit in the walk's
+	// direction (all that are left when limit is nil).
 	emit := func(limit *sortKey) bool {
-		for ; i >= 0; i-- {
+		for ; i >= 0 && i < len(o.base); i += step {
 			k := o.base[i]
-			if limit != nil && !lessKey(*limit, k) {
-				return true
+			if limit != nil {
+				before := lessKey(k, *limit)
+				if desc {
+					before = lessKey(*limit, k)
+				}
+				if !before {
+					return true
+				}
 			}
 			if !deadEmpty && o.dead.Contains(k.id) {
 				continue
@@ -155,13 +142,18 @@ func (o *order) descend(fn func(sortKey) bool) {
 		return true
 	}
 	ok := true
-	o.delta.Descend(func(d sortKey) bool {
+	visit := func(d sortKey) bool {
 		if ok = emit(&d); !ok {
 			return false
 		}
 		ok = fn(d)
 		return ok
-	})
+	}
+	if desc {
+		o.delta.Descend(visit)
+	} else {
+		o.delta.Ascend(visit)
+	}
 	if ok {
 		emit(nil)
 	}

@@ -99,6 +99,26 @@ func parseQueryText(text string) parsedQuery {
 	return pq
 }
 
+// SearchTerms is search text as Query reads it: the folded words every
+// match contains (sorted, each once) and the "#<id>" terms; NoMatch is set
+// when the text can match nothing (#0, or text without a single word).
+type SearchTerms struct {
+	Words   []string
+	IDs     []int
+	NoMatch bool
+}
+
+// ParseSearch splits search text exactly as Query does, for whoever must
+// answer with the same semantics (the comparison suite's contenders).
+func ParseSearch(text string) SearchTerms {
+	pq := parseQueryText(text)
+	t := SearchTerms{Words: pq.words, NoMatch: pq.bad}
+	for _, id := range pq.ids {
+		t.IDs = append(t.IDs, int(id))
+	}
+	return t
+}
+
 // Query answers a paged, sorted search. It is safe from any goroutine.
 func (s *Service) Query(q Query) (Page, error) {
 	start := time.Now()

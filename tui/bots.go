@@ -166,7 +166,15 @@ func (b *bots) one(c *Common) error {
 		_, err = svc.SellItem(p, s, price)
 		return err
 	case r < 85:
-		page, err := svc.Query(market.Query{Sort: market.SortCheapest, Offset: b.rng.IntN(200), Limit: 1})
+		// One of the 200 cheapest, or of all when there are fewer.
+		active, err := svc.GetActiveListingsCount()
+		if err != nil {
+			return err
+		}
+		if active == 0 {
+			return errNothingToBuy
+		}
+		page, err := svc.Query(market.Query{Sort: market.SortCheapest, Offset: b.rng.IntN(min(active, 200)), Limit: 1})
 		if err != nil {
 			return err
 		}

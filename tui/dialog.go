@@ -116,11 +116,13 @@ func (d *confirmDialog) View(c *Common, w, _ int) string {
 			b.WriteString("\n" + s.QA.Render(fmt.Sprintf("armed: fails at %s → expect %s", d.failAt, outcome)))
 		}
 	}
-	hint := "y/enter confirm · n/esc cancel"
+	// Both hints take the same width, so the box keeps its size when the
+	// grace period ends.
+	hint, wait := "y/enter confirm · n/esc cancel", "wait… (keys count after 0.4 s without one) · n/esc cancel"
 	if !d.ready(c.Wall()) {
-		hint = "wait… (keys count after 0.4 s without one) · n/esc cancel"
+		hint, wait = wait, hint
 	}
-	b.WriteString("\n\n" + s.Dim.Render(hint))
+	b.WriteString("\n\n" + s.Dim.Render(fit(hint, max(width(hint), width(wait)))))
 	return box(c, b.String(), w)
 }
 
@@ -395,8 +397,6 @@ func (d *playerPicker) View(c *Common, w, _ int) string {
 	}
 	switch {
 	case len(d.all) == 0:
-		// The seam for an "add player" action: the service has no join
-		// operation yet; when it has, this is where the picker offers it.
 		b.WriteString("\n" + s.Warn.Render(noPlayersText))
 	case len(d.shown) == 0:
 		b.WriteString("\n" + s.Dim.Render("no player matches"))

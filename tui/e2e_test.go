@@ -17,7 +17,9 @@ import (
 // End-to-end flows on a real tea.Program (teatest), with the colour profile
 // and the environment pinned. The program's own goroutine becomes the
 // market's main thread in Init. Assertions are on the final model, not on
-// the raw output stream, whose frames depend on timing (bubbletea.md §3.3).
+// the raw output stream: the renderer skips and merges frames depending on
+// timing, so a string may never appear in the stream although the final
+// model holds it.
 
 func startProgram(t *testing.T) (*testEnv, *teatest.TestModel) {
 	t.Helper()

@@ -435,7 +435,7 @@ func writeJSONL(path string, events []market.Event) (int, error) {
 func (p *eventsPane) View(c *Common, w, h int) string {
 	s := c.Styles
 	var b strings.Builder
-	head := fmt.Sprintf("%s events · showing %s", count(len(p.log.all)), p.current())
+	head := fmt.Sprintf("%s event%s · showing %s", count(len(p.log.all)), plural(len(p.log.all)), p.current())
 	if p.paused {
 		head += s.Warn.Render(fmt.Sprintf(" · PAUSED (%s new since)", count(len(p.log.all)-p.frozen)))
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -121,6 +122,11 @@ func TestBackgroundChangeRerendersCachedRows(t *testing.T) {
 	}
 	e.send(tea.BackgroundColorMsg{Color: colorWhite{}})
 	v := e.m.View().Content
+	// The footer is styled once and reused: it changes palette too.
+	lines := strings.Split(v, "\n")
+	if foot, darkDim := lines[len(lines)-1], "38;2;138;138;138"; strings.Contains(foot, darkDim) {
+		t.Fatalf("the footer kept the dark palette: %q", foot)
+	}
 	if strings.Contains(v, dark) || !strings.Contains(v, light) {
 		t.Fatalf("after a light background: dark %v light %v", strings.Contains(v, dark), strings.Contains(v, light))
 	}
@@ -263,6 +269,10 @@ func historyTexts(m *Model) []string {
 // answers with the contract's text.
 func TestDisabledKeepsRowsAndActionsAnswerNotReady(t *testing.T) {
 	e := newEnv(t, 120, 40)
+	e.key("5")
+	tp := e.m.panes[4].(*transactionsPane)
+	tx, _ := tp.selected()
+	e.key("1")
 	l, _ := e.m.panes[0].Selected()
 	e.key("D")
 	e.mustContain(fmt.Sprintf("#%d", l.ID))
@@ -273,6 +283,20 @@ func TestDisabledKeepsRowsAndActionsAnswerNotReady(t *testing.T) {
 			t.Fatalf("%s while disabled: dialog %T, status %q", k, e.m.dialog, e.status())
 		}
 	}
+	// The Transactions pane keeps its rows too, and its filters change
+	// nothing while the market cannot answer.
+	e.key("5")
+	e.mustContain(shortID(tx.ID))
+	e.mustContain("stale")
+	q, total := tp.q, tp.total
+	e.key("a")
+	e.key("f")
+	e.typeText(tx.SellerName)
+	e.key("enter")
+	if tp.q != q || tp.total != total || tp.states != 0 || !strings.Contains(e.status(), notReadyText) {
+		t.Fatalf("filters while disabled: query %+v → %+v, total %d → %d, status %q", q, tp.q, total, tp.total, e.status())
+	}
+	e.mustContain(count(total) + " transactions · completed")
 }
 
 // Defect 9: an empty market says what to do, and A adds a player, who
@@ -283,6 +307,7 @@ func TestEmptyMarketAddsPlayers(t *testing.T) {
 		t.Fatalf("status %q", e.status())
 	}
 	e.mustContain("acting as —")
+	e.mustContain("No active listings.") // not "No listings match": nothing is filtered
 	e.key("3")
 	e.mustContain(noPlayersText)
 	for _, k := range []string{"s", "m"} {
@@ -380,17 +405,32 @@ func TestBotsRecruitPlayersInAnEmptyMarket(t *testing.T) {
 	}
 }
 
+// Found in use: in a market of a few listings the bots' purchases looked
+// for one of the 200 cheapest at random and nearly all came back "no
+// listing to buy", so the refused count said nothing. They buy among what
+// is listed.
+func TestBotsBuyWhatIsListed(t *testing.T) {
+	e := envOn(t, seededStore(t, seed.Options{Players: 8, Listings: 5, Days: 1, Rand: 2}), 120, 40)
+	b := newBots()
+	b.players, _ = e.svc.Players()
+	for range 300 {
+		n, _ := e.svc.GetActiveListingsCount()
+		if err := b.one(e.m.c); errors.Is(err, errNothingToBuy) && n > 0 {
+			t.Fatalf("a bot found nothing to buy among %d listings", n)
+		}
+	}
+}
+
 // An admin action in a market without an admin says how to get one.
 func TestAdminActionWithoutAnAdmin(t *testing.T) {
 	e := envOn(t, emptyStore(t), 120, 40)
-	e.key("R")
-	for range 10 {
-		e.tick()
-	}
+	e.key("R") // the bots bring players, none of them an admin
 	e.key("R")
 	e.key("1")
+	e.key("s") // as Bot_1, so that there is a listing whatever the bots did
+	e.key("enter")
 	if _, ok := e.m.panes[0].Selected(); !ok {
-		t.Fatal("the bots listed nothing")
+		t.Fatalf("nothing listed: %q", e.status())
 	}
 	for _, k := range []string{"X", "F"} {
 		e.key(k)
@@ -519,6 +559,22 @@ func TestHeldKeyDoesNotConfirm(t *testing.T) {
 	e.confirm()
 	if _, err := e.svc.GetListing(l.ID); err == nil {
 		t.Fatal("a fresh y after a quiet period did not remove")
+	}
+}
+
+// Found in use: the confirmation kept its size when the grace period
+// ended, instead of shrinking under the cursor.
+func TestConfirmKeepsItsSize(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	e.key("x")
+	before := e.m.dialog.View(e.m.c, 100, 36)
+	e.wall.advance(graceQuiet)
+	after := e.m.dialog.View(e.m.c, 100, 36)
+	if !strings.Contains(before, "wait…") || strings.Contains(after, "wait…") {
+		t.Fatalf("the hint did not change:\n%s\n%s", before, after)
+	}
+	if wb, wa := width(strings.SplitN(before, "\n", 2)[0]), width(strings.SplitN(after, "\n", 2)[0]); wb != wa {
+		t.Fatalf("the box is %d cells wide while waiting, %d after", wb, wa)
 	}
 }
 

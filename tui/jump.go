@@ -13,30 +13,45 @@ import (
 	"github.com/rynek/rynek/market"
 )
 
-// jumpPrompt asks where to go: "#id" (or a number) opens a listing, a
-// transaction id opens the transaction, a player's name makes them the
-// acting player on the Seller pane.
-type jumpPrompt struct {
-	input textinput.Model
-	keys  dialogKeys
-	goTo  key.Binding
+// textPrompt asks for one line of text and answers with the action its
+// owner makes of it: the jump prompt, the Transactions filter.
+type textPrompt struct {
+	title, hint string
+	input       textinput.Model
+	answer      func(text string) action
+	keys        dialogKeys
+	done        key.Binding
 }
 
-func newJumpPrompt() *jumpPrompt {
+func newTextPrompt(title, prompt, placeholder, hint, doneHelp string, answer func(string) action) *textPrompt {
 	in := textinput.New()
-	in.Prompt = "jump to: "
-	in.Placeholder = "#id, a transaction id or a player name"
+	in.Prompt = prompt
+	in.Placeholder = placeholder
 	in.CharLimit = 64
 	in.SetWidth(44)
 	in.Focus()
-	return &jumpPrompt{input: in, keys: newDialogKeys(), goTo: binding([]string{"enter"}, "enter", "go")}
+	return &textPrompt{title: title, hint: hint, input: in, answer: answer, keys: newDialogKeys(),
+		done: binding([]string{"enter"}, "enter", doneHelp)}
 }
 
-func (d *jumpPrompt) Help() []key.Binding {
-	return []key.Binding{d.goTo, d.keys.Quit}
+// newJumpPrompt asks where to go: "#id" (or a number) opens a listing, a
+// transaction id opens the transaction, a player's name makes them the
+// acting player on the Seller pane.
+func newJumpPrompt() *textPrompt {
+	return newTextPrompt("Jump", "jump to: ", "#id, a transaction id or a player name",
+		"#3000 · 019a…-… (y copies an id) · Kowalski", "go", func(text string) action {
+			if text == "" {
+				return nil
+			}
+			return actJump{text: text}
+		})
 }
 
-func (d *jumpPrompt) Update(_ *Common, msg tea.Msg) (action, bool) {
+func (d *textPrompt) Help() []key.Binding {
+	return []key.Binding{d.done, d.keys.Quit}
+}
+
+func (d *textPrompt) Update(_ *Common, msg tea.Msg) (action, bool) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, false
@@ -44,19 +59,15 @@ func (d *jumpPrompt) Update(_ *Common, msg tea.Msg) (action, bool) {
 	switch {
 	case key.Matches(k, d.keys.Quit):
 		return nil, true
-	case key.Matches(k, d.goTo):
-		if text := strings.TrimSpace(d.input.Value()); text != "" {
-			return actJump{text: text}, true
-		}
-		return nil, true
+	case key.Matches(k, d.done):
+		return d.answer(strings.TrimSpace(d.input.Value())), true
 	}
 	d.input, _ = d.input.Update(msg)
 	return nil, false
 }
 
-func (d *jumpPrompt) View(c *Common, w, _ int) string {
-	return box(c, c.Styles.Title.Render("Jump")+"\n"+d.input.View()+"\n"+
-		c.Styles.Dim.Render("#3000 · 019a…-… (y copies an id) · Kowalski"), w)
+func (d *textPrompt) View(c *Common, w, _ int) string {
+	return box(c, c.Styles.Title.Render(d.title)+"\n"+d.input.View()+"\n"+c.Styles.Dim.Render(d.hint), w)
 }
 
 // jump goes where the text says; a refusal says why.

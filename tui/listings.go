@@ -106,7 +106,13 @@ func (t *listingTable) trySetQuery(c *Common, q market.Query, h int) tea.Cmd {
 	}
 	err := t.err
 	*t = saved
-	return func() tea.Msg { return statusMsg{text: err.Error(), err: true} }
+	return refusal(err)
+}
+
+// refusal is a command that shows the market's refusal of what a pane asked
+// for in the footer, with its code.
+func refusal(err error) tea.Cmd {
+	return func() tea.Msg { return statusMsg{text: err.Error() + codeSuffix(err), err: true} }
 }
 
 // listingsPane shows every active listing with sort modes and a category
@@ -173,7 +179,7 @@ func (p *listingsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 func (p *listingsPane) View(c *Common, w, h int) string {
 	t := p.table
 	s := c.Styles
-	title := fmt.Sprintf("%s listings · sort: %s · category: %s (%s)", count(t.total), t.q.Sort,
+	title := fmt.Sprintf("%s listing%s · sort: %s · category: %s (%s)", count(t.total), plural(t.total), t.q.Sort,
 		t.q.Category, t.q.Category.DisplayName())
 	if t.total > 0 {
 		title += s.Dim.Render(fmt.Sprintf(" · row %s of %s", count(t.cursor+1), count(t.total)))

@@ -326,7 +326,11 @@ func (t *listingTable) view(c *Common, w, h int) string {
 	b.WriteString(t.header(c, w))
 	rows := h - 1
 	if t.total == 0 && t.err == nil {
-		b.WriteString("\n" + fit(c.Styles.Dim.Render("No listings match."), w))
+		msg := "No active listings."
+		if t.q.Text != "" || t.q.Category != market.CategoryAll {
+			msg = "No listings match."
+		}
+		b.WriteString("\n" + fit(c.Styles.Dim.Render(msg), w))
 		rows--
 	}
 	t.renderRows(&b, c, w, rows, len(t.win), func(j int) string { return t.row(c, t.win[j], w-2) })

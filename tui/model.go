@@ -61,7 +61,8 @@ type Model struct {
 	histDone bool // the market's history had loaded at the last tick
 	swept    int  // listings the timer has removed in the current backlog
 	backup   func(dest string) error
-	backupOf string // the database a backup copies
+	backupOf string                     // the database a backup copies
+	footer   struct{ key, text string } // the last footer shortHelp styled, and what it showed
 }
 
 // errHistoryLoading is what panes that need the transaction history show
@@ -558,18 +559,36 @@ func (m *Model) statusLine(w int) string {
 }
 
 // shortHelp is the footer: the keys of the open dialog or the active pane
-// as far as they fit, and always "? all keys · q quit" at the end.
+// as far as they fit, and always "? all keys · q quit" at the end. Styling
+// it is nearly half of a frame, and it rarely changes: the last one is kept
+// and reused while the keys, the width and the palette are the same.
 func (m *Model) shortHelp(w int) string {
+	bindings := m.panes[m.active].Help()
+	if m.dialog != nil {
+		bindings = m.dialog.Help()
+	}
+	var k strings.Builder
+	fmt.Fprintf(&k, "%d %d %t", w, m.c.Epoch, m.dialog != nil)
+	for _, b := range bindings {
+		if b.Enabled() {
+			k.WriteString("\x00" + b.Help().Key + "\x00" + b.Help().Desc)
+		}
+	}
+	if k.String() != m.footer.key {
+		m.footer.key, m.footer.text = k.String(), m.renderShortHelp(w, bindings)
+	}
+	return m.footer.text
+}
+
+// renderShortHelp styles the footer for shortHelp.
+func (m *Model) renderShortHelp(w int, bindings []key.Binding) string {
 	s := m.c.Styles
 	render := func(b key.Binding) string {
 		return s.HeaderKey.Render(b.Help().Key) + " " + s.Dim.Render(b.Help().Desc)
 	}
 	sep := s.Dim.Render(" · ")
 	var tail []string
-	bindings := m.panes[m.active].Help()
-	if m.dialog != nil {
-		bindings = m.dialog.Help()
-	} else {
+	if m.dialog == nil {
 		for _, b := range m.keys.short() {
 			tail = append(tail, render(b))
 		}

@@ -18,7 +18,8 @@ const searchDebounce = 40 * time.Millisecond
 // short pause; the query runs off the event loop (reads are safe from any
 // goroutine) and its result carries the sequence number of the text it
 // answers, so a slow result for "a" can never overwrite the result for "ax"
-// (the stock list filter's known bug, bubbletea.md §4.3).
+// (the stock bubbles list filter does not tag its answers: typing "a", then
+// "x", can leave the matches of "a" on screen under "ax").
 type searchPane struct {
 	input   textinput.Model
 	table   *listingTable

@@ -157,8 +157,9 @@ func (p *sellerPane) View(c *Common, w, h int) string {
 		role = s.Warn.Render(" admin")
 	}
 	head := s.Title.Render(playerName(st.Player)) + role + s.Dim.Render("  "+st.ID.String())
-	info := fmt.Sprintf("balance %s · %s listings · %d in mailbox · %s transactions",
-		s.Price.Render(money(st.Balance)), count(p.table.total), len(st.Mailbox), count(p.history.total))
+	info := fmt.Sprintf("balance %s · %s listing%s · %d in mailbox · %s transaction%s",
+		s.Price.Render(money(st.Balance)), count(p.table.total), plural(p.table.total), len(st.Mailbox),
+		count(p.history.total), plural(p.history.total))
 	switch {
 	case p.sums.known:
 		info += fmt.Sprintf(" · sold %d (net %s) · bought %d (%s)", p.sums.sales, money(p.sums.earned), p.sums.buys, money(p.sums.spent))

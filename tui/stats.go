@@ -478,8 +478,10 @@ func (p *statsPane) windows(c *Common) []string {
 		row("min", func(pw market.PriceWindow) string { return statsMoney(pw.Min) }),
 		row("median", func(pw market.PriceWindow) string { return s.Price.Render(statsMoney(pw.Median)) }),
 		row("max", func(pw market.PriceWindow) string { return statsMoney(pw.Max) }),
+		row("volume", func(pw market.PriceWindow) string { return statsMoney(pw.Volume) }),
 		"",
 		s.ChartDim.Render("│") + s.Dim.Render(" min–max  ") + s.Chart.Render("━") + s.Dim.Render(" median unit price"),
+		s.ChartDim.Render("▅") + s.Dim.Render(" sales per column"),
 		s.Dim.Render("n/N item · w span"),
 	}
 }
@@ -514,11 +516,18 @@ func statsDur(d time.Duration) string {
 
 // statsChartLines draws one column per bucket, the newest on the right: '│' over
 // the bucket's min–max unit price and '━' at its median, with a y-axis
-// labelled with the top, middle and bottom prices and an x-axis with dates.
-// It returns rows plot lines and the axis line, statsYAxisW+plotW wide.
-// empty is the message shown when no bucket has a sale.
+// labelled with the top, middle and bottom prices; under it, when there are
+// rows for it, the bucket's number of sales as a bar (▁ to █, the busiest
+// bucket full), and an x-axis with dates. It returns rows lines and the
+// axis line, statsYAxisW+plotW wide. empty is the message shown when no
+// bucket has a sale.
 func statsChartLines(s Styles, pts []market.PricePoint, span time.Duration, plotW, rows int, empty string) []string {
 	plotW = max(plotW, 1)
+	var volume string
+	if rows >= 4 {
+		rows--
+		volume = statsVolume(s, pts, plotW)
+	}
 	if len(pts) > plotW {
 		pts = pts[len(pts)-plotW:]
 	}
@@ -577,7 +586,38 @@ func statsChartLines(s Styles, pts []market.PricePoint, span time.Duration, plot
 		}
 		out = append(out, line)
 	}
+	if volume != "" {
+		out = append(out, volume)
+	}
 	return append(out, s.Dim.Render(strings.Repeat(" ", statsYAxisW-1)+"└"+statsXAxis(pts, off, plotW, span)))
+}
+
+// statsBars are the heights of a sales bar, from one sale up to the busiest
+// bucket's number.
+var statsBars = []rune("▁▂▃▄▅▆▇█")
+
+// statsVolume is the sales row of the chart: per bucket a bar as high as its
+// number of sales against the busiest bucket, labelled with that number.
+func statsVolume(s Styles, pts []market.PricePoint, plotW int) string {
+	if len(pts) > plotW {
+		pts = pts[len(pts)-plotW:]
+	}
+	most := 0
+	for _, pt := range pts {
+		most = max(most, pt.Sales)
+	}
+	label := "sales"
+	if most > 0 {
+		label = "≤" + count(most)
+	}
+	bars := []rune(strings.Repeat(" ", plotW))
+	off := plotW - len(pts)
+	for i, pt := range pts {
+		if pt.Sales > 0 {
+			bars[off+i] = statsBars[(pt.Sales*len(statsBars)-1)/most]
+		}
+	}
+	return s.Dim.Render(fitLeft(label, statsYAxisW-2)+" │") + s.ChartDim.Render(string(bars))
 }
 
 // statsRuns styles a plot row, one escape sequence per run of equal cells.

@@ -190,3 +190,32 @@ func TestStatsNoSales(t *testing.T) {
 		}
 	}
 }
+
+// The chart's sales row: a bar per bucket with sales, as high as its share
+// of the busiest bucket, labelled with the busiest bucket's count; buckets
+// without sales stay blank.
+func TestStatsChartSalesRow(t *testing.T) {
+	s := newStyles(true)
+	start := statsTestNow.Add(-4 * time.Hour)
+	pts := []market.PricePoint{
+		{Start: start, Sales: 8, Min: 1, Median: 2, Max: 3},
+		{Start: start.Add(time.Hour)},
+		{Start: start.Add(2 * time.Hour), Sales: 1, Min: 2, Median: 2, Max: 2},
+		{Start: start.Add(3 * time.Hour), Sales: 4, Min: 1, Median: 1.5, Max: 2},
+	}
+	lines := statsChartLines(s, pts, 24*time.Hour, 4, 6, "none")
+	if len(lines) != 7 {
+		t.Fatalf("%d lines, want 6 and the axis", len(lines))
+	}
+	if got, want := ansi.Strip(lines[5]), fitLeft("≤8", statsYAxisW-2)+" │█ ▁▄"; got != want {
+		t.Fatalf("sales row %q, want %q", got, want)
+	}
+	for _, l := range lines[:5] {
+		if strings.ContainsAny(ansi.Strip(l), string(statsBars)) {
+			t.Fatalf("a price row holds a sales bar: %q", ansi.Strip(l))
+		}
+	}
+	if lines := statsChartLines(s, pts, 24*time.Hour, 4, 3, "none"); len(lines) != 4 || strings.Contains(ansi.Strip(lines[2]), "≤") {
+		t.Fatalf("3 rows have room for prices only: %q", lines)
+	}
+}

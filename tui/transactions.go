@@ -32,12 +32,21 @@ func newTxTable(q market.TxQuery) *txTable {
 }
 
 // refresh re-reads the window (the market changed), keeping the cursor
-// index clamped to the new total.
+// index clamped to the new total. If the market refuses (it is disabled),
+// the rows read before stay, marked stale, as in the listing tables.
 func (t *txTable) refresh(c *Common, h int) {
 	clear(t.rowCache) // a transaction's state may have moved on
+	old := t.win
 	t.win = nil
 	t.fetch(c, h)
+	if t.stale() && t.win == nil {
+		t.win = old
+	}
 }
+
+// stale reports whether the rows shown are the last ones read before the
+// market refused to answer.
+func (t *txTable) stale() bool { return t.err != nil && !t.loading() }
 
 // loading reports whether the table waits for the background history load.
 func (t *txTable) loading() bool { return errors.Is(t.err, errHistoryLoading) }
@@ -57,6 +66,9 @@ func (t *txTable) fetch(c *Common, h int) {
 		page, err = c.Svc.Transactions(q)
 	}
 	t.err = err
+	if t.stale() {
+		return // keep the rows read before, shown as stale
+	}
 	if err != nil {
 		t.win, t.total, t.winStart = nil, 0, 0
 		t.cursor, t.top = 0, 0
@@ -92,30 +104,51 @@ func (t *txTable) selected() (market.Transaction, bool) {
 }
 
 // transactionsPane shows the transaction history: the contract's
-// getCompletedTransactions (COMPLETED only) by default, every state after
-// "a". Enter toggles a detail view with the state timeline.
+// getCompletedTransactions (COMPLETED only) by default; "a" cycles through
+// every state and the failed and rolled-back ones, "f" filters by a player
+// or an id. Enter toggles a detail view with the state timeline.
 type transactionsPane struct {
 	*txTable
+	states int    // index into txStateFilters
+	player string // the player filter's name, "" none
 	detail bool
 	keys   txKeys
 }
 
 type txKeys struct {
-	All, Detail, Back key.Binding
+	States, Filter, Detail, Back key.Binding
 }
+
+// txStateFilters are what "a" cycles through.
+var txStateFilters = []struct {
+	label     string
+	allStates bool
+	state     market.State
+}{
+	{"completed", false, ""},
+	{"all states", true, ""},
+	{"FAILED", true, market.StateFailed},
+	{"ROLLED_BACK", true, market.StateRolledBack},
+}
+
+// txFilterMsg is the filter prompt's answer: a player's name, a
+// transaction id or a part of one, or nothing to clear the filter.
+type txFilterMsg struct{ text string }
 
 func newTransactionsPane() *transactionsPane {
 	return &transactionsPane{txTable: newTxTable(market.TxQuery{}), keys: txKeys{
-		All:    binding([]string{"a"}, "a", "all states / completed"),
+		States: binding([]string{"a"}, "a", "cycle states"),
+		Filter: binding([]string{"f"}, "f", "filter player/id…"),
 		Detail: binding([]string{"enter"}, "enter", "details"),
-		Back:   binding([]string{"esc"}, "esc", "close details"),
+		Back:   binding([]string{"esc"}, "esc", "close details, then clear the filter"),
 	}}
 }
 
 func (p *transactionsPane) Title() string { return "Transactions" }
 
 func (p *transactionsPane) Help() []key.Binding {
-	return []key.Binding{p.keys.All, p.keys.Detail, p.nav.Up, p.nav.Down, p.nav.PgUp, p.nav.PgDown, p.nav.Home, p.nav.End, p.keys.Back}
+	return []key.Binding{p.keys.Detail, p.keys.States, p.keys.Filter, p.nav.PgDown, p.nav.End, p.nav.Up, p.nav.Down, p.nav.PgUp,
+		p.nav.Home, p.keys.Back}
 }
 
 func (p *transactionsPane) TextFocused() bool { return false }
@@ -138,19 +171,35 @@ func (p *transactionsPane) Refresh(c *Common) { p.refresh(c, p.rows(c)) }
 
 func (p *transactionsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 	h := p.rows(c)
-	if msg, ok := msg.(tea.KeyPressMsg); ok {
+	switch msg := msg.(type) {
+	case txFilterMsg:
+		return p.filterBy(c, msg.text)
+	case tea.KeyPressMsg:
 		switch {
-		case key.Matches(msg, p.keys.All):
-			p.q.AllStates = !p.q.AllStates
-			p.cursor, p.top, p.detail = 0, 0, false
-			p.Refresh(c)
+		case key.Matches(msg, p.keys.States):
+			next := (p.states + 1) % len(txStateFilters)
+			f := txStateFilters[next]
+			q := p.q
+			q.AllStates, q.State = f.allStates, f.state
+			if err := p.setQuery(c, q); err != nil {
+				return refusal(err)
+			}
+			p.states = next
 			return nil
+		case key.Matches(msg, p.keys.Filter):
+			return func() tea.Msg {
+				return openDialogMsg{newTextPrompt("Filter transactions", "player or id: ", "Kowalski, 2f1c0a9e, or empty for none",
+					"a player's name, or any part of a transaction id (rows show its last 8 characters)", "filter",
+					func(text string) action { return actForPane{msg: txFilterMsg{text}} })}
+			}
 		case key.Matches(msg, p.keys.Detail):
 			p.detail = !p.detail
 			return nil
-		case key.Matches(msg, p.keys.Back):
+		case key.Matches(msg, p.keys.Back) && p.detail:
 			p.detail = false
 			return nil
+		case key.Matches(msg, p.keys.Back) && p.filtered():
+			return p.filterBy(c, "")
 		}
 	}
 	if _, click := msg.(tea.MouseClickMsg); click && p.detail {
@@ -160,6 +209,49 @@ func (p *transactionsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 	if d, ok := p.delta(msg, h, paneTop+2); ok {
 		p.move(c, d, h)
 	}
+	return nil
+}
+
+// setQuery shows the first row of a new query. A query the market refuses
+// (it is disabled) changes nothing and returns the refusal.
+func (p *transactionsPane) setQuery(c *Common, q market.TxQuery) error {
+	saved, detail := *p.txTable, p.detail
+	p.q = q
+	p.cursor, p.top, p.detail = 0, 0, false
+	p.Refresh(c)
+	if p.stale() {
+		err := p.err
+		*p.txTable, p.detail = saved, detail
+		return err
+	}
+	return nil
+}
+
+// filterBy applies the filter prompt's answer: a player's name, else a part
+// of a transaction id; "" clears both. Text that is neither is refused and
+// changes nothing.
+func (p *transactionsPane) filterBy(c *Common, text string) tea.Cmd {
+	q := p.q
+	q.Player, q.IDPart = uuid.Nil, ""
+	player := ""
+	if text != "" {
+		pl, err := c.Svc.PlayerByName(text)
+		switch {
+		case err == nil:
+			q.Player, player = pl.ID, pl.Name
+		case errors.Is(err, market.ErrNotReady):
+			return refusal(err)
+		case strings.Trim(strings.ToLower(text), "0123456789abcdef-") == "":
+			q.IDPart = text
+		default:
+			return refusal(fmt.Errorf("no player is called %q and it is not a part of a transaction id (hex digits and dashes)",
+				playertext.Sanitize(text)))
+		}
+	}
+	if err := p.setQuery(c, q); err != nil {
+		return refusal(err)
+	}
+	p.player = player
 	return nil
 }
 
@@ -281,27 +373,26 @@ func parties(t market.Transaction, w int) string {
 
 func (p *transactionsPane) View(c *Common, w, h int) string {
 	s := c.Styles
-	var title string
-	if p.q.AllStates {
-		title = fmt.Sprintf("%s transactions · all states", count(p.total))
-	} else {
-		title = fmt.Sprintf("%s completed transactions", count(p.total))
-		if w >= 100 {
-			title += " (getCompletedTransactions)"
-		}
+	f := txStateFilters[p.states]
+	title := fmt.Sprintf("%s transaction%s · %s", count(p.total), plural(p.total), f.label)
+	if !f.allStates && !p.filtered() && w >= 100 {
+		title += " (getCompletedTransactions)"
 	}
+	if p.player != "" {
+		title += " · player " + playertext.Sanitize(p.player)
+	}
+	if p.q.IDPart != "" {
+		title += " · id contains " + playertext.Sanitize(p.q.IDPart)
+	}
+	title = s.Title.Render(title)
 	if p.total > 0 {
-		title = s.Title.Render(title) + s.Dim.Render(fmt.Sprintf(" · row %s of %s", count(p.cursor+1), count(p.total)))
-	} else {
-		title = s.Title.Render(title)
+		title += s.Dim.Render(fmt.Sprintf(" · row %s of %s", count(p.cursor+1), count(p.total)))
 	}
 	if p.loading() {
 		title = s.Title.Render("Transactions") + s.Dim.Render(" · loading the history…")
 	}
-	if p.q.AllStates {
-		title += s.Dim.Render(" · a: completed only")
-	} else {
-		title += s.Dim.Render(" · a: all states")
+	if p.filtered() {
+		title += s.Dim.Render(" · esc: no filter")
 	}
 	head := fit(title, w)
 	if h <= 1 {
@@ -323,11 +414,18 @@ func (t *txTable) view(c *Common, w, h int) string {
 	}
 	var b strings.Builder
 	b.Grow((h + 1) * (w + 48))
-	b.WriteString(t.header(c, w))
+	if t.stale() && len(t.win) > 0 {
+		b.WriteString(fit(c.Styles.Err.Render("✗ "+t.err.Error())+c.Styles.Dim.Render(" · stale: the rows as last read"), w))
+	} else {
+		b.WriteString(t.header(c, w))
+	}
 	blank := strings.Repeat(" ", w)
 	rows := h - 1
-	if t.err != nil || t.total == 0 {
+	if (t.err != nil && len(t.win) == 0) || t.total == 0 {
 		msg := c.Styles.Dim.Render("No transactions yet.")
+		if t.q.State != "" || t.q.IDPart != "" {
+			msg = c.Styles.Dim.Render("No transaction matches.")
+		}
 		switch {
 		case t.loading():
 			msg = c.Styles.Dim.Render(t.err.Error())
@@ -345,6 +443,9 @@ func (t *txTable) view(c *Common, w, h int) string {
 	t.renderRows(&b, c, w, rows, len(t.win), func(j int) string { return t.row(c, t.win[j], w-2) })
 	return b.String()
 }
+
+// filtered reports whether a player or id filter is set.
+func (p *transactionsPane) filtered() bool { return p.q.Player != uuid.Nil || p.q.IDPart != "" }
 
 // sinceDur renders the time between two states: "+1ms", "+2.5s", "+3m0s".
 func sinceDur(d time.Duration) string {

@@ -49,7 +49,7 @@ func TestTransactionsCompletedByDefault(t *testing.T) {
 	}
 	v := txView(c, p)
 	title := strings.SplitN(v, "\n", 2)[0]
-	if !strings.Contains(title, count(want)+" completed transactions") {
+	if !strings.Contains(title, count(want)+" transactions · completed") {
 		t.Errorf("title %q does not show %d completed", title, want)
 	}
 	// Page through everything: every row is COMPLETED, and the window stays small.
@@ -103,10 +103,78 @@ func TestTransactionsAllStates(t *testing.T) {
 	if found == "" {
 		t.Fatal("no FAILED or ROLLED_BACK transaction in the all-states view")
 	}
-	// Back to completed only.
+	// FAILED, ROLLED_BACK, then back to completed only.
+	for _, st := range []market.State{market.StateFailed, market.StateRolledBack} {
+		p.Update(c, txKey('a', "a"))
+		page, err := c.Svc.Transactions(market.TxQuery{State: st, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.total != page.Total || p.total == 0 {
+			t.Fatalf("%s: total %d, want %d (and some)", st, p.total, page.Total)
+		}
+		for _, tx := range p.win {
+			if tx.State != st {
+				t.Fatalf("the %s view holds %s %s", st, tx.ID, tx.State)
+			}
+		}
+		if title := strings.SplitN(txView(c, p), "\n", 2)[0]; !strings.Contains(title, count(p.total)+" transactions · "+string(st)) {
+			t.Errorf("title %q", title)
+		}
+	}
 	p.Update(c, txKey('a', "a"))
 	if p.total != txTotal(t, c, false) || p.cursor != 0 {
 		t.Errorf("after a again: total %d cursor %d", p.total, p.cursor)
+	}
+}
+
+// Transactions filtered by a player and by a part of an id; text that is
+// neither is refused, changing nothing.
+func TestTransactionsFilterByPlayerAndID(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	e.key("5")
+	p := e.m.panes[4].(*transactionsPane)
+	tx, _ := p.selected()
+	e.key("f")
+	e.mustContain("Filter transactions")
+	e.typeText(tx.SellerName)
+	e.key("enter")
+	page, err := e.svc.Transactions(market.TxQuery{Player: tx.Seller, Limit: 1})
+	must(t, err)
+	if p.total != page.Total || p.q.Player != tx.Seller {
+		t.Fatalf("player filter: total %d, want %d", p.total, page.Total)
+	}
+	e.mustContain("transactions · completed · player " + tx.SellerName)
+	for _, row := range p.win {
+		if row.Seller != tx.Seller && row.Buyer != tx.Seller {
+			t.Fatalf("%s is not %s's", row.ID, tx.SellerName)
+		}
+	}
+	e.key("esc")
+	if p.filtered() {
+		t.Fatal("esc kept the filter")
+	}
+	e.key("f")
+	e.typeText(shortID(tx.ID))
+	e.key("enter")
+	if p.total != 1 || p.win[0].ID != tx.ID {
+		t.Fatalf("id filter %s: total %d", shortID(tx.ID), p.total)
+	}
+	e.mustContain("1 transaction · completed · id contains " + shortID(tx.ID))
+	q := p.q
+	e.key("f")
+	e.typeText("nobody here")
+	e.key("enter")
+	if want := `no player is called "nobody here" and it is not a part of a transaction id (hex digits and dashes)`; e.status() != want {
+		t.Fatalf("status %q, want %q", e.status(), want)
+	}
+	if p.q != q {
+		t.Fatalf("a refused filter changed the query: %+v → %+v", q, p.q)
+	}
+	e.key("f")
+	e.key("enter") // empty: no filter
+	if p.filtered() {
+		t.Fatal("an empty filter kept the filter")
 	}
 }
 

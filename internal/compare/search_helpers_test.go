@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -109,38 +108,6 @@ func searchText(l market.Listing) string {
 	return strings.Join(w, " ")
 }
 
-// searchParsed is a query split the way market.Query splits it: "#<id>" terms
-// (a uint32; #0 never matches) and folded words, colour codes stripped first.
-type searchParsed struct {
-	words []string
-	ids   []int
-	bad   bool
-}
-
-func searchParse(q string) searchParsed {
-	var p searchParsed
-	for _, f := range strings.Fields(market.StripColors(q)) {
-		if len(f) > 1 && f[0] == '#' {
-			if n, err := strconv.ParseUint(f[1:], 10, 32); err == nil {
-				if n == 0 {
-					p.bad = true
-				}
-				p.ids = append(p.ids, int(n))
-				continue
-			}
-		}
-		p.words = searchWords(p.words, f)
-	}
-	slices.Sort(p.words)
-	p.words = slices.Compact(p.words)
-	return p
-}
-
-// hasShortWord reports whether any word of p is too short for a trigram.
-func (p searchParsed) hasShortWord() bool {
-	return slices.ContainsFunc(p.words, func(w string) bool { return len([]rune(w)) < 3 })
-}
-
 // --- rynek ---
 
 // searchRynek answers q through market.Query, newest first; limit < 0 is all.
@@ -159,8 +126,8 @@ func searchRynek(tb testing.TB, d *searchData, q string, limit int) ([]market.Li
 // text. It stops filling the page at limit but counts every match, so it
 // reports a total like the others. limit < 0 is all.
 func searchScan(d *searchData, q string, limit int) ([]market.Listing, int) {
-	p := searchParse(q)
-	if p.bad {
+	p := market.ParseSearch(q)
+	if p.NoMatch {
 		return nil, 0
 	}
 	var page []market.Listing
@@ -168,12 +135,12 @@ func searchScan(d *searchData, q string, limit int) ([]market.Listing, int) {
 outer:
 	for i, text := range d.texts {
 		id := d.listings[i].ID
-		for _, want := range p.ids {
+		for _, want := range p.IDs {
 			if id != want {
 				continue outer
 			}
 		}
-		for _, w := range p.words {
+		for _, w := range p.Words {
 			if !strings.Contains(text, w) {
 				continue outer
 			}
@@ -273,18 +240,18 @@ type searchFTSQuery struct {
 // row: that is what an FTS5 user has to do. #<id> is rowid = ?.
 func (f *searchFTS) prepare(tb testing.TB, q string) searchFTSQuery {
 	tb.Helper()
-	p := searchParse(q)
-	if p.bad {
+	p := market.ParseSearch(q)
+	if p.NoMatch {
 		return searchFTSQuery{none: true}
 	}
 	var conds []string
 	var args []any
-	for _, id := range p.ids {
+	for _, id := range p.IDs {
 		conds = append(conds, "rowid = ?")
 		args = append(args, id)
 	}
 	var phrases []string
-	for _, w := range p.words {
+	for _, w := range p.Words {
 		switch {
 		case f.tokenizer == "unicode61":
 			phrases = append(phrases, `"`+w+`"*`)

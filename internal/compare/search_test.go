@@ -46,6 +46,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rynek/rynek/market"
 )
 
 // searchShared1M is the 1M-listing data set, built once per process.
@@ -129,7 +131,7 @@ func TestCompareSearchAgree(t *testing.T) {
 		fmt.Sprintf("#%d", mid.ID), fmt.Sprintf("#%d %s", mid.ID, mid.SellerName),
 		fmt.Sprintf("#%d diamond", mid.ID), "#0", "a diamond", "KOWALSKI", "§6Legendarny", "Łódź")
 	for _, q := range queries {
-		p := searchParse(q)
+		p := market.ParseSearch(q)
 		all, total := searchRynek(t, d, q, -1)
 		want := searchIDs(all)
 		if total != len(want) {
@@ -171,7 +173,7 @@ func TestCompareSearchAgree(t *testing.T) {
 		// The superset relation holds for one word that needs no folding
 		// beyond case (the stock filter ignores case but does not fold ł or
 		// strip § codes, so "Łódź" finds nothing in the folded texts).
-		if len(p.words) == 1 && len(p.ids) == 0 && strings.ToLower(q) == p.words[0] && missing > 0 {
+		if len(p.Words) == 1 && len(p.IDs) == 0 && strings.ToLower(q) == p.Words[0] && missing > 0 {
 			t.Errorf("%q: the list filter misses %d of rynek's %d matches", q, missing, total)
 		}
 		t.Logf("%-18q rynek %5d  scan %5d  fts5 %5d  listfilter %5d (%d extra, %d missing)",
