@@ -104,8 +104,19 @@ func (o *order) compact() {
 }
 
 // ascend calls fn for live entries in ascending order until fn returns false.
-func (o *order) ascend(fn func(sortKey) bool) {
+func (o *order) ascend(fn func(sortKey) bool) { o.ascendFrom(nil, fn) }
+
+// descend calls fn for live entries in descending order until fn returns false.
+func (o *order) descend(fn func(sortKey) bool) { o.descendFrom(nil, fn) }
+
+// ascendFrom is ascend starting at the first entry not below *from (the
+// whole order when from is nil): a keyset page's seek, O(log n) instead of a
+// walk from the start.
+func (o *order) ascendFrom(from *sortKey, fn func(sortKey) bool) {
 	i := 0
+	if from != nil {
+		i, _ = slices.BinarySearchFunc(o.base, *from, cmpKey)
+	}
 	deadEmpty := o.dead.IsEmpty()
 	emit := func(limit *sortKey) bool {
 		for ; i < len(o.base); i++ {
@@ -123,21 +134,33 @@ func (o *order) ascend(fn func(sortKey) bool) {
 		return true
 	}
 	ok := true
-	o.delta.Ascend(func(d sortKey) bool {
+	visit := func(d sortKey) bool {
 		if ok = emit(&d); !ok {
 			return false
 		}
 		ok = fn(d)
 		return ok
-	})
+	}
+	if from != nil {
+		o.delta.AscendGreaterOrEqual(*from, visit)
+	} else {
+		o.delta.Ascend(visit)
+	}
 	if ok {
 		emit(nil)
 	}
 }
 
-// descend calls fn for live entries in descending order until fn returns false.
-func (o *order) descend(fn func(sortKey) bool) {
+// descendFrom is descend starting at the last entry not above *from (the
+// whole order when from is nil).
+func (o *order) descendFrom(from *sortKey, fn func(sortKey) bool) {
 	i := len(o.base) - 1
+	if from != nil {
+		j, found := slices.BinarySearchFunc(o.base, *from, cmpKey)
+		if i = j - 1; found {
+			i = j
+		}
+	}
 	deadEmpty := o.dead.IsEmpty()
 	emit := func(limit *sortKey) bool {
 		for ; i >= 0; i-- {
@@ -155,13 +178,18 @@ func (o *order) descend(fn func(sortKey) bool) {
 		return true
 	}
 	ok := true
-	o.delta.Descend(func(d sortKey) bool {
+	visit := func(d sortKey) bool {
 		if ok = emit(&d); !ok {
 			return false
 		}
 		ok = fn(d)
 		return ok
-	})
+	}
+	if from != nil {
+		o.delta.DescendLessOrEqual(*from, visit)
+	} else {
+		o.delta.Descend(visit)
+	}
 	if ok {
 		emit(nil)
 	}
