@@ -36,12 +36,23 @@ type TxQuery struct {
 	Player    uuid.UUID // uuid.Nil: everyone; otherwise transactions where the player bought or sold
 	Offset    int
 	Limit     int // 0 = 200
+	// Before continues a page of everyone's completed transactions (not
+	// with AllStates or Player): the page starts below this position of
+	// the completion order (TxPage.Next). Positions count from the oldest,
+	// and new completions only add positions at the end, so a client
+	// paging back through the history never skips or repeats one.
+	Before int
 }
 
 // TxPage is one page of transactions.
 type TxPage struct {
 	Transactions []Transaction
 	Total        int
+	// Next is the Before of the page that follows, for everyone's completed
+	// transactions; 0 at the end.
+	Next int
+	// Version is the market's version the page was read at.
+	Version uint64
 }
 
 // Transactions returns a page of transactions, newest first: completed ones
@@ -55,6 +66,9 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 		q.Limit = DefaultPageSize
 	}
 	q.Offset = max(q.Offset, 0)
+	if q.Before < 0 || (q.Before > 0 && (q.AllStates || q.Player != uuid.Nil)) {
+		return TxPage{}, errf(CodeInvalidQuery, "a position %d is only for everyone's completed transactions", q.Before)
+	}
 	s.waitHistory()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -81,9 +95,20 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 	default:
 		src = s.completed
 	}
-	page := TxPage{Total: len(src)}
-	for i := len(src) - 1 - q.Offset; i >= 0 && len(page.Transactions) < q.Limit; i-- {
+	page := TxPage{Total: len(src), Version: s.log.head}
+	top := len(src)
+	if q.Before > 0 {
+		if q.Before > len(src) {
+			return TxPage{}, errf(CodeInvalidQuery, "position %d is beyond the %d completed transactions", q.Before, len(src))
+		}
+		top = q.Before
+	}
+	i := top - 1 - q.Offset
+	for ; i >= 0 && len(page.Transactions) < q.Limit; i-- {
 		page.Transactions = append(page.Transactions, s.txOf(src[i]))
+	}
+	if i >= 0 && !q.AllStates && q.Player == uuid.Nil {
+		page.Next = i + 1
 	}
 	return page, nil
 }
