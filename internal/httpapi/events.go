@@ -246,12 +246,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	write := func(b []byte) bool {
-		rc.SetWriteDeadline(s.opts.Now().Add(s.opts.WriteTimeout))
+		rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
 		_, err := w.Write(b)
 		return err == nil
 	}
 	flush := func() bool {
-		rc.SetWriteDeadline(s.opts.Now().Add(s.opts.WriteTimeout))
+		rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
 		return rc.Flush() == nil
 	}
 	reset := func(reason string) {

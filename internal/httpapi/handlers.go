@@ -28,7 +28,7 @@ type route func(r *http.Request) (reader, error)
 // the version it was read at.
 func (s *Server) read(rt route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		http.NewResponseController(w).SetWriteDeadline(s.opts.Now().Add(s.opts.WriteTimeout))
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
 		read, err := rt(r)
 		if err != nil {
 			writeError(w, r, err)

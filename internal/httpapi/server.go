@@ -51,7 +51,8 @@ type Options struct {
 	// StreamLag is how many events a stream client may fall behind the
 	// market before it is dropped with a reset (default 16,384).
 	StreamLag int
-	// Now is the wall clock (tests replace it).
+	// Now is the rate limiter's clock (tests replace it); deadlines always
+	// use the real one.
 	Now func() time.Time
 }
 
