@@ -113,6 +113,11 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 	if !svc.IsReady() {
 		return
 	}
+	// The timer first: after a long pause the listings that expired
+	// meanwhile are swept (a batch a tick) before the bots search among them.
+	if _, _, err := svc.SweepExpired(); err != nil {
+		report("expiry timer: " + err.Error())
+	}
 	// Never more than a second of traffic at once, even after a stall.
 	r := gen.Step(svc, players, rate, min(elapsed, time.Second))
 	sum.BotsOK += r.OK
@@ -127,9 +132,6 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 		} else {
 			report("recovered the purchases a store failure had interrupted")
 		}
-	}
-	if _, _, err := svc.SweepExpired(); err != nil {
-		report("expiry timer: " + err.Error())
 	}
 	if _, err := svc.TrimEventLog(); err != nil {
 		report("event log retention: " + err.Error())
