@@ -106,9 +106,19 @@ func BenchmarkListingsPage(b *testing.B) {
 	}
 	paths = append(paths, "/api/listings?q=diamond", "/api/listings?category=tools&sort=price")
 	ds := make([]time.Duration, 0, b.N)
+	byPath := make([][]time.Duration, len(paths))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ds = append(ds, serve(b, api, paths[i%len(paths)]))
+		d := serve(b, api, paths[i%len(paths)])
+		ds = append(ds, d)
+		byPath[i%len(paths)] = append(byPath[i%len(paths)], d)
+	}
+	b.StopTimer()
+	for i, p := range byPath {
+		if len(p) > 0 {
+			slices.Sort(p)
+			b.Logf("%-60.60s p50 %8s  max %8s", paths[i], p[len(p)/2], p[len(p)-1])
+		}
 	}
 	reportPercentiles(b, ds)
 }
