@@ -4,16 +4,22 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/internal/grzybcio"
+	"github.com/rynek/rynek/internal/headless"
+	"github.com/rynek/rynek/internal/httpapi"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
@@ -36,9 +42,178 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runImport(args[1:], stdout, stderr)
 		case "export":
 			return runExport(args[1:], stdout, stderr)
+		case "serve":
+			return runServe(args[1:], stdout, stderr)
 		}
 	}
 	return runConsole(args, stdout, stderr)
+}
+
+// marketFlags are the flags that open a market, shared by the console and
+// serve.
+type marketFlags struct {
+	db       *string
+	seedN    *int
+	seedRand *int64
+	name     *string
+	sync     *bool
+}
+
+func addMarketFlags(fs *flag.FlagSet) marketFlags {
+	return marketFlags{
+		db:       fs.String("db", "", "market database file (default $XDG_DATA_HOME/rynek/market.db, i.e. ~/.local/share/rynek/market.db)"),
+		seedN:    fs.Int("seed", 3000, "listings to generate when the database is new (0: start empty)"),
+		seedRand: fs.Int64("seed-rand", 1, "seed of the demo data generator (same seed, same market)"),
+		name:     fs.String("name", "Rynek", `service name, as in the not-ready error "<name> API nie jest gotowe"`),
+		sync:     fs.Bool("sync", false, "fsync every commit: survive power loss, not only crashes (sells about 3x slower: 2,724/s against 8,100/s measured at 1M listings)"),
+	}
+}
+
+// check validates the market flags: a usage error is exit code 2.
+func (f marketFlags) check(stderr io.Writer) int {
+	if *f.seedN < 0 || *f.seedN > 10_000_000 {
+		fmt.Fprintf(stderr, "rynek: --seed must be between 0 and 10000000, got %d\n", *f.seedN)
+		return 2
+	}
+	if *f.name == "" {
+		fmt.Fprintln(stderr, "rynek: --name must not be empty")
+		return 2
+	}
+	return 0
+}
+
+// apiFlags are the HTTP API's flags.
+type apiFlags struct {
+	token   *string
+	origins *listFlag
+	rate    *float64
+}
+
+// listFlag is a flag that may be given several times.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func addAPIFlags(fs *flag.FlagSet) apiFlags {
+	f := apiFlags{origins: &listFlag{}}
+	f.token = fs.String("api-token", "", "require Authorization: Bearer TOKEN of every API request (or set "+httpapi.TokenEnv+"); needed to listen beyond loopback")
+	fs.Var(f.origins, "api-cors-origin", "an origin allowed to read the API from a browser, e.g. https://example.com (repeatable)")
+	f.rate = fs.Float64("api-rate", httpapi.DefaultRate, "requests a second allowed per client IP, with bursts of twice that (0: no limit)")
+	return f
+}
+
+// options turns the flags into the API's options; the environment
+// variable supplies the token when the flag does not.
+func (f apiFlags) options(stderr io.Writer) (httpapi.Options, int) {
+	token := *f.token
+	if token == "" {
+		token = os.Getenv(httpapi.TokenEnv)
+	}
+	if *f.rate < 0 {
+		fmt.Fprintf(stderr, "rynek: --api-rate must be 0 or more, got %g\n", *f.rate)
+		return httpapi.Options{}, 2
+	}
+	for _, o := range *f.origins {
+		if !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") || strings.HasSuffix(o, "/") {
+			fmt.Fprintf(stderr, "rynek: --api-cors-origin %q is not an origin (scheme://host[:port], no path)\n", o)
+			return httpapi.Options{}, 2
+		}
+	}
+	return httpapi.Options{Token: token, CORSOrigins: *f.origins, RatePerSecond: *f.rate}, 0
+}
+
+// apiAddrFlag is the console's --api [ADDR]: alone it means the default
+// address.
+type apiAddrFlag struct{ addr string }
+
+func (f *apiAddrFlag) String() string   { return f.addr }
+func (f *apiAddrFlag) IsBoolFlag() bool { return true }
+func (f *apiAddrFlag) Set(v string) error {
+	switch v {
+	case "true":
+		f.addr = httpapi.DefaultAddr
+	case "false":
+		f.addr = ""
+	default:
+		f.addr = v
+	}
+	return nil
+}
+
+// runServe is `rynek serve`: the market without a terminal, serving the
+// HTTP API, until Ctrl+C or SIGTERM.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rynek serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	mf := addMarketFlags(fs)
+	addr := fs.String("api", httpapi.DefaultAddr, "address of the HTTP API")
+	af := addAPIFlags(fs)
+	bots := fs.Float64("bots", 0, "traffic bots: random sells, purchases and removals a second (0: none)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rynek serve [--db PATH] [--api ADDR] [--bots RATE] [flags]\n\nRuns the market without a terminal and serves its HTTP API and live board\n(http://ADDR/). Its main loop runs %d ticks a second. Ctrl+C or SIGTERM stops it.\n\nFlags:\n", headless.TicksPerSecond)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rynek serve: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return 2
+	}
+	if code := mf.check(stderr); code != 0 {
+		return code
+	}
+	if *bots < 0 || *bots > 100_000 {
+		fmt.Fprintf(stderr, "rynek serve: --bots must be between 0 and 100000, got %g\n", *bots)
+		return 2
+	}
+	opts, code := af.options(stderr)
+	if code != 0 {
+		return code
+	}
+	if err := httpapi.CheckExposure(*addr, opts.Token); err != nil {
+		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
+		return 2
+	}
+	path, code := databasePath(fs, *mf.db, stderr)
+	if code != 0 {
+		return code
+	}
+	svc, _, _, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.seedN, *mf.seedRand, *mf.name, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
+		return 1
+	}
+	api, err := httpapi.Start(svc, *addr, opts, stderr)
+	if err != nil {
+		svc.Close()
+		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, board at /); Ctrl+C stops\n", path, api.Addr)
+	sum, runErr := headless.Run(ctx, svc, headless.Options{BotsRate: *bots, Seed: uint64(time.Now().UnixNano()),
+		Report: func(s string) { fmt.Fprintln(stderr, "rynek serve: "+s) }})
+	stop()
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := api.Shutdown(shutdown); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := svc.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	fmt.Fprintf(stdout, "rynek serve: stopped after %s\n", sum)
+	if runErr != nil {
+		fmt.Fprintf(stderr, "rynek serve: %v\n", runErr)
+		return 1
+	}
+	return 0
 }
 
 // databasePath is --db's value, or the default market's path when --db was
@@ -249,14 +424,13 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 func runConsole(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rynek", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dbPath := fs.String("db", "", "market database file (default $XDG_DATA_HOME/rynek/market.db, i.e. ~/.local/share/rynek/market.db)")
-	seedN := fs.Int("seed", 3000, "listings to generate when the database is new (0: start empty)")
-	seedRand := fs.Int64("seed-rand", 1, "seed of the demo data generator (same seed, same market)")
-	name := fs.String("name", "Rynek", `service name, as in the not-ready error "<name> API nie jest gotowe"`)
-	syncFlag := fs.Bool("sync", false, "fsync every commit: survive power loss, not only crashes (sells about 3x slower: 2,724/s against 8,100/s measured at 1M listings)")
+	mf := addMarketFlags(fs)
+	apiAddr := &apiAddrFlag{}
+	fs.Var(apiAddr, "api", "serve the HTTP API and live board beside the console: --api alone listens on "+httpapi.DefaultAddr+", --api ADDR on ADDR")
+	af := addAPIFlags(fs)
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rynek [flags]\n       rynek backup [--db PATH] DEST\n       rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--expiry-days N]\n       rynek export --to DIR [--db PATH]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: rynek [flags]\n       rynek serve [--db PATH] [--api ADDR] [--bots RATE]\n       rynek backup [--db PATH] DEST\n       rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--expiry-days N]\n       rynek export --to DIR [--db PATH]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -264,6 +438,15 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 		return 2
+	}
+	// --api is a boolean-style flag so that it may stand alone; an address
+	// after it arrives as the first argument, and the flags after that are
+	// parsed again.
+	if apiAddr.addr == httpapi.DefaultAddr && fs.NArg() > 0 && strings.Contains(fs.Arg(0), ":") {
+		apiAddr.addr = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return 2
+		}
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "rynek: unexpected argument %q (see --help)\n", fs.Arg(0))
@@ -273,30 +456,55 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "rynek %s\ncompatible with service 1.0.3, game server 26.2 and web front end 0.1.0\n", version)
 		return 0
 	}
-	if *seedN < 0 || *seedN > 10_000_000 {
-		fmt.Fprintf(stderr, "rynek: --seed must be between 0 and 10000000, got %d\n", *seedN)
-		return 2
+	if code := mf.check(stderr); code != 0 {
+		return code
 	}
-	if *name == "" {
-		fmt.Fprintln(stderr, "rynek: --name must not be empty")
-		return 2
-	}
-	path, code := databasePath(fs, *dbPath, stderr)
+	opts, code := af.options(stderr)
 	if code != 0 {
 		return code
 	}
-	svc, st, clock, err := open(path, sqlite.Options{Sync: *syncFlag}, *seedN, *seedRand, *name, stderr)
+	if apiAddr.addr != "" {
+		if err := httpapi.CheckExposure(apiAddr.addr, opts.Token); err != nil {
+			fmt.Fprintf(stderr, "rynek: %v\n", err)
+			return 2
+		}
+	}
+	path, code := databasePath(fs, *mf.db, stderr)
+	if code != 0 {
+		return code
+	}
+	svc, st, clock, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.seedN, *mf.seedRand, *mf.name, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek: %v\n", err)
 		return 1
 	}
-	m := tui.New(tui.Options{Svc: svc, Clock: clock, ExportDir: filepath.Dir(path), Backup: st.Backup, DatabasePath: path})
+	var api *httpapi.Running
+	if apiAddr.addr != "" {
+		// The API's own errors would tear the console's screen: dropped.
+		if api, err = httpapi.Start(svc, apiAddr.addr, opts, io.Discard); err != nil {
+			svc.Close()
+			fmt.Fprintf(stderr, "rynek: %v\n", err)
+			return 1
+		}
+	}
+	to := tui.Options{Svc: svc, Clock: clock, ExportDir: filepath.Dir(path), Backup: st.Backup, DatabasePath: path}
+	if api != nil {
+		to.APIAddr = api.Addr
+	}
+	m := tui.New(to)
 	// The console sets the window title; Bubble Tea empties it on exit.
 	// Push the user's title first and pop it after (XTWINOPS 22/23), so the
 	// terminal gets its own title back.
 	fmt.Fprint(stdout, pushTitle)
 	_, runErr := tea.NewProgram(m).Run()
 	fmt.Fprint(stdout, popTitle)
+	if api != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := api.Shutdown(ctx); err != nil && runErr == nil {
+			runErr = fmt.Errorf("stop the API: %w", err)
+		}
+		cancel()
+	}
 	m.Close()
 	if err := svc.Close(); err != nil && runErr == nil {
 		runErr = err

@@ -1,11 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rynek/rynek/market/sqlite"
 )
@@ -26,7 +34,8 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	if code := run([]string{"--help"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, flag := range []string{"-db", "-seed", "-seed-rand", "-name", "-sync", "-version", "XDG_DATA_HOME", "2,724/s against 8,100/s"} {
+	for _, flag := range []string{"-db", "-seed", "-seed-rand", "-name", "-sync", "-version", "XDG_DATA_HOME", "2,724/s against 8,100/s",
+		"-api", "-api-token", "-api-cors-origin", "-api-rate", "RYNEK_API_TOKEN", "rynek serve", "rynek import", "rynek export"} {
 		if !strings.Contains(errb.String(), flag) {
 			t.Errorf("help lacks %s:\n%s", flag, errb.String())
 		}
@@ -50,6 +59,15 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		{[]string{"--db", filepath.Join(dir, "missing-dir", "m.db")}, 1, "no such file or directory"},
 		{[]string{"--db", dir}, 2, "--db " + dir + " is a directory: give a file in it, e.g. --db " + filepath.Join(dir, "market.db") + "\n"},
 		{[]string{"--db", ""}, 2, "--db must not be empty (leave it out for the default path)"},
+		{[]string{"--api", "0.0.0.0:8080"}, 2, "--api 0.0.0.0:8080 is reachable from other machines: set --api-token or RYNEK_API_TOKEN"},
+		{[]string{"--api", "127.0.0.1:8080", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"--api", "127.0.0.1:8080", "--seed", "-2"}, 2, "--seed must be between 0 and 10000000, got -2"},
+		{[]string{"--api-rate", "-1"}, 2, "--api-rate must be 0 or more, got -1"},
+		{[]string{"--api-cors-origin", "https://example.com/"}, 2, `--api-cors-origin "https://example.com/" is not an origin`},
+		{[]string{"serve", "--api", ":8080"}, 2, "--api :8080 is reachable from other machines"},
+		{[]string{"serve", "--bots", "-3"}, 2, "--bots must be between 0 and 100000, got -3"},
+		{[]string{"serve", "now"}, 2, `unexpected argument "now"`},
+		{[]string{"serve", "--api", "nonsense"}, 2, `--api "nonsense": address nonsense: missing port in address`},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
@@ -151,4 +169,92 @@ func TestImportAndExportCommands(t *testing.T) {
 		t.Fatalf("the market does not open after import and export: %v", err)
 	}
 	st.Close()
+}
+
+// TestServeRunsHeadlessAndStopsOnSIGTERM runs `rynek serve` with bots on
+// a free port: the API answers, the bots' changes show in its version, the
+// board is served, and SIGTERM stops it cleanly with a summary of its ticks.
+func TestServeRunsHeadlessAndStopsOnSIGTERM(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	pr, pw := io.Pipe()
+	var errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"serve", "--db", path, "--seed", "200", "--api", "127.0.0.1:0", "--bots", "400"}, pw, &errb)
+		pw.Close()
+	}()
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	first := <-lines
+	m := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("first line %q; stderr %s", first, errb.String())
+	}
+	base := "http://" + m[1]
+	version := func() uint64 {
+		res, err := http.Get(base + "/api/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var h struct{ Version uint64 }
+		if res.StatusCode != 200 || json.NewDecoder(res.Body).Decode(&h) != nil {
+			t.Fatalf("health: %d", res.StatusCode)
+		}
+		return h.Version
+	}
+	v0 := version()
+	deadline := time.Now().Add(10 * time.Second)
+	for version() == v0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the bots changed nothing in 10 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if res, err := http.Get(base + "/"); err != nil || res.StatusCode != 200 {
+		t.Fatalf("board: %v %v", res, err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+	last := ""
+	for l := range lines {
+		last = l
+	}
+	if !regexp.MustCompile(`^rynek serve: stopped after \d+ ticks, tick work p50 .*; bots \d+ ok, \d+ refused$`).MatchString(last) {
+		t.Fatalf("last line %q", last)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the server's goroutine and the
+// test's.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -44,12 +44,23 @@ type TxQuery struct {
 	IDPart string
 	Offset int
 	Limit  int // 0 = 200
+	// Before continues a page of everyone's completed transactions (not
+	// with AllStates, Player, State or IDPart): the page starts below this
+	// position of the completion order (TxPage.Next). Positions count from
+	// the oldest, and new completions only add positions at the end, so a
+	// client paging back through the history never skips or repeats one.
+	Before int
 }
 
 // TxPage is one page of transactions.
 type TxPage struct {
 	Transactions []Transaction
 	Total        int
+	// Next is the Before of the page that follows, for everyone's completed
+	// transactions; 0 at the end.
+	Next int
+	// Version is the market's version the page was read at.
+	Version uint64
 }
 
 // Transactions returns a page of transactions, newest first: completed ones
@@ -63,6 +74,9 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 		q.Limit = DefaultPageSize
 	}
 	q.Offset = max(q.Offset, 0)
+	if q.Before < 0 || (q.Before > 0 && (q.AllStates || q.Player != uuid.Nil || q.State != "" || q.IDPart != "")) {
+		return TxPage{}, errf(CodeInvalidQuery, "a position %d is only for everyone's completed transactions", q.Before)
+	}
 	if q.State != "" {
 		q.AllStates = true
 	}
@@ -95,9 +109,20 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 	if q.State != "" || q.IDPart != "" {
 		return s.filteredTx(src, q)
 	}
-	page := TxPage{Total: len(src)}
-	for i := len(src) - 1 - q.Offset; i >= 0 && len(page.Transactions) < q.Limit; i-- {
+	page := TxPage{Total: len(src), Version: s.log.head}
+	top := len(src)
+	if q.Before > 0 {
+		if q.Before > len(src) {
+			return TxPage{}, errf(CodeInvalidQuery, "position %d is beyond the %d completed transactions", q.Before, len(src))
+		}
+		top = q.Before
+	}
+	i := top - 1 - q.Offset
+	for ; i >= 0 && len(page.Transactions) < q.Limit; i-- {
 		page.Transactions = append(page.Transactions, s.txOf(src[i]))
+	}
+	if i >= 0 && !q.AllStates && q.Player == uuid.Nil {
+		page.Next = i + 1
 	}
 	return page, nil
 }
@@ -113,7 +138,7 @@ func (s *Service) filteredTx(src []*transactionRecord, q TxQuery) (TxPage, error
 		}
 	}
 	part := []byte(strings.ToLower(q.IDPart))
-	var page TxPage
+	page := TxPage{Version: s.log.head}
 	var id [36]byte
 	for i := len(src) - 1; i >= 0; i-- {
 		t := src[i]

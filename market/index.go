@@ -53,8 +53,9 @@ type index struct {
 	gramSeen []uint32 // generation stamps for deduplicating a listing's grams
 	gramGen  uint32
 
-	cats    [categoryCount]*roaring.Bitmap
-	sellers map[int32]*roaring.Bitmap
+	cats       [categoryCount]*roaring.Bitmap
+	sellers    map[int32]*roaring.Bitmap
+	byMaterial map[uint16]*roaring.Bitmap // listings by material, for the material filter
 
 	byPrice, byUnit, byAmount, byExpiry *order
 
@@ -91,6 +92,7 @@ func newIndex() *index {
 		vocabGrams: map[string][]uint32{},
 		gramID:     map[string]uint32{},
 		sellers:    map[int32]*roaring.Bitmap{},
+		byMaterial: map[uint16]*roaring.Bitmap{},
 		byPrice:    newOrder(),
 		byUnit:     newOrder(),
 		byAmount:   newOrder(),
@@ -231,6 +233,12 @@ func (ix *index) add(r *listingRecord, tids []uint32) {
 		ix.sellers[r.seller] = sb
 	}
 	sb.Add(id)
+	mb := ix.byMaterial[r.it.mat]
+	if mb == nil {
+		mb = roaring.New()
+		ix.byMaterial[r.it.mat] = mb
+	}
+	mb.Add(id)
 	keys := r.sortKeys()
 	if ix.loading {
 		for i, k := range keys {
@@ -272,6 +280,9 @@ func (ix *index) remove(r *listingRecord, tids []uint32) {
 	}
 	if sb := ix.sellers[r.seller]; sb != nil {
 		sb.Remove(id)
+	}
+	if mb := ix.byMaterial[r.it.mat]; mb != nil {
+		mb.Remove(id)
 	}
 	keys := r.sortKeys()
 	for i, o := range ix.orders() {

@@ -104,18 +104,33 @@ func (o *order) compact() {
 }
 
 // ascend calls fn for live entries in ascending order until fn returns false.
-func (o *order) ascend(fn func(sortKey) bool) { o.walk(false, fn) }
+func (o *order) ascend(fn func(sortKey) bool) { o.walk(false, nil, fn) }
 
 // descend calls fn for live entries in descending order until fn returns false.
-func (o *order) descend(fn func(sortKey) bool) { o.walk(true, fn) }
+func (o *order) descend(fn func(sortKey) bool) { o.walk(true, nil, fn) }
+
+// ascendFrom is ascend starting at the first entry not below *from: a keyset
+// page's seek, O(log n) instead of a walk from the start.
+func (o *order) ascendFrom(from *sortKey, fn func(sortKey) bool) { o.walk(false, from, fn) }
+
+// descendFrom is descend starting at the last entry not above *from.
+func (o *order) descendFrom(from *sortKey, fn func(sortKey) bool) { o.walk(true, from, fn) }
 
 // walk calls fn for live entries in ascending order, or descending when desc
-// is set, until fn returns false: it merges the base array, skipping dead
-// entries, with the delta B-tree, walking both in the same direction.
-func (o *order) walk(desc bool, fn func(sortKey) bool) {
+// is set, from *from on (the whole order when from is nil), until fn returns
+// false: it merges the base array, skipping dead entries, with the delta
+// B-tree, walking both in the same direction.
+func (o *order) walk(desc bool, from *sortKey, fn func(sortKey) bool) {
 	i, step := 0, 1
 	if desc {
 		i, step = len(o.base)-1, -1
+	}
+	if from != nil {
+		j, found := slices.BinarySearchFunc(o.base, *from, cmpKey)
+		i = j
+		if desc && !found {
+			i = j - 1
+		}
 	}
 	deadEmpty := o.dead.IsEmpty()
 	// emit calls fn for the base entries before limit in the walk's
@@ -149,9 +164,14 @@ func (o *order) walk(desc bool, fn func(sortKey) bool) {
 		ok = fn(d)
 		return ok
 	}
-	if desc {
+	switch {
+	case desc && from != nil:
+		o.delta.DescendLessOrEqual(*from, visit)
+	case desc:
 		o.delta.Descend(visit)
-	} else {
+	case from != nil:
+		o.delta.AscendGreaterOrEqual(*from, visit)
+	default:
 		o.delta.Ascend(visit)
 	}
 	if ok {

@@ -53,6 +53,29 @@ type Query struct {
 	// reversed order. A console showing row r of n near the end asks for the
 	// reversed page at n-1-r, which costs as little as a page near the start.
 	Reverse bool
+	// Material keeps only listings of this material key ("DIAMOND_SWORD",
+	// "diamond_sword", "minecraft:diamond_sword"); "" = any. An unknown
+	// material is refused.
+	Material string
+	// MinPrice and MaxPrice bound the total price, both inclusive; 0 = no
+	// bound.
+	MinPrice, MaxPrice Money
+	// After continues a keyset page: the results start with the listing
+	// that follows this position of the sort order. Unlike Offset, a
+	// position does not move when listings before it come and go, so a
+	// client paging through a changing market never skips or repeats a
+	// listing that stayed on it. It must be a position of the same Sort,
+	// and cannot be combined with Reverse.
+	After *Cursor
+}
+
+// Cursor is a position in one sort order: a listing and its key in that
+// order (Page.Next). The key lets a page continue after a listing that has
+// meanwhile left the market.
+type Cursor struct {
+	Sort SortMode
+	Key  int64 // the listing's sort key (cents, unit key or amount); 0 for newest and oldest
+	ID   int
 }
 
 // DefaultPageSize is the page size when Query.Limit is 0.
@@ -64,6 +87,12 @@ type Page struct {
 	Listings []Listing
 	Total    int           // matches in all pages
 	Took     time.Duration // time spent answering
+	// Next is the position of the page's last listing when more listings
+	// follow it (nil at the end): Query{After: Next} reads the next page.
+	Next *Cursor
+	// Version is the market's version (Service.Version) the page was read
+	// at: the page reflects every change up to it and none after it.
+	Version uint64
 }
 
 // parsedQuery is the query text split into words and #id terms. Colour
@@ -140,6 +169,27 @@ func (s *Service) Query(q Query) (Page, error) {
 	if q.Limit == 0 {
 		q.Limit = DefaultPageSize
 	}
+	var mat uint16
+	if q.Material != "" {
+		id, ok := materialID(strings.TrimSpace(q.Material))
+		if !ok {
+			return Page{}, errf(CodeInvalidQuery, "unknown material %q", truncateForMsg(q.Material))
+		}
+		mat = id
+	}
+	if q.MinPrice < 0 || q.MaxPrice < 0 || (q.MaxPrice > 0 && q.MinPrice > q.MaxPrice) {
+		return Page{}, errf(CodeInvalidQuery, "price range %s..%s is empty", FormatMoney(q.MinPrice), FormatMoney(q.MaxPrice))
+	}
+	if a := q.After; a != nil {
+		switch {
+		case a.Sort != q.Sort:
+			return Page{}, errf(CodeInvalidQuery, "the position is one of the %s order, the query sorts by %s", a.Sort, q.Sort)
+		case q.Reverse:
+			return Page{}, errf(CodeInvalidQuery, "a position cannot be combined with a reversed order")
+		case a.ID <= 0 || a.ID > 1<<31-1:
+			return Page{}, errf(CodeInvalidQuery, "listing id %d of the position is out of range", a.ID)
+		}
+	}
 	pq := parseQueryText(q.Text)
 
 	s.mu.RLock()
@@ -147,30 +197,62 @@ func (s *Service) Query(q Query) (Page, error) {
 	nowMs := s.nowMs()
 	if page, ok := s.idLookupLocked(pq, q, nowMs); ok {
 		page.Took = time.Since(start)
+		page.Version = s.log.head
 		return page, nil
 	}
-	res := s.matchLocked(pq, q, nowMs)
+	res := s.matchLocked(pq, q, mat, nowMs)
 	total := int(res.GetCardinality())
 	limit := q.Limit
-	switch {
-	case q.Offset >= total:
-		limit = 0
-	case limit < 0 || limit > total-q.Offset: // no addition: Offset+Limit may overflow
-		limit = total - q.Offset
+	if q.After == nil {
+		switch {
+		case q.Offset >= total:
+			limit = 0
+		case limit < 0 || limit > total-q.Offset: // no addition: Offset+Limit may overflow
+			limit = total - q.Offset
+		}
+	} else if limit < 0 || limit > total {
+		limit = total
 	}
-	ids := s.pageLocked(res, q.Sort, q.Reverse, q.Offset, limit)
+	// One more than asked tells whether a next page exists.
+	var ids []uint32
+	if limit > 0 {
+		ids = s.pageLocked(res, q.Sort, q.Reverse, q.After, q.Offset, limit+1)
+	}
+	more := len(ids) > limit
+	ids = ids[:min(len(ids), limit)]
 	out := make([]Listing, len(ids))
 	for i, id := range ids {
 		out[i] = s.listingOf(s.listings.get(id))
 	}
-	return Page{Query: q, Listings: out, Total: total, Took: time.Since(start)}, nil
+	page := Page{Query: q, Listings: out, Total: total, Took: time.Since(start), Version: s.log.head}
+	if more && len(ids) > 0 {
+		last := s.listings.get(ids[len(ids)-1])
+		page.Next = &Cursor{Sort: q.Sort, Key: sortKeyOf(last, q.Sort), ID: int(last.id)}
+	}
+	return page, nil
+}
+
+// sortKeyOf is r's key in the order of mode (0 for newest and oldest, which
+// are id order).
+func sortKeyOf(r *listingRecord, mode SortMode) int64 {
+	keys := r.sortKeys()
+	switch mode {
+	case SortCheapest, SortExpensive:
+		return keys[0].k
+	case SortUnitPrice:
+		return keys[1].k
+	case SortAmount, SortLeastAmount:
+		return keys[2].k
+	}
+	return 0
 }
 
 // idLookupLocked answers a query that is exactly one #id term with no
 // other words or filters: one page-table lookup instead of the bitmap
 // pipeline. ok is false for any other query.
 func (s *Service) idLookupLocked(pq parsedQuery, q Query, nowMs int64) (Page, bool) {
-	if len(pq.ids) != 1 || len(pq.words) != 0 || pq.bad || q.Category != CategoryAll || q.Seller != uuid.Nil {
+	if len(pq.ids) != 1 || len(pq.words) != 0 || pq.bad || q.Category != CategoryAll || q.Seller != uuid.Nil ||
+		q.Material != "" || q.MinPrice != 0 || q.MaxPrice != 0 || q.After != nil {
 		return Page{}, false
 	}
 	page := Page{Query: q}
@@ -187,7 +269,7 @@ func (s *Service) idLookupLocked(pq parsedQuery, q Query, nowMs int64) (Page, bo
 
 // matchLocked returns the bitmap of live listings matching pq and q's
 // filters. The result is owned by the caller.
-func (s *Service) matchLocked(pq parsedQuery, q Query, nowMs int64) *roaring.Bitmap {
+func (s *Service) matchLocked(pq parsedQuery, q Query, mat uint16, nowMs int64) *roaring.Bitmap {
 	ix := s.ix
 	if pq.bad {
 		return roaring.New()
@@ -216,6 +298,16 @@ func (s *Service) matchLocked(pq parsedQuery, q Query, nowMs int64) *roaring.Bit
 			return roaring.New()
 		}
 		parts = append(parts, ix.sellers[p.idx])
+	}
+	if q.Material != "" {
+		mb := ix.byMaterial[mat]
+		if mb == nil {
+			return roaring.New()
+		}
+		parts = append(parts, mb)
+	}
+	if q.MinPrice > 0 || q.MaxPrice > 0 {
+		parts = append(parts, ix.priceRange(q.MinPrice, q.MaxPrice))
 	}
 	var res *roaring.Bitmap
 	if len(parts) == 0 {
@@ -255,7 +347,7 @@ var (
 
 // pageLocked returns limit ids of res in the given order, skipping offset.
 // res belongs to the caller's query and may be modified.
-func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, reverse bool, offset, limit int) []uint32 {
+func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, reverse bool, after *Cursor, offset, limit int) []uint32 {
 	if limit <= 0 {
 		return nil
 	}
@@ -265,6 +357,9 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, reverse bool, o
 	}
 	switch mode {
 	case SortNewest:
+		if after != nil {
+			res.RemoveRange(uint64(after.ID), 1<<32)
+		}
 		total := int(res.GetCardinality())
 		it := res.ReverseIterator()
 		// Skip offset quickly: start from the element of rank total-1-offset.
@@ -283,6 +378,9 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, reverse bool, o
 		}
 		return out
 	case SortOldest:
+		if after != nil {
+			res.RemoveRange(0, uint64(after.ID)+1)
+		}
 		it := res.Iterator()
 		if offset > 0 {
 			x, err := res.Select(uint32(offset))
@@ -310,6 +408,10 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, reverse bool, o
 	if reverse {
 		desc = !desc
 	}
+	var from *sortKey
+	if after != nil {
+		from = &sortKey{after.Key, uint32(after.ID)}
+	}
 	n := int(res.GetCardinality())
 	need := offset + limit
 	// Two ways to a sorted page, chosen by the number of matches n:
@@ -325,22 +427,25 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, reverse bool, o
 	//     of a million entries (matches correlated with the key, such as
 	//     "most expensive oak") stays within a few milliseconds.
 	if n > collectMax {
-		if ids, ok := walkOrder(tree, desc, offset, limit, shortWalk, res.Contains); ok {
+		if ids, ok := walkOrder(tree, desc, from, offset, limit, shortWalk, res.Contains); ok {
 			return ids
 		}
 		bs := res.ToBitSet()
-		ids, _ := walkOrder(tree, desc, offset, limit, -1, func(id uint32) bool { return bs.Test(uint(id)) })
+		ids, _ := walkOrder(tree, desc, from, offset, limit, -1, func(id uint32) bool { return bs.Test(uint(id)) })
 		return ids
+	}
+	cmp := cmpKey
+	if desc {
+		cmp = func(a, b sortKey) int { return cmpKey(b, a) }
 	}
 	keys := make([]sortKey, 0, n)
 	it := res.Iterator()
 	for it.HasNext() {
 		id := it.Next()
-		keys = append(keys, sortKey{key(s.listings.get(id)), id})
-	}
-	cmp := cmpKey
-	if desc {
-		cmp = func(a, b sortKey) int { return cmpKey(b, a) }
+		k := sortKey{key(s.listings.get(id)), id}
+		if from == nil || cmp(k, *from) > 0 {
+			keys = append(keys, k)
+		}
 	}
 	if need < len(keys) {
 		selectFirst(keys, need, cmp)
@@ -357,13 +462,17 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, reverse bool, o
 }
 
 // walkOrder collects limit ids of o (after skipping offset) that match in,
-// visiting at most budget entries (negative: no limit). ok is false when the
-// budget ran out before the page was full.
-func walkOrder(o *order, desc bool, offset, limit, budget int, in func(uint32) bool) (ids []uint32, ok bool) {
+// visiting at most budget entries (negative: no limit). With from, the walk
+// starts after that entry. ok is false when the budget ran out before the
+// page was full.
+func walkOrder(o *order, desc bool, from *sortKey, offset, limit, budget int, in func(uint32) bool) (ids []uint32, ok bool) {
 	ids = make([]uint32, 0, limit)
 	skipped, visited := 0, 0
 	ok = true
 	visit := func(k sortKey) bool {
+		if from != nil && k == *from {
+			return true
+		}
 		if visited++; budget >= 0 && visited > budget {
 			ok = false
 			return false
@@ -379,11 +488,28 @@ func walkOrder(o *order, desc bool, offset, limit, budget int, in func(uint32) b
 		return len(ids) < limit
 	}
 	if desc {
-		o.descend(visit)
+		o.descendFrom(from, visit)
 	} else {
-		o.ascend(visit)
+		o.ascendFrom(from, visit)
 	}
 	return ids, ok
+}
+
+// priceRange returns the listings whose total price is within [lo, hi]
+// (hi 0: no upper bound), walking only that stretch of the price order.
+func (ix *index) priceRange(lo, hi Money) *roaring.Bitmap {
+	var ids []uint32
+	ix.byPrice.ascendFrom(&sortKey{k: int64(lo)}, func(k sortKey) bool {
+		if hi > 0 && k.k > int64(hi) {
+			return false
+		}
+		ids = append(ids, k.id)
+		return true
+	})
+	slices.Sort(ids)
+	b := roaring.New()
+	b.AddMany(ids)
+	return b
 }
 
 // selectFirst reorders keys so that its first k elements are the k smallest

@@ -199,6 +199,8 @@ type PriceWindow struct {
 type PricePoint struct {
 	Start            time.Time
 	Sales            int
+	Amount           int64   // items sold in the bucket
+	Volume           float64 // sum of the bucket's prices
 	Min, Median, Max float64 // unit prices; 0 when no sales in the bucket
 }
 
@@ -254,7 +256,8 @@ func (s *Service) PriceHistory(material string, span time.Duration, buckets int)
 	for b := 0; b < buckets; b++ {
 		lo, hi := start+int64(b)*step, start+int64(b+1)*step
 		w := summarize(recent, lo, hi, 0)
-		ph.Points = append(ph.Points, PricePoint{Start: time.UnixMilli(lo).UTC(), Sales: w.Sales, Min: w.Min, Median: w.Median, Max: w.Max})
+		ph.Points = append(ph.Points, PricePoint{Start: time.UnixMilli(lo).UTC(), Sales: w.Sales, Amount: w.Amount,
+			Volume: w.Volume, Min: w.Min, Median: w.Median, Max: w.Max})
 	}
 	return ph, nil
 }
@@ -289,4 +292,83 @@ func summarize(pts []pricePoint, lo, hi int64, w time.Duration) PriceWindow {
 		pw.MeanWeightedByUnit = pw.Volume / float64(pw.Amount)
 	}
 	return pw
+}
+
+// Profile is what anyone may see of a player: never balances, inventories
+// or mail.
+type Profile struct {
+	ID             uuid.UUID
+	Name           string
+	ActiveListings int
+	Sales          int64   // completed transactions as the seller
+	Purchases      int64   // completed transactions as the buyer
+	Earned         float64 // from sales, net of fees
+	Version        uint64  // the market's version it was read at
+}
+
+// Profile returns the public figures of player id. Cost is O(the player's
+// transactions).
+func (s *Service) Profile(id uuid.UUID) (Profile, error) {
+	if err := s.readGuard(); err != nil {
+		return Profile{}, err
+	}
+	s.waitHistory()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p := s.playerByID[id]
+	if p == nil {
+		return Profile{}, errf(CodeUnknownPlayer, "player %s does not exist", id)
+	}
+	pr := Profile{ID: p.id, Name: p.name, Version: s.log.head}
+	if b := s.ix.sellers[p.idx]; b != nil {
+		pr.ActiveListings = int(b.GetCardinality())
+	}
+	if ss := s.stats.seller[p.idx]; ss != nil {
+		pr.Sales, pr.Earned = ss.sales, ss.earned.Float()
+	}
+	for _, t := range p.txs {
+		if t.buyer == p.idx && t.State() == StateCompleted {
+			pr.Purchases++
+		}
+	}
+	return pr, nil
+}
+
+// CategoryCount is a category and how many active listings it holds.
+type CategoryCount struct {
+	Category Category
+	Active   int
+}
+
+// CategoryCounts returns every category with its active listings, read at
+// one version (returned too). Listings past their expiry that the sweep has
+// not removed yet are not counted.
+func (s *Service) CategoryCounts() ([]CategoryCount, uint64, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, 0, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	nowMs := s.nowMs()
+	out := make([]CategoryCount, 0, categoryCount)
+	for _, c := range allCategories() {
+		n := s.listings.len()
+		if c != CategoryAll {
+			n = int(s.ix.cats[c].GetCardinality())
+		}
+		out = append(out, CategoryCount{Category: c, Active: n})
+	}
+	s.ix.byExpiry.ascend(func(k sortKey) bool {
+		if k.k > nowMs {
+			return false
+		}
+		out[0].Active--
+		for i := 1; i < len(out); i++ {
+			if s.ix.cats[out[i].Category].Contains(k.id) {
+				out[i].Active--
+			}
+		}
+		return true
+	})
+	return out, s.log.head, nil
 }

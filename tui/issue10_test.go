@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
@@ -415,7 +416,7 @@ func TestBotsBuyWhatIsListed(t *testing.T) {
 	b.players, _ = e.svc.Players()
 	for range 300 {
 		n, _ := e.svc.GetActiveListingsCount()
-		if err := b.one(e.m.c); errors.Is(err, errNothingToBuy) && n > 0 {
+		if err := b.gen.One(e.svc, b.players); errors.Is(err, traffic.ErrNothingToBuy) && n > 0 {
 			t.Fatalf("a bot found nothing to buy among %d listings", n)
 		}
 	}

@@ -29,6 +29,9 @@ type Options struct {
 	// Tick is how often the console drains events, runs the expiry timer and
 	// the bots (default 100 ms).
 	Tick time.Duration
+	// APIAddr is the address the HTTP API serves (rynek --api), shown in
+	// the header; empty when it does not run.
+	APIAddr string
 }
 
 // The smallest screen the console lays out; below it, it says so.
@@ -62,6 +65,7 @@ type Model struct {
 	swept    int  // listings the timer has removed in the current backlog
 	backup   func(dest string) error
 	backupOf string                     // the database a backup copies
+	apiAddr  string                     // where the HTTP API serves; "" = nowhere
 	footer   struct{ key, text string } // the last footer shortHelp styled, and what it showed
 }
 
@@ -125,7 +129,7 @@ func New(o Options) *Model {
 			return 0, false
 		}
 		return page.Events[0].Seq(), true
-	}}, keys: newGlobalKeys(), tick: o.Tick, history: &statusHistory{}, owner: -1}
+	}}, keys: newGlobalKeys(), tick: o.Tick, history: &statusHistory{}, owner: -1, apiAddr: o.APIAddr}
 	m.unsub = o.Svc.Subscribe(m.log.push)
 	o.Svc.OnListenerPanic(func(r any) { m.setStatus(statusMsg{text: fmt.Sprint(r), err: true}) })
 	m.chooseActors()
@@ -499,6 +503,9 @@ func (m *Model) header(w int) string {
 			part{s.HeaderKey.Render("volume ") + money(m.hdr.volume), 5})
 	}
 	parts = append(parts, part{s.HeaderKey.Render("acting as ") + playerName(c.Actor), 0})
+	if m.apiAddr != "" {
+		parts = append(parts, part{s.HeaderKey.Render("api ") + "http://" + m.apiAddr, 2})
+	}
 	if f := m.hdr.armed; f != "" {
 		parts = append(parts, part{s.QA.Render("QA armed " + string(f)), 1})
 	}

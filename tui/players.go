@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
 )
 
@@ -33,19 +34,6 @@ func (m *Model) explainNoPlayer(err error) error {
 		return errors.New(noPlayersText)
 	}
 	return err
-}
-
-// starterKit is what a player added from the console or a traffic bot
-// brings, so that they can sell at once: a few common stacks and one
-// enchanted tool.
-func starterKit() []market.ItemStack {
-	return []market.ItemStack{
-		{Material: "DIAMOND", Amount: 64},
-		{Material: "OAK_LOG", Amount: 64},
-		{Material: "IRON_INGOT", Amount: 32},
-		{Material: "BREAD", Amount: 16},
-		{Material: "DIAMOND_SWORD", Amount: 1, Enchantments: []market.Enchantment{{Key: "sharpness", Level: 3}}},
-	}
 }
 
 // addPlayer runs actAddPlayer on the main thread.
@@ -124,7 +112,7 @@ func (d *addPlayerDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
 			np.Permissions = []string{market.PermAdmin}
 		}
 		if d.kit {
-			np.Items = starterKit()
+			np.Items = traffic.StarterKit()
 		}
 		return actAddPlayer{p: np}, true
 	case key.Matches(k, d.keys.NextField, d.keys.PrevField):

@@ -1,0 +1,149 @@
+// Package headless runs the market without a terminal (`rynek serve`): the
+// game server's main-thread loop, which performs the mutations (the traffic
+// bots'), the expiry timer, the event log's retention and recovery after a
+// store failure, a fixed number of ticks a second.
+package headless
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/rynek/rynek/internal/traffic"
+	"github.com/rynek/rynek/market"
+)
+
+// TicksPerSecond is the loop's rate: a Minecraft server's tick.
+const TicksPerSecond = 20
+
+// Options configure the loop.
+type Options struct {
+	// BotsRate is the traffic bots' actions a second; 0 = no bots.
+	BotsRate float64
+	// Seed seeds the bots' choices.
+	Seed uint64
+	// Tick is the loop's period (default 1/TicksPerSecond s).
+	Tick time.Duration
+	// Report, when set, is told about notable things (bots recruited,
+	// recovery) as they happen.
+	Report func(string)
+}
+
+// Summary is what a run did and how long its ticks took: the work of a
+// tick, not the sleep between ticks.
+type Summary struct {
+	Ticks               int
+	TickP50, TickP99    time.Duration
+	TickMax             time.Duration
+	BotsOK, BotsRefused int
+	LastRefusal         error
+}
+
+func (s Summary) String() string {
+	out := fmt.Sprintf("%d ticks, tick work p50 %s, p99 %s, max %s", s.Ticks, s.TickP50, s.TickP99, s.TickMax)
+	if s.BotsOK+s.BotsRefused > 0 {
+		out += fmt.Sprintf("; bots %d ok, %d refused", s.BotsOK, s.BotsRefused)
+	}
+	return out
+}
+
+// tickSamples bounds the tick durations kept for the percentiles (the
+// newest ones: about eight minutes at 20 ticks a second).
+const tickSamples = 10_000
+
+// Run runs the loop until ctx ends. It must be called on the service's main
+// thread (the goroutine that bound it and enabled the service).
+func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
+	if !svc.IsMainThread() {
+		return Summary{}, market.ErrNotMainThread
+	}
+	if o.Tick <= 0 {
+		o.Tick = time.Second / TicksPerSecond
+	}
+	report := o.Report
+	if report == nil {
+		report = func(string) {}
+	}
+	var sum Summary
+	var players []market.Player
+	gen := traffic.New(o.Seed)
+	if o.BotsRate > 0 {
+		ps, err := svc.Players()
+		if err != nil {
+			return sum, err
+		}
+		if len(ps) < traffic.MinPlayers {
+			added, err := traffic.Recruit(svc)
+			if err != nil {
+				return sum, fmt.Errorf("the bots could not add their players: %w", err)
+			}
+			report(fmt.Sprintf("the market had fewer than %d players; the bots added %d", traffic.MinPlayers, len(added)))
+			ps = append(ps, added...)
+		}
+		players = ps
+	}
+	samples := make([]time.Duration, 0, 1024)
+	ticker := time.NewTicker(o.Tick)
+	defer ticker.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			sum.percentiles(samples)
+			return sum, nil
+		case now := <-ticker.C:
+			elapsed := now.Sub(last)
+			last = now
+			start := time.Now()
+			tick(svc, gen, players, o.BotsRate, elapsed, &sum, report)
+			if len(samples) == tickSamples {
+				copy(samples, samples[tickSamples/2:])
+				samples = samples[:tickSamples/2]
+			}
+			samples = append(samples, time.Since(start))
+			sum.Ticks++
+		}
+	}
+}
+
+// tick is one turn of the main thread.
+func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, rate float64, elapsed time.Duration, sum *Summary, report func(string)) {
+	if !svc.IsReady() {
+		return
+	}
+	// The timer first: after a long pause the listings that expired
+	// meanwhile are swept (a batch a tick) before the bots search among them.
+	if _, _, err := svc.SweepExpired(); err != nil {
+		report("expiry timer: " + err.Error())
+	}
+	// Never more than a second of traffic at once, even after a stall.
+	r := gen.Step(svc, players, rate, min(elapsed, time.Second))
+	sum.BotsOK += r.OK
+	sum.BotsRefused += r.Refused
+	if r.LastErr != nil {
+		sum.LastRefusal = r.LastErr
+	}
+	if errors.Is(r.LastErr, market.ErrStore) {
+		// A store failure may have left a purchase unfinished.
+		if err := svc.Recover(); err != nil {
+			report("recovery after a store failure: " + err.Error())
+		} else {
+			report("recovered the purchases a store failure had interrupted")
+		}
+	}
+	if _, err := svc.TrimEventLog(); err != nil {
+		report("event log retention: " + err.Error())
+	}
+}
+
+func (s *Summary) percentiles(samples []time.Duration) {
+	if len(samples) == 0 {
+		return
+	}
+	sorted := slices.Clone(samples)
+	slices.Sort(sorted)
+	at := func(q float64) time.Duration { return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))] }
+	s.TickP50, s.TickP99, s.TickMax = at(0.50), at(0.99), sorted[len(sorted)-1]
+}

@@ -1,0 +1,317 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rynek/rynek/internal/wire"
+	"github.com/rynek/rynek/market"
+)
+
+// reader reads a route's answer from the service: the body and the market
+// version it reflects.
+type reader func() (body any, version uint64, err error)
+
+// route parses and checks a request, returning how to read its answer.
+// Parsing comes first, so that a bad request is a 400 even when a
+// conditional request would otherwise be answered with 304.
+type route func(r *http.Request) (reader, error)
+
+// read serves a JSON route: bad requests are refused before the market is
+// touched; a request whose If-None-Match names the current version is 304
+// without reading anything; otherwise the answer carries an ETag made of
+// the version it was read at.
+func (s *Server) read(rt route) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+		read, err := rt(r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		h := w.Header()
+		h.Set("Cache-Control", "no-cache")
+		// A service that is not ready answers the read itself: 503.
+		if inm := r.Header.Get("If-None-Match"); inm != "" && s.svc.IsReady() {
+			if tag := etag(s.svc.Version()); etagMatch(inm, tag) {
+				h.Set("ETag", tag)
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+		}
+		body, version, err := read()
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		h.Set("ETag", etag(version))
+		writeJSON(w, r, http.StatusOK, body)
+	}
+}
+
+// etag is the entity tag of an answer read at version v. It is weak: an
+// answer may also change without a new version when a listing's expiry
+// passes before the timer removes it.
+func etag(v uint64) string { return `W/"` + strconv.FormatUint(v, 10) + `"` }
+
+// etagMatch is If-None-Match's weak comparison against tag.
+func etagMatch(header, tag string) bool {
+	if strings.TrimSpace(header) == "*" {
+		return true
+	}
+	want := strings.TrimPrefix(tag, "W/")
+	for _, t := range strings.Split(header, ",") {
+		if strings.TrimPrefix(strings.TrimSpace(t), "W/") == want {
+			return true
+		}
+	}
+	return false
+}
+
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, body any) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	b = append(b, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(b)
+	}
+}
+
+func (s *Server) listings(r *http.Request) (reader, error) {
+	cfg := s.svc.Config()
+	q, err := parseListingQuery(r.URL.RawQuery, cfg.MinPrice, cfg.MaxPrice)
+	if err != nil {
+		return nil, err
+	}
+	return func() (any, uint64, error) {
+		page, err := s.svc.Query(q)
+		if err != nil {
+			return nil, 0, err
+		}
+		out := wire.ListingPage{Items: make([]wire.Listing, len(page.Listings)), Total: page.Total, Version: page.Version}
+		for i, l := range page.Listings {
+			out.Items[i] = wire.NewListing(l)
+		}
+		if page.Next != nil {
+			out.NextCursor = encodeListingCursor(*page.Next, q)
+		}
+		return out, page.Version, nil
+	}, nil
+}
+
+// parseID reads a listing id: a decimal 1..2³¹-1 without sign or leading
+// zeros, so that one listing has one URL.
+func parseID(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 1<<31-1 || strconv.Itoa(n) != s {
+		return 0, badParameter("id", fmt.Sprintf("a listing id is a whole number from 1 to %d, got %q", 1<<31-1, clip(s)))
+	}
+	return n, nil
+}
+
+func (s *Server) listing(r *http.Request) (reader, error) {
+	id, err := parseID(r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := parseParams(r.URL.RawQuery); err != nil {
+		return nil, err
+	}
+	return func() (any, uint64, error) {
+		v := s.svc.Version()
+		l, err := s.svc.GetListing(id)
+		if errors.Is(err, market.ErrUnknownListing) || errors.Is(err, market.ErrListingExpired) {
+			return nil, 0, notFound(CodeListingNotFound, fmt.Sprintf("listing %d is not on the market", id))
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		return wire.NewListing(l), v, nil
+	}, nil
+}
+
+func (s *Server) categories(r *http.Request) (reader, error) {
+	if _, err := parseParams(r.URL.RawQuery); err != nil {
+		return nil, err
+	}
+	return func() (any, uint64, error) {
+		counts, v, err := s.svc.CategoryCounts()
+		if err != nil {
+			return nil, 0, err
+		}
+		return wire.NewCategoryList(counts, v), v, nil
+	}, nil
+}
+
+func (s *Server) player(r *http.Request) (reader, error) {
+	raw := r.PathValue("uuid")
+	id, err := parseUUID(raw)
+	if err != nil {
+		return nil, badParameter("uuid", fmt.Sprintf("a player is named by a UUID in canonical form (8-4-4-4-12 hex digits), got %q", clip(raw)))
+	}
+	if _, err := parseParams(r.URL.RawQuery); err != nil {
+		return nil, err
+	}
+	return func() (any, uint64, error) {
+		p, err := s.svc.Profile(id)
+		if errors.Is(err, market.ErrUnknownPlayer) {
+			return nil, 0, notFound(CodePlayerNotFound, fmt.Sprintf("no player %s", id))
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		return wire.NewProfile(p), p.Version, nil
+	}, nil
+}
+
+// statsTop is how many rows each of the stats' top lists has.
+const statsTop = 10
+
+func (s *Server) stats(r *http.Request) (reader, error) {
+	if _, err := parseParams(r.URL.RawQuery); err != nil {
+		return nil, err
+	}
+	return func() (any, uint64, error) {
+		v := s.svc.Version()
+		st, err := s.svc.Stats(statsTop)
+		if err != nil {
+			return nil, 0, err
+		}
+		return wire.NewStats(st, v), v, nil
+	}, nil
+}
+
+func (s *Server) history(r *http.Request) (reader, error) {
+	p, err := parseParams(r.URL.RawQuery, "limit", "cursor")
+	if err != nil {
+		return nil, err
+	}
+	q := market.TxQuery{}
+	if q.Limit, err = p.limit(); err != nil {
+		return nil, err
+	}
+	if c := p.get("cursor"); c != "" {
+		if q.Before, err = decodeHistoryCursor(c); err != nil {
+			return nil, err
+		}
+	}
+	return func() (any, uint64, error) {
+		page, err := s.svc.Transactions(q)
+		var me *market.Error
+		if errors.As(err, &me) && me.Code == market.CodeInvalidQuery && q.Before > 0 {
+			return nil, 0, badCursor("cursor is not one this API gave out; pass nextCursor back unchanged")
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		out := wire.TransactionPage{Items: make([]wire.Transaction, len(page.Transactions)), Total: page.Total, Version: page.Version}
+		for i, t := range page.Transactions {
+			out.Items[i] = wire.NewTransaction(t)
+		}
+		if page.Next > 0 {
+			out.NextCursor = encodeHistoryCursor(page.Next)
+		}
+		return out, page.Version, nil
+	}, nil
+}
+
+func (s *Server) transaction(r *http.Request) (reader, error) {
+	raw := r.PathValue("id")
+	id, err := parseUUID(raw)
+	if err != nil {
+		return nil, badParameter("id", fmt.Sprintf("a transaction id is a UUID in canonical form, got %q", clip(raw)))
+	}
+	if _, err := parseParams(r.URL.RawQuery); err != nil {
+		return nil, err
+	}
+	return func() (any, uint64, error) {
+		v := s.svc.Version()
+		t, err := s.svc.GetTransaction(id.String())
+		if errors.Is(err, market.ErrUnknownTransaction) {
+			return nil, 0, notFound(CodeTransactionMissing, fmt.Sprintf("no transaction %s", id))
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		return wire.NewTransaction(t), v, nil
+	}, nil
+}
+
+// spans are price-history's spans and their bucket counts: hours for a
+// day, quarter days for a week, days for a month.
+var spans = map[string]struct {
+	span    time.Duration
+	buckets int
+}{
+	"24h": {24 * time.Hour, 24},
+	"7d":  {7 * 24 * time.Hour, 28},
+	"30d": {30 * 24 * time.Hour, 30},
+}
+
+func (s *Server) priceHistory(r *http.Request) (reader, error) {
+	item := r.PathValue("item")
+	p, err := parseParams(r.URL.RawQuery, "span")
+	if err != nil {
+		return nil, err
+	}
+	span := p.get("span")
+	if span == "" {
+		span = "7d"
+	}
+	sp, ok := spans[span]
+	if !ok {
+		return nil, badParameter("span", fmt.Sprintf("span must be 24h, 7d or 30d, got %q", clip(span)))
+	}
+	info, ok := market.LookupMaterial(item)
+	if !ok {
+		return nil, notFound(CodeItemNotFound, fmt.Sprintf("no item %q in the market's catalogue", clip(item)))
+	}
+	return func() (any, uint64, error) {
+		v := s.svc.Version()
+		ph, err := s.svc.PriceHistory(info.Key, sp.span, sp.buckets)
+		if err != nil {
+			return nil, 0, err
+		}
+		width := sp.span / time.Duration(sp.buckets)
+		if len(ph.Points) > 1 {
+			width = ph.Points[1].Start.Sub(ph.Points[0].Start)
+		}
+		return wire.NewPriceHistory(ph, span, width, v), v, nil
+	}, nil
+}
+
+// Health is the body of GET /api/health.
+type Health struct {
+	Ready         bool   `json:"ready"`
+	Name          string `json:"name"`
+	Version       uint64 `json:"version"`
+	HistoryLoaded bool   `json:"historyLoaded"`
+	Streams       int    `json:"streams"` // open event streams
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r.URL.RawQuery); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	// The cheapest read: it fails with the service's not-ready error.
+	if _, err := s.svc.GetActiveListingsCount(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, r, http.StatusOK, Health{Ready: true, Name: s.svc.Name(), Version: s.svc.Version(),
+		HistoryLoaded: s.svc.HistoryLoaded(), Streams: s.hub.streams()})
+}

@@ -1,0 +1,299 @@
+// Package httpapi is Rynek's read-only HTTP interface: the contract's
+// routes as JSON, a live event stream (server-sent events) and a small live
+// market board page, all served from the market service's goroutine-safe
+// snapshots. No handler ever waits for the service's main thread, and the
+// market knows nothing of HTTP.
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+// DefaultAddr is where the API listens unless told otherwise: loopback only.
+const DefaultAddr = "127.0.0.1:8080"
+
+// TokenEnv is the environment variable that may hold the API token instead
+// of --api-token (which other users of the machine can read in ps).
+const TokenEnv = "RYNEK_API_TOKEN"
+
+// Options configure the API.
+type Options struct {
+	// Token, when set, is required of every /api request as
+	// "Authorization: Bearer <Token>" (the event stream also takes
+	// ?access_token=, since a browser's EventSource cannot set headers).
+	Token string
+	// CORSOrigins are the origins allowed to read the API from a browser
+	// ("https://example.com"); none by default.
+	CORSOrigins []string
+	// RatePerSecond and Burst bound each client's requests (by remote IP):
+	// a token bucket; RatePerSecond 0 turns the limit off.
+	RatePerSecond float64
+	Burst         int
+	// Heartbeat is how often an idle event stream sends a comment so that
+	// proxies keep it open (default 15 s).
+	Heartbeat time.Duration
+	// WriteTimeout bounds writing one answer of a non-stream route
+	// (default 10 s); an event stream extends its deadline per write.
+	WriteTimeout time.Duration
+	// StreamLag is how many events a stream client may fall behind the
+	// market before it is dropped with a reset (default 16,384).
+	StreamLag int
+	// Now is the rate limiter's clock (tests replace it); deadlines always
+	// use the real one.
+	Now func() time.Time
+}
+
+// Default rate limit: generous for a page and its live feed, tight enough
+// that one client cannot take the server's time from everyone else.
+const (
+	DefaultRate  = 50
+	DefaultBurst = 100
+)
+
+func (o Options) withDefaults() Options {
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 10 * time.Second
+	}
+	if o.StreamLag <= 0 {
+		o.StreamLag = 1 << 14
+	}
+	if o.Burst <= 0 {
+		o.Burst = max(1, int(o.RatePerSecond*2))
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Server is the HTTP interface of one market service.
+type Server struct {
+	svc     *market.Service
+	opts    Options
+	mux     *http.ServeMux
+	limiter *limiter
+	hub     *hub
+	cors    map[string]bool
+}
+
+// New returns the API of svc. Close stops its event fan-out.
+func New(svc *market.Service, opts Options) *Server {
+	opts = opts.withDefaults()
+	s := &Server{svc: svc, opts: opts, mux: http.NewServeMux(), cors: map[string]bool{}}
+	for _, o := range opts.CORSOrigins {
+		s.cors[o] = true
+	}
+	if opts.RatePerSecond > 0 {
+		s.limiter = newLimiter(opts.RatePerSecond, opts.Burst, opts.Now)
+	}
+	s.hub = newHub(svc, opts.StreamLag)
+	s.routes()
+	return s
+}
+
+// Close stops the event fan-out; open streams end.
+func (s *Server) Close() { s.hub.close() }
+
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /api/listings", s.read(s.listings))
+	m.HandleFunc("GET /api/listings/{id}", s.read(s.listing))
+	m.HandleFunc("GET /api/categories", s.read(s.categories))
+	m.HandleFunc("GET /api/players/{uuid}", s.read(s.player))
+	m.HandleFunc("GET /api/stats", s.read(s.stats))
+	m.HandleFunc("GET /api/history", s.read(s.history))
+	m.HandleFunc("GET /api/transactions/{id}", s.read(s.transaction))
+	m.HandleFunc("GET /api/price-history/{item}", s.read(s.priceHistory))
+	m.HandleFunc("GET /api/health", s.health)
+	m.HandleFunc("GET /api/openapi.json", s.openAPI)
+	m.HandleFunc("GET /api/events", s.events)
+	m.HandleFunc("GET /{$}", s.board)
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, r, &problemError{status: http.StatusNotFound, code: CodeNotFound,
+			detail: "no such route; see /api/openapi.json"})
+	})
+}
+
+// maxURI bounds the request target; longer ones are 414.
+const maxURI = 8 << 10
+
+// ServeHTTP checks every request before routing it: method, path, size,
+// CORS, the token and the rate limit, in that order, so that a refused
+// request costs nothing of the market.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	if len(s.cors) > 0 {
+		h.Add("Vary", "Origin")
+	}
+	if len(r.RequestURI) > maxURI {
+		writeProblem(w, r, &problemError{status: http.StatusRequestURITooLong, code: CodeURITooLong,
+			detail: fmt.Sprintf("the request target is %d bytes; at most %d allowed", len(r.RequestURI), maxURI)})
+		return
+	}
+	origin := r.Header.Get("Origin")
+	allowed := origin != "" && s.cors[origin]
+	if allowed {
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Expose-Headers", "ETag, Retry-After")
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+	case http.MethodOptions:
+		// A CORS preflight, answered for allowed origins only.
+		h.Set("Allow", "GET, HEAD, OPTIONS")
+		if allowed {
+			h.Set("Access-Control-Allow-Methods", "GET, HEAD")
+			h.Set("Access-Control-Allow-Headers", "Authorization, If-None-Match, Last-Event-ID")
+			h.Set("Access-Control-Max-Age", "600")
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		h.Set("Allow", "GET, HEAD, OPTIONS")
+		writeProblem(w, r, &problemError{status: http.StatusMethodNotAllowed, code: CodeMethodNotAllowed,
+			detail: "the API is read-only: " + r.Method + " is not allowed; use GET"})
+		return
+	}
+	if r.ContentLength != 0 {
+		writeProblem(w, r, &problemError{status: http.StatusBadRequest, code: CodeBadParameter,
+			detail: "a GET request has no body"})
+		return
+	}
+	// Paths are taken literally: "..", "//" or a trailing slash are not
+	// cleaned into another route but refused, so that one resource has
+	// one URL and nothing reaches a handler through a trick.
+	p := r.URL.Path
+	if p == "" || p[0] != '/' || (p != "/" && (path.Clean(p) != p || strings.HasSuffix(p, "/"))) ||
+		strings.ContainsAny(p, "\x00\\") || r.URL.RawPath != "" && strings.Contains(strings.ToLower(r.URL.RawPath), "%2f") {
+		writeProblem(w, r, &problemError{status: http.StatusBadRequest, code: CodeBadPath,
+			detail: "the path is not in canonical form (no '..', '//', encoded '/' or trailing '/')"})
+		return
+	}
+	if strings.HasPrefix(p, "/api/") {
+		if !s.authorized(r) {
+			h.Set("WWW-Authenticate", `Bearer realm="rynek"`)
+			writeProblem(w, r, &problemError{status: http.StatusUnauthorized, code: CodeUnauthorized,
+				detail: "this API needs a token: send Authorization: Bearer <token>"})
+			return
+		}
+		if s.limiter != nil {
+			if wait, ok := s.limiter.allow(clientIP(r)); !ok {
+				h.Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
+				writeProblem(w, r, &problemError{status: http.StatusTooManyRequests, code: CodeRateLimited,
+					detail: "too many requests from this client; retry after the time in Retry-After"})
+				return
+			}
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// authorized checks the token in constant time. The event stream may carry
+// it in its query (EventSource cannot set headers); it is never logged.
+func (s *Server) authorized(r *http.Request) bool {
+	if s.opts.Token == "" {
+		return true
+	}
+	got := ""
+	if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "Bearer ") {
+		got = a[7:]
+	} else if r.URL.Path == "/api/events" {
+		got = r.URL.Query().Get("access_token")
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token)) == 1
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// CheckExposure refuses to serve a non-loopback address without a token:
+// the market would otherwise be readable by anyone on the network.
+func CheckExposure(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--api %q: %w (give HOST:PORT, e.g. %s)", addr, err, DefaultAddr)
+	}
+	if token != "" || host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--api %s is reachable from other machines: set --api-token or %s (every request then needs Authorization: Bearer), or listen on 127.0.0.1", addr, TokenEnv)
+}
+
+// HTTPServer wraps h in a server with the hardening limits: a header
+// timeout, an idle timeout and a header size bound. Requests have no body
+// (ServeHTTP refuses one), so there is no read timeout, which would also
+// end every event stream; the write timeout is set per answer by the
+// handlers, as the event stream must have none.
+func HTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+	}
+}
+
+// Running is an API serving on a listener.
+type Running struct {
+	// Addr is the address it listens on (the port chosen when ":0" was asked).
+	Addr string
+	api  *Server
+	srv  *http.Server
+	done chan error
+}
+
+// Start serves svc's API on addr after checking the exposure rule. Server
+// errors (a client's broken TLS attempt, say) go to errorLog; the console
+// passes io.Discard, since they would tear its screen.
+func Start(svc *market.Service, addr string, opts Options, errorLog io.Writer) (*Running, error) {
+	if err := CheckExposure(addr, opts.Token); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--api %s: %w", addr, err)
+	}
+	api := New(svc, opts)
+	srv := HTTPServer(addr, api)
+	srv.ErrorLog = log.New(errorLog, "rynek api: ", 0)
+	r := &Running{Addr: ln.Addr().String(), api: api, srv: srv, done: make(chan error, 1)}
+	go func() { r.done <- srv.Serve(ln) }()
+	return r, nil
+}
+
+// Shutdown ends the event streams, then stops accepting and waits for the
+// answers in progress, until ctx ends.
+func (r *Running) Shutdown(ctx context.Context) error {
+	r.api.Close()
+	err := r.srv.Shutdown(ctx)
+	if serr := <-r.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}

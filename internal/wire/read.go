@@ -1,0 +1,151 @@
+package wire
+
+import (
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+// The shapes of the HTTP read API's answers beyond single listings and
+// transactions: collections, figures and the market's catalogue.
+
+// ListingPage is one page of listings. Version is the market's version (the
+// event log's seq) it was read at: a client can follow the event stream from
+// it and miss nothing. NextCursor is absent on the last page.
+type ListingPage struct {
+	Items      []Listing `json:"items"`
+	Total      int       `json:"total"` // listings matching the filters, on all pages
+	NextCursor string    `json:"nextCursor,omitempty"`
+	Version    uint64    `json:"version"`
+}
+
+// TransactionPage is one page of completed transactions, newest first.
+type TransactionPage struct {
+	Items      []Transaction `json:"items"`
+	Total      int           `json:"total"`
+	NextCursor string        `json:"nextCursor,omitempty"`
+	Version    uint64        `json:"version"`
+}
+
+// Category is a market category with its active listings.
+type Category struct {
+	Name        string `json:"name"`        // contract name, "TOOLS"
+	DisplayName string `json:"displayName"` // what players read, in Polish
+	Icon        string `json:"icon"`        // material key of its menu icon
+	Active      int    `json:"active"`
+}
+
+// CategoryList is every category, read at one version.
+type CategoryList struct {
+	Items   []Category `json:"items"`
+	Version uint64     `json:"version"`
+}
+
+// NewCategoryList is the wire form of the category counts.
+func NewCategoryList(counts []market.CategoryCount, version uint64) CategoryList {
+	out := CategoryList{Items: make([]Category, 0, len(counts)), Version: version}
+	for _, c := range counts {
+		out.Items = append(out.Items, Category{Name: c.Category.String(), DisplayName: c.Category.DisplayName(),
+			Icon: c.Category.Icon(), Active: c.Active})
+	}
+	return out
+}
+
+// Profile is a player's public profile: never balances, inventories or mail.
+type Profile struct {
+	UUID           string `json:"uuid"`
+	Name           string `json:"name"`
+	ActiveListings int    `json:"activeListings"`
+	Sales          int64  `json:"sales"`
+	Purchases      int64  `json:"purchases"`
+	Earned         string `json:"earned"` // from sales, net of fees
+	Version        uint64 `json:"version"`
+}
+
+// NewProfile is the wire form of a profile.
+func NewProfile(p market.Profile) Profile {
+	return Profile{UUID: p.ID.String(), Name: p.Name, ActiveListings: p.ActiveListings, Sales: p.Sales,
+		Purchases: p.Purchases, Earned: Money(p.Earned), Version: p.Version}
+}
+
+// SellerRank is one row of the top sellers.
+type SellerRank struct {
+	Seller Player `json:"seller"`
+	Sales  int64  `json:"sales"`
+	Earned string `json:"earned"`
+}
+
+// ItemRank is one row of the top items.
+type ItemRank struct {
+	Material string `json:"material"`
+	Name     string `json:"name"`
+	Sales    int64  `json:"sales"`
+	Amount   int64  `json:"amount"`
+	Volume   string `json:"volume"`
+}
+
+// Stats is the market's figures.
+type Stats struct {
+	ActiveListings int           `json:"activeListings"`
+	MarketVolume   string        `json:"marketVolume"` // lifetime sum of completed prices
+	TotalSales     int64         `json:"totalSales"`
+	FeeBalance     string        `json:"feeBalance"` // every fee taken so far
+	TopSellers     []SellerRank  `json:"topSellers"`
+	TopItems       []ItemRank    `json:"topItems"`
+	MostExpensive  []Transaction `json:"mostExpensive"`
+	Version        uint64        `json:"version"`
+}
+
+// NewStats is the wire form of the market's figures.
+func NewStats(st market.Stats, version uint64) Stats {
+	out := Stats{ActiveListings: st.ActiveListings, MarketVolume: Money(st.MarketVolume), TotalSales: st.TotalSales,
+		FeeBalance: Money(st.FeeBalance), TopSellers: []SellerRank{}, TopItems: []ItemRank{},
+		MostExpensive: []Transaction{}, Version: version}
+	for _, s := range st.TopSellers {
+		out.TopSellers = append(out.TopSellers, SellerRank{Seller: NewPlayer(market.Player{ID: s.Seller, Name: s.Name}),
+			Sales: s.Sales, Earned: Money(s.Earned)})
+	}
+	for _, it := range st.TopItems {
+		out.TopItems = append(out.TopItems, ItemRank{Material: it.Material, Name: it.Name, Sales: it.Sales,
+			Amount: it.Amount, Volume: Money(it.Volume)})
+	}
+	for _, t := range st.MostExpensive {
+		out.MostExpensive = append(out.MostExpensive, NewTransaction(t))
+	}
+	return out
+}
+
+// PriceBucket is one bucket of a price history: unit prices of the sales
+// in [start, start+width), and their count and volume. Prices are absent
+// from a bucket without sales.
+type PriceBucket struct {
+	Start  time.Time `json:"start"`
+	Count  int       `json:"count"`  // sales
+	Amount int64     `json:"amount"` // items sold
+	Volume string    `json:"volume"` // sum of prices
+	Min    string    `json:"min,omitempty"`
+	Median string    `json:"median,omitempty"`
+	Max    string    `json:"max,omitempty"`
+}
+
+// PriceHistory is the price history of one material over a span.
+type PriceHistory struct {
+	Material string        `json:"material"`
+	Span     string        `json:"span"`         // "24h", "7d" or "30d"
+	BucketMs int64         `json:"bucketMillis"` // one bucket's width in milliseconds
+	Buckets  []PriceBucket `json:"buckets"`
+	Version  uint64        `json:"version"`
+}
+
+// NewPriceHistory is the wire form of a price history.
+func NewPriceHistory(ph market.PriceHistory, span string, width time.Duration, version uint64) PriceHistory {
+	out := PriceHistory{Material: ph.Material, Span: span, BucketMs: width.Milliseconds(), Buckets: make([]PriceBucket, 0, len(ph.Points)), Version: version}
+	for _, p := range ph.Points {
+		b := PriceBucket{Start: p.Start.UTC(), Count: p.Sales, Amount: p.Amount, Volume: Money(p.Volume)}
+		if p.Sales > 0 {
+			b.Min, b.Median, b.Max = Money(p.Min), Money(p.Median), Money(p.Max)
+		}
+		out.Buckets = append(out.Buckets, b)
+	}
+	return out
+}

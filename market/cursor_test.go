@@ -1,0 +1,270 @@
+package market_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rynek/rynek/internal/traffic"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+	"github.com/rynek/rynek/seed"
+)
+
+// seeded opens a generated market of n listings on the calling goroutine,
+// which becomes its main thread.
+func seeded(t *testing.T, n int) *market.Service {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	must(t, err)
+	if _, err := seed.Load(st, seed.Options{Listings: n, Players: 50, Days: 2, Now: t0}); err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(t0), ListingCooldown: -1})
+	must(t, svc.BindMainThread())
+	must(t, svc.Enable())
+	must(t, svc.WaitHistory())
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+// TestCursorPagingMatchesOneRead: paging with After through a still market
+// gives exactly the one-read answer, for every sort and several filters,
+// on both the broad (order walk) and the narrow (collect) paths.
+func TestCursorPagingMatchesOneRead(t *testing.T) {
+	svc := seeded(t, 20_000)
+	filters := []market.Query{
+		{},
+		{Category: market.CategoryTools},
+		{Material: "diamond"},
+		{MinPrice: 10_00, MaxPrice: 500_00},
+		{Text: "a"},
+		{MinPrice: 1_000_00},
+	}
+	for _, f := range filters {
+		for _, mode := range market.SortModes() {
+			q := f
+			q.Sort, q.Limit = mode, -1
+			all, err := svc.Query(q)
+			must(t, err)
+			q.Limit = 97
+			var got []int
+			for pages := 0; ; pages++ {
+				p, err := svc.Query(q)
+				must(t, err)
+				for _, l := range p.Listings {
+					got = append(got, l.ID)
+				}
+				if p.Next == nil {
+					break
+				}
+				if pages > len(all.Listings) {
+					t.Fatalf("%+v: paging does not end", q)
+				}
+				q.After = p.Next
+			}
+			want := make([]int, len(all.Listings))
+			for i, l := range all.Listings {
+				want[i] = l.ID
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("sort %s, filters %+v: paged %d listings, one read %d; first difference at %d", mode, f, len(got), len(want), firstDiff(got, want))
+			}
+		}
+	}
+}
+
+func firstDiff(a, b []int) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// TestCursorPagingUnderTraffic: while traffic sells, buys and removes
+// between pages, a listing that stays on the market the whole time is
+// returned exactly once, nothing is returned twice, and every page follows
+// the sort order from where the last one ended.
+func TestCursorPagingUnderTraffic(t *testing.T) {
+	svc := seeded(t, 5_000)
+	players, err := svc.Players()
+	must(t, err)
+	rng := rand.New(rand.NewPCG(7, 7))
+	gen := traffic.New(7)
+	for _, mode := range market.SortModes() {
+		before, err := svc.Query(market.Query{Sort: mode, Limit: -1})
+		must(t, err)
+		q := market.Query{Sort: mode, Limit: 1 + rng.IntN(60)}
+		seen := map[int]int{}
+		for {
+			p, err := svc.Query(q)
+			must(t, err)
+			for _, l := range p.Listings {
+				seen[l.ID]++
+			}
+			if p.Next == nil {
+				break
+			}
+			q.After = p.Next
+			for range 1 + rng.IntN(20) {
+				gen.One(svc, players)
+			}
+		}
+		after, err := svc.Query(market.Query{Sort: mode, Limit: -1})
+		must(t, err)
+		still := map[int]bool{}
+		for _, l := range after.Listings {
+			still[l.ID] = true
+		}
+		for _, l := range before.Listings {
+			if still[l.ID] && seen[l.ID] != 1 {
+				t.Errorf("sort %s: listing %d stayed on the market and was returned %d times", mode, l.ID, seen[l.ID])
+			}
+		}
+		for id, n := range seen {
+			if n > 1 {
+				t.Errorf("sort %s: listing %d returned %d times", mode, id, n)
+			}
+		}
+	}
+}
+
+func TestQueryFiltersAndCursorRefusals(t *testing.T) {
+	svc := seeded(t, 2_000)
+	p, err := svc.Query(market.Query{Material: "minecraft:diamond", MinPrice: 5_00, MaxPrice: 50_000_00, Limit: -1})
+	must(t, err)
+	for _, l := range p.Listings {
+		if l.Item.Material != "DIAMOND" || l.Price < 5 || l.Price > 50_000 {
+			t.Fatalf("listing %d (%s at %v) passed the filters", l.ID, l.Item.Material, l.Price)
+		}
+	}
+	for _, c := range []struct {
+		q    market.Query
+		want string
+	}{
+		{market.Query{Material: "NO_SUCH_THING"}, `unknown material "NO_SUCH_THING"`},
+		{market.Query{MinPrice: 10_00, MaxPrice: 5_00}, "price range 10.00..5.00 is empty"},
+		{market.Query{Sort: market.SortCheapest, After: &market.Cursor{Sort: market.SortNewest, ID: 5}}, "the position is one of the newest order, the query sorts by cheapest"},
+		{market.Query{Reverse: true, After: &market.Cursor{ID: 5}}, "a position cannot be combined with a reversed order"},
+		{market.Query{After: &market.Cursor{ID: 0}}, "listing id 0 of the position is out of range"},
+	} {
+		_, err := svc.Query(c.q)
+		if err == nil || err.Error() != c.want || !errorsIsInvalidQuery(err) {
+			t.Errorf("%+v: %v, want %q", c.q, err, c.want)
+		}
+	}
+}
+
+func errorsIsInvalidQuery(err error) bool {
+	me, ok := err.(*market.Error)
+	return ok && me.Code == market.CodeInvalidQuery
+}
+
+// TestHistoryPositionsStayPut: paging back through the completed
+// transactions by position while new ones complete repeats and skips none.
+func TestHistoryPositionsStayPut(t *testing.T) {
+	svc := seeded(t, 3_000)
+	players, err := svc.Players()
+	must(t, err)
+	gen := traffic.New(3)
+	first, err := svc.Transactions(market.TxQuery{Limit: -1})
+	must(t, err)
+	q := market.TxQuery{Limit: 50}
+	var ids []string
+	for {
+		p, err := svc.Transactions(q)
+		must(t, err)
+		for _, tx := range p.Transactions {
+			ids = append(ids, tx.ID)
+		}
+		if p.Next == 0 {
+			break
+		}
+		q.Before = p.Next
+		for range 30 {
+			gen.One(svc, players)
+		}
+	}
+	// The first page starts at the newest then; every older one follows once.
+	want := make([]string, 0, first.Total)
+	all, err := svc.Transactions(market.TxQuery{Limit: 1 << 30})
+	must(t, err)
+	for _, tx := range all.Transactions[all.Total-first.Total:] {
+		want = append(want, tx.ID)
+	}
+	if !slices.Equal(ids, want) {
+		t.Fatalf("paged %d transactions, want %d (first difference at %d)", len(ids), len(want), firstDiffS(ids, want))
+	}
+	if _, err := svc.Transactions(market.TxQuery{Before: all.Total + 1}); err == nil {
+		t.Fatal("a position beyond the history was accepted")
+	}
+	if _, err := svc.Transactions(market.TxQuery{Before: 1, AllStates: true}); err == nil {
+		t.Fatal("a position with AllStates was accepted")
+	}
+}
+
+func firstDiffS(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// TestProfileAndCategoryCounts checks both against the one-read queries
+// they summarize.
+func TestProfileAndCategoryCounts(t *testing.T) {
+	svc := seeded(t, 2_000)
+	counts, v, err := svc.CategoryCounts()
+	must(t, err)
+	if v != svc.Version() || len(counts) != 12 {
+		t.Fatalf("version %d (market %d), %d categories", v, svc.Version(), len(counts))
+	}
+	for _, c := range counts {
+		p, err := svc.Query(market.Query{Category: c.Category, Limit: 1})
+		must(t, err)
+		if p.Total != c.Active {
+			t.Errorf("%s: %d active, a query finds %d", c.Category, c.Active, p.Total)
+		}
+	}
+	players, err := svc.Players()
+	must(t, err)
+	all, err := svc.GetCompletedTransactions()
+	must(t, err)
+	for _, pl := range players[:10] {
+		pr, err := svc.Profile(pl.ID)
+		must(t, err)
+		mine, err := svc.GetListingsBySeller(pl.ID)
+		must(t, err)
+		var sales, purchases int64
+		var earned market.Money
+		for _, tx := range all {
+			if tx.Seller == pl.ID {
+				sales++
+				earned += market.Money(tx.SellerNet*100 + 0.5)
+			}
+			if tx.Buyer == pl.ID {
+				purchases++
+			}
+		}
+		got := fmt.Sprintf("%s %d %d %d %.2f", pr.Name, pr.ActiveListings, pr.Sales, pr.Purchases, pr.Earned)
+		want := fmt.Sprintf("%s %d %d %d %.2f", pl.Name, len(mine), sales, purchases, earned.Float())
+		if got != want {
+			t.Errorf("profile %q, want %q", got, want)
+		}
+	}
+	if _, err := svc.Profile(uid(99)); !errorsIsCode(err, market.CodeUnknownPlayer) {
+		t.Errorf("unknown player: %v", err)
+	}
+}
+
+func errorsIsCode(err error, c market.Code) bool {
+	me, ok := err.(*market.Error)
+	return ok && me.Code == c
+}
