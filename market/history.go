@@ -190,6 +190,12 @@ type history struct {
 	wg      sync.WaitGroup
 	started atomic.Bool // written by the main thread, read by WaitHistory anywhere
 	err     error
+	// fresh holds the ids of the purchases this process is committing,
+	// under the write lock, from before their commit until they are in
+	// memory: the background load may read such a row from the store in
+	// between (a purchase that meets no failure is inserted finished) and
+	// must leave it to the main thread, or it would be counted twice.
+	fresh map[uuid.UUID]bool
 }
 
 // HistoryLoaded reports whether every finished transaction is in memory;
@@ -276,8 +282,8 @@ func (s *Service) loadHistory() {
 		}
 		s.mu.Lock()
 		for _, t := range batch {
-			if s.txByID[t.id] != nil {
-				continue // finished by this process after the market opened: already here
+			if s.txByID[t.id] != nil || s.hist.fresh[t.id] {
+				continue // finished by this process after the market opened: here, or about to be
 			}
 			s.txByID[t.id] = t
 			s.allTx = append(s.allTx, t)

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"math"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -201,5 +202,77 @@ func TestHistoryLoadRacesLiveMutations(t *testing.T) {
 	}
 	if len(done) < 6000 || math.Abs(sum-v) > 0.001 {
 		t.Fatalf("%d completed summing to %v, volume %v", len(done), sum, v)
+	}
+}
+
+// raceStore holds the background history load back until a purchase has
+// committed, then lets it read the store before the purchase reaches
+// memory: the window in which a purchase, inserted finished in one commit,
+// could be loaded by the background and applied by the main thread both.
+type raceStore struct {
+	market.Store
+	release chan struct{} // closed by the purchase's commit
+	loaded  chan struct{} // closed when the held-back load has read
+	once    sync.Once
+}
+
+func (r *raceStore) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) error) (int, error) {
+	<-r.release
+	n, err := r.Store.LoadHistory(after, limit, fn)
+	r.once.Do(func() { close(r.loaded) })
+	return n, err
+}
+
+func (r *raceStore) Commit(b *market.Batch) error {
+	if err := r.Store.Commit(b); err != nil {
+		return err
+	}
+	for _, op := range b.Ops {
+		if op.Kind == market.OpPutTx && op.Tx.State == market.StateCompleted {
+			close(r.release)
+			<-r.loaded
+			time.Sleep(20 * time.Millisecond) // the load merges what it read
+		}
+	}
+	return nil
+}
+
+// A purchase the background load reads from the store before the main
+// thread has applied it is counted once, in every list and figure.
+func TestHistoryLoadDuringAPurchaseCountsItOnce(t *testing.T) {
+	w := newWorld(t)
+	_, err := w.svc.Buy(w.bob, w.sell(w.alice, 1, 10).ID) // history to load
+	must(t, err)
+	must(t, w.svc.Close())
+	rs := &raceStore{Store: w.openStore(), release: make(chan struct{}), loaded: make(chan struct{})}
+	svc := market.New(rs, market.Config{Clock: w.clock, ListingCooldown: -1})
+	svc.BindMainThread()
+	must(t, svc.Enable())
+	defer svc.Close()
+	d, err := svc.GetPlayer(w.alice.ID) // slot 0: diamonds
+	must(t, err)
+	stack := *d.Inventory[0]
+	stack.Amount = 1
+	l, err := svc.SellItem(w.alice, stack, 20)
+	must(t, err)
+	tx, err := svc.Buy(w.bob, l.ID)
+	must(t, err)
+	must(t, svc.WaitHistory())
+	done, err := svc.GetCompletedTransactions()
+	must(t, err)
+	seen := 0
+	for _, c := range done {
+		if c.ID == tx.ID {
+			seen++
+		}
+	}
+	st, err := svc.Stats(10)
+	must(t, err)
+	if seen != 1 || len(done) != 2 || st.TotalSales != 2 || st.TopSellers[0].Sales != 2 {
+		t.Fatalf("the purchase is listed %d times among %d, stats %d sales, top seller %+v; want once, 2, 2, 2",
+			seen, len(done), st.TotalSales, st.TopSellers[0])
+	}
+	if err := svc.HistoryErr(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -108,6 +108,18 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 		price: r.price, fee: fee, net: r.price - fee, state: uint8(stateIndex(StateCreated)),
 		tl: timeline{{state: uint8(stateIndex(StateCreated)), at: now}}}
 	run := &sagaRun{t: t, r: r, slot: -1, failAt: s.armed.take()}
+	s.mu.Lock()
+	if s.hist.fresh == nil {
+		s.hist.fresh = map[uuid.UUID]bool{}
+	}
+	s.hist.fresh[t.id] = true
+	s.mu.Unlock()
+	defer func() {
+		// Applied (addTxLocked took it out) or never committed.
+		s.mu.Lock()
+		delete(s.hist.fresh, t.id)
+		s.mu.Unlock()
+	}()
 
 	if run.failAt == StateCreated {
 		// The very first write fails: nothing happened, so the record is FAILED.
@@ -138,6 +150,7 @@ func (s *Service) putTx(t *transactionRecord) error {
 
 // addTxLocked makes a new transaction known to the readers.
 func (s *Service) addTxLocked(t *transactionRecord) {
+	delete(s.hist.fresh, t.id)
 	s.txByID[t.id] = t
 	s.allTx = append(s.allTx, t)
 	s.indexTxPlayers(t)
