@@ -252,7 +252,7 @@ func CanonicalMaterialKey(key string) (string, error) {
 		}
 		return canon, nil
 	}
-	return ns + ":" + path, nil
+	return qualified("material", ns, path)
 }
 
 // CanonicalEnchantmentKey returns the stored form of an enchantment key: the
@@ -266,7 +266,19 @@ func CanonicalEnchantmentKey(key string) (string, error) {
 	if ns == "minecraft" && isPlainPath(path) {
 		return path, nil
 	}
-	return ns + ":" + path, nil
+	return qualified("enchantment", ns, path)
+}
+
+// qualified is the stored form "namespace:path", which must fit the same
+// bound as the key as given: a key without a namespace gains "minecraft:"
+// (a path with a '.' or '/' has no Bukkit name), and a stored key longer than
+// MaxKeyBytes could never be read back.
+func qualified(what, ns, path string) (string, error) {
+	key := ns + ":" + path
+	if len(key) > MaxKeyBytes {
+		return "", errf(CodeInvalidItem, "%s key %q is %d bytes long as stored; at most %d allowed", what, truncateForMsg(key), len(key), MaxKeyBytes)
+	}
+	return key, nil
 }
 
 // parseResourceKey splits a key into a namespace (default "minecraft") and a
