@@ -24,7 +24,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -554,14 +553,6 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 	return uint64(first), nil
 }
 
-// clampSeq keeps a seq bound within bigint.
-func clampSeq(v uint64) int64 {
-	if v > 1<<62 {
-		return 1 << 62
-	}
-	return int64(v)
-}
-
 func (s *Store) isClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -686,10 +677,4 @@ func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) err
 		}
 	}
 	return n, rows.Err()
-}
-
-// IsDSN reports whether a --db value names a PostgreSQL database rather
-// than a file.
-func IsDSN(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
