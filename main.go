@@ -154,11 +154,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: rynek serve [--db PATH] [--api ADDR] [--bots RATE] [flags]\n\nRuns the market without a terminal and serves its HTTP API and live board\n(http://ADDR/). Its main loop runs %d ticks a second. Ctrl+C or SIGTERM stops it.\n\nFlags:\n", headless.TicksPerSecond)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "rynek serve: unexpected argument %q (see --help)\n", fs.Arg(0))
@@ -252,11 +249,8 @@ func runBackup(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: rynek backup [--db PATH] DEST\n\nWrites a consistent copy of the market to the new file DEST, also while a console\nor server has it open. DEST must not exist.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "rynek backup: give one destination file (see --help)")
@@ -297,11 +291,8 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--expiry-days N]\n\nLoads a GrzybcioRynek market (listings, players, mailboxes, history) into Rynek,\nall in one transaction. Run it with --dry-run first: the report lists every\nskipped entry, rounding and expired listing.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -381,11 +372,8 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: rynek export --to DIR [--db PATH]\n\nWrites the market as GrzybcioRynek's listings.yml and market-data.yml. Existing\nfiles are never overwritten.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -433,11 +421,8 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: rynek [flags]\n       rynek serve [--db PATH] [--api ADDR] [--bots RATE]\n       rynek backup [--db PATH] DEST\n       rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--expiry-days N]\n       rynek export --to DIR [--db PATH]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	// --api is a boolean-style flag so that it may stand alone; an address
 	// after it arrives as the first argument, and the flags after that are
@@ -514,6 +499,19 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseFlags parses a command's flags. When it returns false the command
+// ends with the code: 0 after --help, 2 after a bad flag (the flag package
+// has printed why).
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	return 0, true
 }
 
 // pushTitle and popTitle save and restore the terminal's window title.
