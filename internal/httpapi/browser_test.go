@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,17 +110,17 @@ func startBrowser(t *testing.T, bin string) *browser {
 		"--no-first-run", "--remote-debugging-pipe", "--window-size=412,1200", "--user-data-dir="+filepath.Join(t.TempDir(), "profile"),
 		"about:blank")
 	cmd.ExtraFiles = []*os.File{toChrome, chromeW} // fd 3: chrome reads, fd 4: chrome writes
+	// Its own process group, so that cleanup can stop the zygote and
+	// renderer children too: they outlive a killed parent and keep writing
+	// the profile while t.TempDir tries to remove it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	toChrome.Close()
 	chromeW.Close()
 	b := &browser{t: t, cmd: cmd, w: cmdW, waiting: map[int]chan cdpReply{}}
-	t.Cleanup(func() {
-		cmdW.Close()
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	t.Cleanup(func() { stopBrowser(t, cmd, cmdW) })
 	go func() {
 		r := bufio.NewReader(fromChrome)
 		for {
@@ -162,6 +163,31 @@ func startBrowser(t *testing.T, bin string) *browser {
 	}
 	t.Fatal("chromium has no page")
 	return nil
+}
+
+// stopBrowser closes the DevTools pipe, which asks Chromium to quit, gives
+// it a few seconds, then kills its whole process group and waits until no
+// member is left, so that the profile directory can be removed.
+func stopBrowser(t *testing.T, cmd *exec.Cmd, pipe *os.File) {
+	pipe.Close()
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+	}
+	group := -cmd.Process.Pid
+	syscall.Kill(group, syscall.SIGKILL)
+	<-exited
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(group, 0) == nil; {
+		if time.Now().After(deadline) {
+			// Left only zombies nobody reaps (a container without an init);
+			// they write nothing, so the profile can go.
+			t.Logf("chromium's process group %d still listed 10 s after SIGKILL", -group)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // call sends a DevTools command and decodes its result into out.
