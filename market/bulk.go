@@ -35,7 +35,10 @@ type Bulk struct {
 	// holds, which the merge leaves alone.
 	base     MetaRow
 	existing bulkKeys
-	summary  BulkSummary
+	// written is what the flushed chunks added to the counters, and the
+	// next listing id the store holds after them.
+	written MetaRow
+	summary BulkSummary
 
 	// floor is the store's next listing id when the load began: ids below
 	// it may be in use, so a kept id must not be below it.
@@ -235,16 +238,30 @@ func (k *Bulk) flush() error {
 	if len(k.b.Ops) == 0 {
 		return nil
 	}
-	k.b.add(k.metaOp())
-	err := k.store.BulkLoad(&k.b)
-	k.b.Ops = k.b.Ops[:0]
-	return err
+	return k.write()
 }
 
-// metaOp writes the counters: the load's own, on top of what a merge found.
-func (k *Bulk) metaOp() Op {
-	return Op{Kind: OpMeta, Meta: MetaRow{NextListingID: k.nextID, FeeBalance: k.base.FeeBalance + k.fee,
-		Volume: k.base.Volume + k.volume, Sales: k.base.Sales + k.sales}}
+// write loads the batch with the counters' change since the last chunk: the
+// load's own sums are added (a merge keeps what the store had), and the next
+// listing id moves past the ids the load used.
+func (k *Bulk) write() error {
+	w := &k.written
+	if w.NextListingID == 0 {
+		w.NextListingID = max(k.base.NextListingID, 1)
+	}
+	add := MetaRow{FeeBalance: k.fee - w.FeeBalance, Volume: k.volume - w.Volume, Sales: k.sales - w.Sales}
+	if add != (MetaRow{}) {
+		k.b.add(Op{Kind: OpCounters, Meta: add})
+	}
+	if k.nextID > w.NextListingID {
+		k.b.add(Op{Kind: OpListingIDs, Int: w.NextListingID, Meta: MetaRow{NextListingID: k.nextID}})
+	}
+	err := k.store.BulkLoad(&k.b)
+	k.b.Ops = k.b.Ops[:0]
+	if err == nil {
+		*w = MetaRow{FeeBalance: k.fee, Volume: k.volume, Sales: k.sales, NextListingID: max(k.nextID, w.NextListingID)}
+	}
+	return err
 }
 
 // AddPlayer adds a player with a balance in minor units. In a merge, a
@@ -323,7 +340,7 @@ func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, e
 	k.nextID++
 	k.handedOut = true
 	r := &listingRecord{id: uint32(id), price: price, created: created.UnixMilli(), expires: expires.UnixMilli(), it: it}
-	k.b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, seller, r)}})
+	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, seller, r)}})
 	k.summary.Listings++
 	return int(id), k.flushIfFull()
 }
@@ -373,7 +390,7 @@ func (k *Bulk) AddListingKeepingID(l BulkListing) (added bool, err error) {
 	k.keptIDs[id] = true
 	k.nextID = max(k.nextID, id+1)
 	r := &listingRecord{id: uint32(id), price: l.Price, created: l.Created.UnixMilli(), expires: l.Expires.UnixMilli(), it: it}
-	k.b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, l.Seller, r)}})
+	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, l.Seller, r)}})
 	k.summary.Listings++
 	return true, k.flushIfFull()
 }
@@ -537,8 +554,5 @@ func (k *Bulk) Finish() error {
 		k.b.add(Op{Kind: OpAddPlayer, Player: &row})
 	}
 	k.order = nil
-	k.b.add(k.metaOp())
-	err := k.store.BulkLoad(&k.b)
-	k.b.Ops = k.b.Ops[:0]
-	return err
+	return k.write()
 }

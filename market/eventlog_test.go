@@ -398,7 +398,7 @@ func TestPurchaseIsOneCommit(t *testing.T) {
 	// listing deleted, buyer, seller, the counters.
 	ops := slices.Clone(cs.last)
 	slices.Sort(ops)
-	if want := []market.OpKind{market.OpPlayerState, market.OpPlayerState, market.OpDelListing, market.OpPutTx, market.OpMeta}; !slices.Equal(ops, want) {
+	if want := []market.OpKind{market.OpPlayerState, market.OpPlayerState, market.OpDelListing, market.OpPutTx, market.OpCounters}; !slices.Equal(ops, want) {
 		t.Fatalf("ops of the purchase: %v, want %v", ops, want)
 	}
 	var kinds []market.EventKind

@@ -52,27 +52,60 @@ func (s *Service) blob(it item) []byte {
 	return encodeItem(nil, it)
 }
 
-// playerOp is the op that writes p's balance, last sell time and inventory
-// as given (the values the player will have once its batch commits).
+// playerOp is the op that takes p to the given balance and last sell time
+// and, unless inv is nil, inventory (the values the player will have once its
+// batch commits). The balance moves by its difference from memory's, so a
+// change another instance made meanwhile is kept; the inventory is replaced
+// only while the store still holds the one memory has.
 func (s *Service) playerOp(p *playerRecord, balance Money, lastSell int64, inv *inventory) Op {
-	return Op{Kind: OpPlayerState, Player: &PlayerRow{ID: p.id, Balance: balance, LastSell: lastSell,
-		Inventory: encodeInventory(nil, inv)}}
+	op := Op{Kind: OpPlayerState, Delta: balance - p.balance, Player: &PlayerRow{ID: p.id, LastSell: lastSell}}
+	if inv != nil {
+		// Never nil, which would mean "unchanged": an empty inventory
+		// encodes to no bytes.
+		op.Player.Inventory = encodeInventory(make([]byte, 0, 64), inv)
+		op.Expect = p.stored
+	}
+	return op
 }
 
-// idBlock is how many listing ids one write of the persisted counter
-// reserves. Ids are handed out from memory and the store records only a
-// high-water mark idBlock ahead (hi/lo allocation), so a sell does not
-// rewrite the counter every time. A crash skips the unused rest of a block:
-// ids can have gaps but are never reused.
+// idBlock is how many listing ids the service takes from the store at a
+// time (Store.ReserveListingIDs), so a sell does not write the counter every
+// time. A crash skips the unused rest of a block: ids can have gaps but are
+// never reused.
 const idBlock = 1024
 
-// meta is the persisted service-wide state as it is now; callers change
-// what their batch changes and write it with OpMeta.
+// meta is the service-wide counters as they are now; callers change what
+// their batch changes and write it with countersOp.
 func (s *Service) meta() MetaRow {
-	return MetaRow{NextListingID: s.idCeil, FeeBalance: s.feeBalance, Volume: s.volume, Sales: s.sales}
+	return MetaRow{FeeBalance: s.feeBalance, Volume: s.volume, Sales: s.sales}
 }
 
-func metaOp(m MetaRow) Op { return Op{Kind: OpMeta, Meta: m} }
+// countersOp adds to the store's counters what m adds to memory's: deltas,
+// which keep what other instances add meanwhile.
+func (s *Service) countersOp(m MetaRow) Op {
+	held := s.meta()
+	if !s.loadedMeta.HasCounters {
+		held.Volume, held.Sales = 0, 0 // an older store: its counters start from zero
+	}
+	return Op{Kind: OpCounters, Meta: MetaRow{FeeBalance: m.FeeBalance - held.FeeBalance, Volume: m.Volume - held.Volume,
+		Sales: m.Sales - held.Sales}}
+}
+
+// takeListingID returns the next listing id, taking a new block from the
+// store when the current one is used up.
+func (s *Service) takeListingID() (int64, error) {
+	if s.nextID >= s.idCeil {
+		first, err := s.store.ReserveListingIDs(idBlock)
+		if err != nil {
+			return 0, &Error{Code: CodeStore, Msg: "no listing id could be reserved", Err: err}
+		}
+		s.nextID, s.idCeil = first, first+idBlock
+	}
+	if s.nextID > 1<<31-1 {
+		return 0, errf(CodeListingLimit, "the market has used every listing id")
+	}
+	return s.nextID, nil
+}
 
 // SellItem is the contract's sellItem(Player, ItemStack, double). The stack
 // must be in the seller's inventory (matched by its ID); selling fewer items
@@ -127,9 +160,6 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	if it.amount > have.amount {
 		return Listing{}, errf(CodeItemNotInInventory, "%s has only %d of that stack, not %d", p.name, have.amount, it.amount)
 	}
-	if s.nextID > 1<<31-1 {
-		return Listing{}, errf(CodeListingLimit, "the market has used every listing id")
-	}
 	listingFee := Money(0)
 	if s.cfg.ListingFeeBasisPoints > 0 {
 		listingFee = s.cfg.fee(cents, s.cfg.ListingFeeBasisPoints)
@@ -137,6 +167,11 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	if listingFee > p.balance {
 		return Listing{}, errf(CodeInsufficientFunds, "the listing fee is %s but %s has %s",
 			FormatMoney(listingFee), p.name, FormatMoney(p.balance))
+	}
+
+	id, err := s.takeListingID()
+	if err != nil {
+		return Listing{}, err
 	}
 
 	// Build the change.
@@ -149,23 +184,18 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	} else {
 		rest = item{}
 	}
-	r := &listingRecord{id: uint32(s.nextID), seller: p.idx, price: cents, created: now,
+	r := &listingRecord{id: uint32(id), seller: p.idx, price: cents, created: now,
 		expires: now + s.cfg.ListingTTL.Milliseconds(), it: listed}
 	b := &s.batch
 	b.Reset()
 	inv := p.inv
 	inv[slot] = rest
 	b.add(s.playerOp(p, p.balance-listingFee, now, &inv))
-	b.add(Op{Kind: OpPutListing, Listing: &ListingRow{ID: int64(r.id), Rec: encodeListing(nil, p.id, r)}})
-	ceil := s.idCeil
-	if s.nextID >= s.idCeil {
-		ceil = s.nextID + idBlock
-	}
-	if ceil != s.idCeil || listingFee != 0 {
+	b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: int64(r.id), Rec: encodeListing(nil, p.id, r)}})
+	if listingFee != 0 {
 		m := s.meta()
 		m.FeeBalance += listingFee
-		m.NextListingID = ceil
-		b.add(metaOp(m))
+		b.add(s.countersOp(m))
 	}
 	b.log(EventRow{Kind: KindListingCreated, At: now, Body: listingCreatedBody(r, p, slot, rest, listingFee)})
 	if err := s.commit(b); err != nil {
@@ -177,7 +207,6 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 		p.balance -= listingFee
 		s.feeBalance += listingFee
 		s.nextID++
-		s.idCeil = ceil
 		s.addListingLocked(r)
 	})
 	return s.listingOf(r), nil
@@ -271,7 +300,7 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 	now := s.nowMs()
 	b := &s.batch
 	b.Reset()
-	b.add(Op{Kind: OpDelListing, Int: int64(r.id)})
+	b.add(Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
 	to, apply := s.returnTo(b, seller, r.it, reason, r.price, now)
 	b.log(EventRow{Kind: KindListingRemoved, At: now, Body: listingRemovedBody(r, seller, reason, to)})
 	if err := s.commit(b); err != nil {
@@ -320,7 +349,7 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	for i, r := range due {
 		m := mailEntry{id: uuid.New(), it: r.it, reason: MailExpired, created: now, prev: r.price}
 		mails[i] = m
-		b.add(Op{Kind: OpDelListing, Int: int64(r.id)})
+		b.add(Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
 		b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: s.players[r.seller].id, Item: s.blob(r.it),
 			Reason: m.reason, Created: now, PrevPrice: m.prev}})
 		b.log(EventRow{Kind: KindListingExpired, At: now, Body: listingExpiredBody(r.id, m.id)})

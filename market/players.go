@@ -83,7 +83,8 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 	if err := s.commit(b); err != nil {
 		return Player{}, err
 	}
-	pr := &playerRecord{id: n.ID, name: n.Name, perms: append([]string(nil), n.Permissions...), balance: balance, inv: inv}
+	pr := &playerRecord{id: n.ID, name: n.Name, perms: append([]string(nil), n.Permissions...), balance: balance, inv: inv,
+		stored: row.Inventory}
 	s.applied(func() {
 		pr.idx = int32(len(s.players))
 		s.players = append(s.players, pr)

@@ -60,7 +60,36 @@ func (s *Service) commit(b *Batch) error {
 		s.log.recorded = b.Published
 	}
 	s.log.committed = append(s.log.committed, b.Events...)
+	s.settle = b
 	return nil
+}
+
+// settleLocked takes from the batch just committed what the store reported
+// back: the balance and version of each player it changed, the inventory it
+// wrote, and the counters' totals. In a market several instances share,
+// those include what the others changed meanwhile, which memory's own
+// arithmetic cannot know.
+func (s *Service) settleLocked() {
+	b := s.settle
+	s.settle = nil
+	if b == nil {
+		return
+	}
+	for i := range b.Ops {
+		op := &b.Ops[i]
+		switch op.Kind {
+		case OpPlayerState:
+			if p := s.playerByID[op.Player.ID]; p != nil {
+				p.balance, p.version = op.Player.Balance, op.Player.Version
+				if op.Player.Inventory != nil {
+					p.stored = op.Player.Inventory
+				}
+			}
+		case OpCounters:
+			s.feeBalance, s.volume, s.sales = op.Meta.FeeBalance, op.Meta.Volume, op.Meta.Sales
+			s.loadedMeta.HasCounters = true
+		}
+	}
 }
 
 // applied changes memory for a committed batch (change runs under the write
@@ -70,6 +99,7 @@ func (s *Service) commit(b *Batch) error {
 func (s *Service) applied(change func()) {
 	s.mu.Lock()
 	change()
+	s.settleLocked()
 	s.appendLogLocked()
 	s.mu.Unlock()
 	s.deliver()

@@ -242,7 +242,8 @@ type groupRows struct{ tx, buyer, seller, meta, listing int }
 // write adds op to the batch at *at, or, when an earlier step of the group
 // already writes that row, replaces that step's op: the row's final value
 // under the first step's condition. A transaction inserted by the group stays
-// an insert; a reservation followed by the delivery is just the delete.
+// an insert; a reservation followed by the delivery is just the delete, of a
+// listing that is free when the group starts.
 func (g *sagaGroup) write(at *int, op Op) {
 	b := &g.s.batch
 	if *at < 0 {
@@ -256,6 +257,8 @@ func (g *sagaGroup) write(at *int, op Op) {
 		op.Kind = OpPutTx
 	case OpTxState:
 		op.ExpectState = prev.ExpectState
+	case OpListingState:
+		op.Expect = prev.Expect
 	}
 	*prev = op
 }
@@ -345,7 +348,7 @@ func (g *sagaGroup) step(next State) error {
 		run.r = r
 		held := *r
 		held.reserved = t.id
-		g.write(&g.rows.listing, Op{Kind: OpPutListing, Listing: s.listingRow(&held)})
+		g.write(&g.rows.listing, Op{Kind: OpListingState, Listing: s.listingRow(&held), Expect: s.listingRow(r).Rec})
 		v.reserved = true
 		apply = func() { r.reserved = t.id }
 	case StateMoneyWithdrawn:
@@ -353,13 +356,13 @@ func (g *sagaGroup) step(next State) error {
 			return errf(CodeInsufficientFunds, "%s has %s, needs %s", buyer.name, FormatMoney(v.buyerBalance), FormatMoney(t.price))
 		}
 		v.buyerBalance -= t.price
-		g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, &v.buyerInv))
+		g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, nil))
 		apply = func() { buyer.balance -= t.price }
 	case StateSellerPaid:
 		v.sellerBalance += t.net
-		g.write(&g.rows.seller, s.playerOp(seller, v.sellerBalance, seller.lastSell, &seller.inv))
+		g.write(&g.rows.seller, s.playerOp(seller, v.sellerBalance, seller.lastSell, nil))
 		v.meta.FeeBalance += t.fee
-		g.write(&g.rows.meta, metaOp(v.meta))
+		g.write(&g.rows.meta, s.countersOp(v.meta))
 		apply = func() { seller.balance += t.net; s.feeBalance += t.fee }
 	case StateItemDelivered:
 		r := s.listings.get(t.listing)
@@ -368,7 +371,7 @@ func (g *sagaGroup) step(next State) error {
 		}
 		run.r = r
 		v.delivered = true
-		g.write(&g.rows.listing, Op{Kind: OpDelListing, Int: int64(r.id)})
+		g.write(&g.rows.listing, Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
 		if slot := freeSlot(&v.buyerInv); slot >= 0 {
 			run.slot = slot
 			v.buyerInv[slot] = r.it
@@ -387,7 +390,7 @@ func (g *sagaGroup) step(next State) error {
 	case StateCompleted:
 		v.meta.Volume += t.price // the lifetime counters are persisted with the sale
 		v.meta.Sales++
-		g.write(&g.rows.meta, metaOp(v.meta))
+		g.write(&g.rows.meta, s.countersOp(v.meta))
 		apply = func() {
 			s.completed = append(s.completed, t)
 			s.stats.record(s, t)
@@ -433,7 +436,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 	}
 	buyerBal, sellerBal, fees := buyer.balance, seller.balance, s.feeBalance
 	buyerInv := buyer.inv
-	buyerTouched := false
+	buyerTouched, invTouched := false, false
 	toMailbox := t.toMailbox
 	var from *destination // where a delivered item is taken back from
 	var restored *listingRecord
@@ -445,7 +448,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		}
 		if run.slot >= 0 {
 			buyerInv[run.slot] = item{}
-			buyerTouched = true
+			buyerTouched, invTouched = true, true
 			from = &destination{slot: run.slot}
 		} else {
 			from = &destination{slot: -1, mail: run.mail}
@@ -463,31 +466,35 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		back := *r
 		back.reserved = uuid.Nil
 		restored = &back
-		b.add(Op{Kind: OpPutListing, Listing: s.listingRow(restored)})
+		b.add(Op{Kind: OpAddListing, Listing: s.listingRow(restored)})
 		applies = append(applies, func() { r.reserved = uuid.Nil; s.addListingLocked(r) })
 		toMailbox = false
 	} else if reached(StateListingReserved) {
 		if r := s.listings.get(t.listing); r != nil && r.reserved == t.id {
 			released := *r
 			released.reserved = uuid.Nil
-			b.add(Op{Kind: OpPutListing, Listing: s.listingRow(&released)})
+			b.add(Op{Kind: OpListingState, Listing: s.listingRow(&released), Expect: s.listingRow(r).Rec})
 			applies = append(applies, func() { r.reserved = uuid.Nil })
 		}
 	}
 	if reached(StateSellerPaid) {
 		sellerBal -= t.net
 		fees -= t.fee
-		b.add(s.playerOp(seller, sellerBal, seller.lastSell, &seller.inv))
+		b.add(s.playerOp(seller, sellerBal, seller.lastSell, nil))
 		m := s.meta()
 		m.FeeBalance = fees
-		b.add(metaOp(m))
+		b.add(s.countersOp(m))
 	}
 	if reached(StateMoneyWithdrawn) {
 		buyerBal += t.price
 		buyerTouched = true
 	}
 	if buyerTouched {
-		b.add(s.playerOp(buyer, buyerBal, buyer.lastSell, &buyerInv))
+		inv := &buyerInv
+		if !invTouched {
+			inv = nil
+		}
+		b.add(s.playerOp(buyer, buyerBal, buyer.lastSell, inv))
 	}
 	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(final)), at: now})
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, final, tl, code, toMailbox), ExpectState: cur})

@@ -58,6 +58,7 @@ type Service struct {
 	hist         history
 	loadedMeta   MetaRow // the meta row as loaded
 	batch        Batch   // reused by the main thread
+	settle       *Batch  // committed, its reported rows not yet in memory
 	log          eventLog
 
 	// beforeDelivery, set by tests only, runs before each event reaches
@@ -74,6 +75,11 @@ type playerRecord struct {
 	balance  Money
 	lastSell int64
 	inv      inventory
+	// stored is the inventory as the store holds it (encodeInventory), the
+	// condition of the next write of it; version is the row's version as
+	// this instance last saw it (PlayerRow.Version).
+	stored   []byte
+	version  int64
 	mail     []mailEntry
 	listings int                  // active listings, for the per-player limit
 	txs      []*transactionRecord // transactions as buyer or seller, in creation order
@@ -276,9 +282,9 @@ func (s *Service) Close() error {
 	if s.loaded && (s.idCeil != s.nextID || s.log.delivered > s.log.recorded) {
 		b := &s.batch
 		b.Reset()
-		m := s.meta()
-		m.NextListingID = s.nextID
-		b.add(metaOp(m))
+		if s.nextID < s.idCeil {
+			b.add(Op{Kind: OpListingIDs, Int: s.idCeil, Meta: MetaRow{NextListingID: s.nextID}})
+		}
 		if err = s.commit(b); err == nil {
 			s.idCeil = s.nextID
 		}
@@ -371,7 +377,8 @@ func (l *loader) Player(p PlayerRow) error {
 	if err != nil {
 		return fmt.Errorf("inventory of player %s: %w", p.ID, err)
 	}
-	pr := &playerRecord{idx: int32(len(s.players)), id: p.ID, name: p.Name, balance: p.Balance, lastSell: p.LastSell, inv: inv}
+	pr := &playerRecord{idx: int32(len(s.players)), id: p.ID, name: p.Name, balance: p.Balance, lastSell: p.LastSell, inv: inv,
+		stored: append([]byte(nil), p.Inventory...), version: p.Version}
 	if p.Perms != "" {
 		pr.perms = strings.Split(p.Perms, ",")
 	}

@@ -47,6 +47,9 @@ type Store interface {
 	// and does not hold up Commit. Byte slices passed to fn are only valid
 	// during the call.
 	ReadEvents(after uint64, limit int, fn func(EventRow) error) (int, error)
+	// ReserveListingIDs takes a block of n listing ids that no other
+	// instance will use and returns the first.
+	ReserveListingIDs(n int) (first int64, err error)
 	// TrimEvents deletes the oldest log entries that t allows (retention)
 	// and returns the seq of the oldest entry left. Seqs are never reused
 	// or renumbered, and the newest entry is never deleted.
@@ -97,8 +100,7 @@ type MetaRow struct {
 	HasCounters bool
 	// The event log, as Load found it: the newest seq (0 when the log is
 	// empty and nothing was ever logged), the oldest seq still kept, and how
-	// far publishing to listeners got (Batch.Published). Not written by
-	// OpMeta: Commit keeps them.
+	// far publishing to listeners got (Batch.Published). Commit keeps them.
 	LastSeq, FirstSeq, PublishedSeq uint64
 }
 
@@ -120,6 +122,10 @@ type PlayerRow struct {
 	Balance   Money
 	LastSell  int64  // unix ms of the last successful listing, for the cooldown
 	Inventory []byte // encodeInventory
+	// Version counts the row's changes: every write adds one. An instance
+	// that reads the row again keeps what it read only when it is newer
+	// than what it has (its own commits report the version they made).
+	Version int64
 }
 
 // MailRow is one mailbox entry.
@@ -149,17 +155,43 @@ type TxRow struct {
 // OpKind says what one Op of a Batch does.
 type OpKind uint8
 
-// The operations a Batch can hold.
+// The operations a Batch can hold. Every op that changes a row another
+// instance may change too is conditional or a delta: a market shared by
+// several instances has no blind write. A conditional op that matches no row
+// fails its batch with ErrConflict.
 const (
-	OpAddPlayer   OpKind = iota + 1 // insert Player; the id must be new
-	OpPlayerState                   // Player.ID's balance, last sell and inventory
-	OpPutMail                       // insert Mail
-	OpDelMail                       // delete mail Mail.ID
-	OpPutListing                    // insert or replace Listing
-	OpDelListing                    // delete listing Int
-	OpPutTx                         // insert Tx
-	OpTxState                       // update Tx's state and record WHERE state = ExpectState
-	OpMeta                          // write Meta
+	// OpAddPlayer inserts Player; the id must be new.
+	OpAddPlayer OpKind = iota + 1
+	// OpPlayerState changes player Player.ID: the balance by Delta, refused
+	// (ErrConflict) when it would go below zero; the last sell time raised to
+	// Player.LastSell; the inventory set to Player.Inventory unless that is
+	// nil, only while it still is Expect (another instance may have changed
+	// it). Commit writes the row's new Balance and Version into Player.
+	OpPlayerState
+	// OpPutMail inserts Mail.
+	OpPutMail
+	// OpDelMail deletes mail Mail.ID, which must exist.
+	OpDelMail
+	// OpAddListing inserts Listing; the id must be new.
+	OpAddListing
+	// OpListingState sets listing Listing.ID's record to Listing.Rec while
+	// it still is Expect. The record says which purchase holds the listing,
+	// so this reserves a listing only while it is free and releases it only
+	// while the purchase holds it.
+	OpListingState
+	// OpDelListing deletes listing Int while its record still is Expect.
+	OpDelListing
+	// OpPutTx inserts Tx.
+	OpPutTx
+	// OpTxState updates Tx's state and record WHERE state = ExpectState.
+	OpTxState
+	// OpCounters adds Meta's FeeBalance, Volume and Sales to the counters.
+	// Commit writes the counters' new values into Meta.
+	OpCounters
+	// OpListingIDs moves the next listing id from Int to
+	// Meta.NextListingID, if it still is Int (else nothing happens: another
+	// instance took ids since). It gives back the unused end of a block.
+	OpListingIDs
 )
 
 // Op is one change of a Batch.
@@ -172,6 +204,8 @@ type Op struct {
 	Tx          *TxRow
 	ExpectState State
 	Meta        MetaRow
+	Delta       Money  // OpPlayerState: the balance change
+	Expect      []byte // the inventory or listing record being replaced
 }
 
 // Batch is the set of changes of one mutation, committed atomically: the

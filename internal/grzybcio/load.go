@@ -395,4 +395,5 @@ func (emptyStore) ReadEvents(uint64, int, func(market.EventRow) error) (int, err
 	return 0, nil
 }
 func (emptyStore) TrimEvents(market.EventTrim) (uint64, error) { return 0, errDryRun }
+func (emptyStore) ReserveListingIDs(int) (int64, error)        { return 0, errDryRun }
 func (emptyStore) Close() error                                { return nil }

@@ -35,7 +35,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this package writes.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // application marks a database as a Rynek market, in rynek_schema.
 const application = "rynek-market"
@@ -86,24 +86,39 @@ BEGIN
 	END IF;
 	RETURN n;
 END $$;
+`, `
+-- Each player row counts its changes, so that instances sharing the market
+-- can tell which read of it is newer.
+ALTER TABLE players ADD COLUMN version bigint NOT NULL DEFAULT 0;
 `}
 
 // statements write the ops; a conditional one fails through rynek_expect.
+// The player and counter updates return the rows' new values.
 var statements = map[market.OpKind]string{
 	market.OpAddPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES ($1, $2, $3, $4, $5, $6)`,
-	market.OpPlayerState: `WITH c AS (UPDATE players SET balance = $1, last_sell = $2, inventory = $3 WHERE id = $4 RETURNING 1)
-		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'player ' || $4::text)`,
+	// $1 delta, $2 last sell, $3 new inventory or NULL, $4 id, $5 the inventory it replaces
+	market.OpPlayerState: `WITH c AS (UPDATE players SET balance = balance + $1, last_sell = greatest(last_sell, $2),
+			inventory = coalesce($3, inventory), version = version + 1
+		WHERE id = $4 AND ($1 >= 0 OR balance + $1 >= 0) AND ($3::bytea IS NULL OR inventory = $5) RETURNING balance, version)
+		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `',
+			'player ' || $4::text || ' (unknown, too little money, or its inventory changed meanwhile)'),
+			(SELECT balance FROM c), (SELECT version FROM c)`,
 	market.OpPutMail: `INSERT INTO mail (id, player, item, reason, created, prev_price) VALUES ($1, $2, $3, $4, $5, $6)`,
 	market.OpDelMail: `WITH c AS (DELETE FROM mail WHERE id = $1 RETURNING 1)
 		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'mail ' || $1::text)`,
-	market.OpPutListing: `INSERT INTO listings (id, rec) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET rec = excluded.rec`,
-	market.OpDelListing: `WITH c AS (DELETE FROM listings WHERE id = $1 RETURNING 1)
-		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'listing ' || $1::text)`,
+	market.OpAddListing: `INSERT INTO listings (id, rec) VALUES ($1, $2)`,
+	market.OpListingState: `WITH c AS (UPDATE listings SET rec = $1 WHERE id = $2 AND rec = $3 RETURNING 1)
+		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'listing ' || $2::text || ' as this instance knew it')`,
+	market.OpDelListing: `WITH c AS (DELETE FROM listings WHERE id = $1 AND rec = $2 RETURNING 1)
+		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'listing ' || $1::text || ' as this instance knew it')`,
 	market.OpPutTx: `INSERT INTO transactions (id, state, rec) VALUES ($1, $2, $3)`,
 	market.OpTxState: `WITH c AS (UPDATE transactions SET state = $1, rec = $2 WHERE id = $3 AND state = $4 RETURNING 1)
 		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'transaction ' || $3::text || ' in state ' || $4)`,
-	market.OpMeta: `INSERT INTO meta (k, v) VALUES ('next_listing_id', $1), ('fee_balance', $2), ('market_volume', $3), ('total_sales', $4)
-		ON CONFLICT (k) DO UPDATE SET v = excluded.v`,
+	market.OpCounters: `WITH f AS (UPDATE meta SET v = v + $1 WHERE k = 'fee_balance' RETURNING v),
+			m AS (UPDATE meta SET v = v + $2 WHERE k = 'market_volume' RETURNING v),
+			s AS (UPDATE meta SET v = v + $3 WHERE k = 'total_sales' RETURNING v)
+		SELECT (SELECT v FROM f), (SELECT v FROM m), (SELECT v FROM s)`,
+	market.OpListingIDs: `UPDATE meta SET v = $2 WHERE k = 'next_listing_id' AND v = $1`,
 }
 
 // appendLog takes n seqs from the counter and raises the delivery mark to
@@ -413,25 +428,34 @@ func queueOps(pb *pgx.Batch, ops []market.Op) {
 			pb.Queue(q, p.ID, p.Name, p.Perms, int64(p.Balance), p.LastSell, nonNil(p.Inventory))
 		case market.OpPlayerState:
 			p := op.Player
-			pb.Queue(q, int64(p.Balance), p.LastSell, nonNil(p.Inventory), p.ID)
+			pb.Queue(q, int64(op.Delta), p.LastSell, p.Inventory, p.ID, nonNil(op.Expect)).QueryRow(func(r pgx.Row) error {
+				var one int64
+				return r.Scan(&one, (*int64)(&p.Balance), &p.Version)
+			})
 		case market.OpPutMail:
 			m := op.Mail
 			pb.Queue(q, m.ID, m.Player, nonNil(m.Item), m.Reason, m.Created, int64(m.PrevPrice))
 		case market.OpDelMail:
 			pb.Queue(q, op.Mail.ID)
-		case market.OpPutListing:
+		case market.OpAddListing:
 			pb.Queue(q, op.Listing.ID, nonNil(op.Listing.Rec))
+		case market.OpListingState:
+			pb.Queue(q, nonNil(op.Listing.Rec), op.Listing.ID, nonNil(op.Expect))
 		case market.OpDelListing:
-			pb.Queue(q, op.Int)
+			pb.Queue(q, op.Int, nonNil(op.Expect))
 		case market.OpPutTx:
 			t := op.Tx
 			pb.Queue(q, t.ID, string(t.State), nonNil(t.Rec))
 		case market.OpTxState:
 			t := op.Tx
 			pb.Queue(q, string(t.State), nonNil(t.Rec), t.ID, string(op.ExpectState))
-		case market.OpMeta:
-			m := op.Meta
-			pb.Queue(q, m.NextListingID, int64(m.FeeBalance), int64(m.Volume), m.Sales)
+		case market.OpCounters:
+			m := &op.Meta
+			pb.Queue(q, int64(m.FeeBalance), int64(m.Volume), m.Sales).QueryRow(func(r pgx.Row) error {
+				return r.Scan((*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales)
+			})
+		case market.OpListingIDs:
+			pb.Queue(q, op.Int, op.Meta.NextListingID)
 		default:
 			pb.Queue("SELECT rynek_expect(0, 'RYN03', $1)", fmt.Sprintf("unknown op kind %d", op.Kind))
 		}
@@ -502,6 +526,25 @@ func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) err
 		}
 	}
 	return n, rows.Err()
+}
+
+// ReserveListingIDs moves the next listing id n ahead and returns where it
+// was: the block is the caller's alone, whichever instance asks.
+func (s *Store) ReserveListingIDs(n int) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, errClosed
+	}
+	if err := s.ready(); err != nil {
+		return 0, err
+	}
+	var first int64
+	err := s.conn.QueryRow(s.ctx, "UPDATE meta SET v = v + $1 WHERE k = 'next_listing_id' RETURNING v - $1", int64(n)).Scan(&first)
+	if err != nil {
+		return 0, fmt.Errorf("reserve listing ids: %w", err)
+	}
+	return first, nil
 }
 
 // TrimEvents deletes the prefix of the log that t allows, in one
@@ -595,9 +638,9 @@ func (s *Store) Load(l market.Loader) error {
 	if err := l.Meta(m); err != nil {
 		return err
 	}
-	if err := s.each("SELECT id, name, perms, balance, last_sell, inventory FROM players ORDER BY name, id", func(r pgx.Rows) error {
+	if err := s.each("SELECT id, name, perms, balance, last_sell, inventory, version FROM players ORDER BY name, id", func(r pgx.Rows) error {
 		var p market.PlayerRow
-		if err := r.Scan(&p.ID, &p.Name, &p.Perms, (*int64)(&p.Balance), &p.LastSell, &p.Inventory); err != nil {
+		if err := r.Scan(&p.ID, &p.Name, &p.Perms, (*int64)(&p.Balance), &p.LastSell, &p.Inventory, &p.Version); err != nil {
 			return err
 		}
 		return l.Player(p)

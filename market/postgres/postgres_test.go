@@ -63,7 +63,7 @@ func TestOpenRefuses(t *testing.T) {
 		mustOK(t, err)
 		mustOK(t, st.Close())
 		exec(t, dsn, "UPDATE rynek_schema SET version = 99")
-		if _, err := postgres.Open(dsn); err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 1") {
+		if _, err := postgres.Open(dsn); err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 2") {
 			t.Fatalf("got %v", err)
 		}
 	})
@@ -96,7 +96,7 @@ func TestRefusedBatchWritesNothing(t *testing.T) {
 	mustOK(t, err)
 	defer st.Close()
 	b := &market.Batch{
-		Ops: []market.Op{{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: 7, Rec: []byte{1}}},
+		Ops: []market.Op{{Kind: market.OpAddListing, Listing: &market.ListingRow{ID: 7, Rec: []byte{1}}},
 			{Kind: market.OpDelListing, Int: 8}},
 		Events: []market.EventRow{{Kind: market.KindListingCreated, At: 1, Body: []byte{2}}},
 	}
@@ -142,7 +142,7 @@ func TestServerRestart(t *testing.T) {
 	defer st.Close()
 	sell := func(id int64) *market.Batch {
 		return &market.Batch{
-			Ops:    []market.Op{{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: id, Rec: []byte{byte(id)}}}},
+			Ops:    []market.Op{{Kind: market.OpAddListing, Listing: &market.ListingRow{ID: id, Rec: []byte{byte(id)}}}},
 			Events: []market.EventRow{{Kind: market.KindListingCreated, At: id, Body: []byte{byte(id)}}},
 		}
 	}

@@ -82,7 +82,7 @@ func encodeLegacyBatch(dst []byte, b *market.Batch) []byte {
 		op := &b.Ops[i]
 		dst = append(dst, byte(op.Kind))
 		switch op.Kind {
-		case market.OpAddPlayer:
+		case legacyAddPlayer:
 			p := op.Player
 			dst = append(dst, p.ID[:]...)
 			dst = putString(dst, p.Name)
@@ -90,13 +90,13 @@ func encodeLegacyBatch(dst []byte, b *market.Batch) []byte {
 			dst = binary.AppendVarint(dst, int64(p.Balance))
 			dst = binary.AppendVarint(dst, p.LastSell)
 			dst = putBytes(dst, p.Inventory)
-		case market.OpPlayerState:
+		case legacyPlayerState:
 			p := op.Player
 			dst = append(dst, p.ID[:]...)
 			dst = binary.AppendVarint(dst, int64(p.Balance))
 			dst = binary.AppendVarint(dst, p.LastSell)
 			dst = putBytes(dst, p.Inventory)
-		case market.OpPutMail:
+		case legacyPutMail:
 			m := op.Mail
 			dst = append(dst, m.ID[:]...)
 			dst = append(dst, m.Player[:]...)
@@ -104,23 +104,23 @@ func encodeLegacyBatch(dst []byte, b *market.Batch) []byte {
 			dst = putString(dst, m.Reason)
 			dst = binary.AppendVarint(dst, m.Created)
 			dst = binary.AppendVarint(dst, int64(m.PrevPrice))
-		case market.OpDelMail:
+		case legacyDelMail:
 			dst = append(dst, op.Mail.ID[:]...)
-		case market.OpPutListing:
+		case legacyPutListing:
 			dst = binary.AppendVarint(dst, op.Listing.ID)
 			dst = putBytes(dst, op.Listing.Rec)
-		case market.OpDelListing:
+		case legacyDelListing:
 			dst = binary.AppendVarint(dst, op.Int)
-		case market.OpPutTx:
+		case legacyPutTx:
 			dst = append(dst, op.Tx.ID[:]...)
 			dst = putString(dst, string(op.Tx.State))
 			dst = putBytes(dst, op.Tx.Rec)
-		case market.OpTxState:
+		case legacyTxState:
 			dst = append(dst, op.Tx.ID[:]...)
 			dst = putString(dst, string(op.Tx.State))
 			dst = putBytes(dst, op.Tx.Rec)
 			dst = putString(dst, string(op.ExpectState))
-		case market.OpMeta:
+		case legacyMeta:
 			m := op.Meta
 			dst = binary.AppendVarint(dst, m.NextListingID)
 			dst = binary.AppendVarint(dst, int64(m.FeeBalance))
@@ -138,3 +138,16 @@ func SetCheckpoints(every time.Duration, restartAt int64) (restore func()) {
 	checkpointEvery, walRestartAt = every, restartAt
 	return func() { checkpointEvery, walRestartAt = e, r }
 }
+
+// The op kinds of a version 1 change log record.
+const (
+	LegacyAddPlayer   = legacyAddPlayer
+	LegacyPlayerState = legacyPlayerState
+	LegacyPutMail     = legacyPutMail
+	LegacyDelMail     = legacyDelMail
+	LegacyPutListing  = legacyPutListing
+	LegacyDelListing  = legacyDelListing
+	LegacyPutTx       = legacyPutTx
+	LegacyTxState     = legacyTxState
+	LegacyMeta        = legacyMeta
+)

@@ -33,6 +33,20 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // legacyLogPath is the change log of version 1 next to the database at path.
 func legacyLogPath(path string) string { return path + "-rlog" }
 
+// The op kinds of a version 1 record. Those days' ops wrote whole rows (the
+// process was the market's only writer); applyLegacy replays them as such.
+const (
+	legacyAddPlayer market.OpKind = iota + 1
+	legacyPlayerState
+	legacyPutMail
+	legacyDelMail
+	legacyPutListing
+	legacyDelListing
+	legacyPutTx
+	legacyTxState
+	legacyMeta
+)
+
 // legacyEntry is one record of a version 1 change log.
 type legacyEntry struct {
 	seq     uint64
@@ -106,7 +120,7 @@ func (s *Store) applyLegacy(entries []legacyEntry) error {
 			return fail(fmt.Errorf("change log record %d: %w", e.seq, err))
 		}
 		for i := range b.Ops {
-			if err := s.apply(&b.Ops[i]); err != nil {
+			if err := s.applyLegacyOp(&b.Ops[i]); err != nil {
 				return fail(fmt.Errorf("change log record %d: %w", e.seq, err))
 			}
 		}
@@ -116,6 +130,58 @@ func (s *Store) applyLegacy(entries []legacyEntry) error {
 	}
 	if err := s.exec("COMMIT"); err != nil {
 		return fail(describe(err))
+	}
+	return nil
+}
+
+// applyLegacyOp writes one op of a version 1 record as that version did.
+func (s *Store) applyLegacyOp(op *market.Op) error {
+	var q string
+	var args []any
+	checked := true // the op must match exactly one row
+	switch op.Kind {
+	case legacyAddPlayer:
+		p := op.Player
+		q, args = "INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES (?, ?, ?, ?, ?, ?)",
+			[]any{p.ID[:], p.Name, p.Perms, int64(p.Balance), p.LastSell, nonNil(p.Inventory)}
+	case legacyPlayerState:
+		p := op.Player
+		q, args = "UPDATE players SET balance = ?, last_sell = ?, inventory = ?, version = version + 1 WHERE id = ?",
+			[]any{int64(p.Balance), p.LastSell, nonNil(p.Inventory), p.ID[:]}
+	case legacyPutMail:
+		m := op.Mail
+		q, args = "INSERT INTO mail (id, player, item, reason, created, prev_price) VALUES (?, ?, ?, ?, ?, ?)",
+			[]any{m.ID[:], m.Player[:], nonNil(m.Item), m.Reason, m.Created, int64(m.PrevPrice)}
+	case legacyDelMail:
+		q, args = "DELETE FROM mail WHERE id = ?", []any{op.Mail.ID[:]}
+	case legacyPutListing:
+		q, args = "INSERT OR REPLACE INTO listings (id, rec) VALUES (?, ?)", []any{op.Listing.ID, nonNil(op.Listing.Rec)}
+		checked = false
+	case legacyDelListing:
+		q, args = "DELETE FROM listings WHERE id = ?", []any{op.Int}
+	case legacyPutTx:
+		t := op.Tx
+		q, args = "INSERT INTO transactions (id, state, rec) VALUES (?, ?, ?)", []any{t.ID[:], string(t.State), nonNil(t.Rec)}
+	case legacyTxState:
+		t := op.Tx
+		q, args = "UPDATE transactions SET state = ?, rec = ? WHERE id = ? AND state = ?",
+			[]any{string(t.State), nonNil(t.Rec), t.ID[:], string(op.ExpectState)}
+	case legacyMeta:
+		m := op.Meta
+		q, args = `INSERT INTO meta (k, v) VALUES ('next_listing_id', ?), ('fee_balance', ?), ('market_volume', ?), ('total_sales', ?)
+			ON CONFLICT (k) DO UPDATE SET v = excluded.v`, []any{m.NextListingID, int64(m.FeeBalance), int64(m.Volume), m.Sales}
+		checked = false
+	default:
+		return fmt.Errorf("unknown op kind %d", op.Kind)
+	}
+	res, err := s.conn.ExecContext(s.ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("op %d: %w", op.Kind, describe(err))
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if checked && n != 1 {
+		return fmt.Errorf("op %d matched %d rows, want 1: %w", op.Kind, n, market.ErrConflict)
 	}
 	return nil
 }
@@ -228,26 +294,26 @@ func decodeLegacyBatch(p []byte, b *market.Batch) error {
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		op := market.Op{Kind: market.OpKind(r.byte())}
 		switch op.Kind {
-		case market.OpAddPlayer:
+		case legacyAddPlayer:
 			op.Player = &market.PlayerRow{ID: r.uuid(), Name: r.string(), Perms: r.string(),
 				Balance: market.Money(r.varint()), LastSell: r.varint(), Inventory: r.bytes()}
-		case market.OpPlayerState:
+		case legacyPlayerState:
 			op.Player = &market.PlayerRow{ID: r.uuid(), Balance: market.Money(r.varint()), LastSell: r.varint(), Inventory: r.bytes()}
-		case market.OpPutMail:
+		case legacyPutMail:
 			op.Mail = &market.MailRow{ID: r.uuid(), Player: r.uuid(), Item: r.bytes(), Reason: r.string(),
 				Created: r.varint(), PrevPrice: market.Money(r.varint())}
-		case market.OpDelMail:
+		case legacyDelMail:
 			op.Mail = &market.MailRow{ID: r.uuid()}
-		case market.OpPutListing:
+		case legacyPutListing:
 			op.Listing = &market.ListingRow{ID: r.varint(), Rec: r.bytes()}
-		case market.OpDelListing:
+		case legacyDelListing:
 			op.Int = r.varint()
-		case market.OpPutTx:
+		case legacyPutTx:
 			op.Tx = &market.TxRow{ID: r.uuid(), State: market.State(r.string()), Rec: r.bytes()}
-		case market.OpTxState:
+		case legacyTxState:
 			op.Tx = &market.TxRow{ID: r.uuid(), State: market.State(r.string()), Rec: r.bytes()}
 			op.ExpectState = market.State(r.string())
-		case market.OpMeta:
+		case legacyMeta:
 			op.Meta = market.MetaRow{NextListingID: r.varint(), FeeBalance: market.Money(r.varint()),
 				Volume: market.Money(r.varint()), Sales: r.varint()}
 		default:

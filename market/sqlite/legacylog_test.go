@@ -36,21 +36,21 @@ func newLegacyFixture(t *testing.T) legacyFixture {
 	f := legacyFixture{path: filepath.Join(t.TempDir(), "m.db"), player: uuid.New(), tx: uuid.New()}
 	mustOK(t, sqlite.CreateVersion1(f.path, legacyLogID, 2))
 	first := market.Batch{Ops: []market.Op{
-		{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: f.player, Name: "Ala", Balance: 1000}},
-		{Kind: market.OpPutTx, Tx: &market.TxRow{ID: f.tx, State: market.StateCreated, Rec: []byte{1}}},
+		{Kind: sqlite.LegacyAddPlayer, Player: &market.PlayerRow{ID: f.player, Name: "Ala", Balance: 1000}},
+		{Kind: sqlite.LegacyPutTx, Tx: &market.TxRow{ID: f.tx, State: market.StateCreated, Rec: []byte{1}}},
 	}}
 	// The tables already hold what records 1 and 2 wrote.
 	f.records = append(f.records, sqlite.LegacyRecord{Seq: 1, Batch: first},
-		sqlite.LegacyRecord{Seq: 2, Batch: market.Batch{Ops: []market.Op{{Kind: market.OpMeta, Meta: market.MetaRow{NextListingID: 1}}}}})
+		sqlite.LegacyRecord{Seq: 2, Batch: market.Batch{Ops: []market.Op{{Kind: sqlite.LegacyMeta, Meta: market.MetaRow{NextListingID: 1}}}}})
 	applyV1(t, f.path, first)
 	for i := 1; i <= 50; i++ {
 		f.records = append(f.records, sqlite.LegacyRecord{Seq: uint64(2 + i), Batch: market.Batch{Ops: []market.Op{
-			{Kind: market.OpPlayerState, Player: &market.PlayerRow{ID: f.player, Balance: market.Money(1000 - i), Inventory: []byte{byte(i)}}},
-			{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: int64(i), Rec: []byte("rec")}},
+			{Kind: sqlite.LegacyPlayerState, Player: &market.PlayerRow{ID: f.player, Balance: market.Money(1000 - i), Inventory: []byte{byte(i)}}},
+			{Kind: sqlite.LegacyPutListing, Listing: &market.ListingRow{ID: int64(i), Rec: []byte("rec")}},
 		}}})
 	}
 	f.records = append(f.records, sqlite.LegacyRecord{Seq: 53, Batch: market.Batch{Ops: []market.Op{
-		{Kind: market.OpTxState, Tx: &market.TxRow{ID: f.tx, State: market.StateListingReserved, Rec: []byte{2}}, ExpectState: market.StateCreated},
+		{Kind: sqlite.LegacyTxState, Tx: &market.TxRow{ID: f.tx, State: market.StateListingReserved, Rec: []byte{2}}, ExpectState: market.StateCreated},
 	}}})
 	mustOK(t, sqlite.WriteLegacyLog(f.path, legacyLogID, f.records))
 	return f
@@ -65,11 +65,11 @@ func applyV1(t *testing.T, path string, b market.Batch) {
 	for _, op := range b.Ops {
 		var err error
 		switch op.Kind {
-		case market.OpAddPlayer:
+		case sqlite.LegacyAddPlayer:
 			p := op.Player
 			_, err = db.Exec("INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES (?, ?, ?, ?, ?, ?)",
 				p.ID[:], p.Name, p.Perms, int64(p.Balance), p.LastSell, []byte{})
-		case market.OpPutTx:
+		case sqlite.LegacyPutTx:
 			_, err = db.Exec("INSERT INTO transactions (id, state, rec) VALUES (?, ?, ?)", op.Tx.ID[:], string(op.Tx.State), op.Tx.Rec)
 		default:
 			t.Fatalf("applyV1: op %d", op.Kind)
@@ -237,15 +237,15 @@ func TestAStrayChangeLogIsRefused(t *testing.T) {
 
 func FuzzLegacyLogRecord(f *testing.F) {
 	b := &market.Batch{Ops: []market.Op{
-		{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: uuid.New(), Name: "Ala", Perms: "admin", Balance: -5, LastSell: 9, Inventory: []byte{1, 2}}},
-		{Kind: market.OpPlayerState, Player: &market.PlayerRow{ID: uuid.New(), Balance: 7}},
-		{Kind: market.OpPutMail, Mail: &market.MailRow{ID: uuid.New(), Player: uuid.New(), Item: []byte{3}, Reason: "EXPIRED", Created: 1, PrevPrice: 2}},
-		{Kind: market.OpDelMail, Mail: &market.MailRow{ID: uuid.New()}},
-		{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: 42, Rec: []byte("x")}},
-		{Kind: market.OpDelListing, Int: 42},
-		{Kind: market.OpPutTx, Tx: &market.TxRow{ID: uuid.New(), State: market.StateCreated, Rec: []byte("t")}},
-		{Kind: market.OpTxState, Tx: &market.TxRow{ID: uuid.New(), State: market.StateCompleted}, ExpectState: market.StateItemDelivered},
-		{Kind: market.OpMeta, Meta: market.MetaRow{NextListingID: 5, FeeBalance: 6, Volume: 7, Sales: 8}},
+		{Kind: sqlite.LegacyAddPlayer, Player: &market.PlayerRow{ID: uuid.New(), Name: "Ala", Perms: "admin", Balance: -5, LastSell: 9, Inventory: []byte{1, 2}}},
+		{Kind: sqlite.LegacyPlayerState, Player: &market.PlayerRow{ID: uuid.New(), Balance: 7}},
+		{Kind: sqlite.LegacyPutMail, Mail: &market.MailRow{ID: uuid.New(), Player: uuid.New(), Item: []byte{3}, Reason: "EXPIRED", Created: 1, PrevPrice: 2}},
+		{Kind: sqlite.LegacyDelMail, Mail: &market.MailRow{ID: uuid.New()}},
+		{Kind: sqlite.LegacyPutListing, Listing: &market.ListingRow{ID: 42, Rec: []byte("x")}},
+		{Kind: sqlite.LegacyDelListing, Int: 42},
+		{Kind: sqlite.LegacyPutTx, Tx: &market.TxRow{ID: uuid.New(), State: market.StateCreated, Rec: []byte("t")}},
+		{Kind: sqlite.LegacyTxState, Tx: &market.TxRow{ID: uuid.New(), State: market.StateCompleted}, ExpectState: market.StateItemDelivered},
+		{Kind: sqlite.LegacyMeta, Meta: market.MetaRow{NextListingID: 5, FeeBalance: 6, Volume: 7, Sales: 8}},
 	}}
 	f.Add(sqlite.EncodeLegacyBatch(b))
 	f.Add([]byte{})

@@ -42,8 +42,9 @@ import (
 const applicationID = 0x52594E4B
 
 // SchemaVersion is the version of the schema this package writes. Version 1
-// had no event log; Open upgrades it in place.
-const SchemaVersion = 2
+// had no event log, version 2 no player row versions; Open upgrades both in
+// place.
+const SchemaVersion = 3
 
 // Options tune the store.
 type Options struct {
@@ -117,19 +118,33 @@ CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, at INTEGER NOT
 INSERT INTO meta (k, v) VALUES ('published_seq', 0);
 `
 
-// statements write the ops. Their kinds' numbers are stable: a version 1
-// change log names them (legacylog.go).
+// versionSchema is what version 3 added: each player row counts its
+// changes, so that instances sharing a market can tell which read of it is
+// newer.
+const versionSchema = `ALTER TABLE players ADD COLUMN version INTEGER NOT NULL DEFAULT 0;`
+
+// statements write the ops. A conditional one matches its row or no row
+// (apply turns that into market.ErrConflict); the player and counter
+// updates return the row's new values.
 var statements = map[market.OpKind]string{
-	market.OpAddPlayer:   `INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES (?, ?, ?, ?, ?, ?)`,
-	market.OpPlayerState: `UPDATE players SET balance = ?, last_sell = ?, inventory = ? WHERE id = ?`,
-	market.OpPutMail:     `INSERT INTO mail (id, player, item, reason, created, prev_price) VALUES (?, ?, ?, ?, ?, ?)`,
-	market.OpDelMail:     `DELETE FROM mail WHERE id = ?`,
-	market.OpPutListing:  `INSERT OR REPLACE INTO listings (id, rec) VALUES (?, ?)`,
-	market.OpDelListing:  `DELETE FROM listings WHERE id = ?`,
-	market.OpPutTx:       `INSERT INTO transactions (id, state, rec) VALUES (?, ?, ?)`,
-	market.OpTxState:     `UPDATE transactions SET state = ?, rec = ? WHERE id = ? AND state = ?`,
-	market.OpMeta: `INSERT INTO meta (k, v) VALUES ('next_listing_id', ?), ('fee_balance', ?), ('market_volume', ?), ('total_sales', ?)
-		ON CONFLICT (k) DO UPDATE SET v = excluded.v`,
+	market.OpAddPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES (?, ?, ?, ?, ?, ?)`,
+	// ?1 delta, ?2 last sell, ?3 new inventory or NULL, ?4 id, ?5 the inventory it replaces
+	market.OpPlayerState: `UPDATE players SET balance = balance + ?1, last_sell = max(last_sell, ?2),
+		inventory = coalesce(?3, inventory), version = version + 1
+		WHERE id = ?4 AND (?1 >= 0 OR balance + ?1 >= 0) AND (?3 IS NULL OR inventory = ?5)
+		RETURNING balance, version`,
+	market.OpPutMail:      `INSERT INTO mail (id, player, item, reason, created, prev_price) VALUES (?, ?, ?, ?, ?, ?)`,
+	market.OpDelMail:      `DELETE FROM mail WHERE id = ?`,
+	market.OpAddListing:   `INSERT INTO listings (id, rec) VALUES (?, ?)`,
+	market.OpListingState: `UPDATE listings SET rec = ? WHERE id = ? AND rec = ?`,
+	market.OpDelListing:   `DELETE FROM listings WHERE id = ? AND rec = ?`,
+	market.OpPutTx:        `INSERT INTO transactions (id, state, rec) VALUES (?, ?, ?)`,
+	market.OpTxState:      `UPDATE transactions SET state = ?, rec = ? WHERE id = ? AND state = ?`,
+	// A file from before the volume and sales counters lacks their rows:
+	// they start from zero (the service then adds its whole totals).
+	market.OpCounters: `INSERT INTO meta (k, v) VALUES ('fee_balance', ?1), ('market_volume', ?2), ('total_sales', ?3)
+		ON CONFLICT (k) DO UPDATE SET v = v + excluded.v RETURNING k, v`,
+	market.OpListingIDs: `UPDATE meta SET v = ?2 WHERE k = 'next_listing_id' AND v = ?1`,
 }
 
 // Open opens or creates the market database at path. A new file is created
@@ -287,13 +302,15 @@ func (s *Store) init() error {
 		if tables > 0 {
 			return fmt.Errorf("%w: the SQLite file already holds %d other objects", ErrForeign, tables)
 		}
-		return s.migrate(schema+eventsSchema, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
+		return s.migrate(schema, eventsSchema, versionSchema, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
 	case app != applicationID:
 		return fmt.Errorf("%w: application_id is %#x", ErrForeign, app)
 	case ver > SchemaVersion:
 		return fmt.Errorf("the database has schema version %d, newer than this program's %d; use a newer Rynek", ver, SchemaVersion)
 	case ver == 1:
-		return s.migrate(eventsSchema)
+		return s.migrate(eventsSchema, versionSchema)
+	case ver == 2:
+		return s.migrate(versionSchema)
 	case ver < 1:
 		return fmt.Errorf("the database has unknown schema version %d", ver)
 	}
@@ -552,25 +569,37 @@ func (s *Store) apply(op *market.Op) error {
 		res, err = st.Exec(p.ID[:], p.Name, p.Perms, int64(p.Balance), p.LastSell, nonNil(p.Inventory))
 	case market.OpPlayerState:
 		p := op.Player
-		res, err = st.Exec(int64(p.Balance), p.LastSell, nonNil(p.Inventory), p.ID[:])
+		var inv any // NULL: the inventory stays
+		if p.Inventory != nil {
+			inv = p.Inventory
+		}
+		var balance int64
+		err = st.QueryRow(int64(op.Delta), p.LastSell, inv, p.ID[:], nonNil(op.Expect)).Scan(&balance, &p.Version)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("player %s: %w", p.ID, errPlayerMoved)
+		}
+		p.Balance = market.Money(balance)
 	case market.OpPutMail:
 		m := op.Mail
 		_, err = st.Exec(m.ID[:], m.Player[:], m.Item, m.Reason, m.Created, int64(m.PrevPrice))
 	case market.OpDelMail:
 		res, err = st.Exec(op.Mail.ID[:])
-	case market.OpPutListing:
+	case market.OpAddListing:
 		_, err = st.Exec(op.Listing.ID, nonNil(op.Listing.Rec))
+	case market.OpListingState:
+		res, err = st.Exec(nonNil(op.Listing.Rec), op.Listing.ID, nonNil(op.Expect))
 	case market.OpDelListing:
-		res, err = st.Exec(op.Int)
+		res, err = st.Exec(op.Int, nonNil(op.Expect))
 	case market.OpPutTx:
 		t := op.Tx
 		_, err = st.Exec(t.ID[:], string(t.State), nonNil(t.Rec))
 	case market.OpTxState:
 		t := op.Tx
 		res, err = st.Exec(string(t.State), nonNil(t.Rec), t.ID[:], string(op.ExpectState))
-	case market.OpMeta:
-		m := op.Meta
-		_, err = st.Exec(m.NextListingID, int64(m.FeeBalance), int64(m.Volume), m.Sales)
+	case market.OpCounters:
+		err = s.addCounters(st, &op.Meta)
+	case market.OpListingIDs:
+		_, err = st.Exec(op.Int, op.Meta.NextListingID)
 	default:
 		return fmt.Errorf("unknown op kind %d", op.Kind)
 	}
@@ -590,6 +619,37 @@ func (s *Store) apply(op *market.Op) error {
 		}
 	}
 	return nil
+}
+
+// errPlayerMoved is a player update that matched no row: the player is
+// unknown, the balance would go below zero, or another instance changed
+// the inventory first.
+var errPlayerMoved = fmt.Errorf("no such player, too little money, or the inventory changed meanwhile: %w", market.ErrConflict)
+
+// addCounters adds m's fee, volume and sales to the counters and writes
+// their new totals into m.
+func (s *Store) addCounters(st *sql.Stmt, m *market.MetaRow) error {
+	rows, err := st.Query(int64(m.FeeBalance), int64(m.Volume), m.Sales)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var v int64
+		if err := rows.Scan(&k, &v); err != nil {
+			return err
+		}
+		switch k {
+		case "fee_balance":
+			m.FeeBalance = market.Money(v)
+		case "market_volume":
+			m.Volume = market.Money(v)
+		case "total_sales":
+			m.Sales = v
+		}
+	}
+	return rows.Err()
 }
 
 // nonNil keeps an empty blob from becoming NULL.
@@ -758,11 +818,11 @@ func (s *Store) Load(l market.Loader) error {
 	if err := l.Meta(m); err != nil {
 		return err
 	}
-	if err := each(s.ctx, s.conn, "SELECT id, name, perms, balance, last_sell, inventory FROM players ORDER BY name, id", func(r *sql.Rows) error {
+	if err := each(s.ctx, s.conn, "SELECT id, name, perms, balance, last_sell, inventory, version FROM players ORDER BY name, id", func(r *sql.Rows) error {
 		var p market.PlayerRow
 		var id []byte
 		var bal int64
-		if err := r.Scan(&id, &p.Name, &p.Perms, &bal, &p.LastSell, (*sql.RawBytes)(&p.Inventory)); err != nil {
+		if err := r.Scan(&id, &p.Name, &p.Perms, &bal, &p.LastSell, (*sql.RawBytes)(&p.Inventory), &p.Version); err != nil {
 			return err
 		}
 		p.ID, p.Balance = toUUID(id), market.Money(bal)
@@ -850,4 +910,20 @@ func DefaultPath() (string, error) {
 		return "", err
 	}
 	return filepath.Join(dir, "market.db"), nil
+}
+
+// ReserveListingIDs moves the next listing id n ahead and returns where it
+// was: the block is the caller's alone.
+func (s *Store) ReserveListingIDs(n int) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, errClosed
+	}
+	var first int64
+	err := s.conn.QueryRowContext(s.ctx, "UPDATE meta SET v = v + ?1 WHERE k = 'next_listing_id' RETURNING v - ?1", n).Scan(&first)
+	if err != nil {
+		return 0, fmt.Errorf("reserve listing ids: %w", describe(err))
+	}
+	return first, nil
 }

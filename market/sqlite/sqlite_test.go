@@ -103,7 +103,7 @@ func TestRefusesNewerSchema(t *testing.T) {
 	db.Exec("PRAGMA user_version = 99")
 	db.Close()
 	_, err = sqlite.Open(path, sqlite.Options{})
-	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 2") {
+	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 3") {
 		t.Fatalf("newer schema: %v", err)
 	}
 }
@@ -210,8 +210,8 @@ func TestCheckpointsKeepTheWALBounded(t *testing.T) {
 	for start, i := time.Now(), 1; time.Since(start) < time.Second; i++ {
 		mustOK(t, st.Commit(&market.Batch{
 			Ops: []market.Op{
-				{Kind: market.OpPlayerState, Player: &market.PlayerRow{ID: p, Balance: market.Money(i), Inventory: inventory}},
-				{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: int64(i), Rec: inventory[:80]}},
+				{Kind: market.OpPlayerState, Delta: 1, Player: &market.PlayerRow{ID: p}},
+				{Kind: market.OpAddListing, Listing: &market.ListingRow{ID: int64(i), Rec: inventory[:80]}},
 			},
 			Events: []market.EventRow{{Kind: market.KindListingCreated, At: int64(i), Body: inventory[:120]}},
 		}))

@@ -10,6 +10,7 @@
 package storetest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -98,11 +99,17 @@ func (m *Model) apply(op *market.Op) error {
 		m.players[op.Player.ID] = *op.Player
 	case market.OpPlayerState:
 		p, ok := m.players[op.Player.ID]
-		if !ok {
+		if !ok || op.Delta < 0 && p.Balance+op.Delta < 0 || op.Player.Inventory != nil && !bytes.Equal(p.Inventory, op.Expect) {
 			return market.ErrConflict
 		}
-		p.Balance, p.LastSell, p.Inventory = op.Player.Balance, op.Player.LastSell, op.Player.Inventory
+		p.Balance += op.Delta
+		p.LastSell = max(p.LastSell, op.Player.LastSell)
+		if op.Player.Inventory != nil {
+			p.Inventory = op.Player.Inventory
+		}
+		p.Version++
 		m.players[p.ID] = p
+		op.Player.Balance, op.Player.Version = p.Balance, p.Version
 	case market.OpPutMail:
 		if _, ok := m.mail[op.Mail.ID]; ok {
 			return errDuplicate
@@ -113,10 +120,18 @@ func (m *Model) apply(op *market.Op) error {
 			return market.ErrConflict
 		}
 		delete(m.mail, op.Mail.ID)
-	case market.OpPutListing:
+	case market.OpAddListing:
+		if _, ok := m.listings[op.Listing.ID]; ok {
+			return errDuplicate
+		}
+		m.listings[op.Listing.ID] = op.Listing.Rec
+	case market.OpListingState:
+		if rec, ok := m.listings[op.Listing.ID]; !ok || !bytes.Equal(rec, op.Expect) {
+			return market.ErrConflict
+		}
 		m.listings[op.Listing.ID] = op.Listing.Rec
 	case market.OpDelListing:
-		if _, ok := m.listings[op.Int]; !ok {
+		if rec, ok := m.listings[op.Int]; !ok || !bytes.Equal(rec, op.Expect) {
 			return market.ErrConflict
 		}
 		delete(m.listings, op.Int)
@@ -131,13 +146,27 @@ func (m *Model) apply(op *market.Op) error {
 			return market.ErrConflict
 		}
 		m.txs[t.ID] = *op.Tx
-	case market.OpMeta:
-		m.meta.NextListingID, m.meta.FeeBalance = op.Meta.NextListingID, op.Meta.FeeBalance
-		m.meta.Volume, m.meta.Sales = op.Meta.Volume, op.Meta.Sales
+	case market.OpCounters:
+		m.meta.FeeBalance += op.Meta.FeeBalance
+		m.meta.Volume += op.Meta.Volume
+		m.meta.Sales += op.Meta.Sales
+		op.Meta.FeeBalance, op.Meta.Volume, op.Meta.Sales = m.meta.FeeBalance, m.meta.Volume, m.meta.Sales
+	case market.OpListingIDs:
+		if m.meta.NextListingID == op.Int {
+			m.meta.NextListingID = op.Meta.NextListingID
+		}
 	default:
 		return fmt.Errorf("unknown op kind %d", op.Kind)
 	}
 	return nil
+}
+
+// ReserveListingIDs moves the next listing id n ahead and returns where it
+// was.
+func (m *Model) ReserveListingIDs(n int) int64 {
+	first := m.meta.NextListingID
+	m.meta.NextListingID += int64(n)
+	return first
 }
 
 // Dump is every row and log entry a store holds, in a comparable form.
@@ -189,7 +218,7 @@ type dumper struct{ d *Dump }
 
 func (x dumper) Meta(m market.MetaRow) error { x.d.Meta = m; return nil }
 func (x dumper) Player(p market.PlayerRow) error {
-	x.d.Players = append(x.d.Players, fmt.Sprintf("%s %s %q %d %d %x", p.ID, p.Name, p.Perms, p.Balance, p.LastSell, p.Inventory))
+	x.d.Players = append(x.d.Players, fmt.Sprintf("%s %s %q %d %d %x v%d", p.ID, p.Name, p.Perms, p.Balance, p.LastSell, p.Inventory, p.Version))
 	return nil
 }
 func (x dumper) Mail(m market.MailRow) error {
@@ -251,14 +280,26 @@ func Differential(t *testing.T, open func(t *testing.T) (st market.Store, reopen
 			g := newOpGen(rand.New(rand.NewPCG(seed, 77)))
 			accepted := 0
 			for step := 0; step < 1000; step++ {
+				if g.r.IntN(20) == 0 {
+					n := 1 + g.r.IntN(2000)
+					got, err := st.ReserveListingIDs(n)
+					if want := model.ReserveListingIDs(n); err != nil || got != want {
+						t.Fatalf("step %d: reserving %d listing ids gave %d (%v), the model %d", step, n, got, err, want)
+					}
+					continue
+				}
 				b := g.batch(model)
-				want := model.Commit(cloneBatch(b))
+				mb := cloneBatch(b)
+				want := model.Commit(mb)
 				got := st.Commit(b)
 				if (got == nil) != (want == nil) || errors.Is(got, market.ErrConflict) != errors.Is(want, market.ErrConflict) {
 					t.Fatalf("step %d, batch %s: the store says %v, the model %v", step, g.describe(b), got, want)
 				}
 				if got == nil {
 					accepted++
+					if g, w := reported(b), reported(mb); g != w {
+						t.Fatalf("step %d: the store reported %s, the model %s", step, g, w)
+					}
 				}
 			}
 			if accepted < 200 || accepted > 900 {
@@ -276,11 +317,38 @@ func Differential(t *testing.T, open func(t *testing.T) (st market.Store, reopen
 	}
 }
 
+// cloneBatch copies b deeply enough that what Commit reports into its ops
+// does not reach b.
 func cloneBatch(b *market.Batch) *market.Batch {
 	c := *b
 	c.Ops = append([]market.Op(nil), b.Ops...)
+	copies := map[*market.PlayerRow]*market.PlayerRow{} // an op twice in b is twice in c
+	for i := range c.Ops {
+		if p := c.Ops[i].Player; p != nil {
+			if copies[p] == nil {
+				cp := *p
+				copies[p] = &cp
+			}
+			c.Ops[i].Player = copies[p]
+		}
+	}
 	c.Events = append([]market.EventRow(nil), b.Events...)
 	return &c
+}
+
+// reported is what Commit wrote back into b's ops: players' balances and
+// versions, the counters' totals.
+func reported(b *market.Batch) string {
+	s := ""
+	for _, op := range b.Ops {
+		switch op.Kind {
+		case market.OpPlayerState:
+			s += fmt.Sprintf("[player %d v%d] ", op.Player.Balance, op.Player.Version)
+		case market.OpCounters:
+			s += fmt.Sprintf("[counters %d %d %d] ", op.Meta.FeeBalance, op.Meta.Volume, op.Meta.Sales)
+		}
+	}
+	return s
 }
 
 // opGen makes random ops over a few keys of each kind.
@@ -320,30 +388,55 @@ func (g *opGen) txID() uuid.UUID {
 	return g.txs[len(g.txs)-1-g.r.IntN(min(6, len(g.txs)))]
 }
 
-func (g *opGen) op() market.Op {
+// op makes one op; the conditions of the conditional ones hold about half
+// the time (m is the model as the batch begins).
+func (g *opGen) op(m *Model) market.Op {
 	r := g.r
-	blob := []byte{byte(r.IntN(256)), byte(r.IntN(256))}
-	switch r.IntN(9) {
+	blob := []byte{byte(r.IntN(4)), byte(r.IntN(4))}
+	expect := func(have []byte) []byte {
+		if r.IntN(2) == 0 {
+			return have
+		}
+		return []byte{byte(r.IntN(4)), byte(r.IntN(4))}
+	}
+	switch r.IntN(11) {
 	case 0:
 		return market.Op{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: g.pick(g.players), Name: fmt.Sprint("p", r.IntN(9)),
 			Perms: "", Balance: market.Money(r.IntN(1000)), LastSell: int64(r.IntN(100)), Inventory: blob}}
 	case 1:
-		return market.Op{Kind: market.OpPlayerState, Player: &market.PlayerRow{ID: g.pick(g.players), Balance: market.Money(r.IntN(1000)), Inventory: blob}}
+		id := g.pick(g.players)
+		op := market.Op{Kind: market.OpPlayerState, Delta: market.Money(r.IntN(1200) - 600),
+			Player: &market.PlayerRow{ID: id, LastSell: int64(r.IntN(100))}}
+		if r.IntN(2) == 0 {
+			op.Player.Inventory, op.Expect = blob, expect(m.players[id].Inventory)
+		}
+		return op
 	case 2:
 		return market.Op{Kind: market.OpPutMail, Mail: &market.MailRow{ID: g.pick(g.mail), Player: g.pick(g.players), Item: blob, Reason: "EXPIRED", Created: int64(r.IntN(100))}}
 	case 3:
 		return market.Op{Kind: market.OpDelMail, Mail: &market.MailRow{ID: g.pick(g.mail)}}
 	case 4:
-		return market.Op{Kind: market.OpPutListing, Listing: &market.ListingRow{ID: int64(1 + r.IntN(6)), Rec: blob}}
+		return market.Op{Kind: market.OpAddListing, Listing: &market.ListingRow{ID: int64(1 + r.IntN(6)), Rec: blob}}
 	case 5:
-		return market.Op{Kind: market.OpDelListing, Int: int64(1 + r.IntN(6))}
+		id := int64(1 + r.IntN(6))
+		return market.Op{Kind: market.OpDelListing, Int: id, Expect: expect(m.listings[id])}
+	case 8:
+		id := int64(1 + r.IntN(6))
+		return market.Op{Kind: market.OpListingState, Listing: &market.ListingRow{ID: id, Rec: blob}, Expect: expect(m.listings[id])}
+	case 9:
+		from := m.meta.NextListingID
+		if r.IntN(2) == 0 {
+			from += int64(r.IntN(3))
+		}
+		return market.Op{Kind: market.OpListingIDs, Int: from, Meta: market.MetaRow{NextListingID: from + int64(r.IntN(50))}}
 	case 6:
 		return market.Op{Kind: market.OpPutTx, Tx: &market.TxRow{ID: g.txID(), State: g.allStates[r.IntN(len(g.allStates))], Rec: blob}}
 	case 7:
 		return market.Op{Kind: market.OpTxState, Tx: &market.TxRow{ID: g.txID(), State: g.allStates[r.IntN(len(g.allStates))], Rec: blob},
 			ExpectState: g.nonTerminal[r.IntN(len(g.nonTerminal))]}
 	default:
-		return market.Op{Kind: market.OpMeta, Meta: market.MetaRow{NextListingID: int64(r.IntN(100)), FeeBalance: market.Money(r.IntN(100))}}
+		return market.Op{Kind: market.OpCounters, Meta: market.MetaRow{FeeBalance: market.Money(r.IntN(100)),
+			Volume: market.Money(r.IntN(1000)), Sales: int64(r.IntN(3))}}
 	}
 }
 
@@ -353,7 +446,7 @@ func (g *opGen) op() market.Op {
 func (g *opGen) batch(m *Model) *market.Batch {
 	b := &market.Batch{}
 	for n := 1 + g.r.IntN(3); n > 0; n-- {
-		b.Ops = append(b.Ops, g.op())
+		b.Ops = append(b.Ops, g.op(m))
 	}
 	if g.r.IntN(8) == 0 {
 		b.Ops = append(b.Ops, b.Ops[g.r.IntN(len(b.Ops))])
