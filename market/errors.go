@@ -56,7 +56,11 @@ const (
 	CodeMailboxEmpty       Code = "MAILBOX_EMPTY"
 	CodeInvalidQuery       Code = "INVALID_QUERY"
 	CodeStore              Code = "STORE"
-	CodeInjectedFailure    Code = "INJECTED_FAILURE"
+	// CodeConflict: in a shared market, another instance changed what the
+	// mutation needed first (bought the listing, say). Nothing was changed;
+	// memory has caught up, so a retry sees the other instance's change.
+	CodeConflict        Code = "CONFLICT"
+	CodeInjectedFailure Code = "INJECTED_FAILURE"
 )
 
 // Error is the typed error of every non-contract failure. errors.Is matches
@@ -107,6 +111,7 @@ var (
 	ErrMailboxEmpty       = &Error{Code: CodeMailboxEmpty, Msg: "mailbox empty"}
 	ErrInvalidQuery       = &Error{Code: CodeInvalidQuery, Msg: "invalid query"}
 	ErrStore              = &Error{Code: CodeStore, Msg: "store failure"}
+	ErrConflictingChange  = &Error{Code: CodeConflict, Msg: "changed by another instance first"}
 	ErrInjectedFailure    = &Error{Code: CodeInjectedFailure, Msg: "injected failure"}
 )
 

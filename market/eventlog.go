@@ -173,7 +173,7 @@ func decodeEvent(row EventRow) (Event, error) {
 	if !row.Kind.Contract() {
 		return nil, nil
 	}
-	base := eventBase{seq: row.Seq, at: unixMilli(row.At)}
+	base := eventBase{seq: row.Seq, at: unixMilli(row.At), origin: row.Origin}
 	r := blobReader{b: row.Body}
 	if len(r.b) < 1 || r.b[0] != eventBodyVersion {
 		return nil, fmt.Errorf("log entry %d (%s): unknown body version", row.Seq, row.Kind)

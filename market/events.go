@@ -21,6 +21,10 @@ type Event interface {
 	Seq() uint64
 	// At is when the change happened (service clock).
 	At() time.Time
+	// Origin is the instance whose change it was, in a market several
+	// instances share (each gets every event of the network, once, in the
+	// same order); empty when the store is not shared.
+	Origin() string
 	// clone returns a deep copy, so that every listener (and the caller of
 	// the mutation) gets slices of its own: one listener writing to an
 	// event's lore cannot change what the next one sees.
@@ -28,12 +32,14 @@ type Event interface {
 }
 
 type eventBase struct {
-	seq uint64
-	at  time.Time
+	seq    uint64
+	at     time.Time
+	origin string
 }
 
-func (e eventBase) Seq() uint64   { return e.seq }
-func (e eventBase) At() time.Time { return e.at }
+func (e eventBase) Seq() uint64    { return e.seq }
+func (e eventBase) At() time.Time  { return e.at }
+func (e eventBase) Origin() string { return e.origin }
 
 // ListingCreatedEvent is published after a successful SellItem.
 type ListingCreatedEvent struct {

@@ -57,7 +57,7 @@ func openSpec(spec string) (market.Store, error) {
 	if path, ok := strings.CutPrefix(spec, "sqlite:"); ok {
 		return sqlite.Open(path, sqlite.Options{})
 	}
-	return postgres.Open(spec)
+	return postgres.Open(spec, postgres.Options{})
 }
 
 // sqliteOnly skips a test of the SQLite store's own features when the

@@ -266,7 +266,9 @@ func (s *Service) loadHistory() {
 		var batch []*transactionRecord
 		n, err := s.store.LoadHistory(after, historyChunk, func(row TxRow) error {
 			after = row.ID
+			s.mu.RLock() // the follower may be adding players
 			t, err := s.txFromRow(row)
+			s.mu.RUnlock()
 			if err != nil {
 				return err
 			}
@@ -321,9 +323,9 @@ func (s *Service) HistoryErr() error {
 	return s.hist.err
 }
 
-// txFromRow decodes a stored transaction, at load and in the background
-// history load. It reads playerByID without a lock: players are only ever
-// added at load, before either caller runs.
+// txFromRow decodes a stored transaction, at load, in the background
+// history load (under the read lock: the follower may add players) and when
+// following the log.
 func (s *Service) txFromRow(row TxRow) (*transactionRecord, error) {
 	si := stateIndex(row.State)
 	if si < 0 {

@@ -1,8 +1,11 @@
 package market
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -54,7 +57,17 @@ func (s *Service) commit(b *Batch) error {
 		b.Published = s.log.delivered
 	}
 	if err := s.store.Commit(b); err != nil {
+		if s.follow != nil && errors.Is(err, ErrConflict) {
+			s.catchUp()
+			return &Error{Code: CodeConflict, Msg: "another server changed the market first; nothing was changed here, try again", Err: err}
+		}
 		return &Error{Code: CodeStore, Msg: "the change could not be saved", Err: err}
+	}
+	if f := s.follow; f != nil && len(b.Events) > 0 {
+		for i := range b.Events {
+			b.Events[i].Origin = f.store.Instance()
+		}
+		f.ownCommit(b, b.Events[len(b.Events)-1].Seq)
 	}
 	if b.Published > s.log.recorded {
 		s.log.recorded = b.Published
@@ -113,7 +126,21 @@ func (s *Service) appendLogLocked() {
 	if l.recent == nil {
 		l.recent = make([]logged, recentEvents)
 	}
+	// In a shared market entries come from two sides (this instance's
+	// commits, the follower) and not always in order: take them in seq
+	// order, skip a copy of one taken already, and stop at a gap, which the
+	// follower fills.
+	slices.SortStableFunc(l.committed, func(a, b EventRow) int { return cmp.Compare(a.Seq, b.Seq) })
+	taken := 0
 	for _, row := range l.committed {
+		if row.Seq <= l.head {
+			taken++
+			continue
+		}
+		if row.Seq != l.head+1 {
+			break
+		}
+		taken++
 		ev, err := decodeEvent(row)
 		if err != nil {
 			// The service wrote this body a moment ago; a failure is a bug.
@@ -129,8 +156,9 @@ func (s *Service) appendLogLocked() {
 			l.first = row.Seq
 		}
 	}
-	clear(l.committed)
-	l.committed = l.committed[:0]
+	rest := copy(l.committed, l.committed[taken:])
+	clear(l.committed[rest:])
+	l.committed = l.committed[:rest]
 }
 
 // deliver hands the undelivered events to every listener, in order. A
@@ -165,8 +193,14 @@ func (s *Service) deliver() {
 // delivered: a crash came between a commit and its listeners (or before
 // their delivery was recorded). Called by Enable before recovery.
 func (s *Service) loadBacklog(published uint64) error {
-	for {
-		n, err := s.store.ReadEvents(published, 4096, func(row EventRow) error {
+	// The ring is filled again from the mark on. Entries past what Load
+	// saw (another instance's, in a shared market) are the follower's.
+	through := s.log.head
+	s.mu.Lock()
+	s.log.head = published
+	s.mu.Unlock()
+	for published < through {
+		n, err := s.store.ReadEvents(published, int(min(4096, through-published)), func(row EventRow) error {
 			row.Body = append([]byte(nil), row.Body...)
 			s.log.committed = append(s.log.committed, row)
 			published = row.Seq
@@ -178,10 +212,14 @@ func (s *Service) loadBacklog(published uint64) error {
 		s.mu.Lock()
 		s.appendLogLocked()
 		s.mu.Unlock()
-		if n < 4096 {
-			return nil
+		if n == 0 {
+			break
 		}
 	}
+	s.mu.Lock()
+	s.log.head = max(s.log.head, through)
+	s.mu.Unlock()
+	return nil
 }
 
 // recordDelivery writes the publication mark now (at Enable, after a backlog

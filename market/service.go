@@ -56,9 +56,10 @@ type Service struct {
 	tokenScratch []uint32     // token id scratch of the main thread
 	armed        armedFailure // the QA failure armed for the next purchase
 	hist         history
-	loadedMeta   MetaRow // the meta row as loaded
-	batch        Batch   // reused by the main thread
-	settle       *Batch  // committed, its reported rows not yet in memory
+	loadedMeta   MetaRow   // the meta row as loaded
+	batch        Batch     // reused by the main thread
+	settle       *Batch    // committed, its reported rows not yet in memory
+	follow       *follower // following a shared store; nil otherwise
 	log          eventLog
 
 	// beforeDelivery, set by tests only, runs before each event reaches
@@ -253,6 +254,7 @@ func (s *Service) Enable() error {
 			return err
 		}
 		s.loaded = true
+		s.startFollowing()
 	}
 	if err := s.recover(); err != nil {
 		return err
@@ -279,6 +281,7 @@ func (s *Service) Close() error {
 	s.ready.Store(false)
 	var err error
 	s.stopHistory()
+	s.stopFollowing()
 	if s.loaded && (s.idCeil != s.nextID || s.log.delivered > s.log.recorded) {
 		b := &s.batch
 		b.Reset()

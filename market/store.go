@@ -1,6 +1,7 @@
 package market
 
 import (
+	"context"
 	"errors"
 
 	"github.com/google/uuid"
@@ -110,6 +111,36 @@ type EventRow struct {
 	Kind EventKind
 	At   int64  // unix ms, the service clock's time of the change
 	Body []byte // encoded by the service (eventlog.go)
+	// Origin is the instance that wrote the entry (SharedStore.Instance),
+	// as ReadEvents reports it; empty in a store only one instance uses.
+	Origin string
+}
+
+// SharedStore is a store several instances use at once (a network of
+// servers on one market). Each instance follows the log: it reads the
+// entries the others wrote and the rows they changed, so that its memory
+// and its listeners keep up with the whole market.
+type SharedStore interface {
+	Store
+	// Instance is this instance's name, which Commit writes as the origin
+	// of its log entries.
+	Instance() string
+	// ReadRows reads, in one snapshot, the counters (as Meta, with LastSeq:
+	// the newest entry the snapshot includes) and the current rows of the
+	// players q names with their mail, of its listings (a listing not
+	// passed to l is gone) and of its transactions.
+	ReadRows(q RowQuery, l Loader) error
+	// WaitEvents returns when entries may have been committed since it was
+	// called, after a short while anyway (a wake-up can be lost), or when
+	// ctx ends.
+	WaitEvents(ctx context.Context)
+}
+
+// RowQuery names the rows SharedStore.ReadRows reads.
+type RowQuery struct {
+	Players      []uuid.UUID
+	Listings     []int64
+	Transactions []uuid.UUID
 }
 
 // PlayerRow is a player of the embedded world. The inventory is one blob

@@ -15,15 +15,20 @@
 // rolled-back commit leaves no gap, so a follower reading "seq > n" never
 // skips an entry that commits late (which a plain sequence would allow).
 //
-// Until instances follow each other through the log, one instance owns a
-// market at a time: Open takes a session advisory lock and refuses a market
-// another instance has open.
+// Several instances share one market, each under a name of its own (a
+// session advisory lock keeps two from using one name): every entry it
+// writes carries its name as the origin, and it keeps its own mark of how far
+// its listeners got. Each instance follows the others through the log
+// (market.SharedStore): LISTEN/NOTIFY wakes it, a short poll is the safety
+// net, and ReadRows gives it the rows an entry changed.
 package postgres
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,8 +45,15 @@ const SchemaVersion = 2
 // application marks a database as a Rynek market, in rynek_schema.
 const application = "rynek-market"
 
-// ownerLock is the advisory lock key of the instance that owns the market.
+// ownerLock is the advisory lock class of the instances' names (with the
+// name's hash as the key) and, plus one, of the schema's creation.
 const ownerLock = 0x52594E4B // 'RYNK'
+
+// notifyChannel is what commits notify and followers listen to.
+const notifyChannel = "rynek_events"
+
+// pollEvery bounds how long a follower waits without a notification.
+const pollEvery = time.Second
 
 // The server's error codes for a refused batch (raised by rynek_expect).
 const (
@@ -90,6 +102,11 @@ END $$;
 -- Each player row counts its changes, so that instances sharing the market
 -- can tell which read of it is newer.
 ALTER TABLE players ADD COLUMN version bigint NOT NULL DEFAULT 0;
+-- Each entry names the instance that wrote it, and each instance keeps its
+-- own mark of how far its listeners got.
+ALTER TABLE events ADD COLUMN origin text NOT NULL DEFAULT '';
+ALTER TABLE event_counter DROP COLUMN published;
+CREATE TABLE rynek_instances (name text PRIMARY KEY, published bigint NOT NULL);
 `}
 
 // statements write the ops; a conditional one fails through rynek_expect.
@@ -124,15 +141,15 @@ var statements = map[market.OpKind]string{
 // appendLog takes n seqs from the counter and raises the delivery mark to
 // $2, refusing a mark past the newest entry before this batch. Its result is
 // the newest seq after the batch.
-const appendLog = `WITH c AS (UPDATE event_counter SET last_seq = last_seq + $1, published = greatest(published, $2)
-		WHERE $2 <= last_seq RETURNING last_seq)
+const appendLog = `WITH c AS (UPDATE event_counter SET last_seq = last_seq + $1 WHERE $2 <= last_seq RETURNING last_seq),
+		i AS (UPDATE rynek_instances SET published = greatest(published, $2) WHERE name = $3 AND EXISTS (SELECT 1 FROM c))
 	SELECT rynek_expect((SELECT count(*) FROM c), '` + codeDelivered + `', 'the delivery mark ' || $2::text || ' past the newest event'),
 		(SELECT last_seq FROM c)`
 
 // insertEvents writes the batch's entries with the seqs appendLog took:
 // the i-th of n (from 1) gets last_seq - n + i.
-const insertEvents = `INSERT INTO events (seq, kind, at, body)
-	SELECT c.last_seq - $1 + e.i, e.kind, e.at, e.body
+const insertEvents = `INSERT INTO events (seq, kind, at, body, origin)
+	SELECT c.last_seq - $1 + e.i, e.kind, e.at, e.body, $5
 	FROM event_counter c, unnest($2::text[], $3::bigint[], $4::bytea[]) WITH ORDINALITY AS e(kind, at, body, i)`
 
 // Store is a market.Store on a PostgreSQL database.
@@ -143,26 +160,51 @@ type Store struct {
 	// mu serializes the writer connection and guards what follows.
 	mu     sync.Mutex
 	cfg    *pgx.ConnConfig
-	conn   *pgx.Conn // the writer, which also holds the owner's lock
+	conn   *pgx.Conn // the writer, which also holds the lock of the instance's name
 	closed bool
-	// lastSeq is the newest seq of the log as this owner wrote it; after a
-	// broken connection it tells whether the commit in flight happened.
+	// lastSeq is the newest seq of this instance's own entries; after a
+	// broken connection, an entry of its own past it says that the commit
+	// in flight happened.
 	lastSeq uint64
+	// inFlight is the newest seq of a commit learnOutcome found committed.
+	inFlight uint64
+	// instance is this instance's name.
+	instance string
+
+	// listener is the connection that waits for notifications (WaitEvents
+	// runs on one goroutine at a time).
+	listenMu sync.Mutex
+	listener *pgx.Conn
 	// lost is set when a commit's outcome could not be learned: memory may
 	// disagree with the store, so every later commit is refused until the
 	// market is opened again (which loads the truth).
 	lost error
 }
 
-var _ market.Store = (*Store)(nil)
+var _ market.SharedStore = (*Store)(nil)
+
+// Options tune the store.
+type Options struct {
+	// Instance is this instance's name in the network, unique among the
+	// instances that share the market, shown as the origin of its events;
+	// the machine's host name when empty.
+	Instance string
+}
 
 // Open connects to the database dsn (a postgres:// URL or a keyword/value
 // string), creates the schema in an empty database, and refuses a database
 // that holds other tables, a newer schema, or a market another instance has
 // open.
-func Open(dsn string) (*Store, error) {
+func Open(dsn string, opts Options) (*Store, error) {
 	ctx := context.Background()
-	s := &Store{ctx: ctx}
+	s := &Store{ctx: ctx, instance: opts.Instance}
+	if s.instance == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return nil, fmt.Errorf("name this instance (the host name is unknown: %v)", err)
+		}
+		s.instance = host
+	}
 	if err := s.open(dsn); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open the PostgreSQL market %s: %w", redact(dsn), err)
@@ -190,13 +232,20 @@ func (s *Store) open(dsn string) error {
 	if s.readers, err = pgxpool.NewWithConfig(s.ctx, pcfg); err != nil {
 		return err
 	}
+	// A new instance's listeners start at the log's end: they get what
+	// happens from now on, not the market's whole past.
 	var last int64
-	if err := s.conn.QueryRow(s.ctx, "SELECT last_seq FROM event_counter").Scan(&last); err != nil {
+	if err := s.conn.QueryRow(s.ctx, `WITH i AS (INSERT INTO rynek_instances (name, published)
+			SELECT $1, last_seq FROM event_counter ON CONFLICT (name) DO NOTHING)
+		SELECT last_seq FROM event_counter`, s.instance).Scan(&last); err != nil {
 		return err
 	}
 	s.lastSeq = uint64(last)
 	return nil
 }
+
+// Instance is this instance's name.
+func (s *Store) Instance() string { return s.instance }
 
 // connect opens the writer's connection and takes the owner's lock on it.
 func (s *Store) connect() error {
@@ -214,13 +263,13 @@ func (s *Store) connect() error {
 		return err
 	}
 	var owned bool
-	if err := conn.QueryRow(s.ctx, "SELECT pg_try_advisory_lock($1)", int64(ownerLock)).Scan(&owned); err != nil {
+	if err := conn.QueryRow(s.ctx, "SELECT pg_try_advisory_lock($1, hashtext($2))", int32(ownerLock), s.instance).Scan(&owned); err != nil {
 		conn.Close(s.ctx)
 		return err
 	}
 	if !owned {
 		conn.Close(s.ctx)
-		return errors.New("another Rynek instance has this market open; close it first")
+		return fmt.Errorf("another Rynek instance named %q has this market open; close it, or give each instance its own name", s.instance)
 	}
 	s.conn = conn
 	return nil
@@ -293,6 +342,11 @@ func (s *Store) Close() error {
 	if s.readers != nil {
 		s.readers.Close()
 	}
+	s.listenMu.Lock()
+	if s.listener != nil {
+		s.listener.Close(s.ctx)
+	}
+	s.listenMu.Unlock()
 	if s.conn != nil {
 		return s.conn.Close(s.ctx)
 	}
@@ -317,7 +371,7 @@ func (s *Store) Commit(b *market.Batch) error {
 	build := func() *pgx.Batch {
 		var pb pgx.Batch
 		if len(b.Events) > 0 || b.Published > 0 {
-			pb.Queue(appendLog, len(b.Events), int64(b.Published)).QueryRow(func(r pgx.Row) error {
+			pb.Queue(appendLog, len(b.Events), int64(b.Published), s.instance).QueryRow(func(r pgx.Row) error {
 				var one int64
 				return r.Scan(&one, &newest)
 			})
@@ -328,7 +382,8 @@ func (s *Store) Commit(b *market.Batch) error {
 			for i, e := range b.Events {
 				kinds[i], ats[i], bodies[i] = string(e.Kind), e.At, nonNil(e.Body)
 			}
-			pb.Queue(insertEvents, n, kinds, ats, bodies)
+			pb.Queue(insertEvents, n, kinds, ats, bodies, s.instance)
+			pb.Queue("SELECT pg_notify('" + notifyChannel + "', '')")
 		}
 		return &pb
 	}
@@ -347,7 +402,7 @@ func (s *Store) Commit(b *market.Batch) error {
 			return err
 		}
 		if committed {
-			newest = int64(s.lastSeq) + int64(len(b.Events))
+			newest = int64(s.inFlight)
 		} else if err = s.send(build()); err != nil && s.conn.IsClosed() {
 			s.lost = errors.New("the PostgreSQL connection broke twice during one commit; open the market again")
 		}
@@ -382,10 +437,12 @@ func (s *Store) ready() error {
 const reconnectTimeout = 2 * time.Second
 
 // learnOutcome reconnects after the connection broke during a commit of n
-// log entries and reads the log's counter: as the market's only writer,
-// this store knows the seq the commit would have reached. A commit without
-// entries cannot be told apart, so then, or when the server stays away,
-// the outcome is lost and the store refuses further commits.
+// log entries and looks for entries of this instance's own past the newest
+// one it knew: only the commit in flight can have written them (the name's
+// lock keeps other writers of the name away). It leaves the newest of them
+// in s.inFlight. A commit without entries cannot be told apart, so then, or
+// when the server stays away, the outcome is lost and the store refuses
+// further commits.
 func (s *Store) learnOutcome(n int) (bool, error) {
 	lose := func(why string) (bool, error) {
 		s.lost = fmt.Errorf("the PostgreSQL connection broke during a commit and %s; open the market again", why)
@@ -404,17 +461,19 @@ func (s *Store) learnOutcome(n int) (bool, error) {
 	if err != nil {
 		return lose("the server did not come back to say whether it was saved")
 	}
-	var last int64
-	if err := s.conn.QueryRow(s.ctx, "SELECT last_seq FROM event_counter").Scan(&last); err != nil {
+	var found, newest int64
+	if err := s.conn.QueryRow(s.ctx, "SELECT count(*), coalesce(max(seq), 0) FROM events WHERE seq > $1 AND origin = $2",
+		int64(s.lastSeq), s.instance).Scan(&found, &newest); err != nil {
 		return lose("the log could not be read")
 	}
-	switch uint64(last) {
-	case s.lastSeq:
+	switch found {
+	case 0:
 		return false, nil
-	case s.lastSeq + uint64(n):
+	case int64(n):
+		s.inFlight = uint64(newest)
 		return true, nil
 	}
-	return lose(fmt.Sprintf("the log is at %d, neither %d nor %d", last, s.lastSeq, s.lastSeq+uint64(n)))
+	return lose(fmt.Sprintf("the log holds %d entries of this instance past %d, not 0 or %d", found, s.lastSeq, n))
 }
 
 // queueOps adds the statements of ops to pb.
@@ -506,7 +565,7 @@ func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) err
 	if s.isClosed() {
 		return 0, errClosed
 	}
-	rows, err := s.readers.Query(s.ctx, "SELECT seq, kind, at, body FROM events WHERE seq > $1 ORDER BY seq LIMIT $2", int64(after), limit)
+	rows, err := s.readers.Query(s.ctx, "SELECT seq, kind, at, body, origin FROM events WHERE seq > $1 ORDER BY seq LIMIT $2", int64(after), limit)
 	if err != nil {
 		return 0, err
 	}
@@ -516,7 +575,7 @@ func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) err
 		var e market.EventRow
 		var seq int64
 		var kind string
-		if err := rows.Scan(&seq, &kind, &e.At, &e.Body); err != nil {
+		if err := rows.Scan(&seq, &kind, &e.At, &e.Body, &e.Origin); err != nil {
 			return n, err
 		}
 		e.Seq, e.Kind = uint64(seq), market.EventKind(kind)
@@ -614,31 +673,114 @@ func (s *Store) Empty() (bool, error) {
 	return !any, err
 }
 
-// Load streams every row to l. It must not run concurrently with Commit.
+// Load streams every row to l, from one snapshot: the rows are the market
+// as of the newest entry it reports (other instances may be committing). It
+// must not run concurrently with Commit.
 func (s *Store) Load(l market.Loader) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return errClosed
 	}
-	var m market.MetaRow
-	var first, last, published int64
-	err := s.conn.QueryRow(s.ctx, `SELECT
+	return snapshot(s.ctx, s.conn, func(tx pgx.Tx) error {
+		var m market.MetaRow
+		if err := readMeta(s.ctx, tx, &m); err != nil {
+			return err
+		}
+		var published int64
+		if err := tx.QueryRow(s.ctx, `SELECT published FROM rynek_instances WHERE name = $1`, s.instance).Scan(&published); err != nil {
+			return fmt.Errorf("read this instance's delivery mark: %w", err)
+		}
+		m.PublishedSeq = uint64(published)
+		var first int64
+		if err := tx.QueryRow(s.ctx, `SELECT coalesce(min(seq), 0), (SELECT count(*) FROM listings) FROM events`).Scan(&first, &m.Listings); err != nil {
+			return fmt.Errorf("read the log's start and count the listings: %w", err)
+		}
+		m.FirstSeq = uint64(first)
+		if err := l.Meta(m); err != nil {
+			return err
+		}
+		// History loads later (LoadHistory); the partial index finds the rest.
+		return readRows(s.ctx, tx, l, rowFilter{transactions: "WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK')"})
+	})
+}
+
+// ReadRows reads the rows q names, from one snapshot on a read connection.
+func (s *Store) ReadRows(q market.RowQuery, l market.Loader) error {
+	if s.isClosed() {
+		return errClosed
+	}
+	conn, err := s.readers.Acquire(s.ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	return snapshot(s.ctx, conn.Conn(), func(tx pgx.Tx) error {
+		var m market.MetaRow
+		if err := readMeta(s.ctx, tx, &m); err != nil {
+			return err
+		}
+		if err := l.Meta(m); err != nil {
+			return err
+		}
+		return readRows(s.ctx, tx, l, rowFilter{players: "WHERE id = ANY($1)", mail: "WHERE player = ANY($1)",
+			listings: "WHERE id = ANY($1)", transactions: "WHERE id = ANY($1)",
+			playerIDs: q.Players, listingIDs: q.Listings, transactionIDs: q.Transactions})
+	})
+}
+
+// snapshot runs fn in a read-only transaction that sees one instant of the
+// market.
+func snapshot(ctx context.Context, conn *pgx.Conn, fn func(pgx.Tx) error) error {
+	return pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+}
+
+// readMeta reads the counters and the newest seq.
+func readMeta(ctx context.Context, tx pgx.Tx, m *market.MetaRow) error {
+	var last int64
+	err := tx.QueryRow(ctx, `SELECT
 		(SELECT v FROM meta WHERE k = 'next_listing_id'), (SELECT v FROM meta WHERE k = 'fee_balance'),
-		(SELECT v FROM meta WHERE k = 'market_volume'), (SELECT v FROM meta WHERE k = 'total_sales'),
-		c.last_seq, c.published, (SELECT coalesce(min(seq), 0) FROM events),
-		(SELECT count(*) FROM listings)
-		FROM event_counter c`).Scan(&m.NextListingID, (*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales,
-		&last, &published, &first, &m.Listings)
+		(SELECT v FROM meta WHERE k = 'market_volume'), (SELECT v FROM meta WHERE k = 'total_sales'), c.last_seq
+		FROM event_counter c`).Scan(&m.NextListingID, (*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales, &last)
 	if err != nil {
 		return fmt.Errorf("read the counters: %w", err)
 	}
 	m.HasCounters = true
-	m.LastSeq, m.FirstSeq, m.PublishedSeq = uint64(last), uint64(first), uint64(published)
-	if err := l.Meta(m); err != nil {
-		return err
+	m.LastSeq = uint64(last)
+	return nil
+}
+
+// rowFilter selects rows for readRows: a WHERE clause per table (empty:
+// every row), whose $1 is the ids of that kind (the mail's are the
+// players').
+type rowFilter struct {
+	players, mail, listings, transactions string
+	playerIDs                             []uuid.UUID
+	listingIDs                            []int64
+	transactionIDs                        []uuid.UUID
+}
+
+// readRows streams the players, mail, listings and transactions that f
+// selects, in the order Loader wants them.
+func readRows(ctx context.Context, tx pgx.Tx, l market.Loader, f rowFilter) error {
+	each := func(query string, ids any, fn func(pgx.Rows) error) error {
+		var args []any
+		if strings.Contains(query, "$1") {
+			args = []any{ids}
+		}
+		rows, err := tx.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := fn(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
 	}
-	if err := s.each("SELECT id, name, perms, balance, last_sell, inventory, version FROM players ORDER BY name, id", func(r pgx.Rows) error {
+	if err := each("SELECT id, name, perms, balance, last_sell, inventory, version FROM players "+f.players+" ORDER BY name, id", f.playerIDs, func(r pgx.Rows) error {
 		var p market.PlayerRow
 		if err := r.Scan(&p.ID, &p.Name, &p.Perms, (*int64)(&p.Balance), &p.LastSell, &p.Inventory, &p.Version); err != nil {
 			return err
@@ -647,7 +789,7 @@ func (s *Store) Load(l market.Loader) error {
 	}); err != nil {
 		return fmt.Errorf("players: %w", err)
 	}
-	if err := s.each("SELECT id, player, item, reason, created, prev_price FROM mail ORDER BY created, id", func(r pgx.Rows) error {
+	if err := each("SELECT id, player, item, reason, created, prev_price FROM mail "+f.mail+" ORDER BY created, id", f.playerIDs, func(r pgx.Rows) error {
 		var mr market.MailRow
 		if err := r.Scan(&mr.ID, &mr.Player, &mr.Item, &mr.Reason, &mr.Created, (*int64)(&mr.PrevPrice)); err != nil {
 			return err
@@ -656,7 +798,7 @@ func (s *Store) Load(l market.Loader) error {
 	}); err != nil {
 		return fmt.Errorf("mail: %w", err)
 	}
-	if err := s.each("SELECT id, rec FROM listings", func(r pgx.Rows) error {
+	if err := each("SELECT id, rec FROM listings "+f.listings, f.listingIDs, func(r pgx.Rows) error {
 		var lr market.ListingRow
 		if err := r.Scan(&lr.ID, &lr.Rec); err != nil {
 			return err
@@ -665,27 +807,10 @@ func (s *Store) Load(l market.Loader) error {
 	}); err != nil {
 		return fmt.Errorf("listings: %w", err)
 	}
-	// History loads later (LoadHistory); the partial index finds the rest.
-	if err := s.each("SELECT id, state, rec FROM transactions WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK')",
-		scanTx(l.Transaction)); err != nil {
+	if err := each("SELECT id, state, rec FROM transactions "+f.transactions, f.transactionIDs, scanTx(l.Transaction)); err != nil {
 		return fmt.Errorf("transactions: %w", err)
 	}
 	return nil
-}
-
-// each runs query on the writer and calls fn for every row.
-func (s *Store) each(query string, fn func(pgx.Rows) error) error {
-	rows, err := s.conn.Query(s.ctx, query)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }
 
 func scanTx(fn func(market.TxRow) error) func(pgx.Rows) error {
@@ -720,4 +845,34 @@ func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) err
 		}
 	}
 	return n, rows.Err()
+}
+
+// WaitEvents returns when a commit notifies, after pollEvery, or when ctx
+// ends. It keeps one listening connection; when the server is away it waits
+// out the poll interval and connects again on the next call.
+func (s *Store) WaitEvents(ctx context.Context) {
+	s.listenMu.Lock()
+	defer s.listenMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, pollEvery)
+	defer cancel()
+	if s.listener == nil || s.listener.IsClosed() {
+		conn, err := pgx.ConnectConfig(ctx, s.cfg)
+		if err == nil {
+			if _, err = conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+				conn.Close(s.ctx)
+			}
+		}
+		if err != nil {
+			<-ctx.Done()
+			return
+		}
+		s.listener = conn
+		// Entries may have come between the caller's read and LISTEN: do
+		// not wait for a notification that was sent before it.
+		return
+	}
+	if _, err := s.listener.WaitForNotification(ctx); err != nil && ctx.Err() == nil {
+		s.listener.Close(s.ctx) // broken: the next call connects again
+		<-ctx.Done()
+	}
 }

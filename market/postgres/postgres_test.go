@@ -30,12 +30,12 @@ func mustOK(t *testing.T, err error) {
 func TestStoreAgreesWithTheModel(t *testing.T) {
 	storetest.Differential(t, func(t *testing.T) (market.Store, func() market.Store) {
 		dsn := pgtest.Database(t)
-		st, err := postgres.Open(dsn)
+		st, err := postgres.Open(dsn, postgres.Options{})
 		mustOK(t, err)
 		t.Cleanup(func() { st.Close() })
 		return st, func() market.Store {
 			mustOK(t, st.Close())
-			st, err = postgres.Open(dsn)
+			st, err = postgres.Open(dsn, postgres.Options{})
 			mustOK(t, err)
 			return st
 		}
@@ -49,7 +49,7 @@ func TestOpenRefuses(t *testing.T) {
 	t.Run("foreign", func(t *testing.T) {
 		dsn := pgtest.Database(t)
 		exec(t, dsn, "CREATE TABLE customers (id int)")
-		_, err := postgres.Open(dsn)
+		_, err := postgres.Open(dsn, postgres.Options{})
 		if !errors.Is(err, postgres.ErrForeign) || !strings.Contains(err.Error(), "already holds 1 other tables") {
 			t.Fatalf("got %v", err)
 		}
@@ -59,29 +59,33 @@ func TestOpenRefuses(t *testing.T) {
 	})
 	t.Run("newer", func(t *testing.T) {
 		dsn := pgtest.Database(t)
-		st, err := postgres.Open(dsn)
+		st, err := postgres.Open(dsn, postgres.Options{})
 		mustOK(t, err)
 		mustOK(t, st.Close())
 		exec(t, dsn, "UPDATE rynek_schema SET version = 99")
-		if _, err := postgres.Open(dsn); err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 2") {
+		if _, err := postgres.Open(dsn, postgres.Options{}); err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 2") {
 			t.Fatalf("got %v", err)
 		}
 	})
-	t.Run("second instance", func(t *testing.T) {
+	t.Run("an instance's name twice", func(t *testing.T) {
 		dsn := pgtest.Database(t)
-		st, err := postgres.Open(dsn)
+		st, err := postgres.Open(dsn, postgres.Options{Instance: "lobby"})
 		mustOK(t, err)
 		defer st.Close()
-		if _, err := postgres.Open(dsn); err == nil || !strings.Contains(err.Error(), "another Rynek instance has this market open") {
+		if _, err := postgres.Open(dsn, postgres.Options{Instance: "lobby"}); err == nil ||
+			!strings.Contains(err.Error(), `another Rynek instance named "lobby" has this market open; close it, or give each instance its own name`) {
 			t.Fatalf("got %v", err)
 		}
+		other, err := postgres.Open(dsn, postgres.Options{Instance: "survival"})
+		mustOK(t, err) // another name shares the market
+		other.Close()
 		mustOK(t, st.Close())
-		again, err := postgres.Open(dsn)
+		again, err := postgres.Open(dsn, postgres.Options{Instance: "lobby"})
 		mustOK(t, err)
 		again.Close()
 	})
 	t.Run("unreachable", func(t *testing.T) {
-		_, err := postgres.Open("postgres://nobody:secret@127.0.0.1:1/market?connect_timeout=2")
+		_, err := postgres.Open("postgres://nobody:secret@127.0.0.1:1/market?connect_timeout=2", postgres.Options{})
 		if err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "nobody@127.0.0.1:1/market") {
 			t.Fatalf("got %v (the password must not show)", err)
 		}
@@ -92,7 +96,7 @@ func TestOpenRefuses(t *testing.T) {
 // and no log entry of its earlier ops, and takes no seq.
 func TestRefusedBatchWritesNothing(t *testing.T) {
 	dsn := pgtest.Database(t)
-	st, err := postgres.Open(dsn)
+	st, err := postgres.Open(dsn, postgres.Options{})
 	mustOK(t, err)
 	defer st.Close()
 	b := &market.Batch{
@@ -137,7 +141,7 @@ func count(t *testing.T, dsn, q string) int {
 // without a gap or a double.
 func TestServerRestart(t *testing.T) {
 	dsn := pgtest.Database(t)
-	st, err := postgres.Open(dsn)
+	st, err := postgres.Open(dsn, postgres.Options{})
 	mustOK(t, err)
 	defer st.Close()
 	sell := func(id int64) *market.Batch {

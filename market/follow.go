@@ -1,0 +1,471 @@
+package market
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Following the log: several instances on one SharedStore.
+//
+// Each instance writes its own changes as before (one commit, rows and log
+// entries) and follows everybody's entries in seq order: a goroutine reads
+// the log after the newest entry it has seen, reads again the rows that the
+// other instances' entries name (one snapshot, which includes at least those
+// entries), and hands both to the main thread, which installs the rows and
+// appends the entries to the service's log. Entries reach memory's log and
+// the listeners in seq order on every instance, the instance's own included:
+// an own commit that lands after entries not yet read waits for them.
+//
+// A row read in a snapshot is older than this instance's own commit of it
+// when the commit's seq is above the snapshot's newest seq; such a row is
+// not installed (memory already has the newer one). A player row's version
+// gives the same answer once the rows carry it.
+
+// followChunk is how many log entries the follower reads at a time.
+const followChunk = 1000
+
+// catchUpWait bounds how long a mutation that met a conflict waits for the
+// follower to bring memory up to the store.
+const catchUpWait = 2 * time.Second
+
+// rowKey names a row of memory for the follower's bookkeeping: a player
+// (with its mailbox), a listing, a transaction, or the counters.
+type rowKey struct {
+	kind byte // 'p', 'l', 't', 'c'
+	id   uuid.UUID
+	n    int64
+}
+
+var countersKey = rowKey{kind: 'c'}
+
+// follower is the service's side of following a SharedStore.
+type follower struct {
+	store SharedStore
+	out   chan followed
+	kick  chan struct{}
+	// wanted counts the catch-up requests of the main thread; the goroutine
+	// answers one once it has read the whole log after it was made.
+	wanted atomic.Uint64
+	stop   context.CancelFunc
+	done   chan struct{}
+
+	// The main thread's: the rows its own commits changed, with the seq
+	// of the newest entry of each commit, until a snapshot is newer.
+	own      map[rowKey]uint64
+	answered uint64
+}
+
+// followed is what the goroutine hands to the main thread: entries in seq
+// order (the instance's own included, which the log then skips) and the rows
+// the others' entries changed.
+type followed struct {
+	entries []EventRow
+	rows    *rowSet // nil: no entry of another instance
+	answers uint64  // the catch-up requests this answers
+	err     error
+}
+
+// rowSet is the rows of one ReadRows, kept past the call.
+type rowSet struct {
+	q        RowQuery
+	meta     MetaRow
+	players  []PlayerRow
+	mail     []MailRow
+	listings []ListingRow
+	txs      []TxRow
+}
+
+func (r *rowSet) Meta(m MetaRow) error { r.meta = m; return nil }
+func (r *rowSet) Player(p PlayerRow) error {
+	p.Inventory = slices.Clone(p.Inventory)
+	r.players = append(r.players, p)
+	return nil
+}
+func (r *rowSet) Mail(m MailRow) error {
+	m.Item = slices.Clone(m.Item)
+	r.mail = append(r.mail, m)
+	return nil
+}
+func (r *rowSet) Listing(l ListingRow) error {
+	l.Rec = slices.Clone(l.Rec)
+	r.listings = append(r.listings, l)
+	return nil
+}
+func (r *rowSet) Transaction(t TxRow) error {
+	t.Rec = slices.Clone(t.Rec)
+	r.txs = append(r.txs, t)
+	return nil
+}
+
+// startFollowing starts the goroutine after the newest entry memory holds,
+// when the store is shared.
+func (s *Service) startFollowing() {
+	shared, ok := s.store.(SharedStore)
+	if !ok || s.follow != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &follower{store: shared, out: make(chan followed, 4), kick: make(chan struct{}, 1), stop: cancel,
+		done: make(chan struct{}), own: map[rowKey]uint64{}}
+	s.follow = f
+	go s.followLog(ctx, f, s.loadedMeta.LastSeq)
+}
+
+// stopFollowing stops the goroutine and waits for it.
+func (s *Service) stopFollowing() {
+	if f := s.follow; f != nil {
+		f.stop()
+		<-f.done
+		s.follow = nil
+	}
+}
+
+// followLog is the follower's goroutine.
+func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
+	defer close(f.done)
+	self := f.store.Instance()
+	sent := uint64(0) // the newest catch-up request answered
+	for ctx.Err() == nil {
+		want := f.wanted.Load()
+		var entries []EventRow
+		_, err := f.store.ReadEvents(fetched, followChunk, func(e EventRow) error {
+			e.Body = slices.Clone(e.Body)
+			entries = append(entries, e)
+			return nil
+		})
+		batch := followed{entries: entries, err: err}
+		if err == nil {
+			var q RowQuery
+			if q, err = s.touched(entries, self); err == nil && !q.empty() {
+				batch.rows = &rowSet{q: q}
+				err = f.store.ReadRows(q, batch.rows)
+			}
+			batch.err = err
+		}
+		if batch.err != nil {
+			batch.entries, batch.rows = nil, nil
+		}
+		caughtUp := batch.err == nil && len(entries) < followChunk
+		if caughtUp {
+			batch.answers = want
+		}
+		if batch.err != nil || len(batch.entries) > 0 || batch.answers > sent {
+			select {
+			case f.out <- batch:
+			case <-ctx.Done():
+				return
+			}
+			sent = max(sent, batch.answers)
+		}
+		if batch.err == nil && len(entries) > 0 {
+			fetched = entries[len(entries)-1].Seq
+		}
+		if !caughtUp && batch.err == nil {
+			continue
+		}
+		// Wait for a notification, the poll interval, or a catch-up
+		// request (which a failed read waits out too, to retry gently).
+		wait, cancel := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-f.kick:
+				if batch.err == nil {
+					cancel()
+				}
+			case <-wait.Done():
+			}
+		}()
+		f.store.WaitEvents(wait)
+		cancel()
+	}
+}
+
+func (q RowQuery) empty() bool {
+	return len(q.Players) == 0 && len(q.Listings) == 0 && len(q.Transactions) == 0
+}
+
+// touched names the rows that the entries of other instances changed.
+func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
+	var q RowQuery
+	players, listings, txs := map[uuid.UUID]bool{}, map[int64]bool{}, map[uuid.UUID]bool{}
+	player := func(id uuid.UUID) {
+		if id != uuid.Nil && !players[id] {
+			players[id] = true
+			q.Players = append(q.Players, id)
+		}
+	}
+	listing := func(id int64) {
+		if id > 0 && !listings[id] {
+			listings[id] = true
+			q.Listings = append(q.Listings, id)
+		}
+	}
+	for _, e := range entries {
+		if e.Origin == self {
+			continue
+		}
+		r := blobReader{b: e.Body}
+		if len(r.b) < 1 || r.b[0] != eventBodyVersion {
+			return q, fmt.Errorf("log entry %d (%s) from %s: unknown body version", e.Seq, e.Kind, e.Origin)
+		}
+		r.b = r.b[1:]
+		switch e.Kind {
+		case KindListingCreated, KindListingRemoved:
+			ev, err := decodeEvent(e)
+			if err != nil {
+				return q, err
+			}
+			var l Listing
+			switch ev := ev.(type) {
+			case ListingCreatedEvent:
+				l = ev.listing
+			case ListingRemovedEvent:
+				l = ev.listing
+			}
+			listing(int64(l.ID))
+			player(l.Seller)
+		case KindTransactionCompleted, KindTransactionStep:
+			t, err := decodeTransactionBody(&r)
+			if err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, err)
+			}
+			id, err := uuid.Parse(t.ID)
+			if err != nil {
+				return q, fmt.Errorf("log entry %d: transaction id: %w", e.Seq, err)
+			}
+			if !txs[id] {
+				txs[id] = true
+				q.Transactions = append(q.Transactions, id)
+			}
+			listing(int64(t.ListingID))
+			player(t.Buyer)
+			player(t.Seller)
+		case KindListingExpired:
+			id := int64(r.uvarint())
+			if r.err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.err)
+			}
+			listing(id)
+			s.mu.RLock() // the seller, whose mailbox got the item
+			if l := s.listings.get(uint32(id)); l != nil {
+				player(s.players[l.seller].id)
+			}
+			s.mu.RUnlock()
+		case KindMailClaimed, KindPlayerAdded:
+			player(r.uuid())
+			if r.err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.err)
+			}
+		}
+	}
+	return q, nil
+}
+
+// Follow applies what the other instances of a shared market committed
+// since the last call: their rows into memory, their entries into the log
+// (and so their events to this instance's listeners), in seq order. It never
+// waits for the network. Main thread only; the console and the headless
+// loop call it every tick. Without a shared store it does nothing.
+func (s *Service) Follow() error {
+	if !s.onMain() {
+		return ErrNotMainThread
+	}
+	f := s.follow
+	if f == nil {
+		return nil
+	}
+	var err error
+	for {
+		select {
+		case b := <-f.out:
+			if e := s.applyFollowed(b); e != nil {
+				err = e
+			}
+		default:
+			return err
+		}
+	}
+}
+
+// catchUp waits, after a conflict, until the follower has brought memory up
+// to everything committed before it: the caller's retry then sees what the
+// other instance did.
+func (s *Service) catchUp() {
+	f := s.follow
+	if f == nil {
+		return
+	}
+	want := f.wanted.Add(1)
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+	deadline := time.After(catchUpWait)
+	for f.answered < want {
+		select {
+		case b := <-f.out:
+			s.applyFollowed(b)
+		case <-deadline:
+			return
+		}
+	}
+}
+
+func (s *Service) applyFollowed(b followed) error {
+	f := s.follow
+	if b.err != nil {
+		return &Error{Code: CodeStore, Msg: "the changes of the other instances could not be read", Err: b.err}
+	}
+	f.answered = max(f.answered, b.answers)
+	if len(b.entries) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	if b.rows != nil {
+		if err := s.installLocked(b.rows); err != nil {
+			s.mu.Unlock()
+			return &Error{Code: CodeStore, Msg: "a change of another instance could not be read", Err: err}
+		}
+	}
+	s.log.committed = append(s.log.committed, b.entries...)
+	s.appendLogLocked()
+	s.mu.Unlock()
+	s.deliver()
+	return nil
+}
+
+// ownCommit records the rows a committed batch of this instance changed.
+func (f *follower) ownCommit(b *Batch, seq uint64) {
+	for i := range b.Ops {
+		op := &b.Ops[i]
+		var k rowKey
+		switch op.Kind {
+		case OpAddPlayer, OpPlayerState:
+			k = rowKey{kind: 'p', id: op.Player.ID}
+		case OpPutMail:
+			k = rowKey{kind: 'p', id: op.Mail.Player}
+		case OpDelMail:
+			continue // the claim's or compensation's player op names the player
+		case OpAddListing, OpListingState:
+			k = rowKey{kind: 'l', n: op.Listing.ID}
+		case OpDelListing:
+			k = rowKey{kind: 'l', n: op.Int}
+		case OpPutTx, OpTxState:
+			k = rowKey{kind: 't', id: op.Tx.ID}
+		case OpCounters:
+			k = countersKey
+		default:
+			continue
+		}
+		f.own[k] = seq
+	}
+}
+
+// installLocked puts rows read from the store into memory, except those this
+// instance changed after the snapshot was taken.
+func (s *Service) installLocked(rs *rowSet) error {
+	f := s.follow
+	readAt := rs.meta.LastSeq
+	current := func(k rowKey) bool { return f.own[k] <= readAt }
+	if current(countersKey) {
+		s.feeBalance, s.volume, s.sales = rs.meta.FeeBalance, rs.meta.Volume, rs.meta.Sales
+	}
+	mailOf := map[uuid.UUID][]mailEntry{}
+	for _, m := range rs.mail {
+		it, err := decodeItem(m.Item)
+		if err != nil {
+			return fmt.Errorf("mail %s: %w", m.ID, err)
+		}
+		mailOf[m.Player] = append(mailOf[m.Player], mailEntry{id: m.ID, it: it, reason: m.Reason, created: m.Created, prev: m.PrevPrice})
+	}
+	for _, row := range rs.players {
+		if !current(rowKey{kind: 'p', id: row.ID}) {
+			continue
+		}
+		inv, err := decodeInventory(row.Inventory)
+		if err != nil {
+			return fmt.Errorf("inventory of player %s: %w", row.ID, err)
+		}
+		p := s.playerByID[row.ID]
+		if p == nil {
+			p = &playerRecord{idx: int32(len(s.players)), id: row.ID, name: row.Name, version: -1}
+			if row.Perms != "" {
+				p.perms = strings.Split(row.Perms, ",")
+			}
+			s.players = append(s.players, p)
+			s.playerByID[p.id] = p
+		}
+		if row.Version >= p.version {
+			p.balance, p.lastSell, p.inv, p.stored, p.version = row.Balance, row.LastSell, inv, row.Inventory, row.Version
+			p.mail = mailOf[row.ID]
+		}
+	}
+	found := map[int64]bool{}
+	for _, row := range rs.listings {
+		found[row.ID] = true
+		if !current(rowKey{kind: 'l', n: row.ID}) {
+			continue
+		}
+		var rec listingRecord
+		seller, err := decodeListing(row.Rec, &rec)
+		if err != nil {
+			return fmt.Errorf("listing #%d: %w", row.ID, err)
+		}
+		if r := s.listings.get(uint32(row.ID)); r != nil {
+			r.reserved = rec.reserved // all a listing's record can change
+			continue
+		}
+		p := s.playerByID[seller]
+		if p == nil {
+			return fmt.Errorf("listing #%d of unknown player %s", row.ID, seller)
+		}
+		r := &rec
+		r.id, r.seller = uint32(row.ID), p.idx
+		s.addListingLocked(r)
+	}
+	for _, id := range rs.q.Listings {
+		if !found[id] && current(rowKey{kind: 'l', n: id}) {
+			if r := s.listings.get(uint32(id)); r != nil {
+				s.removeListingLocked(r)
+			}
+		}
+	}
+	for _, row := range rs.txs {
+		if !current(rowKey{kind: 't', id: row.ID}) {
+			continue
+		}
+		t, err := s.txFromRow(row)
+		if err != nil {
+			return err
+		}
+		was := s.txByID[row.ID]
+		if was == nil {
+			s.txByID[t.id] = t
+			s.allTx = append(s.allTx, t)
+			s.indexTxPlayers(t)
+		} else {
+			done := was.State() == StateCompleted
+			was.state, was.tl, was.errCode, was.toMailbox = t.state, t.tl, t.errCode, t.toMailbox
+			t = was
+			if done {
+				continue
+			}
+		}
+		if t.State() == StateCompleted {
+			s.completed = append(s.completed, t)
+			s.stats.record(s, t)
+		}
+	}
+	for k, seq := range f.own {
+		if seq <= readAt {
+			delete(f.own, k)
+		}
+	}
+	return nil
+}
