@@ -21,6 +21,7 @@ import (
 	"github.com/rynek/rynek/internal/headless"
 	"github.com/rynek/rynek/internal/httpapi"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/postgres"
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
 	"github.com/rynek/rynek/tui"
@@ -57,11 +58,17 @@ type marketFlags struct {
 	seedRand *int64
 	name     *string
 	sync     *bool
+	instance *string
 }
+
+// dbUsage is the --db flag's help, the same for every command.
+const dbUsage = "the market: a database file (default $XDG_DATA_HOME/rynek/market.db, i.e. ~/.local/share/rynek/market.db), " +
+	"or a PostgreSQL market shared by a network of servers, postgres://USER:PASSWORD@HOST/DATABASE"
 
 func addMarketFlags(fs *flag.FlagSet) marketFlags {
 	return marketFlags{
-		db:       fs.String("db", "", "market database file (default $XDG_DATA_HOME/rynek/market.db, i.e. ~/.local/share/rynek/market.db)"),
+		db:       fs.String("db", "", dbUsage),
+		instance: fs.String("instance", "", "this server's name in a network on one PostgreSQL market, unique in it, shown as its events' origin (default: the host name)"),
 		seedN:    fs.Int("seed", 3000, "listings to generate when the database is new (0: start empty)"),
 		seedRand: fs.Int64("seed-rand", 1, "seed of the demo data generator (same seed, same market)"),
 		name:     fs.String("name", "Rynek", `service name, as in the not-ready error "<name> API nie jest gotowe"`),
@@ -79,7 +86,64 @@ func (f marketFlags) check(stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rynek: --name must not be empty")
 		return 2
 	}
+	if *f.instance != "" && !isPostgres(*f.db) {
+		fmt.Fprintln(stderr, "rynek: --instance names a server in a network; it needs --db postgres://…")
+		return 2
+	}
 	return 0
+}
+
+// isPostgres reports whether --db names a PostgreSQL market.
+func isPostgres(location string) bool {
+	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
+}
+
+// openedMarket is the store a command works on.
+type openedMarket struct {
+	// store is the store itself, as it is: the service tells a shared
+	// store by its type, which a wrapper would hide.
+	store market.Store
+	// name is what messages call it: the file's path, or the server and
+	// database without the password.
+	name string
+	// file is the SQLite store, nil for PostgreSQL.
+	file *sqlite.Store
+}
+
+// empty reports whether the market has no players yet.
+func (m openedMarket) empty() (bool, error) {
+	if m.file != nil {
+		return m.file.Empty()
+	}
+	return m.store.(*postgres.Store).Empty()
+}
+
+// backup is the console's backup: SQLite copies itself; a PostgreSQL
+// market is the server's to back up.
+func (m openedMarket) backup(dest string) error {
+	if m.file == nil {
+		return errPostgresBackup
+	}
+	return m.file.Backup(dest)
+}
+
+var errPostgresBackup = errors.New("a PostgreSQL market is backed up by the server: pg_dump -Fc -d 'postgres://…' -f market.dump")
+
+// openMarket opens --db's market: a SQLite file, or a PostgreSQL market as
+// the instance named instance.
+func openMarket(location string, opts sqlite.Options, instance string) (openedMarket, error) {
+	if isPostgres(location) {
+		st, err := postgres.Open(location, postgres.Options{Instance: instance})
+		if err != nil {
+			return openedMarket{}, err
+		}
+		return openedMarket{store: st, name: st.Name()}, nil
+	}
+	st, err := sqlite.Open(location, opts)
+	if err != nil {
+		return openedMarket{}, err
+	}
+	return openedMarket{store: st, name: location, file: st}, nil
 }
 
 // apiFlags are the HTTP API's flags.
@@ -180,7 +244,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	svc, _, _, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.seedN, *mf.seedRand, *mf.name, stderr)
+	svc, st, _, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
 		return 1
@@ -193,7 +257,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, board at /); Ctrl+C stops\n", path, api.Addr)
+	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, board at /); Ctrl+C stops\n", st.name, api.Addr)
 	sum, runErr := headless.Run(ctx, svc, headless.Options{BotsRate: *bots, Seed: uint64(time.Now().UnixNano()),
 		Report: func(s string) { fmt.Fprintln(stderr, "rynek serve: "+s) }})
 	stop()
@@ -223,6 +287,8 @@ func databasePath(fs *flag.FlagSet, flagValue string, stderr io.Writer) (string,
 	case given && flagValue == "":
 		fmt.Fprintln(stderr, "rynek: --db must not be empty (leave it out for the default path)")
 		return "", 2
+	case isPostgres(flagValue):
+		return flagValue, 0
 	case flagValue != "":
 		if fi, err := os.Stat(flagValue); err == nil && fi.IsDir() {
 			fmt.Fprintf(stderr, "rynek: --db %s is a directory: give a file in it, e.g. --db %s\n", flagValue, filepath.Join(flagValue, "market.db"))
@@ -244,7 +310,7 @@ func databasePath(fs *flag.FlagSet, flagValue string, stderr io.Writer) (string,
 func runBackup(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rynek backup", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dbPath := fs.String("db", "", "the market database file (default $XDG_DATA_HOME/rynek/market.db)")
+	dbPath := fs.String("db", "", dbUsage)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: rynek backup [--db PATH] DEST\n\nWrites a consistent copy of the market to the new file DEST, also while a console\nor server has it open. DEST must not exist.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -259,6 +325,10 @@ func runBackup(args []string, stdout, stderr io.Writer) int {
 	path, code := databasePath(fs, *dbPath, stderr)
 	if code != 0 {
 		return code
+	}
+	if isPostgres(path) {
+		fmt.Fprintf(stderr, "rynek backup: %v\n", errPostgresBackup)
+		return 2
 	}
 	dest := fs.Arg(0)
 	start := time.Now()
@@ -283,7 +353,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rynek import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	from := fs.String("from", "", "the plugin's data folder, with listings.yml and market-data.yml (required)")
-	dbPath := fs.String("db", "", "the market database file (default $XDG_DATA_HOME/rynek/market.db)")
+	dbPath := fs.String("db", "", dbUsage)
 	dryRun := fs.Bool("dry-run", false, "read, check and report everything; write nothing")
 	merge := fs.Bool("merge", false, "add to a market that has data (nothing in it is overwritten; the same files again add nothing)")
 	expiryDays := fs.Int("expiry-days", grzybcio.DefaultExpiryDays, "the plugin's listing-expiry-days: a listing expires this long after it was created")
@@ -316,29 +386,38 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 			}
 		}}
 	start := time.Now()
-	var st *sqlite.Store
-	_, statErr := os.Stat(path)
-	existed := statErr == nil
+	existed := true
+	if !isPostgres(path) {
+		_, statErr := os.Stat(path)
+		existed = statErr == nil
+	}
+	var store market.Store // nil: a dry run of a market that does not exist
+	var st openedMarket
 	if existed || !*dryRun {
-		// A dry run does not create a market that does not exist.
+		// A dry run does not create a market file that does not exist.
 		var err error
-		if st, err = sqlite.Open(path, sqlite.Options{}); err != nil {
+		if st, err = openMarket(path, sqlite.Options{}, "rynek-import"); err != nil {
 			fmt.Fprintf(stderr, "rynek import: %v\n", err)
 			return 1
 		}
-		defer st.Close()
-	}
-	var store market.Store
-	if st != nil {
-		store = st
+		defer st.store.Close()
+		if pg, ok := st.store.(*postgres.Store); ok {
+			// An import writes no log entries: running servers would never
+			// learn of it.
+			if n, err := pg.OthersOpen(); err != nil || n > 0 {
+				fmt.Fprintf(stderr, "rynek import: %d other Rynek instances have this market open (%v); stop them first: they would not see what an import adds\n", n, err)
+				return 1
+			}
+		}
+		store = st.store
 	}
 	fmt.Fprintf(stderr, "rynek import: reading %s", *from)
 	report, err := grzybcio.Import(store, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "\r\x1b[Krynek import: %v\n", err)
-		if st != nil && !existed {
+		if store != nil && !existed {
 			// Not even the empty market this import created is left behind.
-			st.Close()
+			st.store.Close()
 			for _, p := range []string{path, path + "-wal", path + "-shm"} {
 				os.Remove(p)
 			}
@@ -353,11 +432,11 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		report.WriteNotes(stdout)
 		return 0
 	}
-	if err := st.Close(); err != nil {
+	if err := st.store.Close(); err != nil {
 		fmt.Fprintf(stderr, "rynek import: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "into %s in %s; run with --dry-run to list every entry above\n", path, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "into %s in %s; run with --dry-run to list every entry above\n", st.name, time.Since(start).Round(time.Millisecond))
 	return 0
 }
 
@@ -367,7 +446,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rynek export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	to := fs.String("to", "", "the folder to write listings.yml and market-data.yml into (required)")
-	dbPath := fs.String("db", "", "the market database file (default $XDG_DATA_HOME/rynek/market.db)")
+	dbPath := fs.String("db", "", dbUsage)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: rynek export --to DIR [--db PATH]\n\nWrites the market as GrzybcioRynek's listings.yml and market-data.yml. Existing\nfiles are never overwritten.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -387,17 +466,17 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); err != nil && !isPostgres(path) {
 		fmt.Fprintf(stderr, "rynek export: no market at %s: %v\n", path, err)
 		return 1
 	}
-	st, err := sqlite.Open(path, sqlite.Options{})
+	st, err := openMarket(path, sqlite.Options{}, "rynek-export")
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek export: %v\n", err)
 		return 1
 	}
-	defer st.Close()
-	sum, err := grzybcio.Export(st, *to)
+	defer st.store.Close()
+	sum, err := grzybcio.Export(st.store, *to)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek export: %v\n", err)
 		return 1
@@ -458,7 +537,7 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	svc, st, clock, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.seedN, *mf.seedRand, *mf.name, stderr)
+	svc, st, clock, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek: %v\n", err)
 		return 1
@@ -472,7 +551,11 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	to := tui.Options{Svc: svc, Clock: clock, ExportDir: filepath.Dir(path), Backup: st.Backup, DatabasePath: path}
+	exportDir := filepath.Dir(path)
+	if st.file == nil {
+		exportDir = "." // a PostgreSQL market has no folder of its own
+	}
+	to := tui.Options{Svc: svc, Clock: clock, ExportDir: exportDir, Backup: st.backup, DatabasePath: st.name}
 	if api != nil {
 		to.APIAddr = api.Addr
 	}
@@ -522,40 +605,41 @@ const (
 
 // open opens the store, seeds it when new, and enables the service on this
 // goroutine, which then runs the UI: the service's main thread.
-func open(path string, opts sqlite.Options, seedN int, seedRand int64, name string, stderr io.Writer) (*market.Service, *sqlite.Store, *market.ManualClock, error) {
-	st, err := sqlite.Open(path, opts)
+func open(path string, opts sqlite.Options, instance string, seedN int, seedRand int64, name string, stderr io.Writer) (*market.Service, openedMarket, *market.ManualClock, error) {
+	var none openedMarket
+	st, err := openMarket(path, opts, instance)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, none, nil, err
 	}
-	empty, err := st.Empty()
+	empty, err := st.empty()
 	if err != nil {
-		st.Close()
-		return nil, nil, nil, err
+		st.store.Close()
+		return nil, none, nil, err
 	}
 	if empty && seedN > 0 {
 		start := time.Now()
-		res, err := seed.Load(st, seed.Options{Listings: seedN, Rand: seedRand, Progress: func(done, total int) {
-			fmt.Fprintf(stderr, "\rrynek: seeding a demo market into %s: %3d%%", path, done*100/max(total, 1))
+		res, err := seed.Load(st.store, seed.Options{Listings: seedN, Rand: seedRand, Progress: func(done, total int) {
+			fmt.Fprintf(stderr, "\rrynek: seeding a demo market into %s: %3d%%", st.name, done*100/max(total, 1))
 		}})
 		if err != nil {
-			st.Close()
-			return nil, nil, nil, fmt.Errorf("seed: %w", err)
+			st.store.Close()
+			return nil, none, nil, fmt.Errorf("seed: %w", err)
 		}
 		fmt.Fprintf(stderr, "\rrynek: seeded %d players, %d listings, %d transactions in %s\n",
 			res.Players, res.Listings, res.Transactions, time.Since(start).Round(time.Millisecond))
 	}
 	clock := market.NewOffsetClock()
 	start := time.Now()
-	svc := market.New(st, market.Config{Name: name, Clock: clock, LoadProgress: func(done, total int) {
-		fmt.Fprintf(stderr, "\rrynek: loading %s: %3d%%", path, done*100/max(total, 1))
+	svc := market.New(st.store, market.Config{Name: name, Clock: clock, LoadProgress: func(done, total int) {
+		fmt.Fprintf(stderr, "\rrynek: loading %s: %3d%%", st.name, done*100/max(total, 1))
 	}})
 	if err := svc.BindMainThread(); err != nil {
-		st.Close()
-		return nil, nil, nil, err
+		st.store.Close()
+		return nil, none, nil, err
 	}
 	if err := svc.Enable(); err != nil {
-		st.Close()
-		return nil, nil, nil, err
+		st.store.Close()
+		return nil, none, nil, err
 	}
 	n, _ := svc.GetActiveListingsCount()
 	fmt.Fprintf(stderr, "\rrynek: loaded %d active listings in %s\n", n, time.Since(start).Round(time.Millisecond))

@@ -84,7 +84,7 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 func TestOpenSeedsOnceAndShowsProgress(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
 	var errb bytes.Buffer
-	svc, _, clock, err := open(path, sqlite.Options{}, 50, 3, "Bazar", &errb)
+	svc, _, clock, err := open(path, sqlite.Options{}, "", 50, 3, "Bazar", &errb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestOpenSeedsOnceAndShowsProgress(t *testing.T) {
 	}
 	svc.Close()
 	errb.Reset()
-	svc, _, _, err = open(path, sqlite.Options{Sync: true}, 999, 3, "Bazar", &errb)
+	svc, _, _, err = open(path, sqlite.Options{Sync: true}, "", 999, 3, "Bazar", &errb)
 	if err != nil {
 		t.Fatal(err)
 	}

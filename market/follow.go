@@ -59,6 +59,7 @@ type follower struct {
 	// of the newest entry of each commit, until a snapshot is newer.
 	own      map[rowKey]uint64
 	answered uint64
+	err      error // the last batch's failure, until a batch succeeds
 }
 
 // followed is what the goroutine hands to the main thread: entries in seq
@@ -131,6 +132,7 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 	defer close(f.done)
 	self := f.store.Instance()
 	sent := uint64(0) // the newest catch-up request answered
+	failing := false  // the last cycle failed: say when reading works again
 	for ctx.Err() == nil {
 		want := f.wanted.Load()
 		var entries []EventRow
@@ -155,7 +157,7 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 		if caughtUp {
 			batch.answers = want
 		}
-		if batch.err != nil || len(batch.entries) > 0 || batch.answers > sent {
+		if batch.err != nil || failing || len(batch.entries) > 0 || batch.answers > sent {
 			select {
 			case f.out <- batch:
 			case <-ctx.Done():
@@ -163,6 +165,7 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 			}
 			sent = max(sent, batch.answers)
 		}
+		failing = batch.err != nil
 		if batch.err == nil && len(entries) > 0 {
 			fetched = entries[len(entries)-1].Seq
 		}
@@ -271,24 +274,27 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 // since the last call: their rows into memory, their entries into the log
 // (and so their events to this instance's listeners), in seq order. It never
 // waits for the network. Main thread only; the console and the headless
-// loop call it every tick. Without a shared store it does nothing.
-func (s *Service) Follow() error {
+// loop call it every tick. It reports how many entries it applied, and the
+// follower's last failure (the store unreachable, say: the follower goes on
+// trying, and a later call that applies entries again returns no error).
+// Without a shared store it does nothing.
+func (s *Service) Follow() (applied int, err error) {
 	if !s.onMain() {
-		return ErrNotMainThread
+		return 0, ErrNotMainThread
 	}
 	f := s.follow
 	if f == nil {
-		return nil
+		return 0, nil
 	}
-	var err error
 	for {
 		select {
 		case b := <-f.out:
-			if e := s.applyFollowed(b); e != nil {
-				err = e
+			f.err = s.applyFollowed(b)
+			if f.err == nil {
+				applied += len(b.entries)
 			}
 		default:
-			return err
+			return applied, f.err
 		}
 	}
 }

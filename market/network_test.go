@@ -122,7 +122,7 @@ func TestNetworkSellsEachListingOnce(t *testing.T) {
 			buyers := np.buyers[i*buyersEach : (i+1)*buyersEach]
 			rng := rand.New(rand.NewPCG(uint64(i), 1))
 			for deadline := time.Now().Add(2 * time.Minute); ; {
-				if err := svc.Follow(); err != nil {
+				if _, err := svc.Follow(); err != nil {
 					fail("follow: %v", err)
 				}
 				open, err := svc.GetListings()
@@ -144,7 +144,7 @@ func TestNetworkSellsEachListingOnce(t *testing.T) {
 			bought <- struct{}{}
 			want := <-target
 			for deadline := time.Now().Add(30 * time.Second); svc.Version() < want && time.Now().Before(deadline); {
-				if err := svc.Follow(); err != nil {
+				if _, err := svc.Follow(); err != nil {
 					fail("follow: %v", err)
 				}
 				time.Sleep(5 * time.Millisecond)

@@ -61,6 +61,9 @@ type Model struct {
 	tick     time.Duration
 	unsub    func()
 	hdr      headerData
+	// storeAway is why following the shared market failed at the last
+	// tick (nil: it did not).
+	storeAway error
 	histDone bool // the market's history had loaded at the last tick
 	swept    int  // listings the timer has removed in the current backlog
 	backup   func(dest string) error
@@ -372,6 +375,12 @@ func (m *Model) onTick() tea.Cmd {
 	c := m.c
 	c.NowUnix = c.Svc.Now().Unix()
 	if c.Svc.IsReady() {
+		// What the other instances of a shared market did, first.
+		n, err := c.Svc.Follow()
+		m.storeAway = err
+		if n > 0 {
+			m.changed = true
+		}
 		m.bots.step(c, m.tick)
 		if n, more, err := m.sweep(); err == nil && n > 0 {
 			m.swept += n
@@ -383,8 +392,10 @@ func (m *Model) onTick() tea.Cmd {
 			}
 			m.setStatus(statusMsg{text: text, qa: true})
 		}
-		// The event log's retention, a bounded batch per tick.
-		if _, err := c.Svc.TrimEventLog(); err != nil {
+		// The event log's retention, a bounded batch per tick. While the
+		// shared store is away the header says so; its failure each tick
+		// would only cover the status line.
+		if _, err := c.Svc.TrimEventLog(); err != nil && m.storeAway == nil {
 			m.fail(err)
 		}
 	}
@@ -492,6 +503,8 @@ func (m *Model) header(w int) string {
 	ready := s.OK.Render("● ready")
 	if !m.hdr.ready {
 		ready = s.Err.Render("● NOT READY")
+	} else if m.storeAway != nil {
+		ready = s.Err.Render("● STORE UNREACHABLE")
 	}
 	clock := time.Unix(c.NowUnix, 0).UTC().Format("2006-01-02 15:04:05 UTC")
 	if c.Clock != nil && c.Clock.Offset() > 0 {

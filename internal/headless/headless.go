@@ -39,6 +39,9 @@ type Summary struct {
 	TickMax             time.Duration
 	BotsOK, BotsRefused int
 	LastRefusal         error
+	// storeAway is set while following a shared market fails, so that the
+	// failure and the recovery are each reported once.
+	storeAway bool
 }
 
 func (s Summary) String() string {
@@ -113,7 +116,16 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 	if !svc.IsReady() {
 		return
 	}
-	// The timer first: after a long pause the listings that expired
+	// What the other instances of a shared market did comes first.
+	if _, err := svc.Follow(); (err != nil) != sum.storeAway {
+		sum.storeAway = err != nil
+		if err != nil {
+			report("following the other instances: " + err.Error())
+		} else {
+			report("following the other instances again")
+		}
+	}
+	// The timer next: after a long pause the listings that expired
 	// meanwhile are swept (a batch a tick) before the bots search among them.
 	if _, _, err := svc.SweepExpired(); err != nil {
 		report("expiry timer: " + err.Error())

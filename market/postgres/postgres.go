@@ -170,6 +170,8 @@ type Store struct {
 	inFlight uint64
 	// instance is this instance's name.
 	instance string
+	// name is the market as messages show it: no password.
+	name string
 
 	// listener is the connection that waits for notifications (WaitEvents
 	// runs on one goroutine at a time).
@@ -197,7 +199,7 @@ type Options struct {
 // open.
 func Open(dsn string, opts Options) (*Store, error) {
 	ctx := context.Background()
-	s := &Store{ctx: ctx, instance: opts.Instance}
+	s := &Store{ctx: ctx, instance: opts.Instance, name: redact(dsn)}
 	if s.instance == "" {
 		host, err := os.Hostname()
 		if err != nil {
@@ -246,6 +248,23 @@ func (s *Store) open(dsn string) error {
 
 // Instance is this instance's name.
 func (s *Store) Instance() string { return s.instance }
+
+// Name is the market as messages may show it: user, server and database,
+// without the password.
+func (s *Store) Name() string { return "postgres://" + s.name }
+
+// OthersOpen counts the other instances that have the market open now.
+func (s *Store) OthersOpen() (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, errClosed
+	}
+	var n int
+	err := s.conn.QueryRow(s.ctx, `SELECT count(*) FROM pg_locks
+		WHERE locktype = 'advisory' AND classid = $1::oid AND objsubid = 2 AND granted AND pid <> pg_backend_pid()`, int64(uint32(ownerLock))).Scan(&n)
+	return n, err
+}
 
 // connect opens the writer's connection and takes the owner's lock on it.
 func (s *Store) connect() error {
