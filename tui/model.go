@@ -46,30 +46,30 @@ const (
 // knows panes only through the pane interface and the small optional ones
 // beside it.
 type Model struct {
-	c        *Common
-	panes    []pane
-	active   int
-	stale    []bool
-	dialog   dialog
-	owner    int // the pane that opened the dialog (openDialogMsg), or -1
-	status   statusMsg
-	history  *statusHistory
-	log      *eventLog
-	keys     globalKeys
-	bots     bots
-	changed  bool
-	tick     time.Duration
-	unsub    func()
-	hdr      headerData
+	c       *Common
+	panes   []pane
+	active  int
+	stale   []bool
+	dialog  dialog
+	owner   int // the pane that opened the dialog (openDialogMsg), or -1
+	status  statusMsg
+	history *statusHistory
+	log     *eventLog
+	keys    globalKeys
+	bots    bots
+	changed bool
+	tick    time.Duration
+	unsub   func()
+	hdr     headerData
 	// storeAway is why following the shared market failed at the last
 	// tick (nil: it did not).
 	storeAway error
-	histDone bool // the market's history had loaded at the last tick
-	swept    int  // listings the timer has removed in the current backlog
-	backup   func(dest string) error
-	backupOf string                     // the database a backup copies
-	apiAddr  string                     // where the HTTP API serves; "" = nowhere
-	footer   struct{ key, text string } // the last footer shortHelp styled, and what it showed
+	histDone  bool // the market's history had loaded at the last tick
+	swept     int  // listings the timer has removed in the current backlog
+	backup    func(dest string) error
+	backupOf  string                     // the database a backup copies
+	apiAddr   string                     // where the HTTP API serves; "" = nowhere
+	footer    struct{ key, text string } // the last footer shortHelp styled, and what it showed
 }
 
 // errHistoryLoading is what panes that need the transaction history show
