@@ -23,7 +23,7 @@ type networkPlayers struct {
 	money           market.Money
 }
 
-func seedNetwork(t *testing.T, dsn string, sellers, buyers, listings int) networkPlayers {
+func seedNetwork(t testing.TB, dsn string, sellers, buyers, listings int) networkPlayers {
 	t.Helper()
 	st, err := postgres.Open(dsn, postgres.Options{Instance: "seed"})
 	must(t, err)
