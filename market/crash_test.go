@@ -42,6 +42,8 @@ type crashSetup struct {
 	// KillAtDelivery, when above zero, makes the child kill itself just
 	// before its KillAtDelivery-th event reaches the listeners.
 	KillAtDelivery int
+	// Instance names the child in a network market (PostgreSQL).
+	Instance string
 }
 
 // recordEvents appends each event delivered by svc to the file at path:
@@ -78,7 +80,7 @@ func TestCrashChild(t *testing.T) {
 	}
 	var cs crashSetup
 	must(t, json.Unmarshal([]byte(spec), &cs))
-	st, err := openSpec(cs.Store)
+	st, err := reopenAfterKill(cs.Store, cs.Instance) // the killed instance of the same name may still hold it
 	must(t, err)
 	clock := market.NewManualClock(cs.Start)
 	svc := market.New(st, market.Config{Clock: clock, ListingCooldown: -1, ListingTTL: 72 * time.Hour})
@@ -188,7 +190,7 @@ func TestCrashRecovery(t *testing.T) {
 		}
 
 		// Reopen, recover, check.
-		st, err := reopenAfterKill(spec)
+		st, err := reopenAfterKill(spec, "")
 		must(t, err)
 		svc := market.New(st, market.Config{Clock: market.NewManualClock(t0.Add(time.Duration(c)*24*time.Hour + time.Hour))})
 		svc.BindMainThread()
@@ -240,13 +242,13 @@ func TestCrashRecovery(t *testing.T) {
 	}
 }
 
-// reopenAfterKill opens the killed child's market. PostgreSQL releases the
-// child's ownership when it notices the connection is gone, which can take a
-// moment after the kill.
-func reopenAfterKill(spec string) (market.Store, error) {
+// reopenAfterKill opens the killed child's market as instance. PostgreSQL
+// releases the child's lock of the instance's name when it notices the
+// connection is gone, which can take a moment after the kill.
+func reopenAfterKill(spec, instance string) (market.Store, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		st, err := openSpec(spec)
+		st, err := openSpecAs(spec, instance)
 		if err == nil || !strings.Contains(err.Error(), "another Rynek instance") || time.Now().After(deadline) {
 			return st, err
 		}

@@ -53,11 +53,15 @@ func newStoreSpec(t testing.TB) string {
 }
 
 // openSpec opens the market spec names.
-func openSpec(spec string) (market.Store, error) {
+func openSpec(spec string) (market.Store, error) { return openSpecAs(spec, "") }
+
+// openSpecAs opens the market spec names, a PostgreSQL one as the instance
+// named instance (the host name when empty).
+func openSpecAs(spec, instance string) (market.Store, error) {
 	if path, ok := strings.CutPrefix(spec, "sqlite:"); ok {
 		return sqlite.Open(path, sqlite.Options{})
 	}
-	return postgres.Open(spec, postgres.Options{})
+	return postgres.Open(spec, postgres.Options{Instance: instance})
 }
 
 // sqliteOnly skips a test of the SQLite store's own features when the

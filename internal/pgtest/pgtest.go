@@ -39,7 +39,7 @@ var cluster struct {
 	admin   string // connection string to its postgres database
 	err     error  // why there is no server
 	stop    func()
-	restart func() error
+	restart func(away time.Duration) error
 	mu      sync.Mutex
 	created int
 }
@@ -116,14 +116,15 @@ func start() {
 
 // Restart stops the test cluster at once (as a crash would: no shutdown
 // checkpoint) and starts it again, for tests of what a client does when its
-// server goes away. Every database of the test binary goes away with it for a
-// moment. It skips t when the server is not one pgtest started.
-func Restart(t testing.TB) {
+// server goes away; it stays away for away. Every database of the test
+// binary goes away with it. It skips t when the server is not one pgtest
+// started.
+func Restart(t testing.TB, away time.Duration) {
 	t.Helper()
 	if cluster.restart == nil {
 		t.Skip("SKIPPED: the PostgreSQL server was not started by the tests (RYNEK_TEST_PG), so they cannot restart it")
 	}
-	if err := cluster.restart(); err != nil {
+	if err := cluster.restart(away); err != nil {
 		t.Fatalf("restart the test cluster: %v", err)
 	}
 }
@@ -151,7 +152,7 @@ func version(binDir string) int {
 // startCluster runs initdb and pg_ctl start in a new temporary directory.
 // initdb refuses to run as root, so as root the cluster belongs to the
 // postgres user, whose commands run through runuser.
-func startCluster(bin string) (admin string, stop func(), restart func() error, err error) {
+func startCluster(bin string) (admin string, stop func(), restart func(time.Duration) error, err error) {
 	dir, err := os.MkdirTemp("", "rynek-pg-")
 	if err != nil {
 		return "", nil, nil, err
@@ -210,10 +211,11 @@ func startCluster(bin string) (admin string, stop func(), restart func() error, 
 		stopServer()
 		os.RemoveAll(dir)
 	}
-	restart = func() error {
+	restart = func(away time.Duration) error {
 		if err := stopServer(); err != nil {
 			return err
 		}
+		time.Sleep(away)
 		return startServer()
 	}
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", port), stop, restart, nil

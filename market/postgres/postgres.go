@@ -387,6 +387,7 @@ func (s *Store) Commit(b *market.Batch) error {
 	// any op is looked at, as the other stores do. A batch is built anew
 	// for each sending: pgx rewrites a sent one for its connection.
 	newest := int64(s.lastSeq)
+	adds := counterAdds(b.Ops)
 	build := func() *pgx.Batch {
 		var pb pgx.Batch
 		if len(b.Events) > 0 || b.Published > 0 {
@@ -395,7 +396,7 @@ func (s *Store) Commit(b *market.Batch) error {
 				return r.Scan(&one, &newest)
 			})
 		}
-		queueOps(&pb, b.Ops)
+		queueOps(&pb, b.Ops, adds)
 		if n := len(b.Events); n > 0 {
 			kinds, ats, bodies := make([]string, n), make([]int64, n), make([][]byte, n)
 			for i, e := range b.Events {
@@ -422,6 +423,7 @@ func (s *Store) Commit(b *market.Batch) error {
 		}
 		if committed {
 			newest = int64(s.inFlight)
+			err = s.readBack(b.Ops)
 		} else if err = s.send(build()); err != nil && s.conn.IsClosed() {
 			s.lost = errors.New("the PostgreSQL connection broke twice during one commit; open the market again")
 		}
@@ -495,8 +497,50 @@ func (s *Store) learnOutcome(n int) (bool, error) {
 	return lose(fmt.Sprintf("the log holds %d entries of this instance past %d, not 0 or %d", found, s.lastSeq, n))
 }
 
-// queueOps adds the statements of ops to pb.
-func queueOps(pb *pgx.Batch, ops []market.Op) {
+// readBack fills in what Commit reports into ops (players' balances and
+// versions, the counters' totals) after a commit whose results were lost
+// with its connection: the rows as they are now, which is at least as new.
+// When even that fails the outcome is known but memory cannot be made to
+// agree: the store refuses further commits.
+func (s *Store) readBack(ops []market.Op) error {
+	for i := range ops {
+		op := &ops[i]
+		var err error
+		switch op.Kind {
+		case market.OpPlayerState:
+			p := op.Player
+			err = s.conn.QueryRow(s.ctx, "SELECT balance, version FROM players WHERE id = $1", p.ID).Scan((*int64)(&p.Balance), &p.Version)
+		case market.OpCounters:
+			m := &op.Meta
+			err = s.conn.QueryRow(s.ctx, `SELECT (SELECT v FROM meta WHERE k = 'fee_balance'),
+				(SELECT v FROM meta WHERE k = 'market_volume'), (SELECT v FROM meta WHERE k = 'total_sales')`).
+				Scan((*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales)
+		}
+		if err != nil {
+			s.lost = fmt.Errorf("a commit was saved but its rows could not be read back (%v); open the market again", err)
+			return s.lost
+		}
+	}
+	return nil
+}
+
+// counterAdds keeps what each OpCounters adds, by the op's index: the
+// op's Meta receives the totals as results arrive, and a batch sent again
+// after a broken connection must add the amounts, not the totals of the
+// attempt that failed.
+func counterAdds(ops []market.Op) map[int]market.MetaRow {
+	adds := map[int]market.MetaRow{}
+	for i := range ops {
+		if ops[i].Kind == market.OpCounters {
+			adds[i] = ops[i].Meta
+		}
+	}
+	return adds
+}
+
+// queueOps adds the statements of ops to pb; adds are the counters' amounts
+// (counterAdds).
+func queueOps(pb *pgx.Batch, ops []market.Op, adds map[int]market.MetaRow) {
 	for i := range ops {
 		op := &ops[i]
 		q := statements[op.Kind]
@@ -528,8 +572,8 @@ func queueOps(pb *pgx.Batch, ops []market.Op) {
 			t := op.Tx
 			pb.Queue(q, string(t.State), nonNil(t.Rec), t.ID, string(op.ExpectState))
 		case market.OpCounters:
-			m := &op.Meta
-			pb.Queue(q, int64(m.FeeBalance), int64(m.Volume), m.Sales).QueryRow(func(r pgx.Row) error {
+			m, add := &op.Meta, adds[i]
+			pb.Queue(q, int64(add.FeeBalance), int64(add.Volume), add.Sales).QueryRow(func(r pgx.Row) error {
 				return r.Scan((*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales)
 			})
 		case market.OpListingIDs:
@@ -568,7 +612,7 @@ func (s *Store) BulkLoad(b *market.Batch) error {
 		return errors.New("a bulk load writes no log entries")
 	}
 	var pb pgx.Batch
-	queueOps(&pb, b.Ops)
+	queueOps(&pb, b.Ops, counterAdds(b.Ops))
 	return s.send(&pb)
 }
 

@@ -151,7 +151,7 @@ func TestServerRestart(t *testing.T) {
 		}
 	}
 	mustOK(t, st.Commit(sell(1)))
-	pgtest.Restart(t)
+	pgtest.Restart(t, 0)
 	b := sell(2)
 	mustOK(t, st.Commit(b))
 	if b.Events[0].Seq != 2 {
