@@ -48,6 +48,7 @@ var countersKey = rowKey{kind: 'c'}
 type follower struct {
 	store SharedStore
 	out   chan followed
+	bell  chan struct{} // rung after each send on out (Followed)
 	kick  chan struct{}
 	// wanted counts the catch-up requests of the main thread; the goroutine
 	// answers one once it has read the whole log after it was made.
@@ -112,7 +113,7 @@ func (s *Service) startFollowing() {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &follower{store: shared, out: make(chan followed, 4), kick: make(chan struct{}, 1), stop: cancel,
+	f := &follower{store: shared, out: make(chan followed, 4), bell: make(chan struct{}, 1), kick: make(chan struct{}, 1), stop: cancel,
 		done: make(chan struct{}), own: map[rowKey]uint64{}}
 	s.follow = f
 	go s.followLog(ctx, f, s.loadedMeta.LastSeq)
@@ -162,6 +163,10 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 			case f.out <- batch:
 			case <-ctx.Done():
 				return
+			}
+			select {
+			case f.bell <- struct{}{}:
+			default: // rung already
 			}
 			sent = max(sent, batch.answers)
 		}
@@ -297,6 +302,17 @@ func (s *Service) Follow() (applied int, err error) {
 			return applied, f.err
 		}
 	}
+}
+
+// Followed receives when the follower has read something for Follow, so
+// that a main loop can call Follow at once instead of at its next tick (a
+// console's tick is 100 ms). It is nil, which never receives, when the store
+// is not shared or the service is not enabled yet.
+func (s *Service) Followed() <-chan struct{} {
+	if s.follow == nil {
+		return nil
+	}
+	return s.follow.bell
 }
 
 // catchUp waits, after a conflict, until the follower has brought memory up

@@ -209,7 +209,32 @@ func (m *Model) Init() tea.Cmd {
 	if err := m.c.Svc.BindMainThread(); err != nil {
 		m.setStatus(statusMsg{text: "mutations will be refused: " + err.Error(), err: true})
 	}
-	return tea.Batch(tea.RequestBackgroundColor, m.tickCmd())
+	return tea.Batch(tea.RequestBackgroundColor, m.tickCmd(), m.followCmd())
+}
+
+// followedMsg says that the other instances of a shared market changed it.
+type followedMsg struct{}
+
+// followCmd waits for the service's follower to have something, so that
+// the change reaches memory and the listeners at once, not at the next tick.
+func (m *Model) followCmd() tea.Cmd {
+	ch := m.c.Svc.Followed()
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		<-ch
+		return followedMsg{}
+	}
+}
+
+// follow applies what the other instances did.
+func (m *Model) follow() {
+	n, err := m.c.Svc.Follow()
+	m.storeAway = err
+	if n > 0 {
+		m.changed = true
+	}
 }
 
 // Close unsubscribes from the service.
@@ -242,6 +267,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		return m, m.onTick()
+	case followedMsg:
+		m.follow()
+		return m, m.followCmd()
 	case statusMsg:
 		m.setStatus(msg)
 		return m, nil
@@ -376,11 +404,7 @@ func (m *Model) onTick() tea.Cmd {
 	c.NowUnix = c.Svc.Now().Unix()
 	if c.Svc.IsReady() {
 		// What the other instances of a shared market did, first.
-		n, err := c.Svc.Follow()
-		m.storeAway = err
-		if n > 0 {
-			m.changed = true
-		}
+		m.follow()
 		m.bots.step(c, m.tick)
 		if n, more, err := m.sweep(); err == nil && n > 0 {
 			m.swept += n

@@ -96,6 +96,10 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 		case <-ctx.Done():
 			sum.percentiles(samples)
 			return sum, nil
+		case <-svc.Followed():
+			// Another instance's change, applied now rather than at
+			// the next tick.
+			follow(svc, &sum, report)
 		case now := <-ticker.C:
 			elapsed := now.Sub(last)
 			last = now
@@ -117,14 +121,7 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 		return
 	}
 	// What the other instances of a shared market did comes first.
-	if _, err := svc.Follow(); (err != nil) != sum.storeAway {
-		sum.storeAway = err != nil
-		if err != nil {
-			report("following the other instances: " + err.Error())
-		} else {
-			report("following the other instances again")
-		}
-	}
+	follow(svc, sum, report)
 	// The timer next: after a long pause the listings that expired
 	// meanwhile are swept (a batch a tick) before the bots search among them.
 	if _, _, err := svc.SweepExpired(); err != nil {
@@ -147,6 +144,19 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 	}
 	if _, err := svc.TrimEventLog(); err != nil {
 		report("event log retention: " + err.Error())
+	}
+}
+
+// follow applies what the other instances of a shared market did, and
+// reports a failure and the recovery once each.
+func follow(svc *market.Service, sum *Summary, report func(string)) {
+	if _, err := svc.Follow(); (err != nil) != sum.storeAway {
+		sum.storeAway = err != nil
+		if err != nil {
+			report("following the other instances: " + err.Error())
+		} else {
+			report("following the other instances again")
+		}
 	}
 }
 
