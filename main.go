@@ -130,10 +130,11 @@ func (m openedMarket) backup(dest string) error {
 var errPostgresBackup = errors.New("a PostgreSQL market is backed up by the server: pg_dump -Fc -d 'postgres://…' -f market.dump")
 
 // openMarket opens --db's market: a SQLite file, or a PostgreSQL market as
-// the instance named instance.
-func openMarket(location string, opts sqlite.Options, instance string) (openedMarket, error) {
+// the instance named instance (a tool's when tool is set: see
+// postgres.Options).
+func openMarket(location string, opts sqlite.Options, instance string, tool bool) (openedMarket, error) {
 	if isPostgres(location) {
-		st, err := postgres.Open(location, postgres.Options{Instance: instance})
+		st, err := postgres.Open(location, postgres.Options{Instance: instance, Tool: tool})
 		if err != nil {
 			return openedMarket{}, err
 		}
@@ -396,7 +397,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if existed || !*dryRun {
 		// A dry run does not create a market file that does not exist.
 		var err error
-		if st, err = openMarket(path, sqlite.Options{}, "rynek-import"); err != nil {
+		if st, err = openMarket(path, sqlite.Options{}, "rynek-import", true); err != nil {
 			fmt.Fprintf(stderr, "rynek import: %v\n", err)
 			return 1
 		}
@@ -470,7 +471,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rynek export: no market at %s: %v\n", path, err)
 		return 1
 	}
-	st, err := openMarket(path, sqlite.Options{}, "rynek-export")
+	st, err := openMarket(path, sqlite.Options{}, "rynek-export", true)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek export: %v\n", err)
 		return 1
@@ -607,7 +608,7 @@ const (
 // goroutine, which then runs the UI: the service's main thread.
 func open(path string, opts sqlite.Options, instance string, seedN int, seedRand int64, name string, stderr io.Writer) (*market.Service, openedMarket, *market.ManualClock, error) {
 	var none openedMarket
-	st, err := openMarket(path, opts, instance)
+	st, err := openMarket(path, opts, instance, false)
 	if err != nil {
 		return nil, none, nil, err
 	}

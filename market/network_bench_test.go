@@ -27,7 +27,7 @@ func networkConfig() market.Config {
 // stack gives 63 sells of one item.
 func seedSellers(tb testing.TB, dsn string, players int) []market.Player {
 	tb.Helper()
-	st, err := postgres.Open(dsn, postgres.Options{Instance: "seed"})
+	st, err := postgres.Open(dsn, postgres.Options{Instance: "seed", Tool: true})
 	must(tb, err)
 	defer st.Close()
 	k, err := market.NewMerge(st)

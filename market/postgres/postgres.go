@@ -30,6 +30,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -172,11 +173,16 @@ type Store struct {
 	instance string
 	// name is the market as messages show it: no password.
 	name string
+	// tool is Options.Tool.
+	tool bool
 
 	// listener is the connection that waits for notifications (WaitEvents
 	// runs on one goroutine at a time).
 	listenMu sync.Mutex
 	listener *pgx.Conn
+	// suspect is set when the listener's connection breaks or cannot be
+	// made: the writer's connection is then checked before the next commit.
+	suspect atomic.Bool
 	// lost is set when a commit's outcome could not be learned: memory may
 	// disagree with the store, so every later commit is refused until the
 	// market is opened again (which loads the truth).
@@ -191,6 +197,11 @@ type Options struct {
 	// instances that share the market, shown as the origin of its events;
 	// the machine's host name when empty.
 	Instance string
+	// Tool opens the market for a tool (an import, an export, seeding):
+	// it holds the name's lock like an instance, but it is not one of the
+	// network's instances, so it has no delivery mark of its own and the
+	// log's retention does not wait for it.
+	Tool bool
 }
 
 // Open connects to the database dsn (a postgres:// URL or a keyword/value
@@ -199,7 +210,7 @@ type Options struct {
 // open.
 func Open(dsn string, opts Options) (*Store, error) {
 	ctx := context.Background()
-	s := &Store{ctx: ctx, instance: opts.Instance, name: redact(dsn)}
+	s := &Store{ctx: ctx, instance: opts.Instance, name: redact(dsn), tool: opts.Tool}
 	if s.instance == "" {
 		host, err := os.Hostname()
 		if err != nil {
@@ -238,8 +249,8 @@ func (s *Store) open(dsn string) error {
 	// happens from now on, not the market's whole past.
 	var last int64
 	if err := s.conn.QueryRow(s.ctx, `WITH i AS (INSERT INTO rynek_instances (name, published)
-			SELECT $1, last_seq FROM event_counter ON CONFLICT (name) DO NOTHING)
-		SELECT last_seq FROM event_counter`, s.instance).Scan(&last); err != nil {
+			SELECT $1, last_seq FROM event_counter WHERE NOT $2 ON CONFLICT (name) DO NOTHING)
+		SELECT last_seq FROM event_counter`, s.instance, s.tool).Scan(&last); err != nil {
 		return err
 	}
 	s.lastSeq = uint64(last)
@@ -444,6 +455,13 @@ func (s *Store) Commit(b *market.Batch) error {
 func (s *Store) ready() error {
 	if s.lost != nil {
 		return s.lost
+	}
+	if s.suspect.Swap(false) && s.conn != nil {
+		// The listening connection broke since the last commit: the
+		// server may have gone away, which a write on the writer's
+		// connection would not notice until after sending (and then it
+		// could not tell whether the commit happened). Connect anew first.
+		s.conn.Close(s.ctx)
 	}
 	if s.conn != nil && !s.conn.IsClosed() {
 		return nil
@@ -684,7 +702,15 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 	err := pgx.BeginFunc(s.ctx, s.conn, func(tx pgx.Tx) error {
 		// A prefix of the log: the oldest entries up to the first one that
 		// t keeps. The newest entry is never deleted: it carries the log's
-		// position for anyone who reads the log after a trim.
+		// position for anyone who reads the log after a trim. Nor is an
+		// entry some instance has not delivered yet: each one follows the
+		// log from its own mark on (an instance that no longer runs holds
+		// the log until its row in rynek_instances is deleted).
+		var lowest int64
+		if err := tx.QueryRow(s.ctx, `SELECT coalesce(min(published), 0) FROM rynek_instances`).Scan(&lowest); err != nil {
+			return err
+		}
+		below := min(t.Below, uint64(lowest)+1)
 		rows, err := tx.Query(s.ctx, `SELECT e.seq, e.at, c.last_seq FROM events e, event_counter c ORDER BY e.seq LIMIT $1`, max(t.Limit, 1))
 		if err != nil {
 			return err
@@ -696,7 +722,7 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 				rows.Close()
 				return err
 			}
-			if uint64(seq) >= t.Below || seq >= last || (uint64(seq) > t.ThroughSeq && at >= t.OlderThan) {
+			if uint64(seq) >= below || seq >= last || (uint64(seq) > t.ThroughSeq && at >= t.OlderThan) {
 				break
 			}
 			through = seq
@@ -750,8 +776,9 @@ func (s *Store) Load(l market.Loader) error {
 		if err := readMeta(s.ctx, tx, &m); err != nil {
 			return err
 		}
-		var published int64
-		if err := tx.QueryRow(s.ctx, `SELECT published FROM rynek_instances WHERE name = $1`, s.instance).Scan(&published); err != nil {
+		var published int64 // a tool has no mark: it delivers from now on
+		if err := tx.QueryRow(s.ctx, `SELECT coalesce((SELECT published FROM rynek_instances WHERE name = $1), last_seq)
+			FROM event_counter`, s.instance).Scan(&published); err != nil {
 			return fmt.Errorf("read this instance's delivery mark: %w", err)
 		}
 		m.PublishedSeq = uint64(published)
@@ -926,6 +953,9 @@ func (s *Store) WaitEvents(ctx context.Context) {
 			}
 		}
 		if err != nil {
+			if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				s.suspect.Store(true)
+			}
 			<-ctx.Done()
 			return
 		}
@@ -936,6 +966,7 @@ func (s *Store) WaitEvents(ctx context.Context) {
 	}
 	if _, err := s.listener.WaitForNotification(ctx); err != nil && ctx.Err() == nil {
 		s.listener.Close(s.ctx) // broken: the next call connects again
+		s.suspect.Store(true)
 		<-ctx.Done()
 	}
 }
