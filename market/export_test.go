@@ -1,5 +1,7 @@
 package market
 
+import "time"
+
 // SetPagingThresholds lets the external tests drive every paging path with
 // small data; it returns a function restoring the defaults.
 func SetPagingThresholds(collect, walk int) (restore func()) {
@@ -11,3 +13,11 @@ func SetPagingThresholds(collect, walk int) (restore func()) {
 // SetBeforeDelivery makes f run before each event reaches the listeners: the
 // crash test kills the process there, between a commit and its listeners.
 func SetBeforeDelivery(s *Service, f func(Event)) { s.beforeDelivery = f }
+
+// SetTakeOverEvery sets how often the instance with the network's duty looks
+// for abandoned purchases; it returns a function restoring the default.
+func SetTakeOverEvery(d time.Duration) (restore func()) {
+	was := takeOverEvery
+	takeOverEvery = d
+	return func() { takeOverEvery = was }
+}

@@ -34,6 +34,14 @@ const followChunk = 1000
 // follower to bring memory up to the store.
 const catchUpWait = 2 * time.Second
 
+// takeOverEvery is how often the instance with the network's duty looks for
+// purchases other instances left unfinished; abandonedAfter is how long one
+// must have stood still (by the service clock) to count as left: its own
+// instance compensates a failure at once, or retries its recovery sooner.
+var takeOverEvery = 5 * time.Second // a variable for the tests
+
+const abandonedAfter = 10 * time.Second
+
 // rowKey names a row of memory for the follower's bookkeeping: a player
 // (with its mailbox), a listing, a transaction, or the counters.
 type rowKey struct {
@@ -60,7 +68,8 @@ type follower struct {
 	// of the newest entry of each commit, until a snapshot is newer.
 	own      map[rowKey]uint64
 	answered uint64
-	err      error // the last batch's failure, until a batch succeeds
+	err      error     // the last batch's failure, until a batch succeeds
+	tookOver time.Time // when takeOver last ran
 }
 
 // followed is what the goroutine hands to the main thread: entries in seq
@@ -299,7 +308,44 @@ func (s *Service) Follow() (applied int, err error) {
 				applied += len(b.entries)
 			}
 		default:
+			if f.err == nil && time.Since(f.tookOver) >= takeOverEvery && s.hasDuty() {
+				f.tookOver = time.Now()
+				s.takeOver()
+			}
 			return applied, f.err
+		}
+	}
+}
+
+// hasDuty reports whether this instance runs the market's timers (the
+// expiry sweep, taking over what others left): always when no other
+// instance shares the store, else when it holds the network's duty.
+func (s *Service) hasDuty() bool {
+	if shared, ok := s.store.(SharedStore); ok {
+		return shared.Duty()
+	}
+	return true
+}
+
+// takeOver finishes or compensates the purchases that stood still for
+// abandonedAfter: their instance died or lost the server. Each step is
+// conditional, so if their instance comes back and does the same, one of the
+// two writes it and the other writes nothing; an error leaves the purchase
+// to the next turn.
+func (s *Service) takeOver() {
+	cutoff := s.nowMs() - abandonedAfter.Milliseconds()
+	var left []*transactionRecord
+	s.mu.RLock()
+	for _, t := range s.txByID {
+		if !t.State().Terminal() && t.tl[len(t.tl)-1].at <= cutoff {
+			left = append(left, t)
+		}
+	}
+	s.mu.RUnlock()
+	sortTx(left)
+	for _, t := range left {
+		if !t.State().Terminal() {
+			s.runSaga(&sagaRun{t: t, slot: -1})
 		}
 	}
 }

@@ -320,10 +320,15 @@ const SweepBatch = 2000
 // SweepExpired removes listings whose expiry has passed (the timer). Each
 // item goes to its seller's mailbox with reason "expired". By contract no
 // event is published. It returns how many listings it removed and whether
-// more are due.
+// more are due. In a market several instances share, only the one with the
+// network's duty sweeps (SharedStore.Duty); the others do nothing here and
+// learn of the removals by following the log.
 func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	if err := s.mutGuard(); err != nil {
 		return 0, false, err
+	}
+	if !s.hasDuty() {
+		return 0, false, nil
 	}
 	now := s.nowMs()
 	var due []*listingRecord

@@ -597,3 +597,109 @@ func waitServerDown(t *testing.T, dsn string) {
 	}
 	t.Fatal("the server did not stop")
 }
+
+// failingStore is a shared store whose commits can be made to fail: the
+// failAt-th commit from now fails without writing anything.
+type failingStore struct {
+	*postgres.Store
+	failAt int
+}
+
+func (f *failingStore) Commit(b *market.Batch) error {
+	if f.failAt > 0 {
+		if f.failAt--; f.failAt == 0 {
+			return errors.New("injected store failure")
+		}
+	}
+	return f.Store.Commit(b)
+}
+
+// TestNetworkDutyRunsTheTimersOnce: of the instances on one market, only the
+// one holding the network's duty runs the expiry timer and takes over the
+// purchases other instances left unfinished; when it goes, the duty passes
+// to another.
+func TestNetworkDutyRunsTheTimersOnce(t *testing.T) {
+	defer market.SetTakeOverEvery(0)()
+	dsn := pgtest.Database(t)
+	np := seedNetwork(t, dsn, 2, 2, 20)
+	open := func(name string, wrap func(*postgres.Store) market.Store) (*market.Service, *postgres.Store, *market.ManualClock) {
+		st, err := postgres.Open(dsn, postgres.Options{Instance: name})
+		must(t, err)
+		var store market.Store = st
+		if wrap != nil {
+			store = wrap(st)
+		}
+		clock := market.NewManualClock(t0)
+		svc := market.New(store, market.Config{Clock: clock})
+		must(t, svc.BindMainThread())
+		must(t, svc.Enable())
+		return svc, st, clock
+	}
+	a, aStore, aClock := open("a", nil)
+	b, bStore, bClock := open("b", nil)
+	defer b.Close()
+	if !aStore.Duty() || bStore.Duty() {
+		t.Fatalf("duty: a %v, b %v; want the first instance only", aStore.Duty(), bStore.Duty())
+	}
+	followUntil := func(svc *market.Service, what string, done func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !done(); time.Sleep(5 * time.Millisecond) {
+			if _, err := svc.Follow(); err != nil || time.Now().After(deadline) {
+				t.Fatalf("waiting for %s: %v", what, err)
+			}
+		}
+	}
+
+	// A purchase left half-done by an instance that then went away.
+	failing := &failingStore{}
+	c, _, _ := open("c", func(st *postgres.Store) market.Store { failing.Store = st; return failing })
+	must(t, c.ArmFailure(market.StateSellerPaid))
+	failing.failAt = 2 // the steps commit, the compensation does not
+	if _, err := c.Buy(np.buyers[0], np.listings[0]); err == nil {
+		t.Fatal("the armed purchase succeeded")
+	}
+	failing.Store.Close() // the instance dies without recovering it
+	followUntil(a, "a to see the open purchase", func() bool { return mustAudit(t, a).OpenTx == 1 })
+	aClock.Advance(abandoned)
+	followUntil(a, "a to take the purchase over", func() bool { return mustAudit(t, a).OpenTx == 0 })
+	followUntil(b, "b to catch up with a", func() bool { return b.Version() >= a.Version() })
+	taken, err := a.GetTransaction(mustOne(t, a).ID)
+	must(t, err)
+	if taken.State != market.StateCompleted {
+		t.Fatalf("a took the purchase over to %s, want it finished", taken.State)
+	}
+	for _, svc := range []*market.Service{a, b} {
+		if got := mustAudit(t, svc); got.OpenTx != 0 || got.Money != np.money || got.Listings != 19 || len(got.Problems) > 0 {
+			t.Fatalf("after the takeover: %d open, money %d (want %d), %d listings, problems %v", got.OpenTx, got.Money, np.money, got.Listings, got.Problems)
+		}
+	}
+
+	// The expiry timer: only a sweeps.
+	aClock.Advance(31 * 24 * time.Hour)
+	bClock.Advance(31 * 24 * time.Hour)
+	if n, _, err := b.SweepExpired(); n != 0 || err != nil {
+		t.Fatalf("b without the duty swept %d (%v)", n, err)
+	}
+	if n, _, err := a.SweepExpired(); n != 19 || err != nil {
+		t.Fatalf("a swept %d (%v), want 19", n, err)
+	}
+	followUntil(b, "b to see the sweep", func() bool { n, _ := b.GetActiveListingsCount(); return n == 0 && mustAudit(t, b).Listings == 0 })
+
+	// a goes: the duty passes to b.
+	must(t, a.Close())
+	followUntil(b, "the duty to pass to b", bStore.Duty)
+}
+
+// abandoned is more than a purchase must stand still to count as left.
+const abandoned = 11 * time.Second
+
+// mustOne is svc's only transaction.
+func mustOne(t *testing.T, svc *market.Service) market.Transaction {
+	t.Helper()
+	page, err := svc.Transactions(market.TxQuery{})
+	must(t, err)
+	if len(page.Transactions) != 1 {
+		t.Fatalf("%d transactions, want 1", len(page.Transactions))
+	}
+	return page.Transactions[0]
+}

@@ -134,6 +134,11 @@ type SharedStore interface {
 	// called, after a short while anyway (a wake-up can be lost), or when
 	// ctx ends.
 	WaitEvents(ctx context.Context)
+	// Duty reports whether this instance holds the network's duty: at any
+	// time one instance does, and only it runs the expiry timer and takes
+	// over purchases that others left unfinished. It passes to another
+	// instance when its holder dies or loses the server.
+	Duty() bool
 }
 
 // RowQuery names the rows SharedStore.ReadRows reads.

@@ -50,6 +50,15 @@ const application = "rynek-market"
 // name's hash as the key) and, plus one, of the schema's creation.
 const ownerLock = 0x52594E4B // 'RYNK'
 
+// dutyLock is the advisory lock of the network's duty: running the expiry
+// timer and taking over purchases that other instances left unfinished. One
+// instance holds it, on its listening connection, so that the duty passes
+// to another when the instance dies or loses the server.
+const dutyLock = ownerLock + 2
+
+// dutyRetry is how often an instance without the duty tries to take it.
+const dutyRetry = time.Second
+
 // notifyChannel is what commits notify and followers listen to.
 const notifyChannel = "rynek_events"
 
@@ -183,6 +192,10 @@ type Store struct {
 	// suspect is set when the listener's connection breaks or cannot be
 	// made: the writer's connection is then checked before the next commit.
 	suspect atomic.Bool
+	// duty is set while this instance holds dutyLock; dutyTried is when
+	// it last tried to take it (the listener's goroutine's).
+	duty      atomic.Bool
+	dutyTried time.Time
 	// lost is set when a commit's outcome could not be learned: memory may
 	// disagree with the store, so every later commit is refused until the
 	// market is opened again (which loads the truth).
@@ -254,8 +267,45 @@ func (s *Store) open(dsn string) error {
 		return err
 	}
 	s.lastSeq = uint64(last)
+	if !s.tool {
+		// Listening from the start, so that the duty can be this
+		// instance's before its first tick.
+		s.listenMu.Lock()
+		err = s.listen(s.ctx)
+		s.listenMu.Unlock()
+	}
+	return err
+}
+
+// listen opens the listening connection and tries to take the duty on it.
+// listenMu must be held.
+func (s *Store) listen(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, s.cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+		conn.Close(s.ctx)
+		return err
+	}
+	s.listener = conn
+	s.tryDuty(ctx)
 	return nil
 }
+
+// tryDuty takes the duty if no instance holds it. listenMu must be held.
+func (s *Store) tryDuty(ctx context.Context) {
+	s.dutyTried = time.Now()
+	var got bool
+	if err := s.listener.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", int64(dutyLock)).Scan(&got); err == nil && got {
+		s.duty.Store(true)
+	}
+}
+
+// Duty reports whether this instance holds the network's duty: the one
+// instance that runs the expiry timer and takes over what others left
+// unfinished.
+func (s *Store) Duty() bool { return s.duty.Load() }
 
 // Instance is this instance's name.
 func (s *Store) Instance() string { return s.instance }
@@ -946,26 +996,24 @@ func (s *Store) WaitEvents(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, pollEvery)
 	defer cancel()
 	if s.listener == nil || s.listener.IsClosed() {
-		conn, err := pgx.ConnectConfig(ctx, s.cfg)
-		if err == nil {
-			if _, err = conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
-				conn.Close(s.ctx)
-			}
-		}
-		if err != nil {
+		s.duty.Store(false) // it went with the connection
+		if err := s.listen(ctx); err != nil {
 			if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				s.suspect.Store(true)
 			}
 			<-ctx.Done()
 			return
 		}
-		s.listener = conn
 		// Entries may have come between the caller's read and LISTEN: do
 		// not wait for a notification that was sent before it.
 		return
 	}
+	if !s.duty.Load() && time.Since(s.dutyTried) >= dutyRetry {
+		s.tryDuty(ctx)
+	}
 	if _, err := s.listener.WaitForNotification(ctx); err != nil && ctx.Err() == nil {
 		s.listener.Close(s.ctx) // broken: the next call connects again
+		s.duty.Store(false)
 		s.suspect.Store(true)
 		<-ctx.Done()
 	}
