@@ -475,6 +475,9 @@ func (p *eventsPane) View(c *Common, w, h int) string {
 func (p *eventsPane) row(c *Common, e market.Event) string {
 	s := c.Styles
 	head := fmt.Sprintf("%s #%-6d %-26s ", e.At().UTC().Format("15:04:05.000"), e.Seq(), e.EventName())
+	if o := e.Origin(); o != "" {
+		head += s.Dim.Render("@"+playertext.Sanitize(o)) + " " // the server it came from, in a network
+	}
 	switch e := e.(type) {
 	case market.ListingCreatedEvent:
 		l := e.Listing()

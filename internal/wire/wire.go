@@ -97,6 +97,7 @@ type Event struct {
 	Seq         uint64       `json:"seq"`
 	Event       string       `json:"event"` // ListingCreatedEvent, ListingRemovedEvent or TransactionCompletedEvent
 	At          time.Time    `json:"at"`
+	Origin      string       `json:"origin,omitempty"`      // the server whose change it was, in a network
 	Listing     *Listing     `json:"listing,omitempty"`     // created and removed
 	Reason      string       `json:"reason,omitempty"`      // removed: "removed", "admin-removed" or "force-expire"
 	Transaction *Transaction `json:"transaction,omitempty"` // completed
@@ -161,7 +162,7 @@ func NewTransaction(t market.Transaction) Transaction {
 
 // NewEvent is the wire form of an event.
 func NewEvent(e market.Event) Event {
-	out := Event{Seq: e.Seq(), Event: e.EventName(), At: e.At().UTC()}
+	out := Event{Seq: e.Seq(), Event: e.EventName(), At: e.At().UTC(), Origin: e.Origin()}
 	switch e := e.(type) {
 	case market.ListingCreatedEvent:
 		l := NewListing(e.Listing())
