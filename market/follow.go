@@ -24,8 +24,12 @@ import (
 //
 // A row read in a snapshot is older than this instance's own commit of it
 // when the commit's seq is above the snapshot's newest seq; such a row is
-// not installed (memory already has the newer one). A player row's version
-// gives the same answer once the rows carry it.
+// not installed (memory already has the newer one). A player row read is
+// also installed only when its version is not below memory's.
+//
+// Memory thus converges on the store row by row rather than replaying each
+// entry's change; what every instance sees in the same order is the log,
+// and through it the listeners' events.
 
 // followChunk is how many log entries the follower reads at a time.
 const followChunk = 1000
