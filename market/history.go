@@ -299,15 +299,41 @@ func (s *Service) loadHistory() {
 			break
 		}
 	}
-	s.mu.Lock()
-	slices.SortFunc(s.allTx, cmpTxCreated)
-	for _, p := range s.players {
-		slices.SortFunc(p.txs, cmpTxCreated)
+	// Sort the history and rebuild the derived figures (top lists, price
+	// history) from all of it. On a million transactions that is a fraction
+	// of a second, too long to hold the main thread up: the work is done on
+	// copies, off the lock, and what the main thread added meanwhile (only
+	// ever appended) is put after them under the lock.
+	s.mu.RLock()
+	all := slices.Clone(s.allTx)
+	perPlayer := make([][]*transactionRecord, len(s.players))
+	for i, p := range s.players {
+		perPlayer[i] = slices.Clone(p.txs)
 	}
-	// Rebuild the derived figures (top lists, price history) from the whole
-	// history. The contract's counters belong to the main thread and are
-	// only compared: the persisted ones stay authoritative.
-	s.rebuildStats()
+	done := slices.Clone(s.completed)
+	s.mu.RUnlock()
+	slices.SortFunc(all, cmpTxCreated)
+	for _, txs := range perPlayer {
+		slices.SortFunc(txs, cmpTxCreated)
+	}
+	figures := newStats()
+	sortTx(done)
+	for _, t := range done {
+		figures.record(s, t) // a finished transaction no longer changes
+	}
+	s.mu.Lock()
+	s.allTx = append(all, s.allTx[len(all):]...)
+	for i, txs := range perPlayer {
+		p := s.players[i]
+		p.txs = append(txs, p.txs[len(txs):]...)
+	}
+	for _, t := range s.completed[len(done):] {
+		figures.record(s, t)
+	}
+	s.completed = append(done, s.completed[len(done):]...)
+	s.stats = figures
+	// The contract's counters belong to the main thread and are only
+	// compared: the persisted ones stay authoritative.
 	if s.stats.volume != s.volume || s.stats.sales != s.sales {
 		s.hist.err = fmt.Errorf("history holds %d sales worth %s, the counters say %d worth %s",
 			s.stats.sales, FormatMoney(s.stats.volume), s.sales, FormatMoney(s.volume))
