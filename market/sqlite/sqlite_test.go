@@ -207,14 +207,16 @@ func TestCheckpointsKeepTheWALBounded(t *testing.T) {
 	// A steady stream of commits for a second: a passive checkpoint alone
 	// never lets the WAL start over, so it would only grow.
 	restarts, last := 0, int64(0)
+	had := []byte{} // the player's inventory as stored
 	for start, i := time.Now(), 1; time.Since(start) < time.Second; i++ {
 		mustOK(t, st.Commit(&market.Batch{
 			Ops: []market.Op{
-				{Kind: market.OpPlayerState, Delta: 1, Player: &market.PlayerRow{ID: p}},
+				{Kind: market.OpPlayerState, Delta: 1, Player: &market.PlayerRow{ID: p, Inventory: inventory}, Expect: had},
 				{Kind: market.OpAddListing, Listing: &market.ListingRow{ID: int64(i), Rec: inventory[:80]}},
 			},
 			Events: []market.EventRow{{Kind: market.KindListingCreated, At: int64(i), Body: inventory[:120]}},
 		}))
+		had = inventory
 		if size := walSize(); size < last {
 			restarts++
 			last = size
