@@ -90,6 +90,10 @@ func (f marketFlags) check(stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rynek: --instance names a server in a network; it needs --db postgres://…")
 		return 2
 	}
+	if *f.sync && isPostgres(*f.db) {
+		fmt.Fprintln(stderr, "rynek: --sync is for a market file; a PostgreSQL market's durability is the server's (synchronous_commit)")
+		return 2
+	}
 	return 0
 }
 
