@@ -342,10 +342,17 @@ func (s *Store) connect() error {
 	if err != nil {
 		return err
 	}
+	// An instance of the same name that has just closed may still hold the
+	// lock for a moment: its server process lets go when it has exited.
 	var owned bool
-	if err := conn.QueryRow(s.ctx, "SELECT pg_try_advisory_lock($1, hashtext($2))", int32(ownerLock), s.instance).Scan(&owned); err != nil {
-		conn.Close(s.ctx)
-		return err
+	for deadline := time.Now().Add(lockWait); ; time.Sleep(25 * time.Millisecond) {
+		if err := conn.QueryRow(s.ctx, "SELECT pg_try_advisory_lock($1, hashtext($2))", int32(ownerLock), s.instance).Scan(&owned); err != nil {
+			conn.Close(s.ctx)
+			return err
+		}
+		if owned || time.Now().After(deadline) {
+			break
+		}
 	}
 	if !owned {
 		conn.Close(s.ctx)
@@ -521,6 +528,10 @@ func (s *Store) ready() error {
 	}
 	return nil
 }
+
+// lockWait is how long Open waits for an instance of the same name that is
+// closing to let go of the name.
+const lockWait = time.Second
 
 // reconnectTimeout bounds a reconnection attempt made on the main thread.
 const reconnectTimeout = 2 * time.Second
