@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,6 +63,10 @@ type follower struct {
 	out   chan followed
 	bell  chan struct{} // rung after each send on out (Followed)
 	kick  chan struct{}
+	// stale names the players whose rows the main thread wants read again
+	// (refresh), with or without new entries.
+	staleMu sync.Mutex
+	stale   []uuid.UUID
 	// wanted counts the catch-up requests of the main thread; the goroutine
 	// answers one once it has read the whole log after it was made.
 	wanted atomic.Uint64
@@ -132,6 +137,30 @@ func (s *Service) startFollowing() {
 	go s.followLog(ctx, f, s.loadedMeta.LastSeq)
 }
 
+// refresh asks the goroutine to read the players' rows again in its next
+// cycle, and wakes it. Any goroutine.
+func (f *follower) refresh(ids ...uuid.UUID) {
+	if len(ids) == 0 {
+		return
+	}
+	f.staleMu.Lock()
+	f.stale = append(f.stale, ids...)
+	f.staleMu.Unlock()
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+// takeStale returns and forgets what refresh asked for.
+func (f *follower) takeStale() []uuid.UUID {
+	f.staleMu.Lock()
+	defer f.staleMu.Unlock()
+	ids := f.stale
+	f.stale = nil
+	return ids
+}
+
 // stopFollowing stops the goroutine and waits for it.
 func (s *Service) stopFollowing() {
 	if f := s.follow; f != nil {
@@ -158,9 +187,20 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 		batch := followed{entries: entries, err: err}
 		if err == nil {
 			var q RowQuery
-			if q, err = s.touched(entries, self); err == nil && !q.empty() {
+			stale := f.takeStale()
+			if q, err = s.touched(entries, self); err == nil {
+				for _, id := range stale {
+					if !slices.Contains(q.Players, id) {
+						q.Players = append(q.Players, id)
+					}
+				}
+			}
+			if err == nil && !q.empty() {
 				batch.rows = &rowSet{q: q}
 				err = f.store.ReadRows(q, batch.rows)
+			}
+			if err != nil {
+				f.refresh(stale...) // for the next cycle
 			}
 			batch.err = err
 		}
@@ -171,7 +211,7 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 		if caughtUp {
 			batch.answers = want
 		}
-		if batch.err != nil || failing || len(batch.entries) > 0 || batch.answers > sent {
+		if batch.err != nil || failing || len(batch.entries) > 0 || batch.rows != nil || batch.answers > sent {
 			select {
 			case f.out <- batch:
 			case <-ctx.Done():
@@ -395,7 +435,7 @@ func (s *Service) applyFollowed(b followed) error {
 		return &Error{Code: CodeStore, Msg: "the changes of the other instances could not be read", Err: b.err}
 	}
 	f.answered = max(f.answered, b.answers)
-	if len(b.entries) == 0 {
+	if len(b.entries) == 0 && b.rows == nil {
 		return nil
 	}
 	s.mu.Lock()

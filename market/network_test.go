@@ -653,6 +653,7 @@ func TestNetworkDutyRunsTheTimersOnce(t *testing.T) {
 	// A purchase left half-done by an instance that then went away.
 	failing := &failingStore{}
 	c, _, _ := open("c", func(st *postgres.Store) market.Store { failing.Store = st; return failing })
+	defer c.Close()
 	must(t, c.ArmFailure(market.StateSellerPaid))
 	failing.failAt = 2 // the steps commit, the compensation does not
 	if _, err := c.Buy(np.buyers[0], np.listings[0]); err == nil {

@@ -93,6 +93,13 @@ func (s *Service) settleLocked() {
 		switch op.Kind {
 		case OpPlayerState:
 			if p := s.playerByID[op.Player.ID]; p != nil {
+				if s.follow != nil && op.Player.Version != p.version+1 {
+					// Another instance changed the player in between, and
+					// memory may not have its change yet: its entries may
+					// have come in a snapshot older than this commit,
+					// which skips the rows this commit changed.
+					s.follow.refresh(p.id)
+				}
 				p.balance, p.version = op.Player.Balance, op.Player.Version
 				if op.Player.Inventory != nil {
 					p.stored = op.Player.Inventory

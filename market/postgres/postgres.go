@@ -170,8 +170,8 @@ type Store struct {
 	// mu serializes the writer connection and guards what follows.
 	mu     sync.Mutex
 	cfg    *pgx.ConnConfig
-	conn   *pgx.Conn // the writer, which also holds the lock of the instance's name
-	closed bool
+	conn   *pgx.Conn   // the writer, which also holds the lock of the instance's name
+	closed atomic.Bool // read without mu by WaitEvents, which Close waits for
 	// lastSeq is the newest seq of this instance's own entries; after a
 	// broken connection, an entry of its own past it says that the commit
 	// in flight happened.
@@ -318,7 +318,7 @@ func (s *Store) Name() string { return "postgres://" + s.name }
 func (s *Store) OthersOpen() (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return 0, errClosed
 	}
 	var n int
@@ -422,10 +422,9 @@ func (s *Store) migrate() error {
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Swap(true) {
 		return nil
 	}
-	s.closed = true
 	if s.readers != nil {
 		s.readers.Close()
 	}
@@ -445,7 +444,7 @@ func (s *Store) Close() error {
 func (s *Store) Commit(b *market.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return errClosed
 	}
 	if err := s.ready(); err != nil {
@@ -684,7 +683,7 @@ func (s *Store) send(pb *pgx.Batch) error {
 func (s *Store) BulkLoad(b *market.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return errClosed
 	}
 	if len(b.Events) > 0 {
@@ -704,7 +703,7 @@ func nonNil(b []byte) []byte {
 
 // ReadEvents streams log entries after seq after, on a read connection.
 func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) error) (int, error) {
-	if s.isClosed() {
+	if s.closed.Load() {
 		return 0, errClosed
 	}
 	rows, err := s.readers.Query(s.ctx, "SELECT seq, kind, at, body, origin FROM events WHERE seq > $1 ORDER BY seq LIMIT $2", int64(after), limit)
@@ -734,7 +733,7 @@ func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) err
 func (s *Store) ReserveListingIDs(n int) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return 0, errClosed
 	}
 	if err := s.ready(); err != nil {
@@ -753,7 +752,7 @@ func (s *Store) ReserveListingIDs(n int) (int64, error) {
 func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return 0, errClosed
 	}
 	if err := s.ready(); err != nil {
@@ -805,17 +804,11 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 	return uint64(first), nil
 }
 
-func (s *Store) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
-}
-
 // Empty reports whether the market has no players yet.
 func (s *Store) Empty() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return false, errClosed
 	}
 	var any bool
@@ -829,7 +822,7 @@ func (s *Store) Empty() (bool, error) {
 func (s *Store) Load(l market.Loader) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return errClosed
 	}
 	return snapshot(s.ctx, s.conn, func(tx pgx.Tx) error {
@@ -858,7 +851,7 @@ func (s *Store) Load(l market.Loader) error {
 
 // ReadRows reads the rows q names, from one snapshot on a read connection.
 func (s *Store) ReadRows(q market.RowQuery, l market.Loader) error {
-	if s.isClosed() {
+	if s.closed.Load() {
 		return errClosed
 	}
 	conn, err := s.readers.Acquire(s.ctx)
@@ -979,7 +972,7 @@ func scanTx(fn func(market.TxRow) error) func(pgx.Rows) error {
 // LoadHistory streams finished transactions with ids above after, on a
 // read connection, so commits go on meanwhile.
 func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) error) (int, error) {
-	if s.isClosed() {
+	if s.closed.Load() {
 		return 0, errClosed
 	}
 	rows, err := s.readers.Query(s.ctx, `SELECT id, state, rec FROM transactions
@@ -1006,6 +999,12 @@ func (s *Store) WaitEvents(ctx context.Context) {
 	defer s.listenMu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, pollEvery)
 	defer cancel()
+	if s.closed.Load() {
+		// Closed under a service still following: connecting again
+		// would take the duty a live instance should have.
+		<-ctx.Done()
+		return
+	}
 	if s.listener == nil || s.listener.IsClosed() {
 		s.duty.Store(false) // it went with the connection
 		if err := s.listen(ctx); err != nil {
