@@ -9,7 +9,8 @@ import (
 // Audit is a conservation check of the whole market: how much money exists
 // and where every item stack is. Two audits around any operation must show
 // the same Money and Items (purchases, removals and expiry move things; they
-// never create or destroy them).
+// never create or destroy them), or, around what brings money or items in
+// from outside or takes them out, the same OpeningMoney and OpeningItems.
 type Audit struct {
 	Money      Money // balances + fee account + money held by purchases in flight
 	Escrow     Money // the in-flight part of Money
@@ -19,6 +20,13 @@ type Audit struct {
 	Listings   int
 	Problems   []string // duplicated stacks, dangling reservations: must be empty
 	StackPlace map[uuid.UUID]string
+	// Issued is the issuance account: what came into the market from
+	// outside and what left it. OpeningMoney and OpeningItems are what the
+	// market holds beyond it, what bulk loads put there: no operation
+	// changes them.
+	Issued       Issuance
+	OpeningMoney Money
+	OpeningItems int64
 }
 
 // Audit computes an Audit. It reads under the read lock and may be called
@@ -76,5 +84,8 @@ func (s *Service) auditLocked() Audit {
 		}
 	}
 	a.Money += a.Escrow
+	a.Issued = s.issuance
+	a.OpeningMoney = a.Money - (a.Issued.MoneyIn - a.Issued.MoneyOut)
+	a.OpeningItems = a.Items - (a.Issued.ItemsIn - a.Issued.ItemsOut)
 	return a
 }

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/google/uuid"
 )
@@ -91,10 +90,7 @@ func (r *contentsReader) Meta(m MetaRow) error {
 
 func (r *contentsReader) Player(p PlayerRow) error {
 	r.names[p.ID] = p.Name
-	pl := Player{ID: p.ID, Name: p.Name}
-	if p.Perms != "" {
-		pl.Permissions = strings.Split(p.Perms, ",")
-	}
+	pl := Player{ID: p.ID, Name: p.Name, Permissions: splitPerms(p.Perms)}
 	r.c.Players = append(r.c.Players, pl)
 	return nil
 }

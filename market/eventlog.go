@@ -38,6 +38,12 @@ const (
 	KindMailClaimed EventKind = "MailClaimed"
 	// KindPlayerAdded: a player joined the embedded world (AddPlayer).
 	KindPlayerAdded EventKind = "PlayerAdded"
+	// KindPlayerChanged: a known player joined with another name or other
+	// permissions (Join).
+	KindPlayerChanged EventKind = "PlayerChanged"
+	// KindIssued: money or an item entered or left the market (Deposit,
+	// Withdraw, GiveItem, TakeItem).
+	KindIssued EventKind = "Issued"
 )
 
 // Contract reports whether entries of kind k are published to listeners as

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,12 +49,15 @@ const abandonedAfter = 10 * time.Second
 // rowKey names a row of memory for the follower's bookkeeping: a player
 // (with its mailbox), a listing, a transaction, or the counters.
 type rowKey struct {
-	kind byte // 'p', 'l', 't', 'c'
+	kind byte // 'p', 'l', 't', 'c', 'i'
 	id   uuid.UUID
 	n    int64
 }
 
-var countersKey = rowKey{kind: 'c'}
+var (
+	countersKey = rowKey{kind: 'c'}
+	issuanceKey = rowKey{kind: 'i'}
+)
 
 // follower is the service's side of following a SharedStore.
 type follower struct {
@@ -318,7 +320,7 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 				player(s.players[l.seller].id)
 			}
 			s.mu.RUnlock()
-		case KindMailClaimed, KindPlayerAdded:
+		case KindMailClaimed, KindPlayerAdded, KindPlayerChanged, KindIssued:
 			player(r.uuid())
 			if r.err != nil {
 				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.err)
@@ -458,7 +460,7 @@ func (f *follower) ownCommit(b *Batch, seq uint64) {
 		op := &b.Ops[i]
 		var k rowKey
 		switch op.Kind {
-		case OpAddPlayer, OpPlayerState:
+		case OpAddPlayer, OpPlayerState, OpPlayerProfile:
 			k = rowKey{kind: 'p', id: op.Player.ID}
 		case OpPutMail:
 			k = rowKey{kind: 'p', id: op.Mail.Player}
@@ -472,6 +474,8 @@ func (f *follower) ownCommit(b *Batch, seq uint64) {
 			k = rowKey{kind: 't', id: op.Tx.ID}
 		case OpCounters:
 			k = countersKey
+		case OpIssuance:
+			k = issuanceKey
 		default:
 			continue
 		}
@@ -487,6 +491,9 @@ func (s *Service) installLocked(rs *rowSet) error {
 	current := func(k rowKey) bool { return f.own[k] <= readAt }
 	if current(countersKey) {
 		s.feeBalance, s.volume, s.sales = rs.meta.FeeBalance, rs.meta.Volume, rs.meta.Sales
+	}
+	if current(issuanceKey) {
+		s.issuance = rs.meta.Issuance
 	}
 	mailOf := map[uuid.UUID][]mailEntry{}
 	for _, m := range rs.mail {
@@ -506,16 +513,16 @@ func (s *Service) installLocked(rs *rowSet) error {
 		}
 		p := s.playerByID[row.ID]
 		if p == nil {
-			p = &playerRecord{idx: int32(len(s.players)), id: row.ID, name: row.Name, version: -1}
-			if row.Perms != "" {
-				p.perms = strings.Split(row.Perms, ",")
-			}
+			p = &playerRecord{idx: int32(len(s.players)), id: row.ID, name: row.Name, perms: splitPerms(row.Perms), version: -1}
 			s.players = append(s.players, p)
 			s.playerByID[p.id] = p
 		}
 		if row.Version >= p.version {
 			p.balance, p.lastSell, p.inv, p.stored, p.version = row.Balance, row.LastSell, inv, row.Inventory, row.Version
 			p.mail = mailOf[row.ID]
+			if perms := splitPerms(row.Perms); row.Name != p.name || !slices.Equal(perms, p.perms) {
+				s.setProfileLocked(p, row.Name, perms)
+			}
 		}
 	}
 	found := map[int64]bool{}

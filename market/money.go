@@ -16,20 +16,25 @@ import (
 // decimal that round-trips to the float64, so 19.99 is accepted and
 // 0.1+0.2 (0.30000000000000004) is not.
 func PriceToMoney(p float64, min, max Money) (Money, error) {
+	return toMoney("price", p, min, max)
+}
+
+// toMoney is PriceToMoney for any amount, which errors call noun.
+func toMoney(noun string, p float64, min, max Money) (Money, error) {
 	switch {
 	case math.IsNaN(p):
-		return 0, errf(CodeInvalidPrice, "price is not a number")
+		return 0, errf(CodeInvalidPrice, "%s is not a number", noun)
 	case math.IsInf(p, 0):
-		return 0, errf(CodeInvalidPrice, "price is infinite")
+		return 0, errf(CodeInvalidPrice, "%s is infinite", noun)
 	case p <= 0:
-		return 0, errf(CodeInvalidPrice, "price must be greater than 0, got %s", strconv.FormatFloat(p, 'f', -1, 64))
+		return 0, errf(CodeInvalidPrice, "%s must be greater than 0, got %s", noun, strconv.FormatFloat(p, 'f', -1, 64))
 	}
 	s := strconv.FormatFloat(p, 'f', -1, 64)
 	if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 > 2 {
-		return 0, errf(CodeInvalidPrice, "price %s has more than 2 decimals", s)
+		return 0, errf(CodeInvalidPrice, "%s %s has more than 2 decimals", noun, s)
 	}
 	if p > float64(max)/100 || p < float64(min)/100 {
-		return 0, errf(CodeInvalidPrice, "price %s is outside %s..%s", s, FormatMoney(min), FormatMoney(max))
+		return 0, errf(CodeInvalidPrice, "%s %s is outside %s..%s", noun, s, FormatMoney(min), FormatMoney(max))
 	}
 	return Money(math.Round(p * 100)), nil
 }

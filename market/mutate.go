@@ -17,6 +17,7 @@ var ErrForbidden = &Error{Code: CodeForbidden, Msg: "forbidden"}
 const (
 	MailExpired          = "expired"
 	MailPurchaseOverflow = "purchase-overflow"
+	MailGiven            = "given" // GiveItem, with a full inventory
 )
 
 func (s *Service) actor(p Player) (*playerRecord, error) {

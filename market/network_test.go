@@ -704,3 +704,65 @@ func mustOne(t *testing.T, svc *market.Service) market.Transaction {
 	}
 	return page.Transactions[0]
 }
+
+// TestNetworkCarriesJoinsAndIssuance: what one instance brings into the
+// market or takes out, and the players that join or rename on it, reach the
+// other instance: balances, inventories, the issuance account, names (and
+// so what finds a listing).
+func TestNetworkCarriesJoinsAndIssuance(t *testing.T) {
+	dsn := pgtest.Database(t)
+	np := seedNetwork(t, dsn, 1, 1, 3)
+	open := func(name string) *market.Service {
+		st, err := postgres.Open(dsn, postgres.Options{Instance: name})
+		must(t, err)
+		svc := market.New(st, market.Config{Clock: market.NewManualClock(t0)})
+		must(t, svc.BindMainThread())
+		must(t, svc.Enable())
+		t.Cleanup(func() { svc.Close() })
+		return svc
+	}
+	a, b := open("a"), open("b")
+	before := mustAudit(t, b)
+	seller, buyer := np.sellers[0], np.buyers[0]
+
+	newcomer := uuid.New()
+	_, _, err := a.Join(newcomer, "Przybysz", []string{"market.use"})
+	must(t, err)
+	_, _, err = a.Join(seller.ID, "Kupiec_Nowy", nil)
+	must(t, err)
+	_, err = a.Deposit(newcomer, 75.5)
+	must(t, err)
+	_, err = a.Withdraw(buyer.ID, 10)
+	must(t, err)
+	gift, _, err := a.GiveItem(newcomer, market.ItemStack{Material: "EMERALD", Amount: 9})
+	must(t, err)
+
+	want := market.Issuance{MoneyIn: 75_50, MoneyOut: 10_00, ItemsIn: 9}
+	for deadline := time.Now().Add(10 * time.Second); mustAudit(t, b).Issued != want; time.Sleep(5 * time.Millisecond) {
+		if _, err := b.Follow(); err != nil || time.Now().After(deadline) {
+			t.Fatalf("b never saw the issuance (%v): %v", err, mustAudit(t, b).Issued)
+		}
+	}
+	st, err := b.GetPlayer(newcomer)
+	must(t, err)
+	if st.Name != "Przybysz" || st.Balance != 75.5 || st.Inventory[0] == nil || st.Inventory[0].ID != gift.ID {
+		t.Fatalf("b sees the newcomer as %+v", st)
+	}
+	after := mustAudit(t, b)
+	if after.OpeningMoney != before.OpeningMoney || after.OpeningItems != before.OpeningItems || len(after.Problems) > 0 {
+		t.Fatalf("b's audit: opening %d/%d, was %d/%d; problems %v", after.OpeningMoney, after.OpeningItems, before.OpeningMoney, before.OpeningItems, after.Problems)
+	}
+	page, err := b.Query(market.Query{Text: "kupiec_nowy"})
+	must(t, err)
+	if len(page.Listings) != 3 || page.Listings[0].SellerName != "Kupiec_Nowy" {
+		t.Fatalf("b finds %d listings by the seller's new name", len(page.Listings))
+	}
+	if page, _ := b.Query(market.Query{Text: "seller0"}); len(page.Listings) != 0 {
+		t.Fatalf("b still finds %d listings by the old name", len(page.Listings))
+	}
+	// A rename on b, of a player a renamed: b's memory has the version a
+	// wrote, so the conditional write goes through.
+	if _, _, err := b.Join(seller.ID, "Kupiec_Stary", nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -40,15 +40,11 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 	if s.playerByID[n.ID] != nil {
 		return Player{}, errf(CodePlayerExists, "a player with id %s exists", n.ID)
 	}
-	for _, p := range s.players {
-		if strings.EqualFold(p.name, n.Name) {
-			return Player{}, errf(CodePlayerExists, "a player called %s exists", p.name)
-		}
+	if other := s.nameHolder(n.Name); other != nil {
+		return Player{}, errf(CodePlayerExists, "a player called %s exists", other.name)
 	}
-	for _, perm := range n.Permissions {
-		if perm == "" || strings.ContainsAny(perm, ", \t\n") {
-			return Player{}, errf(CodeInvalidPlayer, "permission %q must be one word without commas", truncateForMsg(perm))
-		}
+	if err := validPermissions(n.Permissions); err != nil {
+		return Player{}, err
 	}
 	var balance Money
 	if n.Balance != 0 {
@@ -57,6 +53,7 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 			return Player{}, errf(CodeInvalidPlayer, "starting balance: %v", err)
 		}
 	}
+	brought := Issuance{MoneyIn: balance}
 	if len(n.Items) > InventorySize {
 		return Player{}, errf(CodeInvalidPlayer, "%d items do not fit in %d inventory slots", len(n.Items), InventorySize)
 	}
@@ -73,12 +70,16 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 			return Player{}, errf(CodeInvalidItem, "item %d: %v", i+1, err)
 		}
 		inv[i] = it
+		brought.ItemsIn += int64(it.amount)
 	}
 	row := PlayerRow{ID: n.ID, Name: n.Name, Perms: strings.Join(n.Permissions, ","), Balance: balance,
 		Inventory: encodeInventory(nil, &inv)}
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpAddPlayer, Player: &row})
+	if brought != (Issuance{}) {
+		b.add(Op{Kind: OpIssuance, Meta: MetaRow{Issuance: brought}})
+	}
 	b.log(EventRow{Kind: KindPlayerAdded, At: s.nowMs(), Body: playerAddedBody(&row)})
 	if err := s.commit(b); err != nil {
 		return Player{}, err
@@ -91,6 +92,112 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 		s.playerByID[pr.id] = pr
 	})
 	return pr.public(), nil
+}
+
+// nameHolder is the player whose name is name in any letter case, or nil.
+func (s *Service) nameHolder(name string) *playerRecord {
+	for _, p := range s.players {
+		if strings.EqualFold(p.name, name) {
+			return p
+		}
+	}
+	return nil
+}
+
+// validPermissions holds permissions to what a player row can store: words
+// without commas, which separate them there.
+func validPermissions(perms []string) error {
+	for _, perm := range perms {
+		if perm == "" || strings.ContainsAny(perm, ", \t\n") {
+			return errf(CodeInvalidPlayer, "permission %q must be one word without commas", truncateForMsg(perm))
+		}
+	}
+	return nil
+}
+
+// splitPerms reads a player row's permissions (nil for none).
+func splitPerms(perms string) []string {
+	if perms == "" {
+		return nil
+	}
+	return strings.Split(perms, ",")
+}
+
+// Join is the game's join: the player with this id arrives under this name
+// with these permissions. An unknown id is added with an empty inventory and
+// no money (AddPlayer); a known one takes the name and permissions when they
+// changed (a rename in the game, a new rank), and nothing is written when
+// they did not. It reports whether the player is new. A name another player
+// has (in any letter case) is refused: that player has changed their name
+// in the game since, and joins under the new one first (or an admin renames
+// them with Join).
+func (s *Service) Join(id uuid.UUID, name string, perms []string) (Player, bool, error) {
+	if err := s.mutGuard(); err != nil {
+		return Player{}, false, err
+	}
+	if id == uuid.Nil {
+		return Player{}, false, errf(CodeInvalidPlayer, "a joining player needs their game id, not the nil UUID")
+	}
+	p := s.playerByID[id]
+	if p == nil {
+		added, err := s.AddPlayer(NewPlayer{ID: id, Name: name, Permissions: perms})
+		return added, err == nil, err
+	}
+	if err := validPlayerName(name); err != nil {
+		return Player{}, false, err
+	}
+	if other := s.nameHolder(name); other != nil && other != p {
+		return Player{}, false, errf(CodePlayerExists, "the name %s belongs to player %s; they join under their new name first", other.name, other.id)
+	}
+	if err := validPermissions(perms); err != nil {
+		return Player{}, false, err
+	}
+	joined := strings.Join(perms, ",")
+	if name == p.name && joined == strings.Join(p.perms, ",") {
+		return p.public(), false, nil
+	}
+	row := PlayerRow{ID: p.id, Name: name, Perms: joined}
+	b := &s.batch
+	b.Reset()
+	b.add(Op{Kind: OpPlayerProfile, Int: p.version, Player: &row})
+	b.log(EventRow{Kind: KindPlayerChanged, At: s.nowMs(), Body: playerChangedBody(&row)})
+	if err := s.commit(b); err != nil {
+		return Player{}, false, err
+	}
+	s.applied(func() { s.setProfileLocked(p, name, perms) })
+	return p.public(), false, nil
+}
+
+// setProfileLocked gives p a name and permissions. The seller's name is
+// part of what finds a listing, so p's listings are indexed again.
+func (s *Service) setProfileLocked(p *playerRecord, name string, perms []string) {
+	p.perms = append([]string(nil), perms...)
+	if name == p.name {
+		return
+	}
+	var mine []*listingRecord
+	if ids := s.ix.sellers[p.idx]; ids != nil {
+		for it := ids.Iterator(); it.HasNext(); {
+			mine = append(mine, s.listings.get(it.Next()))
+		}
+	}
+	for _, r := range mine {
+		s.removeListingLocked(r)
+	}
+	p.name = name
+	delete(s.ix.sellerToks, p.idx)
+	for _, r := range mine {
+		s.addListingLocked(r)
+	}
+}
+
+// playerChangedBody records a profile change: the player's new name and
+// permissions.
+func playerChangedBody(p *PlayerRow) []byte {
+	b := []byte{eventBodyVersion}
+	b = append(b, p.ID[:]...)
+	b = appendStr(b, p.Name)
+	return appendStr(b, p.Perms)
 }
 
 // validPlayerName holds a name to the game's rules for player names.

@@ -108,6 +108,12 @@ func (s *Service) settleLocked() {
 		case OpCounters:
 			s.feeBalance, s.volume, s.sales = op.Meta.FeeBalance, op.Meta.Volume, op.Meta.Sales
 			s.loadedMeta.HasCounters = true
+		case OpIssuance:
+			s.issuance = op.Meta.Issuance
+		case OpPlayerProfile:
+			if p := s.playerByID[op.Player.ID]; p != nil {
+				p.version = op.Player.Version
+			}
 		}
 	}
 }

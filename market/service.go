@@ -40,6 +40,7 @@ type Service struct {
 	nextID     int64 // the next listing id to hand out
 	idCeil     int64 // ids below this may have been handed out (persisted)
 	feeBalance Money
+	issuance   Issuance // money and items that entered or left the market
 
 	players    []*playerRecord
 	playerByID map[uuid.UUID]*playerRecord
@@ -147,6 +148,7 @@ func (s *Service) reset() {
 	s.stats = newStats()
 	s.nextID = 1
 	s.feeBalance = 0
+	s.issuance = Issuance{}
 	s.hist = history{done: make(chan struct{}), stop: make(chan struct{})}
 	s.log = eventLog{}
 }
@@ -363,6 +365,7 @@ func (l *loader) Meta(m MetaRow) error {
 		l.s.nextID = 1
 	}
 	l.s.feeBalance = m.FeeBalance
+	l.s.issuance = m.Issuance
 	l.s.loadedMeta = m
 	l.s.log = eventLog{head: m.LastSeq, first: m.FirstSeq, delivered: m.PublishedSeq, recorded: m.PublishedSeq}
 	l.total = m.Listings + m.Transactions
@@ -381,10 +384,7 @@ func (l *loader) Player(p PlayerRow) error {
 		return fmt.Errorf("inventory of player %s: %w", p.ID, err)
 	}
 	pr := &playerRecord{idx: int32(len(s.players)), id: p.ID, name: p.Name, balance: p.Balance, lastSell: p.LastSell, inv: inv,
-		stored: append([]byte(nil), p.Inventory...), version: p.Version}
-	if p.Perms != "" {
-		pr.perms = strings.Split(p.Perms, ",")
-	}
+		stored: append([]byte(nil), p.Inventory...), version: p.Version, perms: splitPerms(p.Perms)}
 	s.players = append(s.players, pr)
 	s.playerByID[p.ID] = pr
 	return nil

@@ -96,6 +96,9 @@ type MetaRow struct {
 	// count, persisted so that they are exact before the history is loaded.
 	Volume Money
 	Sales  int64
+	// Issuance is the issuance account (a store from before it starts at
+	// zero: Audit.Opening then holds what the market had).
+	Issuance Issuance
 	// HasCounters is set on Load when the store holds Volume and Sales (a
 	// store written before they existed has to load its history first).
 	HasCounters bool
@@ -228,6 +231,13 @@ const (
 	// Meta.NextListingID, if it still is Int (else nothing happens: another
 	// instance took ids since). It gives back the unused end of a block.
 	OpListingIDs
+	// OpIssuance adds Meta.Issuance to the issuance account; Commit writes
+	// the account's new totals into Meta.Issuance.
+	OpIssuance
+	// OpPlayerProfile sets player Player.ID's name and permissions to
+	// Player.Name and Player.Perms while the row's version still is Int,
+	// and raises the version; Commit writes the new Version into Player.
+	OpPlayerProfile
 )
 
 // Op is one change of a Batch.

@@ -40,8 +40,9 @@ import (
 	"github.com/rynek/rynek/market"
 )
 
-// SchemaVersion is the version of the schema this package writes.
-const SchemaVersion = 2
+// SchemaVersion is the version of the schema this package writes: one per
+// migration.
+const SchemaVersion = 3
 
 // application marks a database as a Rynek market, in rynek_schema.
 const application = "rynek-market"
@@ -117,6 +118,10 @@ ALTER TABLE players ADD COLUMN version bigint NOT NULL DEFAULT 0;
 ALTER TABLE events ADD COLUMN origin text NOT NULL DEFAULT '';
 ALTER TABLE event_counter DROP COLUMN published;
 CREATE TABLE rynek_instances (name text PRIMARY KEY, published bigint NOT NULL);
+`, `
+-- The issuance account: money and items that came in from outside the
+-- market or left it.
+INSERT INTO meta (k, v) VALUES ('issued_money_in', 0), ('issued_money_out', 0), ('issued_items_in', 0), ('issued_items_out', 0);
 `}
 
 // statements write the ops; a conditional one fails through rynek_expect.
@@ -146,6 +151,24 @@ var statements = map[market.OpKind]string{
 			s AS (UPDATE meta SET v = v + $3 WHERE k = 'total_sales' RETURNING v)
 		SELECT (SELECT v FROM f), (SELECT v FROM m), (SELECT v FROM s)`,
 	market.OpListingIDs: `UPDATE meta SET v = $2 WHERE k = 'next_listing_id' AND v = $1`,
+	market.OpIssuance: `WITH a AS (UPDATE meta SET v = v + $1 WHERE k = 'issued_money_in' RETURNING v),
+			b AS (UPDATE meta SET v = v + $2 WHERE k = 'issued_money_out' RETURNING v),
+			c AS (UPDATE meta SET v = v + $3 WHERE k = 'issued_items_in' RETURNING v),
+			d AS (UPDATE meta SET v = v + $4 WHERE k = 'issued_items_out' RETURNING v)
+		SELECT (SELECT v FROM a), (SELECT v FROM b), (SELECT v FROM c), (SELECT v FROM d)`,
+	market.OpPlayerProfile: `WITH c AS (UPDATE players SET name = $1, perms = $2, version = version + 1
+			WHERE id = $3 AND version = $4 RETURNING version)
+		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `',
+			'player ' || $3::text || ' at version ' || $4::text), (SELECT version FROM c)`,
+}
+
+// issuanceColumns reads the issuance account in a query's select list.
+const issuanceColumns = `(SELECT v FROM meta WHERE k = 'issued_money_in'), (SELECT v FROM meta WHERE k = 'issued_money_out'),
+	(SELECT v FROM meta WHERE k = 'issued_items_in'), (SELECT v FROM meta WHERE k = 'issued_items_out')`
+
+// issuanceFields are where a scan of issuanceColumns goes.
+func issuanceFields(i *market.Issuance) []any {
+	return []any{(*int64)(&i.MoneyIn), (*int64)(&i.MoneyOut), &i.ItemsIn, &i.ItemsOut}
 }
 
 // appendLog takes n seqs from the counter and raises the delivery mark to
@@ -593,6 +616,10 @@ func (s *Store) readBack(ops []market.Op) error {
 			err = s.conn.QueryRow(s.ctx, `SELECT (SELECT v FROM meta WHERE k = 'fee_balance'),
 				(SELECT v FROM meta WHERE k = 'market_volume'), (SELECT v FROM meta WHERE k = 'total_sales')`).
 				Scan((*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales)
+		case market.OpIssuance:
+			err = s.conn.QueryRow(s.ctx, "SELECT "+issuanceColumns).Scan(issuanceFields(&op.Meta.Issuance)...)
+		case market.OpPlayerProfile:
+			err = s.conn.QueryRow(s.ctx, "SELECT version FROM players WHERE id = $1", op.Player.ID).Scan(&op.Player.Version)
 		}
 		if err != nil {
 			s.lost = fmt.Errorf("a commit was saved but its rows could not be read back (%v); open the market again", err)
@@ -602,14 +629,14 @@ func (s *Store) readBack(ops []market.Op) error {
 	return nil
 }
 
-// counterAdds keeps what each OpCounters adds, by the op's index: the
+// counterAdds keeps what each OpCounters and OpIssuance adds, by the op's index: the
 // op's Meta receives the totals as results arrive, and a batch sent again
 // after a broken connection must add the amounts, not the totals of the
 // attempt that failed.
 func counterAdds(ops []market.Op) map[int]market.MetaRow {
 	adds := map[int]market.MetaRow{}
 	for i := range ops {
-		if ops[i].Kind == market.OpCounters {
+		if k := ops[i].Kind; k == market.OpCounters || k == market.OpIssuance {
 			adds[i] = ops[i].Meta
 		}
 	}
@@ -656,6 +683,17 @@ func queueOps(pb *pgx.Batch, ops []market.Op, adds map[int]market.MetaRow) {
 			})
 		case market.OpListingIDs:
 			pb.Queue(q, op.Int, op.Meta.NextListingID)
+		case market.OpIssuance:
+			m, add := &op.Meta, adds[i].Issuance
+			pb.Queue(q, int64(add.MoneyIn), int64(add.MoneyOut), add.ItemsIn, add.ItemsOut).QueryRow(func(r pgx.Row) error {
+				return r.Scan(issuanceFields(&m.Issuance)...)
+			})
+		case market.OpPlayerProfile:
+			p := op.Player
+			pb.Queue(q, p.Name, p.Perms, p.ID, op.Int).QueryRow(func(r pgx.Row) error {
+				var one int64
+				return r.Scan(&one, &p.Version)
+			})
 		default:
 			pb.Queue("SELECT rynek_expect(0, 'RYN03', $1)", fmt.Sprintf("unknown op kind %d", op.Kind))
 		}
@@ -884,8 +922,10 @@ func readMeta(ctx context.Context, tx pgx.Tx, m *market.MetaRow) error {
 	var last int64
 	err := tx.QueryRow(ctx, `SELECT
 		(SELECT v FROM meta WHERE k = 'next_listing_id'), (SELECT v FROM meta WHERE k = 'fee_balance'),
-		(SELECT v FROM meta WHERE k = 'market_volume'), (SELECT v FROM meta WHERE k = 'total_sales'), c.last_seq
-		FROM event_counter c`).Scan(&m.NextListingID, (*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales, &last)
+		(SELECT v FROM meta WHERE k = 'market_volume'), (SELECT v FROM meta WHERE k = 'total_sales'), c.last_seq,
+		`+issuanceColumns+`
+		FROM event_counter c`).Scan(append([]any{&m.NextListingID, (*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales, &last},
+		issuanceFields(&m.Issuance)...)...)
 	if err != nil {
 		return fmt.Errorf("read the counters: %w", err)
 	}

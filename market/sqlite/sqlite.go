@@ -145,6 +145,13 @@ var statements = map[market.OpKind]string{
 	market.OpCounters: `INSERT INTO meta (k, v) VALUES ('fee_balance', ?1), ('market_volume', ?2), ('total_sales', ?3)
 		ON CONFLICT (k) DO UPDATE SET v = v + excluded.v RETURNING k, v`,
 	market.OpListingIDs: `UPDATE meta SET v = ?2 WHERE k = 'next_listing_id' AND v = ?1`,
+	// A file from before the issuance account lacks its rows: it starts
+	// from zero.
+	market.OpIssuance: `INSERT INTO meta (k, v) VALUES ('issued_money_in', ?1), ('issued_money_out', ?2),
+		('issued_items_in', ?3), ('issued_items_out', ?4)
+		ON CONFLICT (k) DO UPDATE SET v = v + excluded.v RETURNING k, v`,
+	market.OpPlayerProfile: `UPDATE players SET name = ?1, perms = ?2, version = version + 1
+		WHERE id = ?3 AND version = ?4 RETURNING version`,
 }
 
 // Open opens or creates the market database at path. A new file is created
@@ -597,9 +604,20 @@ func (s *Store) apply(op *market.Op) error {
 		t := op.Tx
 		res, err = st.Exec(string(t.State), nonNil(t.Rec), t.ID[:], string(op.ExpectState))
 	case market.OpCounters:
-		err = s.addCounters(st, &op.Meta)
+		m := &op.Meta
+		err = addToMeta(st, m, int64(m.FeeBalance), int64(m.Volume), m.Sales)
 	case market.OpListingIDs:
 		_, err = st.Exec(op.Int, op.Meta.NextListingID)
+	case market.OpIssuance:
+		m := &op.Meta
+		i := &m.Issuance
+		err = addToMeta(st, m, int64(i.MoneyIn), int64(i.MoneyOut), i.ItemsIn, i.ItemsOut)
+	case market.OpPlayerProfile:
+		p := op.Player
+		err = st.QueryRow(p.Name, p.Perms, p.ID[:], op.Int).Scan(&p.Version)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("player %s at version %d: %w", p.ID, op.Int, market.ErrConflict)
+		}
 	default:
 		return fmt.Errorf("unknown op kind %d", op.Kind)
 	}
@@ -626,10 +644,10 @@ func (s *Store) apply(op *market.Op) error {
 // the inventory first.
 var errPlayerMoved = fmt.Errorf("no such player, too little money, or the inventory changed meanwhile: %w", market.ErrConflict)
 
-// addCounters adds m's fee, volume and sales to the counters and writes
-// their new totals into m.
-func (s *Store) addCounters(st *sql.Stmt, m *market.MetaRow) error {
-	rows, err := st.Query(int64(m.FeeBalance), int64(m.Volume), m.Sales)
+// addToMeta runs an insert-or-add statement of meta rows with args and
+// writes the rows' new totals into m.
+func addToMeta(st *sql.Stmt, m *market.MetaRow, args ...any) error {
+	rows, err := st.Query(args...)
 	if err != nil {
 		return err
 	}
@@ -640,16 +658,35 @@ func (s *Store) addCounters(st *sql.Stmt, m *market.MetaRow) error {
 		if err := rows.Scan(&k, &v); err != nil {
 			return err
 		}
-		switch k {
-		case "fee_balance":
-			m.FeeBalance = market.Money(v)
-		case "market_volume":
-			m.Volume = market.Money(v)
-		case "total_sales":
-			m.Sales = v
-		}
+		setMeta(m, k, v)
 	}
 	return rows.Err()
+}
+
+// setMeta sets the field of m that meta row k holds, and reports whether
+// k is one.
+func setMeta(m *market.MetaRow, k string, v int64) bool {
+	switch k {
+	case "next_listing_id":
+		m.NextListingID = v
+	case "fee_balance":
+		m.FeeBalance = market.Money(v)
+	case "market_volume":
+		m.Volume = market.Money(v)
+	case "total_sales":
+		m.Sales = v
+	case "issued_money_in":
+		m.Issuance.MoneyIn = market.Money(v)
+	case "issued_money_out":
+		m.Issuance.MoneyOut = market.Money(v)
+	case "issued_items_in":
+		m.Issuance.ItemsIn = v
+	case "issued_items_out":
+		m.Issuance.ItemsOut = v
+	default:
+		return false
+	}
+	return true
 }
 
 // nonNil keeps an empty blob from becoming NULL.
@@ -776,18 +813,11 @@ func (s *Store) Load(l market.Loader) error {
 		if err := r.Scan(&k, &v); err != nil {
 			return err
 		}
+		setMeta(&m, k, v)
 		switch k {
-		case "next_listing_id":
-			m.NextListingID = v
+		case "next_listing_id", "fee_balance":
 			seen++
-		case "fee_balance":
-			m.FeeBalance = market.Money(v)
-			seen++
-		case "market_volume":
-			m.Volume = market.Money(v)
-			counters++
-		case "total_sales":
-			m.Sales = v
+		case "market_volume", "total_sales":
 			counters++
 		}
 		return nil

@@ -155,6 +155,22 @@ func (m *Model) apply(op *market.Op) error {
 		if m.meta.NextListingID == op.Int {
 			m.meta.NextListingID = op.Meta.NextListingID
 		}
+	case market.OpIssuance:
+		i, add := &m.meta.Issuance, op.Meta.Issuance
+		i.MoneyIn += add.MoneyIn
+		i.MoneyOut += add.MoneyOut
+		i.ItemsIn += add.ItemsIn
+		i.ItemsOut += add.ItemsOut
+		op.Meta.Issuance = *i
+	case market.OpPlayerProfile:
+		p, ok := m.players[op.Player.ID]
+		if !ok || p.Version != op.Int {
+			return market.ErrConflict
+		}
+		p.Name, p.Perms = op.Player.Name, op.Player.Perms
+		p.Version++
+		m.players[p.ID] = p
+		op.Player.Version = p.Version
 	default:
 		return fmt.Errorf("unknown op kind %d", op.Kind)
 	}
@@ -263,7 +279,7 @@ func DumpStore(t testing.TB, st market.Store) Dump {
 	d.Published = d.Meta.PublishedSeq
 	// What Load reports about sizes and the log is not a row.
 	d.Meta = market.MetaRow{NextListingID: d.Meta.NextListingID, FeeBalance: d.Meta.FeeBalance,
-		Volume: d.Meta.Volume, Sales: d.Meta.Sales}
+		Volume: d.Meta.Volume, Sales: d.Meta.Sales, Issuance: d.Meta.Issuance}
 	d.sort()
 	return d
 }
@@ -346,6 +362,10 @@ func reported(b *market.Batch) string {
 			s += fmt.Sprintf("[player %d v%d] ", op.Player.Balance, op.Player.Version)
 		case market.OpCounters:
 			s += fmt.Sprintf("[counters %d %d %d] ", op.Meta.FeeBalance, op.Meta.Volume, op.Meta.Sales)
+		case market.OpIssuance:
+			s += fmt.Sprintf("[issuance %+v] ", op.Meta.Issuance)
+		case market.OpPlayerProfile:
+			s += fmt.Sprintf("[profile v%d] ", op.Player.Version)
 		}
 	}
 	return s
@@ -399,7 +419,7 @@ func (g *opGen) op(m *Model) market.Op {
 		}
 		return []byte{byte(r.IntN(4)), byte(r.IntN(4))}
 	}
-	switch r.IntN(11) {
+	switch r.IntN(13) {
 	case 0:
 		return market.Op{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: g.pick(g.players), Name: fmt.Sprint("p", r.IntN(9)),
 			Perms: "", Balance: market.Money(r.IntN(1000)), LastSell: int64(r.IntN(100)), Inventory: blob}}
@@ -429,6 +449,17 @@ func (g *opGen) op(m *Model) market.Op {
 			from += int64(r.IntN(3))
 		}
 		return market.Op{Kind: market.OpListingIDs, Int: from, Meta: market.MetaRow{NextListingID: from + int64(r.IntN(50))}}
+	case 10:
+		return market.Op{Kind: market.OpIssuance, Meta: market.MetaRow{Issuance: market.Issuance{MoneyIn: market.Money(r.IntN(100)),
+			MoneyOut: market.Money(r.IntN(100)), ItemsIn: int64(r.IntN(64)), ItemsOut: int64(r.IntN(64))}}}
+	case 11:
+		id := g.pick(g.players)
+		version := m.players[id].Version
+		if r.IntN(3) == 0 {
+			version += int64(1 + r.IntN(2)) // stale or ahead: refused
+		}
+		return market.Op{Kind: market.OpPlayerProfile, Int: version, Player: &market.PlayerRow{ID: id, Name: fmt.Sprint("q", r.IntN(9)),
+			Perms: []string{"", "market.admin", "market.use,market.sell"}[r.IntN(3)]}}
 	case 6:
 		return market.Op{Kind: market.OpPutTx, Tx: &market.TxRow{ID: g.txID(), State: g.allStates[r.IntN(len(g.allStates))], Rec: blob}}
 	case 7:
