@@ -118,7 +118,10 @@ func TestIssuanceRefusals(t *testing.T) {
 		{"huge deposit", func() error { _, err := w.svc.Deposit(w.alice.ID, 2e9); return err }, market.CodeInvalidPrice, "deposit 2000000000 is outside 0.01..1000000000.00"},
 		{"withdrawal of more than the balance", func() error { _, err := w.svc.Withdraw(w.alice.ID, 1000.01); return err }, market.CodeInsufficientFunds, "Alice has 1000.00, less than the withdrawal of 1000.01"},
 		{"withdrawal of NaN", func() error { _, err := w.svc.Withdraw(w.alice.ID, math.NaN()); return err }, market.CodeInvalidPrice, "withdrawal is not a number"},
-		{"gift to nobody", func() error { _, _, err := w.svc.GiveItem(nobody, market.ItemStack{Material: "STONE", Amount: 1}); return err }, market.CodeUnknownPlayer, "player " + nobody.String() + " does not exist"},
+		{"gift to nobody", func() error {
+			_, _, err := w.svc.GiveItem(nobody, market.ItemStack{Material: "STONE", Amount: 1})
+			return err
+		}, market.CodeUnknownPlayer, "player " + nobody.String() + " does not exist"},
 		{"gift of 65 diamonds", func() error {
 			_, _, err := w.svc.GiveItem(w.alice.ID, market.ItemStack{Material: "DIAMOND", Amount: 65})
 			return err
