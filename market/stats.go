@@ -132,6 +132,7 @@ type Stats struct {
 	MarketVolume   float64 // lifetime sum of completed prices
 	TotalSales     int64
 	FeeBalance     float64
+	Issued         Issuance // the issuance account: money and items from outside, and out
 	TopSellers     []SellerRank
 	TopItems       []ItemRank
 	MostExpensive  []Transaction
@@ -153,6 +154,7 @@ func (s *Service) Stats(n int) (Stats, error) {
 		MarketVolume:   s.volume.Float(),
 		TotalSales:     s.sales,
 		FeeBalance:     s.feeBalance.Float(),
+		Issued:         s.issuance,
 	}
 	for idx, ss := range s.stats.seller {
 		p := s.players[idx]

@@ -124,6 +124,12 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			m.changed = true
 			m.settle()
 		}
+	case key.Matches(msg, k.Economy):
+		if _, err := c.Svc.GetPlayer(c.Actor.ID); err != nil {
+			m.fail(m.explainNoPlayer(err))
+			return nil, true
+		}
+		m.dialog = newEconomyDialog(c.Actor)
 	case key.Matches(msg, k.Backup):
 		return m.startBackup(), true
 	case key.Matches(msg, k.Toggle):
@@ -202,6 +208,8 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 	switch a := a.(type) {
 	case actAddPlayer:
 		return nil, m.addPlayer(a)
+	case actIssue:
+		return nil, m.issue(a)
 	case actPickPlayer:
 		c.Actor = a.p
 		m.setStatus(statusMsg{text: "acting as " + playerName(a.p)})

@@ -55,6 +55,16 @@ func TestGoldenPanes(t *testing.T) {
 			golden.RequireEqual(t, []byte(content))
 			e.key("esc")
 		})
+		t.Run(fmt.Sprintf("EconomyDialog_%dx%d", size[0], size[1]), func(t *testing.T) {
+			e.key("$")
+			e.key("right")
+			e.key("right")
+			e.typeText("EMERALD 16")
+			content := e.m.View().Content
+			checkScreen(t, content, size[0], size[1])
+			golden.RequireEqual(t, []byte(content))
+			e.key("esc")
+		})
 	}
 }
 

@@ -172,11 +172,11 @@ func statsBuckets(w int) int {
 }
 
 func (p *statsPane) View(c *Common, w, h int) string {
-	lines := []string{p.summary(c, w)}
+	lines := []string{p.summary(c, w), p.issuance(c)}
 	if w >= statsWide {
-		lines = append(lines, p.wideBody(c, w, h-1)...)
+		lines = append(lines, p.wideBody(c, w, h-2)...)
 	} else {
-		lines = append(lines, p.narrowBody(c, w, h-1)...)
+		lines = append(lines, p.narrowBody(c, w, h-2)...)
 	}
 	var b strings.Builder
 	for i := 0; i < h; i++ {
@@ -253,6 +253,19 @@ func (p *statsPane) summary(c *Common, w int) string {
 		s.Dim.Render(volume) + s.Price.Render(money(p.st.MarketVolume)) + sep +
 		s.Dim.Render(sales) + count(int(p.st.TotalSales)) + sep +
 		s.Dim.Render(fees) + money(p.st.FeeBalance)
+}
+
+// issuance is the second line: the issuance account, what came into the
+// market from outside and what left it.
+func (p *statsPane) issuance(c *Common) string {
+	if !p.loaded || p.err != nil {
+		return ""
+	}
+	s, i := c.Styles, p.st.Issued
+	sep := s.Dim.Render(" · ")
+	return s.Title.Render("Issued") + "  " + s.Dim.Render("money in ") + money(i.MoneyIn.Float()) + sep +
+		s.Dim.Render("out ") + money(i.MoneyOut.Float()) + sep + s.Dim.Render("items in ") + count(int(i.ItemsIn)) + sep +
+		s.Dim.Render("out ") + count(int(i.ItemsOut)) + s.Dim.Render("  ($ as admin)")
 }
 
 // statsCol is one column of a ranking.

@@ -90,16 +90,32 @@ type Stats struct {
 	MarketVolume   string        `json:"marketVolume"` // lifetime sum of completed prices
 	TotalSales     int64         `json:"totalSales"`
 	FeeBalance     string        `json:"feeBalance"` // every fee taken so far
+	Issued         Issuance      `json:"issued"`
 	TopSellers     []SellerRank  `json:"topSellers"`
 	TopItems       []ItemRank    `json:"topItems"`
 	MostExpensive  []Transaction `json:"mostExpensive"`
 	Version        uint64        `json:"version"`
 }
 
+// Issuance is the issuance account: the money and items that came into the
+// market from outside it (admins' deposits and gifts, new players' starting
+// money and items) and that left it.
+type Issuance struct {
+	MoneyIn  string `json:"moneyIn"`
+	MoneyOut string `json:"moneyOut"`
+	ItemsIn  int64  `json:"itemsIn"`
+	ItemsOut int64  `json:"itemsOut"`
+}
+
+// NewIssuance is the wire form of the issuance account.
+func NewIssuance(i market.Issuance) Issuance {
+	return Issuance{MoneyIn: market.FormatMoney(i.MoneyIn), MoneyOut: market.FormatMoney(i.MoneyOut), ItemsIn: i.ItemsIn, ItemsOut: i.ItemsOut}
+}
+
 // NewStats is the wire form of the market's figures.
 func NewStats(st market.Stats, version uint64) Stats {
 	out := Stats{ActiveListings: st.ActiveListings, MarketVolume: Money(st.MarketVolume), TotalSales: st.TotalSales,
-		FeeBalance: Money(st.FeeBalance), TopSellers: []SellerRank{}, TopItems: []ItemRank{},
+		FeeBalance: Money(st.FeeBalance), Issued: NewIssuance(st.Issued), TopSellers: []SellerRank{}, TopItems: []ItemRank{},
 		MostExpensive: []Transaction{}, Version: version}
 	for _, s := range st.TopSellers {
 		out.TopSellers = append(out.TopSellers, SellerRank{Seller: NewPlayer(market.Player{ID: s.Seller, Name: s.Name}),
