@@ -573,6 +573,9 @@ func (s *Service) installLocked(rs *rowSet) error {
 			was.state, was.tl, was.errCode, was.toMailbox = t.state, t.tl, t.errCode, t.toMailbox
 			t = was
 			if done {
+				if t.State() != StateCompleted { // refunded
+					s.uncompleteLocked(t)
+				}
 				continue
 			}
 		}

@@ -17,7 +17,8 @@ var ErrForbidden = &Error{Code: CodeForbidden, Msg: "forbidden"}
 const (
 	MailExpired          = "expired"
 	MailPurchaseOverflow = "purchase-overflow"
-	MailGiven            = "given" // GiveItem, with a full inventory
+	MailGiven            = "given"        // GiveItem, with a full inventory
+	MailAdminRefund      = "admin-refund" // Refund, with the seller's inventory full (the original's reason)
 )
 
 func (s *Service) actor(p Player) (*playerRecord, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -393,8 +394,8 @@ func TestNetworkSurvivorTakesOver(t *testing.T) {
 			t.Fatalf("COMPLETED transaction %s completed %d times in the log", tx.ID, completions[tx.ID])
 		}
 	}
-	if len(completions) != len(done) {
-		t.Fatalf("%d completions in the log, %d transactions COMPLETED", len(completions), len(done))
+	if refunded := countRefunded(survivor, maps.Keys(completions)); len(completions) != len(done)+refunded {
+		t.Fatalf("%d completions in the log, %d transactions COMPLETED and %d refunded", len(completions), len(done), refunded)
 	}
 	// A fresh instance sees what the survivor sees.
 	checkerStore, err := postgres.Open(dsn, postgres.Options{Instance: "checker"})
@@ -705,11 +706,11 @@ func mustOne(t *testing.T, svc *market.Service) market.Transaction {
 	return page.Transactions[0]
 }
 
-// TestNetworkCarriesJoinsAndIssuance: what one instance brings into the
-// market or takes out, and the players that join or rename on it, reach the
-// other instance: balances, inventories, the issuance account, names (and
-// so what finds a listing).
-func TestNetworkCarriesJoinsAndIssuance(t *testing.T) {
+// TestNetworkCarriesTheAdminsChanges: what one instance brings into the
+// market or takes out, the players that join or rename on it, and its
+// refunds reach the other instance: balances, inventories, the issuance
+// account, names (and so what finds a listing), the market's figures.
+func TestNetworkCarriesTheAdminsChanges(t *testing.T) {
 	dsn := pgtest.Database(t)
 	np := seedNetwork(t, dsn, 1, 1, 3)
 	open := func(name string) *market.Service {
@@ -764,5 +765,39 @@ func TestNetworkCarriesJoinsAndIssuance(t *testing.T) {
 	// wrote, so the conditional write goes through.
 	if _, _, err := b.Join(seller.ID, "Kupiec_Stary", nil); err != nil {
 		t.Fatal(err)
+	}
+
+	// A purchase on b, refunded on a by an admin who joined there: b's
+	// figures drop the sale, and a second refund on b is refused.
+	admin, _, err := a.Join(uuid.New(), "Admin_Sieci", []string{market.PermAdmin})
+	must(t, err)
+	tx, err := b.Buy(buyer, np.listings[0])
+	must(t, err)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := a.GetTransaction(tx.ID); err == nil {
+			break
+		}
+		if _, err := a.Follow(); err != nil || time.Now().After(deadline) {
+			t.Fatalf("a never saw the purchase (%v)", err)
+		}
+	}
+	_, err = a.Refund(tx.ID, admin, market.RefundWithItem)
+	must(t, err)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if got, _ := b.GetTransaction(tx.ID); got.State == market.StateRolledBack {
+			break
+		}
+		if _, err := b.Follow(); err != nil || time.Now().After(deadline) {
+			t.Fatalf("b never saw the refund (%v)", err)
+		}
+	}
+	if st, err := b.Stats(5); err != nil || st.TotalSales != 0 || st.MarketVolume != 0 {
+		t.Fatalf("b's figures after the refund: %d sales, volume %v (%v)", st.TotalSales, st.MarketVolume, err)
+	}
+	if got := mustAudit(t, b); got.OpeningMoney != before.OpeningMoney || got.OpeningItems != before.OpeningItems || len(got.Problems) > 0 {
+		t.Fatalf("b's audit after the refund: %+v", got)
+	}
+	if _, err := b.Refund(tx.ID, market.Player{ID: admin.ID}, market.RefundMoneyOnly); !errors.Is(err, &market.Error{Code: market.CodeNotRefundable}) {
+		t.Fatalf("a second refund on b: %v", err)
 	}
 }

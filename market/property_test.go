@@ -2,6 +2,7 @@ package market_test
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -37,7 +38,7 @@ func TestPropertyConservation(t *testing.T) {
 	seeds := []uint64{1, 2, 3}
 	steps := 400
 	if testing.Short() {
-		seeds, steps = seeds[:1], 150
+		seeds, steps = seeds[:1], 300
 	}
 	for _, seed := range seeds {
 		openStore := testStore(t)
@@ -83,7 +84,7 @@ func TestPropertyConservation(t *testing.T) {
 		}
 		covered := []string{"sell", "remove", "buy", "force-expire", "sweep", "claim"}
 		if !testing.Short() { // the rarer ones, in the long run
-			covered = append(covered, "deposit", "withdraw", "give", "take", "join")
+			covered = append(covered, "deposit", "withdraw", "give", "take", "join", "refund")
 		}
 		for _, op := range covered {
 			if wl.ops[op] == 0 {
@@ -94,8 +95,20 @@ func TestPropertyConservation(t *testing.T) {
 			t.Errorf("seed %d: no store failure was injected", seed)
 		}
 		done, _ := svc.GetCompletedTransactions()
-		if len(done) != len(completedEvents) {
-			t.Fatalf("%d completed transactions, %d distinct TransactionCompletedEvents", len(done), len(completedEvents))
+		var volume float64
+		for _, tx := range done {
+			volume += tx.Price
+		}
+		if st, err := svc.Stats(5); err != nil || st.TotalSales != int64(len(done)) || math.Abs(st.MarketVolume-volume) > 0.001 {
+			t.Fatalf("stats %d sales, volume %v; the completed list %d, %v (%v)", st.TotalSales, st.MarketVolume, len(done), volume, err)
+		}
+		for _, tx := range done { // a refunded purchase stays in the history, ROLLED_BACK
+			if _, _, refunded := tx.Refunded(); refunded {
+				t.Fatalf("refunded %s is in the completed list", tx.ID)
+			}
+		}
+		if len(done)+wl.ops["refund"] != len(completedEvents) {
+			t.Fatalf("%d completed transactions and %d refunds, %d distinct TransactionCompletedEvents", len(done), wl.ops["refund"], len(completedEvents))
 		}
 		for _, tx := range done {
 			if completedEvents[tx.ID] != 1 {

@@ -33,6 +33,22 @@ type itemStat struct {
 	volume Money
 }
 
+// addTop puts t in the list of the most expensive if it belongs there.
+func (st *stats) addTop(t *transactionRecord) {
+	if len(st.top) < topKeep || t.price > st.top[len(st.top)-1].price {
+		i, _ := slices.BinarySearchFunc(st.top, t.price, func(x *transactionRecord, p Money) int {
+			if x.price > p {
+				return -1
+			}
+			return 1
+		})
+		st.top = slices.Insert(st.top, i, t)
+		if len(st.top) > topKeep {
+			st.top = st.top[:topKeep]
+		}
+	}
+}
+
 // pricePoint is one completed sale of a material, for price history.
 type pricePoint struct {
 	at     int64 // unix ms
@@ -62,18 +78,7 @@ func (st *stats) record(s *Service, t *transactionRecord) {
 	is.sales++
 	is.amount += int64(t.it.amount)
 	is.volume += t.price
-	if len(st.top) < topKeep || t.price > st.top[len(st.top)-1].price {
-		i, _ := slices.BinarySearchFunc(st.top, t.price, func(x *transactionRecord, p Money) int {
-			if x.price > p {
-				return -1
-			}
-			return 1
-		})
-		st.top = slices.Insert(st.top, i, t)
-		if len(st.top) > topKeep {
-			st.top = st.top[:topKeep]
-		}
-	}
+	st.addTop(t)
 	at := t.tl[len(t.tl)-1].at
 	pts := st.hist[t.it.mat]
 	pp := pricePoint{at: at, unit: unitKey(t.price, t.it.amount), amount: t.it.amount}

@@ -3,6 +3,7 @@ package market_test
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -74,7 +75,7 @@ func (w *workload) step() (string, error) {
 	var name string
 	var err error
 	switch r := w.rng.IntN(100); {
-	case r < 35:
+	case r < 32:
 		name = "sell"
 		p := w.player()
 		st, e := w.svc.GetPlayer(p.ID)
@@ -99,7 +100,7 @@ func (w *workload) step() (string, error) {
 			price = -1 // an invalid price now and then
 		}
 		_, err = w.svc.SellItem(p, s, price)
-	case r < 50:
+	case r < 47:
 		name = "remove"
 		l, ok := w.listing()
 		if !ok {
@@ -110,7 +111,7 @@ func (w *workload) step() (string, error) {
 			actor = market.Player{ID: l.Seller}
 		}
 		err = w.svc.RemoveListing(l.ID, actor)
-	case r < 80:
+	case r < 77:
 		name = "buy"
 		l, ok := w.listing()
 		if !ok {
@@ -129,18 +130,18 @@ func (w *workload) step() (string, error) {
 		if err == nil && tx.State != market.StateCompleted {
 			return name, fmt.Errorf("purchase returned %s with no error", tx.State)
 		}
-	case r < 85:
+	case r < 81:
 		name = "force-expire"
 		l, ok := w.listing()
 		if !ok {
 			return name, nil
 		}
 		err = w.svc.ForceExpire(l.ID, w.players[0])
-	case r < 90:
+	case r < 86:
 		name = "sweep"
 		w.clock.Advance(time.Duration(w.rng.IntN(48)) * time.Hour)
 		_, _, err = w.svc.SweepExpired()
-	case r < 95:
+	case r < 92:
 		name = "claim"
 		_, err = w.svc.ClaimAll(w.player().ID)
 	default:
@@ -160,7 +161,15 @@ func (w *workload) issue() (string, error) {
 	i := w.rng.IntN(len(w.players))
 	p := w.players[i]
 	amount := float64(1+w.rng.IntN(100000)) / 100
-	switch w.rng.IntN(5) {
+	switch w.rng.IntN(6) {
+	case 5:
+		done, err := w.svc.GetCompletedTransactions()
+		if err != nil || len(done) == 0 {
+			return "refund", err
+		}
+		mode := market.RefundMode(w.rng.IntN(2))
+		_, err = w.svc.Refund(done[w.rng.IntN(len(done))].ID, w.players[0], mode)
+		return "refund", err
 	case 0:
 		_, err := w.svc.Deposit(p.ID, amount)
 		return "deposit", err
@@ -177,6 +186,21 @@ func (w *workload) issue() (string, error) {
 		_, _, err := w.svc.Join(p.ID, fmt.Sprintf("G%d_%d", i, w.rng.IntN(1000)), p.Permissions)
 		return "join", err
 	}
+}
+
+// countRefunded counts the transactions among ids that completed and were
+// refunded (the workload refunds some): ROLLED_BACK now, with a
+// TransactionCompletedEvent in the log.
+func countRefunded(svc *market.Service, ids iter.Seq[string]) int {
+	n := 0
+	for id := range ids {
+		if tx, err := svc.GetTransaction(id); err == nil {
+			if _, _, ok := tx.Refunded(); ok {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // acceptable reports whether err is an ordinary refusal (typed market error)
