@@ -210,6 +210,8 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 		return nil, m.addPlayer(a)
 	case actIssue:
 		return nil, m.issue(a)
+	case actRefund:
+		return nil, m.refund(a)
 	case actPickPlayer:
 		c.Actor = a.p
 		m.setStatus(statusMsg{text: "acting as " + playerName(a.p)})

@@ -116,7 +116,7 @@ type transactionsPane struct {
 }
 
 type txKeys struct {
-	States, Filter, Detail, Back key.Binding
+	States, Filter, Detail, Back, Refund key.Binding
 }
 
 // txStateFilters are what "a" cycles through.
@@ -141,14 +141,15 @@ func newTransactionsPane() *transactionsPane {
 		Filter: binding([]string{"f"}, "f", "filter player/id…"),
 		Detail: binding([]string{"enter"}, "enter", "details"),
 		Back:   binding([]string{"esc"}, "esc", "close details, then clear the filter"),
+		Refund: binding([]string{"U"}, "U", "refund the purchase as admin…"),
 	}}
 }
 
 func (p *transactionsPane) Title() string { return "Transactions" }
 
 func (p *transactionsPane) Help() []key.Binding {
-	return []key.Binding{p.keys.Detail, p.keys.States, p.keys.Filter, p.nav.PgDown, p.nav.End, p.nav.Up, p.nav.Down, p.nav.PgUp,
-		p.nav.Home, p.keys.Back}
+	return []key.Binding{p.keys.Detail, p.keys.States, p.keys.Filter, p.keys.Refund, p.nav.PgDown, p.nav.End, p.nav.Up, p.nav.Down,
+		p.nav.PgUp, p.nav.Home, p.keys.Back}
 }
 
 func (p *transactionsPane) TextFocused() bool { return false }
@@ -195,6 +196,16 @@ func (p *transactionsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, p.keys.Detail):
 			p.detail = !p.detail
 			return nil
+		case key.Matches(msg, p.keys.Refund):
+			t, ok := p.selected()
+			if !ok {
+				return refusal(errors.New("select a purchase first"))
+			}
+			d, err := newRefundConfirm(c, t)
+			if err != nil {
+				return refusal(err)
+			}
+			return func() tea.Msg { return openDialogMsg{d} }
 		case key.Matches(msg, p.keys.Back) && p.detail:
 			p.detail = false
 			return nil
