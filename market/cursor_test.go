@@ -43,6 +43,8 @@ func TestCursorPagingMatchesOneRead(t *testing.T) {
 		{MinPrice: 10_00, MaxPrice: 500_00},
 		{Text: "a"},
 		{MinPrice: 1_000_00},
+		{MinAmount: 16, MaxAmount: 48},
+		{Text: "a", MinAmount: 2, MinPrice: 5_00},
 	}
 	for _, f := range filters {
 		for _, mode := range market.SortModes() {
@@ -143,11 +145,35 @@ func TestQueryFiltersAndCursorRefusals(t *testing.T) {
 			t.Fatalf("listing %d (%s at %v) passed the filters", l.ID, l.Item.Material, l.Price)
 		}
 	}
+	p, err = svc.Query(market.Query{MinAmount: 10, MaxAmount: 20, Limit: -1})
+	must(t, err)
+	if len(p.Listings) == 0 {
+		t.Fatal("no listing of 10 to 20 items in a seeded market")
+	}
+	for _, l := range p.Listings {
+		if l.Item.Amount < 10 || l.Item.Amount > 20 {
+			t.Fatalf("listing %d of %d items passed the amount range 10..20", l.ID, l.Item.Amount)
+		}
+	}
+	all, err := svc.Query(market.Query{Limit: -1})
+	must(t, err)
+	inRange := 0
+	for _, l := range all.Listings {
+		if l.Item.Amount >= 10 && l.Item.Amount <= 20 {
+			inRange++
+		}
+	}
+	if inRange != len(p.Listings) || p.Total != inRange {
+		t.Fatalf("the amount range found %d (total %d) of %d", len(p.Listings), p.Total, inRange)
+	}
 	for _, c := range []struct {
 		q    market.Query
 		want string
 	}{
 		{market.Query{Material: "NO_SUCH_THING"}, `unknown material "NO_SUCH_THING"`},
+		{market.Query{MinAmount: 20, MaxAmount: 10}, "amount range 20..10 is empty (amounts are 1..99)"},
+		{market.Query{MinAmount: 100}, "amount range 100..0 is empty (amounts are 1..99)"},
+		{market.Query{MaxAmount: -1}, "amount range 0..-1 is empty (amounts are 1..99)"},
 		{market.Query{MinPrice: 10_00, MaxPrice: 5_00}, "price range 10.00..5.00 is empty"},
 		{market.Query{Sort: market.SortCheapest, After: &market.Cursor{Sort: market.SortNewest, ID: 5}}, "the position is one of the newest order, the query sorts by cheapest"},
 		{market.Query{Reverse: true, After: &market.Cursor{ID: 5}}, "a position cannot be combined with a reversed order"},

@@ -60,6 +60,9 @@ type Query struct {
 	// MinPrice and MaxPrice bound the total price, both inclusive; 0 = no
 	// bound.
 	MinPrice, MaxPrice Money
+	// MinAmount and MaxAmount bound the stack's amount, both inclusive; 0 =
+	// no bound.
+	MinAmount, MaxAmount int
 	// After continues a keyset page: the results start with the listing
 	// that follows this position of the sort order. Unlike Offset, a
 	// position does not move when listings before it come and go, so a
@@ -180,6 +183,9 @@ func (s *Service) Query(q Query) (Page, error) {
 	if q.MinPrice < 0 || q.MaxPrice < 0 || (q.MaxPrice > 0 && q.MinPrice > q.MaxPrice) {
 		return Page{}, errf(CodeInvalidQuery, "price range %s..%s is empty", FormatMoney(q.MinPrice), FormatMoney(q.MaxPrice))
 	}
+	if q.MinAmount < 0 || q.MaxAmount < 0 || q.MinAmount > MaxItemStack || (q.MaxAmount > 0 && q.MinAmount > q.MaxAmount) {
+		return Page{}, errf(CodeInvalidQuery, "amount range %d..%d is empty (amounts are 1..%d)", q.MinAmount, q.MaxAmount, MaxItemStack)
+	}
 	if a := q.After; a != nil {
 		switch {
 		case a.Sort != q.Sort:
@@ -252,7 +258,7 @@ func sortKeyOf(r *listingRecord, mode SortMode) int64 {
 // pipeline. ok is false for any other query.
 func (s *Service) idLookupLocked(pq parsedQuery, q Query, nowMs int64) (Page, bool) {
 	if len(pq.ids) != 1 || len(pq.words) != 0 || pq.bad || q.Category != CategoryAll || q.Seller != uuid.Nil ||
-		q.Material != "" || q.MinPrice != 0 || q.MaxPrice != 0 || q.After != nil {
+		q.Material != "" || q.MinPrice != 0 || q.MaxPrice != 0 || q.MinAmount != 0 || q.MaxAmount != 0 || q.After != nil {
 		return Page{}, false
 	}
 	page := Page{Query: q}
@@ -307,7 +313,10 @@ func (s *Service) matchLocked(pq parsedQuery, q Query, mat uint16, nowMs int64) 
 		parts = append(parts, mb)
 	}
 	if q.MinPrice > 0 || q.MaxPrice > 0 {
-		parts = append(parts, ix.priceRange(q.MinPrice, q.MaxPrice))
+		parts = append(parts, ix.byPrice.between(int64(q.MinPrice), int64(q.MaxPrice)))
+	}
+	if q.MinAmount > 0 || q.MaxAmount > 0 {
+		parts = append(parts, ix.byAmount.between(int64(q.MinAmount), int64(q.MaxAmount)))
 	}
 	var res *roaring.Bitmap
 	if len(parts) == 0 {
@@ -495,12 +504,12 @@ func walkOrder(o *order, desc bool, from *sortKey, offset, limit, budget int, in
 	return ids, ok
 }
 
-// priceRange returns the listings whose total price is within [lo, hi]
-// (hi 0: no upper bound), walking only that stretch of the price order.
-func (ix *index) priceRange(lo, hi Money) *roaring.Bitmap {
+// between returns the listings whose key in o is within [lo, hi] (hi 0: no
+// upper bound), walking only that stretch of the order.
+func (o *order) between(lo, hi int64) *roaring.Bitmap {
 	var ids []uint32
-	ix.byPrice.ascendFrom(&sortKey{k: int64(lo)}, func(k sortKey) bool {
-		if hi > 0 && k.k > int64(hi) {
+	o.ascendFrom(&sortKey{k: lo}, func(k sortKey) bool {
+		if hi > 0 && k.k > hi {
 			return false
 		}
 		ids = append(ids, k.id)

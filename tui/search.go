@@ -40,7 +40,8 @@ type searchDebounceMsg struct{ seq int }
 
 type searchResultMsg struct {
 	seq  int
-	text string
+	text string       // as typed
+	q    market.Query // as asked: the words and the range filters
 	page market.Page
 	err  error
 }
@@ -48,7 +49,7 @@ type searchResultMsg struct {
 func newSearchPane() *searchPane {
 	in := textinput.New()
 	in.Prompt = "search: "
-	in.Placeholder = `words, "łódź", a seller, #id…`
+	in.Placeholder = `words, "łódź", a seller, #id, price:10..200, amount:64…`
 	in.CharLimit = market.MaxQueryTextBytes
 	p := &searchPane{input: in, table: newListingTable(market.Query{}), keys: searchKeys{
 		queryKeys: newQueryKeys(),
@@ -92,10 +93,15 @@ func (p *searchPane) Refresh(c *Common) {
 // and reports the page tagged with seq.
 func (p *searchPane) query(c *Common, seq int, text string) tea.Cmd {
 	svc := c.Svc
-	q := market.Query{Text: text, Sort: p.table.q.Sort, Category: p.table.q.Category, Limit: 3 * p.rows(c)}
+	q := market.Query{Sort: p.table.q.Sort, Category: p.table.q.Category, Limit: 3 * p.rows(c)}
+	words, err := rangeFilters(text, svc.Config(), &q)
+	q.Text = words
 	return func() tea.Msg {
+		if err != nil {
+			return searchResultMsg{seq: seq, text: text, err: err}
+		}
 		page, err := svc.Query(q)
-		return searchResultMsg{seq: seq, text: text, page: page, err: err}
+		return searchResultMsg{seq: seq, text: text, q: q, page: page, err: err}
 	}
 }
 
@@ -118,7 +124,7 @@ func (p *searchPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return nil // the rows of the last answer stay, marked stale
 		}
-		t.q.Text = msg.text
+		t.q.Text, t.q.MinPrice, t.q.MaxPrice, t.q.MinAmount, t.q.MaxAmount = msg.q.Text, msg.q.MinPrice, msg.q.MaxPrice, msg.q.MinAmount, msg.q.MaxAmount
 		t.cursor, t.top = 0, 0
 		t.total, t.win, t.winStart, t.took = msg.page.Total, msg.page.Listings, 0, msg.page.Took
 		return nil
@@ -172,7 +178,7 @@ func (p *searchPane) View(c *Common, w, h int) string {
 	if !p.input.Focused() {
 		input = s.Dim.Render(input)
 	}
-	summary := s.Dim.Render("type to search: words match anywhere in names, lore, enchantments and sellers; #id finds one listing")
+	summary := s.Dim.Render("type to search: words match names, lore, enchantments and sellers; #id finds one listing; price:lo..hi, amount:lo..hi filter")
 	if p.shown > 0 || p.text != "" {
 		noun := "matches"
 		if t.total == 1 {

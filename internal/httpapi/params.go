@@ -93,7 +93,8 @@ func (p params) limit() (int, error) {
 }
 
 // listingParamNames are the parameters of GET /api/listings.
-var listingParamNames = []string{"q", "category", "seller", "material", "min_price", "max_price", "sort", "limit", "cursor"}
+var listingParamNames = []string{"q", "category", "seller", "material", "min_price", "max_price", "min_amount", "max_amount",
+	"sort", "limit", "cursor"}
 
 // parseListingQuery turns GET /api/listings's parameters into a service
 // query. Prices are bounded by the market's own price range.
@@ -142,6 +143,21 @@ func parseListingQuery(rawQuery string, minPrice, maxPrice market.Money) (market
 	if q.MaxPrice > 0 && q.MinPrice > q.MaxPrice {
 		return q, badParameter("min_price", fmt.Sprintf("min_price %s is above max_price %s", market.FormatMoney(q.MinPrice), market.FormatMoney(q.MaxPrice)))
 	}
+	for _, b := range []struct {
+		name string
+		dst  *int
+	}{{"min_amount", &q.MinAmount}, {"max_amount", &q.MaxAmount}} {
+		if s := p.get(b.name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 || n > market.MaxItemStack || s[0] == '+' {
+				return q, badParameter(b.name, fmt.Sprintf("%s must be a whole number from 1 to %d, got %q", b.name, market.MaxItemStack, clip(s)))
+			}
+			*b.dst = n
+		}
+	}
+	if q.MaxAmount > 0 && q.MinAmount > q.MaxAmount {
+		return q, badParameter("min_amount", fmt.Sprintf("min_amount %d is above max_amount %d", q.MinAmount, q.MaxAmount))
+	}
 	if s := p.get("sort"); s != "" {
 		m, ok := sortParams[s]
 		if !ok {
@@ -188,7 +204,8 @@ const (
 // filterHash identifies a query's filters (everything but the page).
 func filterHash(q market.Query) uint64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%q|%d|%s|%q|%d|%d|%d", q.Text, q.Category, q.Seller, q.Material, q.MinPrice, q.MaxPrice, q.Sort)
+	fmt.Fprintf(h, "%q|%d|%s|%q|%d|%d|%d|%d|%d", q.Text, q.Category, q.Seller, q.Material, q.MinPrice, q.MaxPrice, q.MinAmount,
+		q.MaxAmount, q.Sort)
 	return h.Sum64()
 }
 
