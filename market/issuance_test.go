@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
@@ -215,5 +216,66 @@ func TestJoin(t *testing.T) {
 		if w.svc.Version() != version {
 			t.Errorf("%s: a refused join changed the log", c.name)
 		}
+	}
+}
+
+// TestPriceSummary: the last 7 days' unit prices of a material and its
+// cheapest live listing, as a seller sees them before typing a price.
+func TestPriceSummary(t *testing.T) {
+	w := newWorld(t)
+	sum, err := w.svc.PriceSummary("diamond")
+	must(t, err)
+	if sum.Material != "DIAMOND" || sum.Week.Sales != 0 || sum.Cheapest != nil {
+		t.Fatalf("an untraded material: %+v", sum)
+	}
+	// Bob buys 8 diamonds at 2.00 each and 16 at 1.50; Alice lists 8 more at 2.50.
+	for _, c := range []struct {
+		amount int
+		price  float64
+	}{{8, 16}, {16, 24}} {
+		st := w.stack(w.alice, 0)
+		st.Amount = c.amount
+		l, err := w.svc.SellItem(w.alice, st, c.price)
+		must(t, err)
+		_, err = w.svc.Buy(w.bob, l.ID)
+		must(t, err)
+	}
+	st := w.stack(w.alice, 0)
+	st.Amount = 8
+	_, err = w.svc.SellItem(w.alice, st, 20) // expires before the summary
+	must(t, err)
+	w.clock.Advance(8 * 24 * time.Hour) // an old sale leaves the week
+	st = w.stack(w.admin, 0)
+	st.Amount = 4
+	l, err := w.svc.SellItem(w.admin, st, 12)
+	must(t, err)
+	_, err = w.svc.Buy(w.bob, l.ID)
+	must(t, err)
+	if _, _, err := w.svc.SweepExpired(); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = w.svc.PriceSummary("minecraft:diamond")
+	must(t, err)
+	if sum.Week.Sales != 1 || sum.Week.Min != 3 || sum.Week.Median != 3 || sum.Week.Max != 3 {
+		t.Fatalf("the week: %+v", sum.Week)
+	}
+	if sum.Cheapest != nil {
+		t.Fatalf("the 8-day-old listing #%d is still the cheapest", sum.Cheapest.ID)
+	}
+	st = w.stack(w.admin, 0)
+	st.Amount = 10
+	cheap, err := w.svc.SellItem(w.admin, st, 15)
+	must(t, err)
+	st = w.stack(w.admin, 0)
+	st.Amount = 2
+	_, err = w.svc.SellItem(w.admin, st, 4) // 2.00 each: dearer by the unit
+	must(t, err)
+	sum, err = w.svc.PriceSummary("DIAMOND")
+	must(t, err)
+	if sum.Cheapest == nil || sum.Cheapest.ID != cheap.ID {
+		t.Fatalf("cheapest %+v, want #%d at 1.50 each", sum.Cheapest, cheap.ID)
+	}
+	if _, err := w.svc.PriceSummary("NO_SUCH_THING"); err == nil || err.Error() != `unknown material "NO_SUCH_THING"` {
+		t.Fatalf("an unknown material: %v", err)
 	}
 }

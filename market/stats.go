@@ -382,3 +382,30 @@ func (s *Service) CategoryCounts() ([]CategoryCount, uint64, error) {
 	})
 	return out, s.log.head, nil
 }
+
+// PriceSummary is what a seller sees before typing a price: the unit prices
+// the material sold at over the last 7 days, and the cheapest live listing
+// of it by unit price.
+type PriceSummary struct {
+	Material string
+	Week     PriceWindow // Sales, Min, Median, Max unit prices; zero when nothing sold
+	Cheapest *Listing    // nil when none is on sale
+}
+
+// PriceSummary returns the price summary of material. It waits for the
+// history's background load, like PriceHistory; any goroutine.
+func (s *Service) PriceSummary(material string) (PriceSummary, error) {
+	ph, err := s.PriceHistory(material, 7*24*time.Hour, 1)
+	if err != nil {
+		return PriceSummary{}, err
+	}
+	sum := PriceSummary{Material: ph.Material, Week: ph.Windows[1]}
+	page, err := s.Query(Query{Material: ph.Material, Sort: SortUnitPrice, Limit: 1})
+	if err != nil {
+		return PriceSummary{}, err
+	}
+	if len(page.Listings) == 1 {
+		sum.Cheapest = &page.Listings[0]
+	}
+	return sum, nil
+}

@@ -93,7 +93,9 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			m.fail(m.explainNoPlayer(err))
 			return nil, true
 		}
-		m.dialog = newSellDialog(c, st)
+		d := newSellDialog(c, st)
+		m.dialog = d
+		return d.summarize(c), true
 	case key.Matches(msg, k.Buy, k.Remove, k.AdminRemove, k.ForceExpire, k.RemoveAsActor, k.ExpireAsActor):
 		l, ok := m.panes[m.active].Selected()
 		if !ok {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -19,6 +20,13 @@ type dialog interface {
 	// View renders the dialog at most w cells wide and h lines high.
 	View(c *Common, w, h int) string
 	Help() []key.Binding
+}
+
+// dialogMsg is an answer for the dialog that asked for it (to); the root
+// drops it when that dialog has closed.
+type dialogMsg struct {
+	to  dialog
+	msg tea.Msg
 }
 
 // refusalKeeper is a dialog that stays open when the market refuses its
@@ -154,13 +162,18 @@ type sellDialog struct {
 	player market.PlayerState
 	stacks []market.ItemStack
 	pick   int
-	amount textinput.Model
-	price  textinput.Model
-	focus  int // 0 stack list, 1 amount, 2 price
-	err    string
-	ok     float64 // the validated price when err is empty (set in Update, read by View)
-	keys   dialogKeys
-	list   key.Binding
+	// summaries are the price summaries of the stacks' materials, read off
+	// the event loop once the dialog opens (nil until then); typed is set
+	// once the price was edited, which a summary then no longer replaces.
+	summaries map[string]market.PriceSummary
+	typed     bool
+	amount    textinput.Model
+	price     textinput.Model
+	focus     int // 0 stack list, 1 amount, 2 price
+	err       string
+	ok        float64 // the validated price when err is empty (set in Update, read by View)
+	keys      dialogKeys
+	list      key.Binding
 }
 
 func newSellDialog(c *Common, ps market.PlayerState) *sellDialog {
@@ -190,9 +203,12 @@ func (d *sellDialog) choose(c *Common, i int) {
 	st := d.stacks[d.pick]
 	d.amount.SetValue(fmt.Sprint(st.Amount))
 	price := 10.0
-	if info, ok := market.LookupMaterial(st.Material); ok {
+	if sum, ok := d.summaries[st.Material]; ok && sum.Week.Sales > 0 {
+		price = sum.Week.Median * float64(st.Amount) // what it sold at this week
+	} else if info, ok := market.LookupMaterial(st.Material); ok {
 		price = float64(info.BasePrice) * float64(st.Amount) / 100
 	}
+	price = math.Round(price*100) / 100
 	cfg := c.Svc.Config()
 	price = max(min(price, cfg.MaxPrice.Float()), cfg.MinPrice.Float())
 	d.price.SetValue(fmt.Sprintf("%.2f", price))
@@ -230,7 +246,39 @@ func (d *sellDialog) Help() []key.Binding {
 // keeps the dialog, with what was typed, open.
 func (d *sellDialog) Refused(err error) { d.err = err.Error() + codeSuffix(err) }
 
+// priceSummariesMsg answers summarize.
+type priceSummariesMsg map[string]market.PriceSummary
+
+// summarize reads the price summaries of the stacks' materials off the
+// event loop (they may wait for the history's background load).
+func (d *sellDialog) summarize(c *Common) tea.Cmd {
+	svc := c.Svc
+	var mats []string
+	for _, st := range d.stacks {
+		mats = append(mats, st.Material)
+	}
+	return func() tea.Msg {
+		out := priceSummariesMsg{}
+		for _, m := range mats {
+			if _, done := out[m]; done {
+				continue
+			}
+			if sum, err := svc.PriceSummary(m); err == nil {
+				out[m] = sum
+			}
+		}
+		return dialogMsg{to: d, msg: out}
+	}
+}
+
 func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
+	if sums, ok := msg.(priceSummariesMsg); ok {
+		d.summaries = sums
+		if !d.typed {
+			d.choose(c, d.pick)
+		}
+		return nil, false
+	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, false
@@ -270,7 +318,9 @@ func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 	case 1:
 		d.amount, _ = d.amount.Update(msg)
 	case 2:
+		before := d.price.Value()
 		d.price, _ = d.price.Update(msg)
+		d.typed = d.typed || d.price.Value() != before
 	}
 	d.validate(c)
 	return nil, false
@@ -304,7 +354,8 @@ func (d *sellDialog) View(c *Common, w, _ int) string {
 		}
 		return l + " " + in.View()
 	}
-	b.WriteString("\n\n" + field("amount", d.amount, d.focus == 1) + "   " + field("price", d.price, d.focus == 2))
+	b.WriteString("\n\n" + d.summaryLine(c))
+	b.WriteString("\n" + field("amount", d.amount, d.focus == 1) + "   " + field("price", d.price, d.focus == 2))
 	if d.err != "" {
 		b.WriteString("\n" + s.Err.Render(d.err))
 	} else if price := d.ok; price > 0 {
@@ -313,6 +364,32 @@ func (d *sellDialog) View(c *Common, w, _ int) string {
 		b.WriteString("\n" + s.OK.Render(fmt.Sprintf("ok · on sale you receive %s after the %.0f%% fee", money(price*(1-fee/100)), fee)))
 	}
 	return box(c, b.String(), w)
+}
+
+// summaryLine is the selected stack's price summary: the last 7 days'
+// unit prices and the cheapest listing of the material on sale now.
+func (d *sellDialog) summaryLine(c *Common) string {
+	s := c.Styles
+	if len(d.stacks) == 0 {
+		return ""
+	}
+	if d.summaries == nil {
+		return s.Dim.Render("reading the price summary…")
+	}
+	sum, ok := d.summaries[d.stacks[d.pick].Material]
+	if !ok {
+		return s.Dim.Render("no price summary for this item")
+	}
+	week := s.Dim.Render("7 days: no sales")
+	if w := sum.Week; w.Sales > 0 {
+		week = s.Dim.Render(fmt.Sprintf("7 days: %d sale%s, each ", w.Sales, plural(w.Sales))) +
+			fmt.Sprintf("%s / %s / %s", money(w.Min), money(w.Median), money(w.Max)) + s.Dim.Render(" min/median/max")
+	}
+	now := s.Dim.Render(" · none on sale")
+	if l := sum.Cheapest; l != nil {
+		now = s.Dim.Render(" · cheapest now ") + money(l.Price/float64(l.Item.Amount)) + s.Dim.Render(fmt.Sprintf(" each (#%d)", l.ID))
+	}
+	return week + now
 }
 
 // playerPicker chooses the acting player: type to filter (diacritics-folded),

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,4 +101,41 @@ func TestEconomyDialog(t *testing.T) {
 	}
 	e.key("4")
 	e.mustContain("Issued  money in 250.50")
+}
+
+// TestSellDialogShowsThePriceSummary: before a price is typed, the sell
+// dialog shows the week's unit prices and the cheapest listing on sale, and
+// suggests the week's median; a typed price is never replaced.
+func TestSellDialogShowsThePriceSummary(t *testing.T) {
+	e := newEnv(t, 160, 48)
+	e.key("s")
+	d, ok := e.m.dialog.(*sellDialog)
+	if !ok {
+		t.Fatalf("s opened %T", e.m.dialog)
+	}
+	if d.summaries == nil {
+		t.Fatal("the summaries never arrived")
+	}
+	st := d.stacks[d.pick]
+	sum, err := e.svc.PriceSummary(st.Material)
+	must(t, err)
+	if sum.Week.Sales == 0 {
+		t.Fatalf("the seeded market sold no %s this week: the test needs a sale", st.Material)
+	}
+	e.mustContain("7 days: ")
+	e.mustContain(money(sum.Week.Median))
+	if want := fmt.Sprintf("%.2f", math.Round(sum.Week.Median*float64(st.Amount)*100)/100); d.price.Value() != want {
+		t.Fatalf("suggested %s, want the median's %s", d.price.Value(), want)
+	}
+	if sum.Cheapest != nil {
+		e.mustContain(fmt.Sprintf("each (#%d)", sum.Cheapest.ID))
+	} else {
+		e.mustContain("none on sale")
+	}
+	e.key("backspace")
+	typed := d.price.Value()
+	e.send(dialogMsg{to: d, msg: d.summaries}) // a late answer
+	if d.price.Value() != typed {
+		t.Fatalf("a summary replaced the typed price %q with %q", typed, d.price.Value())
+	}
 }

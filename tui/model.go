@@ -273,6 +273,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case statusMsg:
 		m.setStatus(msg)
 		return m, nil
+	case dialogMsg:
+		if m.dialog != msg.to {
+			return m, nil // the dialog that asked has closed
+		}
+		return m, m.updateDialog(msg.msg)
 	case bgMutationMsg:
 		m.onBackgroundResult(msg)
 		return m, nil

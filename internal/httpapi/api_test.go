@@ -211,6 +211,17 @@ func TestOtherRoutes(t *testing.T) {
 	if len(ph.Buckets) != 30 || ph.Span != "30d" || ph.BucketMs != 86_400_001 || sold == 0 {
 		t.Errorf("price history: %d buckets, span %s, width %d ms, %d sales", len(ph.Buckets), ph.Span, ph.BucketMs, sold)
 	}
+	var ps wire.PriceSummary
+	mat := hist.Items[0].Item.Material
+	e.getJSON("/api/price-summary/"+strings.ToLower(mat), &ps)
+	summary, err := e.svc.PriceSummary(mat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps.Material != mat || ps.Sales != summary.Week.Sales || ps.Sales > 0 && ps.Median != wire.Money(summary.Week.Median) ||
+		(ps.Cheapest == nil) != (summary.Cheapest == nil) || ps.Cheapest != nil && ps.Cheapest.ID != summary.Cheapest.ID {
+		t.Errorf("price summary %+v, the service says %+v", ps, summary)
+	}
 	var h Health
 	e.getJSON("/api/health", &h)
 	if !h.Ready || h.Name != "Rynek" || h.Version != e.svc.Version() {
@@ -238,6 +249,8 @@ func TestErrors(t *testing.T) {
 		{"/api/players/01234567-89ab-4cde-8f01-23456789abcd", "", CodePlayerNotFound, "no player 01234567-89ab-4cde-8f01-23456789abcd", 404},
 		{"/api/transactions/01234567-89ab-4cde-8f01-23456789abcd", "", CodeTransactionMissing, "no transaction 01234567-89ab-4cde-8f01-23456789abcd", 404},
 		{"/api/price-history/NO_SUCH_ITEM", "", CodeItemNotFound, `no item "NO_SUCH_ITEM" in the market's catalogue`, 404},
+		{"/api/price-summary/NO_SUCH_ITEM", "", CodeItemNotFound, `no item "NO_SUCH_ITEM" in the market's catalogue`, 404},
+		{"/api/price-summary/DIAMOND?span=7d", "span", CodeBadParameter, `unknown parameter "span"; this route takes no parameters`, 400},
 		{"/api/nothing", "", CodeNotFound, "no such route; see /api/openapi.json", 404},
 		{"/api/listings?limit=501", "limit", CodeBadParameter, `limit must be a whole number from 1 to 500, got "501"`, 400},
 		{"/api/listings?sort=cheap", "sort", CodeBadParameter, `sort must be one of newest, oldest, price, price_desc, unit_price, amount, amount_desc, got "cheap"`, 400},

@@ -260,6 +260,25 @@ var spans = map[string]struct {
 	"30d": {30 * 24 * time.Hour, 30},
 }
 
+func (s *Server) priceSummary(r *http.Request) (reader, error) {
+	item := r.PathValue("item")
+	if _, err := parseParams(r.URL.RawQuery); err != nil {
+		return nil, err
+	}
+	info, ok := market.LookupMaterial(item)
+	if !ok {
+		return nil, notFound(CodeItemNotFound, fmt.Sprintf("no item %q in the market's catalogue", clip(item)))
+	}
+	return func() (any, uint64, error) {
+		v := s.svc.Version()
+		sum, err := s.svc.PriceSummary(info.Key)
+		if err != nil {
+			return nil, 0, err
+		}
+		return wire.NewPriceSummary(sum, v), v, nil
+	}, nil
+}
+
 func (s *Server) priceHistory(r *http.Request) (reader, error) {
 	item := r.PathValue("item")
 	p, err := parseParams(r.URL.RawQuery, "span")

@@ -59,7 +59,11 @@ func parseParams(rawQuery string, allowed ...string) (params, error) {
 		case !known && name == "access_token":
 			return params{}, badParameter(name, "access_token is accepted only by /api/events; send the token as Authorization: Bearer")
 		case !known:
-			return params{}, badParameter(clip(name), fmt.Sprintf("unknown parameter %q; this route takes: %s", clip(name), strings.Join(allowed, ", ")))
+			takes := " no parameters"
+			if len(allowed) > 0 {
+				takes = ": " + strings.Join(allowed, ", ")
+			}
+			return params{}, badParameter(clip(name), fmt.Sprintf("unknown parameter %q; this route takes%s", clip(name), takes))
 		case len(vals) > 1:
 			return params{}, badParameter(name, fmt.Sprintf("parameter %s is given %d times; give it once", name, len(vals)))
 		case !utf8.ValidString(vals[0]):

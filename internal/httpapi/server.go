@@ -120,6 +120,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/history", s.read(s.history))
 	m.HandleFunc("GET /api/transactions/{id}", s.read(s.transaction))
 	m.HandleFunc("GET /api/price-history/{item}", s.read(s.priceHistory))
+	m.HandleFunc("GET /api/price-summary/{item}", s.read(s.priceSummary))
 	m.HandleFunc("GET /api/health", s.health)
 	m.HandleFunc("GET /api/openapi.json", s.openAPI)
 	m.HandleFunc("GET /api/events", s.events)

@@ -153,6 +153,32 @@ type PriceHistory struct {
 	Version  uint64        `json:"version"`
 }
 
+// PriceSummary is what a seller sees before typing a price: the unit prices
+// of the item's sales over the last 7 days (absent without sales) and the
+// cheapest listing of it on sale by unit price (absent when none is).
+type PriceSummary struct {
+	Material string   `json:"material"`
+	Sales    int      `json:"sales"` // in the last 7 days
+	Min      string   `json:"min,omitempty"`
+	Median   string   `json:"median,omitempty"`
+	Max      string   `json:"max,omitempty"`
+	Cheapest *Listing `json:"cheapest,omitempty"`
+	Version  uint64   `json:"version"`
+}
+
+// NewPriceSummary is the wire form of a price summary.
+func NewPriceSummary(sum market.PriceSummary, version uint64) PriceSummary {
+	out := PriceSummary{Material: sum.Material, Sales: sum.Week.Sales, Version: version}
+	if w := sum.Week; w.Sales > 0 {
+		out.Min, out.Median, out.Max = Money(w.Min), Money(w.Median), Money(w.Max)
+	}
+	if sum.Cheapest != nil {
+		l := NewListing(*sum.Cheapest)
+		out.Cheapest = &l
+	}
+	return out
+}
+
 // NewPriceHistory is the wire form of a price history.
 func NewPriceHistory(ph market.PriceHistory, span string, width time.Duration, version uint64) PriceHistory {
 	out := PriceHistory{Material: ph.Material, Span: span, BucketMs: width.Milliseconds(), Buckets: make([]PriceBucket, 0, len(ph.Points)), Version: version}
