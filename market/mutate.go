@@ -1,6 +1,7 @@
 package market
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -129,19 +130,9 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	if err != nil {
 		return Listing{}, err
 	}
-	if s.blacklist[it.mat] {
-		return Listing{}, errf(CodeBlacklisted, "%s may not be sold on the market", materials[it.mat].Key)
-	}
 	now := s.nowMs()
-	if cd := s.cfg.ListingCooldown; cd > 0 && p.lastSell > 0 {
-		if wait := p.lastSell + cd.Milliseconds() - now; wait > 0 {
-			secs := (wait + 999) / 1000
-			return Listing{}, errf(CodeCooldown, "%s must wait %ds before listing again", p.name, secs)
-		}
-	}
-	if p.listings >= s.cfg.MaxListingsPerPlayer {
-		return Listing{}, errf(CodeListingLimit, "%s already has %d active listings; the limit is %d",
-			p.name, p.listings, s.cfg.MaxListingsPerPlayer)
+	if err := s.mayList(p, it, now); err != nil {
+		return Listing{}, err
 	}
 	slot := -1
 	if stack.ID != uuid.Nil {
@@ -162,21 +153,10 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	if it.amount > have.amount {
 		return Listing{}, errf(CodeItemNotInInventory, "%s has only %d of that stack, not %d", p.name, have.amount, it.amount)
 	}
-	listingFee := Money(0)
-	if s.cfg.ListingFeeBasisPoints > 0 {
-		listingFee = s.cfg.fee(cents, s.cfg.ListingFeeBasisPoints)
-	}
-	if listingFee > p.balance {
-		return Listing{}, errf(CodeInsufficientFunds, "the listing fee is %s but %s has %s",
-			FormatMoney(listingFee), p.name, FormatMoney(p.balance))
-	}
-
-	id, err := s.takeListingID()
+	listingFee, err := s.listingFee(p, cents)
 	if err != nil {
 		return Listing{}, err
 	}
-
-	// Build the change.
 	rest := have
 	listed := have
 	if it.amount < have.amount {
@@ -186,32 +166,119 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	} else {
 		rest = item{}
 	}
-	r := &listingRecord{id: uint32(id), seller: p.idx, price: cents, created: now,
-		expires: now + s.cfg.ListingTTL.Milliseconds(), it: listed}
 	b := &s.batch
 	b.Reset()
 	inv := p.inv
 	inv[slot] = rest
-	b.add(s.playerOp(p, p.balance-listingFee, now, &inv))
+	return s.list(p, listed, cents, listingFee, now, &inv, slot, rest, func() { p.inv = inv })
+}
+
+// mayList checks the rules every new listing of it by p must pass: the
+// blacklist, the cooldown, the listing limit.
+func (s *Service) mayList(p *playerRecord, it item, now int64) error {
+	if s.blacklist[it.mat] {
+		return errf(CodeBlacklisted, "%s may not be sold on the market", materials[it.mat].Key)
+	}
+	if cd := s.cfg.ListingCooldown; cd > 0 && p.lastSell > 0 {
+		if wait := p.lastSell + cd.Milliseconds() - now; wait > 0 {
+			secs := (wait + 999) / 1000
+			return errf(CodeCooldown, "%s must wait %ds before listing again", p.name, secs)
+		}
+	}
+	if p.listings >= s.cfg.MaxListingsPerPlayer {
+		return errf(CodeListingLimit, "%s already has %d active listings; the limit is %d",
+			p.name, p.listings, s.cfg.MaxListingsPerPlayer)
+	}
+	return nil
+}
+
+// listingFee is the fee of listing at cents, which p must be able to pay.
+func (s *Service) listingFee(p *playerRecord, cents Money) (Money, error) {
+	fee := Money(0)
+	if s.cfg.ListingFeeBasisPoints > 0 {
+		fee = s.cfg.fee(cents, s.cfg.ListingFeeBasisPoints)
+	}
+	if fee > p.balance {
+		return 0, errf(CodeInsufficientFunds, "the listing fee is %s but %s has %s", FormatMoney(fee), p.name, FormatMoney(p.balance))
+	}
+	return fee, nil
+}
+
+// list commits a new listing of it by p, with what s.batch holds already
+// (where the item came from): p's row with the fee paid, the last sell time
+// and inv unless nil, the listing, the counters, the log entry (slot and
+// rest: where it came from, -1 for the mailbox); then taken changes memory
+// where the item came from.
+func (s *Service) list(p *playerRecord, it item, cents, fee Money, now int64, inv *inventory, slot int, rest item, taken func()) (Listing, error) {
+	id, err := s.takeListingID()
+	if err != nil {
+		return Listing{}, err
+	}
+	r := &listingRecord{id: uint32(id), seller: p.idx, price: cents, created: now,
+		expires: now + s.cfg.ListingTTL.Milliseconds(), it: it}
+	b := &s.batch
+	b.add(s.playerOp(p, p.balance-fee, now, inv))
 	b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: int64(r.id), Rec: encodeListing(nil, p.id, r)}})
-	if listingFee != 0 {
+	if fee != 0 {
 		m := s.meta()
-		m.FeeBalance += listingFee
+		m.FeeBalance += fee
 		b.add(s.countersOp(m))
 	}
-	b.log(EventRow{Kind: KindListingCreated, At: now, Body: listingCreatedBody(r, p, slot, rest, listingFee)})
+	b.log(EventRow{Kind: KindListingCreated, At: now, Body: listingCreatedBody(r, p, slot, rest, fee)})
 	if err := s.commit(b); err != nil {
 		return Listing{}, err
 	}
 	s.applied(func() {
-		p.inv = inv
+		taken()
 		p.lastSell = now
-		p.balance -= listingFee
-		s.feeBalance += listingFee
+		p.balance -= fee
+		s.feeBalance += fee
 		s.nextID++
 		s.addListingLocked(r)
 	})
 	return s.listingOf(r), nil
+}
+
+// CodeNotRelistable: the mailbox entry has no previous price to relist at.
+const CodeNotRelistable Code = "NOT_RELISTABLE"
+
+// RelistMail lists a mailbox entry again at its previous price, in one
+// action: an expired or returned listing goes back on the market without a
+// trip through the inventory, the same stack (its ID stays). Every rule of
+// a new listing applies (blacklist, cooldown, limit, listing fee, the
+// market's current price range).
+func (s *Service) RelistMail(player, entry uuid.UUID) (Listing, error) {
+	if err := s.mutGuard(); err != nil {
+		return Listing{}, err
+	}
+	p := s.playerByID[player]
+	if p == nil {
+		return Listing{}, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	}
+	idx := slices.IndexFunc(p.mail, func(m mailEntry) bool { return m.id == entry })
+	if idx < 0 {
+		return Listing{}, errf(CodeMailboxEmpty, "%s has no mailbox entry %s", p.name, entry)
+	}
+	m := p.mail[idx]
+	if m.prev <= 0 {
+		return Listing{}, errf(CodeNotRelistable, "mailbox entry %s (%s) was never listed: sell it from the inventory", entry, m.reason)
+	}
+	cents, err := PriceToMoney(m.prev.Float(), s.cfg.MinPrice, s.cfg.MaxPrice)
+	if err != nil {
+		return Listing{}, err
+	}
+	now := s.nowMs()
+	if err := s.mayList(p, m.it, now); err != nil {
+		return Listing{}, err
+	}
+	fee, err := s.listingFee(p, cents)
+	if err != nil {
+		return Listing{}, err
+	}
+	b := &s.batch
+	b.Reset()
+	b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
+	return s.list(p, m.it, cents, fee, now, nil, -1, item{}, func() { p.mail = slices.Delete(p.mail, idx, idx+1) })
 }
 
 func (s *Service) addListingLocked(r *listingRecord) {

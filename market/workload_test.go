@@ -145,7 +145,7 @@ func (w *workload) step() (string, error) {
 		name = "claim"
 		_, err = w.svc.ClaimAll(w.player().ID)
 	default:
-		name, err = w.issue()
+		name, err = w.rare()
 	}
 	if err == nil {
 		w.ops[name]++
@@ -155,13 +155,26 @@ func (w *workload) step() (string, error) {
 	return name, err
 }
 
-// issue runs one of the operations that bring money or items into the
-// market or take them out, or a join that renames a player.
-func (w *workload) issue() (string, error) {
+// rare runs one of the rarer operations: those that bring money or items
+// into the market or take them out, a join that renames a player, a refund,
+// a relist from the mailbox.
+func (w *workload) rare() (string, error) {
 	i := w.rng.IntN(len(w.players))
 	p := w.players[i]
 	amount := float64(1+w.rng.IntN(100000)) / 100
-	switch w.rng.IntN(6) {
+	switch w.rng.IntN(7) {
+	case 6:
+		st, err := w.svc.GetPlayer(p.ID)
+		if err != nil {
+			return "relist", err
+		}
+		for _, m := range st.Mailbox {
+			if m.PreviousPrice > 0 {
+				_, err = w.svc.RelistMail(p.ID, m.ID)
+				return "relist", err
+			}
+		}
+		return "relist (nothing to relist)", nil
 	case 5:
 		done, err := w.svc.GetCompletedTransactions()
 		if err != nil || len(done) == 0 {

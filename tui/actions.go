@@ -126,6 +126,13 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			m.changed = true
 			m.settle()
 		}
+	case key.Matches(msg, k.Relist):
+		d, err := newRelistPicker(c)
+		if err != nil {
+			m.fail(m.explainNoPlayer(err))
+			return nil, true
+		}
+		m.dialog = d
 	case key.Matches(msg, k.Economy):
 		if _, err := c.Svc.GetPlayer(c.Actor.ID); err != nil {
 			m.fail(m.explainNoPlayer(err))
@@ -214,6 +221,8 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 		return nil, m.issue(a)
 	case actRefund:
 		return nil, m.refund(a)
+	case actRelist:
+		return nil, m.relist(a)
 	case actPickPlayer:
 		c.Actor = a.p
 		m.setStatus(statusMsg{text: "acting as " + playerName(a.p)})
