@@ -470,6 +470,8 @@ type HistoricSale struct {
 	// ListingID is the id of the listing it sold, as the source knew it;
 	// 0 gives it a new one.
 	ListingID int
+	// Rating is the buyer's rating of a COMPLETED sale, 1 to 5; 0 none.
+	Rating int
 }
 
 // AddTransaction adds a past, terminal transaction. Without a ListingID it
@@ -531,7 +533,10 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 	default:
 		k.nextID = max(k.nextID, lid+1)
 	}
-	t := &transactionRecord{listing: uint32(lid), it: it, price: h.Price, fee: h.Fee, net: h.Price - h.Fee}
+	if h.Rating < 0 || h.Rating > 5 || h.Rating > 0 && h.State != StateCompleted {
+		return "", fmt.Errorf("bulk: a rating of %d stars on a %s transaction: ratings are 1 to 5, of COMPLETED sales", h.Rating, h.State)
+	}
+	t := &transactionRecord{listing: uint32(lid), it: it, price: h.Price, fee: h.Fee, net: h.Price - h.Fee, rating: uint8(h.Rating)}
 	if h.State == StateCompleted {
 		k.volume += h.Price
 		k.sales++

@@ -44,6 +44,9 @@ const (
 	// KindIssued: money or an item entered or left the market (Deposit,
 	// Withdraw, GiveItem, TakeItem).
 	KindIssued EventKind = "Issued"
+	// KindTransactionRated: a buyer rated a purchase (Rate); the body is
+	// the transaction's record with the rating, as a step's is.
+	KindTransactionRated EventKind = "TransactionRated"
 )
 
 // Contract reports whether entries of kind k are published to listeners as

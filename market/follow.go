@@ -293,7 +293,7 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			}
 			listing(int64(l.ID))
 			player(l.Seller)
-		case KindTransactionCompleted, KindTransactionStep:
+		case KindTransactionCompleted, KindTransactionStep, KindTransactionRated:
 			t, err := decodeTransactionBody(&r)
 			if err != nil {
 				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, err)
@@ -570,11 +570,15 @@ func (s *Service) installLocked(rs *rowSet) error {
 			s.indexTxPlayers(t)
 		} else {
 			done := was.State() == StateCompleted
-			was.state, was.tl, was.errCode, was.toMailbox = t.state, t.tl, t.errCode, t.toMailbox
+			newRating := t.rating != was.rating
+			was.state, was.tl, was.errCode, was.toMailbox, was.rating = t.state, t.tl, t.errCode, t.toMailbox, t.rating
 			t = was
 			if done {
-				if t.State() != StateCompleted { // refunded
+				switch {
+				case t.State() != StateCompleted: // refunded
 					s.uncompleteLocked(t)
+				case newRating:
+					s.stats.rated(t)
 				}
 				continue
 			}

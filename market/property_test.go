@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 )
 
@@ -84,7 +85,7 @@ func TestPropertyConservation(t *testing.T) {
 		}
 		covered := []string{"sell", "remove", "buy", "force-expire", "sweep", "claim"}
 		if !testing.Short() { // the rarer ones, in the long run
-			covered = append(covered, "deposit", "withdraw", "give", "take", "join", "refund", "relist")
+			covered = append(covered, "deposit", "withdraw", "give", "take", "join", "refund", "relist", "rate")
 		}
 		for _, op := range covered {
 			if wl.ops[op] == 0 {
@@ -102,6 +103,21 @@ func TestPropertyConservation(t *testing.T) {
 		if st, err := svc.Stats(5); err != nil || st.TotalSales != int64(len(done)) || math.Abs(st.MarketVolume-volume) > 0.001 {
 			t.Fatalf("stats %d sales, volume %v; the completed list %d, %v (%v)", st.TotalSales, st.MarketVolume, len(done), volume, err)
 		}
+		// Each seller's rating is the mean of the ratings of their completed sales.
+		stars, ratings := map[uuid.UUID]int{}, map[uuid.UUID]int{}
+		for _, tx := range done {
+			if tx.Rating > 0 {
+				stars[tx.Seller] += tx.Rating
+				ratings[tx.Seller]++
+			}
+		}
+		for _, p := range players {
+			pr, err := svc.Profile(p.ID)
+			must(t, err)
+			if pr.Ratings != int64(ratings[p.ID]) || ratings[p.ID] > 0 && math.Abs(pr.Rating-float64(stars[p.ID])/float64(ratings[p.ID])) > 1e-9 {
+				t.Fatalf("%s's profile: %v of %d ratings; the completed sales say %d stars in %d", p.Name, pr.Rating, pr.Ratings, stars[p.ID], ratings[p.ID])
+			}
+		}
 		for _, tx := range done { // a refunded purchase stays in the history, ROLLED_BACK
 			if _, _, refunded := tx.Refunded(); refunded {
 				t.Fatalf("refunded %s is in the completed list", tx.ID)
@@ -117,6 +133,7 @@ func TestPropertyConservation(t *testing.T) {
 		}
 		before := mustAudit(t, svc)
 		listings, _ := svc.GetListings()
+		flaky.rate = 0 // Close records how far delivery got
 		must(t, svc.Close())
 
 		// Memory equals what is durable.

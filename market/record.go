@@ -94,11 +94,14 @@ func encodeTx(dst []byte, buyer, seller uuid.UUID, t *transactionRecord, tl time
 	dst = binary.AppendVarint(dst, int64(t.fee))
 	dst = binary.AppendVarint(dst, int64(t.net))
 	dst = appendStr(dst, errCode)
+	// One byte of flags: bit 0 the delivery to the mailbox, bits 1-3 the
+	// buyer's rating (0 none, 1-5), which records from before ratings
+	// leave 0.
+	flags := t.rating << 1
 	if toMailbox {
-		dst = append(dst, 1)
-	} else {
-		dst = append(dst, 0)
+		flags |= 1
 	}
+	dst = append(dst, flags)
 	var buf [8 * 12]byte
 	dst = appendStr(dst, string(encodeTimeline(buf[:0], tl)))
 	return encodeItem(dst, t.it)
@@ -116,9 +119,9 @@ func decodeTx(b []byte, t *transactionRecord) (buyer, seller uuid.UUID, err erro
 	r.fixed(seller[:])
 	price, fee, net := r.varint(), r.varint(), r.varint()
 	code := r.bytes(256)
-	toMailbox := r.byte()
+	flags := r.byte()
 	tlb := r.bytes(1024)
-	if r.err != nil || lid > 1<<31-1 || toMailbox > 1 {
+	if r.err != nil || lid > 1<<31-1 || flags>>1 > 5 {
 		return buyer, seller, errBlob
 	}
 	if price <= 0 || fee < 0 || fee > price || net != price-fee {
@@ -133,7 +136,7 @@ func decodeTx(b []byte, t *transactionRecord) (buyer, seller uuid.UUID, err erro
 		return buyer, seller, err
 	}
 	t.listing, t.price, t.fee, t.net = uint32(lid), Money(price), Money(fee), Money(net)
-	t.errCode, t.toMailbox, t.tl, t.it = string(code), toMailbox == 1, tl, it
+	t.errCode, t.toMailbox, t.rating, t.tl, t.it = string(code), flags&1 == 1, flags>>1, tl, it
 	return buyer, seller, nil
 }
 

@@ -211,6 +211,10 @@ func (st *stats) unrecord(s *Service, t *transactionRecord) {
 	if ss := st.seller[t.seller]; ss != nil {
 		ss.sales--
 		ss.earned -= t.net
+		if t.rating > 0 {
+			ss.ratings--
+			ss.stars -= int64(t.rating)
+		}
 		if ss.sales == 0 {
 			delete(st.seller, t.seller)
 		}

@@ -118,6 +118,7 @@ type transactionRecord struct {
 	net       Money
 	state     uint8 // index into States()
 	toMailbox bool
+	rating    uint8 // the buyer's stars, 1-5; 0 not rated
 	errCode   string
 	tl        timeline
 }
@@ -639,7 +640,7 @@ func publicTransaction(t *transactionRecord, buyer, seller person) Transaction {
 		ID: t.id.String(), ListingID: int(t.listing), Buyer: buyer.id, BuyerName: buyer.name,
 		Seller: seller.id, SellerName: seller.name, Item: t.it.stack(), Price: t.price.Float(),
 		Fee: t.fee.Float(), SellerNet: t.net.Float(), State: t.State(), ErrorCode: t.errCode,
-		Timeline: t.tl.public(), DeliveredToMailbox: t.toMailbox,
+		Timeline: t.tl.public(), DeliveredToMailbox: t.toMailbox, Rating: int(t.rating),
 	}
 }
 

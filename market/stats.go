@@ -25,6 +25,8 @@ const topKeep = 100
 type sellerStat struct {
 	sales  int64
 	earned Money // net, after fees
+	// The buyers' ratings of these sales: how many, and their stars.
+	ratings, stars int64
 }
 
 type itemStat struct {
@@ -70,6 +72,10 @@ func (st *stats) record(s *Service, t *transactionRecord) {
 	}
 	ss.sales++
 	ss.earned += t.net
+	if t.rating > 0 {
+		ss.ratings++
+		ss.stars += int64(t.rating)
+	}
 	is := st.items[t.it.mat]
 	if is == nil {
 		is = &itemStat{}
@@ -313,7 +319,12 @@ type Profile struct {
 	Sales          int64   // completed transactions as the seller
 	Purchases      int64   // completed transactions as the buyer
 	Earned         float64 // from sales, net of fees
-	Version        uint64  // the market's version it was read at
+	// Rating is the mean of the buyers' ratings of the player's sales (1 to
+	// 5 stars, unweighted, as the original plugin), 0 without any; Ratings
+	// counts them.
+	Rating  float64
+	Ratings int64
+	Version uint64 // the market's version it was read at
 }
 
 // Profile returns the public figures of player id. Cost is O(the player's
@@ -335,6 +346,9 @@ func (s *Service) Profile(id uuid.UUID) (Profile, error) {
 	}
 	if ss := s.stats.seller[p.idx]; ss != nil {
 		pr.Sales, pr.Earned = ss.sales, ss.earned.Float()
+		if ss.ratings > 0 {
+			pr.Rating, pr.Ratings = float64(ss.stars)/float64(ss.ratings), ss.ratings
+		}
 	}
 	for _, t := range p.txs {
 		if t.buyer == p.idx && t.State() == StateCompleted {

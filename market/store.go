@@ -222,7 +222,8 @@ const (
 	OpDelListing
 	// OpPutTx inserts Tx.
 	OpPutTx
-	// OpTxState updates Tx's state and record WHERE state = ExpectState.
+	// OpTxState updates Tx's state and record WHERE state = ExpectState
+	// and, unless Expect is nil, the record still is Expect.
 	OpTxState
 	// OpCounters adds Meta's FeeBalance, Volume and Sales to the counters.
 	// Commit writes the counters' new values into Meta.
@@ -251,7 +252,7 @@ type Op struct {
 	ExpectState State
 	Meta        MetaRow
 	Delta       Money  // OpPlayerState: the balance change
-	Expect      []byte // the inventory or listing record being replaced
+	Expect      []byte // the inventory, listing record or transaction record being replaced
 }
 
 // Batch is the set of changes of one mutation, committed atomically: the

@@ -190,6 +190,9 @@ type Transaction struct {
 	// DeliveredToMailbox is true when the buyer's inventory was full and the
 	// item went to the buyer's mailbox instead.
 	DeliveredToMailbox bool
+	// Rating is the buyer's rating of a COMPLETED purchase, 1 to 5 stars
+	// (Rate); 0 when not rated.
+	Rating int
 }
 
 // Clone returns a deep copy of t: no slice is shared with t.

@@ -75,7 +75,7 @@ func (w *workload) step() (string, error) {
 	var name string
 	var err error
 	switch r := w.rng.IntN(100); {
-	case r < 32:
+	case r < 28:
 		name = "sell"
 		p := w.player()
 		st, e := w.svc.GetPlayer(p.ID)
@@ -100,7 +100,7 @@ func (w *workload) step() (string, error) {
 			price = -1 // an invalid price now and then
 		}
 		_, err = w.svc.SellItem(p, s, price)
-	case r < 47:
+	case r < 43:
 		name = "remove"
 		l, ok := w.listing()
 		if !ok {
@@ -111,7 +111,7 @@ func (w *workload) step() (string, error) {
 			actor = market.Player{ID: l.Seller}
 		}
 		err = w.svc.RemoveListing(l.ID, actor)
-	case r < 77:
+	case r < 73:
 		name = "buy"
 		l, ok := w.listing()
 		if !ok {
@@ -130,20 +130,20 @@ func (w *workload) step() (string, error) {
 		if err == nil && tx.State != market.StateCompleted {
 			return name, fmt.Errorf("purchase returned %s with no error", tx.State)
 		}
-	case r < 81:
+	case r < 77:
 		name = "force-expire"
 		l, ok := w.listing()
 		if !ok {
 			return name, nil
 		}
 		err = w.svc.ForceExpire(l.ID, w.players[0])
-	case r < 86:
+	case r < 82:
 		name = "sweep"
 		w.clock.Advance(time.Duration(w.rng.IntN(48)) * time.Hour)
 		_, _, err = w.svc.SweepExpired()
-	case r < 92:
+	case r < 88:
 		name = "claim"
-		_, err = w.svc.ClaimAll(w.player().ID)
+		_, err = w.svc.ClaimAll(w.withMail().ID)
 	default:
 		name, err = w.rare()
 	}
@@ -155,23 +155,47 @@ func (w *workload) step() (string, error) {
 	return name, err
 }
 
+// withMail is a player with a mailbox entry, from a random one on, or a
+// random player when nobody has mail.
+func (w *workload) withMail() market.Player {
+	start := w.rng.IntN(len(w.players))
+	for k := range w.players {
+		p := w.players[(start+k)%len(w.players)]
+		if st, err := w.svc.GetPlayer(p.ID); err == nil && len(st.Mailbox) > 0 {
+			return p
+		}
+	}
+	return w.players[start]
+}
+
 // rare runs one of the rarer operations: those that bring money or items
 // into the market or take them out, a join that renames a player, a refund,
-// a relist from the mailbox.
+// a relist from the mailbox, a rating.
 func (w *workload) rare() (string, error) {
 	i := w.rng.IntN(len(w.players))
 	p := w.players[i]
 	amount := float64(1+w.rng.IntN(100000)) / 100
-	switch w.rng.IntN(7) {
-	case 6:
-		st, err := w.svc.GetPlayer(p.ID)
-		if err != nil {
-			return "relist", err
+	switch w.rng.IntN(8) {
+	case 7:
+		done, err := w.svc.GetCompletedTransactions()
+		if err != nil || len(done) == 0 {
+			return "rate", err
 		}
-		for _, m := range st.Mailbox {
-			if m.PreviousPrice > 0 {
-				_, err = w.svc.RelistMail(p.ID, m.ID)
+		tx := done[w.rng.IntN(len(done))]
+		_, err = w.svc.Rate(tx.Buyer, tx.ID, 1+w.rng.IntN(5))
+		return "rate", err
+	case 6: // the first relistable entry of anyone's, from a random player on
+		for k := range w.players {
+			q := w.players[(i+k)%len(w.players)]
+			st, err := w.svc.GetPlayer(q.ID)
+			if err != nil {
 				return "relist", err
+			}
+			for _, m := range st.Mailbox {
+				if m.PreviousPrice > 0 {
+					_, err = w.svc.RelistMail(q.ID, m.ID)
+					return "relist", err
+				}
 			}
 		}
 		return "relist (nothing to relist)", nil

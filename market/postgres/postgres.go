@@ -144,7 +144,8 @@ var statements = map[market.OpKind]string{
 	market.OpDelListing: `WITH c AS (DELETE FROM listings WHERE id = $1 AND rec = $2 RETURNING 1)
 		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'listing ' || $1::text || ' as this instance knew it')`,
 	market.OpPutTx: `INSERT INTO transactions (id, state, rec) VALUES ($1, $2, $3)`,
-	market.OpTxState: `WITH c AS (UPDATE transactions SET state = $1, rec = $2 WHERE id = $3 AND state = $4 RETURNING 1)
+	market.OpTxState: `WITH c AS (UPDATE transactions SET state = $1, rec = $2 WHERE id = $3 AND state = $4
+			AND ($5::bytea IS NULL OR rec = $5) RETURNING 1)
 		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'transaction ' || $3::text || ' in state ' || $4)`,
 	market.OpCounters: `WITH f AS (UPDATE meta SET v = v + $1 WHERE k = 'fee_balance' RETURNING v),
 			m AS (UPDATE meta SET v = v + $2 WHERE k = 'market_volume' RETURNING v),
@@ -675,7 +676,7 @@ func queueOps(pb *pgx.Batch, ops []market.Op, adds map[int]market.MetaRow) {
 			pb.Queue(q, t.ID, string(t.State), nonNil(t.Rec))
 		case market.OpTxState:
 			t := op.Tx
-			pb.Queue(q, string(t.State), nonNil(t.Rec), t.ID, string(op.ExpectState))
+			pb.Queue(q, string(t.State), nonNil(t.Rec), t.ID, string(op.ExpectState), op.Expect)
 		case market.OpCounters:
 			m, add := &op.Meta, adds[i]
 			pb.Queue(q, int64(add.FeeBalance), int64(add.Volume), add.Sales).QueryRow(func(r pgx.Row) error {

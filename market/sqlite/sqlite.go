@@ -139,7 +139,7 @@ var statements = map[market.OpKind]string{
 	market.OpListingState: `UPDATE listings SET rec = ? WHERE id = ? AND rec = ?`,
 	market.OpDelListing:   `DELETE FROM listings WHERE id = ? AND rec = ?`,
 	market.OpPutTx:        `INSERT INTO transactions (id, state, rec) VALUES (?, ?, ?)`,
-	market.OpTxState:      `UPDATE transactions SET state = ?, rec = ? WHERE id = ? AND state = ?`,
+	market.OpTxState:      `UPDATE transactions SET state = ?1, rec = ?2 WHERE id = ?3 AND state = ?4 AND (?5 IS NULL OR rec = ?5)`,
 	// A file from before the volume and sales counters lacks their rows:
 	// they start from zero (the service then adds its whole totals).
 	market.OpCounters: `INSERT INTO meta (k, v) VALUES ('fee_balance', ?1), ('market_volume', ?2), ('total_sales', ?3)
@@ -602,7 +602,11 @@ func (s *Store) apply(op *market.Op) error {
 		_, err = st.Exec(t.ID[:], string(t.State), nonNil(t.Rec))
 	case market.OpTxState:
 		t := op.Tx
-		res, err = st.Exec(string(t.State), nonNil(t.Rec), t.ID[:], string(op.ExpectState))
+		var rec any // NULL: any record
+		if op.Expect != nil {
+			rec = op.Expect
+		}
+		res, err = st.Exec(string(t.State), nonNil(t.Rec), t.ID[:], string(op.ExpectState), rec)
 	case market.OpCounters:
 		m := &op.Meta
 		err = addToMeta(st, m, int64(m.FeeBalance), int64(m.Volume), m.Sales)

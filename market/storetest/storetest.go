@@ -142,7 +142,7 @@ func (m *Model) apply(op *market.Op) error {
 		m.txs[op.Tx.ID] = *op.Tx
 	case market.OpTxState:
 		t, ok := m.txs[op.Tx.ID]
-		if !ok || t.State != op.ExpectState {
+		if !ok || t.State != op.ExpectState || op.Expect != nil && !bytes.Equal(t.Rec, op.Expect) {
 			return market.ErrConflict
 		}
 		m.txs[t.ID] = *op.Tx
@@ -463,8 +463,15 @@ func (g *opGen) op(m *Model) market.Op {
 	case 6:
 		return market.Op{Kind: market.OpPutTx, Tx: &market.TxRow{ID: g.txID(), State: g.allStates[r.IntN(len(g.allStates))], Rec: blob}}
 	case 7:
-		return market.Op{Kind: market.OpTxState, Tx: &market.TxRow{ID: g.txID(), State: g.allStates[r.IntN(len(g.allStates))], Rec: blob},
+		op := market.Op{Kind: market.OpTxState, Tx: &market.TxRow{ID: g.txID(), State: g.allStates[r.IntN(len(g.allStates))], Rec: blob},
 			ExpectState: g.nonTerminal[r.IntN(len(g.nonTerminal))]}
+		if r.IntN(2) == 0 { // the record too: as it is, or as it was
+			op.Expect = expect(m.txs[op.Tx.ID].Rec)
+			if t, ok := m.txs[op.Tx.ID]; ok && r.IntN(3) > 0 {
+				op.ExpectState = t.State
+			}
+		}
+		return op
 	default:
 		return market.Op{Kind: market.OpCounters, Meta: market.MetaRow{FeeBalance: market.Money(r.IntN(100)),
 			Volume: market.Money(r.IntN(1000)), Sales: int64(r.IntN(3))}}

@@ -1,0 +1,71 @@
+package market
+
+import (
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// CodeNotRatable: the purchase cannot be rated by this player (not theirs,
+// not COMPLETED, rated already), or the stars are not 1 to 5.
+const CodeNotRatable Code = "NOT_RATABLE"
+
+// Rate records the buyer's rating of a COMPLETED purchase: 1 to 5 stars,
+// once. A refunded purchase cannot be rated, and a refund takes a rating
+// back out of the seller's figures (Profile). The write is conditional on
+// the record as this instance knows it, so two servers cannot both rate the
+// same purchase.
+func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, error) {
+	if err := s.mutGuard(); err != nil {
+		return Transaction{}, err
+	}
+	p := s.playerByID[buyer]
+	if p == nil {
+		return Transaction{}, errf(CodeUnknownPlayer, "player %s does not exist", buyer)
+	}
+	if stars < 1 || stars > 5 {
+		return Transaction{}, errf(CodeNotRatable, "a rating is 1 to 5 stars, not %d", stars)
+	}
+	id, err := uuid.Parse(strings.TrimSpace(txID))
+	if err != nil {
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
+	}
+	if s.txByID[id] == nil && !s.HistoryLoaded() {
+		s.waitHistory()
+	}
+	t := s.txByID[id]
+	switch {
+	case t == nil:
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
+	case t.buyer != p.idx:
+		return Transaction{}, errf(CodeNotRatable, "%s did not buy in transaction %s: only its buyer rates it", p.name, id)
+	case t.State() != StateCompleted:
+		return Transaction{}, errf(CodeNotRatable, "transaction %s is %s; only a COMPLETED purchase can be rated", id, t.State())
+	case t.rating != 0:
+		return Transaction{}, errf(CodeNotRatable, "%s rated transaction %s already (%d stars)", p.name, id, t.rating)
+	}
+	was := s.txRow(t, StateCompleted, t.tl, t.errCode, t.toMailbox)
+	rated := *t
+	rated.rating = uint8(stars)
+	row := s.txRow(&rated, StateCompleted, t.tl, t.errCode, t.toMailbox)
+	b := &s.batch
+	b.Reset()
+	b.add(Op{Kind: OpTxState, Tx: row, ExpectState: StateCompleted, Expect: was.Rec})
+	b.log(EventRow{Kind: KindTransactionRated, At: s.nowMs(), Body: s.transactionBody(&rated, t.tl, t.errCode, t.toMailbox, nil, nil)})
+	if err := s.commit(b); err != nil {
+		return Transaction{}, err
+	}
+	s.applied(func() {
+		t.rating = uint8(stars)
+		s.stats.rated(t)
+	})
+	return s.txOf(t), nil
+}
+
+// rated adds t's rating to its seller's figures.
+func (st *stats) rated(t *transactionRecord) {
+	if ss := st.seller[t.seller]; ss != nil && t.rating > 0 {
+		ss.ratings++
+		ss.stars += int64(t.rating)
+	}
+}
