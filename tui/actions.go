@@ -223,6 +223,8 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 		return nil, m.refund(a)
 	case actRelist:
 		return nil, m.relist(a)
+	case actRate:
+		return nil, m.rate(a)
 	case actPickPlayer:
 		c.Actor = a.p
 		m.setStatus(statusMsg{text: "acting as " + playerName(a.p)})

@@ -35,9 +35,10 @@ var sellerViews = []string{"listings", "inventory & mailbox", "sales & purchases
 // historySums are the player's completed sales and purchases, summed when
 // the history is small enough to read whole on a refresh.
 type historySums struct {
-	known         bool
-	sales, buys   int
-	earned, spent float64 // net of fees; prices paid
+	known          bool
+	sales, buys    int
+	earned, spent  float64 // net of fees; prices paid
+	ratings, stars int     // the buyers' ratings of the sales
 }
 
 // historySumMax is the largest history summed on every refresh.
@@ -115,6 +116,10 @@ func (p *sellerPane) Refresh(c *Common) {
 				if t.Seller == p.player {
 					p.sums.sales++
 					p.sums.earned += t.SellerNet
+					if t.Rating > 0 {
+						p.sums.ratings++
+						p.sums.stars += t.Rating
+					}
 				} else {
 					p.sums.buys++
 					p.sums.spent += t.Price
@@ -163,6 +168,9 @@ func (p *sellerPane) View(c *Common, w, h int) string {
 	switch {
 	case p.sums.known:
 		info += fmt.Sprintf(" · sold %d (net %s) · bought %d (%s)", p.sums.sales, money(p.sums.earned), p.sums.buys, money(p.sums.spent))
+		if n := p.sums.ratings; n > 0 {
+			info += fmt.Sprintf(" · rated %.1f★ by %d", float64(p.sums.stars)/float64(n), n)
+		}
 	case p.history.loading():
 		info += s.Dim.Render(" · loading the history…")
 	}

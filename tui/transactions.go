@@ -116,7 +116,7 @@ type transactionsPane struct {
 }
 
 type txKeys struct {
-	States, Filter, Detail, Back, Refund key.Binding
+	States, Filter, Detail, Back, Refund, Rate key.Binding
 }
 
 // txStateFilters are what "a" cycles through.
@@ -142,13 +142,14 @@ func newTransactionsPane() *transactionsPane {
 		Detail: binding([]string{"enter"}, "enter", "details"),
 		Back:   binding([]string{"esc"}, "esc", "close details, then clear the filter"),
 		Refund: binding([]string{"U"}, "U", "refund the purchase as admin…"),
+		Rate:   binding([]string{"*"}, "*", "rate the purchase as its buyer…"),
 	}}
 }
 
 func (p *transactionsPane) Title() string { return "Transactions" }
 
 func (p *transactionsPane) Help() []key.Binding {
-	return []key.Binding{p.keys.Detail, p.keys.States, p.keys.Filter, p.keys.Refund, p.nav.PgDown, p.nav.End, p.nav.Up, p.nav.Down,
+	return []key.Binding{p.keys.Detail, p.keys.States, p.keys.Filter, p.keys.Refund, p.keys.Rate, p.nav.PgDown, p.nav.End, p.nav.Up, p.nav.Down,
 		p.nav.PgUp, p.nav.Home, p.keys.Back}
 }
 
@@ -202,6 +203,16 @@ func (p *transactionsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 				return refusal(errors.New("select a purchase first"))
 			}
 			d, err := newRefundConfirm(c, t)
+			if err != nil {
+				return refusal(err)
+			}
+			return func() tea.Msg { return openDialogMsg{d} }
+		case key.Matches(msg, p.keys.Rate):
+			t, ok := p.selected()
+			if !ok {
+				return refusal(errors.New("select a purchase first"))
+			}
+			d, err := newRateDialog(t)
 			if err != nil {
 				return refusal(err)
 			}
@@ -512,6 +523,11 @@ func txLines(c *Common, t market.Transaction) []string {
 		add("delivered", s.Warn.Render("to the buyer's mailbox")+s.Dim.Render(" (inventory full)"))
 	default:
 		add("delivered", "to the buyer's inventory")
+	}
+	if t.Rating > 0 {
+		add("rating", strings.Repeat("★", t.Rating)+s.Dim.Render(fmt.Sprintf("  %d of 5, by the buyer", t.Rating)))
+	} else if t.State == market.StateCompleted {
+		add("rating", s.Dim.Render("not rated (* rates it as the buyer)"))
 	}
 	// "CREATED 2026-11-01 12:00:00", then "LISTING_RESERVED +1ms  2026-11-01 12:00:00".
 	for i, st := range t.Timeline {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -173,7 +174,22 @@ func marketDataDocument(c *market.StoreContents) ([]byte, error) {
 	}
 	add(root, "mailbox", mailbox)
 	add(root, "alerts", mapping())
-	add(root, "ratings", sequence())
+	ratings := sequence()
+	for _, t := range c.Transactions {
+		if t.Rating == 0 {
+			continue
+		}
+		e := mapping()
+		add(e, "transactionId", str(t.ID))
+		add(e, "seller", str(t.Seller.String()))
+		add(e, "buyer", str(t.Buyer.String()))
+		add(e, "stars", integerNode(int64(t.Rating)))
+		// Rynek keeps no time of the rating itself: the sale's is the
+		// closest it knows.
+		add(e, "timestamp", integerNode(t.Timeline[len(t.Timeline)-1].At.UnixMilli()))
+		ratings.Content = append(ratings.Content, e)
+	}
+	add(root, "ratings", ratings)
 	txs := sequence()
 	for _, t := range c.Transactions {
 		item, err := itemNode(t.Item)
@@ -203,7 +219,7 @@ func marketDataDocument(c *market.StoreContents) ([]byte, error) {
 		add(e, "timestamp", integerNode(t.CreatedAt().UnixMilli()))
 		add(e, "state", str(state))
 		add(e, "error", errNode)
-		add(e, "rated", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "false"})
+		add(e, "rated", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(t.Rating > 0)})
 		add(e, "materialKey", str(t.Item.Material))
 		add(e, "displayName", str(displayName(t.Item)))
 		add(e, "nexoId", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"})

@@ -69,7 +69,7 @@ func TestImportServerFiles(t *testing.T) {
 		"rounded": r.Rounded, "skipped": r.Count(NoteSkipped), "favorites": r.Favorites, "alerts": r.Alerts,
 		"ratings": r.Ratings, "sale notices": r.SaleNotices, "renumbered": r.Renumbered}
 	want := map[string]int{"players": 3, "listings": 4, "expired": 1, "outbox": 1, "pending returns": 1, "mail": 2,
-		"transactions": 4, "flagged": 1, "rounded": 3, "skipped": 6, "favorites": 2, "alerts": 1, "ratings": 1,
+		"transactions": 4, "flagged": 1, "rounded": 3, "skipped": 8, "favorites": 2, "alerts": 1, "ratings": 1,
 		"sale notices": 1, "renumbered": 0}
 	if !reflect.DeepEqual(counts, want) {
 		t.Errorf("counts %v\nwant   %v", counts, want)
@@ -84,12 +84,14 @@ func TestImportServerFiles(t *testing.T) {
 		"listings.yml:74:9: skipped: listing #6 skipped: it has no item",
 		"listings.yml:116:10: skipped: listing #9 skipped: its price is \"abc\", not a number",
 		"listings.yml:118:3: skipped: listing #10 skipped: it is a \"com.example.other.Auction\", not a com.example.marketplace.model.MarketListing",
+		"market-data.yml:46:3: skipped: rating of transaction 6d5e4f3a-7b8c-4d9e-8f0a-1b2c3d4e5f67 skipped: its stars are \"7\", not 1 to 5",
 		"listings.yml:2:3: rounded: listing #1: price 1500.005 rounded to 1500.01",
 		"listings.yml:32:3: rounded: listing #3: price 99.999 rounded to 100.00",
 		"listings.yml:32:3: expired: listing #3 expired on 2026-11-17 12:00 (created 2026-11-10 12:00 + 7 days): to its seller's mailbox",
-		"market-data.yml:66:3: flagged: transaction 4b3c2d1e-5f6a-4b7c-8d8e-9f0a1b2c3d45 was left SELLER_PAID by the plugin: kept as FAILED history (IMPORTED_UNFINISHED:SELLER_PAID), no money moved",
-		"market-data.yml:121:3: rounded: transaction 6d5e4f3a-7b8c-4d9e-8f0a-1b2c3d4e5f67: price 10.004 rounded to 10.00",
-		"market-data.yml:142:3: skipped: transaction 7e6f5a4b-8c9d-4e0f-9a1b-2c3d4e5f6a78 skipped: bulk: buyer and seller are the same player",
+		"market-data.yml:73:3: flagged: transaction 4b3c2d1e-5f6a-4b7c-8d8e-9f0a1b2c3d45 was left SELLER_PAID by the plugin: kept as FAILED history (IMPORTED_UNFINISHED:SELLER_PAID), no money moved",
+		"market-data.yml:128:3: rounded: transaction 6d5e4f3a-7b8c-4d9e-8f0a-1b2c3d4e5f67: price 10.004 rounded to 10.00",
+		"market-data.yml:149:3: skipped: transaction 7e6f5a4b-8c9d-4e0f-9a1b-2c3d4e5f6a78 skipped: bulk: buyer and seller are the same player",
+		"market-data.yml:41:3: skipped: rating of transaction 9f9f9f9f-4e5f-4a6b-9c7d-8e9f0a1b2c34 skipped: no such transaction in the files",
 	}
 	if !reflect.DeepEqual(notes, wantNotes) {
 		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(notes, "\n"), strings.Join(wantNotes, "\n"))
@@ -152,14 +154,14 @@ func TestImportServerFiles(t *testing.T) {
 
 	var txs []string
 	for _, x := range c.Transactions {
-		txs = append(txs, fmt.Sprintf("%s #%d %s->%s %s %.2f-%.2f %s %q %q", x.ID[:8], x.ListingID, x.SellerName, x.BuyerName,
-			x.Item.Material, x.Price, x.Fee, x.State, x.ErrorCode, x.Item.DisplayName))
+		txs = append(txs, fmt.Sprintf("%s #%d %s->%s %s %.2f-%.2f %s %q %q %d★", x.ID[:8], x.ListingID, x.SellerName, x.BuyerName,
+			x.Item.Material, x.Price, x.Fee, x.State, x.ErrorCode, x.Item.DisplayName, x.Rating))
 	}
 	wantTx := []string{
-		`3a2b1c0d #30 Grzybek->Kasia_PL DIAMOND 300.00-15.00 COMPLETED "" ""`,
-		`4b3c2d1e #31 Kasia_PL->Bartek DIAMOND_PICKAXE 800.00-40.00 FAILED "IMPORTED_UNFINISHED:SELLER_PAID" "§bKilof Górnika"`,
-		`5c4d3e2f #32 Grzybek->Bartek EMERALD 50.00-2.50 FAILED "WITHDRAW_FAILED" ""`,
-		`6d5e4f3a #33 Bartek->Kasia_PL COOKED_BEEF 10.00-0.50 COMPLETED "" ""`,
+		`3a2b1c0d #30 Grzybek->Kasia_PL DIAMOND 300.00-15.00 COMPLETED "" "" 5★`,
+		`4b3c2d1e #31 Kasia_PL->Bartek DIAMOND_PICKAXE 800.00-40.00 FAILED "IMPORTED_UNFINISHED:SELLER_PAID" "§bKilof Górnika" 0★`,
+		`5c4d3e2f #32 Grzybek->Bartek EMERALD 50.00-2.50 FAILED "WITHDRAW_FAILED" "" 0★`,
+		`6d5e4f3a #33 Bartek->Kasia_PL COOKED_BEEF 10.00-0.50 COMPLETED "" "" 0★`,
 	}
 	if !slices.Equal(txs, wantTx) {
 		t.Errorf("transactions\n%s\nwant\n%s", strings.Join(txs, "\n"), strings.Join(wantTx, "\n"))
@@ -236,7 +238,7 @@ func TestDryRunWritesNothingAndReportsTheSame(t *testing.T) {
 	var out strings.Builder
 	real.WriteSummary(&out)
 	for _, want := range []string{"balances are not in these files", "1 of them flagged", "3 amounts to cents",
-		"6 entries (air, amount 0 or less, unreadable)", "2 favourites, 1 price alerts, 1 ratings"} {
+		"8 entries (air, amount 0 or less, unreadable)", "2 favourites, 1 price alerts (", "1 buyers' ratings of those sales"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, out.String())
 		}

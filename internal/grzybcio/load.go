@@ -3,7 +3,9 @@ package grzybcio
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,7 +95,7 @@ func Import(store market.Store, o ImportOptions) (*Report, error) {
 	k.OneTransaction()
 	l := &loading{o: o, src: src, k: k, r: &Report{Dir: o.Dir, DryRun: o.DryRun, Merge: o.Merge,
 		ExpiryDays: o.ExpiryDays, NoMarketData: !src.hasMarketData, Favorites: src.favorites, Alerts: src.alerts,
-		Ratings: src.ratings, SaleNotices: src.saleNotices, Notes: src.notes}}
+		SaleNotices: src.saleNotices, Notes: src.notes}}
 	l.total = len(src.listings) + len(src.outbox) + len(src.pendingReturns) + len(src.mail) + len(src.transactions)
 	if err := l.run(); err != nil {
 		return nil, err
@@ -177,6 +179,11 @@ func (l *loading) run() error {
 			return err
 		}
 		l.step()
+	}
+	left := slices.Collect(maps.Keys(l.src.ratings))
+	slices.SortFunc(left, func(a, b uuid.UUID) int { return strings.Compare(l.src.ratings[a].where, l.src.ratings[b].where) })
+	for _, id := range left {
+		l.note(NoteSkipped, l.src.ratings[id].where, "rating of transaction %s skipped: no such transaction in the files", id)
 	}
 	return nil
 }
@@ -361,9 +368,15 @@ func (l *loading) transaction(t txEntry) error {
 	}
 	item := t.item
 	item.ID = stackID("tx\x00" + t.id.String())
+	rating, rated := l.src.ratings[t.id]
+	delete(l.src.ratings, t.id) // what is left at the end rated no transaction
+	if rated && state != market.StateCompleted {
+		l.note(NoteSkipped, rating.where, "rating of %s skipped: the transaction is %s, and only a COMPLETED sale is rated", what, state)
+		rating.stars = 0
+	}
 	before := l.k.Summary().Transactions
 	_, err = l.k.AddTransaction(market.HistoricSale{ID: t.id, ListingID: int(t.listingID), Buyer: t.buyer, Seller: t.seller,
-		Item: item, Price: price, Fee: fee, State: state, ErrorCode: code, At: time.UnixMilli(t.created)})
+		Item: item, Price: price, Fee: fee, State: state, ErrorCode: code, At: time.UnixMilli(t.created), Rating: rating.stars})
 	if err != nil {
 		l.note(NoteSkipped, t.where, "%s skipped: %v", what, err)
 		return nil
@@ -372,6 +385,9 @@ func (l *loading) transaction(t txEntry) error {
 		return nil // a merge found it in the market already
 	}
 	l.r.Transactions++
+	if rating.stars > 0 {
+		l.r.Ratings++
+	}
 	if state != t.state {
 		l.r.Flagged++
 		l.note(NoteFlagged, t.where, "%s was left %s by the plugin: kept as FAILED history (%s), no money moved", what, t.state, code)

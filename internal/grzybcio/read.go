@@ -36,9 +36,17 @@ type source struct {
 	mail           []mailEntry
 	transactions   []txEntry
 	hasMarketData  bool
+	// ratings are the buyers' ratings by transaction id.
+	ratings map[uuid.UUID]ratingEntry
 	// Counted, not imported: Rynek has no such feature yet.
-	favorites, alerts, ratings, saleNotices int
-	notes                                   []Note
+	favorites, alerts, saleNotices int
+	notes                          []Note
+}
+
+// ratingEntry is one of the plugin's ratings: a transaction's stars.
+type ratingEntry struct {
+	where string
+	stars int
 }
 
 type listingEntry struct {
@@ -413,8 +421,13 @@ func (src *source) readMarketData(f *file, root *yaml.Node) error {
 	}
 	src.favorites = countPerPlayer("favorites")
 	src.alerts = countPerPlayer("alerts")
-	if n := get(root, "ratings"); n != nil && n.Kind == yaml.SequenceNode {
-		src.ratings = len(n.Content)
+	if n := get(root, "ratings"); !isNull(n) {
+		if n.Kind != yaml.SequenceNode {
+			return f.errorf(n, "ratings is %s, not a list", kindName(n))
+		}
+		for _, e := range n.Content {
+			src.readRating(f, deref(e))
+		}
 	}
 	if n := get(root, "mailbox"); !isNull(n) {
 		if n.Kind != yaml.MappingNode {
@@ -472,6 +485,28 @@ func (src *source) readMailbox(f *file, k, n *yaml.Node) {
 		m.key = "mail\x00" + m.id.String()
 		src.readMailItem(f, e, &m, what, &src.mail)
 	}
+}
+
+// readRating reads one rating: the plugin kept one per transaction, a later
+// one replacing an earlier.
+func (src *source) readRating(f *file, n *yaml.Node) {
+	if !src.entryMap(f, n, "rating", "") {
+		return
+	}
+	id, ok := player(get(n, "transactionId"))
+	if !ok {
+		src.note(NoteSkipped, f.where(n), "rating skipped: its transactionId is %s, not a UUID", kindName(get(n, "transactionId")))
+		return
+	}
+	stars, ok := integer(get(n, "stars"))
+	if !ok || stars < 1 || stars > 5 {
+		src.note(NoteSkipped, f.where(n), "rating of transaction %s skipped: its stars are %s, not 1 to 5", id, kindName(get(n, "stars")))
+		return
+	}
+	if src.ratings == nil {
+		src.ratings = map[uuid.UUID]ratingEntry{}
+	}
+	src.ratings[id] = ratingEntry{where: f.where(n), stars: int(stars)}
 }
 
 func (src *source) readTransaction(f *file, n *yaml.Node) {

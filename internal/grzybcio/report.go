@@ -48,8 +48,10 @@ type Report struct {
 	Rounded        int
 	AlreadyThere   int // a merge found them in the market: listings, mail, transactions
 
+	Ratings int // buyers' ratings of imported sales
+
 	// In the files but not imported: Rynek has no such feature yet.
-	Favorites, Alerts, Ratings, SaleNotices int
+	Favorites, Alerts, SaleNotices int
 
 	Notes []Note
 }
@@ -89,6 +91,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, ", %d of them flagged: left unfinished by the plugin, kept as FAILED, never replayed against money", r.Flagged)
 	}
 	fmt.Fprintln(w)
+	if r.Ratings > 0 {
+		fmt.Fprintf(w, "  ratings        %d buyers' ratings of those sales\n", r.Ratings)
+	}
 	fmt.Fprintf(w, "  rounded        %d amounts to cents (the plugin stored prices unrounded; its economy charged them rounded)\n", r.Rounded)
 	fmt.Fprintf(w, "  skipped        %d entries (air, amount 0 or less, unreadable)\n", r.Count(NoteSkipped))
 	if n := r.Count(NoteShortened); n > 0 {
@@ -97,9 +102,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if r.AlreadyThere > 0 {
 		fmt.Fprintf(w, "  already there  %d listings, mail and transactions the market has from an earlier import\n", r.AlreadyThere)
 	}
-	if r.Favorites+r.Alerts+r.Ratings+r.SaleNotices > 0 {
-		fmt.Fprintf(w, "  not imported   %d favourites, %d price alerts, %d ratings (Rynek has no such feature yet); %d sale notices for offline sellers (Rynek shows sales in each player's history)\n",
-			r.Favorites, r.Alerts, r.Ratings, r.SaleNotices)
+	if r.Favorites+r.Alerts+r.SaleNotices > 0 {
+		fmt.Fprintf(w, "  not imported   %d favourites, %d price alerts (Rynek has no such feature yet); %d sale notices for offline sellers (Rynek shows sales in each player's history)\n",
+			r.Favorites, r.Alerts, r.SaleNotices)
 	}
 	if r.NoMarketData {
 		fmt.Fprintf(w, "  note           the folder has no %s: no mailboxes or history (the plugin's first versions kept none)\n", MarketDataFile)

@@ -89,6 +89,7 @@ type Transaction struct {
 	UpdatedAt          time.Time   `json:"updatedAt"` // when it entered its current state
 	Timeline           []StateTime `json:"timeline"`
 	DeliveredToMailbox bool        `json:"deliveredToMailbox"`
+	Rating             int         `json:"rating,omitempty"` // the buyer's 1-5 stars; absent when not rated
 }
 
 // Event is one of the contract's three events, as a JSONL line or the data
@@ -150,7 +151,7 @@ func NewTransaction(t market.Transaction) Transaction {
 		Seller: NewPlayer(market.Player{ID: t.Seller, Name: t.SellerName}),
 		Item:   NewItem(t.Item), Price: Money(t.Price), Fee: Money(t.Fee), SellerNet: Money(t.SellerNet),
 		State: string(t.State), ErrorCode: t.ErrorCode, Timeline: make([]StateTime, 0, len(t.Timeline)),
-		DeliveredToMailbox: t.DeliveredToMailbox}
+		DeliveredToMailbox: t.DeliveredToMailbox, Rating: t.Rating}
 	for _, st := range t.Timeline {
 		out.Timeline = append(out.Timeline, StateTime{State: string(st.State), At: st.At.UTC()})
 	}
