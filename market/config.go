@@ -26,6 +26,9 @@ type Config struct {
 	MinPrice, MaxPrice Money
 	// MaxListingsPerPlayer caps a player's active listings.
 	MaxListingsPerPlayer int
+	// MaxAlertsPerPlayer caps a player's price alerts (10 by default, as
+	// the original plugin's price-alerts.max-per-player).
+	MaxAlertsPerPlayer int
 	// ListingCooldown is the minimum time between two listings of one player.
 	// Negative disables it.
 	ListingCooldown time.Duration
@@ -51,6 +54,7 @@ func DefaultConfig() Config {
 		MinPrice:             100,
 		MaxPrice:             100_000_000,
 		MaxListingsPerPlayer: 20,
+		MaxAlertsPerPlayer:   10,
 		ListingCooldown:      5 * time.Second,
 		Blacklist:            defaultBlacklist(),
 		Clock:                SystemClock{},
@@ -84,6 +88,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxPrice <= 0 {
 		c.MaxPrice = d.MaxPrice
+	}
+	if c.MaxAlertsPerPlayer <= 0 {
+		c.MaxAlertsPerPlayer = d.MaxAlertsPerPlayer
 	}
 	if c.MaxListingsPerPlayer <= 0 {
 		c.MaxListingsPerPlayer = d.MaxListingsPerPlayer

@@ -44,6 +44,9 @@ const (
 	// KindIssued: money or an item entered or left the market (Deposit,
 	// Withdraw, GiveItem, TakeItem).
 	KindIssued EventKind = "Issued"
+	// KindPlayerData: a player's own data changed (favourites, price
+	// alerts, what they have read).
+	KindPlayerData EventKind = "PlayerData"
 	// KindTransactionRated: a buyer rated a purchase (Rate); the body is
 	// the transaction's record with the rating, as a step's is.
 	KindTransactionRated EventKind = "TransactionRated"

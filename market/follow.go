@@ -1,6 +1,7 @@
 package market
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -105,7 +106,7 @@ type rowSet struct {
 
 func (r *rowSet) Meta(m MetaRow) error { r.meta = m; return nil }
 func (r *rowSet) Player(p PlayerRow) error {
-	p.Inventory = slices.Clone(p.Inventory)
+	p.Inventory, p.Extra = slices.Clone(p.Inventory), slices.Clone(p.Extra)
 	r.players = append(r.players, p)
 	return nil
 }
@@ -320,7 +321,7 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 				player(s.players[l.seller].id)
 			}
 			s.mu.RUnlock()
-		case KindMailClaimed, KindPlayerAdded, KindPlayerChanged, KindIssued:
+		case KindMailClaimed, KindPlayerAdded, KindPlayerChanged, KindIssued, KindPlayerData:
 			player(r.uuid())
 			if r.err != nil {
 				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.err)
@@ -522,6 +523,13 @@ func (s *Service) installLocked(rs *rowSet) error {
 			p.mail = mailOf[row.ID]
 			if perms := splitPerms(row.Perms); row.Name != p.name || !slices.Equal(perms, p.perms) {
 				s.setProfileLocked(p, row.Name, perms)
+			}
+			if !bytes.Equal(row.Extra, p.storedExtra) {
+				x, err := decodeExtra(row.Extra)
+				if err != nil {
+					return fmt.Errorf("market data of player %s: %w", row.ID, err)
+				}
+				s.setExtraLocked(p, x, row.Extra)
 			}
 		}
 	}

@@ -225,10 +225,14 @@ func (s *Service) list(p *playerRecord, it item, cents, fee Money, now int64, in
 		b.add(s.countersOp(m))
 	}
 	b.log(EventRow{Kind: KindListingCreated, At: now, Body: listingCreatedBody(r, p, slot, rest, fee)})
+	fire := s.alertHitsOps(b, r, p.name, now)
 	if err := s.commit(b); err != nil {
 		return Listing{}, err
 	}
 	s.applied(func() {
+		if fire != nil {
+			fire()
+		}
 		taken()
 		p.lastSell = now
 		p.balance -= fee
@@ -295,6 +299,7 @@ func (s *Service) removeListingLocked(r *listingRecord) {
 	p.listings--
 	s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
 	s.ix.remove(r, s.tokenScratch)
+	s.forgetFavoritesLocked(r.id)
 }
 
 // returnTo adds the ops that give it back to p: the first free inventory slot

@@ -181,13 +181,15 @@ func (s *Service) setProfileLocked(p *playerRecord, name string, perms []string)
 			mine = append(mine, s.listings.get(it.Next()))
 		}
 	}
-	for _, r := range mine {
-		s.removeListingLocked(r)
+	for _, r := range mine { // out of the index under the old name's words…
+		s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
+		s.ix.remove(r, s.tokenScratch)
 	}
 	p.name = name
 	delete(s.ix.sellerToks, p.idx)
-	for _, r := range mine {
-		s.addListingLocked(r)
+	for _, r := range mine { // …and in under the new one's
+		s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
+		s.ix.add(r, s.tokenScratch)
 	}
 }
 

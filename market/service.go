@@ -44,6 +44,10 @@ type Service struct {
 
 	players    []*playerRecord
 	playerByID map[uuid.UUID]*playerRecord
+	// favoredBy lists, for each listing, the players who favour it, so a
+	// listing that leaves the market leaves their lists without a scan.
+	favoredBy map[uint32][]int32
+	alerts    alertIndex // the price alerts, by letter pair (main thread only)
 
 	listings listingTable
 	ix       *index
@@ -83,7 +87,11 @@ type playerRecord struct {
 	stored   []byte
 	version  int64
 	mail     []mailEntry
-	listings int                  // active listings, for the per-player limit
+	// extra is the player's own data (nil: none) and storedExtra its blob
+	// as the store holds it, the condition of the next write of it.
+	extra       *playerExtra
+	storedExtra []byte
+	listings    int                  // active listings, for the per-player limit
 	txs      []*transactionRecord // transactions as buyer or seller, in creation order
 }
 
@@ -141,6 +149,8 @@ func New(store Store, cfg Config) *Service {
 func (s *Service) reset() {
 	s.players = nil
 	s.playerByID = map[uuid.UUID]*playerRecord{}
+	s.favoredBy = map[uint32][]int32{}
+	s.alerts = alertIndex{}
 	s.listings = listingTable{}
 	s.ix = newIndex()
 	s.txByID = map[uuid.UUID]*transactionRecord{}
@@ -384,10 +394,15 @@ func (l *loader) Player(p PlayerRow) error {
 	if err != nil {
 		return fmt.Errorf("inventory of player %s: %w", p.ID, err)
 	}
+	x, err := decodeExtra(p.Extra)
+	if err != nil {
+		return fmt.Errorf("market data of player %s: %w", p.ID, err)
+	}
 	pr := &playerRecord{idx: int32(len(s.players)), id: p.ID, name: p.Name, balance: p.Balance, lastSell: p.LastSell, inv: inv,
 		stored: append([]byte(nil), p.Inventory...), version: p.Version, perms: splitPerms(p.Perms)}
 	s.players = append(s.players, pr)
 	s.playerByID[p.ID] = pr
+	s.setExtraLocked(pr, x, append([]byte(nil), p.Extra...))
 	return nil
 }
 

@@ -161,6 +161,9 @@ type PlayerRow struct {
 	Balance   Money
 	LastSell  int64  // unix ms of the last successful listing, for the cooldown
 	Inventory []byte // encodeInventory
+	// Extra is the player's own market data, one blob (encodeExtra):
+	// favourites, price alerts, alert hits, what they have read.
+	Extra []byte
 	// Version counts the row's changes: every write adds one. An instance
 	// that reads the row again keeps what it read only when it is newer
 	// than what it has (its own commits report the version they made).
@@ -205,7 +208,9 @@ const (
 	// (ErrConflict) when it would go below zero; the last sell time raised to
 	// Player.LastSell; the inventory set to Player.Inventory unless that is
 	// nil, only while it still is Expect (another instance may have changed
-	// it). Commit writes the row's new Balance and Version into Player.
+	// it); the extra blob set to Player.Extra unless that is nil, only while
+	// it still is ExpectExtra. Commit writes the row's new Balance and
+	// Version into Player.
 	OpPlayerState
 	// OpPutMail inserts Mail.
 	OpPutMail
@@ -253,6 +258,7 @@ type Op struct {
 	Meta        MetaRow
 	Delta       Money  // OpPlayerState: the balance change
 	Expect      []byte // the inventory, listing record or transaction record being replaced
+	ExpectExtra []byte // OpPlayerState: the extra blob being replaced
 }
 
 // Batch is the set of changes of one mutation, committed atomically: the

@@ -75,7 +75,7 @@ func (w *workload) step() (string, error) {
 	var name string
 	var err error
 	switch r := w.rng.IntN(100); {
-	case r < 28:
+	case r < 26:
 		name = "sell"
 		p := w.player()
 		st, e := w.svc.GetPlayer(p.ID)
@@ -100,7 +100,7 @@ func (w *workload) step() (string, error) {
 			price = -1 // an invalid price now and then
 		}
 		_, err = w.svc.SellItem(p, s, price)
-	case r < 43:
+	case r < 40:
 		name = "remove"
 		l, ok := w.listing()
 		if !ok {
@@ -111,7 +111,7 @@ func (w *workload) step() (string, error) {
 			actor = market.Player{ID: l.Seller}
 		}
 		err = w.svc.RemoveListing(l.ID, actor)
-	case r < 73:
+	case r < 68:
 		name = "buy"
 		l, ok := w.listing()
 		if !ok {
@@ -130,18 +130,18 @@ func (w *workload) step() (string, error) {
 		if err == nil && tx.State != market.StateCompleted {
 			return name, fmt.Errorf("purchase returned %s with no error", tx.State)
 		}
-	case r < 77:
+	case r < 72:
 		name = "force-expire"
 		l, ok := w.listing()
 		if !ok {
 			return name, nil
 		}
 		err = w.svc.ForceExpire(l.ID, w.players[0])
-	case r < 82:
+	case r < 78:
 		name = "sweep"
 		w.clock.Advance(time.Duration(w.rng.IntN(48)) * time.Hour)
 		_, _, err = w.svc.SweepExpired()
-	case r < 88:
+	case r < 84:
 		name = "claim"
 		_, err = w.svc.ClaimAll(w.withMail().ID)
 	default:
@@ -170,16 +170,27 @@ func (w *workload) withMail() market.Player {
 
 // rare runs one of the rarer operations: those that bring money or items
 // into the market or take them out, a join that renames a player, a refund,
-// a relist from the mailbox, a rating.
+// a relist from the mailbox, a rating, a price alert, a favourite.
 func (w *workload) rare() (string, error) {
 	i := w.rng.IntN(len(w.players))
 	p := w.players[i]
 	amount := float64(1+w.rng.IntN(100000)) / 100
-	switch w.rng.IntN(8) {
+	switch w.rng.IntN(10) {
+	case 8:
+		words := []string{"diamond", "oak", "sword", "bread", "iron", "book", "łup", "cobble"}
+		_, err := w.svc.AddAlert(p.ID, words[w.rng.IntN(len(words))], float64(1+w.rng.IntN(2000))/100)
+		return "alert", err
+	case 9:
+		l, ok := w.listing()
+		if !ok {
+			return "favorite (nothing to favour)", nil
+		}
+		_, err := w.svc.ToggleFavorite(p.ID, l.ID)
+		return "favorite", err
 	case 7:
 		done, err := w.svc.GetCompletedTransactions()
 		if err != nil || len(done) == 0 {
-			return "rate", err
+			return "rate (nothing to rate)", err
 		}
 		tx := done[w.rng.IntN(len(done))]
 		_, err = w.svc.Rate(tx.Buyer, tx.ID, 1+w.rng.IntN(5))
@@ -202,7 +213,7 @@ func (w *workload) rare() (string, error) {
 	case 5:
 		done, err := w.svc.GetCompletedTransactions()
 		if err != nil || len(done) == 0 {
-			return "refund", err
+			return "refund (nothing to refund)", err
 		}
 		mode := market.RefundMode(w.rng.IntN(2))
 		_, err = w.svc.Refund(done[w.rng.IntN(len(done))].ID, w.players[0], mode)

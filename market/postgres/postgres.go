@@ -42,7 +42,7 @@ import (
 
 // SchemaVersion is the version of the schema this package writes: one per
 // migration.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // application marks a database as a Rynek market, in rynek_schema.
 const application = "rynek-market"
@@ -122,18 +122,24 @@ CREATE TABLE rynek_instances (name text PRIMARY KEY, published bigint NOT NULL);
 -- The issuance account: money and items that came in from outside the
 -- market or left it.
 INSERT INTO meta (k, v) VALUES ('issued_money_in', 0), ('issued_money_out', 0), ('issued_items_in', 0), ('issued_items_out', 0);
+`, `
+-- Each player's own market data (favourites, price alerts, what they have
+-- read), one blob.
+ALTER TABLE players ADD COLUMN extra bytea NOT NULL DEFAULT '';
 `}
 
 // statements write the ops; a conditional one fails through rynek_expect.
 // The player and counter updates return the rows' new values.
 var statements = map[market.OpKind]string{
-	market.OpAddPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES ($1, $2, $3, $4, $5, $6)`,
-	// $1 delta, $2 last sell, $3 new inventory or NULL, $4 id, $5 the inventory it replaces
+	market.OpAddPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory, extra) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+	// $1 delta, $2 last sell, $3 new inventory or NULL, $4 id, $5 the inventory it replaces,
+	// $6 new extra or NULL, $7 the extra it replaces
 	market.OpPlayerState: `WITH c AS (UPDATE players SET balance = balance + $1, last_sell = greatest(last_sell, $2),
-			inventory = coalesce($3, inventory), version = version + 1
-		WHERE id = $4 AND ($1 >= 0 OR balance + $1 >= 0) AND ($3::bytea IS NULL OR inventory = $5) RETURNING balance, version)
+			inventory = coalesce($3, inventory), extra = coalesce($6, extra), version = version + 1
+		WHERE id = $4 AND ($1 >= 0 OR balance + $1 >= 0) AND ($3::bytea IS NULL OR inventory = $5)
+			AND ($6::bytea IS NULL OR extra = $7) RETURNING balance, version)
 		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `',
-			'player ' || $4::text || ' (unknown, too little money, or its inventory changed meanwhile)'),
+			'player ' || $4::text || ' (unknown, too little money, or its inventory or market data changed meanwhile)'),
 			(SELECT balance FROM c), (SELECT version FROM c)`,
 	market.OpPutMail: `INSERT INTO mail (id, player, item, reason, created, prev_price) VALUES ($1, $2, $3, $4, $5, $6)`,
 	market.OpDelMail: `WITH c AS (DELETE FROM mail WHERE id = $1 RETURNING 1)
@@ -653,10 +659,10 @@ func queueOps(pb *pgx.Batch, ops []market.Op, adds map[int]market.MetaRow) {
 		switch op.Kind {
 		case market.OpAddPlayer:
 			p := op.Player
-			pb.Queue(q, p.ID, p.Name, p.Perms, int64(p.Balance), p.LastSell, nonNil(p.Inventory))
+			pb.Queue(q, p.ID, p.Name, p.Perms, int64(p.Balance), p.LastSell, nonNil(p.Inventory), nonNil(p.Extra))
 		case market.OpPlayerState:
 			p := op.Player
-			pb.Queue(q, int64(op.Delta), p.LastSell, p.Inventory, p.ID, nonNil(op.Expect)).QueryRow(func(r pgx.Row) error {
+			pb.Queue(q, int64(op.Delta), p.LastSell, p.Inventory, p.ID, nonNil(op.Expect), p.Extra, nonNil(op.ExpectExtra)).QueryRow(func(r pgx.Row) error {
 				var one int64
 				return r.Scan(&one, (*int64)(&p.Balance), &p.Version)
 			})
@@ -965,9 +971,9 @@ func readRows(ctx context.Context, tx pgx.Tx, l market.Loader, f rowFilter) erro
 		}
 		return rows.Err()
 	}
-	if err := each("SELECT id, name, perms, balance, last_sell, inventory, version FROM players "+f.players+" ORDER BY name, id", f.playerIDs, func(r pgx.Rows) error {
+	if err := each("SELECT id, name, perms, balance, last_sell, inventory, version, extra FROM players "+f.players+" ORDER BY name, id", f.playerIDs, func(r pgx.Rows) error {
 		var p market.PlayerRow
-		if err := r.Scan(&p.ID, &p.Name, &p.Perms, (*int64)(&p.Balance), &p.LastSell, &p.Inventory, &p.Version); err != nil {
+		if err := r.Scan(&p.ID, &p.Name, &p.Perms, (*int64)(&p.Balance), &p.LastSell, &p.Inventory, &p.Version, &p.Extra); err != nil {
 			return err
 		}
 		return l.Player(p)

@@ -44,7 +44,7 @@ const applicationID = 0x52594E4B
 // SchemaVersion is the version of the schema this package writes. Version 1
 // had no event log, version 2 no player row versions; Open upgrades both in
 // place.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Options tune the store.
 type Options struct {
@@ -123,15 +123,20 @@ INSERT INTO meta (k, v) VALUES ('published_seq', 0);
 // newer.
 const versionSchema = `ALTER TABLE players ADD COLUMN version INTEGER NOT NULL DEFAULT 0;`
 
+// extraSchema is what version 4 added: each player's own market data
+// (favourites, price alerts, what they have read), one blob.
+const extraSchema = `ALTER TABLE players ADD COLUMN extra BLOB NOT NULL DEFAULT x'';`
+
 // statements write the ops. A conditional one matches its row or no row
 // (apply turns that into market.ErrConflict); the player and counter
 // updates return the row's new values.
 var statements = map[market.OpKind]string{
-	market.OpAddPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES (?, ?, ?, ?, ?, ?)`,
-	// ?1 delta, ?2 last sell, ?3 new inventory or NULL, ?4 id, ?5 the inventory it replaces
+	market.OpAddPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory, extra) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	// ?1 delta, ?2 last sell, ?3 new inventory or NULL, ?4 id, ?5 the inventory it replaces,
+	// ?6 new extra or NULL, ?7 the extra it replaces
 	market.OpPlayerState: `UPDATE players SET balance = balance + ?1, last_sell = max(last_sell, ?2),
-		inventory = coalesce(?3, inventory), version = version + 1
-		WHERE id = ?4 AND (?1 >= 0 OR balance + ?1 >= 0) AND (?3 IS NULL OR inventory = ?5)
+		inventory = coalesce(?3, inventory), extra = coalesce(?6, extra), version = version + 1
+		WHERE id = ?4 AND (?1 >= 0 OR balance + ?1 >= 0) AND (?3 IS NULL OR inventory = ?5) AND (?6 IS NULL OR extra = ?7)
 		RETURNING balance, version`,
 	market.OpPutMail:      `INSERT INTO mail (id, player, item, reason, created, prev_price) VALUES (?, ?, ?, ?, ?, ?)`,
 	market.OpDelMail:      `DELETE FROM mail WHERE id = ?`,
@@ -309,15 +314,17 @@ func (s *Store) init() error {
 		if tables > 0 {
 			return fmt.Errorf("%w: the SQLite file already holds %d other objects", ErrForeign, tables)
 		}
-		return s.migrate(schema, eventsSchema, versionSchema, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
+		return s.migrate(schema, eventsSchema, versionSchema, extraSchema, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
 	case app != applicationID:
 		return fmt.Errorf("%w: application_id is %#x", ErrForeign, app)
 	case ver > SchemaVersion:
 		return fmt.Errorf("the database has schema version %d, newer than this program's %d; use a newer Rynek", ver, SchemaVersion)
 	case ver == 1:
-		return s.migrate(eventsSchema, versionSchema)
+		return s.migrate(eventsSchema, versionSchema, extraSchema)
 	case ver == 2:
-		return s.migrate(versionSchema)
+		return s.migrate(versionSchema, extraSchema)
+	case ver == 3:
+		return s.migrate(extraSchema)
 	case ver < 1:
 		return fmt.Errorf("the database has unknown schema version %d", ver)
 	}
@@ -573,15 +580,19 @@ func (s *Store) apply(op *market.Op) error {
 	switch op.Kind {
 	case market.OpAddPlayer:
 		p := op.Player
-		res, err = st.Exec(p.ID[:], p.Name, p.Perms, int64(p.Balance), p.LastSell, nonNil(p.Inventory))
+		res, err = st.Exec(p.ID[:], p.Name, p.Perms, int64(p.Balance), p.LastSell, nonNil(p.Inventory), nonNil(p.Extra))
 	case market.OpPlayerState:
 		p := op.Player
 		var inv any // NULL: the inventory stays
 		if p.Inventory != nil {
 			inv = p.Inventory
 		}
+		var extra any // NULL: the extra blob stays
+		if p.Extra != nil {
+			extra = p.Extra
+		}
 		var balance int64
-		err = st.QueryRow(int64(op.Delta), p.LastSell, inv, p.ID[:], nonNil(op.Expect)).Scan(&balance, &p.Version)
+		err = st.QueryRow(int64(op.Delta), p.LastSell, inv, p.ID[:], nonNil(op.Expect), extra, nonNil(op.ExpectExtra)).Scan(&balance, &p.Version)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("player %s: %w", p.ID, errPlayerMoved)
 		}
@@ -646,7 +657,7 @@ func (s *Store) apply(op *market.Op) error {
 // errPlayerMoved is a player update that matched no row: the player is
 // unknown, the balance would go below zero, or another instance changed
 // the inventory first.
-var errPlayerMoved = fmt.Errorf("no such player, too little money, or the inventory changed meanwhile: %w", market.ErrConflict)
+var errPlayerMoved = fmt.Errorf("no such player, too little money, or the inventory or the player's market data changed meanwhile: %w", market.ErrConflict)
 
 // addToMeta runs an insert-or-add statement of meta rows with args and
 // writes the rows' new totals into m.
@@ -852,11 +863,11 @@ func (s *Store) Load(l market.Loader) error {
 	if err := l.Meta(m); err != nil {
 		return err
 	}
-	if err := each(s.ctx, s.conn, "SELECT id, name, perms, balance, last_sell, inventory, version FROM players ORDER BY name, id", func(r *sql.Rows) error {
+	if err := each(s.ctx, s.conn, "SELECT id, name, perms, balance, last_sell, inventory, version, extra FROM players ORDER BY name, id", func(r *sql.Rows) error {
 		var p market.PlayerRow
 		var id []byte
 		var bal int64
-		if err := r.Scan(&id, &p.Name, &p.Perms, &bal, &p.LastSell, (*sql.RawBytes)(&p.Inventory), &p.Version); err != nil {
+		if err := r.Scan(&id, &p.Name, &p.Perms, &bal, &p.LastSell, (*sql.RawBytes)(&p.Inventory), &p.Version, (*sql.RawBytes)(&p.Extra)); err != nil {
 			return err
 		}
 		p.ID, p.Balance = toUUID(id), market.Money(bal)

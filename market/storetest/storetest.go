@@ -99,13 +99,17 @@ func (m *Model) apply(op *market.Op) error {
 		m.players[op.Player.ID] = *op.Player
 	case market.OpPlayerState:
 		p, ok := m.players[op.Player.ID]
-		if !ok || op.Delta < 0 && p.Balance+op.Delta < 0 || op.Player.Inventory != nil && !bytes.Equal(p.Inventory, op.Expect) {
+		if !ok || op.Delta < 0 && p.Balance+op.Delta < 0 || op.Player.Inventory != nil && !bytes.Equal(p.Inventory, op.Expect) ||
+			op.Player.Extra != nil && !bytes.Equal(p.Extra, op.ExpectExtra) {
 			return market.ErrConflict
 		}
 		p.Balance += op.Delta
 		p.LastSell = max(p.LastSell, op.Player.LastSell)
 		if op.Player.Inventory != nil {
 			p.Inventory = op.Player.Inventory
+		}
+		if op.Player.Extra != nil {
+			p.Extra = op.Player.Extra
 		}
 		p.Version++
 		m.players[p.ID] = p
@@ -234,7 +238,7 @@ type dumper struct{ d *Dump }
 
 func (x dumper) Meta(m market.MetaRow) error { x.d.Meta = m; return nil }
 func (x dumper) Player(p market.PlayerRow) error {
-	x.d.Players = append(x.d.Players, fmt.Sprintf("%s %s %q %d %d %x v%d", p.ID, p.Name, p.Perms, p.Balance, p.LastSell, p.Inventory, p.Version))
+	x.d.Players = append(x.d.Players, fmt.Sprintf("%s %s %q %d %d %x %x v%d", p.ID, p.Name, p.Perms, p.Balance, p.LastSell, p.Inventory, p.Extra, p.Version))
 	return nil
 }
 func (x dumper) Mail(m market.MailRow) error {
@@ -422,13 +426,16 @@ func (g *opGen) op(m *Model) market.Op {
 	switch r.IntN(13) {
 	case 0:
 		return market.Op{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: g.pick(g.players), Name: fmt.Sprint("p", r.IntN(9)),
-			Perms: "", Balance: market.Money(r.IntN(1000)), LastSell: int64(r.IntN(100)), Inventory: blob}}
+			Perms: "", Balance: market.Money(r.IntN(1000)), LastSell: int64(r.IntN(100)), Inventory: blob, Extra: []byte{byte(r.IntN(3))}}}
 	case 1:
 		id := g.pick(g.players)
 		op := market.Op{Kind: market.OpPlayerState, Delta: market.Money(r.IntN(1200) - 600),
 			Player: &market.PlayerRow{ID: id, LastSell: int64(r.IntN(100))}}
 		if r.IntN(2) == 0 {
 			op.Player.Inventory, op.Expect = blob, expect(m.players[id].Inventory)
+		}
+		if r.IntN(3) == 0 {
+			op.Player.Extra, op.ExpectExtra = []byte{byte(r.IntN(3))}, expect(m.players[id].Extra)
 		}
 		return op
 	case 2:

@@ -1,0 +1,285 @@
+package market
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/playertext"
+)
+
+// Price alerts: a player asks to hear of new listings that match a search
+// and cost at most a unit price. Each alert fires once per matching new
+// listing, into the player's stored notifications, so that an offline
+// player finds it too. A new listing finds its alerts through an index, not
+// a scan: every alert is filed under one letter pair of its longest word,
+// and a listing looks up only the pairs its own words contain.
+
+// MaxAlertQueryBytes bounds an alert's search text.
+const MaxAlertQueryBytes = 100
+
+// CodeAlertLimit: the player has as many alerts as the market allows.
+const CodeAlertLimit Code = "ALERT_LIMIT"
+
+// Alert is a player's price alert.
+type Alert struct {
+	ID           uuid.UUID
+	Query        string  // the search it matches, as Query's text
+	MaxUnitPrice float64 // the highest price per item that fires it
+	Created      time.Time
+}
+
+// alertIndex files alerts under a letter pair ([2]rune; a one-letter word
+// under [r, 0]) of their longest word.
+type alertIndex struct {
+	byPair map[[2]rune][]alertRef
+	gen    uint32 // stamps the alerts one listing has checked
+	seen   map[*alertRecord]uint32
+}
+
+type alertRef struct {
+	owner int32
+	a     *alertRecord
+}
+
+func (ai *alertIndex) key(a *alertRecord) [2]rune {
+	longest := ""
+	for _, w := range a.words {
+		if len(w) > len(longest) {
+			longest = w
+		}
+	}
+	var k [2]rune
+	i := 0
+	for _, r := range longest {
+		k[i] = r
+		if i++; i == 2 {
+			break
+		}
+	}
+	return k
+}
+
+func (ai *alertIndex) add(owner int32, a *alertRecord) {
+	if ai.byPair == nil {
+		ai.byPair, ai.seen = map[[2]rune][]alertRef{}, map[*alertRecord]uint32{}
+	}
+	k := ai.key(a)
+	ai.byPair[k] = append(ai.byPair[k], alertRef{owner: owner, a: a})
+}
+
+func (ai *alertIndex) remove(owner int32, a *alertRecord) {
+	k := ai.key(a)
+	refs := ai.byPair[k]
+	if i := slices.IndexFunc(refs, func(r alertRef) bool { return r.a == a }); i >= 0 {
+		refs = slices.Delete(refs, i, i+1)
+	}
+	if len(refs) == 0 {
+		delete(ai.byPair, k)
+	} else {
+		ai.byPair[k] = refs
+	}
+	delete(ai.seen, a)
+}
+
+// listingWords are the folded words a listing is found by, as Query finds
+// it: its material's key and name, its seller's name, its own name, lore and
+// enchantments.
+func listingWords(dst []string, it item, sellerName string) []string {
+	info := &materials[it.mat]
+	dst = appendTokens(dst, info.Key)
+	dst = appendTokens(dst, info.Name)
+	dst = appendTokens(dst, playertext.Sanitize(sellerName))
+	if x := it.x; x != nil {
+		dst = appendTokens(dst, playertext.Plain(x.name))
+		for _, l := range x.lore {
+			dst = appendTokens(dst, playertext.Plain(l))
+		}
+		for _, e := range x.ench {
+			dst = appendTokens(dst, enchantments[e.id].Key)
+			dst = appendTokens(dst, enchantments[e.id].Name)
+		}
+	}
+	return dst
+}
+
+// fired returns the alerts a new listing of it by seller at price fires:
+// each matches every one of its words somewhere in the listing's words (as
+// Query would find it) and has a unit ceiling at or above the listing's
+// unit price. A seller's own alerts never fire for their listing.
+func (ai *alertIndex) fired(it item, price Money, seller int32, sellerName string) []alertRef {
+	if len(ai.byPair) == 0 {
+		return nil
+	}
+	words := listingWords(nil, it, sellerName)
+	unit := unitKey(price, it.amount)
+	ai.gen++
+	var out []alertRef
+	for _, w := range words {
+		var prev rune = -1
+		for _, r := range w {
+			for _, k := range [2][2]rune{{r, 0}, {prev, r}} {
+				if k[0] < 0 {
+					continue
+				}
+				for _, ref := range ai.byPair[k] {
+					a := ref.a
+					if ai.seen[a] == ai.gen {
+						continue
+					}
+					ai.seen[a] = ai.gen
+					if ref.owner == seller || unit > int64(a.maxUnit)*1000 || !allIn(a.words, words) {
+						continue
+					}
+					out = append(out, ref)
+				}
+			}
+			prev = r
+		}
+	}
+	return out
+}
+
+// allIn reports whether every word of want is inside some word of have.
+func allIn(want, have []string) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(have, func(h string) bool { return strings.Contains(h, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// AddAlert sets a price alert for player: new listings that query (Query's
+// text: words found anywhere in a listing's name, lore, enchantments or
+// seller) matches, at no more than maxUnitPrice per item (validated like a
+// price, from 0.01). A player has at most Config.MaxAlertsPerPlayer.
+func (s *Service) AddAlert(player uuid.UUID, query string, maxUnitPrice float64) (Alert, error) {
+	if err := s.mutGuard(); err != nil {
+		return Alert{}, err
+	}
+	p := s.playerByID[player]
+	if p == nil {
+		return Alert{}, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	}
+	query = strings.TrimSpace(query)
+	if len(query) > MaxAlertQueryBytes {
+		return Alert{}, errf(CodeInvalidQuery, "an alert's search is at most %d bytes, not %d", MaxAlertQueryBytes, len(query))
+	}
+	pq := parseQueryText(query)
+	if len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad {
+		return Alert{}, errf(CodeInvalidQuery, "an alert needs words to look for (not #ids), not %q", truncateForMsg(query))
+	}
+	maxUnit, err := toMoney("maximum unit price", maxUnitPrice, 1, s.cfg.MaxPrice)
+	if err != nil {
+		return Alert{}, err
+	}
+	x := p.extra.clone()
+	if n := len(x.alerts); n >= s.cfg.MaxAlertsPerPlayer {
+		return Alert{}, errf(CodeAlertLimit, "%s has %d price alerts; the limit is %d", p.name, n, s.cfg.MaxAlertsPerPlayer)
+	}
+	a := alertRecord{id: uuid.New(), query: query, maxUnit: maxUnit, created: s.nowMs(), words: pq.words}
+	x.alerts = append(x.alerts, a)
+	if err := s.writeExtra(p, x); err != nil {
+		return Alert{}, err
+	}
+	return a.public(), nil
+}
+
+// RemoveAlert removes one of player's alerts.
+func (s *Service) RemoveAlert(player, alert uuid.UUID) error {
+	if err := s.mutGuard(); err != nil {
+		return err
+	}
+	p := s.playerByID[player]
+	if p == nil {
+		return errf(CodeUnknownPlayer, "player %s does not exist", player)
+	}
+	x := p.extra.clone()
+	i := slices.IndexFunc(x.alerts, func(a alertRecord) bool { return a.id == alert })
+	if i < 0 {
+		return errf(CodeInvalidQuery, "%s has no price alert %s", p.name, alert)
+	}
+	x.alerts = slices.Delete(x.alerts, i, i+1)
+	return s.writeExtra(p, x)
+}
+
+// Alerts returns player's price alerts, oldest first. Any goroutine.
+func (s *Service) Alerts(player uuid.UUID) ([]Alert, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p := s.playerByID[player]
+	if p == nil {
+		return nil, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	}
+	var out []Alert
+	if p.extra != nil {
+		for _, a := range p.extra.alerts {
+			out = append(out, a.public())
+		}
+	}
+	return out, nil
+}
+
+func (a alertRecord) public() Alert {
+	return Alert{ID: a.id, Query: a.query, MaxUnitPrice: a.maxUnit.Float(), Created: unixMilli(a.created)}
+}
+
+// writeExtra commits x as p's data with a PlayerData log entry, and puts it
+// in memory.
+func (s *Service) writeExtra(p *playerRecord, x *playerExtra) error {
+	blob := encodeExtra(x, s.liveListing)
+	b := &s.batch
+	b.Reset()
+	b.add(s.extraOp(p, blob))
+	b.log(EventRow{Kind: KindPlayerData, At: s.nowMs(), Body: playerDataBody(p.id)})
+	if err := s.commit(b); err != nil {
+		return err
+	}
+	s.applied(func() { s.setExtraLocked(p, x, blob) })
+	return nil
+}
+
+// playerDataBody records that a player's own data changed.
+func playerDataBody(id uuid.UUID) []byte {
+	return append([]byte{eventBodyVersion}, id[:]...)
+}
+
+// alertHitsOps adds to b the writes of the alerts a new listing r fires
+// (each owner's data once, with the hits appended) and returns how to apply
+// them to memory once the batch commits.
+func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, now int64) func() {
+	refs := s.alerts.fired(r.it, r.price, r.seller, sellerName)
+	if len(refs) == 0 {
+		return nil
+	}
+	byOwner := map[int32]*playerExtra{}
+	var owners []int32
+	mat := materials[r.it.mat].Key
+	for _, ref := range refs {
+		x := byOwner[ref.owner]
+		if x == nil {
+			x = s.players[ref.owner].extra.clone()
+			byOwner[ref.owner] = x
+			owners = append(owners, ref.owner)
+		}
+		x.hits = append(x.hits, alertHit{alert: ref.a.id, listing: r.id, at: now, price: r.price, amount: r.it.amount, material: mat})
+		if over := len(x.hits) - maxAlertHits; over > 0 {
+			x.hits = slices.Delete(x.hits, 0, over)
+		}
+	}
+	blobs := make([][]byte, len(owners))
+	for i, o := range owners {
+		blobs[i] = encodeExtra(byOwner[o], s.liveListing)
+		b.add(s.extraOp(s.players[o], blobs[i]))
+	}
+	return func() {
+		for i, o := range owners {
+			s.setExtraLocked(s.players[o], byOwner[o], blobs[i])
+		}
+	}
+}

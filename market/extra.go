@@ -1,0 +1,218 @@
+package market
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+)
+
+// A player's own market data: favourite listings, price alerts and what
+// they fired, and how far the player has read their notifications. It is
+// one blob in the player's row (PlayerRow.Extra), written by a conditional
+// update like the inventory.
+
+// playerExtra is a player's own market data, decoded.
+type playerExtra struct {
+	favorites []uint32 // listing ids, in the order added; gone listings are dropped on the next write
+	alerts    []alertRecord
+	hits      []alertHit // oldest first, at most maxAlertHits
+	readAt    int64      // unix ms: notifications up to this time are read
+}
+
+// alertRecord is one price alert: listings whose text matches query, at a
+// unit price of at most maxUnit.
+type alertRecord struct {
+	id      uuid.UUID
+	query   string
+	maxUnit Money
+	created int64
+	words   []string // query's words (parseQueryText), not stored
+	key     uint32   // the index gram it is filed under (alertIndex), not stored
+}
+
+// alertHit is an alert that fired: what it found, as it was then.
+type alertHit struct {
+	alert    uuid.UUID
+	listing  uint32
+	at       int64
+	price    Money
+	amount   uint8
+	material string
+}
+
+// maxAlertHits bounds the alert notifications a player keeps; the oldest go
+// first.
+const maxAlertHits = 200
+
+// maxFavorites bounds a player's favourites.
+const maxFavorites = 500
+
+const extraVersion = 1
+
+// encodeExtra encodes x; listing ids that are not live (live == nil keeps
+// all) are left out, which is how a gone listing leaves the stored list.
+func encodeExtra(x *playerExtra, live func(uint32) bool) []byte {
+	if x == nil {
+		return []byte{}
+	}
+	b := []byte{extraVersion}
+	var favs []uint32
+	for _, id := range x.favorites {
+		if live == nil || live(id) {
+			favs = append(favs, id)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(favs)))
+	for _, id := range favs {
+		b = binary.AppendUvarint(b, uint64(id))
+	}
+	b = binary.AppendUvarint(b, uint64(len(x.alerts)))
+	for _, a := range x.alerts {
+		b = append(b, a.id[:]...)
+		b = appendStr(b, a.query)
+		b = binary.AppendVarint(b, int64(a.maxUnit))
+		b = binary.AppendVarint(b, a.created)
+	}
+	b = binary.AppendUvarint(b, uint64(len(x.hits)))
+	for _, h := range x.hits {
+		b = append(b, h.alert[:]...)
+		b = binary.AppendUvarint(b, uint64(h.listing))
+		b = binary.AppendVarint(b, h.at)
+		b = binary.AppendVarint(b, int64(h.price))
+		b = append(b, h.amount)
+		b = appendStr(b, h.material)
+	}
+	return binary.AppendVarint(b, x.readAt)
+}
+
+// decodeExtra decodes what encodeExtra wrote; an empty blob is no data.
+func decodeExtra(b []byte) (*playerExtra, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	r := blobReader{b: b}
+	if r.byte() != extraVersion {
+		return nil, fmt.Errorf("player data: unknown version")
+	}
+	x := &playerExtra{}
+	n := r.uvarint()
+	if n > maxFavorites {
+		return nil, errBlob
+	}
+	for range n {
+		x.favorites = append(x.favorites, uint32(r.uvarint()))
+	}
+	n = r.uvarint()
+	if n > 1000 {
+		return nil, errBlob
+	}
+	for range n {
+		var a alertRecord
+		r.fixed(a.id[:])
+		a.query = string(r.bytes(MaxAlertQueryBytes))
+		a.maxUnit = Money(r.varint())
+		a.created = r.varint()
+		a.words = parseQueryText(a.query).words
+		x.alerts = append(x.alerts, a)
+	}
+	n = r.uvarint()
+	if n > maxAlertHits {
+		return nil, errBlob
+	}
+	for range n {
+		var h alertHit
+		r.fixed(h.alert[:])
+		h.listing = uint32(r.uvarint())
+		h.at = r.varint()
+		h.price = Money(r.varint())
+		h.amount = r.byte()
+		h.material = string(r.bytes(256))
+		x.hits = append(x.hits, h)
+	}
+	x.readAt = r.varint()
+	if r.err != nil || len(r.b) != 0 {
+		return nil, errBlob
+	}
+	return x, nil
+}
+
+// clone copies x deeply enough that changing the copy's lists leaves x's
+// alone.
+func (x *playerExtra) clone() *playerExtra {
+	if x == nil {
+		return &playerExtra{}
+	}
+	c := *x
+	c.favorites = slices.Clone(x.favorites)
+	c.alerts = slices.Clone(x.alerts)
+	c.hits = slices.Clone(x.hits)
+	return &c
+}
+
+// extraOp is the op that writes x as p's data, while the store still holds
+// what memory has.
+func (s *Service) extraOp(p *playerRecord, blob []byte) Op {
+	return Op{Kind: OpPlayerState, Player: &PlayerRow{ID: p.id, Extra: blob}, ExpectExtra: nonNilBlob(p.storedExtra)}
+}
+
+func nonNilBlob(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// liveListing reports whether listing id is on the market, for encodeExtra.
+func (s *Service) liveListing(id uint32) bool { return s.listings.get(id) != nil }
+
+// setExtraLocked gives p new data, keeping the indexes of favourites and
+// alerts in step.
+func (s *Service) setExtraLocked(p *playerRecord, x *playerExtra, stored []byte) {
+	if old := p.extra; old != nil {
+		for _, id := range old.favorites {
+			s.unfavorLocked(id, p.idx)
+		}
+		for i := range old.alerts {
+			s.alerts.remove(p.idx, &old.alerts[i])
+		}
+	}
+	p.extra, p.storedExtra = x, stored
+	if x == nil {
+		return
+	}
+	for _, id := range x.favorites {
+		s.favoredBy[id] = append(s.favoredBy[id], p.idx)
+	}
+	for i := range x.alerts {
+		s.alerts.add(p.idx, &x.alerts[i])
+	}
+}
+
+// unfavorLocked takes player from the players who favour listing id.
+func (s *Service) unfavorLocked(id uint32, player int32) {
+	by := s.favoredBy[id]
+	if i := slices.Index(by, player); i >= 0 {
+		by = slices.Delete(by, i, i+1)
+	}
+	if len(by) == 0 {
+		delete(s.favoredBy, id)
+	} else {
+		s.favoredBy[id] = by
+	}
+}
+
+// forgetFavoritesLocked takes a listing that left the market out of every
+// list that had it: only the players who favoured it are touched. Their
+// stored lists drop it on their next write.
+func (s *Service) forgetFavoritesLocked(id uint32) {
+	for _, idx := range s.favoredBy[id] {
+		if x := s.players[idx].extra; x != nil {
+			if i := slices.Index(x.favorites, id); i >= 0 {
+				x.favorites = slices.Delete(x.favorites, i, i+1)
+			}
+		}
+	}
+	delete(s.favoredBy, id)
+}
