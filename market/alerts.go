@@ -1,9 +1,11 @@
 package market
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/playertext"
@@ -30,57 +32,69 @@ type Alert struct {
 	Created      time.Time
 }
 
-// alertIndex files alerts under a letter pair ([2]rune; a one-letter word
-// under [r, 0]) of their longest word.
+// alertIndex files each alert under its longest word. A listing looks up
+// every piece of its own words (an alert's word matches a listing when it
+// is inside one of the listing's words, as Query matches), so it finds only
+// the alerts whose longest word it contains, without a scan.
 type alertIndex struct {
-	byPair map[[2]rune][]alertRef
-	gen    uint32 // stamps the alerts one listing has checked
-	seen   map[*alertRecord]uint32
+	byWord map[string][]alertRef
+	gen    uint32 // stamps the alerts one listing has checked (alertRecord.seen)
 }
 
+// alertRef is an alert in the index, with its owner and ceiling: a word's
+// alerts are kept by ceiling, highest first, so a listing stops at the
+// first alert its unit price is above.
 type alertRef struct {
-	owner int32
-	a     *alertRecord
+	owner   int32
+	maxUnit Money
+	a       *alertRecord
 }
 
-func (ai *alertIndex) key(a *alertRecord) [2]rune {
+// maxAlertWordBytes bounds the pieces a listing looks up: a longer alert
+// word is filed under its first maxAlertWordBytes bytes (whole runes).
+const maxAlertWordBytes = 24
+
+func (ai *alertIndex) key(a *alertRecord) string {
 	longest := ""
 	for _, w := range a.words {
 		if len(w) > len(longest) {
 			longest = w
 		}
 	}
-	var k [2]rune
-	i := 0
-	for _, r := range longest {
-		k[i] = r
-		if i++; i == 2 {
-			break
+	if len(longest) > maxAlertWordBytes {
+		cut := 0
+		for i := range longest {
+			if i > maxAlertWordBytes {
+				break
+			}
+			cut = i
 		}
+		longest = longest[:cut]
 	}
-	return k
+	return longest
 }
 
 func (ai *alertIndex) add(owner int32, a *alertRecord) {
-	if ai.byPair == nil {
-		ai.byPair, ai.seen = map[[2]rune][]alertRef{}, map[*alertRecord]uint32{}
+	if ai.byWord == nil {
+		ai.byWord = map[string][]alertRef{}
 	}
 	k := ai.key(a)
-	ai.byPair[k] = append(ai.byPair[k], alertRef{owner: owner, a: a})
+	refs := ai.byWord[k]
+	i, _ := slices.BinarySearchFunc(refs, a.maxUnit, func(r alertRef, m Money) int { return cmp.Compare(m, r.maxUnit) })
+	ai.byWord[k] = slices.Insert(refs, i, alertRef{owner: owner, maxUnit: a.maxUnit, a: a})
 }
 
 func (ai *alertIndex) remove(owner int32, a *alertRecord) {
 	k := ai.key(a)
-	refs := ai.byPair[k]
+	refs := ai.byWord[k]
 	if i := slices.IndexFunc(refs, func(r alertRef) bool { return r.a == a }); i >= 0 {
 		refs = slices.Delete(refs, i, i+1)
 	}
 	if len(refs) == 0 {
-		delete(ai.byPair, k)
+		delete(ai.byWord, k)
 	} else {
-		ai.byPair[k] = refs
+		ai.byWord[k] = refs
 	}
-	delete(ai.seen, a)
 }
 
 // listingWords are the folded words a listing is found by, as Query finds
@@ -109,33 +123,40 @@ func listingWords(dst []string, it item, sellerName string) []string {
 // Query would find it) and has a unit ceiling at or above the listing's
 // unit price. A seller's own alerts never fire for their listing.
 func (ai *alertIndex) fired(it item, price Money, seller int32, sellerName string) []alertRef {
-	if len(ai.byPair) == 0 {
+	if len(ai.byWord) == 0 {
 		return nil
 	}
 	words := listingWords(nil, it, sellerName)
 	unit := unitKey(price, it.amount)
 	ai.gen++
 	var out []alertRef
-	for _, w := range words {
-		var prev rune = -1
-		for _, r := range w {
-			for _, k := range [2][2]rune{{r, 0}, {prev, r}} {
-				if k[0] < 0 {
+	for wi, w := range words {
+		if slices.Contains(words[:wi], w) {
+			continue
+		}
+		// Every piece of w that starts and ends on a rune boundary.
+		for i := range w {
+			for j := i + 1; j <= len(w) && j-i <= maxAlertWordBytes; j++ {
+				if j < len(w) && !utf8.RuneStart(w[j]) {
 					continue
 				}
-				for _, ref := range ai.byPair[k] {
+				for _, ref := range ai.byWord[w[i:j]] {
+					if unit > int64(ref.maxUnit)*1000 {
+						break // the rest are cheaper still
+					}
 					a := ref.a
-					if ai.seen[a] == ai.gen {
+					if a.seen == ai.gen {
 						continue
 					}
-					ai.seen[a] = ai.gen
-					if ref.owner == seller || unit > int64(a.maxUnit)*1000 || !allIn(a.words, words) {
+					a.seen = ai.gen
+					// The piece is the alert's longest word, found: only
+					// its other words are left to look for.
+					if ref.owner == seller || (len(a.words) > 1 || len(a.words[0]) > maxAlertWordBytes) && !allIn(a.words, words) {
 						continue
 					}
 					out = append(out, ref)
 				}
 			}
-			prev = r
 		}
 	}
 	return out

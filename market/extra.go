@@ -29,7 +29,7 @@ type alertRecord struct {
 	maxUnit Money
 	created int64
 	words   []string // query's words (parseQueryText), not stored
-	key     uint32   // the index gram it is filed under (alertIndex), not stored
+	seen    uint32   // alertIndex.gen when a listing last checked it, not stored
 }
 
 // alertHit is an alert that fired: what it found, as it was then.

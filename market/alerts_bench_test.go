@@ -1,0 +1,55 @@
+package market
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// BenchmarkAlertsOnNewListing is the main thread's extra work when a
+// listing is created in a market with 100,000 price alerts across players:
+// finding the alerts the listing fires (alertIndex.fired). The alerts look
+// for words of the catalogue's item names; most do not match a given
+// listing, and of those that do, most are below its unit price. Compare
+// with BenchmarkAlertsOnNewListing/none.
+func BenchmarkAlertsOnNewListing(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var mats []uint16
+	for id := 1; id < len(materials) && materials[id].Key != ""; id++ {
+		mats = append(mats, uint16(id))
+	}
+	var vocab []string
+	for _, m := range mats {
+		vocab = appendTokens(vocab, materials[m].Name)
+	}
+	listings := make([]item, 1024)
+	for i := range listings {
+		listings[i] = item{uid: uuid.New(), mat: mats[rng.IntN(len(mats))], amount: uint8(1 + rng.IntN(64))}
+	}
+	for _, n := range []int{0, 100_000} {
+		name := "none"
+		if n > 0 {
+			name = "100000"
+		}
+		b.Run(name, func(b *testing.B) {
+			var ai alertIndex
+			records := make([]alertRecord, n)
+			for i := range records {
+				q := vocab[rng.IntN(len(vocab))]
+				if rng.IntN(3) == 0 {
+					q += " " + vocab[rng.IntN(len(vocab))]
+				}
+				records[i] = alertRecord{query: q, maxUnit: Money(1 + rng.IntN(500)), words: parseQueryText(q).words}
+				ai.add(int32(i%10_000), &records[i])
+			}
+			fired := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				it := listings[i%len(listings)]
+				fired += len(ai.fired(it, Money(100+rng.IntN(100_000)), 10_001, "Sprzedawca_1"))
+			}
+			b.ReportMetric(float64(fired)/float64(b.N), "fired/op")
+		})
+	}
+}

@@ -1,0 +1,70 @@
+package market
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAlertIndexMatchesAsQueryDoes: an alert fires when each of its words
+// is inside one of the listing's words, at or under its unit ceiling, never
+// for its owner, and once however many of the listing's words lead to it.
+func TestAlertIndexMatchesAsQueryDoes(t *testing.T) {
+	diamond, _ := materialID("DIAMOND")
+	sword, _ := materialID("DIAMOND_SWORD")
+	long := strings.Repeat("x", maxAlertWordBytes) + "yz"
+	var ai alertIndex
+	alerts := map[string]*alertRecord{}
+	for _, c := range []struct {
+		query string
+		max   Money
+	}{{"diam", 100}, {"sword diamond", 10_000}, {"DIAMOND", 60}, {long, 10_000}, {"łódź", 10_000}, {"nothing", 10_000}} {
+		a := &alertRecord{query: c.query, maxUnit: c.max, words: parseQueryText(c.query).words}
+		alerts[c.query] = a
+		ai.add(1, a)
+	}
+	names := func(refs []alertRef) string {
+		var out []string
+		for _, r := range refs {
+			out = append(out, r.a.query)
+		}
+		return strings.Join(out, "|")
+	}
+	for _, c := range []struct {
+		name  string
+		it    item
+		price Money
+		owner int32
+		want  []string
+	}{
+		{"diamonds at 1.00 each", item{mat: diamond, amount: 10}, 1000, 2, []string{"diam"}},
+		{"diamonds at 0.60 each", item{mat: diamond, amount: 10}, 600, 2, []string{"diam", "DIAMOND"}},
+		{"the owner's own", item{mat: diamond, amount: 10}, 600, 1, nil},
+		{"a sword at 90.00", item{mat: sword, amount: 1}, 9000, 2, []string{"sword diamond"}},
+		{"a named sword", item{mat: sword, amount: 1, x: &itemExtra{name: "Miecz z Łodzi " + long[:maxAlertWordBytes]}}, 9000, 2, []string{"sword diamond", "łódź"}},
+	} {
+		got := ai.fired(c.it, c.price, c.owner, "Sprzedawca")
+		var want []string
+		for _, q := range c.want {
+			want = append(want, alerts[q].query)
+		}
+		gotNames := names(got)
+		for _, q := range want {
+			if !strings.Contains("|"+gotNames+"|", "|"+q+"|") {
+				t.Errorf("%s: fired %q, want %q among them", c.name, gotNames, q)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: fired %q, want exactly %q", c.name, gotNames, strings.Join(want, "|"))
+		}
+	}
+	got := "|" + names(ai.fired(item{mat: sword, amount: 1, x: &itemExtra{name: "Lodz " + long}}, 100, 2, "Sprzedawca")) + "|"
+	if !strings.Contains(got, "|łódź|") || !strings.Contains(got, "|"+long+"|") {
+		t.Errorf("a sword named with the whole long word and Łódź unfolded: fired %q", got)
+	}
+	for _, a := range alerts {
+		ai.remove(1, a)
+	}
+	if len(ai.byWord) != 0 {
+		t.Fatalf("%d words left after removing every alert", len(ai.byWord))
+	}
+}
