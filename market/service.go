@@ -84,15 +84,15 @@ type playerRecord struct {
 	// stored is the inventory as the store holds it (encodeInventory), the
 	// condition of the next write of it; version is the row's version as
 	// this instance last saw it (PlayerRow.Version).
-	stored   []byte
-	version  int64
-	mail     []mailEntry
+	stored  []byte
+	version int64
+	mail    []mailEntry
 	// extra is the player's own data (nil: none) and storedExtra its blob
 	// as the store holds it, the condition of the next write of it.
 	extra       *playerExtra
 	storedExtra []byte
 	listings    int                  // active listings, for the per-player limit
-	txs      []*transactionRecord // transactions as buyer or seller, in creation order
+	txs         []*transactionRecord // transactions as buyer or seller, in creation order
 }
 
 type mailEntry struct {
