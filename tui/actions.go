@@ -133,6 +133,20 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.dialog = d
+	case key.Matches(msg, k.Favorite):
+		l, ok := m.panes[m.active].Selected()
+		if !ok {
+			m.fail(errors.New("select a listing first (Listings, Search or Seller pane)"))
+			return nil, true
+		}
+		m.run(actToggleFavorite{player: c.Actor, listing: l})
+	case key.Matches(msg, k.Alerts):
+		d, err := newAlertsDialog(c)
+		if err != nil {
+			m.fail(m.explainNoPlayer(err))
+			return nil, true
+		}
+		m.dialog = d
 	case key.Matches(msg, k.Economy):
 		if _, err := c.Svc.GetPlayer(c.Actor.ID); err != nil {
 			m.fail(m.explainNoPlayer(err))
@@ -225,6 +239,8 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 		return nil, m.relist(a)
 	case actRate:
 		return nil, m.rate(a)
+	case actToggleFavorite, actAddAlert, actRemoveAlert, actMarkRead:
+		return nil, m.own(a)
 	case actPickPlayer:
 		c.Actor = a.p
 		m.setStatus(statusMsg{text: "acting as " + playerName(a.p)})

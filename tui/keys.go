@@ -16,7 +16,7 @@ type globalKeys struct {
 	Next, Prev, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Search, Help, Quit, Interrupt key.Binding
 	Jump, Copy, StatusLog                                                               key.Binding
 
-	Player, AddPlayer, Sell, Buy, Remove, AdminRemove, ForceExpire, RemoveAsActor, ExpireAsActor, Claim, Relist, Economy, Backup key.Binding
+	Player, AddPlayer, Sell, Buy, Remove, AdminRemove, ForceExpire, RemoveAsActor, ExpireAsActor, Claim, Relist, Favorite, Alerts, Economy, Backup key.Binding
 
 	Toggle, Background, Hour, Day, Bots, Faster, Slower key.Binding
 }
@@ -48,6 +48,8 @@ func newGlobalKeys() globalKeys {
 		ExpireAsActor: b([]string{"E"}, "E", "force-expire as the acting player (FORBIDDEN unless admin)"),
 		Claim:         b([]string{"m"}, "m", "claim the acting player's mailbox"),
 		Relist:        b([]string{"M"}, "M", "relist a mailbox item at its previous price…"),
+		Favorite:      b([]string{"h"}, "h", "favourite / unfavourite the selected listing (acting player)"),
+		Alerts:        b([]string{"P"}, "P", "the acting player's price alerts…"),
 		Economy:       b([]string{"$"}, "$", "admin: deposit, withdraw, give or take an item…"),
 		Backup:        b([]string{"B"}, "B", "back up the market to a new file beside it"),
 
@@ -71,7 +73,7 @@ func (k globalKeys) panes() []key.Binding {
 
 func (k globalKeys) actions() []key.Binding {
 	return []key.Binding{k.Player, k.AddPlayer, k.Sell, k.Buy, k.Remove, k.AdminRemove, k.ForceExpire, k.RemoveAsActor,
-		k.ExpireAsActor, k.Claim, k.Relist, k.Economy, k.Backup}
+		k.ExpireAsActor, k.Claim, k.Relist, k.Favorite, k.Alerts, k.Economy, k.Backup}
 }
 
 func (k globalKeys) qa() []key.Binding {

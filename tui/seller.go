@@ -21,7 +21,8 @@ type sellerPane struct {
 	table   *listingTable
 	history *txTable
 	sums    historySums
-	view    int // 0 listings, 1 inventory & mailbox, 2 sales & purchases
+	notes   []string // the fourth view's lines, read when it opened
+	view    int      // 0 listings, 1 inventory & mailbox, 2 sales & purchases
 	err     error
 	keys    sellerKeys
 }
@@ -30,7 +31,7 @@ type sellerKeys struct {
 	View, Open key.Binding
 }
 
-var sellerViews = []string{"listings", "inventory & mailbox", "sales & purchases"}
+var sellerViews = []string{"listings", "inventory & mailbox", "sales & purchases", "favourites, alerts & notifications"}
 
 // historySums are the player's completed sales and purchases, summed when
 // the history is small enough to read whole on a refresh.
@@ -47,7 +48,7 @@ const historySumMax = 2000
 func newSellerPane() *sellerPane {
 	return &sellerPane{table: newListingTable(market.Query{}), history: newTxTable(market.TxQuery{AllStates: true}),
 		keys: sellerKeys{
-			View: binding([]string{"v"}, "v", "listings / inventory / history"),
+			View: binding([]string{"v"}, "v", "listings / inventory / history / notifications"),
 			Open: binding([]string{"enter"}, "enter", "open the transaction"),
 		}}
 }
@@ -135,6 +136,10 @@ func (p *sellerPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 		switch {
 		case key.Matches(k, p.keys.View):
 			p.view = (p.view + 1) % len(sellerViews)
+			if p.view == 3 && p.player != uuid.Nil {
+				p.notes = notificationLines(c, p.player) // as they were before this reading
+				return request(actMarkRead{player: c.Actor})
+			}
 			return nil
 		case p.view == 2 && key.Matches(k, p.keys.Open):
 			if t, ok := p.history.selected(); ok {
@@ -191,6 +196,8 @@ func (p *sellerPane) View(c *Common, w, h int) string {
 		return top + "\n" + p.table.view(c, w, h-3)
 	case 1:
 		return top + "\n" + block(p.inventoryLines(c, w), w, h-3)
+	case 3:
+		return top + "\n" + block(p.notes, w, h-3)
 	}
 	return top + "\n" + p.history.view(c, w, h-3)
 }
