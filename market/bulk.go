@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,8 +58,58 @@ type Bulk struct {
 // bulkPlayer is a player row kept until Finish, so that its inventory is
 // written once.
 type bulkPlayer struct {
-	row PlayerRow
-	inv inventory
+	row   PlayerRow
+	inv   inventory
+	extra *playerExtra // favourites and alerts, nil for none
+}
+
+// BulkAlert is a price alert to load (SetPlayerData).
+type BulkAlert struct {
+	ID           uuid.UUID // uuid.Nil: a new one
+	Query        string
+	MaxUnitPrice Money
+	Created      time.Time
+}
+
+// SetPlayerData gives a player this load adds favourites (listing ids, as
+// the store will have them) and price alerts, each validated like AddAlert's
+// (any number of them: a bulk load keeps what the source had, up to 1,000).
+// Favourites are written as given; Load leaves out those whose listing is
+// not on the market.
+func (k *Bulk) SetPlayerData(player uuid.UUID, favorites []int, alerts []BulkAlert) error {
+	bp := k.players[player]
+	if bp == nil {
+		return fmt.Errorf("bulk: player %s is not one this load adds", player)
+	}
+	if len(favorites) > maxFavorites || len(alerts) > 1000 {
+		return fmt.Errorf("bulk: %d favourites and %d alerts: at most %d and 1000", len(favorites), len(alerts), maxFavorites)
+	}
+	x := &playerExtra{}
+	for _, id := range favorites {
+		if id <= 0 || id > math.MaxInt32 {
+			return fmt.Errorf("bulk: favourite listing id %d is out of range", id)
+		}
+		if !slices.Contains(x.favorites, uint32(id)) {
+			x.favorites = append(x.favorites, uint32(id))
+		}
+	}
+	for _, a := range alerts {
+		pq := parseQueryText(a.Query)
+		switch {
+		case len(a.Query) > MaxAlertQueryBytes:
+			return fmt.Errorf("bulk: alert %q is over %d bytes", truncateForMsg(a.Query), MaxAlertQueryBytes)
+		case len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad:
+			return fmt.Errorf("bulk: alert %q has no words to look for", truncateForMsg(a.Query))
+		case a.MaxUnitPrice <= 0:
+			return fmt.Errorf("bulk: alert %q has a ceiling of %s", truncateForMsg(a.Query), FormatMoney(a.MaxUnitPrice))
+		}
+		if a.ID == uuid.Nil {
+			a.ID = uuid.New()
+		}
+		x.alerts = append(x.alerts, alertRecord{id: a.ID, query: a.Query, maxUnit: a.MaxUnitPrice, created: a.Created.UnixMilli(), words: pq.words})
+	}
+	bp.extra = x
+	return nil
 }
 
 // bulkKeys are the keys a store held when a merge began.
@@ -556,6 +607,9 @@ func (k *Bulk) Finish() error {
 	for _, bp := range k.order {
 		row := bp.row
 		row.Inventory = encodeInventory(nil, &bp.inv)
+		if bp.extra != nil {
+			row.Extra = encodeExtra(bp.extra, nil)
+		}
 		k.b.add(Op{Kind: OpAddPlayer, Player: &row})
 	}
 	k.order = nil

@@ -23,6 +23,15 @@ type StoreContents struct {
 	Mail []OwnedMail
 	// Transactions are every transaction, in creation order.
 	Transactions []Transaction
+	// PlayerData are the players' favourites (listings on the market) and
+	// price alerts, for the players who have any.
+	PlayerData map[uuid.UUID]PlayerData
+}
+
+// PlayerData is a player's favourites and price alerts.
+type PlayerData struct {
+	Favorites []int // listing ids, in the order added
+	Alerts    []Alert
 }
 
 // OwnedMail is a mailbox entry and whose mailbox holds it.
@@ -54,6 +63,13 @@ func ReadStore(store Store) (*StoreContents, error) {
 	}
 	c := r.c
 	slices.SortFunc(c.Listings, func(a, b Listing) int { return cmp.Compare(a.ID, b.ID) })
+	for id, d := range c.PlayerData { // favourites of listings no longer on the market are dropped
+		d.Favorites = slices.DeleteFunc(d.Favorites, func(l int) bool {
+			_, found := slices.BinarySearchFunc(c.Listings, l, func(x Listing, want int) int { return cmp.Compare(x.ID, want) })
+			return !found
+		})
+		c.PlayerData[id] = d
+	}
 	slices.SortFunc(c.Mail, func(a, b OwnedMail) int {
 		return cmp.Or(bytes.Compare(a.Owner[:], b.Owner[:]), a.CreatedAt.Compare(b.CreatedAt), bytes.Compare(a.ID[:], b.ID[:]))
 	})
@@ -92,6 +108,23 @@ func (r *contentsReader) Player(p PlayerRow) error {
 	r.names[p.ID] = p.Name
 	pl := Player{ID: p.ID, Name: p.Name, Permissions: splitPerms(p.Perms)}
 	r.c.Players = append(r.c.Players, pl)
+	x, err := decodeExtra(p.Extra)
+	if err != nil {
+		return fmt.Errorf("market data of player %s: %w", p.ID, err)
+	}
+	if x != nil && (len(x.favorites) > 0 || len(x.alerts) > 0) {
+		var d PlayerData
+		for _, id := range x.favorites {
+			d.Favorites = append(d.Favorites, int(id))
+		}
+		for _, a := range x.alerts {
+			d.Alerts = append(d.Alerts, a.public())
+		}
+		if r.c.PlayerData == nil {
+			r.c.PlayerData = map[uuid.UUID]PlayerData{}
+		}
+		r.c.PlayerData[p.ID] = d
+	}
 	return nil
 }
 

@@ -149,7 +149,19 @@ func listingsDocument(c *market.StoreContents) ([]byte, error) {
 
 func marketDataDocument(c *market.StoreContents) ([]byte, error) {
 	root := mapping()
-	add(root, "favorites", mapping())
+	favorites := mapping()
+	for _, p := range c.Players {
+		d := c.PlayerData[p.ID]
+		if len(d.Favorites) == 0 {
+			continue
+		}
+		ids := sequence()
+		for _, id := range d.Favorites {
+			ids.Content = append(ids.Content, integerNode(int64(id)))
+		}
+		add(favorites, p.ID.String(), ids)
+	}
+	add(root, "favorites", favorites)
 	mailbox := mapping()
 	var owner uuid.UUID
 	var entries *yaml.Node
@@ -173,7 +185,25 @@ func marketDataDocument(c *market.StoreContents) ([]byte, error) {
 		entries.Content = append(entries.Content, e)
 	}
 	add(root, "mailbox", mailbox)
-	add(root, "alerts", mapping())
+	alerts := mapping()
+	for _, p := range c.Players {
+		d := c.PlayerData[p.ID]
+		if len(d.Alerts) == 0 {
+			continue
+		}
+		entries := sequence()
+		for _, a := range d.Alerts {
+			e := mapping()
+			add(e, "id", str(a.ID.String()))
+			add(e, "owner", str(p.ID.String()))
+			add(e, "query", str(a.Query))
+			add(e, "maxPrice", price(a.MaxUnitPrice))
+			add(e, "createdAt", integerNode(a.Created.UnixMilli()))
+			entries.Content = append(entries.Content, e)
+		}
+		add(alerts, p.ID.String(), entries)
+	}
+	add(root, "alerts", alerts)
 	ratings := sequence()
 	for _, t := range c.Transactions {
 		if t.Rating == 0 {

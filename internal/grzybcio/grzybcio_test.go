@@ -166,6 +166,11 @@ func TestImportServerFiles(t *testing.T) {
 	if !slices.Equal(txs, wantTx) {
 		t.Errorf("transactions\n%s\nwant\n%s", strings.Join(txs, "\n"), strings.Join(wantTx, "\n"))
 	}
+	d := c.PlayerData[uuid.MustParse("6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61")]
+	if len(d.Alerts) != 1 || d.Alerts[0].Query != "miecz" || d.Alerts[0].MaxUnitPrice != 100 ||
+		d.Alerts[0].ID != uuid.MustParse("2f1a0b9c-3d4e-4f5a-8b6c-7d8e9f0a1b23") || len(d.Favorites) != 2 {
+		t.Errorf("Grzybek's favourites and alerts: %+v", d)
+	}
 	pick := c.Transactions[1].Item
 	if pick.Lore[0] != "§7Kopie szybciej niż ktokolwiek" || !reflect.DeepEqual(pick.Enchantments,
 		[]market.Enchantment{{Key: "efficiency", Level: 5}, {Key: "unbreaking", Level: 3}}) {
@@ -238,7 +243,7 @@ func TestDryRunWritesNothingAndReportsTheSame(t *testing.T) {
 	var out strings.Builder
 	real.WriteSummary(&out)
 	for _, want := range []string{"balances are not in these files", "1 of them flagged", "3 amounts to cents",
-		"8 entries (air, amount 0 or less, unreadable)", "2 favourites, 1 price alerts (", "1 buyers' ratings of those sales"} {
+		"8 entries (air, amount 0 or less, unreadable)", "2 favourites (0 more were of listings that are not on the market), 1 price alerts, each firing at its maxPrice per item", "1 buyers' ratings of those sales"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, out.String())
 		}

@@ -94,8 +94,7 @@ func Import(store market.Store, o ImportOptions) (*Report, error) {
 	}
 	k.OneTransaction()
 	l := &loading{o: o, src: src, k: k, r: &Report{Dir: o.Dir, DryRun: o.DryRun, Merge: o.Merge,
-		ExpiryDays: o.ExpiryDays, NoMarketData: !src.hasMarketData, Favorites: src.favorites, Alerts: src.alerts,
-		SaleNotices: src.saleNotices, Notes: src.notes}}
+		ExpiryDays: o.ExpiryDays, NoMarketData: !src.hasMarketData, SaleNotices: src.saleNotices, Notes: src.notes}}
 	l.total = len(src.listings) + len(src.outbox) + len(src.pendingReturns) + len(src.mail) + len(src.transactions)
 	if err := l.run(); err != nil {
 		return nil, err
@@ -117,6 +116,7 @@ type loading struct {
 	src   *source
 	k     *market.Bulk
 	r     *Report
+	ids   map[int64]int // the files' listing ids this load added, and the ids they got
 	done  int
 	total int
 }
@@ -157,6 +157,9 @@ func (l *loading) run() error {
 		l.k.SetNextListingID(l.src.nextID)
 	}
 	if err := l.listings(); err != nil {
+		return err
+	}
+	if err := l.playerData(); err != nil {
 		return err
 	}
 	for _, group := range []struct {
@@ -245,6 +248,7 @@ func (l *loading) listings() error {
 		created int64
 	}
 	seen := map[int64]first{}
+	l.ids = map[int64]int{}
 	var renumber []market.BulkListing
 	var renumberWhere []string
 	for _, e := range l.src.listings {
@@ -293,6 +297,7 @@ func (l *loading) listings() error {
 			l.note(NoteSkipped, e.where, "%s skipped: %v", what, err)
 		case added:
 			l.r.Listings++
+			l.ids[e.id] = int(e.id)
 		}
 	}
 	// New ids come after every kept one.
@@ -304,7 +309,53 @@ func (l *loading) listings() error {
 		}
 		l.r.Listings++
 		l.r.Renumbered++
+		l.ids[int64(bl.ID)] = int(id)
 		l.note(NoteRenumbered, renumberWhere[i], "listing #%d is #%d: its id was taken", bl.ID, id)
+	}
+	return nil
+}
+
+// playerData gives each player their favourites (the listings this load
+// added, under the ids they got) and price alerts. The plugin compared an
+// alert's maxPrice with a listing's total price; Rynek compares a ceiling
+// per item, so an imported alert keeps its number as that ceiling, which
+// fires for what fired before and more (a stack of many at a fair price).
+func (l *loading) playerData() error {
+	owners := slices.Collect(maps.Keys(l.src.favorites))
+	for o := range l.src.alerts {
+		if _, dup := l.src.favorites[o]; !dup {
+			owners = append(owners, o)
+		}
+	}
+	slices.SortFunc(owners, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
+	for _, o := range owners {
+		var favs []int
+		for _, id := range l.src.favorites[o] {
+			if got, ok := l.ids[id]; ok {
+				favs = append(favs, got)
+			} else {
+				l.r.FavoritesGone++
+			}
+		}
+		var alerts []market.BulkAlert
+		for _, a := range l.src.alerts[o] {
+			ceiling, err := l.cents(a.where, "alert maxPrice", a.max)
+			terms := market.ParseSearch(a.query)
+			if err != nil || ceiling <= 0 || len(terms.Words) == 0 || len(terms.IDs) > 0 || terms.NoMatch || len(a.query) > market.MaxAlertQueryBytes {
+				l.note(NoteSkipped, a.where, "an alert of %s skipped: query %q, maxPrice %v", o, truncate(a.query, 40), a.max)
+				continue
+			}
+			alerts = append(alerts, market.BulkAlert{ID: a.id, Query: strings.TrimSpace(a.query), MaxUnitPrice: ceiling, Created: time.UnixMilli(a.created)})
+		}
+		if len(favs) == 0 && len(alerts) == 0 {
+			continue
+		}
+		if err := l.k.SetPlayerData(o, favs, alerts); err != nil {
+			l.note(NoteSkipped, "", "the favourites and alerts of %s skipped: %v", o, err)
+			continue
+		}
+		l.r.Favorites += len(favs)
+		l.r.Alerts += len(alerts)
 	}
 	return nil
 }

@@ -38,9 +38,21 @@ type source struct {
 	hasMarketData  bool
 	// ratings are the buyers' ratings by transaction id.
 	ratings map[uuid.UUID]ratingEntry
-	// Counted, not imported: Rynek has no such feature yet.
-	favorites, alerts, saleNotices int
-	notes                          []Note
+	// favorites and alerts are each player's, in the files' order.
+	favorites map[uuid.UUID][]int64
+	alerts    map[uuid.UUID][]alertEntry
+	// Counted, not imported: Rynek shows sales in each player's history.
+	saleNotices int
+	notes       []Note
+}
+
+// alertEntry is one of the plugin's price alerts.
+type alertEntry struct {
+	where   string
+	id      uuid.UUID // uuid.Nil when the file has none usable
+	query   string
+	max     float64
+	created int64
 }
 
 // ratingEntry is one of the plugin's ratings: a transaction's stars.
@@ -407,20 +419,53 @@ func (src *source) readMarketData(f *file, root *yaml.Node) error {
 	if err := src.checkRoot(f, root, "favorites", "mailbox", "alerts", "ratings", "transactions"); err != nil {
 		return err
 	}
-	countPerPlayer := func(section string) int {
-		total := 0
-		if n := get(root, section); n != nil && n.Kind == yaml.MappingNode {
-			pairs(n, func(_, v *yaml.Node) error {
-				if v.Kind == yaml.SequenceNode {
-					total += len(v.Content)
-				}
-				return nil
-			})
+	perPlayer := func(section string, each func(owner uuid.UUID, e *yaml.Node)) error {
+		n := get(root, section)
+		if isNull(n) {
+			return nil
 		}
-		return total
+		if n.Kind != yaml.MappingNode {
+			return f.errorf(n, "%s is %s, not a map", section, kindName(n))
+		}
+		return pairs(n, func(k, v *yaml.Node) error {
+			owner, ok := player(k)
+			if !ok || v.Kind != yaml.SequenceNode {
+				src.note(NoteSkipped, f.where(k), "%s of %s skipped: not a player's UUID with a list", section, kindName(k))
+				return nil
+			}
+			for _, e := range v.Content {
+				each(owner, deref(e))
+			}
+			return nil
+		})
 	}
-	src.favorites = countPerPlayer("favorites")
-	src.alerts = countPerPlayer("alerts")
+	src.favorites, src.alerts = map[uuid.UUID][]int64{}, map[uuid.UUID][]alertEntry{}
+	if err := perPlayer("favorites", func(owner uuid.UUID, e *yaml.Node) {
+		if id, ok := integer(e); ok && id > 0 && id <= 1<<31-1 {
+			src.favorites[owner] = append(src.favorites[owner], id)
+		} else {
+			src.note(NoteSkipped, f.where(e), "a favourite of %s skipped: %s, not a listing id", owner, kindName(e))
+		}
+	}); err != nil {
+		return err
+	}
+	if err := perPlayer("alerts", func(owner uuid.UUID, e *yaml.Node) {
+		if !src.entryMap(f, e, "an alert of "+owner.String(), "") {
+			return
+		}
+		a := alertEntry{where: f.where(e)}
+		var ok bool
+		a.query, _ = text(get(e, "query"))
+		if a.max, ok = number(get(e, "maxPrice")); !ok {
+			src.note(NoteSkipped, a.where, "an alert of %s skipped: its maxPrice is %s, not a number", owner, kindName(get(e, "maxPrice")))
+			return
+		}
+		a.created, _ = integer(get(e, "createdAt"))
+		a.id, _ = player(get(e, "id"))
+		src.alerts[owner] = append(src.alerts[owner], a)
+	}); err != nil {
+		return err
+	}
 	if n := get(root, "ratings"); !isNull(n) {
 		if n.Kind != yaml.SequenceNode {
 			return f.errorf(n, "ratings is %s, not a list", kindName(n))

@@ -49,9 +49,14 @@ type Report struct {
 	AlreadyThere   int // a merge found them in the market: listings, mail, transactions
 
 	Ratings int // buyers' ratings of imported sales
+	// Favorites and Alerts are the players' favourites and price alerts;
+	// FavoritesGone the favourites of listings not imported as listings
+	// (expired, skipped).
+	Favorites, Alerts, FavoritesGone int
 
-	// In the files but not imported: Rynek has no such feature yet.
-	Favorites, Alerts, SaleNotices int
+	// In the files but not imported: Rynek shows sales in each player's
+	// history instead.
+	SaleNotices int
 
 	Notes []Note
 }
@@ -102,9 +107,12 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if r.AlreadyThere > 0 {
 		fmt.Fprintf(w, "  already there  %d listings, mail and transactions the market has from an earlier import\n", r.AlreadyThere)
 	}
-	if r.Favorites+r.Alerts+r.SaleNotices > 0 {
-		fmt.Fprintf(w, "  not imported   %d favourites, %d price alerts (Rynek has no such feature yet); %d sale notices for offline sellers (Rynek shows sales in each player's history)\n",
-			r.Favorites, r.Alerts, r.SaleNotices)
+	if r.Favorites+r.Alerts+r.FavoritesGone > 0 {
+		fmt.Fprintf(w, "  players' own   %d favourites (%d more were of listings that are not on the market), %d price alerts, each firing at its maxPrice per item\n",
+			r.Favorites, r.FavoritesGone, r.Alerts)
+	}
+	if r.SaleNotices > 0 {
+		fmt.Fprintf(w, "  not imported   %d sale notices for offline sellers (Rynek shows sales in each player's history and notifications)\n", r.SaleNotices)
 	}
 	if r.NoMarketData {
 		fmt.Fprintf(w, "  note           the folder has no %s: no mailboxes or history (the plugin's first versions kept none)\n", MarketDataFile)
