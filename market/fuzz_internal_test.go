@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -290,4 +291,51 @@ func checkDecodedListing(t *testing.T, l Listing) {
 	if l.ID <= 0 || l.Price <= 0 || l.Item.Amount <= 0 || l.Item.Material == "" {
 		t.Fatalf("accepted listing %+v", l)
 	}
+}
+
+// FuzzDecodeExtra checks that a player's data blob from the store never
+// panics the decoder, and that what it accepts encodes back to the same
+// bytes (nothing is lost or invented on the next write).
+func FuzzDecodeExtra(f *testing.F) {
+	x := &playerExtra{favorites: []uint32{3, 9}, readAt: 1_700_000_000_000,
+		alerts: []alertRecord{{id: uuid.New(), query: "miecz łódź", maxUnit: 250, created: 5}},
+		hits:   []alertHit{{alert: uuid.New(), listing: 7, at: 9, price: 1200, amount: 16, material: "DIAMOND"}}}
+	f.Add(encodeExtra(x, nil))
+	f.Add([]byte{})
+	f.Add([]byte{extraVersion, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		x, err := decodeExtra(b)
+		if err != nil || x == nil {
+			return
+		}
+		if again := encodeExtra(x, nil); !bytes.Equal(again, b) {
+			t.Fatalf("decoded %x, encoded back as %x", b, again)
+		}
+	})
+}
+
+// FuzzAlertQuery checks that any alert text is either refused or matches a
+// listing made of its own words (an alert must be able to fire).
+func FuzzAlertQuery(f *testing.F) {
+	for _, q := range []string{"diamond", "miecz łódź", "#5", "", "§b", "a b c", strings.Repeat("x", 30)} {
+		f.Add(q)
+	}
+	diamond, _ := materialID("DIAMOND")
+	f.Fuzz(func(t *testing.T, q string) {
+		pq := parseQueryText(q)
+		if len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad || len(q) > MaxAlertQueryBytes || !utf8.ValidString(q) {
+			return
+		}
+		a := &alertRecord{query: q, maxUnit: 1, words: pq.words}
+		var ai alertIndex
+		ai.add(1, a)
+		it := item{mat: diamond, amount: 1, x: &itemExtra{name: strings.Join(pq.words, " ")}}
+		if got := ai.fired(it, 1, 2, "Someone"); len(got) != 1 {
+			t.Fatalf("alert %q did not fire for a listing named with its own words %q", q, pq.words)
+		}
+		ai.remove(1, a)
+		if len(ai.byWord) != 0 {
+			t.Fatalf("alert %q left the index non-empty", q)
+		}
+	})
 }

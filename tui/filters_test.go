@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rynek/rynek/market"
@@ -67,4 +68,30 @@ func TestSearchWithRangeFilters(t *testing.T) {
 	e.typeText(" price:nope")
 	e.key("esc")
 	e.mustContain(`price:nope: price "nope" is not a number`)
+}
+
+// FuzzRangeFilters checks that any text typed into the search box either
+// gives filters the market accepts or an error, never a panic, and that the
+// words it leaves are the text's own.
+func FuzzRangeFilters(f *testing.F) {
+	for _, s := range []string{"diamond price:10..200", "amount:64", "price:..", "price:1..2..3", "amount:-1", "PRICE:5,5", "price:", ":"} {
+		f.Add(s)
+	}
+	cfg := market.Config{MinPrice: 1_00, MaxPrice: 1_000_000_00}
+	f.Fuzz(func(t *testing.T, text string) {
+		var q market.Query
+		words, err := rangeFilters(text, cfg, &q)
+		if err != nil {
+			return
+		}
+		if q.MinPrice < 0 || q.MaxPrice < 0 || q.MaxPrice > 0 && q.MinPrice > q.MaxPrice ||
+			q.MinAmount < 0 || q.MaxAmount > market.MaxItemStack || q.MaxAmount > 0 && q.MinAmount > q.MaxAmount {
+			t.Fatalf("%q gave the ranges %+v", text, q)
+		}
+		for _, w := range strings.Fields(words) {
+			if !strings.Contains(text, w) {
+				t.Fatalf("%q left the word %q", text, w)
+			}
+		}
+	})
 }
