@@ -27,9 +27,6 @@ import (
 	"github.com/rynek/rynek/tui"
 )
 
-// version is Rynek's version.
-const version = "0.1.0"
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -522,7 +519,8 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *showVersion {
-		fmt.Fprintf(stdout, "rynek %s\ncompatible with service 1.0.3, game server 26.2 and web front end 0.1.0\n", version)
+		fmt.Fprintf(stdout, "rynek %s\ncompatible with service 1.0.3, game server 26.2 and web front end 0.1.0 (web contract %d)\n",
+			market.ReleaseVersion, market.WebAPIContract)
 		return 0
 	}
 	if code := mf.check(stderr); code != 0 {

@@ -23,7 +23,7 @@ func TestVersion(t *testing.T) {
 	if code := run([]string{"--version"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	want := "rynek 0.1.0\ncompatible with service 1.0.3, game server 26.2 and web front end 0.1.0\n"
+	want := "rynek 0.2.0\ncompatible with service 1.0.3, game server 26.2 and web front end 0.1.0 (web contract 1)\n"
 	if out.String() != want {
 		t.Fatalf("got %q", out.String())
 	}

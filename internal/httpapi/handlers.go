@@ -315,6 +315,8 @@ func (s *Server) priceHistory(r *http.Request) (reader, error) {
 type Health struct {
 	Ready         bool   `json:"ready"`
 	Name          string `json:"name"`
+	Release       string `json:"release"`  // Rynek's version
+	Contract      int    `json:"contract"` // the read contract's number (the original's WEB_API_CONTRACT)
 	Version       uint64 `json:"version"`
 	HistoryLoaded bool   `json:"historyLoaded"`
 	Streams       int    `json:"streams"` // open event streams
@@ -331,6 +333,6 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, r, http.StatusOK, Health{Ready: true, Name: s.svc.Name(), Version: s.svc.Version(),
+	writeJSON(w, r, http.StatusOK, Health{Ready: true, Name: s.svc.Name(), Release: s.svc.ReleaseVersion(), Contract: s.svc.WebAPIContract(), Version: s.svc.Version(),
 		HistoryLoaded: s.svc.HistoryLoaded(), Streams: s.hub.streams()})
 }
