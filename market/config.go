@@ -24,8 +24,15 @@ type Config struct {
 	MinFee, MaxFee Money
 	// MinPrice and MaxPrice bound a listing's total price (inclusive).
 	MinPrice, MaxPrice Money
-	// MaxListingsPerPlayer caps a player's active listings.
+	// MaxListingsPerPlayer caps a player's active listings; a player with a
+	// permission market.limit.<n> may have n instead (the highest such n).
 	MaxListingsPerPlayer int
+	// MaxTransactionValue refuses a listing priced above it, checked when
+	// the listing is made (0: no such bound); the original plugin's
+	// anti-abuse.max-transaction-value.
+	MaxTransactionValue Money
+	// PurchaseCap bounds how often one buyer buys from one seller.
+	PurchaseCap PurchaseCap
 	// MaxAlertsPerPlayer caps a player's price alerts (10 by default, as
 	// the original plugin's price-alerts.max-per-player).
 	MaxAlertsPerPlayer int
@@ -42,6 +49,18 @@ type Config struct {
 	// the total Enable has loaded, about every 65,536 rows and at the end.
 	LoadProgress func(done, total int)
 }
+
+// PurchaseCap is the anti-abuse cap on one buyer's purchases from one
+// seller: at most Max completed purchases within Window (Max 0: no cap).
+// It counts the history, so a restart forgets nothing.
+type PurchaseCap struct {
+	Max    int
+	Window time.Duration
+}
+
+// PermListingLimit prefixes the permissions that give a player a listing
+// limit of their own: market.limit.50 allows 50 active listings.
+const PermListingLimit = "market.limit."
 
 // DefaultConfig returns the defaults of the original plugin where it had one
 // (7-day expiry, 5% sale fee, prices 1.00..1,000,000.00, 5 s cooldown) and

@@ -122,7 +122,7 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	if err != nil {
 		return Listing{}, err
 	}
-	cents, err := PriceToMoney(price, s.cfg.MinPrice, s.cfg.MaxPrice)
+	cents, err := s.listingPrice(price)
 	if err != nil {
 		return Listing{}, err
 	}
@@ -173,6 +173,16 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	return s.list(p, listed, cents, listingFee, now, &inv, slot, rest, func() { p.inv = inv })
 }
 
+// listingPrice validates a new listing's price: the market's price range
+// and its maximum transaction value.
+func (s *Service) listingPrice(price float64) (Money, error) {
+	cents, err := PriceToMoney(price, s.cfg.MinPrice, s.cfg.MaxPrice)
+	if err == nil && s.cfg.MaxTransactionValue > 0 && cents > s.cfg.MaxTransactionValue {
+		return 0, errf(CodeInvalidPrice, "price %s is above the market's maximum transaction value %s", FormatMoney(cents), FormatMoney(s.cfg.MaxTransactionValue))
+	}
+	return cents, err
+}
+
 // mayList checks the rules every new listing of it by p must pass: the
 // blacklist, the cooldown, the listing limit.
 func (s *Service) mayList(p *playerRecord, it item, now int64) error {
@@ -185,9 +195,8 @@ func (s *Service) mayList(p *playerRecord, it item, now int64) error {
 			return errf(CodeCooldown, "%s must wait %ds before listing again", p.name, secs)
 		}
 	}
-	if p.listings >= s.cfg.MaxListingsPerPlayer {
-		return errf(CodeListingLimit, "%s already has %d active listings; the limit is %d",
-			p.name, p.listings, s.cfg.MaxListingsPerPlayer)
+	if limit := s.listingLimit(p); p.listings >= limit {
+		return errf(CodeListingLimit, "%s already has %d active listings; the limit is %d", p.name, p.listings, limit)
 	}
 	return nil
 }
@@ -267,7 +276,7 @@ func (s *Service) RelistMail(player, entry uuid.UUID) (Listing, error) {
 	if m.prev <= 0 {
 		return Listing{}, errf(CodeNotRelistable, "mailbox entry %s (%s) was never listed: sell it from the inventory", entry, m.reason)
 	}
-	cents, err := PriceToMoney(m.prev.Float(), s.cfg.MinPrice, s.cfg.MaxPrice)
+	cents, err := s.listingPrice(m.prev.Float())
 	if err != nil {
 		return Listing{}, err
 	}

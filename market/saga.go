@@ -102,6 +102,9 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 		return Transaction{}, errf(CodeInsufficientFunds, "listing #%d costs %s but %s has %s",
 			listingID, FormatMoney(r.price), b.name, FormatMoney(b.balance))
 	}
+	if err := s.purchaseCapped(b, s.players[r.seller], s.nowMs()); err != nil {
+		return Transaction{}, err
+	}
 	fee := s.cfg.fee(r.price, s.cfg.SaleFeeBasisPoints)
 	now := s.nowMs()
 	t := &transactionRecord{id: uuid.Must(uuid.NewV7()), listing: r.id, buyer: b.idx, seller: r.seller, it: r.it,

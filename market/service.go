@@ -167,8 +167,13 @@ func (s *Service) reset() {
 // Name is the service's own name, as used in the not-ready error.
 func (s *Service) Name() string { return s.cfg.Name }
 
-// Config returns the service's configuration.
-func (s *Service) Config() Config { return s.cfg }
+// Config returns the service's configuration, its rules as they are now
+// (SetRules changes them). Any goroutine.
+func (s *Service) Config() Config {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.cfg
+}
 
 // BindMainThread makes the calling goroutine the main server thread: the only
 // goroutine allowed to mutate. The console calls it from the goroutine that

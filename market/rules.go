@@ -1,0 +1,135 @@
+package market
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CodeBusy: the change must wait until no purchase is in flight.
+const CodeBusy Code = "BUSY"
+
+// CodePurchaseCap: the buyer reached the cap on purchases from one seller.
+const CodePurchaseCap Code = "PURCHASE_CAP"
+
+// SetRules replaces the market's rules, as a reloaded config file does:
+// everything in c but Name, Clock, EventRetention and LoadProgress, which
+// belong to the process. Zero values take the defaults, as in New. It is
+// refused while a purchase is in flight (its fee was computed under the old
+// rules), and for rules that contradict themselves; either way nothing
+// changes. Main thread.
+func (s *Service) SetRules(c Config) error {
+	if err := s.mutGuard(); err != nil {
+		return err
+	}
+	c.Name, c.Clock, c.EventRetention, c.LoadProgress = s.cfg.Name, s.cfg.Clock, s.cfg.EventRetention, s.cfg.LoadProgress
+	c = c.withDefaults()
+	if err := c.check(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	open := 0
+	for _, t := range s.txByID {
+		if !t.State().Terminal() {
+			open++
+		}
+	}
+	s.mu.RUnlock()
+	if open > 0 {
+		return errf(CodeBusy, "%d purchase%s in flight; the rules change when none is", open, map[bool]string{true: "s are", false: " is"}[open > 1])
+	}
+	blacklist := map[uint16]bool{}
+	for _, k := range c.Blacklist {
+		if id, ok := materialID(strings.ToUpper(k)); ok {
+			blacklist[id] = true
+		}
+	}
+	s.mu.Lock()
+	s.cfg.setRules(c)
+	s.blacklist = blacklist
+	s.mu.Unlock()
+	return nil
+}
+
+// setRules copies the rules of from into c, field by field: other
+// goroutines read c's process fields (Name, Clock) without the lock, which
+// a copy of the whole struct would race with.
+func (c *Config) setRules(from Config) {
+	c.ListingTTL, c.ListingCooldown, c.Blacklist = from.ListingTTL, from.ListingCooldown, from.Blacklist
+	c.SaleFeeBasisPoints, c.ListingFeeBasisPoints, c.MinFee, c.MaxFee = from.SaleFeeBasisPoints, from.ListingFeeBasisPoints, from.MinFee, from.MaxFee
+	c.MinPrice, c.MaxPrice, c.MaxTransactionValue = from.MinPrice, from.MaxPrice, from.MaxTransactionValue
+	c.MaxListingsPerPlayer, c.MaxAlertsPerPlayer, c.PurchaseCap = from.MaxListingsPerPlayer, from.MaxAlertsPerPlayer, from.PurchaseCap
+}
+
+// check refuses rules that contradict themselves.
+func (c Config) check() error {
+	switch {
+	case c.MinPrice > c.MaxPrice:
+		return errf(CodeInvalidPrice, "the lowest price %s is above the highest %s", FormatMoney(c.MinPrice), FormatMoney(c.MaxPrice))
+	case c.MaxTransactionValue < 0:
+		return errf(CodeInvalidPrice, "the maximum transaction value %s is below zero", FormatMoney(c.MaxTransactionValue))
+	case c.MaxFee > 0 && c.MinFee > c.MaxFee:
+		return errf(CodeInvalidPrice, "the minimum fee %s is above the maximum %s", FormatMoney(c.MinFee), FormatMoney(c.MaxFee))
+	case c.SaleFeeBasisPoints > 10_000 || c.ListingFeeBasisPoints > 10_000:
+		return errf(CodeInvalidPrice, "a fee is at most 100%%")
+	case c.PurchaseCap.Max < 0 || c.PurchaseCap.Max > 0 && c.PurchaseCap.Window <= 0:
+		return errf(CodeInvalidQuery, "a purchase cap needs a positive count and window, not %d in %s", c.PurchaseCap.Max, c.PurchaseCap.Window)
+	}
+	return nil
+}
+
+// listingLimit is how many active listings p may have: the market's limit,
+// or the highest market.limit.<n> among p's permissions.
+func (s *Service) listingLimit(p *playerRecord) int {
+	limit := s.cfg.MaxListingsPerPlayer
+	tier := -1
+	for _, perm := range p.perms {
+		if rest, ok := strings.CutPrefix(perm, PermListingLimit); ok {
+			if n, err := strconv.Atoi(rest); err == nil && n >= 0 && n > tier {
+				tier = n
+			}
+		}
+	}
+	if tier >= 0 {
+		return tier
+	}
+	return limit
+}
+
+// purchaseCapped refuses buyer's purchase from seller when the cap is
+// reached: their completed purchases from seller within the window, from
+// the history (which a purchase waits for while it loads at start-up).
+func (s *Service) purchaseCapped(buyer, seller *playerRecord, now int64) error {
+	pc := s.cfg.PurchaseCap
+	if pc.Max <= 0 {
+		return nil
+	}
+	if !s.HistoryLoaded() {
+		s.waitHistory()
+	}
+	since := now - pc.Window.Milliseconds()
+	n := 0
+	s.mu.RLock()
+	for _, t := range buyer.txs {
+		if t.buyer == buyer.idx && t.seller == seller.idx && t.State() == StateCompleted && t.tl[len(t.tl)-1].at > since {
+			n++
+		}
+	}
+	s.mu.RUnlock()
+	if n >= pc.Max {
+		return errf(CodePurchaseCap, "%s bought from %s %d times in the last %s; the market allows %d", buyer.name, seller.name, n,
+			formatWindow(pc.Window), pc.Max)
+	}
+	return nil
+}
+
+// formatWindow writes a window as people say it: 24h, 90m, 45s.
+func formatWindow(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	}
+	return d.Round(time.Second).String()
+}

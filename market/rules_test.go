@@ -1,0 +1,98 @@
+package market_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+// TestRulesChangeWhileRunning: SetRules takes effect for the next action,
+// waits for purchases in flight, refuses rules that contradict themselves,
+// and keeps the process's own settings.
+func TestRulesChangeWhileRunning(t *testing.T) {
+	w := newWorld(t)
+	rules := w.svc.Config()
+	rules.MaxTransactionValue = 50_00
+	rules.MaxListingsPerPlayer = 1
+	must(t, w.svc.SetRules(rules))
+	_, err := w.svc.SellItem(w.alice, w.stack(w.alice, 0), 50.01)
+	errText(t, err, "price 50.01 is above the market's maximum transaction value 50.00")
+	w.sell(w.alice, 0, 50)
+	_, err = w.svc.SellItem(w.alice, w.stack(w.alice, 2), 5)
+	errText(t, err, "Alice already has 1 active listings; the limit is 1")
+	// A tier permission gives a player a limit of their own.
+	_, _, err = w.svc.Join(w.alice.ID, "Alice", []string{"market.limit.3", "market.limit.2"})
+	must(t, err)
+	w.sell(w.alice, 2, 5)
+
+	for _, c := range []struct {
+		name   string
+		change func(*market.Config)
+		code   market.Code
+		msg    string
+	}{
+		{"prices upside down", func(c *market.Config) { c.MinPrice, c.MaxPrice = 500_00, 100_00 }, market.CodeInvalidPrice, "the lowest price 500.00 is above the highest 100.00"},
+		{"fees upside down", func(c *market.Config) { c.MinFee, c.MaxFee = 10_00, 1_00 }, market.CodeInvalidPrice, "the minimum fee 10.00 is above the maximum 1.00"},
+		{"a cap without a window", func(c *market.Config) { c.PurchaseCap = market.PurchaseCap{Max: 3} }, market.CodeInvalidQuery, "a purchase cap needs a positive count and window, not 3 in 0s"},
+	} {
+		r := w.svc.Config()
+		c.change(&r)
+		err := w.svc.SetRules(r)
+		var me *market.Error
+		if !errors.As(err, &me) || me.Code != c.code || me.Msg != c.msg {
+			t.Errorf("%s: got %v, want %s %q", c.name, err, c.code, c.msg)
+		}
+		if got := w.svc.Config(); got.MaxTransactionValue != 50_00 || got.MinPrice != rules.MinPrice {
+			t.Errorf("%s: a refused change changed the rules", c.name)
+		}
+	}
+
+	if got := w.svc.Config(); got.Name != "Rynek" || got.Clock != w.clock {
+		t.Fatalf("the process's settings changed: %+v", got)
+	}
+
+	// A purchase left in flight (its step and its compensation both failed)
+	// holds changes back until recovery finishes it.
+	l := w.sell(w.bob, 0, 10)
+	must(t, w.svc.Close())
+	cs := &countingStore{Store: w.openStore(), fail: map[int]bool{2: true}}
+	svc := market.New(cs, market.Config{Clock: w.clock, ListingCooldown: -1})
+	svc.BindMainThread()
+	must(t, svc.Enable())
+	defer svc.Close()
+	must(t, svc.ArmFailure(market.StateMoneyWithdrawn))
+	if _, err := svc.Buy(w.admin, l.ID); err == nil {
+		t.Fatal("the purchase went through")
+	}
+	err = svc.SetRules(svc.Config())
+	errText(t, err, "1 purchase is in flight; the rules change when none is")
+	must(t, svc.Recover())
+	must(t, svc.SetRules(svc.Config()))
+}
+
+// TestPurchaseCapCountsTheHistory: one buyer's purchases from one seller are
+// capped per window, counted from the history, so a restart does not reset
+// them; another seller, or a later window, is free.
+func TestPurchaseCapCountsTheHistory(t *testing.T) {
+	cap2 := func(c *market.Config) { c.PurchaseCap = market.PurchaseCap{Max: 2, Window: 24 * time.Hour} }
+	w := newWorld(t, cap2)
+	buy := func(seller market.Player, slot int) error {
+		t.Helper()
+		st := w.stack(seller, slot)
+		st.Amount = 1
+		l, err := w.svc.SellItem(seller, st, 1)
+		must(t, err)
+		_, err = w.svc.Buy(w.bob, l.ID)
+		return err
+	}
+	must(t, buy(w.alice, 0))
+	must(t, buy(w.alice, 0))
+	w.reopen(cap2)
+	err := buy(w.alice, 0)
+	errText(t, err, "Bob bought from Alice 2 times in the last 24h; the market allows 2")
+	must(t, buy(w.admin, 0))
+	w.clock.Advance(25 * time.Hour)
+	must(t, buy(w.alice, 0))
+}
