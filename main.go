@@ -20,6 +20,7 @@ import (
 	"github.com/rynek/rynek/internal/grzybcio"
 	"github.com/rynek/rynek/internal/headless"
 	"github.com/rynek/rynek/internal/httpapi"
+	"github.com/rynek/rynek/internal/rules"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/postgres"
 	"github.com/rynek/rynek/market/sqlite"
@@ -56,6 +57,7 @@ type marketFlags struct {
 	name     *string
 	sync     *bool
 	instance *string
+	config   *string
 }
 
 // dbUsage is the --db flag's help, the same for every command.
@@ -70,6 +72,51 @@ func addMarketFlags(fs *flag.FlagSet) marketFlags {
 		seedRand: fs.Int64("seed-rand", 1, "seed of the demo data generator (same seed, same market)"),
 		name:     fs.String("name", "Rynek", `service name, as in the not-ready error "<name> API nie jest gotowe"`),
 		sync:     fs.Bool("sync", false, "fsync every commit: survive power loss, not only crashes (sells about 3x slower: 2,724/s against 8,100/s measured at 1M listings)"),
+		config:   fs.String("config", "", "the market's rules file (default: "+rules.FileName+" beside the market file, when there is one); ctrl+r in the console and SIGHUP to rynek serve reload it"),
+	}
+}
+
+// marketRules finds and reads the rules file: --config, or rules.FileName
+// beside a market file. No file (when none was asked for) is the defaults;
+// a file that cannot be used is an error naming its key and line. It
+// returns the path ("" for none) and the rules.
+func (f marketFlags) marketRules(dbPath string) (string, market.Config, error) {
+	path, asked := *f.config, *f.config != ""
+	if !asked {
+		if isPostgres(dbPath) {
+			return "", market.Config{}, nil
+		}
+		path = filepath.Join(filepath.Dir(dbPath), rules.FileName)
+	}
+	c, err := rules.Load(path)
+	switch {
+	case err == nil:
+		return path, c, nil
+	case errors.Is(err, os.ErrNotExist) && !asked:
+		return path, market.Config{}, nil // none yet; ctrl+r / SIGHUP reads it once it is there
+	case errors.Is(err, os.ErrNotExist):
+		return "", market.Config{}, fmt.Errorf("--config %s: no such file", path)
+	}
+	return "", market.Config{}, err
+}
+
+// reloader reads the rules file again and gives it to svc (main thread).
+func reloader(svc *market.Service, path string) func() (string, error) {
+	return func() (string, error) {
+		if path == "" {
+			return "", errors.New("this market has no rules file: start it with --config PATH")
+		}
+		c, err := rules.Load(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("%s does not exist: the rules stay as they are (its keys are in the README)", path)
+		}
+		if err != nil {
+			return "", fmt.Errorf("%v; the rules stay as they are", err)
+		}
+		if err := svc.SetRules(c); err != nil {
+			return "", err
+		}
+		return "rules reloaded from " + path, nil
 	}
 }
 
@@ -246,7 +293,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	svc, st, _, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, stderr)
+	rulesPath, rulesNow, err := mf.marketRules(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
+		return 1
+	}
+	svc, st, _, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, rulesNow, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
 		return 1
@@ -260,8 +312,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, board at /); Ctrl+C stops\n", st.name, api.Addr)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	sum, runErr := headless.Run(ctx, svc, headless.Options{BotsRate: *bots, Seed: uint64(time.Now().UnixNano()),
-		Report: func(s string) { fmt.Fprintln(stderr, "rynek serve: "+s) }})
+		Report: func(s string) { fmt.Fprintln(stderr, "rynek serve: "+s) }, Reload: hup, ReloadRules: reloader(svc, rulesPath)})
 	stop()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -540,7 +595,12 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	svc, st, clock, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, stderr)
+	rulesPath, rulesNow, err := mf.marketRules(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek: %v\n", err)
+		return 1
+	}
+	svc, st, clock, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, rulesNow, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek: %v\n", err)
 		return 1
@@ -558,7 +618,8 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	if st.file == nil {
 		exportDir = "." // a PostgreSQL market has no folder of its own
 	}
-	to := tui.Options{Svc: svc, Clock: clock, ExportDir: exportDir, Backup: st.backup, DatabasePath: st.name}
+	to := tui.Options{Svc: svc, Clock: clock, ExportDir: exportDir, Backup: st.backup, DatabasePath: st.name,
+		ReloadRules: reloader(svc, rulesPath)}
 	if api != nil {
 		to.APIAddr = api.Addr
 	}
@@ -608,7 +669,7 @@ const (
 
 // open opens the store, seeds it when new, and enables the service on this
 // goroutine, which then runs the UI: the service's main thread.
-func open(path string, opts sqlite.Options, instance string, seedN int, seedRand int64, name string, stderr io.Writer) (*market.Service, openedMarket, *market.ManualClock, error) {
+func open(path string, opts sqlite.Options, instance string, seedN int, seedRand int64, name string, rules market.Config, stderr io.Writer) (*market.Service, openedMarket, *market.ManualClock, error) {
 	var none openedMarket
 	st, err := openMarket(path, opts, instance, false)
 	if err != nil {
@@ -633,9 +694,12 @@ func open(path string, opts sqlite.Options, instance string, seedN int, seedRand
 	}
 	clock := market.NewOffsetClock()
 	start := time.Now()
-	svc := market.New(st.store, market.Config{Name: name, Clock: clock, LoadProgress: func(done, total int) {
+	cfg := rules
+	cfg.Name, cfg.Clock = name, clock
+	cfg.LoadProgress = func(done, total int) {
 		fmt.Fprintf(stderr, "\rrynek: loading %s: %3d%%", st.name, done*100/max(total, 1))
-	}})
+	}
+	svc := market.New(st.store, cfg)
 	if err := svc.BindMainThread(); err != nil {
 		st.store.Close()
 		return nil, none, nil, err

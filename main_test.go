@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 )
 
@@ -89,7 +90,7 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 func TestOpenSeedsOnceAndShowsProgress(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
 	var errb bytes.Buffer
-	svc, _, clock, err := open(path, sqlite.Options{}, "", 50, 3, "Bazar", &errb)
+	svc, _, clock, err := open(path, sqlite.Options{}, "", 50, 3, "Bazar", market.Config{}, &errb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestOpenSeedsOnceAndShowsProgress(t *testing.T) {
 	}
 	svc.Close()
 	errb.Reset()
-	svc, _, _, err = open(path, sqlite.Options{Sync: true}, "", 999, 3, "Bazar", &errb)
+	svc, _, _, err = open(path, sqlite.Options{Sync: true}, "", 999, 3, "Bazar", market.Config{}, &errb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,6 +226,29 @@ func TestServeRunsHeadlessAndStopsOnSIGTERM(t *testing.T) {
 	if res, err := http.Get(base + "/"); err != nil || res.StatusCode != 200 {
 		t.Fatalf("board: %v %v", res, err)
 	}
+	// SIGHUP reloads the rules file beside the market: a bad one is said
+	// and changes nothing, a good one applies.
+	rulesFile := filepath.Join(filepath.Dir(path), "rynek.yml")
+	waitFor := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(errb.String(), what); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("stderr never said %q: %s", what, errb.String())
+			}
+		}
+	}
+	for _, c := range []struct{ file, said string }{
+		{"fees:\n  sale-percnt: 3\n", "the rules were not reloaded: " + rulesFile + ":2:3: unknown key fees.sale-percnt (known: listing-percent, maximum, minimum, sale-percent); the rules stay as they are"},
+		{"fees:\n  sale-percent: 3\n", "rules reloaded from " + rulesFile},
+	} {
+		if err := os.WriteFile(rulesFile, []byte(c.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(c.said)
+	}
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -242,6 +266,43 @@ func TestServeRunsHeadlessAndStopsOnSIGTERM(t *testing.T) {
 	}
 	if !regexp.MustCompile(`^rynek serve: stopped after \d+ ticks, tick work p50 .*; bots \d+ ok, \d+ refused$`).MatchString(last) {
 		t.Fatalf("last line %q", last)
+	}
+}
+
+// TestRulesFileAtStart: a rules file beside the market applies from the
+// start; one that cannot be used stops the start, naming its key and line;
+// --config of a missing file is refused.
+func TestRulesFileAtStart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.db")
+	if err := os.WriteFile(filepath.Join(dir, "rynek.yml"), []byte("listings:\n  limit: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mf := marketFlags{config: new(string)}
+	where, c, err := mf.marketRules(path)
+	if err != nil || where != filepath.Join(dir, "rynek.yml") || c.MaxListingsPerPlayer != 3 {
+		t.Fatalf("%q %+v %v", where, c, err)
+	}
+	svc, _, _, err := open(path, sqlite.Options{}, "", 0, 1, "Rynek", c, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := svc.Config().MaxListingsPerPlayer; got != 3 {
+		t.Fatalf("the market's limit is %d, want the file's 3", got)
+	}
+	svc.Close()
+	if err := os.WriteFile(filepath.Join(dir, "rynek.yml"), []byte("listings:\n  limit: lots\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	if code := run([]string{"serve", "--db", path, "--api", "127.0.0.1:0"}, io.Discard, &errb); code != 1 ||
+		!strings.Contains(errb.String(), `rynek.yml:2:10: listings.limit: a whole number from 1 to 100000, not "lots"`) {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"serve", "--db", path, "--config", filepath.Join(dir, "none.yml")}, io.Discard, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "--config "+filepath.Join(dir, "none.yml")+": no such file") {
+		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 }
 

@@ -155,6 +155,8 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.dialog = newEconomyDialog(c.Actor)
 	case key.Matches(msg, k.Backup):
 		return m.startBackup(), true
+	case key.Matches(msg, k.Reload):
+		m.reloadRules()
 	case key.Matches(msg, k.Toggle):
 		m.toggleService()
 	case key.Matches(msg, k.Background):

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -137,5 +138,32 @@ func TestSellDialogShowsThePriceSummary(t *testing.T) {
 	e.send(dialogMsg{to: d, msg: d.summaries}) // a late answer
 	if d.price.Value() != typed {
 		t.Fatalf("a summary replaced the typed price %q with %q", typed, d.price.Value())
+	}
+}
+
+// TestReloadRulesKey: ctrl+r reloads the rules file through the console's
+// hook, showing what it said; without a hook it says there is none.
+func TestReloadRulesKey(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	e.m.reload = nil
+	e.key("ctrl+r")
+	if e.status() != "this console has no rules file to reload" {
+		t.Fatalf("status %q", e.status())
+	}
+	calls := 0
+	e.m.reload = func() (string, error) {
+		calls++
+		if calls == 1 {
+			return "", errors.New("rynek.yml:2:3: unknown key fees.sale-percnt; the rules stay as they are")
+		}
+		return "rules reloaded from rynek.yml", nil
+	}
+	e.key("ctrl+r")
+	if !strings.HasPrefix(e.status(), "rynek.yml:2:3: unknown key fees.sale-percnt") {
+		t.Fatalf("status %q", e.status())
+	}
+	e.key("ctrl+r")
+	if e.status() != "rules reloaded from rynek.yml" {
+		t.Fatalf("status %q", e.status())
 	}
 }

@@ -16,7 +16,7 @@ type globalKeys struct {
 	Next, Prev, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Search, Help, Quit, Interrupt key.Binding
 	Jump, Copy, StatusLog                                                               key.Binding
 
-	Player, AddPlayer, Sell, Buy, Remove, AdminRemove, ForceExpire, RemoveAsActor, ExpireAsActor, Claim, Relist, Favorite, Alerts, Economy, Backup key.Binding
+	Player, AddPlayer, Sell, Buy, Remove, AdminRemove, ForceExpire, RemoveAsActor, ExpireAsActor, Claim, Relist, Favorite, Alerts, Economy, Backup, Reload key.Binding
 
 	Toggle, Background, Hour, Day, Bots, Faster, Slower key.Binding
 }
@@ -52,6 +52,7 @@ func newGlobalKeys() globalKeys {
 		Alerts:        b([]string{"P"}, "P", "the acting player's price alerts…"),
 		Economy:       b([]string{"$"}, "$", "admin: deposit, withdraw, give or take an item…"),
 		Backup:        b([]string{"B"}, "B", "back up the market to a new file beside it"),
+		Reload:        b([]string{"ctrl+r"}, "ctrl+r", "reload the rules file (refused while a purchase is in flight)"),
 
 		Toggle:     b([]string{"D"}, "D", "QA: disable / enable the service"),
 		Background: b([]string{"T"}, "T", "QA: mutate from a background goroutine"),
@@ -73,7 +74,7 @@ func (k globalKeys) panes() []key.Binding {
 
 func (k globalKeys) actions() []key.Binding {
 	return []key.Binding{k.Player, k.AddPlayer, k.Sell, k.Buy, k.Remove, k.AdminRemove, k.ForceExpire, k.RemoveAsActor,
-		k.ExpireAsActor, k.Claim, k.Relist, k.Favorite, k.Alerts, k.Economy, k.Backup}
+		k.ExpireAsActor, k.Claim, k.Relist, k.Favorite, k.Alerts, k.Economy, k.Backup, k.Reload}
 }
 
 func (k globalKeys) qa() []key.Binding {

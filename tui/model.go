@@ -32,6 +32,9 @@ type Options struct {
 	// APIAddr is the address the HTTP API serves (rynek --api), shown in
 	// the header; empty when it does not run.
 	APIAddr string
+	// ReloadRules reads the market's rules file again and applies it (on
+	// the main thread); nil: the reload key says there is none.
+	ReloadRules func() (string, error)
 }
 
 // The smallest screen the console lays out; below it, it says so.
@@ -68,6 +71,7 @@ type Model struct {
 	swept     int  // listings the timer has removed in the current backlog
 	backup    func(dest string) error
 	backupOf  string                     // the database a backup copies
+	reload    func() (string, error)     // Options.ReloadRules
 	apiAddr   string                     // where the HTTP API serves; "" = nowhere
 	footer    struct{ key, text string } // the last footer shortHelp styled, and what it showed
 }
@@ -140,6 +144,7 @@ func New(o Options) *Model {
 	m.stale = make([]bool, len(m.panes))
 	m.bots = newBots()
 	m.backup, m.backupOf = o.Backup, o.DatabasePath
+	m.reload = o.ReloadRules
 	m.refreshAll() // the active pane now, the others when first shown
 	if c.Actor.Name == "" {
 		m.setStatus(statusMsg{text: noPlayersText, err: true})

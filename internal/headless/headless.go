@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -29,6 +30,10 @@ type Options struct {
 	// Report, when set, is told about notable things (bots recruited,
 	// recovery) as they happen.
 	Report func(string)
+	// Reload, when it receives, runs ReloadRules on the main loop (SIGHUP
+	// in rynek serve), whose result goes to Report.
+	Reload      <-chan os.Signal
+	ReloadRules func() (string, error)
 }
 
 // Summary is what a run did and how long its ticks took: the work of a
@@ -100,6 +105,14 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 			// Another instance's change, applied now rather than at
 			// the next tick.
 			follow(svc, &sum, report)
+		case <-o.Reload:
+			if o.ReloadRules != nil {
+				msg, err := o.ReloadRules()
+				if err != nil {
+					msg = "the rules were not reloaded: " + err.Error()
+				}
+				report(msg)
+			}
 		case now := <-ticker.C:
 			elapsed := now.Sub(last)
 			last = now

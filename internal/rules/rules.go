@@ -1,0 +1,302 @@
+// Package rules reads the market's rules from a YAML file, the format
+// server admins know from the original plugin's config.yml. Every key is
+// optional; what is left out keeps the market's default. A file with an
+// unknown key, a value of the wrong kind or one out of range is refused as a
+// whole, with the key and its line, so that a typo never half-applies.
+package rules
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rynek/rynek/market"
+	"go.yaml.in/yaml/v3"
+)
+
+// FileName is the rules file's name beside a market's database.
+const FileName = "rynek.yml"
+
+// Example is a rules file with every key at its default, for the README and
+// for admins to start from.
+const Example = `# Rynek's rules. Every key is optional; a key left out keeps its default.
+listings:
+  expiry-days: 7
+  limit: 20                 # active listings per player; a permission market.limit.<n> gives n
+  cooldown-seconds: 5       # between two listings of one player; 0: none
+  # blacklist: [BEDROCK, SPAWNER]  # replaces the default: bedrock, spawners, knowledge books and the operator items
+prices:
+  min: 1.00
+  max: 1000000.00
+  max-transaction-value: 0  # a listing priced above it is refused; 0: no such bound
+fees:
+  sale-percent: 5           # of the price, from the seller's proceeds
+  listing-percent: 0        # of the price, paid when listing
+  minimum: 0                # of each fee
+  maximum: 0                # of each fee; 0: no cap
+anti-abuse:
+  max-purchases-from-same-seller: 0   # by one buyer within the window; 0: no cap
+  window-hours: 24
+alerts:
+  max-per-player: 10
+`
+
+// Load reads and parses the rules file at path. A missing file is an error
+// that matches os.ErrNotExist.
+func Load(path string) (market.Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return market.Config{}, err
+	}
+	return Parse(data, path)
+}
+
+// Parse reads rules from data; name is what errors call the file. The
+// Config holds the rules only (the process's settings are the caller's);
+// zero fields take the market's defaults, and values that mean "none" (no
+// cooldown, no sale fee) are the negative numbers Config reads so.
+func Parse(data []byte, name string) (market.Config, error) {
+	var c market.Config
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return c, nil // an empty file: every default
+		}
+		return c, fmt.Errorf("%s: not YAML: %v", name, err)
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return c, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return c, fmt.Errorf("%s:%d:%d: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts)", name, root.Line, root.Column)
+	}
+	p := parser{name: name}
+	p.sections(root, map[string]func(*yaml.Node){
+		"listings": func(n *yaml.Node) {
+			p.keys("listings", n, map[string]func(string, *yaml.Node){
+				"expiry-days": func(k string, v *yaml.Node) {
+					if d := p.whole(k, v, 1, 365); d > 0 {
+						c.ListingTTL = time.Duration(d) * 24 * time.Hour
+					}
+				},
+				"limit": func(k string, v *yaml.Node) { c.MaxListingsPerPlayer = p.whole(k, v, 1, 100_000) },
+				"cooldown-seconds": func(k string, v *yaml.Node) {
+					c.ListingCooldown = time.Duration(p.whole(k, v, 0, 86_400)) * time.Second
+					if c.ListingCooldown == 0 {
+						c.ListingCooldown = -1 // none
+					}
+				},
+				"blacklist": func(k string, v *yaml.Node) { c.Blacklist = p.materials(k, v) },
+			})
+		},
+		"prices": func(n *yaml.Node) {
+			p.keys("prices", n, map[string]func(string, *yaml.Node){
+				"min":                   func(k string, v *yaml.Node) { c.MinPrice = p.money(k, v, false) },
+				"max":                   func(k string, v *yaml.Node) { c.MaxPrice = p.money(k, v, false) },
+				"max-transaction-value": func(k string, v *yaml.Node) { c.MaxTransactionValue = p.money(k, v, true) },
+			})
+		},
+		"fees": func(n *yaml.Node) {
+			p.keys("fees", n, map[string]func(string, *yaml.Node){
+				"sale-percent": func(k string, v *yaml.Node) {
+					if c.SaleFeeBasisPoints = p.percent(k, v); c.SaleFeeBasisPoints == 0 {
+						c.SaleFeeBasisPoints = -1 // none
+					}
+				},
+				"listing-percent": func(k string, v *yaml.Node) { c.ListingFeeBasisPoints = p.percent(k, v) },
+				"minimum":         func(k string, v *yaml.Node) { c.MinFee = p.money(k, v, true) },
+				"maximum":         func(k string, v *yaml.Node) { c.MaxFee = p.money(k, v, true) },
+			})
+		},
+		"anti-abuse": func(n *yaml.Node) {
+			p.keys("anti-abuse", n, map[string]func(string, *yaml.Node){
+				"max-purchases-from-same-seller": func(k string, v *yaml.Node) { c.PurchaseCap.Max = p.whole(k, v, 0, 1_000_000) },
+				"window-hours": func(k string, v *yaml.Node) {
+					c.PurchaseCap.Window = time.Duration(p.whole(k, v, 1, 24*366)) * time.Hour
+				},
+			})
+		},
+		"alerts": func(n *yaml.Node) {
+			p.keys("alerts", n, map[string]func(string, *yaml.Node){
+				"max-per-player": func(k string, v *yaml.Node) { c.MaxAlertsPerPlayer = p.whole(k, v, 1, 1000) },
+			})
+		},
+	})
+	if p.err != nil {
+		return market.Config{}, p.err
+	}
+	if c.PurchaseCap.Max > 0 && c.PurchaseCap.Window == 0 {
+		c.PurchaseCap.Window = 24 * time.Hour
+	}
+	if c.MinPrice > 0 && c.MaxPrice > 0 && c.MinPrice > c.MaxPrice {
+		return market.Config{}, fmt.Errorf("%s: prices.min %s is above prices.max %s", name, market.FormatMoney(c.MinPrice), market.FormatMoney(c.MaxPrice))
+	}
+	return c, nil
+}
+
+// parser keeps the first error; every later step is skipped once it has one.
+type parser struct {
+	name string
+	err  error
+}
+
+func (p *parser) fail(n *yaml.Node, format string, args ...any) {
+	if p.err == nil {
+		p.err = fmt.Errorf("%s:%d:%d: %s", p.name, n.Line, n.Column, fmt.Sprintf(format, args...))
+	}
+}
+
+// sections walks the top level: each key must be a known section holding a
+// map.
+func (p *parser) sections(root *yaml.Node, known map[string]func(*yaml.Node)) {
+	p.walk("", root, func(key string, v *yaml.Node) bool {
+		f, ok := known[key]
+		if ok {
+			if v.Kind != yaml.MappingNode {
+				p.fail(v, "%s: a section holds keys, not a %s", key, kindName(v))
+				return false
+			}
+			f(v)
+		}
+		return ok
+	}, names(known))
+}
+
+// keys walks one section's keys.
+func (p *parser) keys(section string, n *yaml.Node, known map[string]func(string, *yaml.Node)) {
+	p.walk(section+".", n, func(key string, v *yaml.Node) bool {
+		f, ok := known[key]
+		if ok {
+			f(section+"."+key, v)
+		}
+		return ok
+	}, names(known))
+}
+
+func (p *parser) walk(prefix string, n *yaml.Node, each func(key string, v *yaml.Node) bool, known []string) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content) && p.err == nil; i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			p.fail(k, "%s%s is given twice", prefix, k.Value)
+			return
+		}
+		seen[k.Value] = true
+		if !each(k.Value, v) {
+			p.fail(k, "unknown key %s%s (known: %s)", prefix, k.Value, strings.Join(known, ", "))
+		}
+	}
+}
+
+func names[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "map"
+	case yaml.SequenceNode:
+		return "list"
+	}
+	if n.Tag == "!!null" {
+		return "nothing"
+	}
+	return fmt.Sprintf("%q", n.Value)
+}
+
+func (p *parser) scalar(key string, v *yaml.Node) (string, bool) {
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+		p.fail(v, "%s: a value, not a %s", key, kindName(v))
+		return "", false
+	}
+	return strings.TrimSpace(v.Value), true
+}
+
+// whole reads a whole number in [lo, hi].
+func (p *parser) whole(key string, v *yaml.Node, lo, hi int) int {
+	s, ok := p.scalar(key, v)
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		p.fail(v, "%s: a whole number from %d to %d, not %q", key, lo, hi, s)
+		return 0
+	}
+	return n
+}
+
+// money reads an amount like a price (two decimals at most); zero only
+// where it means "none".
+func (p *parser) money(key string, v *yaml.Node, zeroOK bool) market.Money {
+	s, ok := p.scalar(key, v)
+	if !ok {
+		return 0
+	}
+	if zeroOK {
+		if f, err := strconv.ParseFloat(s, 64); err == nil && f == 0 {
+			return 0
+		}
+	}
+	m, err := market.ParsePrice(s, 1, 1_000_000_000_00)
+	if err != nil {
+		p.fail(v, "%s: %v", key, err)
+		return 0
+	}
+	return m
+}
+
+// percent reads a percentage with at most two decimals, as basis points.
+func (p *parser) percent(key string, v *yaml.Node) int64 {
+	s, ok := p.scalar(key, v)
+	if !ok {
+		return 0
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	bp := math.Round(f * 100)
+	if err != nil || f < 0 || f > 100 || math.Abs(bp-f*100) > 1e-6 {
+		p.fail(v, "%s: a percentage from 0 to 100 with at most two decimals, not %q", key, s)
+		return 0
+	}
+	return int64(bp)
+}
+
+// materials reads a list of material keys the catalogue knows.
+func (p *parser) materials(key string, v *yaml.Node) []string {
+	if v.Kind != yaml.SequenceNode {
+		p.fail(v, "%s: a list of items, not a %s", key, kindName(v))
+		return nil
+	}
+	out := []string{}
+	for _, e := range v.Content {
+		s, ok := p.scalar(key, e)
+		if !ok {
+			return nil
+		}
+		info, found := market.LookupMaterial(s)
+		if !found {
+			p.fail(e, "%s: unknown item %q", key, s)
+			return nil
+		}
+		out = append(out, info.Key)
+	}
+	return out
+}

@@ -1,0 +1,86 @@
+package rules
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+func TestParseTheExample(t *testing.T) {
+	c, err := Parse([]byte(Example), FileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := market.Config{ListingTTL: 7 * 24 * time.Hour, MaxListingsPerPlayer: 20, ListingCooldown: 5 * time.Second,
+		MinPrice: 1_00, MaxPrice: 1_000_000_00,
+		SaleFeeBasisPoints: 500, MaxAlertsPerPlayer: 10, PurchaseCap: market.PurchaseCap{Window: 24 * time.Hour}}
+	if c.ListingTTL != want.ListingTTL || c.MaxListingsPerPlayer != want.MaxListingsPerPlayer || c.ListingCooldown != want.ListingCooldown ||
+		c.Blacklist != nil || c.MinPrice != want.MinPrice || c.MaxPrice != want.MaxPrice || c.SaleFeeBasisPoints != 500 ||
+		c.ListingFeeBasisPoints != 0 || c.MinFee != 0 || c.MaxFee != 0 || c.MaxAlertsPerPlayer != 10 || c.PurchaseCap != want.PurchaseCap {
+		t.Fatalf("parsed %+v", c)
+	}
+	d := market.DefaultConfig()
+	if c.ListingTTL != d.ListingTTL || c.SaleFeeBasisPoints != d.SaleFeeBasisPoints || c.MinPrice != d.MinPrice ||
+		c.MaxPrice != d.MaxPrice || c.MaxListingsPerPlayer != d.MaxListingsPerPlayer || c.ListingCooldown != d.ListingCooldown {
+		t.Fatal("the example's values are not the market's defaults")
+	}
+}
+
+func TestParseMeaningsOfNone(t *testing.T) {
+	c, err := Parse([]byte("listings:\n  cooldown-seconds: 0\nfees:\n  sale-percent: 0\n  listing-percent: 2.5\nanti-abuse:\n  max-purchases-from-same-seller: 3\n"), "r.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ListingCooldown != -1 || c.SaleFeeBasisPoints != -1 || c.ListingFeeBasisPoints != 250 || c.PurchaseCap != (market.PurchaseCap{Max: 3, Window: 24 * time.Hour}) {
+		t.Fatalf("parsed %+v", c)
+	}
+	for _, empty := range []string{"", "# nothing\n", "---\n"} {
+		if c, err := Parse([]byte(empty), "r.yml"); err != nil || c.MaxPrice != 0 {
+			t.Errorf("%q: %+v, %v", empty, c, err)
+		}
+	}
+}
+
+func TestParseRefusals(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"listing:\n  limit: 5\n", "r.yml:1:1: unknown key listing (known: alerts, anti-abuse, fees, listings, prices)"},
+		{"listings:\n  limit: many\n", `r.yml:2:10: listings.limit: a whole number from 1 to 100000, not "many"`},
+		{"listings:\n  limits: 5\n", "r.yml:2:3: unknown key listings.limits (known: blacklist, cooldown-seconds, expiry-days, limit)"},
+		{"listings:\n  limit: 5\n  limit: 6\n", "r.yml:3:3: listings.limit is given twice"},
+		{"listings: 5\n", `r.yml:1:11: listings: a section holds keys, not a "5"`},
+		{"listings:\n  blacklist: [DIAMOND, NOT_AN_ITEM]\n", `r.yml:2:24: listings.blacklist: unknown item "NOT_AN_ITEM"`},
+		{"listings:\n  blacklist: BEDROCK\n", `r.yml:2:14: listings.blacklist: a list of items, not a "BEDROCK"`},
+		{"prices:\n  min: 1.005\n", "r.yml:2:8: prices.min: price 1.005 has more than 2 decimals"},
+		{"prices:\n  max: -5\n", `r.yml:2:8: prices.max: price "-5" is not a number`},
+		{"prices:\n  min: 500\n  max: 100\n", "r.yml: prices.min 500.00 is above prices.max 100.00"},
+		{"fees:\n  sale-percent: 101\n", `r.yml:2:17: fees.sale-percent: a percentage from 0 to 100 with at most two decimals, not "101"`},
+		{"fees:\n  sale-percent: 2.555\n", `r.yml:2:17: fees.sale-percent: a percentage from 0 to 100 with at most two decimals, not "2.555"`},
+		{"alerts:\n  max-per-player:\n", "r.yml:2:18: alerts.max-per-player: a value, not a nothing"},
+		{"- a\n- b\n", "r.yml:1:1: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts)"},
+		{"listings: [\n", "r.yml: not YAML: yaml: line 1: did not find expected node content"},
+	} {
+		_, err := Parse([]byte(c.text), "r.yml")
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q:\n got %v\nwant %s", c.text, err, c.want)
+		}
+	}
+}
+
+// FuzzParse checks that no file panics the parser and that rules it accepts
+// are ones the market takes.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(Example))
+	f.Add([]byte("fees:\n  sale-percent: 2.5\n"))
+	f.Add([]byte("listings: {limit: 3, blacklist: [DIAMOND, BEDROCK]}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse(data, "f.yml")
+		if err != nil {
+			return
+		}
+		if c.MinPrice < 0 || c.MaxPrice < 0 || c.MaxListingsPerPlayer < 0 || c.SaleFeeBasisPoints > 10_000 || c.ListingFeeBasisPoints > 10_000 ||
+			c.PurchaseCap.Max < 0 || c.PurchaseCap.Max > 0 && c.PurchaseCap.Window <= 0 {
+			t.Fatalf("accepted %q as %+v", data, c)
+		}
+	})
+}
