@@ -238,7 +238,7 @@ func TestServeRunsHeadlessAndStopsOnSIGTERM(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ file, said string }{
-		{"fees:\n  sale-percnt: 3\n", "the rules were not reloaded: " + rulesFile + ":2:3: unknown key fees.sale-percnt (known: listing-percent, maximum, minimum, sale-percent); the rules stay as they are"},
+		{"fees:\n  sale-percnt: 3\n", "the rules were not reloaded: " + rulesFile + ":2:3: unknown key fees.sale-percnt (known: listing-percent, maximum, minimum, refund-listing-fee, sale-percent); the rules stay as they are"},
 		{"fees:\n  sale-percent: 3\n", "rules reloaded from " + rulesFile},
 	} {
 		if err := os.WriteFile(rulesFile, []byte(c.file), 0o644); err != nil {

@@ -17,8 +17,11 @@ type Config struct {
 	// taken from the seller's proceeds and paid to the fee account.
 	SaleFeeBasisPoints int64
 	// ListingFeeBasisPoints is an optional fee for listing, paid by the seller
-	// to the fee account when the listing is created. It is not refunded.
+	// to the fee account when the listing is created.
 	ListingFeeBasisPoints int64
+	// RefundListingFee gives a listing's fee back from the fee account when
+	// the listing leaves the market unsold (removed, expired).
+	RefundListingFee bool
 	// MinFee and MaxFee bound each fee (MaxFee 0 = no cap). A fee is never
 	// larger than the amount it is taken from.
 	MinFee, MaxFee Money

@@ -223,7 +223,7 @@ func (s *Service) list(p *playerRecord, it item, cents, fee Money, now int64, in
 	if err != nil {
 		return Listing{}, err
 	}
-	r := &listingRecord{id: uint32(id), seller: p.idx, price: cents, created: now,
+	r := &listingRecord{id: uint32(id), seller: p.idx, price: cents, fee: fee, created: now,
 		expires: now + s.cfg.ListingTTL.Milliseconds(), it: it}
 	b := &s.batch
 	b.add(s.playerOp(p, p.balance-fee, now, inv))
@@ -385,6 +385,7 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 	b.Reset()
 	b.add(Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
 	to, apply := s.returnTo(b, seller, r.it, reason, r.price, now)
+	s.refundListingFees(b, []*listingRecord{r})
 	b.log(EventRow{Kind: KindListingRemoved, At: now, Body: listingRemovedBody(r, seller, reason, to)})
 	if err := s.commit(b); err != nil {
 		return err
@@ -394,6 +395,39 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 		apply()
 	})
 	return nil
+}
+
+// refundListingFees adds to b the refund of the listing fees of listings
+// leaving the market unsold, when the rules say so (Config.RefundListingFee):
+// from the fee account back to each seller, one write a seller. Memory
+// takes the balances and the account from what the store reports.
+func (s *Service) refundListingFees(b *Batch, gone []*listingRecord) {
+	if !s.cfg.RefundListingFee {
+		return
+	}
+	bySeller := map[int32]Money{}
+	var sellers []int32
+	var total Money
+	for _, r := range gone {
+		if r.fee <= 0 {
+			continue
+		}
+		if _, ok := bySeller[r.seller]; !ok {
+			sellers = append(sellers, r.seller)
+		}
+		bySeller[r.seller] += r.fee
+		total += r.fee
+	}
+	if total == 0 {
+		return
+	}
+	for _, idx := range sellers {
+		p := s.players[idx]
+		b.add(s.playerOp(p, p.balance+bySeller[idx], p.lastSell, nil))
+	}
+	m := s.meta()
+	m.FeeBalance -= total
+	b.add(s.countersOp(m))
 }
 
 // SweepBatch bounds the listings one SweepExpired call removes, so that a
@@ -442,6 +476,7 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 			Reason: m.reason, Created: now, PrevPrice: m.prev}})
 		b.log(EventRow{Kind: KindListingExpired, At: now, Body: listingExpiredBody(r.id, m.id)})
 	}
+	s.refundListingFees(b, due)
 	if err := s.commit(b); err != nil {
 		return 0, false, err
 	}

@@ -28,11 +28,22 @@ func encodeListing(dst []byte, seller uuid.UUID, r *listingRecord) []byte {
 	dst = binary.AppendVarint(dst, int64(r.price))
 	dst = binary.AppendVarint(dst, r.created)
 	dst = binary.AppendVarint(dst, r.expires)
+	// Flags: bit 0 a reservation follows, bit 1 the listing fee paid (for
+	// its refund when the listing leaves unsold); records from before the
+	// fee have neither bit 1 nor the fee.
+	var flags byte
 	if r.reserved != uuid.Nil {
-		dst = append(dst, 1)
+		flags |= 1
+	}
+	if r.fee > 0 {
+		flags |= 2
+	}
+	dst = append(dst, flags)
+	if r.reserved != uuid.Nil {
 		dst = append(dst, r.reserved[:]...)
-	} else {
-		dst = append(dst, 0)
+	}
+	if r.fee > 0 {
+		dst = binary.AppendVarint(dst, int64(r.fee))
 	}
 	return encodeItem(dst, r.it)
 }
@@ -48,24 +59,30 @@ func decodeListing(b []byte, r *listingRecord) (uuid.UUID, error) {
 	rd.fixed(seller[:])
 	price, created, expires := rd.varint(), rd.varint(), rd.varint()
 	var reserved uuid.UUID
-	switch rd.byte() {
-	case 0:
-	case 1:
-		rd.fixed(reserved[:])
-		if reserved == uuid.Nil {
-			return seller, errBlob // encodeListing writes a flag of 0 for that
-		}
-	default:
+	var fee int64
+	flags := rd.byte()
+	if flags > 3 {
 		return seller, errBlob
 	}
-	if rd.err != nil || price <= 0 {
+	if flags&1 != 0 {
+		rd.fixed(reserved[:])
+		if reserved == uuid.Nil {
+			return seller, errBlob // encodeListing writes no reservation for that
+		}
+	}
+	if flags&2 != 0 {
+		if fee = rd.varint(); fee <= 0 {
+			return seller, errBlob // encodeListing writes no fee for that
+		}
+	}
+	if rd.err != nil || price <= 0 || fee > price {
 		return seller, errBlob
 	}
 	it, err := decodeItem(rd.b)
 	if err != nil {
 		return seller, err
 	}
-	r.price, r.created, r.expires, r.reserved, r.it = Money(price), created, expires, reserved, it
+	r.price, r.created, r.expires, r.reserved, r.it, r.fee = Money(price), created, expires, reserved, it, Money(fee)
 	return seller, nil
 }
 

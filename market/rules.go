@@ -57,6 +57,7 @@ func (s *Service) SetRules(c Config) error {
 func (c *Config) setRules(from Config) {
 	c.ListingTTL, c.ListingCooldown, c.Blacklist = from.ListingTTL, from.ListingCooldown, from.Blacklist
 	c.SaleFeeBasisPoints, c.ListingFeeBasisPoints, c.MinFee, c.MaxFee = from.SaleFeeBasisPoints, from.ListingFeeBasisPoints, from.MinFee, from.MaxFee
+	c.RefundListingFee = from.RefundListingFee
 	c.MinPrice, c.MaxPrice, c.MaxTransactionValue = from.MinPrice, from.MaxPrice, from.MaxTransactionValue
 	c.MaxListingsPerPlayer, c.MaxAlertsPerPlayer, c.PurchaseCap = from.MaxListingsPerPlayer, from.MaxAlertsPerPlayer, from.PurchaseCap
 }

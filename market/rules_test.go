@@ -96,3 +96,55 @@ func TestPurchaseCapCountsTheHistory(t *testing.T) {
 	w.clock.Advance(25 * time.Hour)
 	must(t, buy(w.alice, 0))
 }
+
+// TestListingFeeRefundedWhenUnsold: with RefundListingFee, the fee a
+// listing paid comes back when it leaves unsold (removed or expired), from
+// the fee account; a sold one keeps it, and without the rule nothing comes
+// back.
+func TestListingFeeRefundedWhenUnsold(t *testing.T) {
+	rules := func(refund bool) func(*market.Config) {
+		return func(c *market.Config) { c.ListingFeeBasisPoints, c.RefundListingFee = 1000, refund }
+	}
+	w := newWorld(t, rules(true))
+	balance := func(p market.Player) float64 {
+		t.Helper()
+		st, err := w.svc.GetPlayer(p.ID)
+		must(t, err)
+		return st.Balance
+	}
+	before := w.audit()
+	removed := w.sell(w.alice, 0, 100) // fee 10.00
+	w.sell(w.alice, 2, 50)             // fee 5.00; it expires
+	sold := w.sell(w.alice, 1, 20)     // fee 2.00
+	if got := balance(w.alice); got != 1000-17 {
+		t.Fatalf("after three listings Alice has %v", got)
+	}
+	must(t, w.svc.RemoveListing(removed.ID, w.alice))
+	_, err := w.svc.Buy(w.bob, sold.ID)
+	must(t, err)
+	w.clock.Advance(8 * 24 * time.Hour)
+	if _, _, err := w.svc.SweepExpired(); err != nil {
+		t.Fatal(err)
+	}
+	// 1000 - 17 + 10 + 5 back, + 19.00 for the sale (20 less the 5% fee).
+	if got := balance(w.alice); got != 1000-17+15+19 {
+		t.Fatalf("Alice has %v, want %v", got, 1000-17+15+19)
+	}
+	if fees, _ := w.svc.FeeBalance(); fees != 2+1 {
+		t.Fatalf("the fee account holds %v, want the sold listing's 2.00 and the sale's 1.00", fees)
+	}
+	if a := w.audit(); a.Money != before.Money {
+		t.Fatalf("money %d, was %d", a.Money, before.Money)
+	}
+	w.reopen(rules(true))
+	if got := balance(w.alice); got != 1000-17+15+19 {
+		t.Fatalf("after a restart Alice has %v", got)
+	}
+
+	w2 := newWorld(t, rules(false))
+	l := w2.sell(w2.alice, 0, 100)
+	must(t, w2.svc.RemoveListing(l.ID, w2.alice))
+	if st, _ := w2.svc.GetPlayer(w2.alice.ID); st.Balance != 990 {
+		t.Fatalf("without the rule the fee came back: %v", st.Balance)
+	}
+}

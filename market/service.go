@@ -108,6 +108,7 @@ type listingRecord struct {
 	id       uint32
 	seller   int32
 	price    Money
+	fee      Money // the listing fee paid, refunded when it leaves unsold if the rules say so
 	created  int64
 	expires  int64
 	it       item

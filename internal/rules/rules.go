@@ -41,6 +41,7 @@ fees:
   listing-percent: 0        # of the price, paid when listing
   minimum: 0                # of each fee
   maximum: 0                # of each fee; 0: no cap
+  refund-listing-fee: false # give the listing fee back when a listing leaves unsold
 anti-abuse:
   max-purchases-from-same-seller: 0   # by one buyer within the window; 0: no cap
   window-hours: 24
@@ -115,9 +116,10 @@ func Parse(data []byte, name string) (market.Config, error) {
 						c.SaleFeeBasisPoints = -1 // none
 					}
 				},
-				"listing-percent": func(k string, v *yaml.Node) { c.ListingFeeBasisPoints = p.percent(k, v) },
-				"minimum":         func(k string, v *yaml.Node) { c.MinFee = p.money(k, v, true) },
-				"maximum":         func(k string, v *yaml.Node) { c.MaxFee = p.money(k, v, true) },
+				"listing-percent":    func(k string, v *yaml.Node) { c.ListingFeeBasisPoints = p.percent(k, v) },
+				"minimum":            func(k string, v *yaml.Node) { c.MinFee = p.money(k, v, true) },
+				"maximum":            func(k string, v *yaml.Node) { c.MaxFee = p.money(k, v, true) },
+				"refund-listing-fee": func(k string, v *yaml.Node) { c.RefundListingFee = p.boolean(k, v) },
 			})
 		},
 		"anti-abuse": func(n *yaml.Node) {
@@ -262,6 +264,19 @@ func (p *parser) money(key string, v *yaml.Node, zeroOK bool) market.Money {
 		return 0
 	}
 	return m
+}
+
+// boolean reads true or false.
+func (p *parser) boolean(key string, v *yaml.Node) bool {
+	s, ok := p.scalar(key, v)
+	if !ok {
+		return false
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		p.fail(v, "%s: true or false, not %q", key, s)
+	}
+	return b
 }
 
 // percent reads a percentage with at most two decimals, as basis points.

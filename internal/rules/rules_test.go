@@ -55,6 +55,7 @@ func TestParseRefusals(t *testing.T) {
 		{"prices:\n  max: -5\n", `r.yml:2:8: prices.max: price "-5" is not a number`},
 		{"prices:\n  min: 500\n  max: 100\n", "r.yml: prices.min 500.00 is above prices.max 100.00"},
 		{"fees:\n  sale-percent: 101\n", `r.yml:2:17: fees.sale-percent: a percentage from 0 to 100 with at most two decimals, not "101"`},
+		{"fees:\n  refund-listing-fee: maybe\n", `r.yml:2:23: fees.refund-listing-fee: true or false, not "maybe"`},
 		{"fees:\n  sale-percent: 2.555\n", `r.yml:2:17: fees.sale-percent: a percentage from 0 to 100 with at most two decimals, not "2.555"`},
 		{"alerts:\n  max-per-player:\n", "r.yml:2:18: alerts.max-per-player: a value, not a nothing"},
 		{"- a\n- b\n", "r.yml:1:1: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts)"},
