@@ -484,6 +484,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprint(stderr, "\r\x1b[K")
 	report.WriteSummary(stdout)
+	importRules(*from, path, *dryRun, stdout)
 	if *dryRun {
 		fmt.Fprintln(stdout, "\nEvery entry:")
 		report.WriteNotes(stdout)
@@ -495,6 +496,42 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "into %s in %s; run with --dry-run to list every entry above\n", st.name, time.Since(start).Round(time.Millisecond))
 	return 0
+}
+
+// importRules carries the plugin's config.yml over into the rules file
+// beside the market (never over one that is there; a PostgreSQL market's
+// instances take theirs from --config, so it is only printed), and says so
+// in the summary's style.
+func importRules(from, dbPath string, dryRun bool, stdout io.Writer) {
+	r, err := grzybcio.ReadRules(from)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return
+	case err != nil:
+		fmt.Fprintf(stdout, "  rules          not carried over: %v\n", err)
+		return
+	}
+	unmapped := ""
+	if len(r.Unmapped) > 0 {
+		unmapped = "; not carried (Rynek has no such switch, or does it otherwise): " + strings.Join(r.Unmapped, ", ")
+	}
+	switch {
+	case dryRun || isPostgres(dbPath):
+		fmt.Fprintf(stdout, "  rules          %d settings of %s would be, as %s:\n%s%s\n", r.Mapped, grzybcio.ConfigFile, rules.FileName,
+			indent(string(r.YAML)), unmapped)
+	default:
+		where, err := grzybcio.WriteRules(r, dbPath)
+		if err != nil {
+			fmt.Fprintf(stdout, "  rules          %v\n", err)
+			return
+		}
+		fmt.Fprintf(stdout, "  rules          %d settings of %s into %s%s\n", r.Mapped, grzybcio.ConfigFile, where, unmapped)
+	}
+}
+
+// indent puts four spaces before every line of text.
+func indent(text string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n    ") + "\n"
 }
 
 // runExport is `rynek export --to DIR`: the market written as the original

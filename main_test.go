@@ -129,7 +129,8 @@ func TestImportAndExportCommands(t *testing.T) {
 	if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Fatalf("a dry run created the market: %v", err)
 	}
-	for _, want := range []string{"Dry run, nothing written", "listings       5, with their ids", "listings.yml:53:9: skipped: listing #4 skipped: its item is air"} {
+	for _, want := range []string{"Dry run, nothing written", "listings       5, with their ids", "listings.yml:53:9: skipped: listing #4 skipped: its item is air",
+		"  rules          13 settings of config.yml would be, as rynek.yml:\n    # Rynek's rules", "    limit: 15\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, out.String())
 		}
@@ -137,6 +138,12 @@ func TestImportAndExportCommands(t *testing.T) {
 	out.Reset()
 	if code := run([]string{"import", "--from", from, "--db", db, "--expiry-days", "36500"}, &out, &errb); code != 0 {
 		t.Fatalf("import: exit %d: %s", code, errb.String())
+	}
+	if want := "  rules          13 settings of config.yml into " + filepath.Join(dir, "rynek.yml") + "; not carried"; !strings.Contains(out.String(), want) {
+		t.Fatalf("import output lacks %q:\n%s", want, out.String())
+	}
+	if _, c, err := (marketFlags{config: new(string)}).marketRules(db); err != nil || c.MaxListingsPerPlayer != 15 {
+		t.Fatalf("the market's rules after the import: %+v, %v", c, err)
 	}
 	errb.Reset()
 	if code := run([]string{"import", "--from", from, "--db", db}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "add --merge") {
