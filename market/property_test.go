@@ -85,7 +85,7 @@ func TestPropertyConservation(t *testing.T) {
 		}
 		covered := []string{"sell", "remove", "buy", "force-expire", "sweep", "claim"}
 		if !testing.Short() { // the rarer ones, in the long run
-			covered = append(covered, "deposit", "withdraw", "give", "take", "join", "refund", "relist", "rate", "alert", "favorite")
+			covered = append(covered, "deposit", "withdraw", "give", "take", "join", "refund", "relist", "rate", "alert", "favorite", "rules")
 		}
 		for _, op := range covered {
 			if wl.ops[op] == 0 {

@@ -170,12 +170,20 @@ func (w *workload) withMail() market.Player {
 
 // rare runs one of the rarer operations: those that bring money or items
 // into the market or take them out, a join that renames a player, a refund,
-// a relist from the mailbox, a rating, a price alert, a favourite.
+// a relist from the mailbox, a rating, a price alert, a favourite, new
+// rules (fees that change, refunded or not).
 func (w *workload) rare() (string, error) {
 	i := w.rng.IntN(len(w.players))
 	p := w.players[i]
 	amount := float64(1+w.rng.IntN(100000)) / 100
-	switch w.rng.IntN(10) {
+	switch w.rng.IntN(11) {
+	case 10: // new rules: fees that change, refunded or not, a tighter limit
+		r := w.svc.Config()
+		r.ListingFeeBasisPoints = int64(w.rng.IntN(3) * 250)
+		r.RefundListingFee = w.rng.IntN(2) == 0
+		r.SaleFeeBasisPoints = int64(1 + w.rng.IntN(1000))
+		r.MaxListingsPerPlayer = 5 + w.rng.IntN(30)
+		return "rules", w.svc.SetRules(r)
 	case 8:
 		words := []string{"diamond", "oak", "sword", "bread", "iron", "book", "łup", "cobble"}
 		_, err := w.svc.AddAlert(p.ID, words[w.rng.IntN(len(words))], float64(1+w.rng.IntN(2000))/100)
