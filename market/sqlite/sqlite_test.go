@@ -204,11 +204,13 @@ func TestCheckpointsKeepTheWALBounded(t *testing.T) {
 		}
 		return fi.Size()
 	}
-	// A steady stream of commits for a second: a passive checkpoint alone
-	// never lets the WAL start over, so it would only grow.
+	// A steady stream of commits until the WAL has started over twice (or,
+	// failing, for ten seconds: a slow machine under the race detector may
+	// need several): a passive checkpoint alone never lets the WAL start
+	// over, so it would only grow.
 	restarts, last := 0, int64(0)
 	had := []byte{} // the player's inventory as stored
-	for start, i := time.Now(), 1; time.Since(start) < time.Second; i++ {
+	for start, i := time.Now(), 1; restarts < 2 && time.Since(start) < 10*time.Second; i++ {
 		mustOK(t, st.Commit(&market.Batch{
 			Ops: []market.Op{
 				{Kind: market.OpPlayerState, Delta: 1, Player: &market.PlayerRow{ID: p, Inventory: inventory}, Expect: had},
