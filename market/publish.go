@@ -256,6 +256,29 @@ func (s *Service) Version() uint64 {
 	return s.log.head
 }
 
+// Horizon is the market's version and the moment until which a read at
+// that version gives the same answer: the first expiry still ahead among
+// the listings on the market (zero when none expires). Reads leave out a
+// listing once its expiry has passed, before the timer removes it with a
+// new version; until then only a change moves the version. A cache of
+// answers may keep an answer read at version while Version is still
+// version and the clock is before until. Answers that cover a span of time
+// ending now (price history) change with the clock alone and are not
+// covered.
+func (s *Service) Horizon() (version uint64, until time.Time) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	nowMs := s.nowMs()
+	s.ix.byExpiry.ascend(func(k sortKey) bool {
+		if k.k > nowMs {
+			until = time.UnixMilli(k.k)
+			return false
+		}
+		return true
+	})
+	return s.log.head, until
+}
+
 // EventPage is a stretch of the event log's contract events.
 type EventPage struct {
 	// Events are the contract events after the asked seq, oldest first.

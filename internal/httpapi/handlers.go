@@ -22,11 +22,23 @@ type reader func() (body any, version uint64, err error)
 // conditional request would otherwise be answered with 304.
 type route func(r *http.Request) (reader, error)
 
+// keeping says whether a route's answers may be kept for reuse.
+type keeping bool
+
+const (
+	// kept: the answer depends only on the market's version and the
+	// listings' expiries (see answers.go).
+	kept keeping = true
+	// readEachTime: the answer also depends on the clock (a span of time
+	// ending now), so it is read for every request.
+	readEachTime keeping = false
+)
+
 // read serves a JSON route: bad requests are refused before the market is
 // touched; a request whose If-None-Match names the current version is 304
 // without reading anything; otherwise the answer carries an ETag made of
 // the version it was read at.
-func (s *Server) read(rt route) http.HandlerFunc {
+func (s *Server) read(rt route, keep keeping) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
 		read, err := rt(r)
@@ -44,14 +56,56 @@ func (s *Server) read(rt route) http.HandlerFunc {
 				return
 			}
 		}
-		body, version, err := read()
+		var body []byte
+		var version uint64
+		if keep {
+			body, version, err = s.keptAnswer(r.URL.Path+"?"+r.URL.RawQuery, read)
+		} else {
+			body, version, err = encodeAnswer(read)
+		}
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
 		h.Set("ETag", etag(version))
-		writeJSON(w, r, http.StatusOK, body)
+		writeEncoded(w, r, http.StatusOK, body)
 	}
+}
+
+// keptAnswer is target's answer at the market's version: the kept one, or
+// one read now (once, however many requests ask at the same time) and kept.
+func (s *Server) keptAnswer(target string, read reader) ([]byte, uint64, error) {
+	if !s.svc.IsReady() {
+		return encodeAnswer(read) // the not-ready error, read as such
+	}
+	version, until := s.svc.Horizon()
+	a, reading := s.answers.claim(target, version, until, s.svc.Now())
+	if !reading {
+		<-a.ready
+		if a.body != nil {
+			return a.body, a.version, nil
+		}
+		return encodeAnswer(read) // the shared read failed: try alone
+	}
+	body, v, err := encodeAnswer(read)
+	if err != nil || v != version {
+		// Failed, or the market moved between the horizon and the read:
+		// the answer is right for this request but is not kept.
+		s.answers.drop(target, a)
+		return body, v, err
+	}
+	s.answers.fill(a, body)
+	return body, v, nil
+}
+
+// encodeAnswer reads an answer and encodes it as the response body.
+func encodeAnswer(read reader) ([]byte, uint64, error) {
+	body, version, err := read()
+	if err != nil {
+		return nil, 0, err
+	}
+	b, err := encodeJSON(body)
+	return b, version, err
 }
 
 // etag is the entity tag of an answer read at version v. It is weak: an
@@ -74,12 +128,25 @@ func etagMatch(header, tag string) bool {
 }
 
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, body any) {
-	b, err := json.Marshal(body)
+	b, err := encodeJSON(body)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	b = append(b, '\n')
+	writeEncoded(w, r, status, b)
+}
+
+// encodeJSON is body as a response carries it: JSON and a newline.
+func encodeJSON(body any) ([]byte, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// writeEncoded sends an encoded JSON body (only its length for HEAD).
+func writeEncoded(w http.ResponseWriter, r *http.Request, status int, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))

@@ -89,13 +89,14 @@ type Server struct {
 	mux     *http.ServeMux
 	limiter *limiter
 	hub     *hub
+	answers *answerCache
 	cors    map[string]bool
 }
 
 // New returns the API of svc. Close stops its event fan-out.
 func New(svc *market.Service, opts Options) *Server {
 	opts = opts.withDefaults()
-	s := &Server{svc: svc, opts: opts, mux: http.NewServeMux(), cors: map[string]bool{}}
+	s := &Server{svc: svc, opts: opts, mux: http.NewServeMux(), cors: map[string]bool{}, answers: newAnswerCache()}
 	for _, o := range opts.CORSOrigins {
 		s.cors[o] = true
 	}
@@ -112,15 +113,15 @@ func (s *Server) Close() { s.hub.close() }
 
 func (s *Server) routes() {
 	m := s.mux
-	m.HandleFunc("GET /api/listings", s.read(s.listings))
-	m.HandleFunc("GET /api/listings/{id}", s.read(s.listing))
-	m.HandleFunc("GET /api/categories", s.read(s.categories))
-	m.HandleFunc("GET /api/players/{uuid}", s.read(s.player))
-	m.HandleFunc("GET /api/stats", s.read(s.stats))
-	m.HandleFunc("GET /api/history", s.read(s.history))
-	m.HandleFunc("GET /api/transactions/{id}", s.read(s.transaction))
-	m.HandleFunc("GET /api/price-history/{item}", s.read(s.priceHistory))
-	m.HandleFunc("GET /api/price-summary/{item}", s.read(s.priceSummary))
+	m.HandleFunc("GET /api/listings", s.read(s.listings, kept))
+	m.HandleFunc("GET /api/listings/{id}", s.read(s.listing, kept))
+	m.HandleFunc("GET /api/categories", s.read(s.categories, kept))
+	m.HandleFunc("GET /api/players/{uuid}", s.read(s.player, kept))
+	m.HandleFunc("GET /api/stats", s.read(s.stats, kept))
+	m.HandleFunc("GET /api/history", s.read(s.history, kept))
+	m.HandleFunc("GET /api/transactions/{id}", s.read(s.transaction, kept))
+	m.HandleFunc("GET /api/price-history/{item}", s.read(s.priceHistory, readEachTime))
+	m.HandleFunc("GET /api/price-summary/{item}", s.read(s.priceSummary, readEachTime))
 	m.HandleFunc("GET /api/health", s.health)
 	m.HandleFunc("GET /api/openapi.json", s.openAPI)
 	m.HandleFunc("GET /api/events", s.events)
