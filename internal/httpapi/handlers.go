@@ -56,13 +56,7 @@ func (s *Server) read(rt route, keep keeping) http.HandlerFunc {
 				return
 			}
 		}
-		var body []byte
-		var version uint64
-		if keep {
-			body, version, err = s.keptAnswer(r.URL.Path+"?"+r.URL.RawQuery, read)
-		} else {
-			body, version, err = encodeAnswer(read)
-		}
+		body, version, err := s.answer(r, read, keep)
 		if err != nil {
 			writeError(w, r, err)
 			return
@@ -70,6 +64,19 @@ func (s *Server) read(rt route, keep keeping) http.HandlerFunc {
 		h.Set("ETag", etag(version))
 		writeEncoded(w, r, http.StatusOK, body)
 	}
+}
+
+// answer reads and encodes r's answer. It takes one of the API's working
+// slots, one core fewer than the process has, so that the main thread
+// always finds a core free however many requests arrive; writing the answer
+// out takes none, so a client slow to read holds up no other.
+func (s *Server) answer(r *http.Request, read reader, keep keeping) ([]byte, uint64, error) {
+	s.working <- struct{}{}
+	defer func() { <-s.working }()
+	if keep {
+		return s.keptAnswer(r.URL.Path+"?"+r.URL.RawQuery, read)
+	}
+	return encodeAnswer(read)
 }
 
 // keptAnswer is target's answer at the market's version: the kept one, or

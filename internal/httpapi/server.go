@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -90,13 +91,14 @@ type Server struct {
 	limiter *limiter
 	hub     *hub
 	answers *answerCache
+	working chan struct{} // see read
 	cors    map[string]bool
 }
 
 // New returns the API of svc. Close stops its event fan-out.
 func New(svc *market.Service, opts Options) *Server {
 	opts = opts.withDefaults()
-	s := &Server{svc: svc, opts: opts, mux: http.NewServeMux(), cors: map[string]bool{}, answers: newAnswerCache()}
+	s := &Server{svc: svc, opts: opts, mux: http.NewServeMux(), cors: map[string]bool{}, answers: newAnswerCache(), working: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
 	for _, o := range opts.CORSOrigins {
 		s.cors[o] = true
 	}
