@@ -147,8 +147,11 @@ func (h *hub) pull() {
 		}
 		h.mu.Lock()
 		h.frames = append(h.frames, fresh...)
-		if n := len(h.frames); n > h.size {
-			drop := n - h.size/2 // drop in halves: amortized O(1) a frame
+		if n := len(h.frames); n > h.size && n > len(fresh) {
+			// Drop in halves (amortized O(1) a frame), but never what
+			// this read brought: a stream that had read everything
+			// before it is not behind, however large the read.
+			drop := min(n-h.size/2, n-len(fresh))
 			h.from = h.frames[drop-1].seq
 			h.frames = slices.Clone(h.frames[drop:])
 		}

@@ -236,6 +236,8 @@ func TestSlowClientIsDropped(t *testing.T) {
 		gen.One(e.svc, players)
 		select {
 		case <-w.blocked:
+		case <-done:
+			t.Fatalf("the stream ended before its client fell behind: %s", tail(w.written))
 		default:
 			continue
 		}
