@@ -274,7 +274,11 @@ func playerDataBody(id uuid.UUID) []byte {
 // (each owner's data once, with the hits appended) and returns how to apply
 // them to memory once the batch commits.
 func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, now int64) func() {
+	// Under the write lock: fired stamps the alert records it checks,
+	// which readers on other goroutines copy.
+	s.mu.Lock()
 	refs := s.alerts.fired(r.it, r.price, r.seller, sellerName)
+	s.mu.Unlock()
 	if len(refs) == 0 {
 		return nil
 	}
@@ -297,6 +301,9 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 	for i, o := range owners {
 		blobs[i] = encodeExtra(byOwner[o], s.liveListing)
 		b.add(s.extraOp(s.players[o], blobs[i]))
+		// Named in the log, so that the other servers of a network read
+		// the owner's new data (and row version) too.
+		b.log(EventRow{Kind: KindPlayerData, At: now, Body: playerDataBody(s.players[o].id)})
 	}
 	return func() {
 		for i, o := range owners {

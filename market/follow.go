@@ -579,14 +579,17 @@ func (s *Service) installLocked(rs *rowSet) error {
 		} else {
 			done := was.State() == StateCompleted
 			newRating := t.rating != was.rating
+			if done && t.State() != StateCompleted {
+				// Refunded: the figures lose the sale as memory counted
+				// it, with the rating memory had (a rating made and
+				// refunded elsewhere was never counted here).
+				s.uncompleteLocked(was)
+			}
 			was.state, was.tl, was.errCode, was.toMailbox, was.rating = t.state, t.tl, t.errCode, t.toMailbox, t.rating
 			t = was
 			if done {
-				switch {
-				case t.State() != StateCompleted: // refunded
-					s.uncompleteLocked(t)
-				case newRating:
-					s.stats.rated(t)
+				if t.State() == StateCompleted && newRating {
+					s.ratedLocked(t)
 				}
 				continue
 			}

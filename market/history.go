@@ -196,6 +196,10 @@ type history struct {
 	// between (a purchase that meets no failure is inserted finished) and
 	// must leave it to the main thread, or it would be counted twice.
 	fresh map[uuid.UUID]bool
+	// edits counts changes to finished purchases (refunds, ratings) under
+	// the write lock: the load's figures, built off the lock from a copy,
+	// hold only if none landed meanwhile.
+	edits int
 }
 
 // HistoryLoaded reports whether every finished transaction is in memory;
@@ -311,6 +315,7 @@ func (s *Service) loadHistory() {
 		perPlayer[i] = slices.Clone(p.txs)
 	}
 	done := slices.Clone(s.completed)
+	edits := s.hist.edits
 	s.mu.RUnlock()
 	slices.SortFunc(all, cmpTxCreated)
 	for _, txs := range perPlayer {
@@ -327,10 +332,22 @@ func (s *Service) loadHistory() {
 		p := s.players[i]
 		p.txs = append(txs, p.txs[len(txs):]...)
 	}
-	for _, t := range s.completed[len(done):] {
-		figures.record(s, t)
+	if s.hist.edits == edits {
+		// Only appended meanwhile: the new ones follow the sorted copy.
+		for _, t := range s.completed[len(done):] {
+			figures.record(s, t)
+		}
+		s.completed = append(done, s.completed[len(done):]...)
+	} else {
+		// A refund took a purchase out of the list, or a rating changed
+		// one, while the copy was counted: the rare case pays for a
+		// count under the lock rather than keep a wrong one.
+		sortTx(s.completed)
+		figures = newStats()
+		for _, t := range s.completed {
+			figures.record(s, t)
+		}
 	}
-	s.completed = append(done, s.completed[len(done):]...)
 	s.stats = figures
 	// The contract's counters belong to the main thread and are only
 	// compared: the persisted ones stay authoritative.

@@ -30,10 +30,10 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	if err != nil {
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
 	}
-	if s.txByID[id] == nil && !s.HistoryLoaded() {
+	if s.txRecord(id) == nil && !s.HistoryLoaded() {
 		s.waitHistory()
 	}
-	t := s.txByID[id]
+	t := s.txRecord(id)
 	switch {
 	case t == nil:
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
@@ -57,7 +57,7 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	}
 	s.applied(func() {
 		t.rating = uint8(stars)
-		s.stats.rated(t)
+		s.ratedLocked(t)
 	})
 	return s.txOf(t), nil
 }
@@ -68,4 +68,10 @@ func (st *stats) rated(t *transactionRecord) {
 		ss.ratings++
 		ss.stars += int64(t.rating)
 	}
+}
+
+// ratedLocked counts t's new rating in the figures.
+func (s *Service) ratedLocked(t *transactionRecord) {
+	s.hist.edits++
+	s.stats.rated(t)
 }

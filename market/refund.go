@@ -83,10 +83,10 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	if err != nil {
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
 	}
-	if s.txByID[id] == nil && !s.HistoryLoaded() {
+	if s.txRecord(id) == nil && !s.HistoryLoaded() {
 		s.waitHistory() // a purchase completed long ago loads in the background
 	}
-	t := s.txByID[id]
+	t := s.txRecord(id)
 	if t == nil {
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
 	}
@@ -157,7 +157,10 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	m.Sales--
 	b.add(s.countersOp(m))
 	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(StateRolledBack)), at: now})
-	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, StateRolledBack, tl, code, t.toMailbox), ExpectState: StateCompleted})
+	// Conditional on the whole record, as a rating is: a rating made on
+	// another server meanwhile makes this a conflict, not a lost update.
+	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, StateRolledBack, tl, code, t.toMailbox), ExpectState: StateCompleted,
+		Expect: s.txRow(t, StateCompleted, t.tl, t.errCode, t.toMailbox).Rec})
 	b.log(EventRow{Kind: KindTransactionStep, At: now, Body: s.transactionBody(t, tl, code, t.toMailbox, to, nil)})
 	if err := s.commit(b); err != nil {
 		return Transaction{}, err
@@ -198,6 +201,7 @@ func (p *playerRecord) holding(it item) (slot, mail int) {
 // uncompleteLocked takes a purchase that is no longer COMPLETED (a refund)
 // out of the completed list and the figures.
 func (s *Service) uncompleteLocked(t *transactionRecord) {
+	s.hist.edits++
 	if i := slices.Index(s.completed, t); i >= 0 {
 		s.completed = slices.Delete(s.completed, i, i+1)
 	}

@@ -626,6 +626,15 @@ func (s *Service) GetCompletedTransactions() ([]Transaction, error) {
 	return out, nil
 }
 
+// txRecord is the transaction with id, if memory has it. The history's
+// background load adds to the map under the write lock, so even the main
+// thread reads it under the read lock.
+func (s *Service) txRecord(id uuid.UUID) *transactionRecord {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.txByID[id]
+}
+
 // GetTransaction is the contract's getTransaction(String), in any state.
 func (s *Service) GetTransaction(id string) (Transaction, error) {
 	if err := s.readGuard(); err != nil {
@@ -635,15 +644,12 @@ func (s *Service) GetTransaction(id string) (Transaction, error) {
 	if err != nil {
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(id))
 	}
-	s.mu.RLock()
-	t := s.txByID[u]
-	s.mu.RUnlock()
-	if t == nil && !s.HistoryLoaded() {
+	if s.txRecord(u) == nil && !s.HistoryLoaded() {
 		s.waitHistory() // it may be a finished transaction not loaded yet
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t = s.txByID[u]
+	t := s.txByID[u]
 	if t == nil {
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(id))
 	}

@@ -94,6 +94,12 @@ func (p *sellerPane) Refresh(c *Common) {
 		p.table.setQuery(c, market.Query{Seller: p.player}, p.rows(c))
 		p.history.q.Player = p.player
 		p.history.cursor, p.history.top = 0, 0
+		// The fourth view shows the new player's own data (marked read
+		// when they open it themselves).
+		p.notes = nil
+		if p.view == 3 && p.player != uuid.Nil {
+			p.notes = notificationLines(c, p.player)
+		}
 	} else {
 		p.table.refresh(c, p.rows(c))
 	}
