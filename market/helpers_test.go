@@ -123,6 +123,7 @@ func newWorld(t *testing.T, opts ...func(*market.Config)) *world {
 	w.svc = market.New(st, cfg)
 	w.svc.BindMainThread()
 	must(t, w.svc.Enable())
+	must(t, w.svc.WaitHistory()) // refunds and ratings wait for it
 	w.svc.Subscribe(func(e market.Event) { w.events = append(w.events, e) })
 	t.Cleanup(func() { w.svc.Close() })
 	return w

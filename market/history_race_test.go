@@ -9,8 +9,9 @@ import (
 	"github.com/rynek/rynek/market/sqlite"
 )
 
-// TestRefundAndRateDuringHistoryLoad: Refund and Rate on the main thread
-// read the transactions the background load is adding (run under -race).
+// TestRefundAndRateDuringHistoryLoad: Rate on the main thread while the
+// background load adds transactions neither races with it nor waits for it
+// (run under -race).
 func TestRefundAndRateDuringHistoryLoad(t *testing.T) {
 	path, _, bob := historyWorld(t)
 	st, err := sqlite.Open(path, sqlite.Options{})
@@ -22,7 +23,7 @@ func TestRefundAndRateDuringHistoryLoad(t *testing.T) {
 	defer svc.Close()
 	go func() { time.Sleep(20 * time.Millisecond); close(gs.gate) }()
 	for !svc.HistoryLoaded() {
-		svc.Rate(bob.ID, uuid.NewString(), 5) // an unknown id: reads the map, then waits
-		_ = market.StateCompleted
+		svc.Rate(bob.ID, uuid.NewString(), 5) // refused while loading, never waiting
+		svc.GetTransaction(uuid.NewString())
 	}
 }

@@ -30,8 +30,8 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	if err != nil {
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
 	}
-	if s.txRecord(id) == nil && !s.HistoryLoaded() {
-		s.waitHistory()
+	if err := s.historyEditable(); err != nil {
+		return Transaction{}, err
 	}
 	t := s.txRecord(id)
 	switch {
@@ -74,4 +74,15 @@ func (st *stats) rated(t *transactionRecord) {
 func (s *Service) ratedLocked(t *transactionRecord) {
 	s.hist.edits++
 	s.stats.rated(t)
+}
+
+// historyEditable refuses a change to a finished purchase (a refund, a
+// rating) while the history loads at start: the load counts the finished
+// purchases off the lock, and the main thread must neither wait for it nor
+// change what it is reading. A few seconds once per start; try again.
+func (s *Service) historyEditable() error {
+	if !s.HistoryLoaded() {
+		return errf(CodeBusy, "the market is still loading its history of purchases; try again in a moment")
+	}
+	return nil
 }

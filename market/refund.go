@@ -83,8 +83,8 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	if err != nil {
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
 	}
-	if s.txRecord(id) == nil && !s.HistoryLoaded() {
-		s.waitHistory() // a purchase completed long ago loads in the background
+	if err := s.historyEditable(); err != nil {
+		return Transaction{}, err
 	}
 	t := s.txRecord(id)
 	if t == nil {

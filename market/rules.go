@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// CodeBusy: the change must wait until no purchase is in flight.
+// CodeBusy: the change must wait: a purchase is in flight (rules), or the
+// history is still loading at start (refunds, ratings).
 const CodeBusy Code = "BUSY"
 
 // CodePurchaseCap: the buyer reached the cap on purchases from one seller.
