@@ -215,6 +215,11 @@ func (s *Service) runSaga(run *sagaRun) (Transaction, error) {
 		if run.fresh {
 			return Transaction{}, err
 		}
+		if int(t.state)+1 >= len(States()) {
+			// Finished meanwhile (another server of the network took the
+			// purchase to its end): nothing is left to compensate.
+			return s.txSnapshot(t), err
+		}
 		if cerr := s.compensate(run, fmt.Sprintf("%s_FAILED:%s", States()[t.state+1], CodeStore)); cerr != nil {
 			return s.txSnapshot(t), fmt.Errorf("%w; compensation could not be saved either (recovery will finish it): %v", err, cerr)
 		}
