@@ -102,7 +102,7 @@ func decodeExtra(b []byte) (*playerExtra, error) {
 		return nil, errBlob
 	}
 	for range n {
-		x.favorites = append(x.favorites, uint32(r.uvarint()))
+		x.favorites = append(x.favorites, r.listingID())
 	}
 	n = r.uvarint()
 	if n > 1000 {
@@ -124,7 +124,7 @@ func decodeExtra(b []byte) (*playerExtra, error) {
 	for range n {
 		var h alertHit
 		r.fixed(h.alert[:])
-		h.listing = uint32(r.uvarint())
+		h.listing = r.listingID()
 		h.at = r.varint()
 		h.price = Money(r.varint())
 		h.amount = r.byte()

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -415,6 +416,18 @@ func (r *blobReader) uvarint() uint64 {
 	}
 	r.b = r.b[n:]
 	return v
+}
+
+// listingID reads a listing id, which is at most math.MaxInt32 everywhere:
+// a larger varint would be cut to another id, and the next write would not
+// give back what was read.
+func (r *blobReader) listingID() uint32 {
+	v := r.uvarint()
+	if v > math.MaxInt32 {
+		r.err = errBlob
+		return 0
+	}
+	return uint32(v)
 }
 
 // varint reads a zig-zag varint, as binary.AppendVarint writes it.
