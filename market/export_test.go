@@ -21,3 +21,15 @@ func SetTakeOverEvery(d time.Duration) (restore func()) {
 	takeOverEvery = d
 	return func() { takeOverEvery = was }
 }
+
+// SetWhileCountingHistory makes f run in the history load as it starts to
+// count its copy off the lock; set it before Enable.
+func SetWhileCountingHistory(s *Service, f func()) { s.whileCountingHistory = f }
+
+// DeferredEdits reports how many of another server's edits of finished
+// purchases wait for the history load to count.
+func DeferredEdits(s *Service) int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.hist.deferred)
+}

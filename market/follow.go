@@ -311,7 +311,7 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			player(t.Buyer)
 			player(t.Seller)
 		case KindListingExpired:
-			id := int64(r.uvarint())
+			id := int64(r.listingID())
 			if r.err != nil {
 				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.err)
 			}
@@ -572,27 +572,22 @@ func (s *Service) installLocked(rs *rowSet) error {
 			return err
 		}
 		was := s.txByID[row.ID]
-		if was == nil {
+		switch {
+		case was == nil:
 			s.txByID[t.id] = t
 			s.allTx = append(s.allTx, t)
 			s.indexTxPlayers(t)
-		} else {
-			done := was.State() == StateCompleted
-			newRating := t.rating != was.rating
-			if done && t.State() != StateCompleted {
-				// Refunded: the figures lose the sale as memory counted
-				// it, with the rating memory had (a rating made and
-				// refunded elsewhere was never counted here).
-				s.uncompleteLocked(was)
+		case was.State() == StateCompleted:
+			// A refund or a rating made elsewhere.
+			if s.hist.counting {
+				s.hist.deferred = append(s.hist.deferred, finishedEdit{was: was, now: t})
+			} else {
+				s.editFinishedLocked(was, t)
 			}
+			continue
+		default:
 			was.state, was.tl, was.errCode, was.toMailbox, was.rating = t.state, t.tl, t.errCode, t.toMailbox, t.rating
 			t = was
-			if done {
-				if t.State() == StateCompleted && newRating {
-					s.ratedLocked(t)
-				}
-				continue
-			}
 		}
 		if t.State() == StateCompleted {
 			s.completed = append(s.completed, t)

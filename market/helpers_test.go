@@ -123,7 +123,7 @@ func newWorld(t *testing.T, opts ...func(*market.Config)) *world {
 	w.svc = market.New(st, cfg)
 	w.svc.BindMainThread()
 	must(t, w.svc.Enable())
-	must(t, w.svc.WaitHistory()) // refunds and ratings wait for it
+	must(t, w.svc.WaitHistory()) // refunds, ratings and capped purchases need it
 	w.svc.Subscribe(func(e market.Event) { w.events = append(w.events, e) })
 	t.Cleanup(func() { w.svc.Close() })
 	return w
@@ -158,6 +158,7 @@ func (w *world) start(opts ...func(*market.Config)) {
 	w.events = nil
 	w.svc.Subscribe(func(e market.Event) { w.events = append(w.events, e) })
 	must(w.t, w.svc.Enable())
+	must(w.t, w.svc.WaitHistory()) // refunds, ratings and capped purchases need it
 	w.t.Cleanup(func() { w.svc.Close() })
 }
 

@@ -22,7 +22,7 @@ func (s *Service) indexTxPlayers(t *transactionRecord) {
 
 // cmpTxCreated orders transactions by creation time, then id.
 func cmpTxCreated(a, b *transactionRecord) int {
-	x, y := a.tl[0].at, b.tl[0].at
+	x, y := a.created, b.created
 	switch {
 	case x < y:
 		return -1
@@ -200,6 +200,21 @@ type history struct {
 	// the write lock: the load's figures, built off the lock from a copy,
 	// hold only if none landed meanwhile.
 	edits int
+	// counting is set, under the write lock, while the load sorts and
+	// counts its copy of the history off the lock: it reads the finished
+	// purchases then, so nothing may write them. This server refuses its
+	// own refunds and ratings until the load is done (requireHistory);
+	// another server's, which the follower must take, wait in deferred and
+	// the load applies them under the lock when it has counted.
+	counting bool
+	deferred []finishedEdit
+}
+
+// finishedEdit is another server's change to a finished purchase (a
+// refund, a rating) that waits for the history load to count: was is the
+// record in memory, now what the log says it became.
+type finishedEdit struct {
+	was, now *transactionRecord
 }
 
 // HistoryLoaded reports whether every finished transaction is in memory;
@@ -308,7 +323,7 @@ func (s *Service) loadHistory() {
 	// of a second, too long to hold the main thread up: the work is done on
 	// copies, off the lock, and what the main thread added meanwhile (only
 	// ever appended) is put after them under the lock.
-	s.mu.RLock()
+	s.mu.Lock()
 	all := slices.Clone(s.allTx)
 	perPlayer := make([][]*transactionRecord, len(s.players))
 	for i, p := range s.players {
@@ -316,7 +331,11 @@ func (s *Service) loadHistory() {
 	}
 	done := slices.Clone(s.completed)
 	edits := s.hist.edits
-	s.mu.RUnlock()
+	s.hist.counting = true
+	s.mu.Unlock()
+	if s.whileCountingHistory != nil {
+		s.whileCountingHistory()
+	}
 	slices.SortFunc(all, cmpTxCreated)
 	for _, txs := range perPlayer {
 		slices.SortFunc(txs, cmpTxCreated)
@@ -332,6 +351,11 @@ func (s *Service) loadHistory() {
 		p := s.players[i]
 		p.txs = append(txs, p.txs[len(txs):]...)
 	}
+	s.hist.counting = false
+	for _, e := range s.hist.deferred {
+		s.editFinishedLocked(e.was, e.now)
+	}
+	s.hist.deferred = nil
 	if s.hist.edits == edits {
 		// Only appended meanwhile: the new ones follow the sorted copy.
 		for _, t := range s.completed[len(done):] {
@@ -339,9 +363,9 @@ func (s *Service) loadHistory() {
 		}
 		s.completed = append(done, s.completed[len(done):]...)
 	} else {
-		// A refund took a purchase out of the list, or a rating changed
-		// one, while the copy was counted: the rare case pays for a
-		// count under the lock rather than keep a wrong one.
+		// Another server refunded or rated a purchase while the copy
+		// was counted: the rare case pays for a count under the lock
+		// rather than keep a wrong one.
 		sortTx(s.completed)
 		figures = newStats()
 		for _, t := range s.completed {

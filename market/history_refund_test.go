@@ -113,3 +113,60 @@ func TestRefundDuringHistoryLoad(t *testing.T) {
 		t.Fatalf("%d completed, stats %d sales, want %d; history error %v", len(done), stats.TotalSales, want, svc.HistoryErr())
 	}
 }
+
+// TestCappedBuyDuringHistoryLoad: while a purchase cap is set, a purchase
+// during the start-up history load is refused with BUSY and changes
+// nothing (the cap is counted from the history, and the main thread does
+// not wait for it); once loaded, the same purchase goes through.
+func TestCappedBuyDuringHistoryLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	must(t, err)
+	alice, bob := market.Player{ID: uid(1), Name: "Alice"}, market.Player{ID: uid(2), Name: "Bob"}
+	b := newBulk(t, st)
+	must(t, b.AddPlayer(alice, 1000_00))
+	must(t, b.AddPlayer(bob, 1000_00))
+	must(t, b.SetSlot(alice.ID, 0, market.ItemStack{ID: uid(9), Material: "DIAMOND", Amount: 64}))
+	_, err = b.AddTransaction(market.HistoricSale{Buyer: bob.ID, Seller: alice.ID, Price: 1000, Fee: 50, State: market.StateCompleted,
+		At: t0.Add(-time.Hour), Item: market.ItemStack{Material: "DIAMOND", Amount: 1}})
+	must(t, err)
+	must(t, b.Finish())
+	must(t, st.Close())
+
+	st, err = sqlite.Open(path, sqlite.Options{})
+	must(t, err)
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(t0), ListingCooldown: -1,
+		PurchaseCap: market.PurchaseCap{Max: 2, Window: 24 * time.Hour}})
+	counting, release := make(chan struct{}), make(chan struct{})
+	market.SetWhileCountingHistory(svc, func() {
+		close(counting)
+		<-release
+	})
+	must(t, svc.BindMainThread())
+	must(t, svc.Enable())
+	defer svc.Close()
+	<-counting
+	p, err := svc.GetPlayer(alice.ID)
+	must(t, err)
+	stack := *p.Inventory[0]
+	stack.Amount = 1
+	l, err := svc.SellItem(alice, stack, 20)
+	must(t, err)
+	before, _ := svc.GetPlayer(bob.ID)
+	_, err = svc.Buy(bob, l.ID)
+	errText(t, err, "the market is still loading its history of purchases; try again in a moment")
+	if after, _ := svc.GetPlayer(bob.ID); after.Balance != before.Balance {
+		t.Errorf("a refused purchase moved the buyer's balance %v -> %v", before.Balance, after.Balance)
+	}
+	if _, err := svc.GetListing(l.ID); err != nil {
+		t.Errorf("the listing left with a refused purchase: %v", err)
+	}
+	close(release)
+	must(t, svc.WaitHistory())
+	_, err = svc.Buy(bob, l.ID) // the second in the window: allowed
+	must(t, err)
+	l, err = svc.SellItem(alice, stack, 20)
+	must(t, err)
+	_, err = svc.Buy(bob, l.ID)
+	errText(t, err, "Bob bought from Alice 2 times in the last 24h; the market allows 2")
+}

@@ -30,7 +30,7 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	if err != nil {
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
 	}
-	if err := s.historyEditable(); err != nil {
+	if err := s.requireHistory(); err != nil {
 		return Transaction{}, err
 	}
 	t := s.txRecord(id)
@@ -76,11 +76,12 @@ func (s *Service) ratedLocked(t *transactionRecord) {
 	s.stats.rated(t)
 }
 
-// historyEditable refuses a change to a finished purchase (a refund, a
-// rating) while the history loads at start: the load counts the finished
-// purchases off the lock, and the main thread must neither wait for it nor
-// change what it is reading. A few seconds once per start; try again.
-func (s *Service) historyEditable() error {
+// requireHistory refuses, while the history loads at start, what needs all
+// of it: a change to a finished purchase (a refund, a rating), which the
+// load reads off the lock, and a purchase under a cap, which is counted from
+// it. The main thread must not wait seconds for the load; the refusal
+// changes nothing, once per start: try again.
+func (s *Service) requireHistory() error {
 	if !s.HistoryLoaded() {
 		return errf(CodeBusy, "the market is still loading its history of purchases; try again in a moment")
 	}

@@ -131,14 +131,14 @@ func decodeTx(b []byte, t *transactionRecord) (buyer, seller uuid.UUID, err erro
 	if r.byte() != recordVersion {
 		return buyer, seller, errBlob
 	}
-	lid := r.uvarint()
+	lid := r.listingID()
 	r.fixed(buyer[:])
 	r.fixed(seller[:])
 	price, fee, net := r.varint(), r.varint(), r.varint()
 	code := r.bytes(256)
 	flags := r.byte()
 	tlb := r.bytes(1024)
-	if r.err != nil || lid > 1<<31-1 || flags>>1 > 5 {
+	if r.err != nil || flags>>1 > 5 {
 		return buyer, seller, errBlob
 	}
 	if price <= 0 || fee < 0 || fee > price || net != price-fee {
@@ -152,8 +152,9 @@ func decodeTx(b []byte, t *transactionRecord) (buyer, seller uuid.UUID, err erro
 	if err != nil {
 		return buyer, seller, err
 	}
-	t.listing, t.price, t.fee, t.net = uint32(lid), Money(price), Money(fee), Money(net)
+	t.listing, t.price, t.fee, t.net = lid, Money(price), Money(fee), Money(net)
 	t.errCode, t.toMailbox, t.rating, t.tl, t.it = string(code), flags&1 == 1, flags>>1, tl, it
+	t.created = tl[0].at
 	return buyer, seller, nil
 }
 

@@ -83,7 +83,7 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	if err != nil {
 		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
 	}
-	if err := s.historyEditable(); err != nil {
+	if err := s.requireHistory(); err != nil {
 		return Transaction{}, err
 	}
 	t := s.txRecord(id)
@@ -196,6 +196,22 @@ func (p *playerRecord) holding(it item) (slot, mail int) {
 		}
 	}
 	return -1, -1
+}
+
+// editFinishedLocked makes was, a purchase memory holds as finished, what
+// another server made of it (t): refunded, the figures lose the sale as
+// memory counted it, with the rating memory had (a rating made and refunded
+// elsewhere was never counted here); rated, they count the rating.
+func (s *Service) editFinishedLocked(was, t *transactionRecord) {
+	done := was.State() == StateCompleted
+	newRating := t.rating != was.rating
+	if done && t.State() != StateCompleted {
+		s.uncompleteLocked(was)
+	}
+	was.state, was.tl, was.errCode, was.toMailbox, was.rating = t.state, t.tl, t.errCode, t.toMailbox, t.rating
+	if done && was.State() == StateCompleted && newRating {
+		s.ratedLocked(was)
+	}
 }
 
 // uncompleteLocked takes a purchase that is no longer COMPLETED (a refund)

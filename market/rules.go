@@ -100,14 +100,14 @@ func (s *Service) listingLimit(p *playerRecord) int {
 
 // purchaseCapped refuses buyer's purchase from seller when the cap is
 // reached: their completed purchases from seller within the window, from
-// the history (which a purchase waits for while it loads at start-up).
+// the history (a purchase is refused with BUSY while it loads at start-up).
 func (s *Service) purchaseCapped(buyer, seller *playerRecord, now int64) error {
 	pc := s.cfg.PurchaseCap
 	if pc.Max <= 0 {
 		return nil
 	}
-	if !s.HistoryLoaded() {
-		s.waitHistory()
+	if err := s.requireHistory(); err != nil {
+		return err
 	}
 	since := now - pc.Window.Milliseconds()
 	n := 0
@@ -119,7 +119,11 @@ func (s *Service) purchaseCapped(buyer, seller *playerRecord, now int64) error {
 	}
 	s.mu.RUnlock()
 	if n >= pc.Max {
-		return errf(CodePurchaseCap, "%s bought from %s %d times in the last %s; the market allows %d", buyer.name, seller.name, n,
+		times := "times"
+		if n == 1 {
+			times = "time"
+		}
+		return errf(CodePurchaseCap, "%s bought from %s %d %s in the last %s; the market allows %d", buyer.name, seller.name, n, times,
 			formatWindow(pc.Window), pc.Max)
 	}
 	return nil

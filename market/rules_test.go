@@ -95,6 +95,8 @@ func TestPurchaseCapCountsTheHistory(t *testing.T) {
 	must(t, buy(w.admin, 0))
 	w.clock.Advance(25 * time.Hour)
 	must(t, buy(w.alice, 0))
+	w.reopen(func(c *market.Config) { c.PurchaseCap = market.PurchaseCap{Max: 1, Window: 24 * time.Hour} })
+	errText(t, buy(w.alice, 0), "Bob bought from Alice 1 time in the last 24h; the market allows 1")
 }
 
 // TestListingFeeRefundedWhenUnsold: with RefundListingFee, the fee a

@@ -109,7 +109,7 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 	now := s.nowMs()
 	t := &transactionRecord{id: uuid.Must(uuid.NewV7()), listing: r.id, buyer: b.idx, seller: r.seller, it: r.it,
 		price: r.price, fee: fee, net: r.price - fee, state: uint8(stateIndex(StateCreated)),
-		tl: timeline{{state: uint8(stateIndex(StateCreated)), at: now}}}
+		tl: timeline{{state: uint8(stateIndex(StateCreated)), at: now}}, created: now}
 	run := &sagaRun{t: t, r: r, slot: -1, failAt: s.armed.take()}
 	s.mu.Lock()
 	if s.hist.fresh == nil {

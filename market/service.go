@@ -70,6 +70,9 @@ type Service struct {
 	// beforeDelivery, set by tests only, runs before each event reaches
 	// the listeners: the crash test kills the process there.
 	beforeDelivery func(Event)
+	// whileCountingHistory, set by tests only, runs in the history load as
+	// it starts to count its copy off the lock.
+	whileCountingHistory func()
 }
 
 // playerRecord is a player of the embedded world.
@@ -130,6 +133,9 @@ type transactionRecord struct {
 	rating    uint8 // the buyer's stars, 1-5; 0 not rated
 	errCode   string
 	tl        timeline
+	// created is tl[0].at, kept apart because the history load sorts by it
+	// off the lock while the main thread appends to tl.
+	created int64
 }
 
 func (t *transactionRecord) State() State { return States()[t.state] }
