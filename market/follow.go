@@ -586,7 +586,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 			}
 			continue
 		default:
-			was.state, was.tl, was.errCode, was.toMailbox, was.rating = t.state, t.tl, t.errCode, t.toMailbox, t.rating
+			was.takeState(t)
 			t = was
 		}
 		if t.State() == StateCompleted {

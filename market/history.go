@@ -196,10 +196,6 @@ type history struct {
 	// between (a purchase that meets no failure is inserted finished) and
 	// must leave it to the main thread, or it would be counted twice.
 	fresh map[uuid.UUID]bool
-	// edits counts changes to finished purchases (refunds, ratings) under
-	// the write lock: the load's figures, built off the lock from a copy,
-	// hold only if none landed meanwhile.
-	edits int
 	// counting is set, under the write lock, while the load sorts and
 	// counts its copy of the history off the lock: it reads the finished
 	// purchases then, so nothing may write them. This server refuses its
@@ -330,7 +326,6 @@ func (s *Service) loadHistory() {
 		perPlayer[i] = slices.Clone(p.txs)
 	}
 	done := slices.Clone(s.completed)
-	edits := s.hist.edits
 	s.hist.counting = true
 	s.mu.Unlock()
 	if s.whileCountingHistory != nil {
@@ -352,11 +347,7 @@ func (s *Service) loadHistory() {
 		p.txs = append(txs, p.txs[len(txs):]...)
 	}
 	s.hist.counting = false
-	for _, e := range s.hist.deferred {
-		s.editFinishedLocked(e.was, e.now)
-	}
-	s.hist.deferred = nil
-	if s.hist.edits == edits {
+	if len(s.hist.deferred) == 0 {
 		// Only appended meanwhile: the new ones follow the sorted copy.
 		for _, t := range s.completed[len(done):] {
 			figures.record(s, t)
@@ -366,6 +357,10 @@ func (s *Service) loadHistory() {
 		// Another server refunded or rated a purchase while the copy
 		// was counted: the rare case pays for a count under the lock
 		// rather than keep a wrong one.
+		for _, e := range s.hist.deferred {
+			s.editFinishedLocked(e.was, e.now)
+		}
+		s.hist.deferred = nil
 		sortTx(s.completed)
 		figures = newStats()
 		for _, t := range s.completed {

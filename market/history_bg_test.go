@@ -50,15 +50,22 @@ func historyWorld(t *testing.T) (path string, alice, bob market.Player) {
 	return path, alice, bob
 }
 
-func TestHistoryLoadsInTheBackground(t *testing.T) {
-	path, alice, bob := historyWorld(t)
+// openGated opens the market at path behind a gate that holds the history
+// load until it is closed.
+func openGated(t *testing.T, path string) (*market.Service, *gatedStore) {
 	st, err := sqlite.Open(path, sqlite.Options{})
 	must(t, err)
 	gs := &gatedStore{Store: st, gate: make(chan struct{})}
 	svc := market.New(gs, market.Config{Clock: market.NewManualClock(t0), ListingCooldown: -1})
 	svc.BindMainThread()
 	must(t, svc.Enable())
-	defer svc.Close()
+	t.Cleanup(func() { svc.Close() })
+	return svc, gs
+}
+
+func TestHistoryLoadsInTheBackground(t *testing.T) {
+	path, alice, bob := historyWorld(t)
+	svc, gs := openGated(t, path)
 	if !svc.IsReady() || svc.HistoryLoaded() {
 		t.Fatalf("ready %v, history loaded %v", svc.IsReady(), svc.HistoryLoaded())
 	}

@@ -14,9 +14,23 @@ import (
 )
 
 func networkOpen(t *testing.T, dsn, name string) *market.Service {
+	return networkStart(t, networkStore(t, dsn, name), nil)
+}
+
+// networkStore opens instance name's store on the shared market.
+func networkStore(t *testing.T, dsn, name string) *postgres.Store {
 	st, err := postgres.Open(dsn, postgres.Options{Instance: name})
 	must(t, err)
+	return st
+}
+
+// networkStart runs a test's instance on st (a wrapped store, say); prepare,
+// when set, runs before Enable.
+func networkStart(t *testing.T, st market.Store, prepare func(*market.Service)) *market.Service {
 	svc := market.New(st, market.Config{Clock: market.NewManualClock(t0), ListingCooldown: -1})
+	if prepare != nil {
+		prepare(svc)
+	}
 	must(t, svc.BindMainThread())
 	must(t, svc.Enable())
 	t.Cleanup(func() { svc.Close() })
@@ -98,13 +112,8 @@ func TestRateThenRefundOnOtherInstance(t *testing.T) {
 	dsn := pgtest.Database(t)
 	np := seedNetwork(t, dsn, 1, 1, 2)
 	a := networkOpen(t, dsn, "a")
-	pst, err := postgres.Open(dsn, postgres.Options{Instance: "b"})
-	must(t, err)
-	gated := &gatedEventStore{Store: pst}
-	b := market.New(gated, market.Config{Clock: market.NewManualClock(t0), ListingCooldown: -1})
-	must(t, b.BindMainThread())
-	must(t, b.Enable())
-	t.Cleanup(func() { b.Close() })
+	gated := &gatedEventStore{Store: networkStore(t, dsn, "b")}
+	b := networkStart(t, gated, nil)
 	seller, buyer := np.sellers[0], np.buyers[0]
 	admin, _, err := a.Join(uuid.New(), "Admin_Sieci", []string{market.PermAdmin})
 	must(t, err)
@@ -152,19 +161,15 @@ func TestOtherServersEditsWaitForTheHistoryCount(t *testing.T) {
 	must(t, err)
 	must(t, a.WaitHistory())
 
-	st, err := postgres.Open(dsn, postgres.Options{Instance: "b"})
-	must(t, err)
-	b := market.New(st, market.Config{Clock: market.NewManualClock(t0), ListingCooldown: -1})
 	counting, release := make(chan struct{}), make(chan struct{})
-	market.SetWhileCountingHistory(b, func() {
-		close(counting)
-		<-release
-	})
 	var released sync.Once
 	free := func() { released.Do(func() { close(release) }) }
-	must(t, b.BindMainThread())
-	must(t, b.Enable())
-	t.Cleanup(func() { b.Close() })
+	b := networkStart(t, networkStore(t, dsn, "b"), func(b *market.Service) {
+		market.SetWhileCountingHistory(b, func() {
+			close(counting)
+			<-release
+		})
+	})
 	t.Cleanup(free) // runs first: Close waits for the load
 	<-counting
 	_, err = a.Rate(buyer.ID, rated.ID, 5)
@@ -213,13 +218,8 @@ func (g *gatedEventStore) ReadEvents(after uint64, limit int, fn func(market.Eve
 func TestRefundDoesNotOverwriteARating(t *testing.T) {
 	dsn := pgtest.Database(t)
 	np := seedNetwork(t, dsn, 1, 1, 2)
-	pst, err := postgres.Open(dsn, postgres.Options{Instance: "a"})
-	must(t, err)
-	gated := &gatedEventStore{Store: pst}
-	a := market.New(gated, market.Config{Clock: market.NewManualClock(t0), ListingCooldown: -1})
-	must(t, a.BindMainThread())
-	must(t, a.Enable())
-	t.Cleanup(func() { a.Close() })
+	gated := &gatedEventStore{Store: networkStore(t, dsn, "a")}
+	a := networkStart(t, gated, nil)
 	b := networkOpen(t, dsn, "b")
 	seller, buyer := np.sellers[0], np.buyers[0]
 	admin, _, err := a.Join(uuid.New(), "Admin_Sieci", []string{market.PermAdmin})

@@ -57,7 +57,7 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	}
 	s.applied(func() {
 		t.rating = uint8(stars)
-		s.ratedLocked(t)
+		s.stats.rated(t)
 	})
 	return s.txOf(t), nil
 }
@@ -68,12 +68,6 @@ func (st *stats) rated(t *transactionRecord) {
 		ss.ratings++
 		ss.stars += int64(t.rating)
 	}
-}
-
-// ratedLocked counts t's new rating in the figures.
-func (s *Service) ratedLocked(t *transactionRecord) {
-	s.hist.edits++
-	s.stats.rated(t)
 }
 
 // requireHistory refuses, while the history loads at start, what needs all

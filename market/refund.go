@@ -208,16 +208,15 @@ func (s *Service) editFinishedLocked(was, t *transactionRecord) {
 	if done && t.State() != StateCompleted {
 		s.uncompleteLocked(was)
 	}
-	was.state, was.tl, was.errCode, was.toMailbox, was.rating = t.state, t.tl, t.errCode, t.toMailbox, t.rating
+	was.takeState(t)
 	if done && was.State() == StateCompleted && newRating {
-		s.ratedLocked(was)
+		s.stats.rated(was)
 	}
 }
 
 // uncompleteLocked takes a purchase that is no longer COMPLETED (a refund)
 // out of the completed list and the figures.
 func (s *Service) uncompleteLocked(t *transactionRecord) {
-	s.hist.edits++
 	if i := slices.Index(s.completed, t); i >= 0 {
 		s.completed = slices.Delete(s.completed, i, i+1)
 	}

@@ -215,10 +215,8 @@ func (s *Service) runSaga(run *sagaRun) (Transaction, error) {
 		if run.fresh {
 			return Transaction{}, err
 		}
-		if int(t.state)+1 >= len(States()) {
-			// Finished meanwhile (another server of the network took the
-			// purchase to its end): nothing is left to compensate.
-			return s.txSnapshot(t), err
+		if t.State().Terminal() {
+			return s.txSnapshot(t), err // finished meanwhile: see compensate
 		}
 		if cerr := s.compensate(run, fmt.Sprintf("%s_FAILED:%s", States()[t.state+1], CodeStore)); cerr != nil {
 			return s.txSnapshot(t), fmt.Errorf("%w; compensation could not be saved either (recovery will finish it): %v", err, cerr)
@@ -430,6 +428,13 @@ func (g *sagaGroup) step(next State) error {
 func (s *Service) compensate(run *sagaRun, code string) error {
 	t := run.t
 	cur := t.State()
+	if cur.Terminal() {
+		// Finished meanwhile: a commit of this run failed because another
+		// server of the network took the purchase to its end (or undid
+		// it), and catching up put that in memory. Nothing is left to
+		// undo here; undoing it again would move money twice.
+		return nil
+	}
 	curIdx := t.state
 	now := s.nowMs()
 	buyer, seller := s.players[t.buyer], s.players[t.seller]

@@ -140,6 +140,12 @@ type transactionRecord struct {
 
 func (t *transactionRecord) State() State { return States()[t.state] }
 
+// takeState gives t what the store's newer record of it (now) says: all of
+// a transaction that changes after it is made.
+func (t *transactionRecord) takeState(now *transactionRecord) {
+	t.state, t.tl, t.errCode, t.toMailbox, t.rating = now.state, now.tl, now.errCode, now.toMailbox, now.rating
+}
+
 // New returns a service over store. It is not ready until Enable.
 func New(store Store, cfg Config) *Service {
 	cfg = cfg.withDefaults()
