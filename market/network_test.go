@@ -352,6 +352,9 @@ func TestNetworkSurvivorTakesOver(t *testing.T) {
 		}
 		must(t, cmd.Process.Signal(syscall.SIGKILL))
 		cmd.Wait()
+		// A commit the victim sent before it died may still land: its
+		// server connections end only when PostgreSQL has finished it.
+		waitDisconnected(t, dsn, "victim")
 
 		// Catch up with everything the victim committed, then take over.
 		rows := logRows(t, st)
@@ -597,6 +600,26 @@ func waitServerDown(t *testing.T, dsn string) {
 		c.Close(context.Background())
 	}
 	t.Fatal("the server did not stop")
+}
+
+// waitDisconnected waits until no connection of instance is left on the
+// server (each is named after its instance).
+func waitDisconnected(t *testing.T, dsn, instance string) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	must(t, err)
+	defer c.Close(ctx)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var n int
+		must(t, c.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, "rynek:"+instance).Scan(&n))
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections of %s still open", n, instance)
+		}
+	}
 }
 
 // failingStore is a shared store whose commits can be made to fail: the

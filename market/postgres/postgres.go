@@ -274,6 +274,7 @@ func (s *Store) open(dsn string) error {
 		return err
 	}
 	s.cfg.ConnectTimeout = 10 * time.Second
+	s.nameConnections(s.cfg)
 	if err := s.connect(); err != nil {
 		return err
 	}
@@ -285,6 +286,7 @@ func (s *Store) open(dsn string) error {
 		return err
 	}
 	pcfg.MaxConns = 4
+	s.nameConnections(pcfg.ConnConfig)
 	if s.readers, err = pgxpool.NewWithConfig(s.ctx, pcfg); err != nil {
 		return err
 	}
@@ -390,6 +392,15 @@ func (s *Store) connect() error {
 	}
 	s.conn = conn
 	return nil
+}
+
+// nameConnections gives this instance's connections the application name
+// "rynek:<instance>", unless the connection string sets one: an admin sees
+// in pg_stat_activity which server of the network each one serves.
+func (s *Store) nameConnections(cfg *pgx.ConnConfig) {
+	if cfg.RuntimeParams["application_name"] == "" {
+		cfg.RuntimeParams["application_name"] = "rynek:" + s.instance
+	}
 }
 
 // redact drops a password from dsn for messages.

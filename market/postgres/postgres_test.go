@@ -165,3 +165,47 @@ func TestServerRestart(t *testing.T) {
 		t.Fatalf("%d listings, want 3", n)
 	}
 }
+
+// TestConnectionsAreNamed: every connection of an instance carries the
+// application name rynek:<instance>, so an admin (and the network tests
+// waiting for a killed instance's last commit) can tell whose it is; a
+// name in the connection string is kept.
+func TestConnectionsAreNamed(t *testing.T) {
+	dsn := pgtest.Database(t)
+	count := func(name string) int {
+		t.Helper()
+		c, err := pgx.Connect(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(context.Background())
+		var n int
+		if err := c.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	st, err := postgres.Open(dsn, postgres.Options{Instance: "lobby-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count("rynek:lobby-1"); n < 1 {
+		t.Errorf("%d connections named rynek:lobby-1", n)
+	}
+	st.Close()
+	named := dsn + " application_name=panel" // a keyword/value string
+	if strings.HasPrefix(dsn, "postgres") {
+		named = dsn + "?application_name=panel"
+		if strings.Contains(dsn, "?") {
+			named = dsn + "&application_name=panel"
+		}
+	}
+	st, err = postgres.Open(named, postgres.Options{Instance: "lobby-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n := count("panel"); n < 1 {
+		t.Errorf("the connection string's application_name was not kept")
+	}
+}
