@@ -108,7 +108,7 @@ func reloader(svc *market.Service, path string) func() (string, error) {
 		}
 		c, err := rules.Load(path)
 		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%s does not exist: the rules stay as they are (its keys are in the README)", path)
+			return "", fmt.Errorf("%s does not exist: the rules stay as they are (docs/rules.md lists its keys)", path)
 		}
 		if err != nil {
 			return "", fmt.Errorf("%v; the rules stay as they are", err)

@@ -131,7 +131,7 @@ func ReadRules(dir string) (Rules, error) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Rynek's rules, from the plugin's %s (see the README's \"Rules\").\n", ConfigFile)
+	fmt.Fprintf(&b, "# Rynek's rules, from the plugin's %s (every key: docs/rules.md).\n", ConfigFile)
 	for _, section := range []string{"listings", "prices", "fees", "anti-abuse", "alerts"} {
 		keys := sections[section]
 		if len(keys) == 0 {

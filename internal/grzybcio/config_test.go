@@ -19,7 +19,7 @@ func TestReadRulesMapsThePluginsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `# Rynek's rules, from the plugin's config.yml (see the README's "Rules").
+	want := `# Rynek's rules, from the plugin's config.yml (every key: docs/rules.md).
 listings:
   cooldown-seconds: 3
   expiry-days: 5

@@ -24,7 +24,7 @@ import (
 // FileName is the rules file's name beside a market's database.
 const FileName = "rynek.yml"
 
-// Example is a rules file with every key at its default, for the README and
+// Example is a rules file with every key at its default, for docs/rules.md (a test keeps the two equal) and
 // for admins to start from.
 const Example = `# Rynek's rules. Every key is optional; a key left out keeps its default.
 listings:

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,4 +86,16 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted %q as %+v", data, c)
 		}
 	})
+}
+
+// TestDocsShowTheExample keeps docs/rules.md's annotated file the one the
+// program knows: a key added to Example shows in the guide.
+func TestDocsShowTheExample(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/rules.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```yaml\n"+Example+"```") {
+		t.Errorf("docs/rules.md does not hold rules.Example verbatim in a yaml block; copy it from internal/rules/rules.go")
+	}
 }
