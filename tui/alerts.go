@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/playertext"
@@ -40,7 +39,7 @@ type alertsDialog struct {
 	player market.Player
 	alerts []market.Alert
 	cursor int
-	input  textinput.Model
+	input  textField
 	err    string
 	keys   dialogKeys
 	add    key.Binding
@@ -52,13 +51,11 @@ func newAlertsDialog(c *Common) (*alertsDialog, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &alertsDialog{player: c.Actor, alerts: alerts, input: textinput.New(), keys: newDialogKeys(),
+	d := &alertsDialog{player: c.Actor, alerts: alerts, keys: newDialogKeys(),
+		input: newTextField("new: ", "diamond sword 250.00  (words, then the most it may cost per item)",
+			market.MaxAlertQueryBytes+16, 60),
 		add:    binding([]string{"enter"}, "enter", "add the alert"),
 		remove: binding([]string{"delete"}, "delete", "remove the selected alert")}
-	d.input.Prompt = "new: "
-	d.input.Placeholder = "diamond sword 250.00  (words, then the most it may cost per item)"
-	d.input.CharLimit = market.MaxAlertQueryBytes + 16
-	d.input.SetWidth(60)
 	d.input.Focus()
 	return d, nil
 }
@@ -71,6 +68,11 @@ func (d *alertsDialog) Help() []key.Binding {
 func (d *alertsDialog) Refused(err error) { d.err = err.Error() + codeSuffix(err) }
 
 func (d *alertsDialog) Update(c *Common, msg tea.Msg) (action, bool) {
+	if p, ok := msg.(tea.PasteMsg); ok {
+		d.err = ""
+		d.input.Update(p)
+		return nil, false
+	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, false
@@ -108,7 +110,7 @@ func (d *alertsDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 		return nil, false
 	}
 	d.err = ""
-	d.input, _ = d.input.Update(msg)
+	d.input.Update(msg)
 	return nil, false
 }
 
@@ -129,7 +131,7 @@ func (d *alertsDialog) View(c *Common, w, _ int) string {
 		}
 		b.WriteString("\n" + fit(line, max(w-6, 10)))
 	}
-	b.WriteString("\n\n" + d.input.View())
+	b.WriteString("\n\n" + d.input.View(s))
 	if d.err != "" {
 		b.WriteString("\n" + s.Err.Render(playertext.Sanitize(d.err)))
 	}

@@ -69,7 +69,7 @@ func BenchmarkSearchKeystroke(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		text := word[:1+i%len(word)]
-		sp.input.SetValue(text)
+		sp.input.input.SetValue(text)
 		sp.seq++
 		msg := sp.query(m.c, sp.seq, text)()
 		m.Update(msg)

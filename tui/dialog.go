@@ -3,11 +3,11 @@ package tui
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/market"
 )
@@ -156,7 +156,7 @@ func box(c *Common, content string, w int) string {
 }
 
 // sellDialog lists an item from the acting player's inventory: choose the
-// stack (↑/↓), edit amount and price (tab moves between fields). The price
+// stack (↑/↓), edit amount and price (tab moves between them). The price
 // is validated as you type, with the market's own rules and messages.
 type sellDialog struct {
 	player market.PlayerState
@@ -164,55 +164,92 @@ type sellDialog struct {
 	pick   int
 	// summaries are the price summaries of the stacks' materials, read off
 	// the event loop once the dialog opens (nil until then); typed is set
-	// once the price was edited, which a summary then no longer replaces.
+	// once the price was edited, which a suggestion then no longer replaces.
 	summaries map[string]market.PriceSummary
 	typed     bool
-	amount    textinput.Model
-	price     textinput.Model
-	focus     int // 0 stack list, 1 amount, 2 price
+	amount    textField
+	price     textField
+	focus     int // sellAmount or sellPrice: the stack list is ↑/↓'s, never a stop of tab
 	err       string
 	ok        float64 // the validated price when err is empty (set in Update, read by View)
 	keys      dialogKeys
 	list      key.Binding
 }
 
+// The sell dialog's fields, in the order tab visits them.
+const (
+	sellAmount = iota
+	sellPrice
+	sellFields
+)
+
 func newSellDialog(c *Common, ps market.PlayerState) *sellDialog {
-	d := &sellDialog{player: ps, amount: textinput.New(), price: textinput.New(), keys: newDialogKeys(),
-		list: binding([]string{"enter"}, "enter", "list it")}
+	d := &sellDialog{player: ps, keys: newDialogKeys(), list: binding([]string{"enter"}, "enter", "list it"),
+		// The amount takes any whole number typed and says when the stack
+		// holds fewer; the price, what ParsePrice reads.
+		amount: newTextField("", "", 9, 6), price: newTextField("", "", 16, 14)}
 	for _, st := range ps.Inventory {
 		if st != nil {
 			d.stacks = append(d.stacks, *st)
 		}
 	}
-	d.amount.Prompt, d.price.Prompt = "", ""
-	d.amount.CharLimit, d.price.CharLimit = 3, 16
-	d.amount.SetWidth(6)
-	d.price.SetWidth(14)
-	d.focus = 2
+	d.focus = sellPrice
 	d.price.Focus()
 	d.choose(c, 0)
 	return d
 }
 
-// choose selects stack i and suggests a price.
+// choose selects stack i, proposes the whole stack and suggests a price.
 func (d *sellDialog) choose(c *Common, i int) {
 	if len(d.stacks) == 0 {
 		return
 	}
 	d.pick = (i + len(d.stacks)) % len(d.stacks)
+	d.amount.Prefill(fmt.Sprint(d.stacks[d.pick].Amount))
+	d.typed = false
+	d.suggest(c)
+}
+
+// suggest proposes a price for the amount (the whole stack while the
+// amount is not a valid one): what it sold at this week, else the
+// material's base price. A price the user typed stays.
+func (d *sellDialog) suggest(c *Common) {
+	if d.typed || len(d.stacks) == 0 {
+		return
+	}
 	st := d.stacks[d.pick]
-	d.amount.SetValue(fmt.Sprint(st.Amount))
+	n, err := d.amountOf(st)
+	if err != nil {
+		n = st.Amount
+	}
 	price := 10.0
 	if sum, ok := d.summaries[st.Material]; ok && sum.Week.Sales > 0 {
-		price = sum.Week.Median * float64(st.Amount) // what it sold at this week
+		price = sum.Week.Median * float64(n) // what it sold at this week
 	} else if info, ok := market.LookupMaterial(st.Material); ok {
-		price = float64(info.BasePrice) * float64(st.Amount) / 100
+		price = float64(info.BasePrice) * float64(n) / 100
 	}
 	price = math.Round(price*100) / 100
 	cfg := c.Svc.Config()
 	price = max(min(price, cfg.MaxPrice.Float()), cfg.MinPrice.Float())
-	d.price.SetValue(fmt.Sprintf("%.2f", price))
+	d.price.Prefill(fmt.Sprintf("%.2f", price))
 	d.validate(c)
+}
+
+// amountOf reads the amount typed for stack st: a whole number from 1 to
+// what the stack holds, or why not.
+func (d *sellDialog) amountOf(st market.ItemStack) (int, error) {
+	text := strings.TrimSpace(d.amount.Value())
+	if text == "" {
+		return 0, fmt.Errorf("type the amount: 1 to %d", st.Amount)
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("the amount is a whole number from 1 to %d, not %q", st.Amount, text)
+	}
+	if n > st.Amount {
+		return 0, fmt.Errorf("the stack holds %d: sell 1 to %d of it, not %d", st.Amount, st.Amount, n)
+	}
+	return n, nil
 }
 
 func (d *sellDialog) validate(c *Common) (market.ItemStack, float64, bool) {
@@ -222,9 +259,9 @@ func (d *sellDialog) validate(c *Common) (market.ItemStack, float64, bool) {
 		return market.ItemStack{}, 0, false
 	}
 	st := d.stacks[d.pick]
-	var n int
-	if _, err := fmt.Sscan(strings.TrimSpace(d.amount.Value()), &n); err != nil || n < 1 || n > st.Amount {
-		d.err = fmt.Sprintf("amount must be 1..%d", st.Amount)
+	n, err := d.amountOf(st)
+	if err != nil {
+		d.err = err.Error()
 		return st, 0, false
 	}
 	cfg := c.Svc.Config()
@@ -271,12 +308,22 @@ func (d *sellDialog) summarize(c *Common) tea.Cmd {
 	}
 }
 
+// field is the text field with the focus.
+func (d *sellDialog) field() *textField {
+	if d.focus == sellAmount {
+		return &d.amount
+	}
+	return &d.price
+}
+
 func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
-	if sums, ok := msg.(priceSummariesMsg); ok {
-		d.summaries = sums
-		if !d.typed {
-			d.choose(c, d.pick)
-		}
+	switch msg := msg.(type) {
+	case priceSummariesMsg:
+		d.summaries = msg
+		d.suggest(c)
+		return nil, false
+	case tea.PasteMsg:
+		d.edit(c, msg)
 		return nil, false
 	}
 	k, ok := msg.(tea.KeyPressMsg)
@@ -292,19 +339,13 @@ func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 		}
 		return nil, false
 	case key.Matches(k, d.keys.NextField, d.keys.PrevField):
-		if key.Matches(k, d.keys.NextField) {
-			d.focus = (d.focus + 1) % 3
-		} else {
-			d.focus = (d.focus + 2) % 3
+		step := 1
+		if key.Matches(k, d.keys.PrevField) {
+			step = sellFields - 1
 		}
-		d.amount.Blur()
-		d.price.Blur()
-		switch d.focus {
-		case 1:
-			d.amount.Focus()
-		case 2:
-			d.price.Focus()
-		}
+		d.field().Blur()
+		d.focus = (d.focus + step) % sellFields
+		d.field().Focus()
 		return nil, false
 	case key.Matches(k, d.keys.Up, d.keys.Down):
 		delta := 1
@@ -314,16 +355,21 @@ func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 		d.choose(c, d.pick+delta)
 		return nil, false
 	}
-	switch d.focus {
-	case 1:
-		d.amount, _ = d.amount.Update(msg)
-	case 2:
-		before := d.price.Value()
-		d.price, _ = d.price.Update(msg)
-		d.typed = d.typed || d.price.Value() != before
+	d.edit(c, msg)
+	return nil, false
+}
+
+// edit passes a key or a paste to the focused field. A new amount gets a
+// new suggested price, until a price is typed.
+func (d *sellDialog) edit(c *Common, msg tea.Msg) {
+	_, changed := d.field().Update(msg)
+	if changed && d.focus == sellPrice {
+		d.typed = true
+	}
+	if changed && d.focus == sellAmount {
+		d.suggest(c)
 	}
 	d.validate(c)
-	return nil, false
 }
 
 func (d *sellDialog) View(c *Common, w, _ int) string {
@@ -347,15 +393,16 @@ func (d *sellDialog) View(c *Common, w, _ int) string {
 		}
 		b.WriteString("\n" + fit(line, max(w-6, 10)))
 	}
-	field := func(label string, in textinput.Model, focused bool) string {
+	field := func(label string, in *textField, focused bool) string {
 		l := s.Dim.Render(label)
 		if focused {
 			l = s.Title.Render(label)
 		}
-		return l + " " + in.View()
+		return l + " " + in.View(s)
 	}
 	b.WriteString("\n\n" + d.summaryLine(c))
-	b.WriteString("\n" + field("amount", d.amount, d.focus == 1) + "   " + field("price", d.price, d.focus == 2))
+	b.WriteString("\n" + field("amount", &d.amount, d.focus == sellAmount) + "   " + field("price", &d.price, d.focus == sellPrice) +
+		selectedHint(s, d.field()))
 	if d.err != "" {
 		b.WriteString("\n" + s.Err.Render(d.err))
 	} else if price := d.ok; price > 0 {
@@ -398,15 +445,13 @@ type playerPicker struct {
 	all    []market.Player
 	shown  []market.Player
 	cursor int
-	filter textinput.Model
+	filter textField
 	keys   dialogKeys
 }
 
 func newPlayerPicker(c *Common) *playerPicker {
 	ps, _ := c.Svc.Players()
-	d := &playerPicker{all: ps, filter: textinput.New(), keys: newDialogKeys()}
-	d.filter.Prompt = "find: "
-	d.filter.CharLimit = 32
+	d := &playerPicker{all: ps, filter: newTextField("find: ", "", 32, 0), keys: newDialogKeys()}
 	d.filter.Focus()
 	d.apply()
 	return d
@@ -428,6 +473,11 @@ func (d *playerPicker) Help() []key.Binding {
 }
 
 func (d *playerPicker) Update(c *Common, msg tea.Msg) (action, bool) {
+	if p, ok := msg.(tea.PasteMsg); ok {
+		d.filter.Update(p)
+		d.apply()
+		return nil, false
+	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, false
@@ -447,7 +497,7 @@ func (d *playerPicker) Update(c *Common, msg tea.Msg) (action, bool) {
 		d.cursor = min(len(d.shown)-1, d.cursor+1)
 		return nil, false
 	}
-	d.filter, _ = d.filter.Update(msg)
+	d.filter.Update(msg)
 	d.apply()
 	return nil, false
 }
@@ -456,7 +506,7 @@ func (d *playerPicker) View(c *Common, w, _ int) string {
 	s := c.Styles
 	var b strings.Builder
 	b.WriteString(s.Title.Render("Act as player") + s.Dim.Render(fmt.Sprintf("  %d of %d", len(d.shown), len(d.all))))
-	b.WriteString("\n" + d.filter.View())
+	b.WriteString("\n" + d.filter.View(s))
 	show := 10
 	start := max(0, min(d.cursor-show/2, len(d.shown)-show))
 	for i := start; i < min(len(d.shown), start+show); i++ {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
@@ -56,19 +55,16 @@ type actIssue struct {
 type economyDialog struct {
 	player      market.Player
 	kind        issueKind
-	input       textinput.Model
+	input       textField
 	err         string
 	keys        dialogKeys
 	run, choose key.Binding
 }
 
 func newEconomyDialog(p market.Player) *economyDialog {
-	d := &economyDialog{player: p, input: textinput.New(), keys: newDialogKeys(),
+	d := &economyDialog{player: p, input: newTextField("", "", 48, 40), keys: newDialogKeys(),
 		run:    binding([]string{"enter"}, "enter", "do it"),
 		choose: binding([]string{"left", "right"}, "←/→", "deposit, withdraw, give, take")}
-	d.input.Prompt = ""
-	d.input.CharLimit = 48
-	d.input.SetWidth(40)
 	d.setKind(issueDeposit)
 	d.input.Focus()
 	return d
@@ -76,8 +72,8 @@ func newEconomyDialog(p market.Player) *economyDialog {
 
 func (d *economyDialog) setKind(k issueKind) {
 	d.kind = k
-	_, d.input.Placeholder = k.field()
-	d.input.SetValue("")
+	_, d.input.input.Placeholder = k.field()
+	d.input.Reset()
 	d.err = ""
 }
 
@@ -89,6 +85,11 @@ func (d *economyDialog) Help() []key.Binding {
 func (d *economyDialog) Refused(err error) { d.err = err.Error() + codeSuffix(err) }
 
 func (d *economyDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
+	if p, ok := msg.(tea.PasteMsg); ok {
+		d.err = ""
+		d.input.Update(p)
+		return nil, false
+	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, false
@@ -112,7 +113,7 @@ func (d *economyDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
 		return a, true
 	}
 	d.err = ""
-	d.input, _ = d.input.Update(msg)
+	d.input.Update(msg)
 	return nil, false
 }
 
@@ -165,7 +166,7 @@ func (d *economyDialog) View(c *Common, w, _ int) string {
 	var b strings.Builder
 	b.WriteString(s.Title.Render("Money and items from outside") + s.Dim.Render("  for "+playerName(d.player)+" (p picks another)"))
 	b.WriteString("\n\n" + s.Dim.Render(fmt.Sprintf("%-8s", "what")) + " " + strings.Join(kinds, "  "))
-	b.WriteString("\n" + s.Title.Render(fmt.Sprintf("%-8s", label)) + " " + d.input.View())
+	b.WriteString("\n" + s.Title.Render(fmt.Sprintf("%-8s", label)) + " " + d.input.View(s))
 	b.WriteString("\n\n" + s.Dim.Render("counted in the issuance account, shown in the Stats pane"))
 	if d.err != "" {
 		b.WriteString("\n\n" + s.Err.Render(playertext.Sanitize(d.err)))

@@ -45,7 +45,7 @@ func TestPaneMessagesGoToThePaneThatAsked(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	e.key("/")
 	sp := e.m.panes[1].(*searchPane)
-	sp.input.SetValue("diamond")
+	sp.input.input.SetValue("diamond")
 	sp.seq++
 	e.key("tab")
 	e.send(paneMsg{pane: 1, msg: searchDebounceMsg{seq: sp.seq}})

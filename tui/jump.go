@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
@@ -17,18 +16,14 @@ import (
 // owner makes of it: the jump prompt, the Transactions filter.
 type textPrompt struct {
 	title, hint string
-	input       textinput.Model
+	input       textField
 	answer      func(text string) action
 	keys        dialogKeys
 	done        key.Binding
 }
 
 func newTextPrompt(title, prompt, placeholder, hint, doneHelp string, answer func(string) action) *textPrompt {
-	in := textinput.New()
-	in.Prompt = prompt
-	in.Placeholder = placeholder
-	in.CharLimit = 64
-	in.SetWidth(44)
+	in := newTextField(prompt, placeholder, 64, 44)
 	in.Focus()
 	return &textPrompt{title: title, hint: hint, input: in, answer: answer, keys: newDialogKeys(),
 		done: binding([]string{"enter"}, "enter", doneHelp)}
@@ -52,6 +47,10 @@ func (d *textPrompt) Help() []key.Binding {
 }
 
 func (d *textPrompt) Update(_ *Common, msg tea.Msg) (action, bool) {
+	if p, ok := msg.(tea.PasteMsg); ok {
+		d.input.Update(p)
+		return nil, false
+	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, false
@@ -62,12 +61,12 @@ func (d *textPrompt) Update(_ *Common, msg tea.Msg) (action, bool) {
 	case key.Matches(k, d.done):
 		return d.answer(strings.TrimSpace(d.input.Value())), true
 	}
-	d.input, _ = d.input.Update(msg)
+	d.input.Update(msg)
 	return nil, false
 }
 
 func (d *textPrompt) View(c *Common, w, _ int) string {
-	return box(c, c.Styles.Title.Render(d.title)+"\n"+d.input.View()+"\n"+c.Styles.Dim.Render(d.hint), w)
+	return box(c, c.Styles.Title.Render(d.title)+"\n"+d.input.View(c.Styles)+"\n"+c.Styles.Dim.Render(d.hint), w)
 }
 
 // jump goes where the text says; a refusal says why.

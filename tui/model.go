@@ -326,6 +326,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.dialog != nil {
 			return m, m.updateDialog(msg)
 		}
+	case tea.PasteMsg:
+		// The terminal's paste is typing: it goes where keys go.
+		if m.dialog != nil {
+			return m, m.updateDialog(msg)
+		}
 	}
 	return m, m.forPane(m.active, m.panes[m.active].Update(c, msg))
 }

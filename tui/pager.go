@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rynek/rynek/market"
@@ -21,7 +20,7 @@ type pagerDialog struct {
 	plain     []string // folded, for the filter
 	shown     []int    // indexes of lines passing the filter
 	top       int
-	filter    textinput.Model
+	filter    textField
 	filtering bool
 	nav       tableKeys
 	keys      pagerKeys
@@ -32,15 +31,13 @@ type pagerKeys struct {
 }
 
 func newPager(title string, lines []string) *pagerDialog {
-	d := &pagerDialog{title: title, lines: lines, filter: textinput.New(), nav: newTableKeys(), keys: pagerKeys{
+	d := &pagerDialog{title: title, lines: lines, filter: newTextField("filter: ", "", 64, 0), nav: newTableKeys(), keys: pagerKeys{
 		Filter: binding([]string{"/"}, "/", "filter"),
 		Close:  binding([]string{"esc", "q", "?", "enter"}, "esc/q", "close"),
 		// While the filter is typed, and esc when one is set.
 		KeepFilter:  binding([]string{"enter"}, "enter", "keep the filter"),
 		ClearFilter: binding([]string{"esc"}, "esc", "clear the filter"),
 	}}
-	d.filter.Prompt = "filter: "
-	d.filter.CharLimit = 64
 	d.plain = make([]string, len(lines))
 	for i, l := range lines {
 		d.plain[i] = market.Fold(plainText(l))
@@ -79,6 +76,12 @@ func pagerRows(h int) int { return max(h-6, 3) } // border, title, filter line, 
 func (d *pagerDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 	rows := pagerRows(c.H - 4)
 	switch msg := msg.(type) {
+	case tea.PasteMsg:
+		if d.filtering {
+			d.filter.Update(msg)
+			d.apply()
+		}
+		return nil, false
 	case tea.MouseWheelMsg:
 		if msg.Button == tea.MouseWheelUp {
 			d.scroll(-3, rows)
@@ -90,7 +93,7 @@ func (d *pagerDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 		if d.filtering {
 			switch {
 			case key.Matches(msg, d.keys.ClearFilter):
-				d.filter.SetValue("")
+				d.filter.Reset()
 				d.filtering = false
 				d.filter.Blur()
 				d.apply()
@@ -98,7 +101,7 @@ func (d *pagerDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 				d.filtering = false
 				d.filter.Blur()
 			default:
-				d.filter, _ = d.filter.Update(msg)
+				d.filter.Update(msg)
 				d.apply()
 			}
 			return nil, false
@@ -108,7 +111,7 @@ func (d *pagerDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 			d.filtering = true
 			d.filter.Focus()
 		case key.Matches(msg, d.keys.ClearFilter) && d.filter.Value() != "":
-			d.filter.SetValue("")
+			d.filter.Reset()
 			d.apply()
 		case key.Matches(msg, d.keys.Close):
 			return nil, true
@@ -144,7 +147,7 @@ func (d *pagerDialog) View(c *Common, w, h int) string {
 	}
 	b.WriteString(title)
 	if d.filtering || d.filter.Value() != "" {
-		b.WriteString("\n" + d.filter.View())
+		b.WriteString("\n" + d.filter.View(s))
 	}
 	inner := w - 4
 	for i := 0; i < rows; i++ {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/traffic"
@@ -62,7 +61,7 @@ func (m *Model) addPlayer(a actAddPlayer) error {
 // they are an admin and whether they bring the starter kit. The market
 // judges the name (the game's rules); a refusal keeps what was typed.
 type addPlayerDialog struct {
-	name, balance textinput.Model
+	name, balance textField
 	admin, kit    bool
 	focus         int // 0 name, 1 balance, 2 admin, 3 kit
 	err           string
@@ -73,15 +72,13 @@ type addPlayerDialog struct {
 const addPlayerFields = 4
 
 func newAddPlayerDialog() *addPlayerDialog {
-	d := &addPlayerDialog{name: textinput.New(), balance: textinput.New(), kit: true, keys: newDialogKeys(),
-		add:    binding([]string{"enter"}, "enter", "add the player"),
-		toggle: binding([]string{"space"}, "space", "yes / no")}
-	d.name.Prompt, d.balance.Prompt = "", ""
-	d.name.Placeholder = "3-16 letters, digits, _"
-	d.name.CharLimit, d.balance.CharLimit = 16, 16
-	d.name.SetWidth(24)
-	d.balance.SetWidth(16)
-	d.balance.SetValue("1000.00")
+	d := &addPlayerDialog{kit: true, keys: newDialogKeys(),
+		// A name is what the game allows, 3 to 16 characters.
+		name:    newTextField("", "3-16 letters, digits, _", 16, 24),
+		balance: newTextField("", "", 16, 16),
+		add:     binding([]string{"enter"}, "enter", "add the player"),
+		toggle:  binding([]string{"space"}, "space", "yes / no")}
+	d.balance.Prefill("1000.00")
 	d.name.Focus()
 	return d
 }
@@ -93,7 +90,25 @@ func (d *addPlayerDialog) Help() []key.Binding {
 // Refused shows the market's refusal and keeps the dialog open.
 func (d *addPlayerDialog) Refused(err error) { d.err = err.Error() + codeSuffix(err) }
 
+// field is the text field with the focus, nil on the yes/no lines.
+func (d *addPlayerDialog) field() *textField {
+	switch d.focus {
+	case 0:
+		return &d.name
+	case 1:
+		return &d.balance
+	}
+	return nil
+}
+
 func (d *addPlayerDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
+	if p, ok := msg.(tea.PasteMsg); ok {
+		if f := d.field(); f != nil {
+			d.err = ""
+			f.Update(p)
+		}
+		return nil, false
+	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, false
@@ -120,14 +135,12 @@ func (d *addPlayerDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
 		if key.Matches(k, d.keys.PrevField) {
 			step = addPlayerFields - 1
 		}
+		if f := d.field(); f != nil {
+			f.Blur()
+		}
 		d.focus = (d.focus + step) % addPlayerFields
-		d.name.Blur()
-		d.balance.Blur()
-		switch d.focus {
-		case 0:
-			d.name.Focus()
-		case 1:
-			d.balance.Focus()
+		if f := d.field(); f != nil {
+			f.Focus()
 		}
 		return nil, false
 	case key.Matches(k, d.toggle) && d.focus >= 2:
@@ -138,12 +151,9 @@ func (d *addPlayerDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
 		}
 		return nil, false
 	}
-	d.err = ""
-	switch d.focus {
-	case 0:
-		d.name, _ = d.name.Update(msg)
-	case 1:
-		d.balance, _ = d.balance.Update(msg)
+	if f := d.field(); f != nil {
+		d.err = ""
+		f.Update(msg)
 	}
 	return nil, false
 }
@@ -168,8 +178,8 @@ func (d *addPlayerDialog) View(c *Common, w, _ int) string {
 	}
 	var b strings.Builder
 	b.WriteString(s.Title.Render("Add a player") + s.Dim.Render("  as the game does when someone joins"))
-	b.WriteString("\n\n" + label(0, "name") + " " + d.name.View())
-	b.WriteString("\n" + label(1, "balance") + " " + d.balance.View())
+	b.WriteString("\n\n" + label(0, "name") + " " + d.name.View(s))
+	b.WriteString("\n" + label(1, "balance") + " " + d.balance.View(s) + selectedHint(s, &d.balance))
 	b.WriteString("\n" + label(2, "admin") + " " + yes(2, d.admin) + s.Dim.Render("  market.admin: remove and force-expire any listing"))
 	b.WriteString("\n" + label(3, "items") + " " + yes(3, d.kit) + s.Dim.Render("  starter kit: diamonds, logs, iron, bread, a sword"))
 	if d.err != "" {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
@@ -21,7 +20,7 @@ const searchDebounce = 40 * time.Millisecond
 // (the stock bubbles list filter does not tag its answers: typing "a", then
 // "x", can leave the matches of "a" on screen under "ax").
 type searchPane struct {
-	input   textinput.Model
+	input   textField
 	table   *listingTable
 	seq     int    // sequence of the latest text
 	shown   int    // sequence of the result on screen
@@ -47,10 +46,7 @@ type searchResultMsg struct {
 }
 
 func newSearchPane() *searchPane {
-	in := textinput.New()
-	in.Prompt = "search: "
-	in.Placeholder = `words, "łódź", a seller, #id, price:10..200, amount:64…`
-	in.CharLimit = market.MaxQueryTextBytes
+	in := newTextField("search: ", `words, "łódź", a seller, #id, price:10..200, amount:64…`, market.MaxQueryTextBytes, 0)
 	p := &searchPane{input: in, table: newListingTable(market.Query{}), keys: searchKeys{
 		queryKeys: newQueryKeys(),
 		Focus:     binding([]string{"/", "i"}, "/ i", "type"),
@@ -138,16 +134,7 @@ func (p *searchPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 				p.input.Blur()
 				return nil
 			}
-			before := p.input.Value()
-			var cmd tea.Cmd
-			p.input, cmd = p.input.Update(msg)
-			if p.input.Value() != before {
-				p.seq++
-				p.pending = true
-				seq := p.seq
-				return tea.Batch(cmd, tea.Tick(searchDebounce, func(time.Time) tea.Msg { return searchDebounceMsg{seq} }))
-			}
-			return cmd
+			return p.edit(msg)
 		}
 		switch {
 		case key.Matches(msg, p.keys.Focus):
@@ -162,6 +149,10 @@ func (p *searchPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 		if cmd, ok := p.table.queryKey(c, msg, p.keys.queryKeys, h); ok {
 			return cmd
 		}
+	case tea.PasteMsg:
+		if p.input.Focused() {
+			return p.edit(msg)
+		}
 	case tea.MouseClickMsg:
 		if msg.Y == paneTop {
 			return p.FocusInput()
@@ -171,10 +162,23 @@ func (p *searchPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// edit passes a key or a paste to the search box; a change of the text
+// schedules its query after the debounce.
+func (p *searchPane) edit(msg tea.Msg) tea.Cmd {
+	cmd, changed := p.input.Update(msg)
+	if !changed {
+		return cmd
+	}
+	p.seq++
+	p.pending = true
+	seq := p.seq
+	return tea.Batch(cmd, tea.Tick(searchDebounce, func(time.Time) tea.Msg { return searchDebounceMsg{seq} }))
+}
+
 func (p *searchPane) View(c *Common, w, h int) string {
 	s := c.Styles
 	t := p.table
-	input := p.input.View()
+	input := p.input.View(s)
 	if !p.input.Focused() {
 		input = s.Dim.Render(input)
 	}
