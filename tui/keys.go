@@ -64,7 +64,8 @@ func newGlobalKeys() globalKeys {
 	}
 }
 
-// short is what the footer always offers, after the pane's keys.
+// short is what the footer offers after the pane's keys, unless a text box
+// has the cursor (then ? and q are text).
 func (k globalKeys) short() []key.Binding { return []key.Binding{k.Help, k.Quit} }
 
 func (k globalKeys) panes() []key.Binding {

@@ -618,7 +618,8 @@ func (m *Model) statusLine(w int) string {
 }
 
 // shortHelp is the footer: the keys of the open dialog or the active pane
-// as far as they fit, and always "? all keys · q quit" at the end. Styling
+// as far as they fit, and "? all keys · q quit" at the end — or, while the
+// pane's text box has the cursor and ? and q are text, "ctrl+c quit". Styling
 // it is nearly half of a frame, and it rarely changes: the last one is kept
 // and reused while the keys, the width and the palette are the same.
 func (m *Model) shortHelp(w int) string {
@@ -627,7 +628,7 @@ func (m *Model) shortHelp(w int) string {
 		bindings = m.dialog.Help()
 	}
 	var k strings.Builder
-	fmt.Fprintf(&k, "%d %d %t", w, m.c.Epoch, m.dialog != nil)
+	fmt.Fprintf(&k, "%d %d %t %t", w, m.c.Epoch, m.dialog != nil, m.panes[m.active].TextFocused())
 	for _, b := range bindings {
 		if b.Enabled() {
 			k.WriteString("\x00" + b.Help().Key + "\x00" + b.Help().Desc)
@@ -648,7 +649,11 @@ func (m *Model) renderShortHelp(w int, bindings []key.Binding) string {
 	sep := s.Dim.Render(" · ")
 	var tail []string
 	if m.dialog == nil {
-		for _, b := range m.keys.short() {
+		short := m.keys.short()
+		if m.panes[m.active].TextFocused() {
+			short = []key.Binding{m.keys.Interrupt}
+		}
+		for _, b := range short {
 			tail = append(tail, render(b))
 		}
 	}

@@ -23,8 +23,9 @@ type searchPane struct {
 	input   textField
 	table   *listingTable
 	seq     int    // sequence of the latest text
-	shown   int    // sequence of the result on screen
-	text    string // text of the result on screen
+	shown   int    // sequence of the latest answer
+	text    string // text of the rows on screen: the last search answered
+	err     error  // why the latest text was not searched (its answer had no rows)
 	pending bool
 	detail  bool
 	keys    searchKeys
@@ -114,12 +115,13 @@ func (p *searchPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 			return nil // an older query's answer: the text has changed since
 		}
 		p.pending = false
-		p.shown, p.text = msg.seq, msg.text
-		t := p.table
-		t.err = msg.err
+		p.shown, p.err = msg.seq, msg.err
 		if msg.err != nil {
-			return nil // the rows of the last answer stay, marked stale
+			return nil // the rows of the last answer stay, and say so
 		}
+		p.text = msg.text
+		t := p.table
+		t.err = nil
 		t.q.Text, t.q.MinPrice, t.q.MaxPrice, t.q.MinAmount, t.q.MaxAmount = msg.q.Text, msg.q.MinPrice, msg.q.MaxPrice, msg.q.MinAmount, msg.q.MaxAmount
 		t.cursor, t.top = 0, 0
 		t.total, t.win, t.winStart, t.took = msg.page.Total, msg.page.Listings, 0, msg.page.Took
@@ -188,8 +190,12 @@ func (p *searchPane) View(c *Common, w, h int) string {
 		if t.total == 1 {
 			noun = "match"
 		}
-		summary = fmt.Sprintf("%s %s for %q in %s · sort: %s · category: %s", count(t.total), noun, playertext.Sanitize(p.text),
-			t.took.Round(time.Microsecond), t.q.Sort, t.q.Category)
+		found := fmt.Sprintf("%s %s for %q", count(t.total), noun, playertext.Sanitize(p.text))
+		summary = fmt.Sprintf("%s in %s · sort: %s · category: %s", found, t.took.Round(time.Microsecond), t.q.Sort, t.q.Category)
+		if p.err != nil {
+			// The count belongs to the rows below, not to the text typed.
+			summary = s.Err.Render("✗ "+p.err.Error()) + s.Dim.Render(" · below, still: "+found)
+		}
 		if p.pending {
 			summary += s.Dim.Render(" · typing…")
 		}
