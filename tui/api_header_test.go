@@ -3,7 +3,9 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/seed"
@@ -26,5 +28,41 @@ func TestHeaderShowsTheAPIAddress(t *testing.T) {
 	}
 	if got := ansi.Strip(m.header(60)); strings.Contains(got, "api http://") || !strings.Contains(got, "acting as") {
 		t.Errorf("narrow header %q", got)
+	}
+}
+
+// TestHeaderNarrowsInOrder: at 160 columns the header shows everything; as
+// it narrows the API address shrinks first (":18201"), then the volume
+// goes, then the address; at 80, the documented minimum, the clock and the
+// active count stay. Before, 80 columns kept the long address and dropped
+// the clock, the count and the volume.
+func TestHeaderNarrowsInOrder(t *testing.T) {
+	e := newEnv(t, 160, 48)
+	e.m.apiAddr = "127.0.0.1:18201"
+	for _, c := range []struct {
+		w    int
+		want string
+	}{
+		{160, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ volume 545 342.16 │ acting as Alex │ api http://127.0.0.1:18201"},
+		{115, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ volume 545 342.16 │ acting as Alex │ api 127.0.0.1:18201"},
+		{110, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ volume 545 342.16 │ acting as Alex │ api :18201"},
+		{100, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ acting as Alex │ api :18201"},
+		{80, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ acting as Alex"},
+	} {
+		e.send(tea.WindowSizeMsg{Width: c.w, Height: 48})
+		if got := strings.TrimRight(strings.Split(e.view(), "\n")[0], " "); got != c.want {
+			t.Errorf("%d columns:\n%q, want\n%q", c.w, got, c.want)
+		}
+	}
+
+	// A long name and the QA clock moved a day: the clock keeps its QA
+	// offset and loses its year and zone before the count goes.
+	e.clock.Advance(24 * time.Hour)
+	e.tick()
+	e.m.c.Actor.Name = "Szlachcic_007_xy"
+	want := "Rynek │ ● ready │ 11-02 12:00:00 (+1d) │ active 338 │ acting as Szlachcic_007_xy"
+	e.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if got := strings.TrimRight(strings.Split(e.view(), "\n")[0], " "); got != want {
+		t.Errorf("80 columns, a long name:\n%q, want\n%q", got, want)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -527,56 +526,6 @@ func tooSmall(w, h int) string {
 		lines[len(lines)/2] = fit(strings.Repeat(" ", max(0, (w-width(msg))/2))+msg, w)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// header shows, by priority, the service and its state and the acting
-// player (always), then QA marks, the clock, and the market's figures: what
-// does not fit is left out, lowest priority first.
-func (m *Model) header(w int) string {
-	c := m.c
-	s := c.Styles
-	type part struct {
-		text string
-		drop int // 0: never; higher is dropped first
-	}
-	ready := s.OK.Render("● ready")
-	if !m.hdr.ready {
-		ready = s.Err.Render("● NOT READY")
-	} else if m.storeAway != nil {
-		ready = s.Err.Render("● STORE UNREACHABLE")
-	}
-	clock := time.Unix(c.NowUnix, 0).UTC().Format("2006-01-02 15:04:05 UTC")
-	if c.Clock != nil && c.Clock.Offset() > 0 {
-		clock += s.QA.Render(fmt.Sprintf(" (+%s)", shortDur(c.Clock.Offset())))
-	}
-	parts := []part{{s.Header.Render(playertext.Sanitize(c.Svc.Name())), 0}, {ready, 0}, {clock, 3}}
-	if m.hdr.okCounts {
-		parts = append(parts, part{s.HeaderKey.Render("active ") + count(m.hdr.active), 4},
-			part{s.HeaderKey.Render("volume ") + money(m.hdr.volume), 5})
-	}
-	parts = append(parts, part{s.HeaderKey.Render("acting as ") + playerName(c.Actor), 0})
-	if m.apiAddr != "" {
-		parts = append(parts, part{s.HeaderKey.Render("api ") + "http://" + m.apiAddr, 2})
-	}
-	if f := m.hdr.armed; f != "" {
-		parts = append(parts, part{s.QA.Render("QA armed " + string(f)), 1})
-	}
-	if m.bots.on {
-		parts = append(parts, part{s.QA.Render(fmt.Sprintf("QA bots %d/s ok %s refused %s", m.bots.rate, count(m.bots.ok), count(m.bots.bad))), 2})
-	}
-	sep := s.Dim.Render(" │ ")
-	for drop := 6; ; drop-- {
-		var kept []string
-		for _, p := range parts {
-			if p.drop < drop {
-				kept = append(kept, p.text)
-			}
-		}
-		line := strings.Join(kept, sep)
-		if width(line) <= w || drop <= 1 {
-			return fit(line, w)
-		}
-	}
 }
 
 func shortDur(d time.Duration) string {

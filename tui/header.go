@@ -1,0 +1,97 @@
+package tui
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/rynek/rynek/internal/playertext"
+)
+
+// headerPart is one piece of the header in the forms it can take, fullest
+// first; an empty form leaves it out.
+type headerPart struct {
+	forms []string
+	form  int
+}
+
+func (p *headerPart) text() string { return p.forms[p.form] }
+
+// narrow moves the part to its next shorter form, if it has one.
+func (p *headerPart) narrow() bool {
+	if p == nil || p.form == len(p.forms)-1 {
+		return false
+	}
+	p.form++
+	return true
+}
+
+// header shows the service, its state and the acting player always, and
+// the QA marks; the rest narrows, step by step, until the line fits: the
+// API address loses its scheme, then its host (":8080"); the volume goes;
+// then the API address; the bots' counts; the clock loses its year and
+// zone; the active count goes; the clock keeps the time of day. At 80
+// columns the clock and the count stay (the volume is on the Stats pane).
+func (m *Model) header(w int) string {
+	c := m.c
+	s := c.Styles
+	fixed := func(text string) *headerPart { return &headerPart{forms: []string{text}} }
+	ready := s.OK.Render("● ready")
+	if !m.hdr.ready {
+		ready = s.Err.Render("● NOT READY")
+	} else if m.storeAway != nil {
+		ready = s.Err.Render("● STORE UNREACHABLE")
+	}
+	now := time.Unix(c.NowUnix, 0).UTC()
+	offset := ""
+	if c.Clock != nil && c.Clock.Offset() > 0 {
+		offset = s.QA.Render(fmt.Sprintf(" (+%s)", shortDur(c.Clock.Offset())))
+	}
+	clock := &headerPart{forms: []string{now.Format("2006-01-02 15:04:05 UTC") + offset,
+		now.Format("01-02 15:04:05") + offset, now.Format("15:04:05") + offset}}
+	var active, volume, api, bots *headerPart
+	if m.hdr.okCounts {
+		active = &headerPart{forms: []string{s.HeaderKey.Render("active ") + count(m.hdr.active), ""}}
+		volume = &headerPart{forms: []string{s.HeaderKey.Render("volume ") + money(m.hdr.volume), ""}}
+	}
+	if m.apiAddr != "" {
+		key := s.HeaderKey.Render("api ")
+		api = &headerPart{forms: []string{key + "http://" + m.apiAddr, key + m.apiAddr}}
+		if _, port, err := net.SplitHostPort(m.apiAddr); err == nil {
+			api.forms = append(api.forms, key+":"+port)
+		}
+		api.forms = append(api.forms, "")
+	}
+	if m.bots.on {
+		rate := fmt.Sprintf("QA bots %d/s", m.bots.rate)
+		bots = &headerPart{forms: []string{s.QA.Render(fmt.Sprintf("%s ok %s refused %s", rate, count(m.bots.ok), count(m.bots.bad))),
+			s.QA.Render(rate)}}
+	}
+	parts := []*headerPart{fixed(s.Header.Render(playertext.Sanitize(c.Svc.Name()))), fixed(ready), clock, active, volume,
+		fixed(s.HeaderKey.Render("acting as ") + playerName(c.Actor)), api}
+	if f := m.hdr.armed; f != "" {
+		parts = append(parts, fixed(s.QA.Render("QA armed "+string(f))))
+	}
+	parts = append(parts, bots)
+	steps := []*headerPart{api, api, volume, api, bots, clock, active, clock}
+	sep := s.Dim.Render(" │ ")
+	for _, step := range steps {
+		if line := joinHeader(parts, sep); width(line) <= w {
+			return fit(line, w)
+		}
+		step.narrow() // an absent part, or one at its shortest, stays as it is
+	}
+	return fit(joinHeader(parts, sep), w)
+}
+
+// joinHeader joins the parts present in their current forms.
+func joinHeader(parts []*headerPart, sep string) string {
+	var kept []string
+	for _, p := range parts {
+		if p != nil && p.text() != "" {
+			kept = append(kept, p.text())
+		}
+	}
+	return strings.Join(kept, sep)
+}
