@@ -197,8 +197,8 @@ func TestSellerHistoryScrollsOpensAndShowsNet(t *testing.T) {
 		t.Fatal("no completed sale in the history")
 	}
 	row := ansi.Strip(h.row(e.m.c, sale, 118))
-	if !strings.Contains(row, money(sale.Price)) || !strings.Contains(row, "net "+money(sale.SellerNet)) {
-		t.Fatalf("sale row %q: want price %s and net %s", row, money(sale.Price), money(sale.SellerNet))
+	if !strings.Contains(row, money(sale.Price)) || !strings.Contains(row, "+"+money(sale.SellerNet)) {
+		t.Fatalf("sale row %q: want price %s and net +%s", row, money(sale.Price), money(sale.SellerNet))
 	}
 	e.key("enter")
 	e.run(e.m.forPane(2, request(actOpen{txID: sale.ID})), 0)

@@ -172,19 +172,29 @@ func (p *sellerPane) View(c *Common, w, h int) string {
 	if st.HasPermission(market.PermAdmin) {
 		role = s.Warn.Render(" admin")
 	}
-	head := s.Title.Render(playerName(st.Player)) + role + s.Dim.Render("  "+st.ID.String())
-	info := fmt.Sprintf("balance %s · %s listing%s · %d in mailbox · %s transaction%s",
-		s.Price.Render(money(st.Balance)), count(p.table.total), plural(p.table.total), len(st.Mailbox),
-		count(p.history.total), plural(p.history.total))
+	head := s.Title.Render(playerName(st.Player)) + role
+	id := s.Dim.Render("  " + st.ID.String())
+	balance := "balance " + s.Price.Render(money(st.Balance))
+	counts := fmt.Sprintf("%s listing%s · %d in mailbox · %s transaction%s", count(p.table.total), plural(p.table.total),
+		len(st.Mailbox), count(p.history.total), plural(p.history.total))
+	var sums string
 	switch {
 	case p.sums.known:
-		info += fmt.Sprintf(" · sold %d (net %s) · bought %d (%s)", p.sums.sales, money(p.sums.earned), p.sums.buys, money(p.sums.spent))
+		sums = fmt.Sprintf(" · sold %d (net %s) · bought %d (%s)", p.sums.sales, money(p.sums.earned), p.sums.buys, money(p.sums.spent))
 		if n := p.sums.ratings; n > 0 {
-			info += fmt.Sprintf(" · rated %.1f★ by %d", float64(p.sums.stars)/float64(n), n)
+			sums += fmt.Sprintf(" · rated %.1f★ by %d", float64(p.sums.stars)/float64(n), n)
 		}
 	case p.history.loading():
-		info += s.Dim.Render(" · loading the history…")
+		sums = s.Dim.Render(" · loading the history…")
 	}
+	info := balance + " · " + counts + sums
+	if width(info) > w {
+		// Narrow: the counts go up beside the name, before the id, so that
+		// the money (the net of the sales) is whole.
+		head += " · " + counts
+		info = balance + sums
+	}
+	head += id
 	tabs := s.Dim.Render("v: ")
 	for i, name := range sellerViews {
 		if i == p.view {

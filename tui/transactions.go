@@ -277,21 +277,63 @@ func (p *transactionsPane) filterBy(c *Common, text string) tea.Cmd {
 	return nil
 }
 
-// txColumns are the widths of time, id, state, listing, item, price and
-// parties for a table w cells wide (gutter excluded).
+// txColumns are the widths of a transaction table's columns for a table w
+// cells wide (gutter excluded); 0 is a column left out. A player's view
+// (the Seller pane, a player filter) adds "in/out": the money the row moved
+// into or out of their balance, the seller's net for a sale.
 type txColumns struct {
-	time, id, state, listing, item, price, parties int
-	wide                                           bool
+	time, id, state, listing, item, price, money, parties int
+	wide                                                  bool
 }
 
-func txColumnsFor(w int) txColumns {
+// Below their minimum widths the item's and the parties' columns would cut
+// what they show, so other columns give way first, in this order: the
+// listing's id (the details show it), the state when the view is of one
+// state (the title names it); in a player's view, the price (in/out shows
+// the money) and the transaction's id (y copies it, the details show it).
+// Everyone's transactions keep their ids, which status messages quote.
+const (
+	txItemMin = 12
+	// Two names and the arrow; past it names shorten evenly.
+	txPartiesMin, txPartiesMax = 24, 2*16 + 3
+	// A player's view: "bought ← " and a name, never shortened.
+	txSidePartiesMax = 9 + 16
+)
+
+func txColumnsFor(w int, q market.TxQuery) txColumns {
 	c := txColumns{time: 11, id: 8, state: 11, listing: 6, price: 10}
 	if w >= 120 {
 		c = txColumns{time: 19, id: 8, state: 13, listing: 8, price: 13, wide: true}
 	}
-	rest := w - 2 - (c.time + c.id + c.state + c.listing + c.price + 6)
-	c.item = max(rest*45/100, 6)
-	c.parties = max(rest-c.item, 6)
+	minParties, maxParties := txPartiesMin, txPartiesMax
+	mine := q.Player != uuid.Nil
+	if mine {
+		c.money = c.price
+		minParties, maxParties = txSidePartiesMax, txSidePartiesMax
+	}
+	rest := func() int {
+		n := 2 + 1 // the gutter; with the item and the parties, one separator more than the columns counted here
+		for _, col := range []int{c.time, c.id, c.state, c.listing, c.price, c.money} {
+			if col > 0 {
+				n += col + 1
+			}
+		}
+		return w - n
+	}
+	oneState := !q.AllStates || q.State != ""
+	for _, drop := range []*int{&c.listing, &c.state, &c.price, &c.id} {
+		if rest()-txItemMin >= minParties {
+			break
+		}
+		switch {
+		case drop == &c.state && !oneState, drop == &c.price && !mine, drop == &c.id && !mine:
+			continue
+		}
+		*drop = 0
+	}
+	r := rest()
+	c.parties = min(max(r*55/100, minParties), maxParties, max(r-txItemMin, 6))
+	c.item = max(r-c.parties, 6)
 	return c
 }
 
@@ -323,25 +365,48 @@ func txState(s Styles, st market.State, wide bool) string {
 }
 
 func (t *txTable) header(c *Common, w int) string {
-	cols := txColumnsFor(w)
-	listing := "lst #"
+	cols := txColumnsFor(w, t.q)
+	listing, parties := "lst #", "seller → buyer"
 	if cols.wide {
 		listing = "listing"
 	}
-	h := "  " + fit("time", cols.time) + " " + fit("tx", cols.id) + " " + fit("state", cols.state) + " " +
-		fitLeft(listing, cols.listing) + " " + fit("item", cols.item) + " " + fitLeft("price", cols.price) + " " +
-		fit("seller → buyer", cols.parties)
-	return c.Styles.Dim.Render(fit(h, w))
+	if cols.money > 0 {
+		parties = "sold → / bought ←"
+	}
+	return c.Styles.Dim.Render(fit("  "+txLine(cols, fit("time", cols.time), fit("tx", cols.id), fit("state", cols.state),
+		fitLeft(listing, cols.listing), fit("item", cols.item), fitLeft("price", cols.price), fitLeft("in/out", cols.money),
+		fit(parties, cols.parties)), w))
+}
+
+// txLine joins the cells of the columns shown, one space apart.
+func txLine(cols txColumns, time, id, state, listing, item, price, money, parties string) string {
+	var b strings.Builder
+	for i, col := range []struct {
+		w    int
+		cell string
+	}{{cols.time, time}, {cols.id, id}, {cols.state, state}, {cols.listing, listing}, {cols.item, item},
+		{cols.price, price}, {cols.money, money}, {cols.parties, parties}} {
+		if col.w == 0 {
+			continue
+		}
+		if i > 0 && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(col.cell)
+	}
+	return b.String()
 }
 
 // row renders (and caches) one transaction row, w cells wide without the
-// gutter. Seen from one player (the Seller pane), the parties column says
-// what they did: "sold → buyer (net …)" or "bought ← seller".
+// gutter. Seen from one player (the Seller pane, a player filter), the
+// parties column says what they did, "sold → buyer" or "bought ← seller",
+// and in/out what it did to their balance: +the net of a sale, −the price
+// of a purchase, — when nothing moved (FAILED, ROLLED_BACK).
 func (tt *txTable) row(c *Common, t market.Transaction, w int) string {
 	if r, ok := tt.rowCache[t.ID]; ok {
 		return r
 	}
-	cols := txColumnsFor(w + 2)
+	cols := txColumnsFor(w+2, tt.q)
 	s := c.Styles
 	when := lastAt(t).UTC()
 	ts := when.Format("01-02 15:04")
@@ -350,10 +415,10 @@ func (tt *txTable) row(c *Common, t market.Transaction, w int) string {
 	}
 	amount := fmt.Sprintf(" ×%d", t.Item.Amount)
 	item := fit(RenderMC(itemName(t.Item), lipglossPlain), max(cols.item-width(amount), 1)) + amount
-	r := s.Dim.Render(fit(ts, cols.time)) + " " + fit(playertext.Sanitize(shortID(t.ID)), cols.id) + " " +
-		fit(txState(s, t.State, cols.wide), cols.state) + " " + fitLeft(fmt.Sprintf("#%d", t.ListingID), cols.listing) + " " +
-		fit(item, cols.item) + " " + s.Price.Render(fitLeft(money(t.Price), cols.price)) + " " +
-		fit(tt.parties(s, t, cols.parties), cols.parties)
+	r := txLine(cols, s.Dim.Render(fit(ts, cols.time)), fit(playertext.Sanitize(shortID(t.ID)), cols.id),
+		fit(txState(s, t.State, cols.wide), cols.state), fitLeft(fmt.Sprintf("#%d", t.ListingID), cols.listing),
+		fit(item, cols.item), s.Price.Render(fitLeft(money(t.Price), cols.price)), tt.inOut(s, t, cols.money),
+		fit(tt.parties(s, t, cols.parties), cols.parties))
 	r = fit(r, w)
 	if len(tt.rowCache) > 4096 {
 		clear(tt.rowCache)
@@ -362,16 +427,26 @@ func (tt *txTable) row(c *Common, t market.Transaction, w int) string {
 	return r
 }
 
+// inOut is the money a transaction moved into or out of the viewing
+// player's balance, w cells wide.
+func (tt *txTable) inOut(s Styles, t market.Transaction, w int) string {
+	switch {
+	case w == 0:
+		return ""
+	case t.State != market.StateCompleted:
+		return s.Dim.Render(fitLeft("—", w))
+	case t.Seller == tt.q.Player:
+		return s.OK.Render(fitLeft("+"+money(t.SellerNet), w))
+	}
+	return fitLeft("−"+money(t.Price), w)
+}
+
 // parties is "seller → buyer", or, seen from a player, their side of it.
 func (tt *txTable) parties(s Styles, t market.Transaction, w int) string {
 	switch me := tt.q.Player; {
 	case me == uuid.Nil:
 	case t.Seller == me:
-		net := ""
-		if t.State == market.StateCompleted {
-			net = s.Dim.Render(" (net " + money(t.SellerNet) + ")")
-		}
-		return s.OK.Render("sold → ") + fit(playertext.Sanitize(t.BuyerName), max(w-7-width(net), 1)) + net
+		return s.OK.Render("sold → ") + playertext.Sanitize(t.BuyerName)
 	case t.Buyer == me:
 		return s.Warn.Render("bought ← ") + playertext.Sanitize(t.SellerName)
 	}

@@ -333,3 +333,74 @@ func TestTransactionsPaneContract(t *testing.T) {
 	}
 	var _ pane = p
 }
+
+// TestTransactionsAt80KeepNamesAndNet: at 80×24, the documented minimum,
+// the parties and the money of a row are whole: other columns give way
+// first. Before, a sale seen from its seller read "sold → … (net …".
+func TestTransactionsAt80KeepNamesAndNet(t *testing.T) {
+	e := newEnv(t, 80, 24)
+	rowsOf := func(first int, win []market.Transaction) map[string]market.Transaction {
+		lines := strings.Split(e.view(), "\n")
+		out := map[string]market.Transaction{}
+		for i, tx := range win {
+			if first+i >= len(lines)-2 {
+				break
+			}
+			out[lines[first+i]] = tx
+		}
+		return out
+	}
+
+	// The acting player's sales and purchases on the Seller pane.
+	e.key("3")
+	e.key("v")
+	e.key("v")
+	sp := e.m.panes[2].(*sellerPane)
+	me := sp.player
+	if info := strings.Split(e.view(), "\n")[3]; !strings.Contains(info, fmt.Sprintf("sold %d (net %s) · bought %d (%s)",
+		sp.sums.sales, money(sp.sums.earned), sp.sums.buys, money(sp.sums.spent))) {
+		t.Errorf("the seller's sums are cut: %q", info)
+	}
+	sales := 0
+	for line, tx := range rowsOf(6, sp.history.win) {
+		switch {
+		case tx.Seller == me && tx.State == market.StateCompleted:
+			sales++
+			if want := "+" + money(tx.SellerNet) + " sold → " + tx.BuyerName; !strings.Contains(line, want) {
+				t.Errorf("sale %s: %q lacks %q", tx.ID, line, want)
+			}
+		case tx.Seller == me:
+			if want := "— sold → " + tx.BuyerName; !strings.Contains(line, want) {
+				t.Errorf("%s sale %s: %q lacks %q", tx.State, tx.ID, line, want)
+			}
+		case tx.State == market.StateCompleted:
+			if want := "−" + money(tx.Price) + " bought ← " + tx.SellerName; !strings.Contains(line, want) {
+				t.Errorf("purchase %s: %q lacks %q", tx.ID, line, want)
+			}
+		}
+	}
+	if sales == 0 {
+		t.Fatal("no completed sale on the screen to check")
+	}
+
+	// Everyone's on the Transactions pane: both names whole when they fit
+	// the column (24 cells), shortened evenly when not.
+	e.key("5")
+	tp := e.m.panes[4].(*transactionsPane)
+	whole := 0
+	for line, tx := range rowsOf(4, tp.win) {
+		pair := tx.SellerName + " → " + tx.BuyerName
+		if width(pair) <= 24 {
+			whole++
+			if !strings.Contains(line, pair) {
+				t.Errorf("%s: %q lacks %q", tx.ID, line, pair)
+			}
+		}
+		if !strings.Contains(line, shortID(tx.ID)) || !strings.Contains(line, money(tx.Price)) {
+			t.Errorf("%s: %q lacks its id or price", tx.ID, line)
+		}
+	}
+	if whole < 10 {
+		t.Fatalf("only %d rows with names that fit", whole)
+	}
+}
