@@ -215,7 +215,7 @@ func notificationLines(c *Common, player uuid.UUID) []string {
 				playertext.Sanitize(n.Buyer), money(n.Price))
 		case market.NotifyAlert:
 			what = fmt.Sprintf("alert %q: #%d %s ×%d for %s", playertext.Sanitize(n.Query), n.ListingID,
-				playertext.Sanitize(n.Item.Material), n.Item.Amount, money(n.Price))
+				RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, money(n.Price))
 		case market.NotifyMail:
 			what = fmt.Sprintf("mailbox: %s ×%d (%s)", RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, playertext.Sanitize(n.Reason))
 		}

@@ -487,8 +487,8 @@ func (p *eventsPane) row(c *Common, e market.Event) string {
 		return head + s.Warn.Render("reason="+e.Reason()) + " " + listingSummary(c, l)
 	case market.TransactionCompletedEvent:
 		t := e.Transaction()
-		return head + fmt.Sprintf("%s %s %s×%d  %s → %s  %s (fee %s)", s.OK.Render(string(t.State)),
-			shortID(t.ID), playertext.Sanitize(t.Item.Material), t.Item.Amount, playertext.Sanitize(t.SellerName), playertext.Sanitize(t.BuyerName),
+		return head + fmt.Sprintf("%s %s %s ×%d  %s → %s  %s (fee %s)", s.OK.Render(string(t.State)),
+			shortID(t.ID), RenderMC(itemName(t.Item), lipglossPlain), t.Item.Amount, playertext.Sanitize(t.SellerName), playertext.Sanitize(t.BuyerName),
 			s.Price.Render(money(t.Price)), money(t.Fee))
 	}
 	return head

@@ -3,12 +3,14 @@ package tui
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rynek/rynek/internal/wire"
+	"github.com/rynek/rynek/market"
 )
 
 func TestEventsFilterPauseAndExport(t *testing.T) {
@@ -86,4 +88,42 @@ func TestEventsFilterPauseAndExport(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Fatalf("export mode %v", fi.Mode().Perm())
 	}
+}
+
+// The Events pane names items as everywhere else in the console, by their
+// display name: a purchase read "CHERRY_SIGN×7" beside "Acacia Button ×32".
+func TestEventsNameItemsAsEverywhere(t *testing.T) {
+	e := newEnv(t, 160, 48)
+	l, _ := e.m.panes[0].Selected()
+	e.m.c.Actor = otherThan(t, e, l)
+	e.key("b")
+	e.confirm()
+	e.tick()
+	e.key("6")
+	name := fmt.Sprintf("%s ×%d", itemName(l.Item), l.Item.Amount)
+	if itemName(l.Item) == l.Item.Material {
+		t.Fatalf("listing #%d has no display name to tell apart", l.ID)
+	}
+	e.mustContain("TransactionCompletedEvent")
+	e.mustContain(name)
+	if v := e.view(); strings.Contains(v, l.Item.Material+"×") {
+		t.Fatalf("the purchase shows the material key %s", l.Item.Material)
+	}
+
+	// A price alert's notification too ("alert: #id DIAMOND ×3").
+	buyer := e.m.c.Actor
+	_, err := e.svc.AddAlert(buyer.ID, "diamond", 999)
+	must(t, err)
+	seller, err := e.svc.PlayerByName(l.SellerName)
+	must(t, err)
+	given, _, err := e.svc.GiveItem(seller.ID, market.ItemStack{Material: "DIAMOND", Amount: 3})
+	must(t, err)
+	listed, err := e.svc.SellItem(seller, given, 30)
+	must(t, err)
+	e.tick()
+	e.key("3")
+	for range 3 {
+		e.key("v")
+	}
+	e.mustContain(fmt.Sprintf(`alert "diamond": #%d Diamond ×3 for 30.00`, listed.ID))
 }
