@@ -28,6 +28,10 @@ type eventLog struct {
 	pending []market.Event
 	lastSeq uint64
 	gaps    int // contract events the market logged but the console missed (must stay 0)
+	// start is the log's head when the console subscribed: the events up
+	// to it come from the log (the Events pane's Start), the later ones
+	// from the listener.
+	start uint64
 	// next returns the seq of the first contract event after a seq, from
 	// the market's log (Service.EventsSince).
 	next func(after uint64) (uint64, bool)
@@ -161,7 +165,13 @@ type eventsPane struct {
 	frozen    int  // log length shown while paused
 	pos       int  // the cursor: an index into the view, oldest first
 	follow    bool // the cursor is on the newest event
-	keys      eventKeys
+	// history is the reading of the log from before the start.
+	history struct {
+		loading bool
+		n       int // events it brought
+		err     error
+	}
+	keys eventKeys
 }
 
 type eventKeys struct {
@@ -310,6 +320,10 @@ func (p *eventsPane) selected() (market.Event, bool) {
 }
 
 func (p *eventsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
+	if msg, ok := msg.(eventHistoryMsg); ok {
+		p.historyArrived(msg)
+		return nil
+	}
 	h := max(paneHeight(c.H)-1, 1)
 	n := p.visible()
 	row := n - 1 - p.pos // the cursor's row, newest first
@@ -436,6 +450,14 @@ func (p *eventsPane) View(c *Common, w, h int) string {
 	s := c.Styles
 	var b strings.Builder
 	head := fmt.Sprintf("%s event%s · showing %s", count(len(p.log.all)), plural(len(p.log.all)), p.current())
+	switch h := p.history; {
+	case h.loading:
+		head += s.Dim.Render(" · reading the log from before this start…")
+	case h.err != nil:
+		head += s.Err.Render(" · the log from before this start could not be read: " + h.err.Error())
+	case h.n > 0:
+		head += s.Dim.Render(fmt.Sprintf(" · %s from before this start", count(h.n)))
+	}
 	if p.paused {
 		head += s.Warn.Render(fmt.Sprintf(" · PAUSED (%s new since)", count(len(p.log.all)-p.frozen)))
 	}

@@ -41,6 +41,9 @@ type (
 	idSelector interface{ SelectedID() string }
 	// actorViewer is the pane that shows the acting player.
 	actorViewer interface{ showsActor() }
+	// starter is a pane with work to begin when the program starts; its
+	// command's answer comes back to it.
+	starter interface{ Start(c *Common) tea.Cmd }
 )
 
 // openDialogMsg asks the root to open a dialog for the pane that sent it;

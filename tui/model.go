@@ -137,6 +137,11 @@ func New(o Options) *Model {
 		return page.Events[0].Seq(), true
 	}}, keys: newGlobalKeys(), tick: o.Tick, history: &statusHistory{}, owner: -1, apiAddr: o.APIAddr}
 	m.unsub = o.Svc.Subscribe(m.log.push)
+	// What the log holds up to here is read by the Events pane at start;
+	// the listener brings the rest. No change runs between the two lines:
+	// changes run on the main thread, which has not started.
+	m.log.start = o.Svc.Version()
+	m.log.lastSeq = m.log.start
 	o.Svc.OnListenerPanic(func(r any) { m.setStatus(statusMsg{text: fmt.Sprint(r), err: true}) })
 	m.chooseActors()
 	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log, o.ExportDir)}
@@ -208,12 +213,18 @@ func (m *Model) tickCmd() tea.Cmd {
 
 // Init binds the goroutine running the event loop as the market's main
 // thread (Bubble Tea calls Init on the goroutine that runs Update), asks for
-// the background colour and starts the tick.
+// the background colour, starts the tick and what the panes start with.
 func (m *Model) Init() tea.Cmd {
 	if err := m.c.Svc.BindMainThread(); err != nil {
 		m.setStatus(statusMsg{text: "mutations will be refused: " + err.Error(), err: true})
 	}
-	return tea.Batch(tea.RequestBackgroundColor, m.tickCmd(), m.followCmd())
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.tickCmd(), m.followCmd()}
+	for i, p := range m.panes {
+		if s, ok := p.(starter); ok {
+			cmds = append(cmds, m.forPane(i, s.Start(m.c)))
+		}
+	}
+	return tea.Batch(cmds...)
 }
 
 // followedMsg says that the other instances of a shared market changed it.
