@@ -406,7 +406,8 @@ func (p *eventsPane) open() tea.Cmd {
 }
 
 // export writes the shown events (filter applies, pause does not) to JSONL,
-// in the wire shapes the HTTP interface serves.
+// in the wire shapes the HTTP interface serves. No events, no file: it says
+// so rather than report an empty file as an export.
 func (p *eventsPane) export() tea.Cmd {
 	f := p.current()
 	events := make([]market.Event, 0, len(p.log.all))
@@ -414,6 +415,9 @@ func (p *eventsPane) export() tea.Cmd {
 		if f.match(e) {
 			events = append(events, e)
 		}
+	}
+	if len(events) == 0 {
+		return refusal(fmt.Errorf("nothing to export: no events in this view (showing %s); no file written", f))
 	}
 	dir := p.exportDir
 	return func() tea.Msg {
@@ -470,7 +474,14 @@ func (p *eventsPane) View(c *Common, w, h int) string {
 	rows := h - 1
 	n := p.visible()
 	if n == 0 {
-		b.WriteString("\n" + fit(s.Dim.Render("No events yet. Sell (s), remove (x/X), force-expire (F) or buy (b) on the Listings pane."), w))
+		msg := "No events yet. Sell (s), remove (x/X), force-expire (F) or buy (b) on the Listings pane."
+		if len(p.log.all) > 0 {
+			msg = "No event matches the filter: f cycles it."
+			if p.listing != 0 {
+				msg = "No event matches the filter: f cycles it, l shows every listing again."
+			}
+		}
+		b.WriteString("\n" + fit(s.Dim.Render(msg), w))
 		for i := 2; i < h; i++ {
 			b.WriteString("\n" + fit("", w))
 		}

@@ -127,3 +127,31 @@ func TestEventsNameItemsAsEverywhere(t *testing.T) {
 	}
 	e.mustContain(fmt.Sprintf(`alert "diamond": #%d Diamond ×3 for 30.00`, listed.ID))
 }
+
+// An export of no events says so and writes no file; it said "✓ exported 0
+// events" over an empty file.
+func TestEventsExportOfNothingSaysSo(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	e.key("6")
+	p := e.m.panes[5].(*eventsPane)
+	e.key("e")
+	if want := "nothing to export: no events in this view (showing all kinds); no file written"; e.status() != want || !e.m.status.err {
+		t.Fatalf("status %q (error %v), want %q", e.status(), e.m.status.err, want)
+	}
+	e.key("1")
+	e.key("s")
+	e.key("enter")
+	e.tick()
+	e.key("6")
+	for range 5 { // ListingRemovedEvent reason=force-expire
+		e.key("f")
+	}
+	e.key("e")
+	if want := "nothing to export: no events in this view (showing ListingRemovedEvent reason=force-expire); no file written"; e.status() != want {
+		t.Fatalf("status %q, want %q", e.status(), want)
+	}
+	e.mustContain("No event matches the filter: f cycles it.")
+	if files, _ := os.ReadDir(p.exportDir); len(files) != 0 {
+		t.Fatalf("files written: %v", files)
+	}
+}
