@@ -159,10 +159,11 @@ func New(o Options) *Model {
 	return m
 }
 
-// setStatus shows a result in the footer and keeps it in the history (L).
+// setStatus shows a result in the footer and keeps it in the history (L),
+// stamped with the market's clock: the header's, the one QA moves.
 func (m *Model) setStatus(s statusMsg) {
 	m.status = s
-	m.history.add(m.c.Wall(), s)
+	m.history.add(m.c.Svc.Now(), s)
 }
 
 // chooseActors picks a default acting player — the first non-admin who can

@@ -192,7 +192,7 @@ type statusHistory struct {
 }
 
 type statusEntry struct {
-	at time.Time
+	at time.Time // the market's clock
 	statusMsg
 }
 
@@ -222,7 +222,7 @@ func newStatusLog(h *statusHistory) *pagerDialog {
 		case e.qa:
 			mark = "◆"
 		}
-		lines = append(lines, e.at.Format("15:04:05")+" "+mark+" "+e.text)
+		lines = append(lines, e.at.UTC().Format("01-02 15:04:05")+" "+mark+" "+e.text)
 	}
-	return newPager("Status history (newest first)", lines)
+	return newPager("Status history (newest first, the market's clock, UTC)", lines)
 }
