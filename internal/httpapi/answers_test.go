@@ -32,7 +32,7 @@ func TestKeptAnswersFollowTheVersionAndTheClock(t *testing.T) {
 	// run, the version stands; every kept answer that counted it changes.
 	soonest := first.Items[0]
 	for _, l := range first.Items {
-		if l.ExpiresAt.Before(soonest.ExpiresAt) {
+		if l.ExpiresAt.Before(soonest.ExpiresAt.Time) {
 			soonest = l
 		}
 	}

@@ -198,7 +198,7 @@ func sqlPage(db *sql.DB, order string, offset int) ([]byte, error) {
 			return nil, err
 		}
 		l.Price = market.FormatMoney(market.Money(price))
-		l.CreatedAt, l.ExpiresAt = time.UnixMilli(created).UTC(), time.UnixMilli(expires).UTC()
+		l.CreatedAt, l.ExpiresAt = wire.At(time.UnixMilli(created)), wire.At(time.UnixMilli(expires))
 		json.Unmarshal([]byte(cats), &l.Categories)
 		page.Items = append(page.Items, l)
 	}

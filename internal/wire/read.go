@@ -139,13 +139,13 @@ func NewStats(st market.Stats, version uint64) Stats {
 // in [start, start+width), and their count and volume. Prices are absent
 // from a bucket without sales.
 type PriceBucket struct {
-	Start  time.Time `json:"start"`
-	Count  int       `json:"count"`  // sales
-	Amount int64     `json:"amount"` // items sold
-	Volume string    `json:"volume"` // sum of prices
-	Min    string    `json:"min,omitempty"`
-	Median string    `json:"median,omitempty"`
-	Max    string    `json:"max,omitempty"`
+	Start  Time   `json:"start"`
+	Count  int    `json:"count"`  // sales
+	Amount int64  `json:"amount"` // items sold
+	Volume string `json:"volume"` // sum of prices
+	Min    string `json:"min,omitempty"`
+	Median string `json:"median,omitempty"`
+	Max    string `json:"max,omitempty"`
 }
 
 // PriceHistory is the price history of one material over a span.
@@ -187,7 +187,7 @@ func NewPriceSummary(sum market.PriceSummary, version uint64) PriceSummary {
 func NewPriceHistory(ph market.PriceHistory, span string, width time.Duration, version uint64) PriceHistory {
 	out := PriceHistory{Material: ph.Material, Span: span, BucketMs: width.Milliseconds(), Buckets: make([]PriceBucket, 0, len(ph.Points)), Version: version}
 	for _, p := range ph.Points {
-		b := PriceBucket{Start: p.Start.UTC(), Count: p.Sales, Amount: p.Amount, Volume: Money(p.Volume)}
+		b := PriceBucket{Start: At(p.Start), Count: p.Sales, Amount: p.Amount, Volume: Money(p.Volume)}
 		if p.Sales > 0 {
 			b.Min, b.Median, b.Max = Money(p.Min), Money(p.Median), Money(p.Max)
 		}

@@ -5,7 +5,7 @@
 //
 // Conventions: keys are camelCase; money is a decimal string made from
 // integer cents ("703.20", no thousands separators), so no client parses a
-// float; times are RFC 3339 in UTC; categories and states are their
+// float; times are RFC 3339 in UTC with exactly three decimals (Time); categories and states are their
 // contract names; ids are as in the contract: a listing's an integer, a
 // transaction's a string, a player's a UUID string.
 //
@@ -16,7 +16,6 @@ package wire
 
 import (
 	"math"
-	"time"
 
 	"github.com/rynek/rynek/market"
 )
@@ -54,21 +53,21 @@ type Item struct {
 
 // Listing is an active offer (or one as it was when an event carried it).
 type Listing struct {
-	ID         int       `json:"id"`
-	Item       Item      `json:"item"`
-	Categories []string  `json:"categories"`
-	Price      string    `json:"price"`
-	UnitPrice  string    `json:"unitPrice"`
-	Seller     Player    `json:"seller"`
-	CreatedAt  time.Time `json:"createdAt"`
-	ExpiresAt  time.Time `json:"expiresAt"`
-	Reserved   bool      `json:"reserved"` // a purchase of it is in progress
+	ID         int      `json:"id"`
+	Item       Item     `json:"item"`
+	Categories []string `json:"categories"`
+	Price      string   `json:"price"`
+	UnitPrice  string   `json:"unitPrice"`
+	Seller     Player   `json:"seller"`
+	CreatedAt  Time     `json:"createdAt"`
+	ExpiresAt  Time     `json:"expiresAt"`
+	Reserved   bool     `json:"reserved"` // a purchase of it is in progress
 }
 
 // StateTime is when a transaction entered a state.
 type StateTime struct {
-	State string    `json:"state"`
-	At    time.Time `json:"at"`
+	State string `json:"state"`
+	At    Time   `json:"at"`
 }
 
 // Transaction is one purchase attempt and its outcome.
@@ -85,8 +84,8 @@ type Transaction struct {
 	// ErrorCode says why a FAILED or ROLLED_BACK transaction did not
 	// complete; empty otherwise.
 	ErrorCode          string      `json:"errorCode,omitempty"`
-	CreatedAt          time.Time   `json:"createdAt"`
-	UpdatedAt          time.Time   `json:"updatedAt"` // when it entered its current state
+	CreatedAt          Time        `json:"createdAt"`
+	UpdatedAt          Time        `json:"updatedAt"` // when it entered its current state
 	Timeline           []StateTime `json:"timeline"`
 	DeliveredToMailbox bool        `json:"deliveredToMailbox"`
 	Rating             int         `json:"rating,omitempty"` // the buyer's 1-5 stars; absent when not rated
@@ -97,7 +96,7 @@ type Transaction struct {
 type Event struct {
 	Seq         uint64       `json:"seq"`
 	Event       string       `json:"event"` // ListingCreatedEvent, ListingRemovedEvent or TransactionCompletedEvent
-	At          time.Time    `json:"at"`
+	At          Time         `json:"at"`
 	Origin      string       `json:"origin,omitempty"`      // the server whose change it was, in a network
 	Listing     *Listing     `json:"listing,omitempty"`     // created and removed
 	Reason      string       `json:"reason,omitempty"`      // removed: "removed", "admin-removed" or "force-expire"
@@ -137,7 +136,7 @@ func NewListing(l market.Listing) Listing {
 	out := Listing{ID: l.ID, Item: NewItem(l.Item), Categories: make([]string, 0, len(l.Categories)),
 		Price: Money(l.Price), UnitPrice: Money(l.UnitPrice()),
 		Seller:    NewPlayer(market.Player{ID: l.Seller, Name: l.SellerName}),
-		CreatedAt: l.CreatedAt.UTC(), ExpiresAt: l.ExpiresAt.UTC(), Reserved: l.Reserved}
+		CreatedAt: At(l.CreatedAt), ExpiresAt: At(l.ExpiresAt), Reserved: l.Reserved}
 	for _, c := range l.Categories {
 		out.Categories = append(out.Categories, c.String())
 	}
@@ -153,7 +152,7 @@ func NewTransaction(t market.Transaction) Transaction {
 		State: string(t.State), ErrorCode: t.ErrorCode, Timeline: make([]StateTime, 0, len(t.Timeline)),
 		DeliveredToMailbox: t.DeliveredToMailbox, Rating: t.Rating}
 	for _, st := range t.Timeline {
-		out.Timeline = append(out.Timeline, StateTime{State: string(st.State), At: st.At.UTC()})
+		out.Timeline = append(out.Timeline, StateTime{State: string(st.State), At: At(st.At)})
 	}
 	if n := len(out.Timeline); n > 0 {
 		out.CreatedAt, out.UpdatedAt = out.Timeline[0].At, out.Timeline[n-1].At
@@ -163,7 +162,7 @@ func NewTransaction(t market.Transaction) Transaction {
 
 // NewEvent is the wire form of an event.
 func NewEvent(e market.Event) Event {
-	out := Event{Seq: e.Seq(), Event: e.EventName(), At: e.At().UTC(), Origin: e.Origin()}
+	out := Event{Seq: e.Seq(), Event: e.EventName(), At: At(e.At()), Origin: e.Origin()}
 	switch e := e.(type) {
 	case market.ListingCreatedEvent:
 		l := NewListing(e.Listing())

@@ -124,7 +124,7 @@ func TestEventsFromARealMarket(t *testing.T) {
 	}
 	tx := NewEvent(events[3]).Transaction
 	if tx.State != "COMPLETED" || tx.Price != "20.00" || tx.Fee != "1.00" || tx.SellerNet != "19.00" ||
-		tx.Seller.UUID != seller.String() || tx.Buyer.Name != "Nowak" || tx.UpdatedAt.Before(tx.CreatedAt) {
+		tx.Seller.UUID != seller.String() || tx.Buyer.Name != "Nowak" || tx.UpdatedAt.Before(tx.CreatedAt.Time) {
 		t.Errorf("transaction %+v", tx)
 	}
 }
