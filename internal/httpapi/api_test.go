@@ -459,3 +459,32 @@ func TestHostileInput(t *testing.T) {
 		t.Errorf("a since ahead of the market: %d (want a stream with a reset)", a.status)
 	}
 }
+
+// TestProfileRating: a player no buyer has rated has "rating": null, not
+// 0 (which would read as the worst mark); once rated, the mean.
+func TestProfileRating(t *testing.T) {
+	e := newEnv(t, seed.Options{Listings: 50}, Options{})
+	txs, err := e.svc.Transactions(market.TxQuery{Limit: 1})
+	if err != nil || len(txs.Transactions) == 0 {
+		t.Fatalf("no transaction to rate: %v", err)
+	}
+	tx := txs.Transactions[0]
+	seller, err := e.svc.Profile(tx.Seller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seller.Ratings != 0 {
+		t.Fatalf("the seeded seller has %d ratings already", seller.Ratings)
+	}
+	path := "/api/players/" + tx.Seller.String()
+	c := loadContract(t, e)
+	if a := c.check(t, e, 200, path); !strings.Contains(string(a.body), `"rating":null,"ratings":0`) {
+		t.Errorf("unrated: %s", a.body)
+	}
+	if _, err := e.svc.Rate(tx.Buyer, tx.ID, 4); err != nil {
+		t.Fatal(err)
+	}
+	if a := c.check(t, e, 200, path); !strings.Contains(string(a.body), `"rating":4,"ratings":1`) {
+		t.Errorf("rated 4 stars: %s", a.body)
+	}
+}

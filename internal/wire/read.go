@@ -59,17 +59,21 @@ type Profile struct {
 	Sales          int64  `json:"sales"`
 	Purchases      int64  `json:"purchases"`
 	Earned         string `json:"earned"` // from sales, net of fees
-	// Rating is the mean of the buyers' 1-5 star ratings of the sales, 0
-	// without any; Ratings counts them.
-	Rating  float64 `json:"rating"`
-	Ratings int64   `json:"ratings"`
-	Version uint64  `json:"version"`
+	// Rating is the mean of the buyers' 1-5 star ratings of the sales, null
+	// without any (0 would read as the worst mark); Ratings counts them.
+	Rating  *float64 `json:"rating"`
+	Ratings int64    `json:"ratings"`
+	Version uint64   `json:"version"`
 }
 
 // NewProfile is the wire form of a profile.
 func NewProfile(p market.Profile) Profile {
-	return Profile{UUID: p.ID.String(), Name: p.Name, ActiveListings: p.ActiveListings, Sales: p.Sales,
-		Purchases: p.Purchases, Earned: Money(p.Earned), Rating: p.Rating, Ratings: p.Ratings, Version: p.Version}
+	out := Profile{UUID: p.ID.String(), Name: p.Name, ActiveListings: p.ActiveListings, Sales: p.Sales,
+		Purchases: p.Purchases, Earned: Money(p.Earned), Ratings: p.Ratings, Version: p.Version}
+	if p.Ratings > 0 {
+		out.Rating = &p.Rating
+	}
+	return out
 }
 
 // SellerRank is one row of the top sellers.
