@@ -256,9 +256,8 @@ func (st *stats) unrecord(s *Service, t *transactionRecord) {
 	}
 	at := t.tl[slices.IndexFunc(t.tl, func(x stamp) bool { return x.state == uint8(stateIndex(StateCompleted)) })].at
 	pts := st.hist[t.it.mat]
-	unit := unitKey(t.price, t.it.amount)
 	for i := range pts {
-		if p := pts[i]; p.at == at && p.unit == unit && p.amount == t.it.amount {
+		if p := pts[i]; p.at == at && p.price == t.price && p.amount == t.it.amount {
 			st.hist[t.it.mat] = slices.Delete(pts, i, i+1)
 			break
 		}

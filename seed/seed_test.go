@@ -161,7 +161,7 @@ func TestLoad(t *testing.T) {
 	}
 
 	// Price history has shape: the monthly window has sales of diamonds.
-	ph, err := svc.PriceHistory("DIAMOND", 30*24*time.Hour, 30)
+	ph, err := svc.PriceHistory("DIAMOND", 30*24*time.Hour, 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func (p *statsPane) Refresh(c *Common) {
 // the current screen.
 func (p *statsPane) fetchHistory(c *Common) {
 	w := max(c.W, 20)
-	ph, err := c.Svc.PriceHistory(p.material, statsSpans[p.span].d, statsBuckets(w))
+	ph, err := c.Svc.PriceHistory(p.material, statsSpans[p.span].d, statsWidth(statsSpans[p.span].d, w))
 	if err != nil {
 		p.hist, p.histErr = market.PriceHistory{}, err
 		return
@@ -165,10 +165,30 @@ func statsChartW(w int) (int, bool) {
 	return w, false
 }
 
-// statsBuckets is the number of chart columns on a pane w cells wide.
-func statsBuckets(w int) int {
+// statsColumns is the number of chart columns on a pane w cells wide.
+func statsColumns(w int) int {
 	cw, _ := statsChartW(w)
 	return max(1, min(cw-statsYAxisW, statsMaxBuckets))
+}
+
+// statsWidths are the bucket widths a chart may have: each divides a day or
+// is whole days, so that buckets begin on UTC hours and midnights.
+var statsWidths = []time.Duration{
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 20 * time.Minute,
+	30 * time.Minute, time.Hour, 2 * time.Hour, 3 * time.Hour, 4 * time.Hour, 6 * time.Hour, 8 * time.Hour,
+	12 * time.Hour, 24 * time.Hour, 2 * 24 * time.Hour, 3 * 24 * time.Hour, 5 * 24 * time.Hour, 10 * 24 * time.Hour,
+}
+
+// statsWidth is the narrowest bucket width whose buckets over span fit the
+// chart's columns on a pane w cells wide: one bucket a column.
+func statsWidth(span time.Duration, w int) time.Duration {
+	cols := time.Duration(statsColumns(w))
+	for _, bw := range statsWidths {
+		if (span+bw-1)/bw <= cols {
+			return bw
+		}
+	}
+	return statsWidths[len(statsWidths)-1]
 }
 
 func (p *statsPane) View(c *Common, w, h int) string {
@@ -420,8 +440,8 @@ func (p *statsPane) chart(c *Common, w, h int) []string {
 	if i := p.matIndex(); i >= 0 {
 		head += s.Dim.Render(fmt.Sprintf(" · top item %d/%d", i+1, len(p.mats)))
 	}
-	if n := len(p.hist.Points); n > 0 {
-		head += s.Dim.Render(" · 1 column = " + statsDur(sp.d/time.Duration(n)))
+	if len(p.hist.Points) > 0 {
+		head += s.Dim.Render(" · 1 column = " + statsDur(p.hist.Width))
 	}
 	if p.histErr != nil {
 		head += "  " + s.Err.Render("✗ "+playertext.Sanitize(p.histErr.Error()))
@@ -491,7 +511,7 @@ func (p *statsPane) windows(c *Common) []string {
 		row("min", func(pw market.PriceWindow) string { return statsMoney(pw.Min) }),
 		row("median", func(pw market.PriceWindow) string { return s.Price.Render(statsMoney(pw.Median)) }),
 		row("max", func(pw market.PriceWindow) string { return statsMoney(pw.Max) }),
-		row("volume", func(pw market.PriceWindow) string { return statsMoney(pw.Volume) }),
+		row("volume", func(pw market.PriceWindow) string { return statsMoney(pw.Volume.Float()) }),
 		"",
 		s.ChartDim.Render("│") + s.Dim.Render(" min–max  ") + s.Chart.Render("━") + s.Dim.Render(" median unit price"),
 		s.ChartDim.Render("▅") + s.Dim.Render(" sales per column"),
@@ -513,7 +533,7 @@ func statsMoney(v float64) string {
 	return money(v)
 }
 
-// statsDur renders a bucket length: "12m", "1h24m", "6h".
+// statsDur renders a bucket length: "12m", "1h24m", "6h", "2d".
 func statsDur(d time.Duration) string {
 	d = d.Round(time.Minute)
 	switch {
@@ -521,6 +541,8 @@ func statsDur(d time.Duration) string {
 		return "<1m"
 	case d < time.Hour:
 		return fmt.Sprintf("%dm", d/time.Minute)
+	case d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
 	case d%time.Hour == 0:
 		return fmt.Sprintf("%dh", d/time.Hour)
 	}

@@ -68,8 +68,8 @@ func TestStatsLayout(t *testing.T) {
 		if p.material != st.TopItems[0].Material {
 			t.Errorf("default material %q, want the top item %q", p.material, st.TopItems[0].Material)
 		}
-		if got := len(p.hist.Points); got != statsBuckets(size[0]) {
-			t.Errorf("%d wide: %d buckets, want %d", size[0], got, statsBuckets(size[0]))
+		if got, cols := len(p.hist.Points), statsColumns(size[0]); got > cols || got <= cols/3 {
+			t.Errorf("%d wide: %d buckets for %d columns", size[0], got, cols)
 		}
 		if !strings.ContainsAny(plain, "━") {
 			t.Errorf("%d×%d: the chart draws no median:\n%s", size[0], size[1], plain)
@@ -217,5 +217,42 @@ func TestStatsChartSalesRow(t *testing.T) {
 	}
 	if lines := statsChartLines(s, pts, 24*time.Hour, 4, 3, "none"); len(lines) != 4 || strings.Contains(ansi.Strip(lines[2]), "≤") {
 		t.Fatalf("3 rows have room for prices only: %q", lines)
+	}
+}
+
+// TestStatsVolumeIsTheSumOfTheSales: on the Stats pane, the charted item's
+// 30-day volume is the sum of its transactions' prices in those 30 days,
+// to the cent. It was summed from rounded-down unit prices times amounts,
+// and over a month of sales came out 0.01 or more below.
+func TestStatsVolumeIsTheSumOfTheSales(t *testing.T) {
+	e := envOn(t, seededStore(t, seed.Options{Players: 40, Listings: 3000, Days: 30, Rand: 1}), 160, 44)
+	e.key("4")
+	p := e.m.panes[3].(*statsPane)
+	done, err := e.svc.GetCompletedTransactions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := e.clock.Now()
+	var sum market.Money
+	sales := 0
+	for _, tx := range done {
+		at := tx.Timeline[len(tx.Timeline)-1].At
+		if tx.Item.Material == p.material && !at.Before(now.Add(-30*24*time.Hour)) && !at.After(now) {
+			sum += market.Money(tx.Price*100 + 0.5)
+			sales++
+		}
+	}
+	if sales < 30 {
+		t.Fatalf("%d sales of %s in 30 days: too few to sum", sales, p.material)
+	}
+	// The table's row: "volume" and the 24h, 7d and 30d cells, 10 wide each.
+	row := ""
+	for _, line := range strings.Split(e.view(), "\n") {
+		if i := strings.Index(line, "volume  "); i >= 0 {
+			row = strings.TrimRight(line[i:], " ")
+		}
+	}
+	if want := statsMoney(sum.Float()); !strings.HasSuffix(row, " "+want) {
+		t.Errorf("%d sales of %s in 30 days sum to %s; the volume row is %q", sales, p.material, want, row)
 	}
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/url"
 	"strings"
@@ -206,9 +207,7 @@ func TestOtherRoutes(t *testing.T) {
 			t.Errorf("bucket %+v", b)
 		}
 	}
-	// The buckets cover now-30d to now, both ends included: a day and a
-	// millisecond over thirty buckets, rounded up.
-	if len(ph.Buckets) != 30 || ph.Span != "30d" || ph.BucketMs != 86_400_001 || sold == 0 {
+	if len(ph.Buckets) != 30 || ph.Span != "30d" || ph.BucketMs != 86_400_000 || sold == 0 {
 		t.Errorf("price history: %d buckets, span %s, width %d ms, %d sales", len(ph.Buckets), ph.Span, ph.BucketMs, sold)
 	}
 	var ps wire.PriceSummary
@@ -486,5 +485,62 @@ func TestProfileRating(t *testing.T) {
 	}
 	if a := c.check(t, e, 200, path); !strings.Contains(string(a.body), `"rating":4,"ratings":1`) {
 		t.Errorf("rated 4 stars: %s", a.body)
+	}
+}
+
+// TestPriceHistoryBuckets: each span's buckets are exactly 1 h, 6 h or a
+// day wide (they were a millisecond wider and drifted), start on UTC
+// boundaries, end with the bucket now falls in, and their volumes are the
+// sums of the transactions' prices to the cent.
+func TestPriceHistoryBuckets(t *testing.T) {
+	e := newEnv(t, seed.Options{Listings: 300, Days: 30}, Options{})
+	e.clock.Advance(4*time.Hour + 40*time.Minute + 4760*time.Millisecond) // 16:40:04.760
+	now := e.clock.Now()
+	done, err := e.svc.GetCompletedTransactions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mat := done[len(done)-1].Item.Material
+	for _, c := range []struct {
+		span    string
+		width   time.Duration
+		buckets int
+	}{{"24h", time.Hour, 24}, {"7d", 6 * time.Hour, 28}, {"30d", 24 * time.Hour, 30}} {
+		var ph wire.PriceHistory
+		e.getJSON("/api/price-history/"+mat+"?span="+c.span, &ph)
+		if ph.BucketMs != c.width.Milliseconds() || len(ph.Buckets) != c.buckets {
+			t.Errorf("%s: %d buckets of %d ms, want %d of %d", c.span, len(ph.Buckets), ph.BucketMs, c.buckets, c.width.Milliseconds())
+		}
+		for i, b := range ph.Buckets {
+			if b.Start.UnixMilli()%ph.BucketMs != 0 || i > 0 && b.Start.Sub(ph.Buckets[i-1].Start.Time) != c.width {
+				t.Errorf("%s: bucket %d starts at %s", c.span, i, b.Start)
+			}
+		}
+		first, last := ph.Buckets[0].Start.Time, ph.Buckets[len(ph.Buckets)-1].Start.Time
+		if now.Before(last) || !now.Before(last.Add(c.width)) {
+			t.Errorf("%s: the last bucket starts at %s; now is %s", c.span, last, now)
+		}
+		var want market.Money
+		sales := 0
+		for _, tx := range done {
+			at := tx.Timeline[len(tx.Timeline)-1].At
+			if tx.Item.Material == mat && !at.Before(first) && !at.After(now) {
+				want += market.Money(math.Round(tx.Price * 100))
+				sales++
+			}
+		}
+		var got market.Money
+		count := 0
+		for _, b := range ph.Buckets {
+			m, err := market.ParsePrice(b.Volume, 0, 1<<62)
+			if err != nil && b.Volume != "0.00" {
+				t.Fatal(err)
+			}
+			got += m
+			count += b.Count
+		}
+		if got != want || count != sales {
+			t.Errorf("%s: buckets hold %d sales for %s; the transactions are %d for %s", c.span, count, market.FormatMoney(got), sales, market.FormatMoney(want))
+		}
 	}
 }

@@ -323,15 +323,14 @@ func (s *Server) transaction(r *http.Request) (reader, error) {
 	}, nil
 }
 
-// spans are price-history's spans and their bucket counts: hours for a
+// spans are price-history's spans and their bucket widths: hours for a
 // day, quarter days for a week, days for a month.
 var spans = map[string]struct {
-	span    time.Duration
-	buckets int
+	span, width time.Duration
 }{
-	"24h": {24 * time.Hour, 24},
-	"7d":  {7 * 24 * time.Hour, 28},
-	"30d": {30 * 24 * time.Hour, 30},
+	"24h": {24 * time.Hour, time.Hour},
+	"7d":  {7 * 24 * time.Hour, 6 * time.Hour},
+	"30d": {30 * 24 * time.Hour, 24 * time.Hour},
 }
 
 func (s *Server) priceSummary(r *http.Request) (reader, error) {
@@ -373,15 +372,11 @@ func (s *Server) priceHistory(r *http.Request) (reader, error) {
 	}
 	return func() (any, uint64, error) {
 		v := s.svc.Version()
-		ph, err := s.svc.PriceHistory(info.Key, sp.span, sp.buckets)
+		ph, err := s.svc.PriceHistory(info.Key, sp.span, sp.width)
 		if err != nil {
 			return nil, 0, err
 		}
-		width := sp.span / time.Duration(sp.buckets)
-		if len(ph.Points) > 1 {
-			width = ph.Points[1].Start.Sub(ph.Points[0].Start)
-		}
-		return wire.NewPriceHistory(ph, span, width, v), v, nil
+		return wire.NewPriceHistory(ph, span, v), v, nil
 	}, nil
 }
 

@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"time"
-
 	"github.com/rynek/rynek/market"
 )
 
@@ -140,8 +138,8 @@ func NewStats(st market.Stats, version uint64) Stats {
 }
 
 // PriceBucket is one bucket of a price history: unit prices of the sales
-// in [start, start+width), and their count and volume. Prices are absent
-// from a bucket without sales.
+// in [start, start+width), and their count and volume (the sum of their
+// prices, exact). Prices are absent from a bucket without sales.
 type PriceBucket struct {
 	Start  Time   `json:"start"`
 	Count  int    `json:"count"`  // sales
@@ -156,7 +154,7 @@ type PriceBucket struct {
 type PriceHistory struct {
 	Material string        `json:"material"`
 	Span     string        `json:"span"`         // "24h", "7d" or "30d"
-	BucketMs int64         `json:"bucketMillis"` // one bucket's width in milliseconds
+	BucketMs int64         `json:"bucketMillis"` // one bucket's width in milliseconds: 1 h, 6 h or 1 d
 	Buckets  []PriceBucket `json:"buckets"`
 	Version  uint64        `json:"version"`
 }
@@ -188,10 +186,10 @@ func NewPriceSummary(sum market.PriceSummary, version uint64) PriceSummary {
 }
 
 // NewPriceHistory is the wire form of a price history.
-func NewPriceHistory(ph market.PriceHistory, span string, width time.Duration, version uint64) PriceHistory {
-	out := PriceHistory{Material: ph.Material, Span: span, BucketMs: width.Milliseconds(), Buckets: make([]PriceBucket, 0, len(ph.Points)), Version: version}
+func NewPriceHistory(ph market.PriceHistory, span string, version uint64) PriceHistory {
+	out := PriceHistory{Material: ph.Material, Span: span, BucketMs: ph.Width.Milliseconds(), Buckets: make([]PriceBucket, 0, len(ph.Points)), Version: version}
 	for _, p := range ph.Points {
-		b := PriceBucket{Start: At(p.Start), Count: p.Sales, Amount: p.Amount, Volume: Money(p.Volume)}
+		b := PriceBucket{Start: At(p.Start), Count: p.Sales, Amount: p.Amount, Volume: market.FormatMoney(p.Volume)}
 		if p.Sales > 0 {
 			b.Min, b.Median, b.Max = Money(p.Min), Money(p.Median), Money(p.Max)
 		}

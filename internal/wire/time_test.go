@@ -31,7 +31,7 @@ func TestTimesHaveThreeDecimals(t *testing.T) {
 			Timeline: []market.StateTime{{State: market.StateCreated, At: c.at}, {State: market.StateCompleted, At: c.at}}}
 		ph := market.PriceHistory{Points: []market.PricePoint{{Start: c.at}}}
 		for name, v := range map[string]any{"listing": NewListing(l), "transaction": NewTransaction(tx),
-			"price history": NewPriceHistory(ph, "24h", time.Hour, 1)} {
+			"price history": NewPriceHistory(ph, "24h", 1)} {
 			b, err := json.Marshal(v)
 			if err != nil {
 				t.Fatal(err)
