@@ -98,12 +98,13 @@ func (ai *alertIndex) remove(owner int32, a *alertRecord) {
 }
 
 // listingWords are the folded words a listing is found by, as Query finds
-// it: its material's key and name, its seller's name, its own name, lore and
-// enchantments.
+// it: its material's key, name and Polish words, its seller's name, its own
+// name, lore and enchantments.
 func listingWords(dst []string, it item, sellerName string) []string {
 	info := &materials[it.mat]
 	dst = appendTokens(dst, info.Key)
 	dst = appendTokens(dst, info.Name)
+	dst = appendTokens(dst, info.PolishWords)
 	dst = appendTokens(dst, playertext.Sanitize(sellerName))
 	if x := it.x; x != nil {
 		dst = appendTokens(dst, playertext.Plain(x.name))

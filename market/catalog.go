@@ -174,6 +174,10 @@ type MaterialInfo struct {
 	// demo data generator and for suggested prices; 0 for a material that is
 	// not in the catalogue.
 	BasePrice int64
+	// PolishWords are the Polish words search finds the material by, the
+	// forms of its name's words ("diament miecz" for Diamond Sword; see
+	// polishForms); "" when none of its words has one.
+	PolishWords string
 }
 
 // EnchantmentInfo describes one enchantment. The market needs it to validate

@@ -131,7 +131,7 @@ func (ix *index) tokenIDs(dst []uint32, r *listingRecord, sellerName string) []u
 	mt := ix.matToks[r.it.mat]
 	if mt == nil {
 		info := &materials[r.it.mat]
-		mt = ix.wordsOf(ix.wordsOf(nil, info.Key), info.Name)
+		mt = ix.wordsOf(ix.wordsOf(ix.wordsOf(nil, info.Key), info.Name), info.PolishWords)
 		ix.matToks[r.it.mat] = mt
 	}
 	st, ok := ix.sellerToks[r.seller]

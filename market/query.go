@@ -100,6 +100,8 @@ type Page struct {
 
 // parsedQuery is the query text split into words and #id terms. Colour
 // codes are stripped first, as the original plugin does: "§b" is no text.
+// A word that begins with a Polish form of an item word is looked up as
+// that form ("diamentowy" as "diament"; see polishForms).
 type parsedQuery struct {
 	words []string
 	ids   []uint32
@@ -119,7 +121,11 @@ func parseQueryText(text string) parsedQuery {
 				continue
 			}
 		}
+		n := len(pq.words)
 		pq.words = appendTokens(pq.words, f)
+		for i := n; i < len(pq.words); i++ {
+			pq.words[i] = polishStem(pq.words[i])
+		}
 	}
 	if len(pq.words) == 0 && len(pq.ids) == 0 && strings.TrimSpace(text) != "" {
 		// Text that says something but leaves no word to look for (colour
@@ -132,8 +138,9 @@ func parseQueryText(text string) parsedQuery {
 }
 
 // SearchTerms is search text as Query reads it: the folded words every
-// match contains (sorted, each once) and the "#<id>" terms; NoMatch is set
-// when the text can match nothing (#0, or text without a single word).
+// match contains (sorted, each once; a Polish word of an item as its form,
+// "diamentowy" as "diament") and the "#<id>" terms; NoMatch is set when the
+// text can match nothing (#0, or text without a single word).
 type SearchTerms struct {
 	Words   []string
 	IDs     []int

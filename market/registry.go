@@ -51,13 +51,14 @@ var materials = func() *[materialCapacity]MaterialInfo {
 	t := new([materialCapacity]MaterialInfo)
 	for i, r := range catalogMaterialRows {
 		t[1+i] = MaterialInfo{
-			Key:       r.key,
-			Name:      r.name,
-			MaxStack:  r.stack,
-			Block:     r.flags&matBlock != 0,
-			Edible:    r.flags&matEdible != 0,
-			Potion:    r.flags&matPotion != 0,
-			BasePrice: r.price,
+			Key:         r.key,
+			Name:        r.name,
+			PolishWords: polishWords(r.name),
+			MaxStack:    r.stack,
+			Block:       r.flags&matBlock != 0,
+			Edible:      r.flags&matEdible != 0,
+			Potion:      r.flags&matPotion != 0,
+			BasePrice:   r.price,
 		}
 	}
 	return t
@@ -195,7 +196,8 @@ func addEnchantment(canon string) (uint8, error) {
 // it is filed under OTHER; its name is made from its key; it stacks to the
 // game's default unless an item says otherwise.
 func runtimeMaterial(canon string) MaterialInfo {
-	return MaterialInfo{Key: canon, Name: nameFromKey(canon), MaxStack: runtimeMaterialStack}
+	name := nameFromKey(canon)
+	return MaterialInfo{Key: canon, Name: name, PolishWords: polishWords(name), MaxStack: runtimeMaterialStack}
 }
 
 // runtimeEnchantment describes an enchantment outside the catalogue.

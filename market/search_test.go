@@ -69,6 +69,7 @@ func oracleMatch(l market.Listing, query string) bool {
 	info, _ := market.LookupMaterial(l.Item.Material)
 	words = append(words, oracleWords(info.Key)...)
 	words = append(words, oracleWords(info.Name)...)
+	words = append(words, oracleWords(info.PolishWords)...)
 	words = append(words, oracleWords(playertext.Plain(l.Item.DisplayName))...)
 	for _, line := range l.Item.Lore {
 		words = append(words, oracleWords(playertext.Plain(line))...)
@@ -86,7 +87,9 @@ func oracleMatch(l market.Listing, query string) bool {
 			}
 			continue
 		}
-		for _, q := range oracleWords(f) {
+		// A word is looked up as ParseSearch gives it (a Polish
+		// inflection as its form: "diamentowy" as "diament").
+		for _, q := range market.ParseSearch(f).Words {
 			if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(w, q) }) {
 				return false
 			}
@@ -319,5 +322,44 @@ func TestSearchInGameNames(t *testing.T) {
 		if !slices.Equal(gotIDs, want) {
 			t.Errorf("Search(%q) = %v, want %v", q, gotIDs, want)
 		}
+	}
+}
+
+// TestPolishWordsFindItems: a Polish search finds the items whose English
+// names it means, in any inflection, and an alert written in Polish fires
+// for them; English searches find what they did.
+func TestPolishWordsFindItems(t *testing.T) {
+	w := newWorld(t)
+	sword := w.sell(w.alice, 1, 10) // Diamond Sword "§bMiecz Łódź"
+	gems := w.sell(w.admin, 0, 100) // 64 Diamonds
+	logs := w.sell(w.bob, 2, 5)     // 32 Oak Logs
+	_, err := w.svc.AddAlert(w.alice.ID, "diamentowy miecz", 100)
+	must(t, err)
+	adminSword := w.sell(w.admin, 1, 20)
+	for q, want := range map[string][]int{
+		"diament miecz":                    {adminSword.ID, sword.ID},
+		"diamentowe":                       {adminSword.ID, gems.ID, sword.ID},
+		"mieczem":                          {adminSword.ID, sword.ID},
+		"kłody dębowe":                     {logs.ID},
+		"diamond":                          {adminSword.ID, gems.ID, sword.ID},
+		"diamond sword":                    {adminSword.ID, sword.ID},
+		"łódź":                             {adminSword.ID, sword.ID},
+		"żelazny kilof":                    {},
+		"DIAMENTY #" + fmt.Sprint(gems.ID): {gems.ID},
+	} {
+		page, err := w.svc.Query(market.Query{Text: q})
+		must(t, err)
+		var got []int
+		for _, l := range page.Listings {
+			got = append(got, l.ID)
+		}
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%q found %v, want %v", q, got, want)
+		}
+	}
+	page, err := w.svc.Notifications(w.alice.ID, 0)
+	must(t, err)
+	if len(page.Notifications) != 1 || page.Notifications[0].ListingID != adminSword.ID {
+		t.Errorf("the alert \"diamentowy miecz\" fired %+v, want once for listing %d", page.Notifications, adminSword.ID)
 	}
 }

@@ -85,16 +85,18 @@ func searchWords(dst []string, s string) []string {
 }
 
 // searchText is the searchable text of a listing: the words of its material
-// key and readable name, colour-stripped display name, lore, enchantment keys
-// and names and seller name, folded and joined by single spaces. A query word
-// (letters and digits only) is a substring of this text exactly when it is a
-// substring of one of the listing's words, so strings.Contains, an FTS5
-// trigram phrase and LIKE '%w%' all implement Rynek's rule on it.
+// key, readable name and Polish words, colour-stripped display name, lore,
+// enchantment keys and names and seller name, folded and joined by single
+// spaces. A query word (letters and digits only) is a substring of this text
+// exactly when it is a substring of one of the listing's words, so
+// strings.Contains, an FTS5 trigram phrase and LIKE '%w%' all implement
+// Rynek's rule on it.
 func searchText(l market.Listing) string {
 	var w []string
 	info, _ := market.LookupMaterial(l.Item.Material)
 	w = searchWords(w, info.Key)
 	w = searchWords(w, info.Name)
+	w = searchWords(w, info.PolishWords)
 	w = searchWords(w, market.StripColors(l.Item.DisplayName))
 	for _, line := range l.Item.Lore {
 		w = searchWords(w, market.StripColors(line))

@@ -4,10 +4,11 @@ package compare_test
 // query over the same listings (search_helpers_test.go builds them all from
 // svc.GetListings(); each answers a page of 200, newest first, and a total).
 //
-//   - rynek: market.Service.Query. A listing's words are its material key and
-//     readable name, colour-stripped display name, lore, enchantment keys and
-//     names and seller name, folded (case and diacritics) and split into runs
-//     of letters and digits; every query word must be a substring of one of
+//   - rynek: market.Service.Query. A listing's words are its material key,
+//     readable name and Polish words, colour-stripped display name, lore,
+//     enchantment keys and names and seller name, folded (case and
+//     diacritics) and split into runs of letters and digits; every query
+//     word (as market.ParseSearch gives it) must be a substring of one of
 //     them; "#<id>" matches that listing only. Returns full listings.
 //
 //   - scan: the original plugin's way, strings.Contains of every query word
