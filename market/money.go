@@ -64,6 +64,9 @@ func ParsePrice(s string, min, max Money) (Money, error) {
 	if t == "" {
 		return 0, errf(CodeInvalidPrice, "price is empty")
 	}
+	if t[0] == '-' {
+		return 0, errf(CodeInvalidPrice, "price %q is negative; prices are %s to %s", truncateForMsg(s), FormatMoney(min), FormatMoney(max))
+	}
 	for _, r := range t {
 		if (r < '0' || r > '9') && r != '.' {
 			return 0, errf(CodeInvalidPrice, "price %q is not a number", truncateForMsg(s))

@@ -90,9 +90,9 @@ func (p *searchPane) Refresh(c *Common) {
 // and reports the page tagged with seq.
 func (p *searchPane) query(c *Common, seq int, text string) tea.Cmd {
 	svc := c.Svc
-	q := market.Query{Sort: p.table.q.Sort, Category: p.table.q.Category, Limit: 3 * p.rows(c)}
-	words, err := rangeFilters(text, svc.Config(), &q)
-	q.Text = words
+	cfg := svc.Config()
+	q, err := market.ParseQuery(text, cfg.MinPrice, cfg.MaxPrice)
+	q.Sort, q.Category, q.Limit = p.table.q.Sort, p.table.q.Category, 3*p.rows(c)
 	return func() tea.Msg {
 		if err != nil {
 			return searchResultMsg{seq: seq, text: text, err: err}

@@ -66,6 +66,10 @@ func TestListingsFiltersAndSorts(t *testing.T) {
 		{"sort=oldest&seller=" + seller.String(), market.Query{Sort: market.SortOldest, Seller: seller}},
 		{"q=" + url.QueryEscape("diament miecz"), market.Query{Text: "diament miecz"}},
 		{"sort=amount&q=a", market.Query{Sort: market.SortLeastAmount, Text: "a"}},
+		// q is the console's search box: its price: and amount: filters too.
+		{"q=" + url.QueryEscape("price:..50"), market.Query{MaxPrice: 50_00}},
+		{"sort=price&q=" + url.QueryEscape("amount:16..64 drewno"), market.Query{Sort: market.SortCheapest, Text: "drewno", MinAmount: 16, MaxAmount: 64}},
+		{"min_amount=2&q=" + url.QueryEscape("PRICE:10..200"), market.Query{MinPrice: 10_00, MaxPrice: 200_00, MinAmount: 2}},
 	} {
 		var page wire.ListingPage
 		e.getJSON("/api/listings?limit=500&"+c.query, &page)
@@ -74,8 +78,8 @@ func TestListingsFiltersAndSorts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(page.Items) != len(want.Listings) || page.Total != want.Total {
-			t.Errorf("%s: %d items of %d, want %d of %d", c.query, len(page.Items), page.Total, len(want.Listings), want.Total)
+		if len(page.Items) != len(want.Listings) || page.Total != want.Total || want.Total == 0 {
+			t.Errorf("%s: %d items of %d, want %d of %d (and some)", c.query, len(page.Items), page.Total, len(want.Listings), want.Total)
 			continue
 		}
 		for i, l := range want.Listings {
@@ -256,7 +260,13 @@ func TestErrors(t *testing.T) {
 		{"/api/listings?categroy=tools", "categroy", CodeBadParameter, `unknown parameter "categroy"; this route takes: q, category, seller, material, min_price, max_price, min_amount, max_amount, sort, limit, cursor`, 400},
 		{"/api/listings?category=weapon", "category", CodeBadParameter, `unknown category "weapon" (see /api/categories)`, 400},
 		{"/api/listings?limit=5&limit=6", "limit", CodeBadParameter, "parameter limit is given 2 times; give it once", 400},
-		{"/api/listings?min_price=abc", "min_price", CodeBadParameter, `min_price: price "abc" is not a number`, 400},
+		{"/api/listings?min_price=abc", "min_price", CodeBadParameter, `min_price must be a price from 1.00 to 1000000.00 with at most 2 decimals (12, 12.50 or 12,50), got "abc"`, 400},
+		{"/api/listings?min_price=-5", "min_price", CodeBadParameter, `min_price must be a price from 1.00 to 1000000.00 with at most 2 decimals (12, 12.50 or 12,50), got "-5"`, 400},
+		{"/api/listings?max_price=0.001", "max_price", CodeBadParameter, `max_price must be a price from 1.00 to 1000000.00 with at most 2 decimals (12, 12.50 or 12,50), got "0.001"`, 400},
+		{"/api/listings?q=diament+price:-5", "q", CodeBadParameter, `price:-5: price "-5" is negative; prices are 1.00 to 1000000.00`, 400},
+		{"/api/listings?q=amount:100", "q", CodeBadParameter, `amount:100: an amount is a whole number from 1 to 99, not "100"`, 400},
+		{"/api/listings?q=price:..50&max_price=40", "max_price", CodeBadParameter, "q already bounds the price with price:; give max_price or the filter, not both", 400},
+		{"/api/listings?q=amount:64&min_amount=2", "min_amount", CodeBadParameter, "q already bounds the amount with amount:; give min_amount or the filter, not both", 400},
 		{"/api/listings?min_price=20&max_price=10", "min_price", CodeBadParameter, "min_price 20.00 is above max_price 10.00", 400},
 		{"/api/listings?min_amount=0", "min_amount", CodeBadParameter, `min_amount must be a whole number from 1 to 99, got "0"`, 400},
 		{"/api/listings?max_amount=x", "max_amount", CodeBadParameter, `max_amount must be a whole number from 1 to 99, got "x"`, 400},

@@ -101,15 +101,37 @@ var listingParamNames = []string{"q", "category", "seller", "material", "min_pri
 	"sort", "limit", "cursor"}
 
 // parseListingQuery turns GET /api/listings's parameters into a service
-// query. Prices are bounded by the market's own price range.
+// query. q is the search box's language (market.ParseQuery: words, #ids,
+// price: and amount: filters), the same as the console's and the board's;
+// a range it sets cannot also be given as a parameter. Prices are bounded
+// by the market's own price range.
 func parseListingQuery(rawQuery string, minPrice, maxPrice market.Money) (market.Query, error) {
 	p, err := parseParams(rawQuery, listingParamNames...)
 	if err != nil {
 		return market.Query{}, err
 	}
-	q := market.Query{Text: p.get("q"), Sort: market.SortNewest}
-	if len(q.Text) > market.MaxQueryTextBytes {
-		return q, badParameter("q", fmt.Sprintf("q is %d bytes; at most %d allowed", len(q.Text), market.MaxQueryTextBytes))
+	text := p.get("q")
+	if len(text) > market.MaxQueryTextBytes {
+		return market.Query{}, badParameter("q", fmt.Sprintf("q is %d bytes; at most %d allowed", len(text), market.MaxQueryTextBytes))
+	}
+	q, err := market.ParseQuery(text, minPrice, maxPrice)
+	if err != nil {
+		return q, badParameter("q", err.Error())
+	}
+	q.Sort = market.SortNewest
+	for _, c := range []struct {
+		noun   string
+		set    bool
+		params []string
+	}{
+		{"price", q.MinPrice > 0 || q.MaxPrice > 0, []string{"min_price", "max_price"}},
+		{"amount", q.MinAmount > 0 || q.MaxAmount > 0, []string{"min_amount", "max_amount"}},
+	} {
+		for _, name := range c.params {
+			if c.set && p.get(name) != "" {
+				return q, badParameter(name, fmt.Sprintf("q already bounds the %s with %s:; give %s or the filter, not both", c.noun, c.noun, name))
+			}
+		}
 	}
 	if s := p.get("category"); s != "" {
 		c, ok := market.ParseCategory(s)
@@ -139,7 +161,8 @@ func parseListingQuery(rawQuery string, minPrice, maxPrice market.Money) (market
 		if s := p.get(b.name); s != "" {
 			m, err := market.ParsePrice(s, minPrice, maxPrice)
 			if err != nil {
-				return q, badParameter(b.name, b.name+": "+err.Error())
+				return q, badParameter(b.name, fmt.Sprintf("%s must be a price from %s to %s with at most 2 decimals (12, 12.50 or 12,50), got %q",
+					b.name, market.FormatMoney(minPrice), market.FormatMoney(maxPrice), clip(s)))
 			}
 			*b.dst = m
 		}

@@ -54,7 +54,7 @@ func TestParseRefusals(t *testing.T) {
 		{"listings:\n  blacklist: [DIAMOND, NOT_AN_ITEM]\n", `r.yml:2:24: listings.blacklist: unknown item "NOT_AN_ITEM"`},
 		{"listings:\n  blacklist: BEDROCK\n", `r.yml:2:14: listings.blacklist: a list of items, not a "BEDROCK"`},
 		{"prices:\n  min: 1.005\n", "r.yml:2:8: prices.min: price 1.005 has more than 2 decimals"},
-		{"prices:\n  max: -5\n", `r.yml:2:8: prices.max: price "-5" is not a number`},
+		{"prices:\n  max: -5\n", `r.yml:2:8: prices.max: price "-5" is negative; prices are 0.01 to 1000000000.00`},
 		{"prices:\n  min: 500\n  max: 100\n", "r.yml: prices.min 500.00 is above prices.max 100.00"},
 		{"fees:\n  sale-percent: 101\n", `r.yml:2:17: fees.sale-percent: a percentage from 0 to 100 with at most two decimals, not "101"`},
 		{"fees:\n  refund-listing-fee: maybe\n", `r.yml:2:23: fees.refund-listing-fee: true or false, not "maybe"`},

@@ -1,0 +1,87 @@
+package market
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The search box's language, one for the console's search, the HTTP API's
+// q parameter and the live board: the words and #ids that Query.Text
+// holds, and range filters among them, "price:10..200" (the total price)
+// and "amount:16..64" (items in the stack). Either end may be left out
+// ("price:..50", "amount:32.."); one number is a price ceiling
+// ("price:50") or an exact amount ("amount:64"). Filter names are matched
+// without regard to case. What is not a filter is search text.
+
+// ParseQuery turns text typed into a search box into a Query: its range
+// filters set MinPrice, MaxPrice, MinAmount and MaxAmount, the rest is its
+// Text; nothing else is set. Prices are read as ParsePrice reads them,
+// within minPrice..maxPrice (the market's Config). A bad filter is refused
+// with a CodeInvalidQuery error that quotes it and says what it allows.
+func ParseQuery(text string, minPrice, maxPrice Money) (Query, error) {
+	var q Query
+	var words []string
+	for _, f := range strings.Fields(text) {
+		name, value, ok := strings.Cut(f, ":")
+		switch {
+		case ok && strings.EqualFold(name, "price"):
+			lo, hi, err := bounds(value, func(s string) (int64, error) {
+				m, err := ParsePrice(s, minPrice, maxPrice)
+				return int64(m), err
+			})
+			if err != nil {
+				return Query{}, errf(CodeInvalidQuery, "%s: %v", truncateForMsg(f), err)
+			}
+			if !strings.Contains(value, "..") { // "price:50": at most 50
+				lo, hi = 0, lo
+			}
+			q.MinPrice, q.MaxPrice = Money(lo), Money(hi)
+		case ok && strings.EqualFold(name, "amount"):
+			lo, hi, err := bounds(value, func(s string) (int64, error) {
+				n, err := strconv.Atoi(s)
+				if err != nil || n < 1 || n > MaxItemStack {
+					return 0, fmt.Errorf("an amount is a whole number from 1 to %d, not %q", MaxItemStack, truncateForMsg(s))
+				}
+				return int64(n), nil
+			})
+			if err != nil {
+				return Query{}, errf(CodeInvalidQuery, "%s: %v", truncateForMsg(f), err)
+			}
+			if !strings.Contains(value, "..") { // "amount:64": exactly 64
+				hi = lo
+			}
+			q.MinAmount, q.MaxAmount = int(lo), int(hi)
+		default:
+			words = append(words, f)
+		}
+	}
+	q.Text = strings.Join(words, " ")
+	return q, nil
+}
+
+// bounds reads "lo..hi", "lo..", "..hi" or "n" (returned as lo) with parse.
+func bounds(value string, parse func(string) (int64, error)) (lo, hi int64, err error) {
+	from, to, isRange := strings.Cut(value, "..")
+	if !isRange {
+		lo, err = parse(value)
+		return lo, 0, err
+	}
+	if from == "" && to == "" {
+		return 0, 0, fmt.Errorf("give at least one end, as in 10..200")
+	}
+	if from != "" {
+		if lo, err = parse(from); err != nil {
+			return 0, 0, err
+		}
+	}
+	if to != "" {
+		if hi, err = parse(to); err != nil {
+			return 0, 0, err
+		}
+	}
+	if hi > 0 && lo > hi {
+		return 0, 0, fmt.Errorf("%s is above %s", truncateForMsg(from), truncateForMsg(to))
+	}
+	return lo, hi, nil
+}
