@@ -1,10 +1,15 @@
 package httpapi
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -552,5 +557,55 @@ func TestPriceHistoryBuckets(t *testing.T) {
 		if got != want || count != sales {
 			t.Errorf("%s: buckets hold %d sales for %s; the transactions are %d for %s", c.span, count, market.FormatMoney(got), sales, market.FormatMoney(want))
 		}
+	}
+}
+
+// TestServersOwnErrorsAreProblems: what net/http answers before any route
+// (headers past the limit, a request without Host, an unknown
+// Transfer-Encoding) is an RFC 9457 problem like every other error, not
+// plain text; headers within the limit are served.
+func TestServersOwnErrorsAreProblems(t *testing.T) {
+	e := newEnv(t, seed.Options{Listings: 5}, Options{})
+	raw := func(request string) *http.Response {
+		t.Helper()
+		c, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := io.WriteString(c, request); err != nil {
+			t.Fatal(err)
+		}
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body = io.NopCloser(bytes.NewReader(body))
+		return res
+	}
+	big := func(n int) string { return "X-Padding: " + strings.Repeat("a", n) + "\r\n" }
+	for _, c := range []struct {
+		name, request string
+		status        int
+		code, detail  string
+	}{
+		{"headers over 16 KiB", "GET /api/health HTTP/1.1\r\nHost: x\r\n" + big(16<<10) + "\r\n", 431, CodeHeadersTooLarge,
+			"the request's headers are over 16 KiB; send fewer or shorter ones"},
+		{"no Host", "GET /api/health HTTP/1.1\r\n\r\n", 400, CodeBadRequest, "the request is not valid HTTP: missing required Host header"},
+		{"bad Transfer-Encoding", "GET /api/health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: zip\r\n\r\n", 501, CodeBadRequest,
+			"the request's Transfer-Encoding is not one this server reads"},
+		{"HTTP/3.0", "GET /api/health HTTP/3.0\r\nHost: x\r\n\r\n", 505, CodeBadRequest, "the request is not HTTP/1.x or HTTP/2"},
+	} {
+		res := raw(c.request)
+		a := answer{status: res.StatusCode, header: res.Header}
+		a.body, _ = io.ReadAll(res.Body)
+		p := a.problem(t)
+		if a.status != c.status || p.Status != c.status || p.Code != c.code || p.Detail != c.detail || p.Title != http.StatusText(c.status) {
+			t.Errorf("%s: %d %+v\nwant %d %s %q", c.name, a.status, p, c.status, c.code, c.detail)
+		}
+	}
+	if res := raw("GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + big(16<<10-100) + "\r\n"); res.StatusCode != 200 {
+		t.Errorf("a head just under 16 KiB: %d", res.StatusCode)
 	}
 }

@@ -81,7 +81,12 @@ func (e *env) start() {
 		e.t.Fatal(err)
 	}
 	e.api = New(e.svc, e.opts)
-	e.srv = httptest.NewServer(e.api)
+	// Served as Start serves it: the same limits, the same listener.
+	e.srv = httptest.NewUnstartedServer(e.api)
+	e.srv.Listener = problemListener{e.srv.Listener}
+	hs := HTTPServer("", e.api)
+	e.srv.Config.ReadHeaderTimeout, e.srv.Config.IdleTimeout, e.srv.Config.MaxHeaderBytes = hs.ReadHeaderTimeout, hs.IdleTimeout, hs.MaxHeaderBytes
+	e.srv.Start()
 }
 
 // stop closes the server and the market, as a process exit would.

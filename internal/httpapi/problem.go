@@ -37,6 +37,8 @@ const (
 	CodeRateLimited        = "rate-limited"
 	CodeNotReady           = "not-ready"
 	CodeURITooLong         = "uri-too-long"
+	CodeHeadersTooLarge    = "headers-too-large"
+	CodeBadRequest         = "bad-request" // not valid HTTP: answered before any route (see listener.go)
 	CodeInternal           = "internal"
 )
 

@@ -259,7 +259,7 @@ func HTTPServer(addr string, h http.Handler) *http.Server {
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    16 << 10,
+		MaxHeaderBytes:    maxHeaderBytes - headerSlack, // a head of 16 KiB at most
 	}
 }
 
@@ -287,7 +287,7 @@ func Start(svc *market.Service, addr string, opts Options, errorLog io.Writer) (
 	srv := HTTPServer(addr, api)
 	srv.ErrorLog = log.New(errorLog, "rynek api: ", 0)
 	r := &Running{Addr: ln.Addr().String(), api: api, srv: srv, done: make(chan error, 1)}
-	go func() { r.done <- srv.Serve(ln) }()
+	go func() { r.done <- srv.Serve(problemListener{ln}) }()
 	return r, nil
 }
 
