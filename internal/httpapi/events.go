@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rynek/rynek/internal/wire"
@@ -57,12 +56,12 @@ type hub struct {
 	stop  chan struct{}
 	done  chan struct{}
 	unsub func()
-	open  atomic.Int64
+	open  *streamCount
 }
 
-func newHub(svc *market.Service, size int) *hub {
+func newHub(svc *market.Service, size int, open *streamCount) *hub {
 	v := svc.Version()
-	h := &hub{svc: svc, size: size, from: v, through: v, changed: make(chan struct{}),
+	h := &hub{svc: svc, size: size, open: open, from: v, through: v, changed: make(chan struct{}),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	// The listener runs on the main thread: it only signals.
 	h.unsub = svc.Subscribe(func(market.Event) {
@@ -86,7 +85,7 @@ func (h *hub) close() {
 	<-h.done
 }
 
-func (h *hub) streams() int { return int(h.open.Load()) }
+func (h *hub) streams() int { return h.open.total() }
 
 // hubPoll is the hub's safety net: it reads the log this often even without
 // a signal (a change applied while the service was not ready).
@@ -252,8 +251,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err) // not ready: 503
 		return
 	}
-	s.hub.open.Add(1)
-	defer s.hub.open.Add(-1)
+	client := clientIP(r)
+	if err := s.hub.open.enter(client); err != nil {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterStreams))
+		writeError(w, r, err)
+		return
+	}
+	defer s.hub.open.leave(client)
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")

@@ -35,6 +35,7 @@ const (
 	CodeMethodNotAllowed   = "method-not-allowed"
 	CodeUnauthorized       = "unauthorized"
 	CodeRateLimited        = "rate-limited"
+	CodeTooManyStreams     = "too-many-streams"
 	CodeNotReady           = "not-ready"
 	CodeURITooLong         = "uri-too-long"
 	CodeHeadersTooLarge    = "headers-too-large"

@@ -52,6 +52,14 @@ type Options struct {
 	// StreamLag is how many events a stream client may fall behind the
 	// market before it is dropped with a reset (default 16,384).
 	StreamLag int
+	// MaxStreams bounds the event streams open at once (default
+	// DefaultMaxStreams), and MaxStreamsPerClient those of one client (by
+	// remote IP, default DefaultMaxStreamsPerClient; off with the rate
+	// limit, when RatePerSecond is 0). A stream past either is refused with
+	// 429 and Retry-After: each open stream holds a connection, two
+	// goroutines and their buffers, about 26 KiB.
+	MaxStreams          int
+	MaxStreamsPerClient int
 	// Now is the rate limiter's clock (tests replace it); deadlines always
 	// use the real one.
 	Now func() time.Time
@@ -64,6 +72,13 @@ const (
 	DefaultBurst = 100
 )
 
+// Default caps on event streams: a board page holds one, a browser at
+// most six to one server; a thousand cost the server about 26 MiB.
+const (
+	DefaultMaxStreams          = 1000
+	DefaultMaxStreamsPerClient = 16
+)
+
 func (o Options) withDefaults() Options {
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = 15 * time.Second
@@ -73,6 +88,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StreamLag <= 0 {
 		o.StreamLag = 1 << 14
+	}
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
+	if o.MaxStreamsPerClient <= 0 {
+		o.MaxStreamsPerClient = DefaultMaxStreamsPerClient
 	}
 	if o.Burst <= 0 {
 		o.Burst = max(1, int(o.RatePerSecond*2))
@@ -105,7 +126,11 @@ func New(svc *market.Service, opts Options) *Server {
 	if opts.RatePerSecond > 0 {
 		s.limiter = newLimiter(opts.RatePerSecond, opts.Burst, opts.Now)
 	}
-	s.hub = newHub(svc, opts.StreamLag)
+	perClient := opts.MaxStreamsPerClient
+	if opts.RatePerSecond <= 0 {
+		perClient = 0 // no per-client limits at all (behind a proxy, every client has its address)
+	}
+	s.hub = newHub(svc, opts.StreamLag, newStreamCount(opts.MaxStreams, perClient))
 	s.routes()
 	return s
 }
