@@ -609,3 +609,47 @@ func TestServersOwnErrorsAreProblems(t *testing.T) {
 		t.Errorf("a head just under 16 KiB: %d", res.StatusCode)
 	}
 }
+
+// TestHealthVersions: /api/health's release is the program's version and
+// stays; its version is the market's, the event seq, which a change moves;
+// the served document says which is which.
+func TestHealthVersions(t *testing.T) {
+	e := newEnv(t, seed.Options{Listings: 20}, Options{})
+	var h Health
+	e.getJSON("/api/health", &h)
+	if h.Release != e.svc.ReleaseVersion() || h.Version != e.svc.Version() {
+		t.Fatalf("health %+v; release %s, version %d", h, e.svc.ReleaseVersion(), e.svc.Version())
+	}
+	page, err := e.svc.Query(market.Query{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := page.Listings[0]
+	if err := e.svc.RemoveListing(l.ID, market.Player{ID: l.Seller}); err != nil {
+		t.Fatal(err)
+	}
+	var after Health
+	e.getJSON("/api/health", &after)
+	if after.Release != h.Release || after.Version <= h.Version {
+		t.Errorf("after a change: release %s (was %s), version %d (was %d)", after.Release, h.Release, after.Version, h.Version)
+	}
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				Health struct {
+					Properties map[string]struct {
+						Description string `json:"description"`
+					} `json:"properties"`
+				} `json:"Health"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	e.getJSON("/api/openapi.json", &doc)
+	props := doc.Components.Schemas.Health.Properties
+	if v := props["version"].Description; !strings.Contains(v, "the market's version: the sequence number of the newest event") || !strings.Contains(v, "Not the program's version: that is release") {
+		t.Errorf("version is described as %q", v)
+	}
+	if r := props["release"].Description; !strings.Contains(r, "Rynek's own version, the program's release") {
+		t.Errorf("release is described as %q", r)
+	}
+}

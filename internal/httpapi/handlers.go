@@ -380,13 +380,17 @@ func (s *Server) priceHistory(r *http.Request) (reader, error) {
 	}, nil
 }
 
-// Health is the body of GET /api/health.
+// Health is the body of GET /api/health. It carries two versions that
+// answer different questions: Release is which program answers (Rynek's
+// release, changed by an upgrade); Version is how far the market has come
+// (its event log's newest seq, as every collection carries it, changed by
+// every sale or listing).
 type Health struct {
 	Ready         bool   `json:"ready"`
 	Name          string `json:"name"`
-	Release       string `json:"release"`  // Rynek's version
+	Release       string `json:"release"`  // Rynek's release, "0.2.0"
 	Contract      int    `json:"contract"` // the read contract's number (the original's WEB_API_CONTRACT)
-	Version       uint64 `json:"version"`
+	Version       uint64 `json:"version"`  // the market's version: its event log's newest seq
 	HistoryLoaded bool   `json:"historyLoaded"`
 	Streams       int    `json:"streams"` // open event streams
 }
