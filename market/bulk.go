@@ -22,12 +22,16 @@ import (
 // Rows are flushed to the store in chunks, so a million listings do not sit
 // in memory twice.
 type Bulk struct {
-	store   Store
-	b       Batch
-	nextID  int64
-	fee     Money
-	volume  Money // completed historic sales, for the persisted counters
-	sales   int64
+	store  Store
+	b      Batch
+	nextID int64
+	fee    Money
+	volume Money // completed historic sales, for the persisted counters
+	sales  int64
+	// opening is what the load puts into the market: the players'
+	// balances, the fees, the items, and the newest creation time among
+	// its listings and transactions (the opening account's share).
+	opening Opening
 	players map[uuid.UUID]*bulkPlayer
 	order   []*bulkPlayer
 	chunk   int
@@ -304,13 +308,19 @@ func (k *Bulk) write() error {
 	if add != (MetaRow{}) {
 		k.b.add(Op{Kind: OpCounters, Meta: add})
 	}
+	opening := Opening{Money: k.opening.Money + k.fee - w.Opening.Money, Items: k.opening.Items - w.Opening.Items,
+		LoadedThrough: k.opening.LoadedThrough}
+	if opening.Money != 0 || opening.Items != 0 || opening.LoadedThrough > w.Opening.LoadedThrough {
+		k.b.add(Op{Kind: OpLoaded, Meta: MetaRow{Opening: opening}})
+	}
 	if k.nextID > w.NextListingID {
 		k.b.add(Op{Kind: OpListingIDs, Int: w.NextListingID, Meta: MetaRow{NextListingID: k.nextID}})
 	}
 	err := k.store.BulkLoad(&k.b)
 	k.b.Ops = k.b.Ops[:0]
 	if err == nil {
-		*w = MetaRow{FeeBalance: k.fee, Volume: k.volume, Sales: k.sales, NextListingID: max(k.nextID, w.NextListingID)}
+		*w = MetaRow{FeeBalance: k.fee, Volume: k.volume, Sales: k.sales, NextListingID: max(k.nextID, w.NextListingID),
+			Opening: Opening{Money: k.opening.Money + k.fee, Items: k.opening.Items, LoadedThrough: k.opening.LoadedThrough}}
 	}
 	return err
 }
@@ -392,6 +402,7 @@ func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, e
 	k.handedOut = true
 	r := &listingRecord{id: uint32(id), price: price, created: created.UnixMilli(), expires: expires.UnixMilli(), it: it}
 	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, seller, r)}})
+	k.brought(it, r.created)
 	k.summary.Listings++
 	return int(id), k.flushIfFull()
 }
@@ -442,6 +453,7 @@ func (k *Bulk) AddListingKeepingID(l BulkListing) (added bool, err error) {
 	k.nextID = max(k.nextID, id+1)
 	r := &listingRecord{id: uint32(id), price: l.Price, created: l.Created.UnixMilli(), expires: l.Expires.UnixMilli(), it: it}
 	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, l.Seller, r)}})
+	k.brought(it, r.created)
 	k.summary.Listings++
 	return true, k.flushIfFull()
 }
@@ -503,6 +515,7 @@ func (k *Bulk) AddMail(m BulkMail) (added bool, err error) {
 	k.mailIDs[m.ID] = true
 	k.b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.ID, Player: m.Owner, Item: encodeItem(nil, it), Reason: m.Reason,
 		Created: m.Created.UnixMilli(), PrevPrice: m.PreviousPrice}})
+	k.brought(it, 0)
 	k.summary.Mail++
 	return true, k.flushIfFull()
 }
@@ -594,6 +607,7 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 	}
 	k.b.add(Op{Kind: OpPutTx, Tx: &TxRow{ID: id, State: h.State,
 		Rec: encodeTx(nil, h.Buyer, h.Seller, t, tl, h.ErrorCode, false)}})
+	k.opening.LoadedThrough = max(k.opening.LoadedThrough, tl[len(tl)-1].at)
 	k.summary.Transactions++
 	return id.String(), k.flushIfFull()
 }
@@ -602,10 +616,23 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 // conserved across the load.
 func (k *Bulk) Fees(m Money) { k.fee += m }
 
+// brought counts a stack the load puts into the market, and the creation
+// time of the listing that holds it (0: none), into the opening account.
+func (k *Bulk) brought(it item, created int64) {
+	k.opening.Items += int64(it.amount)
+	k.opening.LoadedThrough = max(k.opening.LoadedThrough, created)
+}
+
 // Finish writes the players and what is left.
 func (k *Bulk) Finish() error {
 	for _, bp := range k.order {
 		row := bp.row
+		k.opening.Money += row.Balance
+		for _, it := range bp.inv {
+			if it.mat != 0 {
+				k.brought(it, 0)
+			}
+		}
 		row.Inventory = encodeInventory(nil, &bp.inv)
 		if bp.extra != nil {
 			row.Extra = encodeExtra(bp.extra, nil)

@@ -290,6 +290,11 @@ func (s *Service) Enable() error {
 	if err := s.recover(); err != nil {
 		return err
 	}
+	if !s.loadedMeta.HasOpening {
+		if err := s.recordOpening(); err != nil {
+			return err
+		}
+	}
 	s.ready.Store(true)
 	s.log.held = false
 	s.deliver()

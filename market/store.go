@@ -53,7 +53,9 @@ type Store interface {
 	ReserveListingIDs(n int) (first int64, err error)
 	// TrimEvents deletes the oldest log entries that t allows (retention)
 	// and returns the seq of the oldest entry left. Seqs are never reused
-	// or renumbered, and the newest entry is never deleted.
+	// or renumbered, and the newest entry is never deleted. It records the
+	// newest seq and time it deleted (MetaRow.Trimmed) in a store that
+	// keeps an opening account.
 	TrimEvents(t EventTrim) (first uint64, err error)
 	// Close releases the store.
 	Close() error
@@ -106,6 +108,30 @@ type MetaRow struct {
 	// empty and nothing was ever logged), the oldest seq still kept, and how
 	// far publishing to listeners got (Batch.Published). Commit keeps them.
 	LastSeq, FirstSeq, PublishedSeq uint64
+	// Opening is what bulk loads put into the market, which the check
+	// counts the market's money and items against. Trimmed and TrimmedAt
+	// are the newest seq and the newest time (unix ms) among the entries
+	// that trimming deleted from the log (0: none), so that the check tells
+	// a trimmed entry from one deleted by hand. HasOpening is set on Load
+	// when the store keeps them: a market from before they were kept has
+	// none until the service records them (OpRecordOpening).
+	Opening    Opening
+	Trimmed    uint64
+	TrimmedAt  int64
+	HasOpening bool
+}
+
+// Opening is the market's opening account: the money and items that bulk
+// loads (a seed, an import) put into the market, which no live operation
+// changes. What the market holds is always the opening plus what the
+// issuance account says came in, less what it says went out.
+type Opening struct {
+	Money Money
+	Items int64 // items, counted by stack amounts
+	// LoadedThrough is the newest creation time (unix ms) of a listing or
+	// transaction a bulk load wrote: one created later was made by the
+	// market, which logged it.
+	LoadedThrough int64
 }
 
 // EventRow is one entry of the event log.
@@ -244,6 +270,16 @@ const (
 	// Player.Name and Player.Perms while the row's version still is Int,
 	// and raises the version; Commit writes the new Version into Player.
 	OpPlayerProfile
+	// OpLoaded adds a bulk load's Meta.Opening money and items to the
+	// opening account and raises its LoadedThrough to Meta.Opening's, in a
+	// store that keeps the account; in one that does not (a market from
+	// before it was kept) it changes nothing: the service records the whole
+	// account when it next opens the market.
+	OpLoaded
+	// OpRecordOpening records Meta.Opening, Meta.Trimmed and
+	// Meta.TrimmedAt where the store keeps no opening account yet; a store
+	// that keeps one is left as it is.
+	OpRecordOpening
 )
 
 // Op is one change of a Batch.

@@ -85,6 +85,10 @@ CREATE TABLE rynek_schema (application text NOT NULL, version integer NOT NULL);
 INSERT INTO rynek_schema (application, version) VALUES ('` + application + `', 0);
 CREATE TABLE meta (k text PRIMARY KEY, v bigint NOT NULL);
 INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0), ('market_volume', 0), ('total_sales', 0);
+-- The opening account and the log's horizon. Only a new market gets them
+-- here, from nothing: one made before they were kept has no rows, and the
+-- service records them when it opens it (market.OpRecordOpening).
+INSERT INTO meta (k, v) VALUES ('opening_money', 0), ('opening_items', 0), ('loaded_through', 0), ('log_trimmed', 0), ('log_trimmed_at', 0);
 CREATE TABLE players (
 	id uuid PRIMARY KEY, name text NOT NULL, perms text NOT NULL,
 	balance bigint NOT NULL, last_sell bigint NOT NULL, inventory bytea NOT NULL);
@@ -167,6 +171,22 @@ var statements = map[market.OpKind]string{
 			WHERE id = $3 AND version = $4 RETURNING version)
 		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `',
 			'player ' || $3::text || ' at version ' || $4::text), (SELECT version FROM c)`,
+	market.OpLoaded: `UPDATE meta SET v = CASE k WHEN 'opening_money' THEN v + $1 WHEN 'opening_items' THEN v + $2 ELSE greatest(v, $3) END
+		WHERE k IN ('opening_money', 'opening_items', 'loaded_through')`,
+	market.OpRecordOpening: `INSERT INTO meta (k, v) VALUES ('opening_money', $1), ('opening_items', $2), ('loaded_through', $3),
+		('log_trimmed', $4), ('log_trimmed_at', $5) ON CONFLICT (k) DO NOTHING`,
+}
+
+// openingColumns reads the opening account and the log's horizon in a
+// query's select list: whether the market keeps them, and their values.
+const openingColumns = `(SELECT count(*) = 5 FROM meta WHERE k IN ('opening_money', 'opening_items', 'loaded_through', 'log_trimmed', 'log_trimmed_at')),
+	coalesce((SELECT v FROM meta WHERE k = 'opening_money'), 0), coalesce((SELECT v FROM meta WHERE k = 'opening_items'), 0),
+	coalesce((SELECT v FROM meta WHERE k = 'loaded_through'), 0), coalesce((SELECT v FROM meta WHERE k = 'log_trimmed'), 0),
+	coalesce((SELECT v FROM meta WHERE k = 'log_trimmed_at'), 0)`
+
+// openingFields are where a scan of openingColumns goes.
+func openingFields(m *market.MetaRow) []any {
+	return []any{&m.HasOpening, (*int64)(&m.Opening.Money), &m.Opening.Items, &m.Opening.LoadedThrough, &m.Trimmed, &m.TrimmedAt}
 }
 
 // issuanceColumns reads the issuance account in a query's select list.
@@ -706,6 +726,12 @@ func queueOps(pb *pgx.Batch, ops []market.Op, adds map[int]market.MetaRow) {
 			pb.Queue(q, int64(add.MoneyIn), int64(add.MoneyOut), add.ItemsIn, add.ItemsOut).QueryRow(func(r pgx.Row) error {
 				return r.Scan(issuanceFields(&m.Issuance)...)
 			})
+		case market.OpLoaded:
+			o := op.Meta.Opening
+			pb.Queue(q, int64(o.Money), o.Items, o.LoadedThrough)
+		case market.OpRecordOpening:
+			o := op.Meta.Opening
+			pb.Queue(q, int64(o.Money), o.Items, o.LoadedThrough, int64(op.Meta.Trimmed), op.Meta.TrimmedAt)
 		case market.OpPlayerProfile:
 			p := op.Player
 			pb.Queue(q, p.Name, p.Perms, p.ID, op.Int).QueryRow(func(r pgx.Row) error {
@@ -831,7 +857,7 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 		if err != nil {
 			return err
 		}
-		var through int64
+		var through, newest int64
 		for rows.Next() {
 			var seq, at, last int64
 			if err := rows.Scan(&seq, &at, &last); err != nil {
@@ -841,7 +867,7 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 			if uint64(seq) >= below || seq >= last || (uint64(seq) > t.ThroughSeq && at >= t.OlderThan) {
 				break
 			}
-			through = seq
+			through, newest = seq, max(newest, at)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -849,6 +875,12 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 		}
 		if through > 0 {
 			if _, err := tx.Exec(s.ctx, "DELETE FROM events WHERE seq <= $1", through); err != nil {
+				return err
+			}
+			// The horizon, so that a check tells the trimmed prefix from
+			// an entry deleted by hand.
+			if _, err := tx.Exec(s.ctx, `UPDATE meta SET v = greatest(v, CASE k WHEN 'log_trimmed' THEN $1::bigint ELSE $2::bigint END)
+				WHERE k IN ('log_trimmed', 'log_trimmed_at')`, through, newest); err != nil {
 				return err
 			}
 		}
@@ -938,12 +970,12 @@ func snapshot(ctx context.Context, conn *pgx.Conn, fn func(pgx.Tx) error) error 
 // readMeta reads the counters and the newest seq.
 func readMeta(ctx context.Context, tx pgx.Tx, m *market.MetaRow) error {
 	var last int64
+	fields := append([]any{&m.NextListingID, (*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales, &last}, issuanceFields(&m.Issuance)...)
 	err := tx.QueryRow(ctx, `SELECT
 		(SELECT v FROM meta WHERE k = 'next_listing_id'), (SELECT v FROM meta WHERE k = 'fee_balance'),
 		(SELECT v FROM meta WHERE k = 'market_volume'), (SELECT v FROM meta WHERE k = 'total_sales'), c.last_seq,
-		`+issuanceColumns+`
-		FROM event_counter c`).Scan(append([]any{&m.NextListingID, (*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales, &last},
-		issuanceFields(&m.Issuance)...)...)
+		`+issuanceColumns+`, `+openingColumns+`
+		FROM event_counter c`).Scan(append(fields, openingFields(m)...)...)
 	if err != nil {
 		return fmt.Errorf("read the counters: %w", err)
 	}

@@ -101,7 +101,8 @@ CREATE TABLE transactions (id BLOB PRIMARY KEY, state TEXT NOT NULL, rec BLOB NO
 -- Unfinished transactions are loaded before the market is ready (recovery
 -- needs them); finished ones are history, loaded in the background.
 CREATE INDEX transactions_open ON transactions (state) WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK');
-INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0), ('market_volume', 0), ('total_sales', 0);
+INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0), ('market_volume', 0), ('total_sales', 0),
+	('opening_money', 0), ('opening_items', 0), ('loaded_through', 0), ('log_trimmed', 0), ('log_trimmed_at', 0);
 `
 
 // eventsSchema is what version 2 added: the event log, and how far its
@@ -157,6 +158,12 @@ var statements = map[market.OpKind]string{
 		ON CONFLICT (k) DO UPDATE SET v = v + excluded.v RETURNING k, v`,
 	market.OpPlayerProfile: `UPDATE players SET name = ?1, perms = ?2, version = version + 1
 		WHERE id = ?3 AND version = ?4 RETURNING version`,
+	// A file from before the opening account lacks its rows: a bulk load
+	// adds nothing to it, the service records it whole (OpRecordOpening).
+	market.OpLoaded: `UPDATE meta SET v = CASE k WHEN 'opening_money' THEN v + ?1 WHEN 'opening_items' THEN v + ?2 ELSE max(v, ?3) END
+		WHERE k IN ('opening_money', 'opening_items', 'loaded_through')`,
+	market.OpRecordOpening: `INSERT INTO meta (k, v) VALUES ('opening_money', ?1), ('opening_items', ?2), ('loaded_through', ?3),
+		('log_trimmed', ?4), ('log_trimmed_at', ?5) ON CONFLICT (k) DO NOTHING`,
 }
 
 // Open opens or creates the market database at path. A new file is created
@@ -627,6 +634,12 @@ func (s *Store) apply(op *market.Op) error {
 		m := &op.Meta
 		i := &m.Issuance
 		err = addToMeta(st, m, int64(i.MoneyIn), int64(i.MoneyOut), i.ItemsIn, i.ItemsOut)
+	case market.OpLoaded:
+		o := op.Meta.Opening
+		_, err = st.Exec(int64(o.Money), o.Items, o.LoadedThrough)
+	case market.OpRecordOpening:
+		o := op.Meta.Opening
+		_, err = st.Exec(int64(o.Money), o.Items, o.LoadedThrough, int64(op.Meta.Trimmed), op.Meta.TrimmedAt)
 	case market.OpPlayerProfile:
 		p := op.Player
 		err = st.QueryRow(p.Name, p.Perms, p.ID[:], op.Int).Scan(&p.Version)
@@ -698,6 +711,16 @@ func setMeta(m *market.MetaRow, k string, v int64) bool {
 		m.Issuance.ItemsIn = v
 	case "issued_items_out":
 		m.Issuance.ItemsOut = v
+	case "opening_money":
+		m.Opening.Money = market.Money(v)
+	case "opening_items":
+		m.Opening.Items = v
+	case "loaded_through":
+		m.Opening.LoadedThrough = v
+	case "log_trimmed":
+		m.Trimmed = uint64(v)
+	case "log_trimmed_at":
+		m.TrimmedAt = v
 	default:
 		return false
 	}
@@ -717,8 +740,13 @@ func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) err
 	if s.isClosed() {
 		return 0, errClosed
 	}
+	return readEvents(s.ctx, s.readers, after, limit, fn)
+}
+
+// readEvents streams what q sees of the log, as Store.ReadEvents documents.
+func readEvents(ctx context.Context, q queryer, after uint64, limit int, fn func(market.EventRow) error) (int, error) {
 	n := 0
-	err := each(s.ctx, s.readers, "SELECT seq, kind, at, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?", func(r *sql.Rows) error {
+	err := each(ctx, q, "SELECT seq, kind, at, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?", func(r *sql.Rows) error {
 		var e market.EventRow
 		var seq int64
 		var kind string
@@ -740,7 +768,7 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 	if s.closed {
 		return 0, errClosed
 	}
-	var through int64
+	var through, newest int64
 	err := each(s.ctx, s.conn, "SELECT seq, at FROM events ORDER BY seq LIMIT ?", func(r *sql.Rows) error {
 		var seq, at int64
 		if err := r.Scan(&seq, &at); err != nil {
@@ -749,7 +777,7 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 		if uint64(seq) >= t.Below || uint64(seq) >= s.lastSeq || (uint64(seq) > t.ThroughSeq && at >= t.OlderThan) {
 			return errStop
 		}
-		through = seq
+		through, newest = seq, max(newest, at)
 		return nil
 	}, max(t.Limit, 1))
 	if err != nil && err != errStop {
@@ -758,6 +786,13 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 	if through > 0 {
 		if err := s.inTx(func() error {
 			if _, err := s.conn.ExecContext(s.ctx, "DELETE FROM events WHERE seq <= ?", through); err != nil {
+				return describe(err)
+			}
+			// The horizon, so that a check tells the trimmed prefix from
+			// an entry deleted by hand (a file from before it was kept
+			// gets the row when the service records the opening account).
+			if _, err := s.conn.ExecContext(s.ctx, `UPDATE meta SET v = max(v, CASE k WHEN 'log_trimmed' THEN ?1 ELSE ?2 END)
+				WHERE k IN ('log_trimmed', 'log_trimmed_at')`, through, newest); err != nil {
 				return describe(err)
 			}
 			return nil
@@ -774,9 +809,11 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 
 var errStop = errors.New("stop")
 
-// queryer is what each reads with: the writer's connection or the readers.
+// queryer is what the reads read with: the writer's connection, the
+// readers, or a snapshot's transaction.
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func each(ctx context.Context, q queryer, query string, fn func(*sql.Rows) error, args ...any) error {
@@ -820,9 +857,16 @@ func (s *Store) Load(l market.Loader) error {
 	if s.closed {
 		return errClosed
 	}
+	return load(s.ctx, s.conn, l, market.MetaRow{LastSeq: s.lastSeq, PublishedSeq: s.published})
+}
+
+// load streams the rows q sees to l, as Store.Load documents: the meta row
+// (with the log's newest seq and publication mark from log), the players,
+// the mail, the listings and the unfinished transactions.
+func load(ctx context.Context, q queryer, l market.Loader, log market.MetaRow) error {
 	var m market.MetaRow
-	seen, counters := 0, 0
-	err := each(s.ctx, s.conn, "SELECT k, v FROM meta", func(r *sql.Rows) error {
+	seen, counters, opening := 0, 0, 0
+	err := each(ctx, q, "SELECT k, v FROM meta", func(r *sql.Rows) error {
 		var k string
 		var v int64
 		if err := r.Scan(&k, &v); err != nil {
@@ -834,6 +878,8 @@ func (s *Store) Load(l market.Loader) error {
 			seen++
 		case "market_volume", "total_sales":
 			counters++
+		case "opening_money", "opening_items", "loaded_through", "log_trimmed", "log_trimmed_at":
+			opening++
 		}
 		return nil
 	})
@@ -844,26 +890,27 @@ func (s *Store) Load(l market.Loader) error {
 		return fmt.Errorf("the meta table lacks its rows (%d of 2); the database was edited or damaged", seen)
 	}
 	m.HasCounters = counters == 2
+	m.HasOpening = opening == 5
 	var first sql.NullInt64
-	if err := s.conn.QueryRowContext(s.ctx, "SELECT min(seq) FROM events").Scan(&first); err != nil {
+	if err := q.QueryRowContext(ctx, "SELECT min(seq) FROM events").Scan(&first); err != nil {
 		return describe(err)
 	}
-	m.LastSeq, m.FirstSeq, m.PublishedSeq = s.lastSeq, uint64(first.Int64), s.published
+	m.LastSeq, m.FirstSeq, m.PublishedSeq = log.LastSeq, uint64(first.Int64), log.PublishedSeq
 	// Sizes for the service's tables. Transactions are counted only when all
 	// of them load now: counting a million rows would cost more than the
 	// few unfinished ones save.
-	if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM listings").Scan(&m.Listings); err != nil {
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM listings").Scan(&m.Listings); err != nil {
 		return describe(err)
 	}
 	if !m.HasCounters {
-		if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM transactions").Scan(&m.Transactions); err != nil {
+		if err := q.QueryRowContext(ctx, "SELECT count(*) FROM transactions").Scan(&m.Transactions); err != nil {
 			return describe(err)
 		}
 	}
 	if err := l.Meta(m); err != nil {
 		return err
 	}
-	if err := each(s.ctx, s.conn, "SELECT id, name, perms, balance, last_sell, inventory, version, extra FROM players ORDER BY name, id", func(r *sql.Rows) error {
+	if err := each(ctx, q, "SELECT id, name, perms, balance, last_sell, inventory, version, extra FROM players ORDER BY name, id", func(r *sql.Rows) error {
 		var p market.PlayerRow
 		var id []byte
 		var bal int64
@@ -875,7 +922,7 @@ func (s *Store) Load(l market.Loader) error {
 	}); err != nil {
 		return fmt.Errorf("players: %w", err)
 	}
-	if err := each(s.ctx, s.conn, "SELECT id, player, item, reason, created, prev_price FROM mail ORDER BY created, id", func(r *sql.Rows) error {
+	if err := each(ctx, q, "SELECT id, player, item, reason, created, prev_price FROM mail ORDER BY created, id", func(r *sql.Rows) error {
 		var mr market.MailRow
 		var id, pid sql.RawBytes
 		var prev int64
@@ -887,7 +934,7 @@ func (s *Store) Load(l market.Loader) error {
 	}); err != nil {
 		return fmt.Errorf("mail: %w", err)
 	}
-	if err := each(s.ctx, s.conn, "SELECT id, rec FROM listings", func(r *sql.Rows) error {
+	if err := each(ctx, q, "SELECT id, rec FROM listings", func(r *sql.Rows) error {
 		var lr market.ListingRow
 		if err := r.Scan(&lr.ID, (*sql.RawBytes)(&lr.Rec)); err != nil {
 			return err
@@ -901,7 +948,7 @@ func (s *Store) Load(l market.Loader) error {
 		// History loads later (LoadHistory); the partial index finds the rest.
 		open += " WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK')"
 	}
-	if err := each(s.ctx, s.conn, open, scanTx(l.Transaction)); err != nil {
+	if err := each(ctx, q, open, scanTx(l.Transaction)); err != nil {
 		return fmt.Errorf("transactions: %w", err)
 	}
 	return nil
@@ -926,8 +973,14 @@ func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) err
 	if s.isClosed() {
 		return 0, errClosed
 	}
+	return loadHistory(s.ctx, s.readers, after, limit, fn)
+}
+
+// loadHistory streams what q sees of the history, as Store.LoadHistory
+// documents.
+func loadHistory(ctx context.Context, q queryer, after [16]byte, limit int, fn func(market.TxRow) error) (int, error) {
 	n := 0
-	err := each(s.ctx, s.readers, `SELECT id, state, rec FROM transactions
+	err := each(ctx, q, `SELECT id, state, rec FROM transactions
 		WHERE id > ? AND state IN ('COMPLETED', 'FAILED', 'ROLLED_BACK') ORDER BY id LIMIT ?`,
 		scanTx(func(t market.TxRow) error { n++; return fn(t) }), after[:], limit)
 	return n, err

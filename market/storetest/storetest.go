@@ -35,7 +35,7 @@ type Model struct {
 
 // NewModel returns an empty market as a new store holds it.
 func NewModel() *Model {
-	return &Model{meta: market.MetaRow{NextListingID: 1}, players: map[uuid.UUID]market.PlayerRow{},
+	return &Model{meta: market.MetaRow{NextListingID: 1, HasOpening: true}, players: map[uuid.UUID]market.PlayerRow{},
 		mail: map[uuid.UUID]market.MailRow{}, listings: map[int64][]byte{}, txs: map[uuid.UUID]market.TxRow{}}
 }
 
@@ -166,6 +166,17 @@ func (m *Model) apply(op *market.Op) error {
 		i.ItemsIn += add.ItemsIn
 		i.ItemsOut += add.ItemsOut
 		op.Meta.Issuance = *i
+	case market.OpLoaded:
+		if m.meta.HasOpening {
+			o, add := &m.meta.Opening, op.Meta.Opening
+			o.Money += add.Money
+			o.Items += add.Items
+			o.LoadedThrough = max(o.LoadedThrough, add.LoadedThrough)
+		}
+	case market.OpRecordOpening:
+		if !m.meta.HasOpening {
+			m.meta.Opening, m.meta.Trimmed, m.meta.TrimmedAt, m.meta.HasOpening = op.Meta.Opening, op.Meta.Trimmed, op.Meta.TrimmedAt, true
+		}
 	case market.OpPlayerProfile:
 		p, ok := m.players[op.Player.ID]
 		if !ok || p.Version != op.Int {
@@ -283,7 +294,8 @@ func DumpStore(t testing.TB, st market.Store) Dump {
 	d.Published = d.Meta.PublishedSeq
 	// What Load reports about sizes and the log is not a row.
 	d.Meta = market.MetaRow{NextListingID: d.Meta.NextListingID, FeeBalance: d.Meta.FeeBalance,
-		Volume: d.Meta.Volume, Sales: d.Meta.Sales, Issuance: d.Meta.Issuance}
+		Volume: d.Meta.Volume, Sales: d.Meta.Sales, Issuance: d.Meta.Issuance,
+		Opening: d.Meta.Opening, Trimmed: d.Meta.Trimmed, TrimmedAt: d.Meta.TrimmedAt, HasOpening: d.Meta.HasOpening}
 	d.sort()
 	return d
 }
@@ -423,7 +435,7 @@ func (g *opGen) op(m *Model) market.Op {
 		}
 		return []byte{byte(r.IntN(4)), byte(r.IntN(4))}
 	}
-	switch r.IntN(13) {
+	switch r.IntN(15) {
 	case 0:
 		return market.Op{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: g.pick(g.players), Name: fmt.Sprint("p", r.IntN(9)),
 			Perms: "", Balance: market.Money(r.IntN(1000)), LastSell: int64(r.IntN(100)), Inventory: blob, Extra: []byte{byte(r.IntN(3))}}}
@@ -467,6 +479,12 @@ func (g *opGen) op(m *Model) market.Op {
 		}
 		return market.Op{Kind: market.OpPlayerProfile, Int: version, Player: &market.PlayerRow{ID: id, Name: fmt.Sprint("q", r.IntN(9)),
 			Perms: []string{"", "market.admin", "market.use,market.sell"}[r.IntN(3)]}}
+	case 13:
+		return market.Op{Kind: market.OpLoaded, Meta: market.MetaRow{Opening: market.Opening{Money: market.Money(r.IntN(1000)),
+			Items: int64(r.IntN(64)), LoadedThrough: int64(r.IntN(1000))}}}
+	case 14:
+		return market.Op{Kind: market.OpRecordOpening, Meta: market.MetaRow{Opening: market.Opening{Money: market.Money(r.IntN(1000)),
+			Items: int64(r.IntN(64)), LoadedThrough: int64(r.IntN(1000))}, Trimmed: uint64(r.IntN(10)), TrimmedAt: int64(r.IntN(1000))}}
 	case 6:
 		return market.Op{Kind: market.OpPutTx, Tx: &market.TxRow{ID: g.txID(), State: g.allStates[r.IntN(len(g.allStates))], Rec: blob}}
 	case 7:
