@@ -72,6 +72,29 @@ type EventTrim struct {
 	Limit      int
 }
 
+// Reader reads a whole market: a Store, or a Snapshot of one.
+type Reader interface {
+	// Load is Store.Load.
+	Load(l Loader) error
+	// LoadHistory is Store.LoadHistory.
+	LoadHistory(after [16]byte, limit int, fn func(TxRow) error) (int, error)
+}
+
+// Snapshot is a market opened to be read and never changed: every read
+// sees the same instant of it, whatever other processes commit meanwhile,
+// and nothing is written, not even to open it (an integrity check, an
+// export, a market on read-only media).
+type Snapshot interface {
+	Reader
+	// ReadEvents is Store.ReadEvents.
+	ReadEvents(after uint64, limit int, fn func(EventRow) error) (int, error)
+	// Describe names the market and its store for messages: the file or
+	// the server and database, without a password.
+	Describe() string
+	// Close ends the snapshot.
+	Close() error
+}
+
 // ErrConflict is returned by Commit when a conditional update matched no row.
 var ErrConflict = errors.New("store: conditional update matched no row")
 

@@ -788,26 +788,7 @@ func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) err
 	if s.closed.Load() {
 		return 0, errClosed
 	}
-	rows, err := s.readers.Query(s.ctx, "SELECT seq, kind, at, body, origin FROM events WHERE seq > $1 ORDER BY seq LIMIT $2", int64(after), limit)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var e market.EventRow
-		var seq int64
-		var kind string
-		if err := rows.Scan(&seq, &kind, &e.At, &e.Body, &e.Origin); err != nil {
-			return n, err
-		}
-		e.Seq, e.Kind = uint64(seq), market.EventKind(kind)
-		n++
-		if err := fn(e); err != nil {
-			return n, err
-		}
-	}
-	return n, rows.Err()
+	return readEvents(s.ctx, s.readers, after, limit, fn)
 }
 
 // ReserveListingIDs moves the next listing id n ahead and returns where it
@@ -1065,20 +1046,7 @@ func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) err
 	if s.closed.Load() {
 		return 0, errClosed
 	}
-	rows, err := s.readers.Query(s.ctx, `SELECT id, state, rec FROM transactions
-		WHERE id > $1 AND state IN ('COMPLETED', 'FAILED', 'ROLLED_BACK') ORDER BY id LIMIT $2`, uuid.UUID(after), limit)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	n := 0
-	scan := scanTx(func(t market.TxRow) error { n++; return fn(t) })
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return n, err
-		}
-	}
-	return n, rows.Err()
+	return loadHistory(s.ctx, s.readers, after, limit, fn)
 }
 
 // WaitEvents returns when a commit notifies, after pollEvery, or when ctx

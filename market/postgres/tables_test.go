@@ -20,6 +20,7 @@ var tables = storetest.Tables{
 		mustOK(t, err)
 		return st
 	},
+	Snapshot: func(t *testing.T, dsn string) (market.Snapshot, error) { return postgres.OpenSnapshot(dsn, "check") },
 	Exec: func(t *testing.T, dsn, query string, args ...any) {
 		t.Helper()
 		ctx := context.Background()

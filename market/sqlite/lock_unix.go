@@ -31,3 +31,27 @@ func lockFile(path string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// sharedLock takes a shared flock on the database file for a reader that
+// must know no Rynek process writes it meanwhile: Open's exclusive flock
+// is refused while it is held, and it is refused while a process has the
+// market open. flock needs no write permission, so it works on read-only
+// media.
+func sharedLock(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("read %s: another process has this market open, and its folder cannot hold the index SQLite reads it through", path)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// writable reports whether this process may write path: false for read-
+// only media, or a file or folder without write permission for it.
+func writable(path string) bool { return syscall.Access(path, 2 /* W_OK */) == nil }

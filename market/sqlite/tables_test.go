@@ -19,6 +19,7 @@ var tables = storetest.Tables{
 		mustOK(t, err)
 		return st
 	},
+	Snapshot: func(t *testing.T, path string) (market.Snapshot, error) { return sqlite.OpenSnapshot(path) },
 	Exec: func(t *testing.T, path, query string, args ...any) {
 		t.Helper()
 		for i, a := range args {

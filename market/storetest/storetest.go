@@ -266,7 +266,11 @@ func (x dumper) Transaction(tr market.TxRow) error {
 }
 
 // DumpStore reads everything st holds: rows, history and the event log.
-func DumpStore(t testing.TB, st market.Store) Dump {
+// st is a store or a snapshot of one.
+func DumpStore(t testing.TB, st interface {
+	market.Reader
+	ReadEvents(after uint64, limit int, fn func(market.EventRow) error) (int, error)
+}) Dump {
 	t.Helper()
 	var d Dump
 	if err := st.Load(dumper{&d}); err != nil {

@@ -18,6 +18,8 @@ type Tables struct {
 	New func(t *testing.T) string
 	// Open opens the market as a store; the suite closes it.
 	Open func(t *testing.T, at string) market.Store
+	// Snapshot opens the market to be read; the suite closes it.
+	Snapshot func(t *testing.T, at string) (market.Snapshot, error)
 	// Exec runs one statement on the market while no store has it open.
 	// Arguments are the edit's: ints, strings, and uuid.UUIDs, which Exec
 	// passes as the store keeps ids.
