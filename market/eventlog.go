@@ -244,16 +244,23 @@ func decodeListingBody(id uint64, sellerName string, r *blobReader) (Listing, er
 
 // decodeTransactionBody reads a transaction entry (transactionBody).
 func decodeTransactionBody(r *blobReader) (Transaction, error) {
+	t, _, err := decodeTransactionEntry(r)
+	return t, err
+}
+
+// decodeTransactionEntry reads a transaction entry (transactionBody): the
+// transaction, and the id of the listing a compensation put back (0: none).
+func decodeTransactionEntry(r *blobReader) (Transaction, uint32, error) {
 	id := r.uuid()
 	if r.err != nil || len(r.b) < 1 || int(r.b[0]) >= len(States()) {
-		return Transaction{}, errBlob
+		return Transaction{}, 0, errBlob
 	}
 	state := r.b[0]
 	r.b = r.b[1:]
 	buyerName := r.bytes(256)
 	sellerName := r.bytes(256)
 	if r.err != nil || len(r.b) < 1 {
-		return Transaction{}, errBlob
+		return Transaction{}, 0, errBlob
 	}
 	if r.b[0] == 1 {
 		r.b = r.b[1:]
@@ -261,14 +268,20 @@ func decodeTransactionBody(r *blobReader) (Transaction, error) {
 	} else {
 		r.b = r.b[1:]
 	}
-	r.bytes(1 << 16) // a listing put back
+	var restored uint32
+	if back := r.bytes(1 << 16); len(back) > 0 { // a listing put back: its id, then its record
+		rb := blobReader{b: back}
+		if restored = rb.listingID(); rb.err != nil {
+			return Transaction{}, 0, errBlob
+		}
+	}
 	if r.err != nil {
-		return Transaction{}, errBlob
+		return Transaction{}, 0, errBlob
 	}
 	t := transactionRecord{id: id, state: state}
 	buyer, seller, err := decodeTx(r.b, &t)
 	if err != nil {
-		return Transaction{}, err
+		return Transaction{}, 0, err
 	}
-	return publicTransaction(&t, person{buyer, string(buyerName)}, person{seller, string(sellerName)}), nil
+	return publicTransaction(&t, person{buyer, string(buyerName)}, person{seller, string(sellerName)}), restored, nil
 }

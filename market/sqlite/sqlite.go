@@ -874,6 +874,19 @@ func toUUID(b []byte) uuid.UUID {
 // DefaultPath returns $XDG_DATA_HOME/rynek/market.db, or
 // ~/.local/share/rynek/market.db, creating the directory (0700).
 func DefaultPath() (string, error) {
+	path, err := DefaultFile()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// DefaultFile is DefaultPath without creating anything, for what only
+// reads the market.
+func DefaultFile() (string, error) {
 	dir := os.Getenv("XDG_DATA_HOME")
 	if dir == "" {
 		home, err := os.UserHomeDir()
@@ -882,11 +895,7 @@ func DefaultPath() (string, error) {
 		}
 		dir = filepath.Join(home, ".local", "share")
 	}
-	dir = filepath.Join(dir, "rynek")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "market.db"), nil
+	return filepath.Join(dir, "rynek", "market.db"), nil
 }
 
 // ReserveListingIDs moves the next listing id n ahead and returns where it

@@ -26,6 +26,10 @@ type Tables struct {
 	Exec func(t *testing.T, at string, query string, args ...any)
 	// Edits are the statements, by the names the suites use.
 	Edits map[string]string
+	// LogCounter is set for a store that keeps the log's newest seq apart
+	// from its entries (PostgreSQL's event_counter): deleting the newest
+	// entries shows against it.
+	LogCounter bool
 }
 
 // edit runs the named edit on the market at.
