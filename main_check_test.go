@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/rynek/rynek/internal/pgtest"
+	"github.com/rynek/rynek/internal/readonly"
+	"github.com/rynek/rynek/internal/traffic"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+	_ "modernc.org/sqlite"
+)
+
+// TestMain runs the tests, or, as a child the tests start with
+// RYNEK_TEST_MAIN=1, the program itself (a real `rynek serve`).
+func TestMain(m *testing.M) {
+	if os.Getenv("RYNEK_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(pgtest.Main(m))
+}
+
+// demoMarket seeds a demo market of n listings at location (a file or a
+// PostgreSQL market), gives it some traffic (sells, purchases, removals:
+// entries in its log) and closes it.
+func demoMarket(t *testing.T, location string, n int) {
+	t.Helper()
+	svc, _, _, err := open(location, sqlite.Options{}, "", n, 7, "Rynek", market.Config{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	players, err := svc.Players()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := traffic.New(3)
+	for i := 0; i < 300; i++ {
+		g.One(svc, players) // a refusal (too little money, say) is traffic too
+	}
+	if svc.Version() == 0 {
+		t.Fatal("the traffic logged nothing")
+	}
+	if err := svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// check runs `rynek check` with args and returns its exit code and output.
+func check(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"check"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// sqlExec runs one statement on a market file, as an admin with the
+// sqlite3 prompt would.
+func sqlExec(t *testing.T, path, query string, args ...any) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// soundSummary matches the report of a sound demo market of 200 listings.
+var soundSummary = regexp.MustCompile(`(?s)^rynek check: .* \((SQLite|PostgreSQL)\), read at one instant
+players +\d+
+listings +\d+ \(0 reserved by a purchase\)
+mailboxes +\d+ entries
+stacks +\d+ holding \d+ items
+transactions +\d+ completed, \d+ failed or rolled back, 0 in flight
+money +\d+\.\d\d: balances \d+\.\d\d \(\d+\), fee account \d+\.\d\d \(1\), purchases in flight 0\.00 \(0\)
+  against +opening \d+\.\d\d \+ issued in 0\.00 - out 0\.00 = \d+\.\d\d
+items +\d+ against opening \d+ \+ issued in 0 - out 0 = \d+
+volume +\d+\.\d\d over \d+ sales
+events +\d+ kept, 1 to \d+; none trimmed; delivered through \d+
+recovery +nothing in flight
+sound: no problems \(checked in \d+ms\)
+$`)
+
+// TestCheckCommand: `rynek check` on a demo market file says it is sound
+// (exit 0) and changes nothing; a balance raised and an event row deleted
+// by hand each fail it (exit 1) with the problem named on its own line; a
+// market that cannot be read is exit 2, and nothing is created.
+func TestCheckCommand(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "market.db")
+	demoMarket(t, path, 200)
+	before, _ := os.ReadFile(path)
+	fi, _ := os.Stat(path)
+	code, out, errs := check(t, "--db", path)
+	if code != 0 || !soundSummary.MatchString(out) || errs != "" {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+	after, _ := os.ReadFile(path)
+	fi2, _ := os.Stat(path)
+	if !bytes.Equal(before, after) || !fi.ModTime().Equal(fi2.ModTime()) {
+		t.Fatal("the check changed the market file")
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Fatalf("the check left files beside the market: %v", names)
+	}
+
+	raised := filepath.Join(dir, "raised.db")
+	os.WriteFile(raised, before, 0o600)
+	sqlExec(t, raised, "UPDATE players SET balance = balance + 12345 WHERE rowid = 3")
+	code, out, _ = check(t, "--db", raised)
+	if code != 1 || !regexp.MustCompile(`(?m)^problem money-unbalanced: the accounts hold \d+\.\d\d, but the opening account \(\d+\.\d\d\) and the issuance account \(in 0\.00, out 0\.00\) allow \d+\.\d\d: 123\.45 more; a balance, the fee account or a purchase was changed outside Rynek$`).MatchString(out) ||
+		!strings.HasSuffix(out, "\n1 problem found (checked in "+regexp.MustCompile(`checked in (\d+ms)`).FindStringSubmatch(out)[1]+")\n") {
+		t.Fatalf("a raised balance: exit %d:\n%s", code, out)
+	}
+
+	deleted := filepath.Join(dir, "deleted.db")
+	os.WriteFile(deleted, before, 0o600)
+	sqlExec(t, deleted, "DELETE FROM events WHERE seq = 5")
+	code, out, _ = check(t, "--db", deleted)
+	if code != 1 || !strings.Contains(out, "\nproblem log-gap seq=5: the log goes from 4 to 6: entries in between were deleted (retention only deletes the oldest)\n") {
+		t.Fatalf("a deleted event: exit %d:\n%s", code, out)
+	}
+
+	foreign := filepath.Join(dir, "notes.txt")
+	os.WriteFile(foreign, []byte("not a database"), 0o600)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--db", filepath.Join(dir, "none.db")}, "rynek check: read " + filepath.Join(dir, "none.db") + ": stat " + filepath.Join(dir, "none.db") + ": no such file or directory\n"},
+		{[]string{"--db", foreign}, "not a Rynek market database: the file is not an SQLite database"},
+		{[]string{"--db", dir}, "--db " + dir + " is a directory"},
+		{[]string{"--db", ""}, "--db must not be empty"},
+		{[]string{"now"}, `rynek check: unexpected argument "now" (see --help)`},
+		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"--db", "postgres://nobody:secret@127.0.0.1:1/m?connect_timeout=2"}, "rynek check: read the PostgreSQL market nobody@127.0.0.1:1/m"},
+	} {
+		code, out, errs := check(t, c.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, c.msg) || strings.Contains(errs, "secret") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errs, c.msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.db")); !os.IsNotExist(err) {
+		t.Fatalf("checking a missing market created it: %v", err)
+	}
+}
+
+// TestCheckOnReadOnlyMedia: a market on media nothing may write is checked.
+func TestCheckOnReadOnlyMedia(t *testing.T) {
+	dir := t.TempDir()
+	demoMarket(t, filepath.Join(dir, "market.db"), 50)
+	media := readonly.Folder(t, dir)
+	if code, out, errs := check(t, "--db", filepath.Join(media, "market.db")); code != 0 || !soundSummary.MatchString(out) {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+}
+
+// TestCheckCommandPostgres: `rynek check` on a demo market on PostgreSQL
+// says it is sound and changes no table; a balance raised by hand fails it.
+func TestCheckCommandPostgres(t *testing.T) {
+	dsn := pgtest.Database(t)
+	demoMarket(t, dsn, 200)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	digest := func() string {
+		var all []string
+		for _, table := range []string{"meta", "players", "mail", "listings", "transactions", "events", "event_counter", "rynek_instances", "rynek_schema"} {
+			var d string
+			if err := conn.QueryRow(ctx, "SELECT coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '') FROM "+table+" t").Scan(&d); err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, d)
+		}
+		return strings.Join(all, " ")
+	}
+	before := digest()
+	if code, out, errs := check(t, "--db", dsn); code != 0 || !soundSummary.MatchString(out) {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+	if digest() != before {
+		t.Fatal("the check changed the tables")
+	}
+	if _, err := conn.Exec(ctx, "UPDATE players SET balance = balance + 500 WHERE id = (SELECT id FROM players ORDER BY id LIMIT 1)"); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := check(t, "--db", dsn); code != 1 || !strings.Contains(out, ": 5.00 more; a balance, the fee account or a purchase was changed outside Rynek\n") {
+		t.Fatalf("a raised balance: exit %d:\n%s", code, out)
+	}
+}
+
+// TestCheckWhileServeRuns: `rynek check` of a market that a real `rynek
+// serve` process has open, with bots buying and selling, passes from one
+// instant, again and again, and the server goes on committing throughout
+// and stops cleanly; the market checks sound after.
+func TestCheckWhileServeRuns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "market.db")
+	cmd := exec.Command(os.Args[0], "serve", "--db", path, "--seed", "2000", "--api", "127.0.0.1:0", "--bots", "500")
+	cmd.Env = append(os.Environ(), "RYNEK_TEST_MAIN=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		t.Fatalf("serve said nothing: %s", stderr.String())
+	}
+	m := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(lines.Text())
+	if m == nil {
+		t.Fatalf("first line %q", lines.Text())
+	}
+	version := func() uint64 {
+		res, err := http.Get("http://" + m[1] + "/api/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var h struct{ Version uint64 }
+		json.NewDecoder(res.Body).Decode(&h)
+		return h.Version
+	}
+	for v := version(); version() < v+50; time.Sleep(20 * time.Millisecond) {
+	}
+	v, checks := version(), 0
+	for start := time.Now(); time.Since(start) < 2*time.Second; checks++ {
+		code, out, errs := check(t, "--db", path)
+		if code != 0 || !strings.Contains(out, "\nsound: no problems") {
+			t.Fatalf("check %d while serving: exit %d:\n%s%s", checks, code, out, errs)
+		}
+	}
+	if version() <= v {
+		t.Fatal("the server committed nothing while it was checked")
+	}
+	t.Logf("%d checks in 2 s while the server went from version %d to %d", checks, v, version())
+	// A check's instant stays as it was while the server goes on: hold
+	// one open while the server commits, then check it.
+	snap, err := sqlite.OpenSnapshot(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = version()
+	for deadline := time.Now().Add(10 * time.Second); version() < v+20; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server committed nothing in 10 s while a snapshot was open")
+		}
+	}
+	r, err := market.Check(snap, nil)
+	snap.Close()
+	if err != nil || !r.Sound() || r.Log.Last > v {
+		t.Fatalf("the held snapshot: %v, newest entry %d (the server was at %d when it began), problems %v", err, r.Log.Last, v, r.Problems)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for lines.Scan() {
+		last = lines.Text()
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve: %v: %s", err, stderr.String())
+	}
+	t.Log(last) // the server's ticks while it was checked
+	if code, out, errs := check(t, "--db", path); code != 0 {
+		t.Fatalf("after the server: exit %d:\n%s%s", code, out, errs)
+	}
+}
