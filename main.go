@@ -566,13 +566,13 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rynek export: no market at %s: %v\n", path, err)
 		return 1
 	}
-	st, err := openMarket(path, sqlite.Options{}, "rynek-export", true)
+	snap, err := openSnapshot(path, "export")
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek export: %v\n", err)
 		return 1
 	}
-	defer st.store.Close()
-	sum, err := grzybcio.Export(st.store, *to)
+	defer snap.Close()
+	sum, err := grzybcio.Export(snap, *to)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek export: %v\n", err)
 		return 1

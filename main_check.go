@@ -68,13 +68,7 @@ Flags:
 		path = p
 	}
 	start := time.Now()
-	var snap market.Snapshot
-	var err error
-	if isPostgres(path) {
-		snap, err = postgres.OpenSnapshot(path, "check")
-	} else {
-		snap, err = sqlite.OpenSnapshot(path)
-	}
+	snap, err := openSnapshot(path, "check")
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek check: %v\n", err)
 		return checkFailed
@@ -91,6 +85,16 @@ Flags:
 		return checkProblems
 	}
 	return checkSound
+}
+
+// openSnapshot opens the market at location (a file or a PostgreSQL
+// market) to be read at one instant and never written: what the commands
+// that only read (check, export) open.
+func openSnapshot(location, purpose string) (market.Snapshot, error) {
+	if isPostgres(location) {
+		return postgres.OpenSnapshot(location, purpose)
+	}
+	return sqlite.OpenSnapshot(location)
 }
 
 // writeCheckReport prints the summary, what recovery would do, the notes

@@ -177,36 +177,45 @@ func TestCheckOnReadOnlyMedia(t *testing.T) {
 func TestCheckCommandPostgres(t *testing.T) {
 	dsn := pgtest.Database(t)
 	demoMarket(t, dsn, 200)
+	before := pgDigest(t, dsn)
+	if code, out, errs := check(t, "--db", dsn); code != 0 || !soundSummary.MatchString(out) {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+	if pgDigest(t, dsn) != before {
+		t.Fatal("the check changed the tables")
+	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	digest := func() string {
-		var all []string
-		for _, table := range []string{"meta", "players", "mail", "listings", "transactions", "events", "event_counter", "rynek_instances", "rynek_schema"} {
-			var d string
-			if err := conn.QueryRow(ctx, "SELECT coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '') FROM "+table+" t").Scan(&d); err != nil {
-				t.Fatal(err)
-			}
-			all = append(all, d)
-		}
-		return strings.Join(all, " ")
-	}
-	before := digest()
-	if code, out, errs := check(t, "--db", dsn); code != 0 || !soundSummary.MatchString(out) {
-		t.Fatalf("exit %d:\n%s%s", code, out, errs)
-	}
-	if digest() != before {
-		t.Fatal("the check changed the tables")
-	}
 	if _, err := conn.Exec(ctx, "UPDATE players SET balance = balance + 500 WHERE id = (SELECT id FROM players ORDER BY id LIMIT 1)"); err != nil {
 		t.Fatal(err)
 	}
 	if code, out, _ := check(t, "--db", dsn); code != 1 || !strings.Contains(out, ": 5.00 more; a balance, the fee account or a purchase was changed outside Rynek\n") {
 		t.Fatalf("a raised balance: exit %d:\n%s", code, out)
 	}
+}
+
+// pgDigest is a digest of every row of every table of a PostgreSQL market.
+func pgDigest(t *testing.T, dsn string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var all []string
+	for _, table := range []string{"meta", "players", "mail", "listings", "transactions", "events", "event_counter", "rynek_instances", "rynek_schema"} {
+		var d string
+		if err := conn.QueryRow(ctx, "SELECT coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '') FROM "+table+" t").Scan(&d); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, table+" "+d)
+	}
+	return strings.Join(all, "\n")
 }
 
 // TestCheckWhileServeRuns: `rynek check` of a market that a real `rynek

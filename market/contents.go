@@ -40,10 +40,11 @@ type OwnedMail struct {
 	MailboxEntry
 }
 
-// ReadStore reads the whole of store without a Service: an export must not
-// change the market, and a Service's Enable would (it recovers the purchases
-// a crash left unfinished). Everything is held in memory.
-func ReadStore(store Store) (*StoreContents, error) {
+// ReadStore reads the whole of store (a Snapshot, or a Store) without a
+// Service: an export must not change the market, and a Service's Enable
+// would (it recovers the purchases a crash left unfinished). Everything is
+// held in memory.
+func ReadStore(store Reader) (*StoreContents, error) {
 	r := &contentsReader{c: &StoreContents{}, names: map[uuid.UUID]string{}}
 	if err := store.Load(r); err != nil {
 		return nil, fmt.Errorf("read the market: %w", err)

@@ -28,7 +28,7 @@ type ExportSummary struct {
 // a temporary file first). A market with a purchase in flight is refused:
 // the plugin could not finish it, and Rynek settles it the next time the
 // market opens.
-func Export(store market.Store, dir string) (ExportSummary, error) {
+func Export(store market.Reader, dir string) (ExportSummary, error) {
 	var sum ExportSummary
 	c, err := market.ReadStore(store)
 	if err != nil {
