@@ -162,3 +162,56 @@ func TestSnapshotRefuses(t *testing.T) {
 		t.Fatalf("the missing market was created: %v", err)
 	}
 }
+
+// TestALongReadDoesNotHoldUpCommits: while a snapshot holds an old instant
+// (a check of a large market takes seconds), the WAL grows past the size
+// at which the store restarts it; the restart would wait for the reader
+// and hold every commit back meanwhile, so it waits for the reader to end
+// instead. Commits stay fast throughout, and the WAL starts over once the
+// reader is gone.
+func TestALongReadDoesNotHoldUpCommits(t *testing.T) {
+	defer sqlite.SetCheckpoints(20*time.Millisecond, 256<<10)()
+	path := filepath.Join(t.TempDir(), "market.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	mustOK(t, err)
+	defer st.Close()
+	body := make([]byte, 2000)
+	seq := 0
+	commit := func() time.Duration {
+		seq++
+		start := time.Now()
+		mustOK(t, st.Commit(&market.Batch{Events: []market.EventRow{{Kind: market.KindPlayerData, At: int64(seq), Body: body}}}))
+		return time.Since(start)
+	}
+	walSize := func() int64 {
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	commit()
+	snap, err := sqlite.OpenSnapshot(path)
+	mustOK(t, err)
+	if _, err := snap.ReadEvents(0, 1, func(market.EventRow) error { return nil }); err != nil { // the instant begins
+		t.Fatal(err)
+	}
+	var slowest time.Duration
+	for start := time.Now(); time.Since(start) < 1500*time.Millisecond; {
+		slowest = max(slowest, commit())
+	}
+	if size := walSize(); size < 256<<10 {
+		t.Fatalf("the WAL is %d bytes: the test did not take it past the restart size", size)
+	}
+	if slowest > 500*time.Millisecond {
+		t.Fatalf("a commit waited %s while a snapshot was open", slowest)
+	}
+	mustOK(t, snap.Close())
+	grown := walSize()
+	for start := time.Now(); walSize() >= grown && time.Since(start) < 5*time.Second; {
+		commit()
+	}
+	if size := walSize(); size >= grown {
+		t.Fatalf("the WAL did not start over after the snapshot ended: %d bytes, was %d", size, grown)
+	}
+}
