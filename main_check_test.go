@@ -144,7 +144,7 @@ func TestCheckCommand(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--db", filepath.Join(dir, "none.db")}, "rynek check: read " + filepath.Join(dir, "none.db") + ": stat " + filepath.Join(dir, "none.db") + ": no such file or directory\n"},
+		{[]string{"--db", filepath.Join(dir, "none.db")}, "rynek check: no market at " + filepath.Join(dir, "none.db") + ": file does not exist\n"},
 		{[]string{"--db", foreign}, "not a Rynek market database: the file is not an SQLite database"},
 		{[]string{"--db", dir}, "--db " + dir + " is a directory"},
 		{[]string{"--db", ""}, "--db must not be empty"},

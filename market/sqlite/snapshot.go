@@ -40,6 +40,9 @@ var _ market.Snapshot = (*Snapshot)(nil)
 // once) are refused; nothing is created or changed either way.
 func OpenSnapshot(path string) (*Snapshot, error) {
 	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no market at %s: %w", path, os.ErrNotExist)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -144,7 +144,7 @@ func TestSnapshotRefuses(t *testing.T) {
 	mustOK(t, err)
 	db.Close()
 	for _, c := range []struct{ path, msg string }{
-		{missing, "no such file or directory"},
+		{missing, "no market at " + missing + ": file does not exist"},
 		{empty, "not a Rynek market database: the file is empty"},
 		{text, "not a Rynek market database: the file is not an SQLite database"},
 		{old, "schema version 3, older than this program's 4; open it once with this Rynek, which upgrades it"},
