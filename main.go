@@ -577,9 +577,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rynek export: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "exported %d listings, %d mailbox entries and %d transactions to %s and %s\n"+
-		"the plugin computes each listing's expiry from its own listing-expiry-days; favourites, alerts and ratings are empty\n",
-		sum.Listings, sum.Mail, sum.Transactions, filepath.Join(*to, grzybcio.ListingsFile), filepath.Join(*to, grzybcio.MarketDataFile))
+	sum.WriteSummary(stdout)
 	return 0
 }
 

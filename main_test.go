@@ -155,6 +155,10 @@ func TestImportAndExportCommands(t *testing.T) {
 		!strings.Contains(out.String(), "exported 5 listings, 4 mailbox entries and 4 transactions") {
 		t.Fatalf("export: exit %d: %s%s", code, out.String(), errb.String())
 	}
+	// The players' own data travels too, and the summary says so.
+	if want := "\n  with the players' 2 favourites, 1 price alert and 1 rating\n"; !strings.Contains(out.String(), want) || strings.Contains(out.String(), "empty") {
+		t.Errorf("export summary lacks %q:\n%s", want, out.String())
+	}
 	cases := []struct {
 		args []string
 		code int

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,7 +18,27 @@ import (
 
 // ExportSummary counts what an export wrote.
 type ExportSummary struct {
+	Dir                          string
 	Listings, Mail, Transactions int
+	// Favorites, Alerts and Ratings are the players' own: favourites of
+	// listings on the market, price alerts, and buyers' ratings of sales.
+	Favorites, Alerts, Ratings int
+}
+
+// WriteSummary says what the export wrote, and what the plugin makes of it.
+func (s ExportSummary) WriteSummary(w io.Writer) {
+	fmt.Fprintf(w, "exported %d listings, %d mailbox entries and %d transactions to %s and %s\n",
+		s.Listings, s.Mail, s.Transactions, filepath.Join(s.Dir, ListingsFile), filepath.Join(s.Dir, MarketDataFile))
+	fmt.Fprintf(w, "  with the players' %s, %s and %s\n", count(s.Favorites, "favourite"), count(s.Alerts, "price alert"), count(s.Ratings, "rating"))
+	fmt.Fprintln(w, "the plugin computes each listing's expiry from its own listing-expiry-days")
+}
+
+// count is n and the noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // Export writes the plugin's listings.yml and market-data.yml into dir from
@@ -51,7 +72,8 @@ func Export(store market.Reader, dir string) (ExportSummary, error) {
 	if err != nil {
 		return sum, err
 	}
-	data, err := marketDataDocument(c)
+	written := ExportSummary{Dir: dir, Listings: len(c.Listings), Mail: len(c.Mail), Transactions: len(c.Transactions)}
+	data, err := marketDataDocument(c, &written)
 	if err != nil {
 		return sum, err
 	}
@@ -61,7 +83,7 @@ func Export(store market.Reader, dir string) (ExportSummary, error) {
 	if err := writeFiles(paths, [][]byte{listings, data}); err != nil {
 		return sum, err
 	}
-	return ExportSummary{Listings: len(c.Listings), Mail: len(c.Mail), Transactions: len(c.Transactions)}, nil
+	return written, nil
 }
 
 // writeFiles writes each file to a temporary one, then renames them all:
@@ -147,7 +169,9 @@ func listingsDocument(c *market.StoreContents) ([]byte, error) {
 	return encode(root)
 }
 
-func marketDataDocument(c *market.StoreContents) ([]byte, error) {
+// marketDataDocument is market-data.yml; it counts the players' own data
+// it writes into sum.
+func marketDataDocument(c *market.StoreContents, sum *ExportSummary) ([]byte, error) {
 	root := mapping()
 	favorites := mapping()
 	for _, p := range c.Players {
@@ -159,6 +183,7 @@ func marketDataDocument(c *market.StoreContents) ([]byte, error) {
 		for _, id := range d.Favorites {
 			ids.Content = append(ids.Content, integerNode(int64(id)))
 		}
+		sum.Favorites += len(d.Favorites)
 		add(favorites, p.ID.String(), ids)
 	}
 	add(root, "favorites", favorites)
@@ -201,6 +226,7 @@ func marketDataDocument(c *market.StoreContents) ([]byte, error) {
 			add(e, "createdAt", integerNode(a.Created.UnixMilli()))
 			entries.Content = append(entries.Content, e)
 		}
+		sum.Alerts += len(d.Alerts)
 		add(alerts, p.ID.String(), entries)
 	}
 	add(root, "alerts", alerts)
@@ -218,6 +244,7 @@ func marketDataDocument(c *market.StoreContents) ([]byte, error) {
 		// closest it knows.
 		add(e, "timestamp", integerNode(t.Timeline[len(t.Timeline)-1].At.UnixMilli()))
 		ratings.Content = append(ratings.Content, e)
+		sum.Ratings++
 	}
 	add(root, "ratings", ratings)
 	txs := sequence()

@@ -460,3 +460,28 @@ func TestAnUnknownSectionIsNotedNotFatal(t *testing.T) {
 		t.Fatalf("report %+v", r)
 	}
 }
+
+// The export's summary counts the players' favourites, alerts and ratings
+// it writes (it once said they were empty while its files held them).
+func TestExportSummaryCountsThePlayersData(t *testing.T) {
+	st := newStore(t)
+	importDir(t, st, "testdata/server", ImportOptions{ExpiryDays: 36500})
+	dir := filepath.Join(t.TempDir(), "GrzybcioRynek")
+	sum, err := Export(st, dir)
+	must(t, err)
+	var out strings.Builder
+	sum.WriteSummary(&out)
+	want := "exported 5 listings, 4 mailbox entries and 4 transactions to " + filepath.Join(dir, ListingsFile) + " and " + filepath.Join(dir, MarketDataFile) + "\n" +
+		"  with the players' 2 favourites, 1 price alert and 1 rating\n" +
+		"the plugin computes each listing's expiry from its own listing-expiry-days\n"
+	if out.String() != want {
+		t.Fatalf("summary\n%s\nwant\n%s", out.String(), want)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, MarketDataFile))
+	must(t, err)
+	for _, in := range []string{"  - 2\n    - 7\n", "query: miecz", "stars: 5"} {
+		if !strings.Contains(string(data), in) {
+			t.Errorf("%s lacks %q:\n%s", MarketDataFile, in, data)
+		}
+	}
+}
