@@ -34,9 +34,14 @@ func toMoney(noun string, p float64, min, max Money) (Money, error) {
 		return 0, errf(CodeInvalidPrice, "%s %s has more than 2 decimals", noun, s)
 	}
 	if p > float64(max)/100 || p < float64(min)/100 {
-		return 0, errf(CodeInvalidPrice, "%s %s is outside %s..%s", noun, s, FormatMoney(min), FormatMoney(max))
+		return 0, outsideRange(noun, s, min, max)
 	}
 	return Money(math.Round(p * 100)), nil
+}
+
+// outsideRange is the error of an amount (as written) outside min..max.
+func outsideRange(noun, amount string, min, max Money) error {
+	return errf(CodeInvalidPrice, "%s %s is outside %s..%s", noun, amount, FormatMoney(min), FormatMoney(max))
 }
 
 // RoundToCents converts an amount that was stored unrounded to minor units,

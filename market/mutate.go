@@ -177,17 +177,17 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 // and its maximum transaction value.
 func (s *Service) listingPrice(price float64) (Money, error) {
 	cents, err := PriceToMoney(price, s.cfg.MinPrice, s.cfg.MaxPrice)
-	if err == nil && s.cfg.MaxTransactionValue > 0 && cents > s.cfg.MaxTransactionValue {
-		return 0, errf(CodeInvalidPrice, "price %s is above the market's maximum transaction value %s", FormatMoney(cents), FormatMoney(s.cfg.MaxTransactionValue))
+	if err != nil {
+		return 0, err
 	}
-	return cents, err
+	return cents, aboveMaxTransaction(cents, s.cfg.MaxTransactionValue)
 }
 
 // mayList checks the rules every new listing of it by p must pass: the
 // blacklist, the cooldown, the listing limit.
 func (s *Service) mayList(p *playerRecord, it item, now int64) error {
 	if s.blacklist[it.mat] {
-		return errf(CodeBlacklisted, "%s may not be sold on the market", materials[it.mat].Key)
+		return blacklisted(it.mat)
 	}
 	if cd := s.cfg.ListingCooldown; cd > 0 && p.lastSell > 0 {
 		if wait := p.lastSell + cd.Milliseconds() - now; wait > 0 {

@@ -39,12 +39,7 @@ func (s *Service) SetRules(c Config) error {
 	if open > 0 {
 		return errf(CodeBusy, "%d purchase%s in flight; the rules change when none is", open, map[bool]string{true: "s are", false: " is"}[open > 1])
 	}
-	blacklist := map[uint16]bool{}
-	for _, k := range c.Blacklist {
-		if id, ok := materialID(strings.ToUpper(k)); ok {
-			blacklist[id] = true
-		}
-	}
+	blacklist := blacklistIDs(c.Blacklist)
 	s.mu.Lock()
 	s.cfg.setRules(c)
 	s.blacklist = blacklist
@@ -138,4 +133,73 @@ func formatWindow(d time.Duration) string {
 		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
 	}
 	return d.Round(time.Second).String()
+}
+
+// ListingRules are the rules of what may be on the market, whoever lists
+// it and however: the price range, the maximum transaction value and the
+// blacklist. SellItem and RelistMail apply them together with the rules of
+// who may list when (cooldown, listing limit, listing fee); a data load
+// applies them alone, so that it brings no listing the market would refuse.
+type ListingRules struct {
+	minPrice, maxPrice, maxTransaction Money
+	blacklist                          map[uint16]bool
+	blacklisted                        int // keys in the blacklist
+}
+
+// NewListingRules compiles c's listing rules; c's zero values are the
+// defaults, as in New.
+func NewListingRules(c Config) *ListingRules {
+	c = c.withDefaults()
+	return &ListingRules{minPrice: c.MinPrice, maxPrice: c.MaxPrice, maxTransaction: c.MaxTransactionValue,
+		blacklist: blacklistIDs(c.Blacklist), blacklisted: len(c.Blacklist)}
+}
+
+// Check returns why the rules refuse a listing of s at price (SellItem's
+// error), or nil.
+func (r *ListingRules) Check(s ItemStack, price Money) error {
+	if price < r.minPrice || price > r.maxPrice {
+		return outsideRange("price", FormatMoney(price), r.minPrice, r.maxPrice)
+	}
+	if err := aboveMaxTransaction(price, r.maxTransaction); err != nil {
+		return err
+	}
+	if mat, ok := materialID(s.Material); ok && r.blacklist[mat] {
+		return blacklisted(mat)
+	}
+	return nil
+}
+
+// String says what the rules are, for a report.
+func (r *ListingRules) String() string {
+	s := "prices " + FormatMoney(r.minPrice) + ".." + FormatMoney(r.maxPrice)
+	if r.maxTransaction > 0 {
+		s += ", at most " + FormatMoney(r.maxTransaction) + " a transaction"
+	}
+	return s + ", " + strconv.Itoa(r.blacklisted) + " materials blacklisted"
+}
+
+// blacklistIDs is a blacklist of material keys as a set of material ids;
+// keys the market does not know are left out (nothing has them).
+func blacklistIDs(keys []string) map[uint16]bool {
+	ids := map[uint16]bool{}
+	for _, k := range keys {
+		if id, ok := materialID(strings.ToUpper(k)); ok {
+			ids[id] = true
+		}
+	}
+	return ids
+}
+
+// blacklisted is the error of listing a blacklisted material.
+func blacklisted(mat uint16) error {
+	return errf(CodeBlacklisted, "%s may not be sold on the market", materials[mat].Key)
+}
+
+// aboveMaxTransaction refuses a listing price above the maximum
+// transaction value max (0: none).
+func aboveMaxTransaction(price, max Money) error {
+	if max > 0 && price > max {
+		return errf(CodeInvalidPrice, "price %s is above the market's maximum transaction value %s", FormatMoney(price), FormatMoney(max))
+	}
+	return nil
 }

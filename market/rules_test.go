@@ -2,6 +2,7 @@ package market_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -149,4 +150,39 @@ func TestListingFeeRefundedWhenUnsold(t *testing.T) {
 	if st, _ := w2.svc.GetPlayer(w2.alice.ID); st.Balance != 990 {
 		t.Fatalf("without the rule the fee came back: %v", st.Balance)
 	}
+}
+
+// TestListingRulesJudgeAsSellItem: the rules a data load applies alone
+// refuse what SellItem refuses, in its words, and allow what it allows; a
+// zero Config is the defaults.
+func TestListingRulesJudgeAsSellItem(t *testing.T) {
+	limits := func(c *market.Config) {
+		c.MinPrice, c.MaxPrice, c.MaxTransactionValue, c.Blacklist = 2_00, 900_00, 500_00, []string{"oak_log"}
+	}
+	w := newWorld(t, limits)
+	var cfg market.Config
+	limits(&cfg)
+	r := market.NewListingRules(cfg)
+	for _, c := range []struct {
+		slot  int
+		price float64
+	}{{0, 1.99}, {0, 500.01}, {0, 900.01}, {2, 10}} {
+		stack := w.stack(w.alice, c.slot)
+		_, sold := w.svc.SellItem(w.alice, stack, c.price)
+		err := r.Check(stack, market.Money(math.Round(c.price*100)))
+		if sold == nil || err == nil || err.Error() != sold.Error() || !errors.Is(err, &market.Error{Code: sold.(*market.Error).Code}) {
+			t.Errorf("%s at %.2f: the rules say %v, SellItem %v", stack.Material, c.price, err, sold)
+		}
+	}
+	for _, price := range []market.Money{2_00, 500_00} {
+		if err := r.Check(w.stack(w.alice, 0), price); err != nil {
+			t.Errorf("%s: %v", market.FormatMoney(price), err)
+		}
+	}
+	if got, want := r.String(), "prices 2.00..900.00, at most 500.00 a transaction, 1 materials blacklisted"; got != want {
+		t.Errorf("String %q, want %q", got, want)
+	}
+	defaults := market.NewListingRules(market.Config{})
+	errText(t, defaults.Check(w.stack(w.alice, 0), 99), "price 0.99 is outside 1.00..1000000.00")
+	errText(t, defaults.Check(market.ItemStack{Material: "BEDROCK", Amount: 1}, 5_00), "BEDROCK may not be sold on the market")
 }

@@ -149,12 +149,7 @@ func (t *transactionRecord) takeState(now *transactionRecord) {
 // New returns a service over store. It is not ready until Enable.
 func New(store Store, cfg Config) *Service {
 	cfg = cfg.withDefaults()
-	s := &Service{cfg: cfg, store: store, blacklist: map[uint16]bool{}}
-	for _, k := range cfg.Blacklist {
-		if id, ok := materialID(strings.ToUpper(k)); ok {
-			s.blacklist[id] = true
-		}
-	}
+	s := &Service{cfg: cfg, store: store, blacklist: blacklistIDs(cfg.Blacklist)}
 	s.reset()
 	return s
 }
