@@ -162,6 +162,12 @@ func newBulk(store Store) *Bulk {
 // the market as it was) more than a generated million-listing market.
 func (k *Bulk) OneTransaction() { k.chunk = math.MaxInt }
 
+// Reserve makes room for n more rows when the caller knows how many it
+// brings: the rows of a load wait in memory (all of them, in
+// OneTransaction), and a batch that grows copies every row so far, holding
+// both copies for a moment.
+func (k *Bulk) Reserve(n int) { k.b.Ops = slices.Grow(k.b.Ops, min(n, k.chunk)) }
+
 // SetNextListingID keeps the source's own id counter: the load hands out no
 // new listing id below n (ids are never reused, even those of listings that
 // are gone).
@@ -357,6 +363,28 @@ func (k *Bulk) AddPlayer(p Player, balance Money) error {
 // known reports whether a player was added by this load or, in a merge, is
 // in the store.
 func (k *Bulk) known(id uuid.UUID) bool { return k.players[id] != nil || k.existing.players[id] }
+
+// RenamePlayer gives a player this load adds another name: a source that
+// names a player many times, in no useful order, gives each name as it
+// reads it and keeps the newest. A player the store had already keeps
+// theirs: a merge never overwrites.
+func (k *Bulk) RenamePlayer(id uuid.UUID, name string) error {
+	if k.existing.players[id] {
+		return nil
+	}
+	bp := k.players[id]
+	if bp == nil {
+		return fmt.Errorf("bulk: unknown player %s", id)
+	}
+	if name == "" {
+		return fmt.Errorf("bulk: player %s needs a name", id)
+	}
+	if err := validateText("player name", name, 64); err != nil {
+		return err
+	}
+	bp.row.Name = name
+	return nil
+}
 
 // SetSlot puts an item into the inventory slot of a player this load adds.
 func (k *Bulk) SetSlot(player uuid.UUID, slot int, s ItemStack) error {

@@ -167,3 +167,29 @@ func TestRoundToCentsAsTheOriginalEconomy(t *testing.T) {
 		}
 	}
 }
+
+// A load names a player as it reads them and keeps the newest name; a
+// merge leaves the names of the players the market has.
+func TestBulkRenamesThePlayersItAdds(t *testing.T) {
+	w := newWorld(t)
+	must(t, w.svc.Close())
+	st := w.openStore()
+	m, err := market.NewMerge(st)
+	must(t, err)
+	carol := market.Player{ID: uuid.New(), Name: "Nieznany"}
+	must(t, m.AddPlayer(carol, 0))
+	must(t, m.RenamePlayer(carol.ID, "Carol"))
+	must(t, m.RenamePlayer(w.alice.ID, "Ala"))
+	errText(t, m.RenamePlayer(uuid.Nil, "Nobody"), "bulk: unknown player 00000000-0000-0000-0000-000000000000")
+	errText(t, m.RenamePlayer(carol.ID, ""), "bulk: player "+carol.ID.String()+" needs a name")
+	must(t, m.Finish())
+	c, err := market.ReadStore(st)
+	must(t, err)
+	names := map[uuid.UUID]string{}
+	for _, p := range c.Players {
+		names[p.ID] = p.Name
+	}
+	if names[carol.ID] != "Carol" || names[w.alice.ID] != "Alice" {
+		t.Fatalf("names after the merge: Carol %q, Alice %q", names[carol.ID], names[w.alice.ID])
+	}
+}
