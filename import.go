@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rynek/rynek/internal/grzybcio"
+	"github.com/rynek/rynek/internal/rules"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/postgres"
+	"github.com/rynek/rynek/market/sqlite"
+)
+
+// runImport is `rynek import --from DIR`: the original plugin's files
+// (GrzybcioRynek's listings.yml and market-data.yml) loaded into the market
+// in one transaction, or with --dry-run only checked and reported.
+func runImport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rynek import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	from := fs.String("from", "", "the plugin's data folder, with listings.yml and market-data.yml (required)")
+	dbPath := fs.String("db", "", dbUsage)
+	dryRun := fs.Bool("dry-run", false, "read, check and report everything; write nothing")
+	merge := fs.Bool("merge", false, "add to a market that has data (nothing in it is overwritten; the same files again add nothing)")
+	expiryDays := fs.Int("expiry-days", grzybcio.DefaultExpiryDays, "the plugin's listing-expiry-days: a listing expires this long after it was created")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--expiry-days N]\n\nLoads a GrzybcioRynek market (listings, players, mailboxes, history) into Rynek,\nall in one transaction. Run it with --dry-run first: the report lists every\nskipped entry, rounding and expired listing.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "rynek import: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return 2
+	case *from == "":
+		fmt.Fprintln(stderr, "rynek import: give the plugin's data folder with --from DIR (see --help)")
+		return 2
+	case *expiryDays < 1 || *expiryDays > 36500:
+		fmt.Fprintf(stderr, "rynek import: --expiry-days must be between 1 and 36500, got %d\n", *expiryDays)
+		return 2
+	}
+	path, code := databasePath(fs, *dbPath, stderr)
+	if code != 0 {
+		return code
+	}
+	opts := grzybcio.ImportOptions{Dir: *from, ExpiryDays: *expiryDays, Now: time.Now(), DryRun: *dryRun, Merge: *merge,
+		Progress: func(done, total int) {
+			if total >= 10_000 {
+				fmt.Fprintf(stderr, "\r\x1b[Krynek import: loading %3d%%", done*100/max(total, 1))
+			}
+		}}
+	start := time.Now()
+	existed := true
+	if !isPostgres(path) {
+		_, statErr := os.Stat(path)
+		existed = statErr == nil
+	}
+	var store market.Store // nil: a dry run of a market that does not exist
+	var st openedMarket
+	if existed || !*dryRun {
+		// A dry run does not create a market file that does not exist.
+		var err error
+		if st, err = openMarket(path, sqlite.Options{}, "rynek-import", true); err != nil {
+			fmt.Fprintf(stderr, "rynek import: %v\n", err)
+			return 1
+		}
+		defer st.store.Close()
+		if pg, ok := st.store.(*postgres.Store); ok {
+			// An import writes no log entries: running servers would never
+			// learn of it.
+			if n, err := pg.OthersOpen(); err != nil || n > 0 {
+				fmt.Fprintf(stderr, "rynek import: %d other Rynek instances have this market open (%v); stop them first: they would not see what an import adds\n", n, err)
+				return 1
+			}
+		}
+		store = st.store
+	}
+	fmt.Fprintf(stderr, "rynek import: reading %s", *from)
+	report, err := grzybcio.Import(store, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "\r\x1b[Krynek import: %v\n", err)
+		if store != nil && !existed {
+			// Not even the empty market this import created is left behind.
+			st.store.Close()
+			for _, p := range []string{path, path + "-wal", path + "-shm"} {
+				os.Remove(p)
+			}
+		}
+		fmt.Fprintln(stderr, "rynek import: nothing was written")
+		return 1
+	}
+	fmt.Fprint(stderr, "\r\x1b[K")
+	report.WriteSummary(stdout)
+	importRules(*from, path, *dryRun, stdout)
+	if *dryRun {
+		fmt.Fprintln(stdout, "\nEvery entry:")
+		report.WriteNotes(stdout)
+		return 0
+	}
+	if err := st.store.Close(); err != nil {
+		fmt.Fprintf(stderr, "rynek import: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "into %s in %s; run with --dry-run to list every entry above\n", st.name, time.Since(start).Round(time.Millisecond))
+	return 0
+}
+
+// importRules carries the plugin's config.yml over into the rules file
+// beside the market (never over one that is there; a PostgreSQL market's
+// instances take theirs from --config, so it is only printed), and says so
+// in the summary's style.
+func importRules(from, dbPath string, dryRun bool, stdout io.Writer) {
+	r, err := grzybcio.ReadRules(from)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return
+	case err != nil:
+		fmt.Fprintf(stdout, "  rules          not carried over: %v\n", err)
+		return
+	}
+	unmapped := ""
+	if len(r.Unmapped) > 0 {
+		unmapped = "; not carried (Rynek has no such switch, or does it otherwise): " + strings.Join(r.Unmapped, ", ")
+	}
+	switch {
+	case dryRun || isPostgres(dbPath):
+		fmt.Fprintf(stdout, "  rules          %d settings of %s would be, as %s:\n%s%s\n", r.Mapped, grzybcio.ConfigFile, rules.FileName,
+			indent(string(r.YAML)), unmapped)
+	default:
+		where, err := grzybcio.WriteRules(r, dbPath)
+		if err != nil {
+			fmt.Fprintf(stdout, "  rules          %v\n", err)
+			return
+		}
+		fmt.Fprintf(stdout, "  rules          %d settings of %s into %s%s\n", r.Mapped, grzybcio.ConfigFile, where, unmapped)
+	}
+}
+
+// indent puts four spaces before every line of text.
+func indent(text string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n    ") + "\n"
+}
