@@ -55,6 +55,11 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "\r\x1b[Krynek import: loading %3d%%", done*100/max(total, 1))
 			}
 		}}
+	if !*dryRun {
+		// Only a dry run lists every entry: an import counts them, and a
+		// large one need not keep a note a listing in memory.
+		opts.Note = func(grzybcio.Note) {}
+	}
 	start := time.Now()
 	existed := true
 	if !isPostgres(path) {

@@ -3,6 +3,7 @@ package grzybcio
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"testing"
 	"unicode/utf8"
 
@@ -28,21 +29,50 @@ func FuzzWalker(f *testing.F) {
 		"    id: minecraft:stone\n    x: !!binary R0lGODlh\n    y: !custom {a: ~}\n    z: |\n      two\n      lines\n    base: &b {k: 1}\n" +
 		"    m: {<<: *b, t: 2001-12-14, q: 'yes', e: '', s: \"#x: y\", u: \"\\u00a0\"}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		src := &source{}
-		lf := &file{path: "listings.yml"}
-		root, err := lf.parse(data)
-		if err != nil || root == nil {
-			return
-		}
-		if err := src.readListingsFile(lf, root); err == nil {
-			for _, l := range src.listings {
-				checkOriginal(t, l.item.Original.Data)
+		dir := t.TempDir()
+		for _, name := range []string{ListingsFile, MarketDataFile} {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Fatal(err)
 			}
+			o, err := readOutline(filepath.Join(dir, name))
+			if err != nil {
+				continue
+			}
+			fh, err := os.Open(o.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := &file{path: o.path}
+			for i := range o.sections {
+				s := &o.sections[i]
+				if !s.block {
+					continue
+				}
+				o.eachEntry(fh, s, func(text []byte, line int) error {
+					root, err := parseText(o.path, text, line)
+					if err != nil || root == nil || len(root.Content) == 0 {
+						return nil
+					}
+					var ns notes
+					v := deref(root.Content[len(root.Content)-1])
+					if l, ok := readListing(f, v, &ns); ok {
+						checkOriginal(t, l.item.Original.Data)
+					}
+					if tx, ok := readTransaction(f, v, &ns); ok {
+						checkOriginal(t, tx.item.Original.Data)
+					}
+					if root.Kind == yaml.MappingNode {
+						for _, m := range readMailbox(f, deref(root.Content[0]), v, &ns) {
+							checkOriginal(t, m.item.Original.Data)
+						}
+					}
+					return nil
+				})
+			}
+			fh.Close()
 		}
-		src.readMarketData(&file{path: "market-data.yml"}, root)
-		for _, m := range src.mail {
-			checkOriginal(t, m.item.Original.Data)
-		}
+		// The whole import takes the same bytes as both files.
+		Import(nil, ImportOptions{Dir: dir, DryRun: true})
 	})
 }
 

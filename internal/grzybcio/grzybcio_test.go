@@ -78,16 +78,17 @@ func TestImportServerFiles(t *testing.T) {
 	for _, n := range r.Notes {
 		notes = append(notes, strings.TrimPrefix(n.Where, "testdata/server/")+": "+string(n.Kind)+": "+n.Text)
 	}
+	// The notes come in the files' order, as the import reads them.
 	wantNotes := []string{
+		"listings.yml:2:3: rounded: listing #1: price 1500.005 rounded to 1500.01",
+		"listings.yml:32:3: rounded: listing #3: price 99.999 rounded to 100.00",
+		"listings.yml:32:3: expired: listing #3 expired on 2026-11-17 12:00 (created 2026-11-10 12:00 + 7 days): to its seller's mailbox",
 		"listings.yml:53:9: skipped: listing #4 skipped: its item is air",
 		"listings.yml:66:12: skipped: listing #5 skipped: its item's amount is 0",
 		"listings.yml:74:9: skipped: listing #6 skipped: it has no item",
 		"listings.yml:116:10: skipped: listing #9 skipped: its price is \"abc\", not a number",
 		"listings.yml:118:3: skipped: listing #10 skipped: it is a \"com.example.other.Auction\", not a com.example.marketplace.model.MarketListing",
 		"market-data.yml:46:3: skipped: rating of transaction 6d5e4f3a-7b8c-4d9e-8f0a-1b2c3d4e5f67 skipped: its stars are \"7\", not 1 to 5",
-		"listings.yml:2:3: rounded: listing #1: price 1500.005 rounded to 1500.01",
-		"listings.yml:32:3: rounded: listing #3: price 99.999 rounded to 100.00",
-		"listings.yml:32:3: expired: listing #3 expired on 2026-11-17 12:00 (created 2026-11-10 12:00 + 7 days): to its seller's mailbox",
 		"market-data.yml:73:3: flagged: transaction 4b3c2d1e-5f6a-4b7c-8d8e-9f0a1b2c3d45 was left SELLER_PAID by the plugin: kept as FAILED history (IMPORTED_UNFINISHED:SELLER_PAID), no money moved",
 		"market-data.yml:128:3: rounded: transaction 6d5e4f3a-7b8c-4d9e-8f0a-1b2c3d4e5f67: price 10.004 rounded to 10.00",
 		"market-data.yml:149:3: skipped: transaction 7e6f5a4b-8c9d-4e0f-9a1b-2c3d4e5f6a78 skipped: bulk: buyer and seller are the same player",

@@ -57,8 +57,22 @@ func (f *file) errorf(n *yaml.Node, format string, args ...any) *Error {
 }
 
 // where is a node's position, as the report prints it.
-func (f *file) where(n *yaml.Node) string {
-	return fmt.Sprintf("%s:%d:%d", f.path, n.Line, n.Column)
+func (f *file) where(n *yaml.Node) string { return f.at(n).String() }
+
+// position is a place in one of the files.
+type position struct {
+	file      string
+	line, col int
+}
+
+func (f *file) at(n *yaml.Node) position { return position{f.path, n.Line, n.Column} }
+
+// String is the position as the report prints it: file:line:column.
+func (p position) String() string { return fmt.Sprintf("%s:%d:%d", p.file, p.line, p.col) }
+
+// errorf is an error at the position.
+func (p position) errorf(format string, args ...any) *Error {
+	return &Error{File: p.file, Line: p.line, Column: p.col, Reason: fmt.Sprintf(format, args...)}
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)

@@ -1,16 +1,10 @@
 package grzybcio
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
@@ -26,29 +20,18 @@ const (
 	unknownName = "Nieznany"
 )
 
-// source is what the two files hold, read and checked, before anything is
-// loaded.
-type source struct {
-	listings       []listingEntry
-	nextID         int64 // 0: the file has no next-id
-	outbox         []mailEntry
-	pendingReturns []mailEntry
-	mail           []mailEntry
-	transactions   []txEntry
-	hasMarketData  bool
-	// ratings are the buyers' ratings by transaction id.
-	ratings map[uuid.UUID]ratingEntry
-	// favorites and alerts are each player's, in the files' order.
-	favorites map[uuid.UUID][]int64
-	alerts    map[uuid.UUID][]alertEntry
-	// Counted, not imported: Rynek shows sales in each player's history.
-	saleNotices int
-	notes       []Note
-}
+// The sections of each file, in the order the plugin writes them.
+var (
+	listingsSections   = []string{"listings", "next-id", "expiry-outbox", "pending-sales", "pending-returns"}
+	marketDataSections = []string{"favorites", "mailbox", "alerts", "ratings", "transactions"}
+)
+
+// The entries of the files, read and checked, before they are loaded. Each
+// keeps where it is in its file, for what is said about it.
 
 // alertEntry is one of the plugin's price alerts.
 type alertEntry struct {
-	where   string
+	at      position
 	id      uuid.UUID // uuid.Nil when the file has none usable
 	query   string
 	max     float64
@@ -57,12 +40,12 @@ type alertEntry struct {
 
 // ratingEntry is one of the plugin's ratings: a transaction's stars.
 type ratingEntry struct {
-	where string
+	at    position
 	stars int
 }
 
 type listingEntry struct {
-	where      string
+	at         position
 	id         int64
 	seller     uuid.UUID
 	sellerName string // "" when the file has none
@@ -72,7 +55,7 @@ type listingEntry struct {
 }
 
 type mailEntry struct {
-	where   string
+	at      position
 	owner   uuid.UUID
 	id      uuid.UUID // uuid.Nil: the file gives none (pending returns, the outbox)
 	key     string    // what makes the entry's stack id when it has no id
@@ -83,7 +66,7 @@ type mailEntry struct {
 }
 
 type txEntry struct {
-	where                 string
+	at                    position
 	id                    uuid.UUID
 	listingID             int64
 	buyer, seller         uuid.UUID
@@ -95,184 +78,21 @@ type txEntry struct {
 	errorCode             string
 }
 
-// read reads and checks dir's files. A file that cannot be read, is not
-// YAML or is not the plugin's is an error; an entry that cannot be used is
-// skipped and noted, as the plugin skipped it.
-func read(dir string) (*source, error) {
-	src := &source{}
-	lf := &file{path: filepath.Join(dir, ListingsFile)}
-	mf := &file{path: filepath.Join(dir, MarketDataFile)}
-	// The two files are parsed side by side: parsing is most of an import.
-	var data parsedFile
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		data = mf.parseFile()
-	}()
-	listings := lf.parseFile()
-	<-done
-	switch {
-	case errors.Is(listings.err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s has no %s: give the plugin's data folder (plugins/GrzybcioRynek)", dir, ListingsFile)
-	case listings.err != nil:
-		return nil, listings.err
-	}
-	if err := src.readListingsFile(lf, listings.root); err != nil {
-		return nil, err
-	}
-	switch {
-	case errors.Is(data.err, fs.ErrNotExist):
-		return src, nil // the plugin's first versions had no market-data.yml
-	case data.err != nil:
-		return nil, data.err
-	}
-	src.hasMarketData = true
-	if err := src.readMarketData(mf, data.root); err != nil {
-		return nil, err
-	}
-	return src, nil
-}
+// notes collects what is said about entries as they are read.
+type notes []Note
 
-// parsedFile is a file read and parsed, or why not.
-type parsedFile struct {
-	root *yaml.Node
-	err  error
-}
-
-func (f *file) parseFile() parsedFile {
-	data, err := os.ReadFile(f.path)
-	if err != nil {
-		return parsedFile{err: err}
-	}
-	root, err := f.parse(data)
-	return parsedFile{root, err}
-}
-
-// itemResult is what readItem made of one entry's item.
-type itemResult struct {
-	stack market.ItemStack
-	notes []string
-	skip  *skip
-}
-
-// readItems reads the item of each entry, on every core: with the parse,
-// reading items is most of an import. The results are in entry order.
-func (f *file) readItems(entries []*yaml.Node) []itemResult {
-	out := make([]itemResult, len(entries))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(entries)/256))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(entries); i += workers {
-				r := &out[i]
-				r.stack, r.notes, r.skip = f.readItem(get(deref(entries[i]), "item"))
-			}
-		}()
-	}
-	wg.Wait()
-	return out
-}
-
-func (src *source) note(kind NoteKind, where, format string, args ...any) {
-	src.notes = append(src.notes, Note{Kind: kind, Where: where, Text: fmt.Sprintf(format, args...)})
-}
-
-// checkRoot refuses a file that is not the plugin's: its root must be a
-// map with at least one of the plugin's sections. A section the plugin
-// never wrote beside them (another version's, or a hand edit) is noted and
-// left out.
-func (src *source) checkRoot(f *file, root *yaml.Node, known ...string) error {
-	what := "GrzybcioRynek's " + filepath.Base(f.path)
-	if root.Kind != yaml.MappingNode {
-		return f.errorf(root, "this is not %s: it holds %s, not a map of sections", what, kindName(root))
-	}
-	var foreign []*yaml.Node
-	found := false
-	pairs(root, func(k, _ *yaml.Node) error {
-		if slices.Contains(known, k.Value) {
-			found = true
-		} else {
-			foreign = append(foreign, k)
-		}
-		return nil
-	})
-	if !found {
-		names := make([]string, len(foreign))
-		for i, k := range foreign {
-			names[i] = k.Value
-		}
-		return f.errorf(root, "this is not %s: it has none of the plugin's sections (%s), but %s",
-			what, strings.Join(known, ", "), truncate(strings.Join(names, ", "), 120))
-	}
-	for _, k := range foreign {
-		src.note(NoteSkipped, f.where(k), "section %q skipped: the plugin never wrote it", truncate(k.Value, 60))
-	}
-	return nil
-}
-
-func (src *source) readListingsFile(f *file, root *yaml.Node) error {
-	if root == nil {
-		return nil // an empty file: no listings yet
-	}
-	if err := src.checkRoot(f, root, "listings", "next-id", "expiry-outbox", "pending-sales", "pending-returns"); err != nil {
-		return err
-	}
-	if n := get(root, "next-id"); n != nil {
-		v, ok := integer(n)
-		if !ok || v < 1 {
-			return f.errorf(n, "next-id is %s, not a positive whole number", kindName(n))
-		}
-		src.nextID = v
-	}
-	if n := get(root, "listings"); !isNull(n) {
-		if n.Kind != yaml.SequenceNode {
-			return f.errorf(n, "listings is %s, not a list", kindName(n))
-		}
-		items := f.readItems(n.Content)
-		for i, e := range n.Content {
-			src.readListing(f, deref(e), items[i])
-		}
-	}
-	if n := get(root, "expiry-outbox"); !isNull(n) {
-		if n.Kind != yaml.MappingNode {
-			return f.errorf(n, "expiry-outbox is %s, not a map", kindName(n))
-		}
-		pairs(n, func(k, v *yaml.Node) error { src.readOutbox(f, k, v); return nil })
-	}
-	if n := get(root, "pending-returns"); !isNull(n) {
-		if n.Kind != yaml.MappingNode {
-			return f.errorf(n, "pending-returns is %s, not a map", kindName(n))
-		}
-		pairs(n, func(k, v *yaml.Node) error { src.readPendingReturns(f, k, v); return nil })
-	}
-	if n := get(root, "pending-sales"); n != nil && n.Kind == yaml.MappingNode {
-		pairs(n, func(_, v *yaml.Node) error {
-			if v.Kind == yaml.SequenceNode {
-				src.saleNotices += len(v.Content)
-			} else if v.Kind == yaml.MappingNode { // the legacy by-name section
-				pairs(v, func(_, w *yaml.Node) error {
-					if w.Kind == yaml.SequenceNode {
-						src.saleNotices += len(w.Content)
-					}
-					return nil
-				})
-			}
-			return nil
-		})
-	}
-	return nil
+func (ns *notes) add(kind NoteKind, where, format string, args ...any) {
+	*ns = append(*ns, Note{Kind: kind, Where: where, Text: fmt.Sprintf(format, args...)})
 }
 
 // entryMap checks that a list entry is a map, tagged with want or untagged.
-func (src *source) entryMap(f *file, n *yaml.Node, what, want string) bool {
+func entryMap(f *file, n *yaml.Node, what, want string, ns *notes) bool {
 	if n.Kind != yaml.MappingNode {
-		src.note(NoteSkipped, f.where(n), "%s skipped: it is %s, not a map", what, kindName(n))
+		ns.add(NoteSkipped, f.where(n), "%s skipped: it is %s, not a map", what, kindName(n))
 		return false
 	}
 	if tag, ok := text(get(n, "==")); ok && want != "" && tag != want {
-		src.note(NoteSkipped, f.where(n), "%s skipped: it is a %q, not a %s", what, truncate(tag, 60), want)
+		ns.add(NoteSkipped, f.where(n), "%s skipped: it is a %q, not a %s", what, truncate(tag, 60), want)
 		return false
 	}
 	return true
@@ -303,270 +123,273 @@ func name(n *yaml.Node) string {
 	return strings.TrimSpace(s)
 }
 
-func (src *source) readListing(f *file, n *yaml.Node, it itemResult) {
+// readListing reads one entry of listings. An entry without a usable id,
+// seller, price, time or item is skipped, as the plugin skipped it.
+func readListing(f *file, n *yaml.Node, ns *notes) (listingEntry, bool) {
 	what := "listing"
 	if id, ok := integer(get(n, "id")); ok {
 		what = "listing #" + strconv.FormatInt(id, 10)
 	}
-	if !src.entryMap(f, n, what, listingTag) {
-		return
+	if !entryMap(f, n, what, listingTag, ns) {
+		return listingEntry{}, false
 	}
 	bad := func(at *yaml.Node, format string, args ...any) {
-		src.note(NoteSkipped, f.where(at), "%s skipped: %s", what, fmt.Sprintf(format, args...))
+		ns.add(NoteSkipped, f.where(at), "%s skipped: %s", what, fmt.Sprintf(format, args...))
 	}
-	var l listingEntry
-	l.where = f.where(n)
+	l := listingEntry{at: f.at(n)}
 	var ok bool
 	if l.id, ok = integer(get(n, "id")); !ok || l.id < 1 || l.id > 1<<31-1 {
 		bad(field(n, "id"), "its id is %s, not a positive whole number", kindName(get(n, "id")))
-		return
+		return l, false
 	}
 	if l.seller, ok = player(get(n, "seller")); !ok {
 		bad(field(n, "seller"), "its seller is %s, not a player's UUID", kindName(get(n, "seller")))
-		return
+		return l, false
 	}
 	l.sellerName = name(get(n, "sellerName"))
 	if l.price, ok = number(get(n, "price")); !ok {
 		bad(field(n, "price"), "its price is %s, not a number", kindName(get(n, "price")))
-		return
+		return l, false
 	}
 	if l.created, ok = integer(get(n, "timestamp")); !ok {
 		bad(field(n, "timestamp"), "its timestamp is %s, not epoch milliseconds", kindName(get(n, "timestamp")))
-		return
+		return l, false
 	}
-	if sk := it.skip; sk != nil {
-		at := sk.at
-		if at == nil {
-			at = n
-		}
-		bad(at, "%s", sk.reason)
-		return
-	}
-	for _, t := range it.notes {
-		src.note(NoteShortened, l.where, "%s: %s", what, t)
-	}
-	l.item = it.stack
-	src.listings = append(src.listings, l)
-}
-
-func (src *source) readOutbox(f *file, k, n *yaml.Node) {
-	what := "expiry in flight of listing " + truncate(k.Value, 20)
-	if !src.entryMap(f, n, what, "") {
-		return
-	}
-	m := mailEntry{where: f.where(n), reason: "expired", key: "outbox\x00" + k.Value}
-	var ok bool
-	if m.owner, ok = player(get(n, "seller")); !ok {
-		src.note(NoteSkipped, m.where, "%s skipped: its seller is %s, not a player's UUID", what, kindName(get(n, "seller")))
-		return
-	}
-	if r := name(get(n, "reason")); r != "" {
-		m.reason = r
-	}
-	m.prev, _ = number(get(n, "price"))
-	src.readMailItem(f, n, &m, what, &src.outbox)
-}
-
-func (src *source) readPendingReturns(f *file, k, n *yaml.Node) {
-	owner, ok := player(k)
-	if !ok {
-		src.note(NoteSkipped, f.where(k), "pending returns of %s skipped: not a player's UUID", kindName(k))
-		return
-	}
-	if n.Kind != yaml.SequenceNode {
-		src.note(NoteSkipped, f.where(n), "pending returns of %s skipped: %s, not a list", owner, kindName(n))
-		return
-	}
-	for i, e := range n.Content {
-		e = deref(e)
-		m := mailEntry{where: f.where(e), owner: owner, reason: "returned", key: fmt.Sprintf("return\x00%s\x00%d", owner, i)}
-		item, notes, sk := f.readItem(e)
-		what := fmt.Sprintf("pending return %d of %s", i+1, owner)
-		if sk != nil {
-			src.note(NoteSkipped, f.where(e), "%s skipped: %s", what, sk.reason)
-			continue
-		}
-		for _, t := range notes {
-			src.note(NoteShortened, m.where, "%s: %s", what, t)
-		}
-		m.item = item
-		src.pendingReturns = append(src.pendingReturns, m)
-	}
-}
-
-// readMailItem reads the item of a mail-like entry n into m and keeps m.
-func (src *source) readMailItem(f *file, n *yaml.Node, m *mailEntry, what string, into *[]mailEntry) {
-	item, notes, sk := f.readItem(get(n, "item"))
+	item, itemNotes, sk := f.readItem(get(n, "item"))
 	if sk != nil {
 		at := sk.at
 		if at == nil {
 			at = n
 		}
-		src.note(NoteSkipped, f.where(at), "%s skipped: %s", what, sk.reason)
-		return
+		bad(at, "%s", sk.reason)
+		return l, false
 	}
-	for _, t := range notes {
-		src.note(NoteShortened, m.where, "%s: %s", what, t)
+	for _, t := range itemNotes {
+		ns.add(NoteShortened, l.at.String(), "%s: %s", what, t)
 	}
-	m.item = item
-	*into = append(*into, *m)
+	l.item = item
+	return l, true
 }
 
-func (src *source) readMarketData(f *file, root *yaml.Node) error {
-	if root == nil {
+// readOutbox reads an expiry the plugin had in flight: the item of listing
+// k on its way back to its seller.
+func readOutbox(f *file, k, n *yaml.Node, ns *notes) (mailEntry, bool) {
+	what := "expiry in flight of listing " + truncate(k.Value, 20)
+	if !entryMap(f, n, what, "", ns) {
+		return mailEntry{}, false
+	}
+	m := mailEntry{at: f.at(n), reason: "expired", key: "outbox\x00" + k.Value}
+	var ok bool
+	if m.owner, ok = player(get(n, "seller")); !ok {
+		ns.add(NoteSkipped, m.at.String(), "%s skipped: its seller is %s, not a player's UUID", what, kindName(get(n, "seller")))
+		return m, false
+	}
+	if r := name(get(n, "reason")); r != "" {
+		m.reason = r
+	}
+	m.prev, _ = number(get(n, "price"))
+	return m, readMailItem(f, n, &m, what, ns)
+}
+
+// readPendingReturns reads the items the plugin owed an offline seller k.
+func readPendingReturns(f *file, k, n *yaml.Node, ns *notes) []mailEntry {
+	owner, ok := player(k)
+	if !ok {
+		ns.add(NoteSkipped, f.where(k), "pending returns of %s skipped: not a player's UUID", kindName(k))
 		return nil
 	}
-	if err := src.checkRoot(f, root, "favorites", "mailbox", "alerts", "ratings", "transactions"); err != nil {
-		return err
+	if n.Kind != yaml.SequenceNode {
+		ns.add(NoteSkipped, f.where(n), "pending returns of %s skipped: %s, not a list", owner, kindName(n))
+		return nil
 	}
-	perPlayer := func(section string, each func(owner uuid.UUID, e *yaml.Node)) error {
-		n := get(root, section)
-		if isNull(n) {
-			return nil
+	var out []mailEntry
+	for i, e := range n.Content {
+		e = deref(e)
+		m := mailEntry{at: f.at(e), owner: owner, reason: "returned", key: fmt.Sprintf("return\x00%s\x00%d", owner, i)}
+		item, itemNotes, sk := f.readItem(e)
+		what := fmt.Sprintf("pending return %d of %s", i+1, owner)
+		if sk != nil {
+			ns.add(NoteSkipped, f.where(e), "%s skipped: %s", what, sk.reason)
+			continue
 		}
-		if n.Kind != yaml.MappingNode {
-			return f.errorf(n, "%s is %s, not a map", section, kindName(n))
+		for _, t := range itemNotes {
+			ns.add(NoteShortened, m.at.String(), "%s: %s", what, t)
 		}
-		return pairs(n, func(k, v *yaml.Node) error {
-			owner, ok := player(k)
-			if !ok || v.Kind != yaml.SequenceNode {
-				src.note(NoteSkipped, f.where(k), "%s of %s skipped: not a player's UUID with a list", section, kindName(k))
-				return nil
-			}
-			for _, e := range v.Content {
-				each(owner, deref(e))
+		m.item = item
+		out = append(out, m)
+	}
+	return out
+}
+
+// saleNotices counts the sale notices waiting for an offline seller (or,
+// in the legacy by-name section, for many).
+func saleNotices(n *yaml.Node) int {
+	count := 0
+	switch n.Kind {
+	case yaml.SequenceNode:
+		count = len(n.Content)
+	case yaml.MappingNode:
+		pairs(n, func(_, w *yaml.Node) error {
+			if w.Kind == yaml.SequenceNode {
+				count += len(w.Content)
 			}
 			return nil
 		})
 	}
-	src.favorites, src.alerts = map[uuid.UUID][]int64{}, map[uuid.UUID][]alertEntry{}
-	if err := perPlayer("favorites", func(owner uuid.UUID, e *yaml.Node) {
-		if id, ok := integer(e); ok && id > 0 && id <= 1<<31-1 {
-			src.favorites[owner] = append(src.favorites[owner], id)
-		} else {
-			src.note(NoteSkipped, f.where(e), "a favourite of %s skipped: %s, not a listing id", owner, kindName(e))
+	return count
+}
+
+// readMailItem reads the item of a mail-like entry n into m.
+func readMailItem(f *file, n *yaml.Node, m *mailEntry, what string, ns *notes) bool {
+	item, itemNotes, sk := f.readItem(get(n, "item"))
+	if sk != nil {
+		at := sk.at
+		if at == nil {
+			at = n
 		}
-	}); err != nil {
-		return err
+		ns.add(NoteSkipped, f.where(at), "%s skipped: %s", what, sk.reason)
+		return false
 	}
-	if err := perPlayer("alerts", func(owner uuid.UUID, e *yaml.Node) {
-		if !src.entryMap(f, e, "an alert of "+owner.String(), "") {
-			return
+	for _, t := range itemNotes {
+		ns.add(NoteShortened, m.at.String(), "%s: %s", what, t)
+	}
+	m.item = item
+	return true
+}
+
+// ownerList checks a per-player entry of market-data.yml: a player's UUID
+// with a list.
+func ownerList(f *file, section string, k, v *yaml.Node, ns *notes) (uuid.UUID, bool) {
+	owner, ok := player(k)
+	if !ok || v.Kind != yaml.SequenceNode {
+		ns.add(NoteSkipped, f.where(k), "%s of %s skipped: not a player's UUID with a list", section, kindName(k))
+		return uuid.Nil, false
+	}
+	return owner, true
+}
+
+// readFavorites reads a player's favourite listing ids.
+func readFavorites(f *file, k, v *yaml.Node, ns *notes) (uuid.UUID, []int64) {
+	owner, ok := ownerList(f, "favorites", k, v, ns)
+	if !ok {
+		return owner, nil
+	}
+	var ids []int64
+	for _, e := range v.Content {
+		e = deref(e)
+		if id, ok := integer(e); ok && id > 0 && id <= 1<<31-1 {
+			ids = append(ids, id)
+		} else {
+			ns.add(NoteSkipped, f.where(e), "a favourite of %s skipped: %s, not a listing id", owner, kindName(e))
 		}
-		a := alertEntry{where: f.where(e)}
+	}
+	return owner, ids
+}
+
+// readAlerts reads a player's price alerts.
+func readAlerts(f *file, k, v *yaml.Node, ns *notes) (uuid.UUID, []alertEntry) {
+	owner, ok := ownerList(f, "alerts", k, v, ns)
+	if !ok {
+		return owner, nil
+	}
+	var out []alertEntry
+	for _, e := range v.Content {
+		e = deref(e)
+		if !entryMap(f, e, "an alert of "+owner.String(), "", ns) {
+			continue
+		}
+		a := alertEntry{at: f.at(e)}
 		var ok bool
 		a.query, _ = text(get(e, "query"))
 		if a.max, ok = number(get(e, "maxPrice")); !ok {
-			src.note(NoteSkipped, a.where, "an alert of %s skipped: its maxPrice is %s, not a number", owner, kindName(get(e, "maxPrice")))
-			return
+			ns.add(NoteSkipped, a.at.String(), "an alert of %s skipped: its maxPrice is %s, not a number", owner, kindName(get(e, "maxPrice")))
+			continue
 		}
 		a.created, _ = integer(get(e, "createdAt"))
 		a.id, _ = player(get(e, "id"))
-		src.alerts[owner] = append(src.alerts[owner], a)
-	}); err != nil {
-		return err
+		out = append(out, a)
 	}
-	if n := get(root, "ratings"); !isNull(n) {
-		if n.Kind != yaml.SequenceNode {
-			return f.errorf(n, "ratings is %s, not a list", kindName(n))
-		}
-		for _, e := range n.Content {
-			src.readRating(f, deref(e))
-		}
-	}
-	if n := get(root, "mailbox"); !isNull(n) {
-		if n.Kind != yaml.MappingNode {
-			return f.errorf(n, "mailbox is %s, not a map", kindName(n))
-		}
-		pairs(n, func(k, v *yaml.Node) error { src.readMailbox(f, k, v); return nil })
-	}
-	if n := get(root, "transactions"); !isNull(n) {
-		if n.Kind != yaml.SequenceNode {
-			return f.errorf(n, "transactions is %s, not a list", kindName(n))
-		}
-		for _, e := range n.Content {
-			src.readTransaction(f, deref(e))
-		}
-	}
-	return nil
+	return owner, out
 }
 
-func (src *source) readMailbox(f *file, k, n *yaml.Node) {
+// readMailbox reads a player's mailbox.
+func readMailbox(f *file, k, n *yaml.Node, ns *notes) []mailEntry {
 	owner, ok := player(k)
 	if !ok {
-		src.note(NoteSkipped, f.where(k), "mailbox of %s skipped: not a player's UUID", kindName(k))
-		return
+		ns.add(NoteSkipped, f.where(k), "mailbox of %s skipped: not a player's UUID", kindName(k))
+		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		src.note(NoteSkipped, f.where(n), "mailbox of %s skipped: %s, not a list", owner, kindName(n))
-		return
+		ns.add(NoteSkipped, f.where(n), "mailbox of %s skipped: %s, not a list", owner, kindName(n))
+		return nil
 	}
+	var out []mailEntry
 	for _, e := range n.Content {
 		e = deref(e)
 		what := "mail of " + owner.String()
-		if !src.entryMap(f, e, what, "") {
+		if !entryMap(f, e, what, "", ns) {
 			continue
 		}
-		m := mailEntry{where: f.where(e), owner: owner}
+		m := mailEntry{at: f.at(e), owner: owner}
 		if m.id, ok = player(get(e, "id")); !ok {
-			src.note(NoteSkipped, m.where, "%s skipped: its id is %s, not a UUID", what, kindName(get(e, "id")))
+			ns.add(NoteSkipped, m.at.String(), "%s skipped: its id is %s, not a UUID", what, kindName(get(e, "id")))
 			continue
 		}
 		what = "mail " + m.id.String()
 		if m.reason = name(get(e, "reason")); m.reason == "" {
-			src.note(NoteSkipped, m.where, "%s skipped: it has no reason", what)
+			ns.add(NoteSkipped, m.at.String(), "%s skipped: it has no reason", what)
 			continue
 		}
 		if m.created, ok = integer(get(e, "timestamp")); !ok {
-			src.note(NoteSkipped, m.where, "%s skipped: its timestamp is %s, not epoch milliseconds", what, kindName(get(e, "timestamp")))
+			ns.add(NoteSkipped, m.at.String(), "%s skipped: its timestamp is %s, not epoch milliseconds", what, kindName(get(e, "timestamp")))
 			continue
 		}
 		if p := get(e, "previousPrice"); !isNull(p) {
 			if m.prev, ok = number(p); !ok {
-				src.note(NoteSkipped, m.where, "%s skipped: its previousPrice is %s, not a number", what, kindName(p))
+				ns.add(NoteSkipped, m.at.String(), "%s skipped: its previousPrice is %s, not a number", what, kindName(p))
 				continue
 			}
 		}
 		m.key = "mail\x00" + m.id.String()
-		src.readMailItem(f, e, &m, what, &src.mail)
+		if readMailItem(f, e, &m, what, ns) {
+			out = append(out, m)
+		}
 	}
+	return out
 }
 
 // readRating reads one rating: the plugin kept one per transaction, a later
 // one replacing an earlier.
-func (src *source) readRating(f *file, n *yaml.Node) {
-	if !src.entryMap(f, n, "rating", "") {
-		return
+func readRating(f *file, n *yaml.Node, ns *notes) (uuid.UUID, ratingEntry, bool) {
+	if !entryMap(f, n, "rating", "", ns) {
+		return uuid.Nil, ratingEntry{}, false
 	}
 	id, ok := player(get(n, "transactionId"))
 	if !ok {
-		src.note(NoteSkipped, f.where(n), "rating skipped: its transactionId is %s, not a UUID", kindName(get(n, "transactionId")))
-		return
+		ns.add(NoteSkipped, f.where(n), "rating skipped: its transactionId is %s, not a UUID", kindName(get(n, "transactionId")))
+		return id, ratingEntry{}, false
 	}
 	stars, ok := integer(get(n, "stars"))
 	if !ok || stars < 1 || stars > 5 {
-		src.note(NoteSkipped, f.where(n), "rating of transaction %s skipped: its stars are %s, not 1 to 5", id, kindName(get(n, "stars")))
-		return
+		ns.add(NoteSkipped, f.where(n), "rating of transaction %s skipped: its stars are %s, not 1 to 5", id, kindName(get(n, "stars")))
+		return id, ratingEntry{}, false
 	}
-	if src.ratings == nil {
-		src.ratings = map[uuid.UUID]ratingEntry{}
-	}
-	src.ratings[id] = ratingEntry{where: f.where(n), stars: int(stars)}
+	return id, ratingEntry{at: f.at(n), stars: int(stars)}, true
 }
 
-func (src *source) readTransaction(f *file, n *yaml.Node) {
+func readTransaction(f *file, n *yaml.Node, ns *notes) (txEntry, bool) {
 	what := "transaction"
 	if id, ok := text(get(n, "id")); ok {
 		what = "transaction " + truncate(id, 40)
 	}
-	if !src.entryMap(f, n, what, "") {
-		return
+	if !entryMap(f, n, what, "", ns) {
+		return txEntry{}, false
 	}
-	t := txEntry{where: f.where(n)}
+	t := txEntry{at: f.at(n)}
 	// at is the field a problem is in.
 	at := n
 	bad := func(format string, args ...any) {
-		src.note(NoteSkipped, f.where(at), "%s skipped: %s", what, fmt.Sprintf(format, args...))
+		ns.add(NoteSkipped, f.where(at), "%s skipped: %s", what, fmt.Sprintf(format, args...))
 	}
 	var ok bool
 	if at = field(n, "id"); true {
@@ -574,28 +397,28 @@ func (src *source) readTransaction(f *file, n *yaml.Node) {
 	}
 	if !ok {
 		bad("its id is %s, not a UUID", kindName(get(n, "id")))
-		return
+		return t, false
 	}
 	if at = field(n, "listingId"); true {
 		t.listingID, ok = integer(get(n, "listingId"))
 	}
 	if !ok || t.listingID < 0 || t.listingID > 1<<31-1 {
 		bad("its listingId is %s, not a listing id", kindName(get(n, "listingId")))
-		return
+		return t, false
 	}
 	if at = field(n, "buyer"); true {
 		t.buyer, ok = player(get(n, "buyer"))
 	}
 	if !ok {
 		bad("its buyer is %s, not a player's UUID", kindName(get(n, "buyer")))
-		return
+		return t, false
 	}
 	if at = field(n, "seller"); true {
 		t.seller, ok = player(get(n, "seller"))
 	}
 	if !ok {
 		bad("its seller is %s, not a player's UUID", kindName(get(n, "seller")))
-		return
+		return t, false
 	}
 	t.buyerName, t.sellerName = name(get(n, "buyerName")), name(get(n, "sellerName"))
 	for _, p := range []struct {
@@ -609,13 +432,13 @@ func (src *source) readTransaction(f *file, n *yaml.Node) {
 		at = field(n, p.key)
 		if *p.v, ok = number(v); !ok {
 			bad("its %s is %s, not a number", p.key, kindName(v))
-			return
+			return t, false
 		}
 	}
 	at = field(n, "timestamp")
 	if t.created, ok = integer(get(n, "timestamp")); !ok {
 		bad("its timestamp is %s, not epoch milliseconds", kindName(get(n, "timestamp")))
-		return
+		return t, false
 	}
 	t.state = market.StateCompleted // the plugin read a missing state so
 	at = field(n, "state")
@@ -623,23 +446,23 @@ func (src *source) readTransaction(f *file, n *yaml.Node) {
 		t.state = market.State(strings.ToUpper(s))
 		if !slices.Contains(market.States(), t.state) {
 			bad("its state %q is none of the plugin's eight", truncate(s, 40))
-			return
+			return t, false
 		}
 	}
 	if e, ok := text(get(n, "error")); ok {
 		t.errorCode = e
 	}
-	item, notes, sk := f.readItem(get(n, "item"))
+	item, itemNotes, sk := f.readItem(get(n, "item"))
 	if sk != nil {
 		if at = sk.at; at == nil {
 			at = n
 		}
 		bad("%s", sk.reason)
-		return
+		return t, false
 	}
-	for _, s := range notes {
-		src.note(NoteShortened, t.where, "%s: %s", what, s)
+	for _, s := range itemNotes {
+		ns.add(NoteShortened, t.at.String(), "%s: %s", what, s)
 	}
 	t.item = item
-	src.transactions = append(src.transactions, t)
+	return t, true
 }

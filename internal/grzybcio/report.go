@@ -58,19 +58,14 @@ type Report struct {
 	// history instead.
 	SaleNotices int
 
-	Notes []Note
+	// Notes are what the import said of each entry, in the files' order;
+	// none when ImportOptions.Note took them.
+	Notes  []Note
+	counts map[NoteKind]int
 }
 
-// Count returns how many notes of kind the report has.
-func (r *Report) Count(kind NoteKind) int {
-	n := 0
-	for _, e := range r.Notes {
-		if e.Kind == kind {
-			n++
-		}
-	}
-	return n
-}
+// Count returns how many notes of kind the import made.
+func (r *Report) Count(kind NoteKind) int { return r.counts[kind] }
 
 // WriteSummary writes the counts and what each means.
 func (r *Report) WriteSummary(w io.Writer) {
