@@ -26,9 +26,10 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	dbPath := fs.String("db", "", dbUsage)
 	dryRun := fs.Bool("dry-run", false, "read, check and report everything; write nothing")
 	merge := fs.Bool("merge", false, "add to a market that has data (nothing in it is overwritten; the same files again add nothing)")
+	partial := fs.Bool("partial", false, "import files that were cut short (the plugin was writing them when the server crashed or the disk filled): what is whole is imported, and what was cut is listed; without it such files are refused with the place of the cut")
 	expiryDays := fs.Int("expiry-days", grzybcio.DefaultExpiryDays, "the plugin's listing-expiry-days: a listing expires this long after it was created")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--expiry-days N]\n\nLoads a GrzybcioRynek market (listings, players, mailboxes, history) into Rynek,\nall in one transaction. Run it with --dry-run first: the report lists every\nskipped entry, rounding and expired listing.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--expiry-days N]\n\nLoads a GrzybcioRynek market (listings, players, mailboxes, history) into Rynek,\nall in one transaction. Run it with --dry-run first: the report lists every\nskipped entry, rounding and expired listing. Files cut short (a crash while the\nplugin wrote them) are refused with the place of the cut, unless --partial.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
@@ -49,16 +50,22 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	opts := grzybcio.ImportOptions{Dir: *from, ExpiryDays: *expiryDays, Now: time.Now(), DryRun: *dryRun, Merge: *merge,
+	opts := grzybcio.ImportOptions{Dir: *from, ExpiryDays: *expiryDays, Now: time.Now(), DryRun: *dryRun, Merge: *merge, Partial: *partial,
 		Progress: func(done, total int) {
 			if total >= 10_000 {
 				fmt.Fprintf(stderr, "\r\x1b[Krynek import: loading %3d%%", done*100/max(total, 1))
 			}
 		}}
+	var leftOut []grzybcio.Note
 	if !*dryRun {
-		// Only a dry run lists every entry: an import counts them, and a
-		// large one need not keep a note a listing in memory.
-		opts.Note = func(grzybcio.Note) {}
+		// A dry run lists every entry; an import lists what it left out
+		// and counts the rest: a large one need not keep a note a listing
+		// in memory.
+		opts.Note = func(n grzybcio.Note) {
+			if n.Kind == grzybcio.NoteSkipped || n.Kind == grzybcio.NoteCut {
+				leftOut = append(leftOut, n)
+			}
+		}
 	}
 	start := time.Now()
 	existed := true
@@ -107,6 +114,10 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "\nEvery entry:")
 		report.WriteNotes(stdout)
 		return 0
+	}
+	if len(leftOut) > 0 {
+		fmt.Fprintln(stdout, "\nWhat was left out or cut, and why:")
+		(&grzybcio.Report{Notes: leftOut}).WriteNotes(stdout)
 	}
 	if err := st.store.Close(); err != nil {
 		fmt.Fprintf(stderr, "rynek import: %v\n", err)

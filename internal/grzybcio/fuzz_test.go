@@ -71,8 +71,10 @@ func FuzzWalker(f *testing.F) {
 			}
 			fh.Close()
 		}
-		// The whole import takes the same bytes as both files.
+		// The whole import takes the same bytes as both files, whole or
+		// cut short.
 		Import(nil, ImportOptions{Dir: dir, DryRun: true})
+		Import(nil, ImportOptions{Dir: dir, DryRun: true, Partial: true})
 	})
 }
 

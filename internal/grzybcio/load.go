@@ -31,6 +31,10 @@ type ImportOptions struct {
 	// Merge adds to a market that has data; without it such a market is
 	// refused.
 	Merge bool
+	// Partial imports files that were cut short (see cut.go): what is whole
+	// is imported and what was cut is reported. Without it such files are
+	// refused with the place of the cut, and nothing is written.
+	Partial bool
 	// Note, if set, is given each note as it is made, in the files'
 	// order, and the report keeps only their counts: a large import's
 	// notes need not wait in memory.
@@ -85,8 +89,8 @@ func Import(store market.Store, o ImportOptions) (*Report, error) {
 	// listings), for no measurable time.
 	defer debug.SetGCPercent(debug.SetGCPercent(30))
 	l := &loading{o: o, listed: map[int32]listed{}, players: map[uuid.UUID]*seen{},
-		favorites: map[uuid.UUID][]int64{}, alerts: map[uuid.UUID][]alertEntry{}, ratings: map[uuid.UUID]ratingEntry{}}
-	l.r = &Report{Dir: o.Dir, DryRun: o.DryRun, Merge: o.Merge, ExpiryDays: o.ExpiryDays, counts: map[NoteKind]int{}}
+		favorites: map[uuid.UUID][]favorite{}, alerts: map[uuid.UUID][]alertEntry{}, ratings: map[uuid.UUID]ratingEntry{}}
+	l.r = &Report{Dir: o.Dir, DryRun: o.DryRun, Merge: o.Merge, Partial: o.Partial, ExpiryDays: o.ExpiryDays, counts: map[NoteKind]int{}}
 	lo, err := readOutline(filepath.Join(o.Dir, ListingsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no %s: give the plugin's data folder (plugins/GrzybcioRynek)", o.Dir, ListingsFile)
@@ -108,8 +112,20 @@ func Import(store market.Store, o ImportOptions) (*Report, error) {
 			return nil, err
 		}
 	}
+	for _, c := range []*cut{findCut(lo, "next-id"), emptyListings(lo, mo), findCut(mo, "transactions")} {
+		if c == nil {
+			continue
+		}
+		if !o.Partial {
+			return nil, c.refusal()
+		}
+		l.cuts = append(l.cuts, c)
+	}
 	if l.nextID, err = readNextID(lo); err != nil {
 		return nil, err
+	}
+	if c := l.cutIn(lo); c != nil && c.in != nil && c.in.key == "next-id" {
+		l.nextID = 0 // cut in its number: the highest id met will do, as the plugin did
 	}
 	var k *market.Bulk
 	if o.Merge {
@@ -220,6 +236,7 @@ type loading struct {
 	r *Report
 	// nextID is listings.yml's next-id, 0 when it has none.
 	nextID int64
+	cuts   []*cut
 	// listed is each listing id of the files met so far; players the
 	// name each player has and where it comes from.
 	listed  map[int32]listed
@@ -229,7 +246,7 @@ type loading struct {
 	renumber []renumbered
 	// What market-data.yml says of the players and their sales, kept
 	// until the sales and the players are in.
-	favorites map[uuid.UUID][]int64
+	favorites map[uuid.UUID][]favorite
 	alerts    map[uuid.UUID][]alertEntry
 	ratings   map[uuid.UUID]ratingEntry
 	done      int
@@ -292,6 +309,16 @@ func (l *loading) emit(n Note) {
 	l.r.Notes = append(l.r.Notes, n)
 }
 
+// cutIn is the cut of o, nil when o is whole.
+func (l *loading) cutIn(o *outline) *cut {
+	for _, c := range l.cuts {
+		if c.o == o {
+			return c
+		}
+	}
+	return nil
+}
+
 // run reads the two files, listings.yml first (its next-id is known
 // already), and loads what they hold.
 func (l *loading) run(lo, mo *outline) error {
@@ -317,6 +344,9 @@ func (l *loading) run(lo, mo *outline) error {
 	for _, id := range left {
 		l.note(NoteSkipped, l.ratings[id].at.String(), "rating of transaction %s skipped: no such transaction in the files", id)
 	}
+	for _, c := range l.cuts {
+		l.note(NoteCut, fmt.Sprintf("%s:%d", c.o.path, c.o.lines), "%s", c.note())
+	}
 	return nil
 }
 
@@ -335,12 +365,14 @@ type entryResult[P any] struct {
 	notes notes
 	val   P
 	ok    bool
+	whole bool // it has every key the plugin writes, its item followed by more
 }
 
 // readSection reads section s, whose value is of kind (a list or a map):
 // read makes each entry into a P on any goroutine, apply takes them in the
-// file's order.
-func readSection[P any](r *sectionReader, s *section, kind yaml.Kind,
+// file's order. keys are the keys that make an entry whole (nil: it is
+// never known to be), for the entry a cut goes through.
+func readSection[P any](r *sectionReader, s *section, kind yaml.Kind, keys []string,
 	read func(k, v *yaml.Node, ns *notes) (P, bool), apply func(P) error) error {
 	want := map[yaml.Kind]string{yaml.SequenceNode: "a list", yaml.MappingNode: "a map"}[kind]
 	if !s.block {
@@ -378,6 +410,11 @@ func readSection[P any](r *sectionReader, s *section, kind yaml.Kind,
 		got := map[bool]string{true: "a list", false: "a map"}[s.seq]
 		return &Error{File: r.o.path, Line: s.first, Column: s.indent + 1, Reason: fmt.Sprintf("%s is %s, not %s", s.key, got, want)}
 	}
+	c := r.l.cutIn(r.o)
+	cutEntry := 0 // the line of the entry the file was cut in
+	if c != nil && c.in != nil && c.in.key == s.key {
+		cutEntry = s.last
+	}
 	produce := func(emit func(rawEntry) error) error {
 		return r.o.eachEntry(r.fh, s, func(text []byte, line int) error { return emit(rawEntry{text, line}) })
 	}
@@ -397,11 +434,19 @@ func readSection[P any](r *sectionReader, s *section, kind yaml.Kind,
 			res.err = &Error{File: r.o.path, Line: e.line, Reason: fmt.Sprintf("not valid YAML here: an entry of %s that is not one of %s", s.key, want)}
 			return res
 		}
+		res.whole = keys != nil && whole(v, keys)
 		res.val, res.ok = read(k, v, &res.notes)
 		return res
 	}
 	return stream(produce, parse, func(res entryResult[P]) error {
 		r.l.step()
+		if res.line == cutEntry {
+			c.lastWhat = fmt.Sprintf("entry %d of %s (from line %d)", s.entries, s.key, res.line)
+			if res.err != nil || !res.whole || c.midLine {
+				c.lastLeftOut = true
+				return nil
+			}
+		}
 		if res.err != nil {
 			return res.err
 		}
@@ -440,22 +485,22 @@ func (l *loading) readListingsFile(o *outline) error {
 		case "next-id":
 			l.step() // read already
 		case "listings":
-			err = readSection(r, s, yaml.SequenceNode, func(_, v *yaml.Node, ns *notes) (listingEntry, bool) {
+			err = readSection(r, s, yaml.SequenceNode, listingKeys, func(_, v *yaml.Node, ns *notes) (listingEntry, bool) {
 				return readListing(r.f, v, ns)
 			}, l.listing)
 			if err == nil {
 				err = l.renumberListings()
 			}
 		case "expiry-outbox":
-			err = readSection(r, s, yaml.MappingNode, func(k, v *yaml.Node, ns *notes) (mailEntry, bool) {
+			err = readSection(r, s, yaml.MappingNode, nil, func(k, v *yaml.Node, ns *notes) (mailEntry, bool) {
 				return readOutbox(r.f, k, v, ns)
 			}, func(m mailEntry) error { return l.mail(m, &l.r.Outbox) })
 		case "pending-returns":
-			err = readSection(r, s, yaml.MappingNode, func(k, v *yaml.Node, ns *notes) ([]mailEntry, bool) {
+			err = readSection(r, s, yaml.MappingNode, nil, func(k, v *yaml.Node, ns *notes) ([]mailEntry, bool) {
 				return readPendingReturns(r.f, k, v, ns), true
 			}, func(ms []mailEntry) error { return l.mails(ms, &l.r.PendingReturns) })
 		case "pending-sales":
-			err = readSection(r, s, yaml.MappingNode, func(_, v *yaml.Node, _ *notes) (int, bool) {
+			err = readSection(r, s, yaml.MappingNode, nil, func(_, v *yaml.Node, _ *notes) (int, bool) {
 				return saleNotices(v), true
 			}, func(n int) error { l.r.SaleNotices += n; return nil })
 		default:
@@ -486,7 +531,7 @@ func (l *loading) readMarketData(o *outline) error {
 		s := &order[i]
 		switch s.key {
 		case "favorites":
-			err = readSection(r, s, yaml.MappingNode, func(k, v *yaml.Node, ns *notes) (ownerFavorites, bool) {
+			err = readSection(r, s, yaml.MappingNode, nil, func(k, v *yaml.Node, ns *notes) (ownerFavorites, bool) {
 				owner, ids := readFavorites(r.f, k, v, ns)
 				return ownerFavorites{owner, ids}, owner != uuid.Nil
 			}, func(f ownerFavorites) error {
@@ -494,7 +539,7 @@ func (l *loading) readMarketData(o *outline) error {
 				return nil
 			})
 		case "alerts":
-			err = readSection(r, s, yaml.MappingNode, func(k, v *yaml.Node, ns *notes) (ownerAlerts, bool) {
+			err = readSection(r, s, yaml.MappingNode, nil, func(k, v *yaml.Node, ns *notes) (ownerAlerts, bool) {
 				owner, alerts := readAlerts(r.f, k, v, ns)
 				return ownerAlerts{owner, alerts}, owner != uuid.Nil
 			}, func(a ownerAlerts) error {
@@ -502,16 +547,16 @@ func (l *loading) readMarketData(o *outline) error {
 				return nil
 			})
 		case "ratings":
-			err = readSection(r, s, yaml.SequenceNode, func(_, v *yaml.Node, ns *notes) (txRating, bool) {
+			err = readSection(r, s, yaml.SequenceNode, nil, func(_, v *yaml.Node, ns *notes) (txRating, bool) {
 				id, rating, ok := readRating(r.f, v, ns)
 				return txRating{id, rating}, ok
 			}, func(t txRating) error { l.ratings[t.id] = t.rating; return nil })
 		case "mailbox":
-			err = readSection(r, s, yaml.MappingNode, func(k, v *yaml.Node, ns *notes) ([]mailEntry, bool) {
+			err = readSection(r, s, yaml.MappingNode, nil, func(k, v *yaml.Node, ns *notes) ([]mailEntry, bool) {
 				return readMailbox(r.f, k, v, ns), true
 			}, func(ms []mailEntry) error { return l.mails(ms, &l.r.Mail) })
 		case "transactions":
-			err = readSection(r, s, yaml.SequenceNode, func(_, v *yaml.Node, ns *notes) (txEntry, bool) {
+			err = readSection(r, s, yaml.SequenceNode, transactionKeys, func(_, v *yaml.Node, ns *notes) (txEntry, bool) {
 				return readTransaction(r.f, v, ns)
 			}, l.transaction)
 		default:
@@ -526,7 +571,7 @@ func (l *loading) readMarketData(o *outline) error {
 
 type ownerFavorites struct {
 	owner uuid.UUID
-	ids   []int64
+	ids   []favorite
 }
 
 type ownerAlerts struct {

@@ -26,6 +26,15 @@ var (
 	marketDataSections = []string{"favorites", "mailbox", "alerts", "ratings", "transactions"}
 )
 
+// The keys without which the plugin's entries are not whole: the plugin
+// writes each of them every time, the item among the first (Java's HashMap
+// order), so an entry that has them all, its item followed by more, was
+// not cut short.
+var (
+	listingKeys     = []string{"id", "seller", "item", "price", "timestamp"}
+	transactionKeys = []string{"id", "listingId", "buyer", "seller", "item", "price", "timestamp"}
+)
+
 // The entries of the files, read and checked, before they are loaded. Each
 // keeps where it is in its file, for what is said about it.
 
@@ -96,6 +105,21 @@ func entryMap(f *file, n *yaml.Node, what, want string, ns *notes) bool {
 		return false
 	}
 	return true
+}
+
+// whole reports whether entry n has every one of keys, its item not the
+// last of them: the plugin writes the item among an entry's first keys, so
+// an entry that ends in it may have been cut in it.
+func whole(n *yaml.Node, keys []string) bool {
+	if n.Kind != yaml.MappingNode || len(n.Content) < 2 {
+		return false
+	}
+	for _, k := range keys {
+		if get(n, k) == nil {
+			return false
+		}
+	}
+	return deref(n.Content[len(n.Content)-2]).Value != "item"
 }
 
 // field is the value of key in entry n, or n when it has none: where to
@@ -268,17 +292,23 @@ func ownerList(f *file, section string, k, v *yaml.Node, ns *notes) (uuid.UUID, 
 	return owner, true
 }
 
+// favorite is one of a player's favourite listings.
+type favorite struct {
+	id int64
+	at position
+}
+
 // readFavorites reads a player's favourite listing ids.
-func readFavorites(f *file, k, v *yaml.Node, ns *notes) (uuid.UUID, []int64) {
+func readFavorites(f *file, k, v *yaml.Node, ns *notes) (uuid.UUID, []favorite) {
 	owner, ok := ownerList(f, "favorites", k, v, ns)
 	if !ok {
 		return owner, nil
 	}
-	var ids []int64
+	var ids []favorite
 	for _, e := range v.Content {
 		e = deref(e)
 		if id, ok := integer(e); ok && id > 0 && id <= 1<<31-1 {
-			ids = append(ids, id)
+			ids = append(ids, favorite{id, f.at(e)})
 		} else {
 			ns.add(NoteSkipped, f.where(e), "a favourite of %s skipped: %s, not a listing id", owner, kindName(e))
 		}

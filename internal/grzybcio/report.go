@@ -16,6 +16,7 @@ const (
 	NoteRenumbered NoteKind = "renumbered" // a listing whose id the market had given already
 	NoteShortened  NoteKind = "shortened"  // display text over Rynek's limits, or a part left unread; the kept original has it all
 	NoteFlagged    NoteKind = "flagged"    // a transaction the plugin left unfinished
+	NoteCut        NoteKind = "cut"        // where a file was cut short or disagrees with the other, and what is lost (Partial)
 )
 
 // Note is one thing the report says about one entry of the files.
@@ -30,6 +31,7 @@ type Report struct {
 	Dir          string
 	DryRun       bool
 	Merge        bool
+	Partial      bool
 	ExpiryDays   int
 	NoMarketData bool // the folder has no market-data.yml
 
@@ -98,6 +100,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "  skipped        %d entries (air, amount 0 or less, unreadable)\n", r.Count(NoteSkipped))
 	if n := r.Count(NoteShortened); n > 0 {
 		fmt.Fprintf(w, "  shortened      %d display texts or parts over Rynek's limits (each item's original is kept whole)\n", n)
+	}
+	if n := r.Count(NoteCut); n > 0 {
+		fmt.Fprintf(w, "  cut short      %s where the files were cut short or disagree: what is whole is imported (--partial); each is listed below\n", count(n, "place"))
 	}
 	if r.AlreadyThere > 0 {
 		fmt.Fprintf(w, "  already there  %d listings, mail and transactions the market has from an earlier import\n", r.AlreadyThere)

@@ -82,6 +82,13 @@ func (l *loading) listing(e listingEntry) error {
 	if err := l.see(e.seller, e.sellerName, e.created); err != nil {
 		return err
 	}
+	if l.nextID > 0 && e.id >= l.nextID {
+		if !l.o.Partial {
+			return e.at.errorf("%s is at or above the file's next-id, %d: the plugin gives every id below it, so it did not write this file as it is (put together from pieces, or edited); --partial imports it anyway, the next id raised past it",
+				what, l.nextID)
+		}
+		l.note(NoteCut, e.at.String(), "%s is at or above the file's next-id, %d: the next id is raised past it", what, l.nextID)
+	}
 	id := int32(e.id)
 	same := sameListing(e.seller, e.created)
 	if first, ok := l.listed[id]; ok {
@@ -174,8 +181,15 @@ func (l *loading) playerData() error {
 	slices.SortFunc(owners, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
 	for _, o := range owners {
 		var favs []int
-		for _, id := range l.favorites[o] {
-			if got := l.listed[int32(id)].got; got > 0 {
+		for _, fav := range l.favorites[o] {
+			if id := fav.id; l.nextID > 0 && id >= l.nextID {
+				if !l.o.Partial {
+					return fav.at.errorf("a favourite of %s is listing #%d, at or above %s's next-id, %d: no such listing was ever made in it, so %s is cut short or older than %s (its backup %s.bak may be newer); --partial imports anyway",
+						o, id, ListingsFile, l.nextID, ListingsFile, MarketDataFile, ListingsFile)
+				}
+				l.note(NoteCut, fav.at.String(), "a favourite of %s is listing #%d, at or above %s's next-id, %d: left out", o, id, ListingsFile, l.nextID)
+			}
+			if got := l.listed[int32(fav.id)].got; got > 0 {
 				favs = append(favs, int(got))
 			} else {
 				l.r.FavoritesGone++
@@ -254,6 +268,13 @@ func (l *loading) transaction(t txEntry) error {
 	}
 	if err := l.see(t.seller, t.sellerName, t.created); err != nil {
 		return err
+	}
+	if l.nextID > 0 && t.listingID >= l.nextID {
+		if !l.o.Partial {
+			return t.at.errorf("%s sold listing #%d, at or above %s's next-id, %d: no such listing was ever made in it, so %s is cut short or older than %s (its backup %s.bak may be newer); --partial imports anyway",
+				what, t.listingID, ListingsFile, l.nextID, ListingsFile, MarketDataFile, ListingsFile)
+		}
+		l.note(NoteCut, t.at.String(), "%s sold listing #%d, at or above %s's next-id, %d: kept as history", what, t.listingID, ListingsFile, l.nextID)
 	}
 	price, err := l.cents(t.at.String(), what+": price", t.price)
 	if err == nil && price <= 0 {

@@ -58,6 +58,7 @@ type outline struct {
 	size     int64
 	lines    int  // the number of the file's last line
 	lineEnd  bool // the file ends with a line break, as SnakeYAML ends every file it writes
+	cutKey   bool // its last line is a key cut short
 	repeated []section
 }
 
@@ -227,6 +228,11 @@ func readOutline(path string) (*outline, error) {
 			o.add(cur, seen)
 		}
 		s, err := sectionAt(path, l.text, l.line, what)
+		if err != nil && !o.lineEnd {
+			// A key cut short: the file's last line, with no line break.
+			o.cutKey, cur = true, nil
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
