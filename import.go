@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,9 +28,10 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	dryRun := fs.Bool("dry-run", false, "read, check and report everything; write nothing")
 	merge := fs.Bool("merge", false, "add to a market that has data (nothing in it is overwritten; the same files again add nothing)")
 	partial := fs.Bool("partial", false, "import files that were cut short (the plugin was writing them when the server crashed or the disk filled): what is whole is imported, and what was cut is listed; without it such files are refused with the place of the cut")
+	config := fs.String("config", "", "the rules every imported listing obeys (default: "+rules.FileName+" beside the market; without one, the plugin's config.yml, which the import carries over into it; else the defaults)")
 	expiryDays := fs.Int("expiry-days", grzybcio.DefaultExpiryDays, "the plugin's listing-expiry-days: a listing expires this long after it was created")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--expiry-days N]\n\nLoads a GrzybcioRynek market (listings, players, mailboxes, history) into Rynek,\nall in one transaction. Run it with --dry-run first: the report lists every\nskipped entry, rounding and expired listing. Files cut short (a crash while the\nplugin wrote them) are refused with the place of the cut, unless --partial.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--config FILE] [--expiry-days N]\n\nLoads a GrzybcioRynek market (listings, players, mailboxes, history) into Rynek,\nall in one transaction. Run it with --dry-run first: the report lists every\nskipped entry, rounding and expired listing. A listing the market's rules refuse\n(price, blacklist) is not listed: its item goes back to its seller's mailbox.\nFiles cut short (a crash while the plugin wrote them) are refused with the place\nof the cut, unless --partial.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
@@ -50,7 +52,13 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	listingRules, rulesFrom, err := importedListingRules(*config, *from, path)
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek import: %v\n", err)
+		return 1
+	}
 	opts := grzybcio.ImportOptions{Dir: *from, ExpiryDays: *expiryDays, Now: time.Now(), DryRun: *dryRun, Merge: *merge, Partial: *partial,
+		Rules: listingRules, RulesFrom: rulesFrom,
 		Progress: func(done, total int) {
 			if total >= 10_000 {
 				fmt.Fprintf(stderr, "\r\x1b[Krynek import: loading %3d%%", done*100/max(total, 1))
@@ -62,7 +70,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		// and counts the rest: a large one need not keep a note a listing
 		// in memory.
 		opts.Note = func(n grzybcio.Note) {
-			if n.Kind == grzybcio.NoteSkipped || n.Kind == grzybcio.NoteCut {
+			if n.Kind == grzybcio.NoteSkipped || n.Kind == grzybcio.NoteRefused || n.Kind == grzybcio.NoteCut {
 				leftOut = append(leftOut, n)
 			}
 		}
@@ -116,7 +124,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if len(leftOut) > 0 {
-		fmt.Fprintln(stdout, "\nWhat was left out or cut, and why:")
+		fmt.Fprintln(stdout, "\nWhat was left out, refused or cut, and why:")
 		(&grzybcio.Report{Notes: leftOut}).WriteNotes(stdout)
 	}
 	if err := st.store.Close(); err != nil {
@@ -161,4 +169,37 @@ func importRules(from, dbPath string, dryRun bool, stdout io.Writer) {
 // indent puts four spaces before every line of text.
 func indent(text string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n    ") + "\n"
+}
+
+// importedListingRules finds the rules imported listings obey, the rules
+// the market will have: --config; else the rules file beside the market;
+// else the plugin's config.yml, which the import carries over into it
+// (importRules); else the defaults. It says where they come from.
+func importedListingRules(config, from, dbPath string) (market.Config, string, error) {
+	if config != "" {
+		c, err := rules.Load(config)
+		if errors.Is(err, os.ErrNotExist) {
+			return c, "", fmt.Errorf("--config %s: no such file", config)
+		}
+		return c, config, err
+	}
+	if !isPostgres(dbPath) {
+		path := filepath.Join(filepath.Dir(dbPath), rules.FileName)
+		c, err := rules.Load(path)
+		if err == nil {
+			return c, path, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return c, "", err
+		}
+	}
+	r, err := grzybcio.ReadRules(from)
+	if err != nil {
+		return market.Config{}, "the defaults", nil // importRules says why config.yml is not carried over
+	}
+	c, err := rules.Parse(r.YAML, filepath.Join(from, grzybcio.ConfigFile))
+	if err != nil {
+		return market.Config{}, "", err
+	}
+	return c, "the plugin's " + grzybcio.ConfigFile, nil
 }

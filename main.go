@@ -460,7 +460,7 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	af := addAPIFlags(fs)
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rynek [flags]\n       rynek serve [--db PATH] [--api ADDR] [--bots RATE]\n       rynek backup [--db PATH] DEST\n       rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--expiry-days N]\n       rynek export --to DIR [--db PATH]\n       rynek check [--db PATH]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: rynek [flags]\n       rynek serve [--db PATH] [--api ADDR] [--bots RATE]\n       rynek backup [--db PATH] DEST\n       rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--config FILE] [--expiry-days N]\n       rynek export --to DIR [--db PATH]\n       rynek check [--db PATH]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {

@@ -152,7 +152,7 @@ func TestImportAndExportCommands(t *testing.T) {
 	to := filepath.Join(dir, "back")
 	out.Reset()
 	if code := run([]string{"export", "--to", to, "--db", db}, &out, &errb); code != 0 ||
-		!strings.Contains(out.String(), "exported 5 listings, 4 mailbox entries and 4 transactions") {
+		!strings.Contains(out.String(), "exported 5 listings, 5 mailbox entries and 4 transactions") {
 		t.Fatalf("export: exit %d: %s%s", code, out.String(), errb.String())
 	}
 	// The players' own data travels too, and the summary says so.
@@ -366,7 +366,7 @@ func TestImportRefusesACutFileUnlessPartial(t *testing.T) {
 	}
 	for _, want := range []string{"  listings       3, with their ids",
 		"  cut short      1 place where the files were cut short or disagree: what is whole is imported (--partial); each is listed below\n",
-		"\nWhat was left out or cut, and why:\n",
+		"\nWhat was left out, refused or cut, and why:\n",
 		filepath.Join(from, "listings.yml") + ":53:9: skipped: listing #4 skipped: its item is air\n",
 		filepath.Join(from, "listings.yml") + ":81: cut: the file ends in the middle of a line, in entry 7 of listings (from line 77), with no next-id (the plugin writes it after the listings); entry 7 of listings (from line 77) is left out: the cut may have gone through it; whatever followed is lost\n"} {
 		if !strings.Contains(out.String(), want) {
@@ -377,5 +377,58 @@ func TestImportRefusesACutFileUnlessPartial(t *testing.T) {
 	run([]string{"import", "--help"}, &out, &errb)
 	if !strings.Contains(errb.String(), "-partial") || !strings.Contains(errb.String(), "[--partial]") {
 		t.Errorf("import --help lacks --partial:\n%s", errb.String())
+	}
+}
+
+// An imported listing obeys the rules the market will have (here the
+// plugin's config.yml, which the import carries over, or --config): one
+// priced at 99,999,999,999.99 is not listed, and its item is back in its
+// seller's mailbox, said in the summary and in the list of what was left
+// out.
+func TestImportAppliesTheMarketsRules(t *testing.T) {
+	dir := t.TempDir()
+	from := filepath.Join(dir, "GrzybcioRynek")
+	os.Mkdir(from, 0o755)
+	server := filepath.Join("internal", "grzybcio", "testdata", "server")
+	for _, name := range []string{"listings.yml", "market-data.yml", "config.yml"} {
+		data, err := os.ReadFile(filepath.Join(server, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = bytes.Replace(data, []byte("price: 1500.005"), []byte("price: 99999999999.99"), 1)
+		os.WriteFile(filepath.Join(from, name), data, 0o644)
+	}
+	db := filepath.Join(dir, "market.db")
+	var out, errb bytes.Buffer
+	if code := run([]string{"import", "--from", from, "--db", db, "--expiry-days", "36500"}, &out, &errb); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{
+		"  listings       4, with their ids",
+		"                 each obeys the market's rules: prices 0.50..250000.00, at most 10000000.00 a transaction, 15 materials blacklisted (the plugin's config.yml)\n",
+		"  refused        2 listings those rules refuse: not listed; each item is back in its seller's mailbox\n",
+		"\nWhat was left out, refused or cut, and why:\n",
+		filepath.Join(from, "listings.yml") + ":2:3: refused: listing #1 not listed: price 99999999999.99 is outside 0.50..250000.00; its item (1xDIAMOND_SWORD) is in its seller's mailbox\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("import output lacks %q:\n%s", want, out.String())
+		}
+	}
+	// The rules file beside the market, or --config, is what a market
+	// opens with; an import checks against it.
+	rulesFile := filepath.Join(dir, "strict.yml")
+	os.WriteFile(rulesFile, []byte("prices:\n  max: 100.00\n"), 0o644)
+	out.Reset()
+	if code := run([]string{"import", "--from", from, "--db", filepath.Join(dir, "dry.db"), "--dry-run", "--config", rulesFile, "--expiry-days", "36500"}, &out, &errb); code != 0 {
+		t.Fatalf("--config: exit %d: %s", code, errb.String())
+	}
+	if want := "each obeys the market's rules: prices 1.00..100.00, 15 materials blacklisted (" + rulesFile + ")"; !strings.Contains(out.String(), want) ||
+		!strings.Contains(out.String(), "  refused        4 listings those rules refuse") {
+		t.Errorf("--config: output lacks %q and 4 refused:\n%s", want, out.String())
+	}
+	errb.Reset()
+	if code := run([]string{"import", "--from", from, "--db", db, "--config", filepath.Join(dir, "none.yml")}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "rynek import: --config "+filepath.Join(dir, "none.yml")+": no such file") {
+		t.Errorf("a missing --config: exit %d, %q", code, errb.String())
 	}
 }

@@ -67,10 +67,10 @@ func TestImportServerFiles(t *testing.T) {
 	counts := map[string]int{"players": r.Players, "listings": r.Listings, "expired": r.Expired, "outbox": r.Outbox,
 		"pending returns": r.PendingReturns, "mail": r.Mail, "transactions": r.Transactions, "flagged": r.Flagged,
 		"rounded": r.Rounded, "skipped": r.Count(NoteSkipped), "favorites": r.Favorites, "alerts": r.Alerts,
-		"ratings": r.Ratings, "sale notices": r.SaleNotices, "renumbered": r.Renumbered}
+		"ratings": r.Ratings, "sale notices": r.SaleNotices, "renumbered": r.Renumbered, "refused": r.Refused}
 	want := map[string]int{"players": 3, "listings": 4, "expired": 1, "outbox": 1, "pending returns": 1, "mail": 2,
-		"transactions": 4, "flagged": 1, "rounded": 3, "skipped": 8, "favorites": 2, "alerts": 1, "ratings": 1,
-		"sale notices": 1, "renumbered": 0}
+		"transactions": 4, "flagged": 1, "rounded": 3, "skipped": 7, "favorites": 2, "alerts": 1, "ratings": 1,
+		"sale notices": 1, "renumbered": 0, "refused": 1}
 	if !reflect.DeepEqual(counts, want) {
 		t.Errorf("counts %v\nwant   %v", counts, want)
 	}
@@ -86,7 +86,7 @@ func TestImportServerFiles(t *testing.T) {
 		"listings.yml:53:9: skipped: listing #4 skipped: its item is air",
 		"listings.yml:66:12: skipped: listing #5 skipped: its item's amount is 0",
 		"listings.yml:74:9: skipped: listing #6 skipped: it has no item",
-		"listings.yml:116:10: skipped: listing #9 skipped: its price is \"abc\", not a number",
+		"listings.yml:107:3: refused: listing #9 not listed: its price is \"abc\", not a number; its item (1xDIRT) is in its seller's mailbox",
 		"listings.yml:118:3: skipped: listing #10 skipped: it is a \"com.example.other.Auction\", not a com.example.marketplace.model.MarketListing",
 		"market-data.yml:46:3: skipped: rating of transaction 6d5e4f3a-7b8c-4d9e-8f0a-1b2c3d4e5f67 skipped: its stars are \"7\", not 1 to 5",
 		"market-data.yml:73:3: flagged: transaction 4b3c2d1e-5f6a-4b7c-8d8e-9f0a1b2c3d45 was left SELLER_PAID by the plugin: kept as FAILED history (IMPORTED_UNFINISHED:SELLER_PAID), no money moved",
@@ -141,7 +141,7 @@ func TestImportServerFiles(t *testing.T) {
 	wantMail := map[uuid.UUID][]string{
 		grzybek: {`expired 3xGOLDEN_APPLE "§6§lZłote jabłko" 2026-11-17 100.00`, `expired 32xIRON_INGOT "" 2026-11-20 20.00`},
 		kasia:   {`removed 5xBREAD "" 2026-11-17 9.99`, `overflow 1xPOTION "§dMikstura §lżycia" 2026-11-18 0.00`},
-		bartek:  {`returned 16xSTONE "" 2026-11-20 0.00`},
+		bartek:  {`admin-removed 1xDIRT "" 2026-11-20 0.00`, `returned 16xSTONE "" 2026-11-20 0.00`},
 	}
 	for _, m := range wantMail {
 		slices.Sort(m)
@@ -244,7 +244,7 @@ func TestDryRunWritesNothingAndReportsTheSame(t *testing.T) {
 	var out strings.Builder
 	real.WriteSummary(&out)
 	for _, want := range []string{"balances are not in these files", "1 of them flagged", "3 amounts to cents",
-		"8 entries (air, amount 0 or less, unreadable)", "2 favourites (0 more were of listings that are not on the market), 1 price alerts, each firing at its maxPrice per item", "1 buyers' ratings of those sales"} {
+		"7 entries (air, amount 0 or less, unreadable)", "  refused        1 listing those rules refuse: not listed; each item is back in its seller's mailbox", "2 favourites (0 more were of listings that are not on the market), 1 price alerts, each firing at its maxPrice per item", "1 buyers' ratings of those sales"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, out.String())
 		}
@@ -305,7 +305,7 @@ func TestMergeIsExplicitAndAddsNothingTwice(t *testing.T) {
 		t.Fatalf("a second import without --merge: %v", err)
 	}
 	r := importDir(t, st, "testdata/server", ImportOptions{Merge: true})
-	if r.Players+r.Listings+r.Mail+r.Outbox+r.PendingReturns+r.Expired+r.Transactions != 0 || r.KnownPlayers != 3 || r.AlreadyThere != 13 {
+	if r.Players+r.Listings+r.Mail+r.Outbox+r.PendingReturns+r.Expired+r.Transactions != 0 || r.KnownPlayers != 3 || r.AlreadyThere != 14 {
 		t.Fatalf("the second merge added: %+v", r)
 	}
 	if after := contents(t, st); !reflect.DeepEqual(before, after) {
@@ -472,7 +472,7 @@ func TestExportSummaryCountsThePlayersData(t *testing.T) {
 	must(t, err)
 	var out strings.Builder
 	sum.WriteSummary(&out)
-	want := "exported 5 listings, 4 mailbox entries and 4 transactions to " + filepath.Join(dir, ListingsFile) + " and " + filepath.Join(dir, MarketDataFile) + "\n" +
+	want := "exported 5 listings, 5 mailbox entries and 4 transactions to " + filepath.Join(dir, ListingsFile) + " and " + filepath.Join(dir, MarketDataFile) + "\n" +
 		"  with the players' 2 favourites, 1 price alert and 1 rating\n" +
 		"the plugin computes each listing's expiry from its own listing-expiry-days\n"
 	if out.String() != want {

@@ -35,6 +35,13 @@ type ImportOptions struct {
 	// is imported and what was cut is reported. Without it such files are
 	// refused with the place of the cut, and nothing is written.
 	Partial bool
+	// Rules are the market's rules, which every imported listing obeys: one
+	// they refuse is not listed, and its item goes back to its seller's
+	// mailbox, as an admin's removal would put it. Zero values are the
+	// defaults, as for the market. RulesFrom says where they come from,
+	// for the report.
+	Rules     market.Config
+	RulesFrom string
 	// Note, if set, is given each note as it is made, in the files'
 	// order, and the report keeps only their counts: a large import's
 	// notes need not wait in memory.
@@ -63,8 +70,8 @@ var ErrNotEmpty = errors.New("the market is not empty: an import goes into an em
 // Import loads the plugin's files from o.Dir into store as one bulk
 // transaction: all of it, or on any failure nothing. It reads the files an
 // entry at a time, so that what it holds is the rows it loads, not the
-// files. The report says what was loaded, skipped, rounded, expired and not
-// imported. A store of nil is an empty market that does not exist yet (a
+// files. The report says what was loaded, refused, skipped, rounded,
+// expired and not imported. A store of nil is an empty market that does not exist yet (a
 // dry run before the first import).
 func Import(store market.Store, o ImportOptions) (*Report, error) {
 	if o.ExpiryDays == 0 {
@@ -88,9 +95,17 @@ func Import(store market.Store, o ImportOptions) (*Report, error) {
 	// peak near the rows (951 bytes a listing against 1,357 at 300,000
 	// listings), for no measurable time.
 	defer debug.SetGCPercent(debug.SetGCPercent(30))
-	l := &loading{o: o, listed: map[int32]listed{}, players: map[uuid.UUID]*seen{},
-		favorites: map[uuid.UUID][]favorite{}, alerts: map[uuid.UUID][]alertEntry{}, ratings: map[uuid.UUID]ratingEntry{}}
-	l.r = &Report{Dir: o.Dir, DryRun: o.DryRun, Merge: o.Merge, Partial: o.Partial, ExpiryDays: o.ExpiryDays, counts: map[NoteKind]int{}}
+	l := &loading{o: o, rules: market.NewListingRules(o.Rules), listed: map[int32]listed{}, players: map[uuid.UUID]*seen{},
+		perSeller: map[uuid.UUID]int{}, favorites: map[uuid.UUID][]favorite{}, alerts: map[uuid.UUID][]alertEntry{},
+		ratings: map[uuid.UUID]ratingEntry{}}
+	// A load keeps what the source had, as the market keeps a player's
+	// listings when the limit is lowered: the report counts who is over.
+	l.limit = o.Rules.MaxListingsPerPlayer
+	if l.limit <= 0 {
+		l.limit = market.DefaultConfig().MaxListingsPerPlayer
+	}
+	l.r = &Report{Dir: o.Dir, DryRun: o.DryRun, Merge: o.Merge, Partial: o.Partial, ExpiryDays: o.ExpiryDays,
+		Rules: l.rules.String(), RulesFrom: o.RulesFrom, Limit: l.limit, counts: map[NoteKind]int{}}
 	lo, err := readOutline(filepath.Join(o.Dir, ListingsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no %s: give the plugin's data folder (plugins/GrzybcioRynek)", o.Dir, ListingsFile)
@@ -231,16 +246,20 @@ func joinComma(s []string) string {
 
 // loading is one import's progress through the files.
 type loading struct {
-	o ImportOptions
-	k *market.Bulk
-	r *Report
+	o     ImportOptions
+	k     *market.Bulk
+	r     *Report
+	rules *market.ListingRules
+	limit int // the listings a player may have
 	// nextID is listings.yml's next-id, 0 when it has none.
 	nextID int64
 	cuts   []*cut
 	// listed is each listing id of the files met so far; players the
-	// name each player has and where it comes from.
-	listed  map[int32]listed
-	players map[uuid.UUID]*seen
+	// name each player has and where it comes from; perSeller the
+	// listings each seller has on the market.
+	listed    map[int32]listed
+	players   map[uuid.UUID]*seen
+	perSeller map[uuid.UUID]int
 	// renumber waits for the end of the listings: listings whose id a
 	// merge's market has given already get new ids after every kept one.
 	renumber []renumbered
@@ -346,6 +365,12 @@ func (l *loading) run(lo, mo *outline) error {
 	}
 	for _, c := range l.cuts {
 		l.note(NoteCut, fmt.Sprintf("%s:%d", c.o.path, c.o.lines), "%s", c.note())
+	}
+	for _, n := range l.perSeller {
+		if n > l.limit {
+			l.r.OverLimit++
+			l.r.MostListings = max(l.r.MostListings, n)
+		}
 	}
 	return nil
 }

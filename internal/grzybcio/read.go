@@ -59,8 +59,10 @@ type listingEntry struct {
 	seller     uuid.UUID
 	sellerName string // "" when the file has none
 	item       market.ItemStack
-	price      float64
-	created    int64 // unix ms
+	// price is the file's price; badPrice, when set, says why it has none.
+	price    float64
+	badPrice string
+	created  int64 // unix ms
 }
 
 type mailEntry struct {
@@ -148,7 +150,9 @@ func name(n *yaml.Node) string {
 }
 
 // readListing reads one entry of listings. An entry without a usable id,
-// seller, price, time or item is skipped, as the plugin skipped it.
+// seller, time or item is skipped, as the plugin skipped it; one whose
+// price is unusable is kept with badPrice set, for its item goes back to
+// its seller.
 func readListing(f *file, n *yaml.Node, ns *notes) (listingEntry, bool) {
 	what := "listing"
 	if id, ok := integer(get(n, "id")); ok {
@@ -172,8 +176,7 @@ func readListing(f *file, n *yaml.Node, ns *notes) (listingEntry, bool) {
 	}
 	l.sellerName = name(get(n, "sellerName"))
 	if l.price, ok = number(get(n, "price")); !ok {
-		bad(field(n, "price"), "its price is %s, not a number", kindName(get(n, "price")))
-		return l, false
+		l.badPrice = fmt.Sprintf("its price is %s, not a number", kindName(get(n, "price")))
 	}
 	if l.created, ok = integer(get(n, "timestamp")); !ok {
 		bad(field(n, "timestamp"), "its timestamp is %s, not epoch milliseconds", kindName(get(n, "timestamp")))

@@ -16,6 +16,7 @@ const (
 	NoteRenumbered NoteKind = "renumbered" // a listing whose id the market had given already
 	NoteShortened  NoteKind = "shortened"  // display text over Rynek's limits, or a part left unread; the kept original has it all
 	NoteFlagged    NoteKind = "flagged"    // a transaction the plugin left unfinished
+	NoteRefused    NoteKind = "refused"    // a listing the market's rules refuse, not listed: its item to its seller's mailbox
 	NoteCut        NoteKind = "cut"        // where a file was cut short or disagrees with the other, and what is lost (Partial)
 )
 
@@ -35,11 +36,21 @@ type Report struct {
 	ExpiryDays   int
 	NoMarketData bool // the folder has no market-data.yml
 
+	// Rules are the market's listing rules the listings obey, in words,
+	// and RulesFrom where they come from.
+	Rules, RulesFrom string
+	// Limit is the listings a player may have on the market; OverLimit
+	// sellers have more from the files (the most: MostListings). They keep
+	// them: a load keeps what the source had, as the market keeps a
+	// player's listings when the limit is lowered.
+	Limit, OverLimit, MostListings int
+
 	Players      int // added
 	KnownPlayers int // a merge found them in the market
 	Listings     int // active listings added
 	Renumbered   int // of Listings, under a new id
 	Expired      int // listings past their expiry, into their sellers' mailboxes
+	Refused      int // listings the market's rules refuse, into their sellers' mailboxes
 	Outbox       int // expiries the plugin had in flight, into mailboxes
 	// PendingReturns are items the plugin owed offline sellers when its
 	// mailbox was off, into their mailboxes.
@@ -86,6 +97,18 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, " but %d renumbered (id taken)", r.Renumbered)
 	}
 	fmt.Fprintf(w, "; each expires %d days after it was created, as the plugin computed it\n", r.ExpiryDays)
+	fmt.Fprintf(w, "                 each obeys the market's rules: %s", r.Rules)
+	if r.RulesFrom != "" {
+		fmt.Fprintf(w, " (%s)", r.RulesFrom)
+	}
+	fmt.Fprintln(w)
+	if r.Refused > 0 {
+		fmt.Fprintf(w, "  refused        %s those rules refuse: not listed; each item is back in its seller's mailbox\n", count(r.Refused, "listing"))
+	}
+	if r.OverLimit > 0 {
+		fmt.Fprintf(w, "  over limit     %s more listings than the limit of %d (the most: %d): they keep them, and list again once under it\n",
+			map[bool]string{true: "1 seller has", false: fmt.Sprintf("%d sellers have", r.OverLimit)}[r.OverLimit == 1], r.Limit, r.MostListings)
+	}
 	fmt.Fprintf(w, "  expired        %d listings past that expiry, into their sellers' mailboxes\n", r.Expired)
 	fmt.Fprintf(w, "  mail           %d mailbox entries, %d expiries in flight, %d items owed to offline sellers\n", r.Mail, r.Outbox, r.PendingReturns)
 	fmt.Fprintf(w, "  transactions   %d as history", r.Transactions)

@@ -76,7 +76,8 @@ func (l *loading) cents(where, what string, v float64) (market.Money, error) {
 func stackID(key string) uuid.UUID { return uuid.NewSHA1(stackSpace, []byte(key)) }
 
 // listing loads one listing: onto the market under its id, or, past its
-// expiry, into its seller's mailbox.
+// expiry, into its seller's mailbox; one the market's rules refuse goes
+// back to its seller's mailbox too, and is reported.
 func (l *loading) listing(e listingEntry) error {
 	what := fmt.Sprintf("listing #%d", e.id)
 	if err := l.see(e.seller, e.sellerName, e.created); err != nil {
@@ -100,13 +101,13 @@ func (l *loading) listing(e listingEntry) error {
 	} else {
 		l.listed[id] = listed{hash: same, line: int32(e.at.line)}
 	}
-	price, err := l.cents(e.at.String(), what+": price", e.price)
-	if err == nil && price <= 0 {
-		err = fmt.Errorf("it is not above 0.00")
-	}
-	if err != nil {
-		l.note(NoteSkipped, e.at.String(), "%s skipped: price %v: %v", what, e.price, err)
-		return nil
+	refused := e.badPrice
+	var price market.Money
+	if refused == "" {
+		var err error
+		if price, err = l.cents(e.at.String(), what+": price", e.price); err != nil {
+			refused = fmt.Sprintf("price %v: %v", e.price, err)
+		}
 	}
 	created := time.UnixMilli(e.created)
 	expires := created.Add(time.Duration(l.o.ExpiryDays) * 24 * time.Hour)
@@ -114,7 +115,7 @@ func (l *loading) listing(e listingEntry) error {
 	item.ID = stackID(fmt.Sprintf("listing\x00%d\x00%s\x00%d", e.id, e.seller, e.created))
 	if !l.o.Now.Before(expires) {
 		added, err := l.k.AddMail(market.BulkMail{Owner: e.seller, ID: stackID("expired\x00" + item.ID.String()),
-			Item: item, Reason: market.MailExpired, Created: expires, PreviousPrice: price})
+			Item: item, Reason: market.MailExpired, Created: expires, PreviousPrice: max(price, 0)})
 		if err != nil {
 			l.note(NoteSkipped, e.at.String(), "%s skipped: %v", what, err)
 			return nil
@@ -126,6 +127,14 @@ func (l *loading) listing(e listingEntry) error {
 		}
 		return nil
 	}
+	if refused == "" {
+		if err := l.rules.Check(item, price); err != nil {
+			refused = err.Error()
+		}
+	}
+	if refused != "" {
+		return l.refuse(e, item, price, what, refused)
+	}
 	bl := market.BulkListing{ID: int(e.id), Seller: e.seller, Item: item, Price: price, Created: created, Expires: expires}
 	added, err := l.k.AddListingKeepingID(bl)
 	switch {
@@ -135,6 +144,7 @@ func (l *loading) listing(e listingEntry) error {
 		l.note(NoteSkipped, e.at.String(), "%s skipped: %v", what, err)
 	case added:
 		l.r.Listings++
+		l.perSeller[e.seller]++
 		l.setGot(e.id, e.id)
 	}
 	return nil
@@ -145,6 +155,24 @@ func (l *loading) setGot(fileID, got int64) {
 	x := l.listed[int32(fileID)]
 	x.got = int32(got)
 	l.listed[int32(fileID)] = x
+}
+
+// refuse puts the item of a listing the market's rules refuse back into its
+// seller's mailbox, as an admin's removal would, with the price it had: the
+// item stays the player's (items are conserved), and the market has no
+// listing it would not allow.
+func (l *loading) refuse(e listingEntry, item market.ItemStack, price market.Money, what, why string) error {
+	added, err := l.k.AddMail(market.BulkMail{Owner: e.seller, ID: stackID("refused\x00" + item.ID.String()),
+		Item: item, Reason: market.ReasonAdminRemoved, Created: l.o.Now, PreviousPrice: max(price, 0)})
+	if err != nil {
+		l.note(NoteSkipped, e.at.String(), "%s skipped: %v", what, err)
+		return nil
+	}
+	if added {
+		l.r.Refused++
+		l.note(NoteRefused, e.at.String(), "%s not listed: %s; its item (%dx%s) is in its seller's mailbox", what, why, item.Amount, item.Material)
+	}
+	return nil
 }
 
 // renumberListings gives the listings whose ids a merge's market has given
@@ -159,6 +187,7 @@ func (l *loading) renumberListings() error {
 		}
 		l.r.Listings++
 		l.r.Renumbered++
+		l.perSeller[bl.Seller]++
 		l.setGot(int64(bl.ID), int64(id))
 		l.note(NoteRenumbered, x.where, "listing #%d is #%d: its id was taken", bl.ID, id)
 	}
