@@ -101,31 +101,50 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		}
 		store = st.store
 	}
-	fmt.Fprintf(stderr, "rynek import: reading %s", *from)
-	report, err := grzybcio.Import(store, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "\r\x1b[Krynek import: %v\n", err)
+	// writtenNothing removes the empty market this import created, if it
+	// did: an import that writes nothing leaves nothing behind.
+	writtenNothing := func() {
 		if store != nil && !existed {
-			// Not even the empty market this import created is left behind.
 			st.store.Close()
 			for _, p := range []string{path, path + "-wal", path + "-shm"} {
 				os.Remove(p)
 			}
 		}
+	}
+	fmt.Fprintf(stderr, "rynek import: reading %s", *from)
+	report, err := grzybcio.Import(store, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "\r\x1b[Krynek import: %v\n", err)
+		writtenNothing()
 		fmt.Fprintln(stderr, "rynek import: nothing was written")
 		return 1
 	}
 	fmt.Fprint(stderr, "\r\x1b[K")
 	report.WriteSummary(stdout)
-	importRules(*from, path, *dryRun, stdout)
-	if *dryRun {
+	nothing := report.Added() == 0
+	if !nothing {
+		importRules(*from, path, *dryRun, stdout)
+	}
+	switch {
+	case *dryRun:
 		fmt.Fprintln(stdout, "\nEvery entry:")
 		report.WriteNotes(stdout)
-		return 0
-	}
-	if len(leftOut) > 0 {
+	case len(leftOut) > 0:
 		fmt.Fprintln(stdout, "\nWhat was left out, refused or cut, and why:")
 		(&grzybcio.Report{Notes: leftOut}).WriteNotes(stdout)
+	}
+	switch {
+	case nothing && report.AlreadyThere > 0:
+		// Merging the same files again: done already, and nothing to do.
+		fmt.Fprintln(stdout, "nothing was written")
+		return 0
+	case nothing:
+		fmt.Fprintf(stderr, "rynek import: nothing to import: %s holds no listing, mailbox entry or transaction that Rynek can load (%d skipped, listed above); nothing was written\n",
+			*from, report.Count(grzybcio.NoteSkipped))
+		writtenNothing()
+		return 1
+	case *dryRun:
+		return 0
 	}
 	if err := st.store.Close(); err != nil {
 		fmt.Fprintf(stderr, "rynek import: %v\n", err)

@@ -432,3 +432,48 @@ func TestImportAppliesTheMarketsRules(t *testing.T) {
 		t.Errorf("a missing --config: exit %d, %q", code, errb.String())
 	}
 }
+
+// An import that adds nothing says so: files with nothing Rynek can load
+// are an error (exit 1) that leaves no market and no rules file behind;
+// merging the same files again is not (exit 0).
+func TestAnImportThatAddsNothingSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	from := filepath.Join(dir, "GrzybcioRynek")
+	os.Mkdir(from, 0o755)
+	server := filepath.Join("internal", "grzybcio", "testdata", "server")
+	listings, _ := os.ReadFile(filepath.Join(server, "listings.yml"))
+	start := bytes.Index(listings, []byte("- ==: com.example.marketplace.model.MarketListing\n  id: 4\n"))
+	end := bytes.Index(listings, []byte("- ==: com.example.marketplace.model.MarketListing\n  id: 5\n"))
+	os.WriteFile(filepath.Join(from, "listings.yml"), append(append([]byte("listings:\n"), listings[start:end]...), "next-id: 42\n"...), 0o644)
+	config, _ := os.ReadFile(filepath.Join(server, "config.yml"))
+	os.WriteFile(filepath.Join(from, "config.yml"), config, 0o644)
+	db := filepath.Join(dir, "market.db")
+	for _, dry := range []bool{false, true} {
+		args := []string{"import", "--from", from, "--db", db}
+		if dry {
+			args = append(args, "--dry-run")
+		}
+		var out, errb bytes.Buffer
+		code := run(args, &out, &errb)
+		want := "rynek import: nothing to import: " + from + " holds no listing, mailbox entry or transaction that Rynek can load (1 skipped, listed above); nothing was written\n"
+		if code != 1 || !strings.HasSuffix(errb.String(), want) || !strings.HasPrefix(out.String(), "Nothing to import from "+from+":\n") ||
+			!strings.Contains(out.String(), "listings.yml:8:9: skipped: listing #4 skipped: its item is air\n") {
+			t.Errorf("dry run %v: exit %d, stdout\n%s\nstderr %q; want 1 and %q", dry, code, out.String(), errb.String(), want)
+		}
+		for _, left := range []string{db, filepath.Join(dir, "rynek.yml")} {
+			if _, err := os.Stat(left); !os.IsNotExist(err) {
+				t.Errorf("dry run %v: an import that added nothing left %s", dry, left)
+			}
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"import", "--from", server, "--db", db}, &out, &errb); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errb.String())
+	}
+	out.Reset()
+	if code := run([]string{"import", "--from", server, "--db", db, "--merge"}, &out, &errb); code != 0 ||
+		!strings.HasPrefix(out.String(), "Nothing new from "+server+": the market has all of it from an earlier import\n") ||
+		!strings.HasSuffix(out.String(), "\nnothing was written\n") {
+		t.Errorf("the same files merged again: exit %d:\n%s", code, out.String())
+	}
+}

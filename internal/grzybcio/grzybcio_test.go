@@ -1,6 +1,7 @@
 package grzybcio
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -311,6 +312,11 @@ func TestMergeIsExplicitAndAddsNothingTwice(t *testing.T) {
 	if after := contents(t, st); !reflect.DeepEqual(before, after) {
 		t.Fatalf("the second merge changed the market")
 	}
+	var out strings.Builder
+	r.WriteSummary(&out)
+	if want := "Nothing new from testdata/server: the market has all of it from an earlier import\n"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("summary\n%s\nwant it to start %q", out.String(), want)
+	}
 }
 
 // A merge into a market with listings of its own keeps every id it can and
@@ -484,5 +490,34 @@ func TestExportSummaryCountsThePlayersData(t *testing.T) {
 		if !strings.Contains(string(data), in) {
 			t.Errorf("%s lacks %q:\n%s", MarketDataFile, in, data)
 		}
+	}
+}
+
+// An import whose files hold nothing Rynek can load writes nothing, not
+// even the players its skipped entries name, and says so.
+func TestAnImportThatAddsNothingWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	listings, err := os.ReadFile("testdata/server/listings.yml")
+	must(t, err)
+	data, err := os.ReadFile("testdata/server/market-data.yml")
+	must(t, err)
+	// Listing #4 (air) alone, and the transaction of a player with
+	// himself alone.
+	start, end := bytes.Index(listings, []byte("- ==: com.example.marketplace.model.MarketListing\n  id: 4\n")), bytes.Index(listings, []byte("- ==: com.example.marketplace.model.MarketListing\n  id: 5\n"))
+	must(t, os.WriteFile(filepath.Join(dir, ListingsFile), append(append([]byte("listings:\n"), listings[start:end]...), "next-id: 42\n"...), 0o644))
+	tx := bytes.Index(data, []byte("- id: 7e6f5a4b"))
+	must(t, os.WriteFile(filepath.Join(dir, MarketDataFile), append([]byte("ratings: []\ntransactions:\n"), data[tx:]...), 0o644))
+	st := newStore(t)
+	r := importDir(t, st, dir, ImportOptions{})
+	if r.Added() != 0 || r.Count(NoteSkipped) != 2 || r.Players != 1 {
+		t.Fatalf("added %d, skipped %d, players %d; want 0, 2 and the one met", r.Added(), r.Count(NoteSkipped), r.Players)
+	}
+	if c := contents(t, st); len(c.Players) != 0 {
+		t.Fatalf("an import that added nothing wrote %d players", len(c.Players))
+	}
+	var out strings.Builder
+	r.WriteSummary(&out)
+	if want := "Nothing to import from " + dir + ":\n"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("summary\n%s\nwant it to start %q", out.String(), want)
 	}
 }

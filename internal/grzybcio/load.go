@@ -71,7 +71,8 @@ var ErrNotEmpty = errors.New("the market is not empty: an import goes into an em
 // transaction: all of it, or on any failure nothing. It reads the files an
 // entry at a time, so that what it holds is the rows it loads, not the
 // files. The report says what was loaded, refused, skipped, rounded,
-// expired and not imported. A store of nil is an empty market that does not exist yet (a
+// expired and not imported. An import that would add nothing writes
+// nothing (Report.Added). A store of nil is an empty market that does not exist yet (a
 // dry run before the first import).
 func Import(store market.Store, o ImportOptions) (*Report, error) {
 	if o.ExpiryDays == 0 {
@@ -175,7 +176,7 @@ func Import(store market.Store, o ImportOptions) (*Report, error) {
 	sum := k.Summary()
 	l.r.Players, l.r.KnownPlayers = sum.Players, sum.SkippedPlayers
 	l.r.AlreadyThere = sum.SkippedListings + sum.SkippedMail + sum.SkippedTransactions
-	if !o.DryRun {
+	if !o.DryRun && l.r.Added() > 0 {
 		if err := k.Finish(); err != nil {
 			return nil, fmt.Errorf("write the market: %w", err)
 		}

@@ -80,13 +80,25 @@ type Report struct {
 // Count returns how many notes of kind the import made.
 func (r *Report) Count(kind NoteKind) int { return r.counts[kind] }
 
+// Added counts the entries the import added, or in a dry run would add:
+// listings, and mail and history (players come with them). An import
+// that adds none writes nothing, not even its players.
+func (r *Report) Added() int {
+	return r.Listings + r.Expired + r.Refused + r.Outbox + r.PendingReturns + r.Mail + r.Transactions
+}
+
 // WriteSummary writes the counts and what each means.
 func (r *Report) WriteSummary(w io.Writer) {
-	verb := "Imported"
-	if r.DryRun {
-		verb = "Dry run, nothing written; an import would load"
+	switch {
+	case r.Added() == 0 && r.AlreadyThere > 0:
+		fmt.Fprintf(w, "Nothing new from %s: the market has all of it from an earlier import\n", r.Dir)
+	case r.Added() == 0:
+		fmt.Fprintf(w, "Nothing to import from %s:\n", r.Dir)
+	case r.DryRun:
+		fmt.Fprintf(w, "Dry run, nothing written; an import would load from %s:\n", r.Dir)
+	default:
+		fmt.Fprintf(w, "Imported from %s:\n", r.Dir)
 	}
-	fmt.Fprintf(w, "%s from %s:\n", verb, r.Dir)
 	fmt.Fprintf(w, "  players        %d", r.Players)
 	if r.KnownPlayers > 0 {
 		fmt.Fprintf(w, " (+%d already in the market, left as they are)", r.KnownPlayers)
