@@ -29,7 +29,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	merge := fs.Bool("merge", false, "add to a market that has data (nothing in it is overwritten; the same files again add nothing)")
 	partial := fs.Bool("partial", false, "import files that were cut short (the plugin was writing them when the server crashed or the disk filled): what is whole is imported, and what was cut is listed; without it such files are refused with the place of the cut")
 	config := fs.String("config", "", "the rules every imported listing obeys (default: "+rules.FileName+" beside the market; without one, the plugin's config.yml, which the import carries over into it; else the defaults)")
-	expiryDays := fs.Int("expiry-days", grzybcio.DefaultExpiryDays, "the plugin's listing-expiry-days: a listing expires this long after it was created")
+	expiryDays := fs.Int("expiry-days", grzybcio.DefaultExpiryDays, "the plugin's listing-expiry-days: a listing expires this long after it was created (default: the plugin's config.yml's, else 7)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--config FILE] [--expiry-days N]\n\nLoads a GrzybcioRynek market (listings, players, mailboxes, history) into Rynek,\nall in one transaction. Run it with --dry-run first: the report lists every\nskipped entry, rounding and expired listing. A listing the market's rules refuse\n(price, blacklist) is not listed: its item goes back to its seller's mailbox.\nFiles cut short (a crash while the plugin wrote them) are refused with the place\nof the cut, unless --partial.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -52,13 +52,21 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	expiryFrom := "--expiry-days"
+	if !flagGiven(fs, "expiry-days") {
+		// The plugin computed each listing's expiry from its own setting.
+		expiryFrom = "the plugin's default"
+		if r, err := grzybcio.ReadRules(*from); err == nil && r.ExpiryDays > 0 {
+			*expiryDays, expiryFrom = r.ExpiryDays, "listing-expiry-days in its "+grzybcio.ConfigFile
+		}
+	}
 	listingRules, rulesFrom, err := importedListingRules(*config, *from, path)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek import: %v\n", err)
 		return 1
 	}
 	opts := grzybcio.ImportOptions{Dir: *from, ExpiryDays: *expiryDays, Now: time.Now(), DryRun: *dryRun, Merge: *merge, Partial: *partial,
-		Rules: listingRules, RulesFrom: rulesFrom,
+		Rules: listingRules, RulesFrom: rulesFrom, ExpiryFrom: expiryFrom,
 		Progress: func(done, total int) {
 			if total >= 10_000 {
 				fmt.Fprintf(stderr, "\r\x1b[Krynek import: loading %3d%%", done*100/max(total, 1))
@@ -221,4 +229,11 @@ func importedListingRules(config, from, dbPath string) (market.Config, string, e
 		return market.Config{}, "", err
 	}
 	return c, "the plugin's " + grzybcio.ConfigFile, nil
+}
+
+// flagGiven reports whether the command line set the flag name.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

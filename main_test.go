@@ -477,3 +477,26 @@ func TestAnImportThatAddsNothingSaysSo(t *testing.T) {
 		t.Errorf("the same files merged again: exit %d:\n%s", code, out.String())
 	}
 }
+
+// The plugin computed each listing's expiry from its config.yml's
+// listing-expiry-days; an import does too, unless --expiry-days says
+// otherwise, and without one takes the plugin's default of 7.
+func TestImportTakesTheExpiryFromThePluginsConfig(t *testing.T) {
+	dir := t.TempDir()
+	server := filepath.Join("internal", "grzybcio", "testdata", "server")
+	legacy := filepath.Join("internal", "grzybcio", "testdata", "legacy")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", server}, "each expires 5 days after it was created, as the plugin computed it (listing-expiry-days in its config.yml)\n"},
+		{[]string{"--from", server, "--expiry-days", "9"}, "each expires 9 days after it was created, as the plugin computed it (--expiry-days)\n"},
+		{[]string{"--from", legacy}, "each expires 7 days after it was created, as the plugin computed it (the plugin's default)\n"},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"import", "--db", filepath.Join(dir, "market.db"), "--dry-run"}, c.args...)
+		if code := run(args, &out, &errb); code != 0 || !strings.Contains(out.String(), c.want) {
+			t.Errorf("%v: exit %d, output lacks %q:\n%s%s", c.args, code, c.want, out.String(), errb.String())
+		}
+	}
+}

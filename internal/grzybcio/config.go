@@ -25,6 +25,9 @@ type Rules struct {
 	YAML     []byte
 	Mapped   int      // keys carried over
 	Unmapped []string // keys that mean nothing to Rynek, or that it does otherwise
+	// ExpiryDays is the plugin's listing-expiry-days (0: not set): it
+	// computed each listing's expiry from it, so an import does too.
+	ExpiryDays int
 }
 
 // ReadRules maps dir's config.yml to Rynek's rules file. A folder without
@@ -73,6 +76,7 @@ func ReadRules(dir string) (Rules, error) {
 	}
 	if v, ok := num("settings.listing-expiry-days"); ok && v >= 1 {
 		set("listings", "expiry-days", whole(v))
+		out.ExpiryDays = int(math.Min(math.Round(v), 1<<30))
 	}
 	if v, ok := num("settings.min-price"); ok && v > 0 {
 		set("prices", "min", money(v))

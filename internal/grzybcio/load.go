@@ -21,8 +21,10 @@ type ImportOptions struct {
 	// market-data.yml.
 	Dir string
 	// ExpiryDays is the plugin's listing-expiry-days: it stored no expiry,
-	// and computed one from its creation time and this setting.
+	// and computed one from its creation time and this setting. ExpiryFrom
+	// says where the number comes from, for the report.
 	ExpiryDays int
+	ExpiryFrom string
 	// Now decides which listings have expired already (zero: the clock's
 	// time).
 	Now time.Time
@@ -105,7 +107,7 @@ func Import(store market.Store, o ImportOptions) (*Report, error) {
 	if l.limit <= 0 {
 		l.limit = market.DefaultConfig().MaxListingsPerPlayer
 	}
-	l.r = &Report{Dir: o.Dir, DryRun: o.DryRun, Merge: o.Merge, Partial: o.Partial, ExpiryDays: o.ExpiryDays,
+	l.r = &Report{Dir: o.Dir, DryRun: o.DryRun, Merge: o.Merge, Partial: o.Partial, ExpiryDays: o.ExpiryDays, ExpiryFrom: o.ExpiryFrom,
 		Rules: l.rules.String(), RulesFrom: o.RulesFrom, Limit: l.limit, counts: map[NoteKind]int{}}
 	lo, err := readOutline(filepath.Join(o.Dir, ListingsFile))
 	if errors.Is(err, fs.ErrNotExist) {

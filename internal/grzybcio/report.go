@@ -34,7 +34,8 @@ type Report struct {
 	Merge        bool
 	Partial      bool
 	ExpiryDays   int
-	NoMarketData bool // the folder has no market-data.yml
+	ExpiryFrom   string // where ExpiryDays comes from
+	NoMarketData bool   // the folder has no market-data.yml
 
 	// Rules are the market's listing rules the listings obey, in words,
 	// and RulesFrom where they come from.
@@ -108,7 +109,11 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if r.Renumbered > 0 {
 		fmt.Fprintf(w, " but %d renumbered (id taken)", r.Renumbered)
 	}
-	fmt.Fprintf(w, "; each expires %d days after it was created, as the plugin computed it\n", r.ExpiryDays)
+	fmt.Fprintf(w, "; each expires %d days after it was created, as the plugin computed it", r.ExpiryDays)
+	if r.ExpiryFrom != "" {
+		fmt.Fprintf(w, " (%s)", r.ExpiryFrom)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "                 each obeys the market's rules: %s", r.Rules)
 	if r.RulesFrom != "" {
 		fmt.Fprintf(w, " (%s)", r.RulesFrom)
