@@ -122,7 +122,10 @@ func residentBytes() uint64 {
 func measureImport(t testing.TB, n int) importMemory {
 	t.Helper()
 	if runtime.GOOS != "linux" {
-		t.Skip("the measurement reads /proc and the kernel's peak resident memory")
+		t.Skip("SKIPPED: the measurement reads /proc and the kernel's peak resident memory")
+	}
+	if raceEnabled {
+		t.Skip("SKIPPED under the race detector: its shadow memory makes the heap's size meaningless")
 	}
 	dir := t.TempDir()
 	writeGenerated(t, dir, n)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package grzybcio
+
+const raceEnabled = false
