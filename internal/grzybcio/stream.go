@@ -21,7 +21,7 @@ type batch[T any] struct {
 // batchSize is how many entries a worker takes at a time: enough that the
 // channels cost nothing, few enough that the entries in flight (a few
 // batches a core) take little memory.
-const batchSize = 64
+const batchSize = 32
 
 // stream reads entries on every core and applies them in file order: read
 // parses and checks one entry on any goroutine; apply takes each result on
