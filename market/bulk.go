@@ -19,10 +19,20 @@ import (
 // A bulk load goes into an empty store (NewBulk), or merges into one that
 // has data (NewMerge): a merge only adds, and never overwrites what is there.
 //
-// Rows are flushed to the store in chunks, so a million listings do not sit
-// in memory twice.
+// A load is all or nothing: it is one store transaction (Store.BeginBulk),
+// which Finish commits. Rows are written into it in chunks as they are
+// added, so a million listings do not sit in memory; none of them is part
+// of the market before Finish. A load that fails, is abandoned (Abort, or
+// the store closed) or whose process dies leaves the market as it was:
+// empty, or with its previous contents.
 type Bulk struct {
-	store  Store
+	store Store
+	// tx is the load's transaction, open from the first chunk written;
+	// failed is the write that ended it, which every later call returns
+	// (a new transaction would hold only the rest of the load).
+	tx     BulkTx
+	failed error
+	done   bool // committed or aborted
 	b      Batch
 	nextID int64
 	fee    Money
@@ -156,15 +166,9 @@ func newBulk(store Store) *Bulk {
 		keptIDs: map[int64]bool{}, mailIDs: map[uuid.UUID]bool{}, stacks: map[uuid.UUID]bool{}}
 }
 
-// OneTransaction makes the load all or nothing: nothing is written before
-// Finish, which writes every row in one store transaction. The rows wait in
-// memory until then, which suits an import (a failure half-way must leave
-// the market as it was) more than a generated million-listing market.
-func (k *Bulk) OneTransaction() { k.chunk = math.MaxInt }
-
 // Reserve makes room for n more rows when the caller knows how many it
-// brings: the rows of a load wait in memory (all of them, in
-// OneTransaction), and a batch that grows copies every row so far, holding
+// brings: the rows of a load wait in memory until their chunk is written
+// (up to 50,000), and a batch that grows copies every row so far, holding
 // both copies for a moment.
 func (k *Bulk) Reserve(n int) { k.b.Ops = slices.Grow(k.b.Ops, min(n, k.chunk)) }
 
@@ -302,10 +306,28 @@ func (k *Bulk) flush() error {
 	return k.write()
 }
 
-// write loads the batch with the counters' change since the last chunk: the
-// load's own sums are added (a merge keeps what the store had), and the next
-// listing id moves past the ids the load used.
+// errBulkDone is the answer of a load that was finished or aborted.
+var errBulkDone = errors.New("bulk: the load has ended (finished or aborted)")
+
+// write writes the batch into the load's transaction, opening it first,
+// with the counters' change since the last chunk: the load's own sums are
+// added (a merge keeps what the store had), and the next listing id moves
+// past the ids the load used.
 func (k *Bulk) write() error {
+	switch {
+	case k.failed != nil:
+		return k.failed
+	case k.done:
+		return errBulkDone
+	}
+	if k.tx == nil {
+		tx, err := k.store.BeginBulk()
+		if err != nil {
+			k.failed = fmt.Errorf("bulk load: %w", err)
+			return k.failed
+		}
+		k.tx = tx
+	}
 	w := &k.written
 	if w.NextListingID == 0 {
 		w.NextListingID = max(k.base.NextListingID, 1)
@@ -322,13 +344,17 @@ func (k *Bulk) write() error {
 	if k.nextID > w.NextListingID {
 		k.b.add(Op{Kind: OpListingIDs, Int: w.NextListingID, Meta: MetaRow{NextListingID: k.nextID}})
 	}
-	err := k.store.BulkLoad(&k.b)
+	err := k.tx.Write(&k.b)
 	k.b.Ops = k.b.Ops[:0]
-	if err == nil {
-		*w = MetaRow{FeeBalance: k.fee, Volume: k.volume, Sales: k.sales, NextListingID: max(k.nextID, w.NextListingID),
-			Opening: Opening{Money: k.opening.Money + k.fee, Items: k.opening.Items, LoadedThrough: k.opening.LoadedThrough}}
+	if err != nil {
+		// The store has rolled the transaction back: nothing of the load
+		// is written.
+		k.failed = fmt.Errorf("bulk load: %w", err)
+		return k.failed
 	}
-	return err
+	*w = MetaRow{FeeBalance: k.fee, Volume: k.volume, Sales: k.sales, NextListingID: max(k.nextID, w.NextListingID),
+		Opening: Opening{Money: k.opening.Money + k.fee, Items: k.opening.Items, LoadedThrough: k.opening.LoadedThrough}}
+	return nil
 }
 
 // AddPlayer adds a player with a balance in minor units. In a merge, a
@@ -651,7 +677,8 @@ func (k *Bulk) brought(it item, created int64) {
 	k.opening.LoadedThrough = max(k.opening.LoadedThrough, created)
 }
 
-// Finish writes the players and what is left.
+// Finish writes the players and what is left, and commits the load: only
+// now does any of it become part of the market.
 func (k *Bulk) Finish() error {
 	for _, bp := range k.order {
 		row := bp.row
@@ -668,5 +695,27 @@ func (k *Bulk) Finish() error {
 		k.b.add(Op{Kind: OpAddPlayer, Player: &row})
 	}
 	k.order = nil
-	return k.write()
+	if err := k.write(); err != nil {
+		return err
+	}
+	k.done = true
+	if err := k.tx.Commit(); err != nil {
+		k.failed = fmt.Errorf("bulk load: %w", err)
+		return k.failed
+	}
+	return nil
+}
+
+// Abort drops the load: nothing of it becomes part of the market, and the
+// store takes other writes again. It does nothing after Finish; a caller
+// that may stop half-way defers it.
+func (k *Bulk) Abort() error {
+	if k.done {
+		return nil
+	}
+	k.done = true
+	if k.tx == nil {
+		return nil
+	}
+	return k.tx.Rollback()
 }

@@ -110,7 +110,6 @@ func TestBulkKeepsIDsAndMergesTheSameStacksOnce(t *testing.T) {
 	}
 	k, err := market.NewBulk(st)
 	must(t, err)
-	k.OneTransaction()
 	load(k)
 	_, err = k.AddListingKeepingID(market.BulkListing{ID: 7, Seller: seller.ID, Price: 1, Created: t0, Expires: t0.Add(time.Hour),
 		Item: market.ItemStack{ID: uid(12), Material: "STONE", Amount: 1}})
@@ -191,5 +190,104 @@ func TestBulkRenamesThePlayersItAdds(t *testing.T) {
 	}
 	if names[carol.ID] != "Carol" || names[w.alice.ID] != "Alice" {
 		t.Fatalf("names after the merge: Carol %q, Alice %q", names[carol.ID], names[w.alice.ID])
+	}
+}
+
+// loadListings adds a seller and n listings to k: more than a chunk (50,000
+// rows) writes chunks into the load's transaction before Finish.
+func loadListings(t *testing.T, k *market.Bulk, n int) {
+	t.Helper()
+	seller := market.Player{ID: uid(90), Name: "Hurtownik"}
+	must(t, k.AddPlayer(seller, 100_00))
+	for i := range n {
+		if _, err := k.AddListing(seller.ID, market.ItemStack{Material: "COBBLESTONE", Amount: 64}, market.Money(100+i), t0, t0.Add(time.Hour)); err != nil {
+			t.Fatalf("listing %d: %v", i, err)
+		}
+	}
+}
+
+// A load that is abandoned after its first chunks, or whose store is
+// closed under it, leaves nothing behind; while it is open, the store takes
+// no other write.
+func TestAnUnfinishedLoadLeavesNothing(t *testing.T) {
+	open := testStore(t)
+	st := open()
+	k := newBulk(t, st)
+	loadListings(t, k, 60_000)
+	if err := st.Commit(&market.Batch{}); !errors.Is(err, market.ErrBulkOpen) {
+		t.Fatalf("a commit during a load: %v", err)
+	}
+	must(t, k.Abort())
+	c, err := market.ReadStore(st)
+	must(t, err)
+	if len(c.Players)+len(c.Listings) != 0 {
+		t.Fatalf("an aborted load left %d players and %d listings", len(c.Players), len(c.Listings))
+	}
+	if err := k.Finish(); err == nil {
+		t.Fatal("an aborted load finished")
+	}
+
+	k = newBulk(t, st) // the market is empty: a new load is taken
+	loadListings(t, k, 60_000)
+	must(t, st.Close()) // a load never finished
+	c, err = market.ReadStore(open())
+	must(t, err)
+	if len(c.Players)+len(c.Listings) != 0 {
+		t.Fatalf("a load cut off by Close left %d players and %d listings", len(c.Players), len(c.Listings))
+	}
+}
+
+// failingLoad is a store whose data load fails its second chunk, as a full
+// disk would.
+type failingLoad struct {
+	market.Store
+	writes int
+}
+
+func (f *failingLoad) BeginBulk() (market.BulkTx, error) {
+	tx, err := f.Store.BeginBulk()
+	return &failingChunk{BulkTx: tx, f: f}, err
+}
+
+type failingChunk struct {
+	market.BulkTx
+	f *failingLoad
+}
+
+func (c *failingChunk) Write(b *market.Batch) error {
+	if c.f.writes++; c.f.writes == 2 {
+		c.BulkTx.Rollback() // as a store does when a write fails
+		return errors.New("database or disk is full")
+	}
+	return c.BulkTx.Write(b)
+}
+
+// A merge whose store fails half-way leaves the market as it was, says so
+// once per later call, and never opens a second transaction for the rest.
+func TestAFailedMergeLeavesTheMarketAsItWas(t *testing.T) {
+	w := newWorld(t)
+	w.sell(w.alice, 0, 10)
+	must(t, w.svc.Close())
+	st := w.openStore()
+	before, err := market.ReadStore(st)
+	must(t, err)
+	f := &failingLoad{Store: st}
+	k, err := market.NewMerge(f)
+	must(t, err)
+	seller := market.Player{ID: uid(90), Name: "Hurtownik"}
+	must(t, k.AddPlayer(seller, 100_00))
+	var failed error
+	for i := 0; i < 120_000 && failed == nil; i++ {
+		_, failed = k.AddListing(seller.ID, market.ItemStack{Material: "COBBLESTONE", Amount: 64}, 100, t0, t0.Add(time.Hour))
+	}
+	errText(t, failed, "bulk load: database or disk is full")
+	errText(t, k.Finish(), "bulk load: database or disk is full")
+	if f.writes != 2 {
+		t.Fatalf("%d chunk writes; the load must stop at the failed one", f.writes)
+	}
+	after, err := market.ReadStore(st)
+	must(t, err)
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("a failed merge changed the market: %d -> %d listings", len(before.Listings), len(after.Listings))
 	}
 }

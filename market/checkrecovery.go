@@ -88,7 +88,7 @@ func (st *checkStore) Commit(b *Batch) error {
 	return nil
 }
 
-func (st *checkStore) BulkLoad(*Batch) error                { return errCheckReads }
+func (st *checkStore) BeginBulk() (BulkTx, error)           { return nil, errCheckReads }
 func (st *checkStore) ReserveListingIDs(int) (int64, error) { return 0, errCheckReads }
 func (st *checkStore) TrimEvents(EventTrim) (uint64, error) { return 0, errCheckReads }
 func (st *checkStore) Close() error                         { return nil }

@@ -39,10 +39,14 @@ type Store interface {
 	// differs, an update of a missing row) fails the whole batch with
 	// ErrConflict and nothing is written.
 	Commit(b *Batch) error
-	// BulkLoad writes b's ops in one transaction with the fastest settings
-	// the store has; it is for loading data (seeding, importing), not for
-	// live mutations, and it writes no log entries.
-	BulkLoad(b *Batch) error
+	// BeginBulk opens the one store transaction of a data load (seeding,
+	// importing, merging): the load writes its rows into it chunk by chunk,
+	// so that they never all sit in memory, and they become part of the
+	// market together (BulkTx.Commit) or not at all (Rollback, a failed
+	// write, Close, or the process dying half-way). While it is open the
+	// store refuses every other write. A load is not market activity: it
+	// writes no log entries.
+	BeginBulk() (BulkTx, error)
 	// ReadEvents streams up to limit log entries with seq above after, in
 	// seq order, and reports how many it read. It is safe from any goroutine
 	// and does not hold up Commit. Byte slices passed to fn are only valid
@@ -94,6 +98,23 @@ type Snapshot interface {
 	// Close ends the snapshot.
 	Close() error
 }
+
+// BulkTx is a data load's open store transaction (Store.BeginBulk).
+type BulkTx interface {
+	// Write writes b's ops, which carry no log entries, into the load's
+	// transaction. A failed write ends the transaction: nothing of the
+	// load is written, and every later call fails.
+	Write(b *Batch) error
+	// Commit makes everything written durable, at once.
+	Commit() error
+	// Rollback drops everything written. After Commit, or once the
+	// transaction has ended, it does nothing.
+	Rollback() error
+}
+
+// ErrBulkOpen is returned by a store's writes while a data load's
+// transaction is open (Store.BeginBulk).
+var ErrBulkOpen = errors.New("store: a data load is in progress; the market takes no other writes until it ends")
 
 // ErrConflict is returned by Commit when a conditional update matched no row.
 var ErrConflict = errors.New("store: conditional update matched no row")

@@ -271,15 +271,31 @@ func TestBadFilesAreRefusedWithTheirPlace(t *testing.T) {
 	}
 }
 
-// failingStore fails the one write of an import, after it has been handed
+// failingStore fails the commit of an import, after it has been handed
 // every row.
 type failingStore struct {
 	market.Store
-	writes int
+	chunks, commits int
 }
 
-func (f *failingStore) BulkLoad(b *market.Batch) error {
-	f.writes++
+func (f *failingStore) BeginBulk() (market.BulkTx, error) {
+	tx, err := f.Store.BeginBulk()
+	return &failingCommit{BulkTx: tx, f: f}, err
+}
+
+type failingCommit struct {
+	market.BulkTx
+	f *failingStore
+}
+
+func (c *failingCommit) Write(b *market.Batch) error {
+	c.f.chunks++
+	return c.BulkTx.Write(b)
+}
+
+func (c *failingCommit) Commit() error {
+	c.f.commits++
+	c.BulkTx.Rollback()
 	return errors.New("disk full")
 }
 
@@ -289,8 +305,8 @@ func TestAnImportIsOneTransaction(t *testing.T) {
 	dir := t.TempDir()
 	writeGenerated(t, dir, 60_000) // more than a bulk load's chunk
 	_, err := Import(f, ImportOptions{Dir: dir, Now: now})
-	if err == nil || err.Error() != "write the market: disk full" || f.writes != 1 {
-		t.Fatalf("err %v after %d writes; want one write that fails", err, f.writes)
+	if err == nil || err.Error() != "write the market: bulk load: disk full" || f.commits != 1 || f.chunks < 2 {
+		t.Fatalf("err %v after %d chunks and %d commits; want chunks, then one commit that fails", err, f.chunks, f.commits)
 	}
 	if c := contents(t, st); len(c.Players)+len(c.Listings) != 0 {
 		t.Fatalf("a failed import left %d players and %d listings", len(c.Players), len(c.Listings))
@@ -519,5 +535,24 @@ func TestAnImportThatAddsNothingWritesNothing(t *testing.T) {
 	r.WriteSummary(&out)
 	if want := "Nothing to import from " + dir + ":\n"; !strings.HasPrefix(out.String(), want) {
 		t.Errorf("summary\n%s\nwant it to start %q", out.String(), want)
+	}
+}
+
+// A dry run of more rows than a chunk of a data load checks them all and
+// writes none, into a market that does not exist yet or one that does.
+func TestALargeDryRunWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	writeGenerated(t, dir, 60_000)
+	r, err := Import(nil, ImportOptions{Dir: dir, Now: now, DryRun: true})
+	if err != nil || r.Listings != 60_000 {
+		t.Fatalf("a dry run without a market: %v, %d listings", err, r.Listings)
+	}
+	st := newStore(t)
+	r, err = Import(st, ImportOptions{Dir: dir, Now: now, DryRun: true})
+	if err != nil {
+		t.Fatalf("a dry run into a market: %v", err)
+	}
+	if c := contents(t, st); len(c.Players)+len(c.Listings) != 0 || r.Listings != 60_000 {
+		t.Fatalf("a dry run reporting %d listings wrote %d players and %d listings", r.Listings, len(c.Players), len(c.Listings))
 	}
 }

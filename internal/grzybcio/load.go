@@ -91,6 +91,8 @@ func Import(store market.Store, o ImportOptions) (*Report, error) {
 			return nil, errors.New("an import that writes needs a market")
 		}
 		store = emptyStore{}
+	} else if o.DryRun {
+		store = dryRun{store}
 	}
 	// What an import holds is the rows it writes at the end, about 640
 	// bytes a listing with the bulk load's keys, and the garbage of
@@ -158,7 +160,7 @@ func Import(store market.Store, o ImportOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	k.OneTransaction()
+	defer k.Abort() // a load that stops half-way leaves the market as it was
 	l.k = k
 	for _, ol := range []*outline{lo, mo} {
 		if ol == nil {
@@ -623,11 +625,25 @@ func (emptyStore) Load(l market.Loader) error { return l.Meta(market.MetaRow{Nex
 func (emptyStore) LoadHistory([16]byte, int, func(market.TxRow) error) (int, error) {
 	return 0, nil
 }
-func (emptyStore) Commit(*market.Batch) error   { return errDryRun }
-func (emptyStore) BulkLoad(*market.Batch) error { return errDryRun }
+func (emptyStore) Commit(*market.Batch) error        { return errDryRun }
+func (emptyStore) BeginBulk() (market.BulkTx, error) { return droppedLoad{}, nil }
 func (emptyStore) ReadEvents(uint64, int, func(market.EventRow) error) (int, error) {
 	return 0, nil
 }
 func (emptyStore) TrimEvents(market.EventTrim) (uint64, error) { return 0, errDryRun }
 func (emptyStore) ReserveListingIDs(int) (int64, error)        { return 0, errDryRun }
 func (emptyStore) Close() error                                { return nil }
+
+// dryRun is a market a dry run reads and never writes: the load checks
+// every row (market.Bulk) and its chunks are dropped here.
+type dryRun struct{ market.Store }
+
+func (dryRun) BeginBulk() (market.BulkTx, error) { return droppedLoad{}, nil }
+
+// droppedLoad is a dry run's data load: it takes every chunk and keeps
+// none.
+type droppedLoad struct{}
+
+func (droppedLoad) Write(*market.Batch) error { return nil }
+func (droppedLoad) Commit() error             { return errDryRun }
+func (droppedLoad) Rollback() error           { return nil }

@@ -250,6 +250,9 @@ type Store struct {
 	// disagree with the store, so every later commit is refused until the
 	// market is opened again (which loads the truth).
 	lost error
+	// bulk is the data load whose transaction is open on the writer's
+	// connection, if any (bulk.go): every other use of it is refused.
+	bulk *bulkTx
 }
 
 var _ market.SharedStore = (*Store)(nil)
@@ -370,8 +373,8 @@ func (s *Store) Name() string { return "postgres://" + s.name }
 func (s *Store) OthersOpen() (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return 0, errClosed
+	if err := s.writerFree(); err != nil {
+		return 0, err
 	}
 	var n int
 	err := s.conn.QueryRow(s.ctx, `SELECT count(*) FROM pg_locks
@@ -486,6 +489,9 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	if s.bulk != nil {
+		s.bulk.end() // a load never finished: none of it stays
+	}
 	if s.readers != nil {
 		s.readers.Close()
 	}
@@ -505,8 +511,8 @@ func (s *Store) Close() error {
 func (s *Store) Commit(b *market.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return errClosed
+	if err := s.writerFree(); err != nil {
+		return err
 	}
 	if err := s.ready(); err != nil {
 		return err
@@ -562,6 +568,18 @@ func (s *Store) Commit(b *market.Batch) error {
 	s.lastSeq = uint64(newest)
 	for i := range b.Events {
 		b.Events[i].Seq = uint64(newest) - uint64(len(b.Events)) + uint64(i) + 1
+	}
+	return nil
+}
+
+// writerFree refuses the writer's connection when the store is closed or a
+// data load holds it. mu must be held.
+func (s *Store) writerFree() error {
+	switch {
+	case s.closed.Load():
+		return errClosed
+	case s.bulk != nil:
+		return market.ErrBulkOpen
 	}
 	return nil
 }
@@ -747,7 +765,12 @@ func queueOps(pb *pgx.Batch, ops []market.Op, adds map[int]market.MetaRow) {
 // send runs pb in one implicit transaction (a pipeline ends in one Sync)
 // and translates the server's refusals.
 func (s *Store) send(pb *pgx.Batch) error {
-	err := s.conn.SendBatch(s.ctx, pb).Close()
+	return refusal(s.conn.SendBatch(s.ctx, pb).Close())
+}
+
+// refusal translates the server's refusal of a batch into the store's
+// errors.
+func refusal(err error) error {
 	var pgErr *pgconn.PgError
 	switch {
 	case err == nil:
@@ -758,22 +781,6 @@ func (s *Store) send(pb *pgx.Batch) error {
 		return fmt.Errorf("cannot mark events as delivered: %s", pgErr.Message)
 	}
 	return err
-}
-
-// BulkLoad writes b's ops in one transaction; it is for loading data, not
-// live mutations, and writes no log entries.
-func (s *Store) BulkLoad(b *market.Batch) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return errClosed
-	}
-	if len(b.Events) > 0 {
-		return errors.New("a bulk load writes no log entries")
-	}
-	var pb pgx.Batch
-	queueOps(&pb, b.Ops, counterAdds(b.Ops))
-	return s.send(&pb)
 }
 
 func nonNil(b []byte) []byte {
@@ -796,8 +803,8 @@ func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) err
 func (s *Store) ReserveListingIDs(n int) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return 0, errClosed
+	if err := s.writerFree(); err != nil {
+		return 0, err
 	}
 	if err := s.ready(); err != nil {
 		return 0, err
@@ -815,8 +822,8 @@ func (s *Store) ReserveListingIDs(n int) (int64, error) {
 func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return 0, errClosed
+	if err := s.writerFree(); err != nil {
+		return 0, err
 	}
 	if err := s.ready(); err != nil {
 		return 0, err
@@ -877,8 +884,8 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 func (s *Store) Empty() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return false, errClosed
+	if err := s.writerFree(); err != nil {
+		return false, err
 	}
 	var any bool
 	err := s.conn.QueryRow(s.ctx, "SELECT EXISTS (SELECT 1 FROM players)").Scan(&any)
@@ -891,8 +898,8 @@ func (s *Store) Empty() (bool, error) {
 func (s *Store) Load(l market.Loader) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return errClosed
+	if err := s.writerFree(); err != nil {
+		return err
 	}
 	return snapshot(s.ctx, s.conn, func(tx pgx.Tx) error {
 		var m market.MetaRow

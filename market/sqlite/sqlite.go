@@ -70,6 +70,9 @@ type Store struct {
 	begin, commit, rollback, insertEvent, setPublished *sql.Stmt
 	lastSeq, published                                 uint64
 	closed                                             bool
+	// bulk is the data load whose transaction is open on the writer, if
+	// any (bulk.go): every other write waits for its end, refused.
+	bulk *bulkTx
 
 	stopCheckpoints chan struct{}
 	checkpointsDone chan struct{}
@@ -446,10 +449,12 @@ func (s *Store) checkpoints() {
 			// commit back meanwhile (for as long as a large market's
 			// check takes; a commit is refused as busy after five
 			// seconds). It waits for the reader to end instead, and the
-			// WAL grows meanwhile.
+			// WAL grows meanwhile. So it does while a data load's open
+			// transaction fills it (bulk.go): the restart would only wait
+			// for it.
 			held := copied < frames && copied <= lastCopied
 			lastCopied = copied
-			if fi, err := os.Stat(wal); err == nil && fi.Size() > walRestartAt && !held {
+			if fi, err := os.Stat(wal); err == nil && fi.Size() > walRestartAt && !held && !s.loading() {
 				s.restartWAL()
 			}
 		}
@@ -489,6 +494,9 @@ func (s *Store) closeDB() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var err error
+	if s.bulk != nil {
+		s.bulk.end() // a load never finished: none of it stays
+	}
 	if s.readers != nil {
 		err = s.readers.Close()
 	}
@@ -522,8 +530,8 @@ func (s *Store) closeDB() error {
 func (s *Store) Empty() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return false, errClosed
+	if err := s.writerFree(); err != nil {
+		return false, err
 	}
 	var n int
 	if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM (SELECT 1 FROM players LIMIT 1)").Scan(&n); err != nil {
@@ -539,8 +547,8 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Commit(b *market.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return errClosed
+	if err := s.writerFree(); err != nil {
+		return err
 	}
 	if b.Published > s.lastSeq {
 		return fmt.Errorf("cannot mark event %d as delivered: the newest event is %d", b.Published, s.lastSeq)
@@ -590,27 +598,6 @@ func (s *Store) inTx(fn func() error) error {
 		return describe(err)
 	}
 	return nil
-}
-
-// BulkLoad writes b's ops in one transaction; it is for loading data, not
-// live mutations, and writes no log entries.
-func (s *Store) BulkLoad(b *market.Batch) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errClosed
-	}
-	if len(b.Events) > 0 {
-		return errors.New("a bulk load writes no log entries")
-	}
-	return s.inTx(func() error {
-		for i := range b.Ops {
-			if err := s.apply(&b.Ops[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }
 
 func (s *Store) apply(op *market.Op) error {
@@ -781,8 +768,8 @@ func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) err
 func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return 0, errClosed
+	if err := s.writerFree(); err != nil {
+		return 0, err
 	}
 	var through, newest int64
 	err := each(s.ctx, s.conn, "SELECT seq, at FROM events ORDER BY seq LIMIT ?", func(r *sql.Rows) error {
@@ -860,6 +847,18 @@ func closeRows(r *sql.Rows) error {
 	return nil
 }
 
+// writerFree refuses the writer's use when the store is closed or a data
+// load holds it. mu must be held.
+func (s *Store) writerFree() error {
+	switch {
+	case s.closed:
+		return errClosed
+	case s.bulk != nil:
+		return market.ErrBulkOpen
+	}
+	return nil
+}
+
 func (s *Store) isClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -870,8 +869,8 @@ func (s *Store) isClosed() bool {
 func (s *Store) Load(l market.Loader) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return errClosed
+	if err := s.writerFree(); err != nil {
+		return err
 	}
 	return load(s.ctx, s.conn, l, market.MetaRow{LastSeq: s.lastSeq, PublishedSeq: s.published})
 }
@@ -936,8 +935,8 @@ func DefaultFile() (string, error) {
 func (s *Store) ReserveListingIDs(n int) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return 0, errClosed
+	if err := s.writerFree(); err != nil {
+		return 0, err
 	}
 	var first int64
 	err := s.conn.QueryRowContext(s.ctx, "UPDATE meta SET v = v + ?1 WHERE k = 'next_listing_id' RETURNING v - ?1", n).Scan(&first)
