@@ -112,11 +112,9 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	// writtenNothing removes the empty market this import created, if it
 	// did: an import that writes nothing leaves nothing behind.
 	writtenNothing := func() {
-		if store != nil && !existed {
+		if store != nil {
 			st.store.Close()
-			for _, p := range []string{path, path + "-wal", path + "-shm"} {
-				os.Remove(p)
-			}
+			st.created.undo() // the file and the folder it made, if it made them
 		}
 	}
 	fmt.Fprintf(stderr, "rynek import: reading %s", *from)

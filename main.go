@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -24,7 +25,6 @@ import (
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/postgres"
 	"github.com/rynek/rynek/market/sqlite"
-	"github.com/rynek/rynek/seed"
 	"github.com/rynek/rynek/tui"
 )
 
@@ -158,6 +158,9 @@ type openedMarket struct {
 	name string
 	// file is the SQLite store, nil for PostgreSQL.
 	file *sqlite.Store
+	// created is what opening it made (startup.go): a command that fails
+	// removes it again.
+	created created
 }
 
 // empty reports whether the market has no players yet.
@@ -190,11 +193,16 @@ func openMarket(location string, opts sqlite.Options, instance string, tool bool
 		}
 		return openedMarket{store: st, name: st.Name()}, nil
 	}
-	st, err := sqlite.Open(location, opts)
+	made, err := newMarketFile(location)
 	if err != nil {
 		return openedMarket{}, err
 	}
-	return openedMarket{store: st, name: location, file: st}, nil
+	st, err := sqlite.Open(location, opts)
+	if err != nil {
+		made.undo()
+		return openedMarket{}, err
+	}
+	return openedMarket{store: st, name: location, file: st, created: made}, nil
 }
 
 // apiFlags are the HTTP API's flags.
@@ -300,17 +308,18 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
 		return 1
 	}
+	ln, err := httpapi.Listen(*addr, opts.Token) // first: a taken address creates nothing
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
+		return 1
+	}
 	svc, st, _, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, rulesNow, stderr)
 	if err != nil {
+		ln.Close()
 		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
 		return 1
 	}
-	api, err := httpapi.Start(svc, *addr, opts, stderr)
-	if err != nil {
-		svc.Close()
-		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
-		return 1
-	}
+	api := httpapi.Start(svc, ln, opts, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, board at /); Ctrl+C stops\n", st.name, api.Addr)
@@ -355,7 +364,7 @@ func databasePath(fs *flag.FlagSet, flagValue string, stderr io.Writer) (string,
 		}
 		return flagValue, 0
 	}
-	p, err := sqlite.DefaultPath()
+	p, err := sqlite.DefaultFile()
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek: cannot find a data directory: %v (use --db)\n", err)
 		return "", 1
@@ -506,19 +515,26 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rynek: %v\n", err)
 		return 1
 	}
+	var ln net.Listener
+	if apiAddr.addr != "" {
+		// First: a taken address creates nothing.
+		if ln, err = httpapi.Listen(apiAddr.addr, opts.Token); err != nil {
+			fmt.Fprintf(stderr, "rynek: %v\n", err)
+			return 1
+		}
+	}
 	svc, st, clock, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, rulesNow, stderr)
 	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
 		fmt.Fprintf(stderr, "rynek: %v\n", err)
 		return 1
 	}
 	var api *httpapi.Running
-	if apiAddr.addr != "" {
+	if ln != nil {
 		// The API's own errors would tear the console's screen: dropped.
-		if api, err = httpapi.Start(svc, apiAddr.addr, opts, io.Discard); err != nil {
-			svc.Close()
-			fmt.Fprintf(stderr, "rynek: %v\n", err)
-			return 1
-		}
+		api = httpapi.Start(svc, ln, opts, io.Discard)
 	}
 	exportDir := filepath.Dir(path)
 	if st.file == nil {
@@ -572,49 +588,3 @@ const (
 	pushTitle = "\x1b[22;0t"
 	popTitle  = "\x1b[23;0t"
 )
-
-// open opens the store, seeds it when new, and enables the service on this
-// goroutine, which then runs the UI: the service's main thread.
-func open(path string, opts sqlite.Options, instance string, seedN int, seedRand int64, name string, rules market.Config, stderr io.Writer) (*market.Service, openedMarket, *market.ManualClock, error) {
-	var none openedMarket
-	st, err := openMarket(path, opts, instance, false)
-	if err != nil {
-		return nil, none, nil, err
-	}
-	empty, err := st.empty()
-	if err != nil {
-		st.store.Close()
-		return nil, none, nil, err
-	}
-	if empty && seedN > 0 {
-		start := time.Now()
-		res, err := seed.Load(st.store, seed.Options{Listings: seedN, Rand: seedRand, Progress: func(done, total int) {
-			fmt.Fprintf(stderr, "\rrynek: seeding a demo market into %s: %3d%%", st.name, done*100/max(total, 1))
-		}})
-		if err != nil {
-			st.store.Close()
-			return nil, none, nil, fmt.Errorf("seed: %w", err)
-		}
-		fmt.Fprintf(stderr, "\rrynek: seeded %d players, %d listings, %d transactions in %s\n",
-			res.Players, res.Listings, res.Transactions, time.Since(start).Round(time.Millisecond))
-	}
-	clock := market.NewOffsetClock()
-	start := time.Now()
-	cfg := rules
-	cfg.Name, cfg.Clock = name, clock
-	cfg.LoadProgress = func(done, total int) {
-		fmt.Fprintf(stderr, "\rrynek: loading %s: %3d%%", st.name, done*100/max(total, 1))
-	}
-	svc := market.New(st.store, cfg)
-	if err := svc.BindMainThread(); err != nil {
-		st.store.Close()
-		return nil, none, nil, err
-	}
-	if err := svc.Enable(); err != nil {
-		st.store.Close()
-		return nil, none, nil, err
-	}
-	n, _ := svc.GetActiveListingsCount()
-	fmt.Fprintf(stderr, "\rrynek: loaded %d active listings in %s\n", n, time.Since(start).Round(time.Millisecond))
-	return svc, st, clock, nil
-}

@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rynek/rynek/market"
@@ -297,23 +298,33 @@ type Running struct {
 	done chan error
 }
 
-// Start serves svc's API on addr after checking the exposure rule. Server
-// errors (a client's broken TLS attempt, say) go to errorLog; the console
-// passes io.Discard, since they would tear its screen.
-func Start(svc *market.Service, addr string, opts Options, errorLog io.Writer) (*Running, error) {
-	if err := CheckExposure(addr, opts.Token); err != nil {
+// Listen binds addr for the API after checking the exposure rule (token is
+// the API's). A command binds before it opens its market, so that an
+// address it cannot have stops it before it creates or seeds anything.
+func Listen(addr, token string) (net.Listener, error) {
+	if err := CheckExposure(addr, token); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("--api %s: the address is in use (another program, or another Rynek, listens there); stop it or choose another with --api HOST:PORT", addr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--api %s: %w", addr, err)
 	}
+	return ln, nil
+}
+
+// Start serves svc's API on ln (Listen's). Server errors (a client's broken
+// TLS attempt, say) go to errorLog; the console passes io.Discard, since
+// they would tear its screen.
+func Start(svc *market.Service, ln net.Listener, opts Options, errorLog io.Writer) *Running {
 	api := New(svc, opts)
-	srv := HTTPServer(addr, api)
+	srv := HTTPServer(ln.Addr().String(), api)
 	srv.ErrorLog = log.New(errorLog, "rynek api: ", 0)
 	r := &Running{Addr: ln.Addr().String(), api: api, srv: srv, done: make(chan error, 1)}
 	go func() { r.done <- srv.Serve(problemListener{ln}) }()
-	return r, nil
+	return r
 }
 
 // Shutdown ends the event streams, then stops accepting and waits for the

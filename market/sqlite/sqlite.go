@@ -903,21 +903,10 @@ func toUUID(b []byte) uuid.UUID {
 	return u
 }
 
-// DefaultPath returns $XDG_DATA_HOME/rynek/market.db, or
-// ~/.local/share/rynek/market.db, creating the directory (0700).
-func DefaultPath() (string, error) {
-	path, err := DefaultFile()
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", err
-	}
-	return path, nil
-}
-
-// DefaultFile is DefaultPath without creating anything, for what only
-// reads the market.
+// DefaultFile returns $XDG_DATA_HOME/rynek/market.db, or
+// ~/.local/share/rynek/market.db. It creates nothing: the directory is made
+// (0700) by whoever creates the market in it, so that naming the default
+// market (a check, an export, a start that fails) leaves no trace.
 func DefaultFile() (string, error) {
 	dir := os.Getenv("XDG_DATA_HOME")
 	if dir == "" {

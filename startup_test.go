@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rynek/rynek/internal/tmpfs"
+)
+
+// TestAFailedStartCreatesNothing starts the console and the server in ways
+// that must fail (an address another program holds, a rules file that
+// cannot be used, a bad flag, a directory that cannot be written, a seed
+// that fills the disk) and checks that each says why and leaves nothing
+// behind: no market file, no -wal or -shm, no directory that was not there.
+func TestAFailedStartCreatesNothing(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	busy := taken.Addr().String()
+	readOnly := tmpfs.Mount(t, 1<<20, true)
+	cases := []struct {
+		name string
+		// args are the command's; "HOME" in one is the case's own
+		// directory, where XDG_DATA_HOME points too (HOME/xdg: the default
+		// market is HOME/xdg/rynek/market.db).
+		args []string
+		// full mounts a 2 MB tmpfs as the case's directory: a seed of
+		// 60,000 listings does not fit.
+		full bool
+		code int
+		msg  string
+	}{
+		{"console on a taken port", []string{"--db", "HOME/m.db", "--seed", "50", "--api", busy}, false, 1,
+			"rynek: --api " + busy + ": the address is in use (another program, or another Rynek, listens there); stop it or choose another with --api HOST:PORT\n"},
+		{"server on a taken port", []string{"serve", "--seed", "50", "--api", busy}, false, 1,
+			"rynek serve: --api " + busy + ": the address is in use"},
+		{"console with a bad rules file", []string{"--config", "HOME/bad.yml"}, false, 1,
+			"rynek: HOME/bad.yml:2:10: listings.limit"},
+		{"server with a bad rules file", []string{"serve", "--config", "HOME/bad.yml", "--api", "127.0.0.1:0"}, false, 1,
+			"rynek serve: HOME/bad.yml:2:10: listings.limit"},
+		{"server with a bad flag", []string{"serve", "--bots", "-3"}, false, 2, "--bots must be between 0 and 100000, got -3"},
+		{"console with a bad flag", []string{"--api-rate", "-1"}, false, 2, "--api-rate must be 0 or more, got -1"},
+		{"console in a read-only directory", []string{"--db", readOnly + "/m.db", "--seed", "50"}, false, 1, "read-only file system"},
+		{"server with a read-only data home", []string{"serve", "--api", "127.0.0.1:0"}, false, 1, "read-only file system"},
+		{"server seeding a full disk", []string{"serve", "--seed", "60000", "--api", "127.0.0.1:0"}, true, 1,
+			"rynek serve: seed: "},
+		{"console seeding a full disk", []string{"--db", "HOME/m.db", "--seed", "60000"}, true, 1, "rynek: seed: "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			if c.full {
+				home = tmpfs.Mount(t, 2<<20, false)
+			}
+			xdg := filepath.Join(home, "xdg")
+			if strings.Contains(c.name, "read-only data home") {
+				xdg = filepath.Join(readOnly, "xdg")
+			}
+			t.Setenv("XDG_DATA_HOME", xdg)
+			if err := os.WriteFile(filepath.Join(home, "bad.yml"), []byte("listings:\n  limit: lots\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := tmpfs.Entries(t, home)
+			args := slices.Clone(c.args)
+			for i := range args {
+				args[i] = strings.ReplaceAll(args[i], "HOME", home)
+			}
+			var errb bytes.Buffer
+			code := run(args, io.Discard, &errb)
+			msg := strings.ReplaceAll(c.msg, "HOME", home)
+			if code != c.code || !strings.Contains(errb.String(), msg) {
+				t.Errorf("exit %d, stderr %q; want exit %d saying %q", code, errb.String(), c.code, msg)
+			}
+			if after := tmpfs.Entries(t, home); !slices.Equal(before, after) {
+				t.Errorf("the failed start left %q behind (there was %q)", after, before)
+			}
+			if after := tmpfs.Entries(t, readOnly); len(after) > 0 {
+				t.Errorf("the read-only filesystem holds %q", after)
+			}
+		})
+	}
+}
