@@ -55,3 +55,15 @@ func sharedLock(path string) (*os.File, error) {
 // writable reports whether this process may write path: false for read-
 // only media, or a file or folder without write permission for it.
 func writable(path string) bool { return syscall.Access(path, 2 /* W_OK */) == nil }
+
+// tryLock takes an exclusive flock on f if no one holds one, without
+// waiting, and reports whether it did. A backup holds one on its partial
+// copy while it writes it, so that a lock no one holds marks a partial copy
+// whose backup was killed.
+func tryLock(f *os.File) (bool, error) {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rynek/rynek/market/sqlite"
+	"github.com/rynek/rynek/seed"
+)
+
+// backupChildEnv makes this test binary a `rynek backup` process: its value
+// is the market and the destination, separated by a newline.
+const backupChildEnv = "RYNEK_BACKUP_CHILD"
+
+// TestBackupChild is the child's body; it does nothing in a normal run.
+func TestBackupChild(t *testing.T) {
+	args := os.Getenv(backupChildEnv)
+	if args == "" {
+		t.Skip("runs only as the backup tests' child process")
+	}
+	db, dest, _ := strings.Cut(args, "\n")
+	os.Exit(run([]string{"backup", "--db", db, dest}, io.Discard, os.Stderr))
+}
+
+// bigMarket makes a market of 150,000 listings (about 55 MB): its copy
+// takes long enough to be caught half-way.
+func bigMarket(t *testing.T, dir string) string {
+	t.Helper()
+	db := filepath.Join(dir, "market.db")
+	st, err := sqlite.Open(db, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seed.Load(st, seed.Options{Listings: 150_000, Days: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// startBackup runs `rynek backup` of db to dest in a child process and
+// returns it once its partial copy has data in it, with the partial's path.
+func startBackup(t *testing.T, db, dest string) (*exec.Cmd, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestBackupChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), backupChildEnv+"="+db+"\n"+dest)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		matches, _ := filepath.Glob(dest + ".partial-*")
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && !strings.HasSuffix(m, "-journal") && fi.Size() > 0 {
+				return cmd, m
+			}
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	t.Fatal("the backup's partial copy never got data in 20 s")
+	return nil, ""
+}
+
+// TestAKilledBackupLeavesNothingReadable: `rynek backup` SIGKILLed half-way
+// leaves its partial copy readable by its owner only, and the next backup
+// into that directory removes it and its journal.
+func TestAKilledBackupLeavesNothingReadable(t *testing.T) {
+	dir := t.TempDir()
+	db := bigMarket(t, dir)
+	backups := filepath.Join(dir, "backups")
+	if err := os.Mkdir(backups, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd, partial := startBackup(t, db, filepath.Join(backups, "monday.db"))
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	left, _ := filepath.Glob(filepath.Join(backups, "monday.db.partial-*"))
+	if len(left) == 0 {
+		t.Fatal("the kill came after the backup had finished: nothing to check")
+	}
+	for _, p := range left {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s, left by the killed backup, has mode %v: others can read the market's copy", filepath.Base(p), fi.Mode().Perm())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"backup", "--db", db, filepath.Join(backups, "tuesday.db")}, &out, &errb); code != 0 {
+		t.Fatalf("the next backup: exit %d: %s", code, errb.String())
+	}
+	entries, _ := os.ReadDir(backups)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "tuesday.db" {
+		t.Fatalf("after the next backup the directory holds %v, want only tuesday.db (the killed backup's %s and its journal removed)", names, filepath.Base(partial))
+	}
+}
+
+// TestABackupLeavesAnotherRunningBackupAlone: the clean-up of one backup
+// does not touch the partial copy of another that is still running
+// (here stopped half-way with SIGSTOP), which then finishes.
+func TestABackupLeavesAnotherRunningBackupAlone(t *testing.T) {
+	dir := t.TempDir()
+	db := bigMarket(t, dir)
+	first := filepath.Join(dir, "first.db")
+	cmd, partial := startBackup(t, db, first)
+	cmd.Process.Signal(syscall.SIGSTOP)
+	var out, errb bytes.Buffer
+	code := run([]string{"backup", "--db", db, filepath.Join(dir, "second.db")}, &out, &errb)
+	_, statErr := os.Stat(partial)
+	cmd.Process.Signal(syscall.SIGCONT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the first backup, stopped while the second ran: %v", err)
+	}
+	if code != 0 {
+		t.Fatalf("the second backup: exit %d: %s", code, errb.String())
+	}
+	if statErr != nil {
+		t.Fatalf("the second backup removed the running one's partial copy: %v", statErr)
+	}
+	for _, p := range []string{first, filepath.Join(dir, "second.db")} {
+		st, err := sqlite.Open(p, sqlite.Options{})
+		if err != nil {
+			t.Fatalf("%s does not open: %v", p, err)
+		}
+		st.Close()
+	}
+}
