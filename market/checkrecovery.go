@@ -119,7 +119,8 @@ func (c *checker) recoverInMemory() {
 				err = fmt.Errorf("recovery panicked: %v", p)
 			}
 		}()
-		return s.recover()
+		_, err = s.recover()
+		return err
 	}()
 	if err != nil {
 		c.problem("recovery-fails", nil, "recovery would stop: %v; the market would not open", err)

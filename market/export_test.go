@@ -33,3 +33,12 @@ func DeferredEdits(s *Service) int {
 	defer s.mu.RUnlock()
 	return len(s.hist.deferred)
 }
+
+// SetRecoverWaits sets how long RecoverInterrupted waits after a failed
+// attempt, at first and at most; it returns a function restoring the
+// defaults.
+func SetRecoverWaits(first, most time.Duration) (restore func()) {
+	was := recoverWaits
+	recoverWaits = [2]time.Duration{first, most}
+	return func() { recoverWaits = was }
+}

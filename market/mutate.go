@@ -100,8 +100,10 @@ func (s *Service) takeListingID() (int64, error) {
 	if s.nextID >= s.idCeil {
 		first, err := s.store.ReserveListingIDs(idBlock)
 		if err != nil {
+			s.storeFailed(err)
 			return 0, &Error{Code: CodeStore, Msg: "no listing id could be reserved", Err: err}
 		}
+		s.storeWorked()
 		s.nextID, s.idCeil = first, first+idBlock
 	}
 	if s.nextID > 1<<31-1 {

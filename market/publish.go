@@ -61,8 +61,10 @@ func (s *Service) commit(b *Batch) error {
 			s.catchUp()
 			return &Error{Code: CodeConflict, Msg: "another server changed the market first; nothing was changed here, try again", Err: err}
 		}
+		s.storeFailed(err)
 		return &Error{Code: CodeStore, Msg: "the change could not be saved", Err: err}
 	}
+	s.storeWorked()
 	if f := s.follow; f != nil && len(b.Events) > 0 {
 		for i := range b.Events {
 			b.Events[i].Origin = f.store.Instance()
@@ -410,6 +412,7 @@ func (s *Service) TrimEventLog() (int, error) {
 	}
 	first, err := s.store.TrimEvents(t)
 	if err != nil {
+		s.storeFailed(err)
 		return 0, &Error{Code: CodeStore, Msg: "the event log could not be trimmed", Err: err}
 	}
 	s.mu.Lock()

@@ -530,8 +530,9 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 }
 
 // recover finishes every transaction left in a non-terminal state, in the
-// order of their last state change. Completed ones publish TransactionCompletedEvent.
-func (s *Service) recover() error {
+// order of their last state change, and returns how many it finished.
+// Completed ones publish TransactionCompletedEvent.
+func (s *Service) recover() (int, error) {
 	var open []*transactionRecord
 	s.mu.RLock() // the background history load may be adding finished ones
 	for _, t := range s.txByID {
@@ -541,20 +542,22 @@ func (s *Service) recover() error {
 	}
 	s.mu.RUnlock()
 	sortTx(open)
-	for _, t := range open {
+	for i, t := range open {
 		run := &sagaRun{t: t, slot: -1}
 		if _, err := s.runSaga(run); err != nil && !t.State().Terminal() {
-			return fmt.Errorf("recover transaction %s: %w", t.id, err)
+			return i, fmt.Errorf("recover transaction %s: %w", t.id, err)
 		}
 	}
-	return nil
+	return len(open), nil
 }
 
 // Recover re-runs recovery on demand (after store errors left a purchase
-// unfinished). Main thread only.
+// unfinished). Main thread only. RecoverInterrupted is the timer's way to
+// call it.
 func (s *Service) Recover() error {
 	if err := s.mutGuard(); err != nil {
 		return err
 	}
-	return s.recover()
+	_, err := s.recover()
+	return err
 }

@@ -66,6 +66,7 @@ type Service struct {
 	settle       *Batch    // committed, its reported rows not yet in memory
 	follow       *follower // following a shared store; nil otherwise
 	log          eventLog
+	health       storeHealth // whether the store takes changes (health.go)
 
 	// beforeDelivery, set by tests only, runs before each event reaches
 	// the listeners: the crash test kills the process there.
@@ -282,7 +283,7 @@ func (s *Service) Enable() error {
 		s.loaded = true
 		s.startFollowing()
 	}
-	if err := s.recover(); err != nil {
+	if _, err := s.recover(); err != nil {
 		return err
 	}
 	if !s.loadedMeta.HasOpening {
