@@ -386,13 +386,35 @@ func (s *Server) priceHistory(r *http.Request) (reader, error) {
 // (its event log's newest seq, as every collection carries it, changed by
 // every sale or listing).
 type Health struct {
-	Ready         bool   `json:"ready"`
-	Name          string `json:"name"`
-	Release       string `json:"release"`  // Rynek's release, "0.2.0"
-	Contract      int    `json:"contract"` // the read contract's number (the original's WEB_API_CONTRACT)
-	Version       uint64 `json:"version"`  // the market's version: its event log's newest seq
-	HistoryLoaded bool   `json:"historyLoaded"`
-	Streams       int    `json:"streams"` // open event streams
+	// Ready is set when the market serves reads and saves changes: false
+	// while its store fails (Store says why).
+	Ready         bool        `json:"ready"`
+	Name          string      `json:"name"`
+	Release       string      `json:"release"`  // Rynek's release, "0.2.0"
+	Contract      int         `json:"contract"` // the read contract's number (the original's WEB_API_CONTRACT)
+	Version       uint64      `json:"version"`  // the market's version: its event log's newest seq
+	HistoryLoaded bool        `json:"historyLoaded"`
+	Streams       int         `json:"streams"` // open event streams
+	Store         StoreHealth `json:"store"`
+}
+
+// StoreHealth is whether the market's store saves its changes.
+type StoreHealth struct {
+	OK bool `json:"ok"`
+	// Failure is the current run of failures, or the last one once it is
+	// over; nil when the store never failed since the start.
+	Failure *StoreFailure `json:"failure,omitempty"`
+}
+
+// StoreFailure is a run of writes the store refused, from the first until
+// the store has taken writes for market.StoreSettle.
+type StoreFailure struct {
+	Error     string    `json:"error"`               // the store's error at the first failure
+	LastError string    `json:"lastError,omitempty"` // at the newest, when it differs
+	Failures  int       `json:"failures"`
+	Since     wire.Time `json:"since"`
+	Last      wire.Time `json:"last"`
+	Over      wire.Time `json:"over,omitzero"` // the first write taken after its last failure
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
@@ -405,7 +427,25 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	sh := s.svc.StoreHealth()
+	store := StoreHealth{OK: !sh.Failing}
+	if sh.Runs > 0 {
+		f := &StoreFailure{Error: sh.Cause, Failures: sh.Failures, Since: wire.At(sh.Since), Last: wire.At(sh.Last)}
+		if sh.LastCause != sh.Cause {
+			f.LastError = sh.LastCause
+		}
+		if !sh.Over.IsZero() {
+			f.Over = wire.At(sh.Over)
+		}
+		store.Failure = f
+	}
+	status := http.StatusOK
+	if !store.OK {
+		// Not ready to take changes: a monitor sees it in the status.
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "10")
+	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, r, http.StatusOK, Health{Ready: true, Name: s.svc.Name(), Release: s.svc.ReleaseVersion(), Contract: s.svc.WebAPIContract(), Version: s.svc.Version(),
-		HistoryLoaded: s.svc.HistoryLoaded(), Streams: s.hub.streams()})
+	writeJSON(w, r, status, Health{Ready: store.OK, Name: s.svc.Name(), Release: s.svc.ReleaseVersion(), Contract: s.svc.WebAPIContract(), Version: s.svc.Version(),
+		HistoryLoaded: s.svc.HistoryLoaded(), Streams: s.hub.streams(), Store: store})
 }

@@ -31,11 +31,20 @@ type env struct {
 	srv   *httptest.Server
 	opts  Options
 	cfg   market.Config
+	// wrap, when set, stands between the service and its store (a store
+	// that fails on demand).
+	wrap func(market.Store) market.Store
 }
 
 func newEnv(t *testing.T, so seed.Options, opts Options, cfgs ...func(*market.Config)) *env {
 	t.Helper()
-	e := &env{t: t, path: filepath.Join(t.TempDir(), "m.db"), clock: market.NewManualClock(fixedNow), opts: opts}
+	return newWrappedEnv(t, so, opts, nil, cfgs...)
+}
+
+// newWrappedEnv is newEnv with wrap between the service and its store.
+func newWrappedEnv(t *testing.T, so seed.Options, opts Options, wrap func(market.Store) market.Store, cfgs ...func(*market.Config)) *env {
+	t.Helper()
+	e := &env{t: t, path: filepath.Join(t.TempDir(), "m.db"), clock: market.NewManualClock(fixedNow), opts: opts, wrap: wrap}
 	st, err := sqlite.Open(e.path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -66,9 +75,13 @@ func newEnv(t *testing.T, so seed.Options, opts Options, cfgs ...func(*market.Co
 // start opens the market file and serves it.
 func (e *env) start() {
 	e.t.Helper()
+	var st market.Store
 	st, err := sqlite.Open(e.path, sqlite.Options{})
 	if err != nil {
 		e.t.Fatal(err)
+	}
+	if e.wrap != nil {
+		st = e.wrap(st)
 	}
 	e.svc = market.New(st, e.cfg)
 	if err := e.svc.BindMainThread(); err != nil {

@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/seed"
+)
+
+// fullDisk is a store whose writes fail while full is set, as a full disk
+// makes them.
+type fullDisk struct {
+	market.Store
+	full atomic.Bool
+}
+
+func (d *fullDisk) Commit(b *market.Batch) error {
+	if d.full.Load() {
+		return errors.New("database or disk is full (13)")
+	}
+	return d.Store.Commit(b)
+}
+
+// TestHealthSaysWhenTheStoreFails: while the store refuses the market's
+// changes, /api/health answers 503 with ready false and the store's error,
+// how often and since when it failed; once changes are saved again (for
+// market.StoreSettle) it is ready, and says when the failure was over.
+func TestHealthSaysWhenTheStoreFails(t *testing.T) {
+	disk := &fullDisk{}
+	e := newWrappedEnv(t, seed.Options{Listings: 30}, Options{}, func(st market.Store) market.Store { disk.Store = st; return disk })
+	c := loadContract(t, e)
+	health := func(status int) Health {
+		t.Helper()
+		a := c.check(t, e, status, "/api/health")
+		var h Health
+		if err := json.Unmarshal(a.body, &h); err != nil {
+			t.Fatalf("%s: %v", a.body, err)
+		}
+		return h
+	}
+	if h := health(200); !h.Ready || !h.Store.OK || h.Store.Failure != nil {
+		t.Fatalf("a healthy market: %+v", h)
+	}
+	players, err := e.svc.Players()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sell := func() error {
+		st, err := e.svc.GetPlayer(players[1].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range st.Inventory {
+			if s != nil {
+				_, err := e.svc.SellItem(players[1], *s, 50)
+				return err
+			}
+		}
+		t.Fatal("the player has nothing to sell")
+		return nil
+	}
+	disk.full.Store(true)
+	since := e.clock.Now()
+	for range 3 {
+		if err := sell(); !errors.Is(err, market.ErrStore) {
+			t.Fatalf("a sell on a full disk: %v", err)
+		}
+		e.clock.Advance(time.Minute)
+	}
+	h := health(503)
+	f := h.Store.Failure
+	if h.Ready || h.Store.OK || f == nil || f.Error != "database or disk is full (13)" || f.Failures != 3 ||
+		!f.Since.Equal(since) || !f.Last.Equal(since.Add(2*time.Minute)) || !f.Over.IsZero() {
+		t.Fatalf("health while the store fails: %+v, failure %+v", h, f)
+	}
+	disk.full.Store(false)
+	worked := e.clock.Now()
+	if err := sell(); err != nil {
+		t.Fatal(err)
+	}
+	health(503) // not over until the store has worked for a while
+	e.clock.Advance(market.StoreSettle)
+	h = health(200)
+	if f := h.Store.Failure; !h.Ready || !h.Store.OK || f == nil || f.Failures != 3 || !f.Over.Equal(worked) {
+		t.Fatalf("health once changes are saved again: %+v, failure %+v", h, f)
+	}
+}
