@@ -92,6 +92,7 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 		}
 		players = ps
 	}
+	var store storeWatch
 	samples := make([]time.Duration, 0, 1024)
 	ticker := time.NewTicker(o.Tick)
 	defer ticker.Stop()
@@ -99,6 +100,7 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 	for {
 		select {
 		case <-ctx.Done():
+			store.check(svc.StoreHealth(), time.Now(), report) // the last word on it
 			sum.percentiles(samples)
 			return sum, nil
 		case <-svc.Followed():
@@ -118,6 +120,7 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 			last = now
 			start := time.Now()
 			tick(svc, gen, players, o.BotsRate, elapsed, &sum, report)
+			store.check(svc.StoreHealth(), time.Now(), report)
 			if len(samples) == tickSamples {
 				copy(samples, samples[tickSamples/2:])
 				samples = samples[:tickSamples/2]
@@ -137,7 +140,9 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 	follow(svc, sum, report)
 	// The timer next: after a long pause the listings that expired
 	// meanwhile are swept (a batch a tick) before the bots search among them.
-	if _, _, err := svc.SweepExpired(); err != nil {
+	// A store failure is reported once by storeWatch, not by each timer
+	// that meets it every tick.
+	if _, _, err := svc.SweepExpired(); err != nil && !errors.Is(err, market.ErrStore) {
 		report("expiry timer: " + err.Error())
 	}
 	// Never more than a second of traffic at once, even after a stall.
@@ -147,15 +152,15 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 	if r.LastErr != nil {
 		sum.LastRefusal = r.LastErr
 	}
-	if errors.Is(r.LastErr, market.ErrStore) {
-		// A store failure may have left a purchase unfinished.
-		if err := svc.Recover(); err != nil {
-			report("recovery after a store failure: " + err.Error())
-		} else {
-			report("recovered the purchases a store failure had interrupted")
-		}
+	// A store failure may have left a purchase unfinished. While the store
+	// fails, recovery fails with it: the store's failure is reported
+	// (storeWatch), not each try.
+	if n, err := svc.RecoverInterrupted(); err != nil && !errors.Is(err, market.ErrStore) {
+		report("recovery after a store failure: " + err.Error())
+	} else if n > 0 {
+		report(fmt.Sprintf("finished %d purchases a store failure had interrupted", n))
 	}
-	if _, err := svc.TrimEventLog(); err != nil {
+	if _, err := svc.TrimEventLog(); err != nil && !errors.Is(err, market.ErrStore) {
 		report("event log retention: " + err.Error())
 	}
 }

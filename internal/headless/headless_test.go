@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,5 +77,80 @@ func TestRunRefusesAnotherGoroutine(t *testing.T) {
 	}()
 	if err := <-errc; !errors.Is(err, market.ErrNotMainThread) {
 		t.Fatalf("Run from another goroutine: %v", err)
+	}
+}
+
+// fullDisk is a store whose writes fail while full is set, as a full disk
+// makes them.
+type fullDisk struct {
+	market.Store
+	full atomic.Bool
+}
+
+func (d *fullDisk) Commit(b *market.Batch) error {
+	if d.full.Load() {
+		return errors.New("database or disk is full (13)")
+	}
+	return d.Store.Commit(b)
+}
+
+func (d *fullDisk) ReserveListingIDs(n int) (int64, error) {
+	if d.full.Load() {
+		return 0, errors.New("database or disk is full (13)")
+	}
+	return d.Store.ReserveListingIDs(n)
+}
+
+// TestAStoreFailureIsSaidOnceThenCountedThenOver: with the bots trading on
+// a store that fails for a second, the loop says the store's error once,
+// then how many more times it failed (at most every countEvery), and that
+// it is over when a write works again: a handful of lines, not one a tick.
+func TestAStoreFailureIsSaidOnceThenCountedThenOver(t *testing.T) {
+	defer func(d time.Duration) { countEvery = d }(countEvery)
+	countEvery = 300 * time.Millisecond
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk := &fullDisk{Store: st}
+	clock := market.NewManualClock(time.Now())
+	svc := market.New(disk, market.Config{Clock: clock, ListingCooldown: -1})
+	if err := svc.BindMainThread(); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Enable(); err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	var reports []string
+	time.AfterFunc(200*time.Millisecond, func() { disk.full.Store(true) })
+	time.AfterFunc(1200*time.Millisecond, func() { disk.full.Store(false) })
+	// The store works for market.StoreSettle: the failure is over.
+	time.AfterFunc(1300*time.Millisecond, func() { clock.Advance(market.StoreSettle) })
+	ctx, cancel := context.WithTimeout(context.Background(), 1600*time.Millisecond)
+	defer cancel()
+	sum, err := Run(ctx, svc, Options{BotsRate: 300, Seed: 3, Tick: 10 * time.Millisecond, Report: func(s string) { reports = append(reports, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d ticks, bots %d ok, %d refused; reports:\n%s", sum.Ticks, sum.BotsOK, sum.BotsRefused, strings.Join(reports, "\n"))
+	var began, counts, over []string
+	for _, r := range reports[1:] { // the first says the bots added players
+		switch {
+		case r == "store failure: database or disk is full (13); every change is refused until the store saves again":
+			began = append(began, r)
+		case regexp.MustCompile(`^store failure: the store failed \d+ more times in the last \d+ms \(database or disk is full \(13\)\)$`).MatchString(r):
+			counts = append(counts, r)
+		case regexp.MustCompile(`^store failure over: the store has saved changes since \d\d:\d\d:\d\d UTC; \d+ writes failed in [\d.]+m?s$`).MatchString(r):
+			over = append(over, r)
+		default:
+			t.Errorf("unexpected report %q", r)
+		}
+	}
+	if len(began) != 1 || len(counts) < 1 || len(counts) > 3 || len(over) != 1 || reports[len(reports)-1] != over[0] {
+		t.Fatalf("%d reports of the failure, %d counts, %d of its end; want 1, 1 to 3 (a second at most every %s), 1 last", len(began), len(counts), len(over), countEvery)
+	}
+	if h := svc.StoreHealth(); h.Failing || h.Failures == 0 {
+		t.Fatalf("store health after the run: %+v", h)
 	}
 }

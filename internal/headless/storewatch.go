@@ -1,0 +1,48 @@
+package headless
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+// countEvery is how often, at most, the loop says how many more times the
+// store failed while it goes on failing.
+var countEvery = 10 * time.Second
+
+// storeWatch turns the service's StoreHealth into a few report lines: the
+// store's error once when it starts failing, then at most every countEvery
+// how many more times it failed, and the end once the store has saved
+// changes again for market.StoreSettle.
+type storeWatch struct {
+	failing bool
+	run     int       // the run said (StoreHealth.Runs)
+	said    int       // the failures said so far
+	saidAt  time.Time // when they were said (the wall clock)
+}
+
+// check reports what changed since the last call.
+func (w *storeWatch) check(h market.StoreHealth, now time.Time, report func(string)) {
+	if h.Runs != w.run {
+		// A new run (perhaps begun and over between two checks).
+		report("store failure: " + h.Cause + "; every change is refused until the store saves again")
+		w.failing, w.run, w.said, w.saidAt = true, h.Runs, 1, now
+	}
+	if !w.failing {
+		return
+	}
+	if more := h.Failures - w.said; more > 0 && h.Failing && now.Sub(w.saidAt) >= countEvery {
+		cause := h.LastCause
+		if cause != h.Cause {
+			cause = "now: " + cause
+		}
+		report(fmt.Sprintf("store failure: the store failed %d more times in the last %s (%s)", more, now.Sub(w.saidAt).Round(time.Millisecond), cause))
+		w.said, w.saidAt = h.Failures, now
+	}
+	if !h.Failing {
+		report(fmt.Sprintf("store failure over: the store has saved changes since %s UTC; %d writes failed in %s",
+			h.Over.UTC().Format("15:04:05"), h.Failures, h.Over.Sub(h.Since).Round(time.Millisecond)))
+		w.failing = false
+	}
+}
