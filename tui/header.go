@@ -42,6 +42,8 @@ func (m *Model) header(w int) string {
 		ready = s.Err.Render("● NOT READY")
 	} else if m.storeAway != nil {
 		ready = s.Err.Render("● STORE UNREACHABLE")
+	} else if m.hdr.storeFailing {
+		ready = s.Err.Render("● STORE FAILING")
 	}
 	now := time.Unix(c.NowUnix, 0).UTC()
 	offset := ""

@@ -73,6 +73,9 @@ type Model struct {
 	reload    func() (string, error)     // Options.ReloadRules
 	apiAddr   string                     // where the HTTP API serves; "" = nowhere
 	footer    struct{ key, text string } // the last footer shortHelp styled, and what it showed
+
+	// store is what was said of the store's health (store.go).
+	store storeWatch
 }
 
 // errHistoryLoading is what panes that need the transaction history show
@@ -87,11 +90,13 @@ type headerData struct {
 	volume   float64
 	okCounts bool
 	armed    market.State
+
+	storeFailing bool // the store refuses the market's changes
 }
 
 func (m *Model) readHeader() {
 	svc := m.c.Svc
-	h := headerData{ready: svc.IsReady(), armed: svc.ArmedFailure()}
+	h := headerData{ready: svc.IsReady(), storeFailing: svc.StoreHealth().Failing, armed: svc.ArmedFailure()}
 	var err1, err2 error
 	h.active, err1 = svc.GetActiveListingsCount()
 	h.volume, err2 = svc.GetMarketVolume()
@@ -445,9 +450,10 @@ func (m *Model) onTick() tea.Cmd {
 		// The event log's retention, a bounded batch per tick. While the
 		// shared store is away the header says so; its failure each tick
 		// would only cover the status line.
-		if _, err := c.Svc.TrimEventLog(); err != nil && m.storeAway == nil {
+		if _, err := c.Svc.TrimEventLog(); err != nil && m.storeAway == nil && !errors.Is(err, market.ErrStore) {
 			m.fail(err)
 		}
+		m.watchStore()
 	}
 	if !m.histDone && c.Svc.HistoryLoaded() {
 		m.histDone = true

@@ -1,0 +1,44 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rynek/rynek/market"
+)
+
+// storeWatch is what the console last said about the store's health
+// (market.StoreHealth): the header shows "● STORE FAILING" while it fails,
+// and the status line says when a run of failures begins, with the store's
+// error, and when it is over.
+type storeWatch struct {
+	run     int // the run of failures said (StoreHealth.Runs)
+	failing bool
+}
+
+// watchStore runs at each tick: it says what changed in the store's
+// health, and finishes the purchases a store failure left unfinished once
+// the store takes writes again (market.RecoverInterrupted).
+func (m *Model) watchStore() {
+	svc := m.c.Svc
+	h := svc.StoreHealth()
+	w := &m.store
+	if h.Runs != w.run {
+		w.run, w.failing = h.Runs, true
+		m.setStatus(statusMsg{text: "the store cannot save changes: " + h.Cause + "; every change is refused until it can", err: true})
+		m.changed = true
+	}
+	if w.failing && !h.Failing {
+		w.failing = false
+		m.setStatus(statusMsg{text: fmt.Sprintf("the store saves changes again, after %s failed write%s", count(h.Failures), plural(h.Failures))})
+		m.changed = true
+	}
+	n, err := svc.RecoverInterrupted()
+	switch {
+	case err != nil && !errors.Is(err, market.ErrStore): // the store's own failure is said above
+		m.fail(err)
+	case n > 0:
+		m.setStatus(statusMsg{text: fmt.Sprintf("finished %d purchase%s a store failure had interrupted", n, plural(n))})
+		m.changed = true
+	}
+}
