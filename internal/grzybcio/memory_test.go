@@ -145,10 +145,10 @@ func measureImport(t testing.TB, n int) importMemory {
 	return m
 }
 
-// An import streams its files: what it holds per listing until the one
-// transaction is written is the listing's row and its keys, not the
-// file's text or a tree of it (10.6 KB a listing once; the target
-// is at most 1 KB).
+// An import streams its files: what it holds per listing is its keys and,
+// for a chunk of rows on their way to the store, the row, not the file's
+// text or a tree of it (10.6 KB a listing once; the target is at
+// most 1 KB).
 func TestImportMemoryPerListing(t *testing.T) {
 	m := measureImport(t, 100_000)
 	t.Logf("100,000 listings: peak heap %.0f B a listing, peak resident memory %.0f B a listing (%.1f MB)",
