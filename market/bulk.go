@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -590,6 +591,13 @@ type HistoricSale struct {
 	ListingID int
 	// Rating is the buyer's rating of a COMPLETED sale, 1 to 5; 0 none.
 	Rating int
+	// Refunded, for a ROLLED_BACK sale, is when an admin refunded it
+	// (Refund): it is loaded as a refund leaves it, every state to
+	// COMPLETED and then ROLLED_BACK at this time, with the refund's error
+	// code (ErrorCode must be empty). ItemReturned says whether its item
+	// went back to the seller; without it the code ends ":MONEY_ONLY".
+	Refunded     time.Time
+	ItemReturned bool
 }
 
 // AddTransaction adds a past, terminal transaction. Without a ListingID it
@@ -617,6 +625,9 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 		path = []State{StateCreated, StateFailed}
 	case StateRolledBack:
 		path = []State{StateCreated, StateListingReserved, StateMoneyWithdrawn, StateRolledBack}
+		if !h.Refunded.IsZero() {
+			path = []State{StateCreated, StateListingReserved, StateMoneyWithdrawn, StateSellerPaid, StateItemDelivered, StateCompleted, StateRolledBack}
+		}
 	default:
 		return "", fmt.Errorf("bulk: historic transactions must be terminal, not %q", h.State)
 	}
@@ -624,6 +635,25 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 	at := h.At.UnixMilli()
 	for i, st := range path {
 		tl = append(tl, stamp{state: uint8(stateIndex(st)), at: at + int64(i)})
+	}
+	if h.ItemReturned && h.Refunded.IsZero() {
+		return "", fmt.Errorf("bulk: an item returned by a sale that was not refunded")
+	}
+	if !h.Refunded.IsZero() {
+		refunded := h.Refunded.UnixMilli()
+		switch {
+		case h.State != StateRolledBack:
+			return "", fmt.Errorf("bulk: a %s transaction refunded at %v: a refund leaves a sale ROLLED_BACK", h.State, h.Refunded)
+		case h.ErrorCode != "":
+			return "", fmt.Errorf("bulk: a refunded sale with error code %q: the refund writes its own", h.ErrorCode)
+		case refunded <= tl[len(tl)-2].at:
+			return "", fmt.Errorf("bulk: a sale of %v refunded at %v, before it completed", h.At, h.Refunded)
+		}
+		tl[len(tl)-1].at = refunded
+		h.ErrorCode = refundPrefix + strconv.FormatInt(refunded, 10)
+		if !h.ItemReturned {
+			h.ErrorCode += refundMoneyOnly
+		}
 	}
 	id := h.ID
 	if id == uuid.Nil {
