@@ -341,9 +341,17 @@ func (l *loading) transaction(t txEntry) error {
 		l.note(NoteSkipped, rating.at.String(), "rating of %s skipped: the transaction is %s, and only a COMPLETED sale is rated", what, state)
 		rating.stars = 0
 	}
+	sale := market.HistoricSale{ID: t.id, ListingID: int(t.listingID), Buyer: t.buyer, Seller: t.seller,
+		Item: item, Price: price, Fee: fee, State: state, ErrorCode: code, At: time.UnixMilli(t.created), Rating: rating.stars}
+	// A refund (REFUND:<unix ms>, the plugin's code and Rynek's) is loaded
+	// as Refund leaves one: every state to COMPLETED, then ROLLED_BACK at
+	// the refund's time. One stamped before the sale's last step (the
+	// states are a millisecond apart) keeps its code on the short path.
+	if at, returned, ok := (market.Transaction{State: state, ErrorCode: code}).Refunded(); ok && at.UnixMilli() > t.created+5 {
+		sale.ErrorCode, sale.Refunded, sale.ItemReturned = "", at, returned
+	}
 	before := l.k.Summary().Transactions
-	_, err = l.k.AddTransaction(market.HistoricSale{ID: t.id, ListingID: int(t.listingID), Buyer: t.buyer, Seller: t.seller,
-		Item: item, Price: price, Fee: fee, State: state, ErrorCode: code, At: time.UnixMilli(t.created), Rating: rating.stars})
+	_, err = l.k.AddTransaction(sale)
 	if err != nil {
 		l.note(NoteSkipped, t.at.String(), "%s skipped: %v", what, err)
 		return nil
