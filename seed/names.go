@@ -22,7 +22,7 @@ var polishFirst = []string{
 	"Łukasz", "Małgorzata", "Zosia", "Grzegorz", "Krzysztof", "Agnieszka", "Paweł",
 	"Michał", "Wojtek", "Jędrek", "Kasia", "Ania", "Basia", "Tomek", "Bartek", "Kuba",
 	"Piotrek", "Marysia", "Jadwiga", "Stanisław", "Bożena", "Żaneta", "Łucja",
-	"Zbigniew", "Wiesław", "Mieczysław", "Dorota", "Ewa", "Ola", "Magda", "Iga",
+	"Zbigniew", "Wiesław", "Przemysław", "Dorota", "Ewa", "Ola", "Magda", "Iga",
 	"Józef", "Wacław", "Czesław", "Halina", "Krystyna", "Radosław", "Przemek",
 	"Sławek", "Jarek", "Darek", "Marek", "Szymon", "Antoni", "Franek", "Hania",
 	"Ignacy", "Kacper", "Oskar", "Filip", "Wiktoria", "Natalia", "Gosia", "Jaś",
