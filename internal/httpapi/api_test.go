@@ -478,17 +478,26 @@ func TestHostileInput(t *testing.T) {
 // 0 (which would read as the worst mark); once rated, the mean.
 func TestProfileRating(t *testing.T) {
 	e := newEnv(t, seed.Options{Listings: 50}, Options{})
-	txs, err := e.svc.Transactions(market.TxQuery{Limit: 1})
-	if err != nil || len(txs.Transactions) == 0 {
-		t.Fatalf("no transaction to rate: %v", err)
-	}
-	tx := txs.Transactions[0]
-	seller, err := e.svc.Profile(tx.Seller)
+	// Every seeded seller has a rated sale: a new player sells one.
+	newcomer, err := e.svc.AddPlayer(market.NewPlayer{Name: "Newcomer", Items: []market.ItemStack{{Material: "OAK_LOG", Amount: 16}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if seller.Ratings != 0 {
-		t.Fatalf("the seeded seller has %d ratings already", seller.Ratings)
+	st, err := e.svc.GetPlayer(newcomer.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := e.svc.SellItem(newcomer, *st.Inventory[0], 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buyer, err := e.svc.PlayerByName("Admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := e.svc.Buy(buyer, l.ID)
+	if err != nil {
+		t.Fatal(err)
 	}
 	path := "/api/players/" + tx.Seller.String()
 	c := loadContract(t, e)
