@@ -91,7 +91,7 @@ func open(path string, opts sqlite.Options, instance string, seedN int, seedRand
 	}
 	if empty && seedN > 0 {
 		start := time.Now()
-		res, err := seed.Load(st.store, seed.Options{Listings: seedN, Rand: seedRand, Progress: func(done, total int) {
+		res, err := seed.Load(st.store, seed.Options{Listings: seedN, Rand: seedRand, Rules: rules, Progress: func(done, total int) {
 			fmt.Fprintf(stderr, "\rrynek: seeding a demo market into %s: %3d%%", st.name, done*100/max(total, 1))
 		}})
 		if err != nil {

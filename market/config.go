@@ -91,6 +91,11 @@ func defaultBlacklist() []string {
 	return append([]string{"BEDROCK", "SPAWNER", "KNOWLEDGE_BOOK"}, operatorItems...)
 }
 
+// WithDefaults returns c as a market started with it reads it: every zero
+// value replaced by its default. A generator that must obey the rules (the
+// demo seed) reads them here rather than repeating the defaults.
+func (c Config) WithDefaults() Config { return c.withDefaults() }
+
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
 	if c.Name == "" {

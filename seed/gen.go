@@ -10,16 +10,19 @@ import (
 	"github.com/rynek/rynek/market"
 )
 
-// excluded are materials never generated: the default blacklist plus the
-// other items that no survival player can have in their inventory.
-var excluded = func() map[string]bool {
+// excluded are materials never generated: the market's blacklist (the
+// default one, and the rules' own) plus the other items that no survival
+// player can have in their inventory.
+func excluded(blacklist []string) map[string]bool {
 	m := map[string]bool{}
 	for _, k := range []string{"REINFORCED_DEEPSLATE", "END_PORTAL_FRAME", "BUDDING_AMETHYST",
 		"CHORUS_PLANT", "FARMLAND", "DIRT_PATH", "FROGSPAWN", "PETRIFIED_OAK_SLAB", "VAULT", "TRIAL_SPAWNER"} {
 		m[k] = true
 	}
-	for _, k := range market.DefaultConfig().Blacklist {
-		m[k] = true
+	for _, list := range [][]string{market.DefaultConfig().Blacklist, blacklist} {
+		for _, k := range list {
+			m[strings.ToUpper(k)] = true
+		}
 	}
 	for _, info := range market.Materials() {
 		if strings.HasSuffix(info.Key, "_SPAWN_EGG") || strings.HasPrefix(info.Key, "INFESTED_") {
@@ -27,7 +30,7 @@ var excluded = func() map[string]bool {
 		}
 	}
 	return m
-}()
+}
 
 // popular materials are traded more often than the rest of their category.
 var popular = map[string]float64{
@@ -75,6 +78,7 @@ const (
 
 // mat is one tradable material with everything the hot path needs.
 type mat struct {
+	idx       int // in gen.mats
 	key       string
 	maxStack  int
 	maxAmount int // MaxStack, lowered so that a full stack stays under maxPrice
@@ -115,10 +119,17 @@ type gen struct {
 	nowMs   int64
 	enchBuf []market.Enchantment
 	loreBuf []string
+	// The price range a listing may have under the rules: their lowest
+	// and highest price, and the maximum transaction value.
+	minPrice, maxPrice market.Money
 }
 
 func newGen(o Options) *gen {
-	g := &gen{ids: make([]uuid.UUID, o.Players), nowMs: o.Now.UnixMilli()}
+	g := &gen{ids: make([]uuid.UUID, o.Players), nowMs: o.Now.UnixMilli(), minPrice: o.rules.MinPrice, maxPrice: o.rules.MaxPrice}
+	if v := o.rules.MaxTransactionValue; v > 0 {
+		g.maxPrice = min(g.maxPrice, v)
+	}
+	skip := excluded(o.rules.Blacklist)
 	r := newRand(o.Rand, streamMarket)
 
 	// Enchantments, in key order so that picked sets sort by index.
@@ -150,7 +161,7 @@ func newGen(o Options) *gen {
 	var cands []cand
 	catWeight := map[market.Category]float64{}
 	for _, info := range market.Materials() {
-		if excluded[info.Key] || info.BasePrice <= 0 {
+		if skip[info.Key] || info.BasePrice <= 0 {
 			continue
 		}
 		cats := market.CategoriesOf(market.ItemStack{Material: info.Key, Amount: 1})
@@ -163,7 +174,7 @@ func newGen(o Options) *gen {
 		}
 		m := mat{key: info.Key, maxStack: info.MaxStack, base: float64(info.BasePrice)}
 		// A full stack at the top of the noise and drift must fit under maxPrice.
-		m.maxAmount = max(1, min(info.MaxStack, int(float64(maxPrice)/(m.base*2.6))))
+		m.maxAmount = max(1, min(info.MaxStack, int(float64(g.maxPrice)/(m.base*2.6))))
 		switch info.Key {
 		case "ENCHANTED_BOOK":
 			m.kind = kindEnchBook
@@ -211,6 +222,7 @@ func newGen(o Options) *gen {
 	}
 	weights := make([]float64, len(cands))
 	for i, c := range cands {
+		c.m.idx = i
 		g.mats = append(g.mats, c.m)
 		weights[i] = categoryShare[c.main] * c.w / catWeight[c.main]
 	}
@@ -325,7 +337,7 @@ func (g *gen) price(m *mat, st *market.ItemStack, at int64, noise, lo, hi float6
 		levels += e.Level
 	}
 	p := market.Money(math.Round(m.base * float64(st.Amount) * (1 + 0.3*float64(levels)) * drift * noise))
-	return min(max(p, minPrice), maxPrice)
+	return min(max(p, g.minPrice), g.maxPrice)
 }
 
 // alias is Vose's alias table: O(1) weighted picks.

@@ -3,9 +3,15 @@
 // inventories, any number of active listings (a million loads in seconds) and
 // some weeks of completed-transaction history whose prices drift per material.
 //
+// The market obeys its rules (Options.Rules): no seller holds more listings
+// than their limit allows (the big sellers have a market.limit.<n> tier),
+// nothing blacklisted is sold, every price is in range, and every player
+// has a listing to take back and room to sell more.
+//
 // Everything is derived from Options.Rand (and Options.Now): the same Options
-// give the same players, item ids, listings and prices. The one exception is
-// the transaction ids, which market.Bulk assigns itself (UUIDv7).
+// give the same players, item ids, listings, transaction ids and prices.
+// Each part of the world draws from a stream of its own, so a new part (an
+// auction house, resting orders) adds a stream and leaves the rest alone.
 package seed
 
 import (
@@ -29,27 +35,27 @@ type Options struct {
 	SalesPerDay int           // default max(50, Listings/20) capped at 20_000; negative = none
 	Rand        int64         // generator seed, default 1
 	Now         time.Time     // "now" of the generated market; default time.Now()
-	ListingTTL  time.Duration // default 7 days; active listings get created in (now-TTL+1h, now] and expire created+TTL
+	ListingTTL  time.Duration // default the rules' (7 days); active listings get created in (now-TTL+1h, now] and expire created+TTL
+	// Rules are the market's rules the generated market obeys: zero
+	// values are the defaults, as market.New reads them.
+	Rules market.Config
 	// Progress, when set, is told how much of the work is done; it is called
 	// at most about 100 times, the last time with done == total.
 	Progress func(done, total int)
+
+	rules market.Config // Rules with the defaults
 }
 
 // Result describes what was generated.
 type Result struct {
 	Players, Listings, Transactions, Completed, Failed, RolledBack int
+	// Tiers is how many players have a market.limit.<n> permission.
+	Tiers int
 	// Money is all the money of the world after the load: every balance plus
 	// the fee account (which holds the fees of the completed history).
 	Money market.Money
 	Took  time.Duration
 }
-
-// Price bounds of the default market configuration, in cents
-// (100 .. 100,000,000).
-var (
-	minPrice = market.DefaultConfig().MinPrice
-	maxPrice = market.DefaultConfig().MaxPrice
-)
 
 // Streams of the generator: each part of the world has its own PCG stream, so
 // that changing one part's generation does not reshuffle the others.
@@ -59,6 +65,7 @@ const (
 	streamInventory = 0x94d049bb133111eb
 	streamListings  = 0x2545f4914f6cdd1d
 	streamHistory   = 0x6a09e667f3bcc909
+	streamSellers   = 0xbb67ae8584caa73b
 )
 
 func newRand(seed int64, stream uint64) *rand.Rand {
@@ -96,8 +103,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
+	o.rules = o.Rules.WithDefaults()
 	if o.ListingTTL == 0 {
-		o.ListingTTL = 7 * 24 * time.Hour
+		o.ListingTTL = o.rules.ListingTTL
 	}
 	if o.ListingTTL <= time.Hour {
 		return o, fmt.Errorf("seed: ListingTTL %v must be longer than 1h", o.ListingTTL)
@@ -170,6 +178,18 @@ func (p *progress) finish() {
 	}
 }
 
+// load is one Load under way: what the phases share.
+type load struct {
+	o     Options
+	g     *gen
+	plan  *plan
+	b     *market.Bulk
+	pr    *progress
+	res   Result
+	names []string
+	fees  market.Money
+}
+
 // Load generates a market into an EMPTY store via market.NewBulk and returns
 // what it did. The store is not closed.
 func Load(store market.Store, opts Options) (Result, error) {
@@ -179,20 +199,36 @@ func Load(store market.Store, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	g := newGen(o)
-	nTx := o.Days * o.SalesPerDay
-	pr := newProgress(o.Progress, o.Players+o.Listings+nTx)
 	b, err := market.NewBulk(store)
 	if err != nil {
 		return Result{}, err
 	}
-	var res Result
+	l := &load{o: o, g: g, plan: newPlan(o, g), b: b}
+	l.pr = newProgress(o.Progress, o.Players+o.Listings+o.Days*o.SalesPerDay)
+	for _, phase := range []func() error{l.players, l.listings, l.history} {
+		if err := phase(); err != nil {
+			return l.res, fmt.Errorf("seed: %w", err)
+		}
+	}
+	b.Fees(l.fees)
+	l.res.Money += l.fees
+	if err := b.Finish(); err != nil {
+		return l.res, fmt.Errorf("seed: %w", err)
+	}
+	l.pr.finish()
+	l.res.Took = time.Since(start)
+	return l.res, nil
+}
 
-	// Players, balances and inventories.
+// players adds the players with their balances, permissions (a listing
+// tier for the big sellers) and inventories.
+func (l *load) players() error {
+	o, g := l.o, l.g
 	rp := newRand(o.Rand, streamPlayers)
-	names := makeNames(rp, o.Players)
+	l.names = makeNames(rp, o.Players)
 	ri := newRand(o.Rand, streamInventory)
 	var slots [market.InventorySize]int
-	for i, name := range names {
+	for i, name := range l.names {
 		p := market.Player{ID: randUUID(rp), Name: name}
 		g.ids[i] = p.ID
 		var bal market.Money
@@ -206,9 +242,13 @@ func Load(store market.Store, opts Options) (Result, error) {
 			// Log-uniform 100.00 .. 100,000.00.
 			bal = market.Money(math.Round(math.Exp(math.Log(100_00) + rp.Float64()*math.Log(1000))))
 		}
-		res.Money += bal
-		if err := b.AddPlayer(p, bal); err != nil {
-			return res, fmt.Errorf("seed: player %q: %w", name, err)
+		if tier := tierPermission(l.plan.count[i], o.rules.MaxListingsPerPlayer); tier != "" {
+			p.Permissions = append(p.Permissions, tier)
+			l.res.Tiers++
+		}
+		l.res.Money += bal
+		if err := l.b.AddPlayer(p, bal); err != nil {
+			return fmt.Errorf("player %q: %w", name, err)
 		}
 		// 10..30 filled slots, at least 6 of the 36 free.
 		for s := range slots {
@@ -222,87 +262,37 @@ func Load(store market.Store, opts Options) (Result, error) {
 		slices.Sort(slots[:n])
 		for _, s := range slots[:n] {
 			st := g.item(ri, g.pickMaterial(ri), 0.03, 0.02)
-			if err := b.SetSlot(p.ID, s, st); err != nil {
-				return res, fmt.Errorf("seed: slot %d of %q: %w", s, name, err)
+			if err := l.b.SetSlot(p.ID, s, st); err != nil {
+				return fmt.Errorf("slot %d of %q: %w", s, name, err)
 			}
 		}
-		pr.add(1)
+		l.pr.add(1)
 	}
-	res.Players = len(names)
+	l.res.Players = len(l.names)
+	return nil
+}
 
-	// Active listings, created in ascending time so that ids grow with time
-	// as they do on a live market.
+// listings adds the active listings, created in ascending time so that
+// ids grow with time as they do on a live market, each by the seller the
+// plan gives it.
+func (l *load) listings() error {
+	o, g := l.o, l.g
 	rl := newRand(o.Rand, streamListings)
 	nowMs := o.Now.UnixMilli()
 	ttl := o.ListingTTL.Milliseconds()
 	lw := newWarp(nowMs-ttl+time.Hour.Milliseconds()+1, nowMs)
 	for i := 0; i < o.Listings; i++ {
 		created := min(lw.at((float64(i)+rl.Float64())/float64(o.Listings)), nowMs)
-		seller := g.ids[g.sellers.pick(rl)]
+		seller := int(l.plan.sellerOf[i])
 		m := g.pickMaterial(rl)
 		st := g.item(rl, m, 0.08, 0.05)
 		price := g.price(m, &st, created, math.Exp(0.05+0.25*rl.NormFloat64()), 0.6, 1.8)
-		if _, err := b.AddListing(seller, st, price, time.UnixMilli(created), time.UnixMilli(created+ttl)); err != nil {
-			return res, fmt.Errorf("seed: listing %d (%s): %w", i+1, st.Material, err)
+		_, err := l.b.AddListing(g.ids[seller], st, price, time.UnixMilli(created), time.UnixMilli(created+ttl))
+		if err != nil {
+			return fmt.Errorf("listing %d (%s): %w", i+1, st.Material, err)
 		}
-		pr.add(1)
+		l.pr.add(1)
 	}
-	res.Listings = o.Listings
-
-	// History: terminal transactions over the past Days days.
-	rh := newRand(o.Rand, streamHistory)
-	hw := newWarp(nowMs-int64(o.Days)*24*time.Hour.Milliseconds(), nowMs-time.Minute.Milliseconds())
-	var fees market.Money
-	for i := 0; i < nTx; i++ {
-		at := hw.at(rh.Float64())
-		si := g.sellers.pick(rh)
-		bi := rh.IntN(len(g.ids) - 1)
-		if bi >= si {
-			bi++
-		}
-		m := g.pickMaterial(rh)
-		st := g.item(rh, m, 0.04, 0.02)
-		price := g.price(m, &st, at, math.Exp(0.12*rh.NormFloat64()), 0.75, 1.35)
-		h := market.HistoricSale{Buyer: g.ids[bi], Seller: g.ids[si], Item: st, Price: price,
-			Fee: (price*500 + 5000) / 10000, At: time.UnixMilli(at), ID: txID(rh, at)}
-		switch x := rh.IntN(100); {
-		case x < 94:
-			h.State = market.StateCompleted
-			fees += h.Fee
-			res.Completed++
-		case x < 98:
-			h.State = market.StateFailed
-			h.ErrorCode = failedCodes[rh.IntN(len(failedCodes))]
-			res.Failed++
-		default:
-			h.State = market.StateRolledBack
-			h.ErrorCode = rolledBackCodes[rh.IntN(len(rolledBackCodes))]
-			res.RolledBack++
-		}
-		if _, err := b.AddTransaction(h); err != nil {
-			return res, fmt.Errorf("seed: transaction %d: %w", i+1, err)
-		}
-		pr.add(1)
-	}
-	b.Fees(fees)
-	res.Money += fees
-	res.Transactions = nTx
-	if err := b.Finish(); err != nil {
-		return res, fmt.Errorf("seed: %w", err)
-	}
-	pr.finish()
-	res.Took = time.Since(start)
-	return res, nil
+	l.res.Listings = o.Listings
+	return nil
 }
-
-// Error codes as the live saga writes them for the paths market.Bulk
-// records: FAILED stops right after CREATED (the reservation failed or the
-// first write was injected to fail), ROLLED_BACK after MONEY_WITHDRAWN (paying
-// the seller failed).
-var (
-	failedCodes = []string{
-		"LISTING_RESERVED_FAILED:LISTING_RESERVED", "LISTING_RESERVED_FAILED:LISTING_RESERVED",
-		"LISTING_RESERVED_FAILED:UNKNOWN_LISTING", "INJECTED:CREATED",
-	}
-	rolledBackCodes = []string{"INJECTED:SELLER_PAID", "INJECTED:SELLER_PAID", "SELLER_PAID_FAILED:STORE"}
-)

@@ -1,6 +1,7 @@
 package seed_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -262,55 +263,81 @@ func checkName(t *testing.T, name string) {
 	}
 }
 
-type fingerprint struct {
-	ID     int
-	ItemID string
-	Mat    string
-	Amount int
-	Price  float64
-	Seller string
-	Name   string
-}
-
-func first50(t *testing.T, opts seed.Options) []fingerprint {
+// snapshot writes down the whole market: players with their permissions,
+// balances, inventories, mailboxes, favourites, alerts and notifications;
+// the listings; every transaction with its timeline, rating and code.
+func snapshot(t *testing.T, opts seed.Options) []string {
 	svc, _ := load(t, opts)
+	must(t, svc.WaitHistory())
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	players, err := svc.Players()
+	must(t, err)
+	for _, p := range players {
+		st, err := svc.GetPlayer(p.ID)
+		must(t, err)
+		add("player %s %s %v %.2f", p.ID, p.Name, p.Permissions, st.Balance)
+		for i, s := range st.Inventory {
+			if s != nil {
+				add("  slot %d %+v", i, *s)
+			}
+		}
+		for _, m := range st.Mailbox {
+			add("  mail %+v", m)
+		}
+		favs, err := svc.Favorites(p.ID)
+		must(t, err)
+		for _, l := range favs {
+			add("  favourite #%d", l.ID)
+		}
+		alerts, err := svc.Alerts(p.ID)
+		must(t, err)
+		for _, a := range alerts {
+			add("  alert %+v", a)
+		}
+		notes, err := svc.Notifications(p.ID, market.MaxNotificationsPage)
+		must(t, err)
+		for _, n := range notes.Notifications {
+			add("  notification %+v", n)
+		}
+	}
 	all, err := svc.GetListings()
-	if err != nil {
-		t.Fatal(err)
+	must(t, err)
+	for _, l := range all {
+		add("listing %+v", l)
 	}
-	var out []fingerprint
-	for _, l := range all[:50] {
-		out = append(out, fingerprint{l.ID, l.Item.ID.String(), l.Item.Material, l.Item.Amount, l.Price, l.SellerName, l.Item.DisplayName})
-	}
-	done, err := svc.GetCompletedTransactions()
-	if err != nil || len(done) < 20 {
-		t.Fatalf("%d completed transactions, %v", len(done), err)
-	}
-	for _, tx := range done[:20] {
-		out = append(out, fingerprint{tx.ListingID, tx.ID, tx.Item.Material, tx.Item.Amount, tx.Price, tx.SellerName, tx.BuyerName})
+	page, err := svc.Transactions(market.TxQuery{AllStates: true, Limit: 10_000_000})
+	must(t, err)
+	for _, tx := range page.Transactions {
+		add("transaction %+v", tx)
 	}
 	return out
 }
 
+// TestDeterministic: the same options give the same market, down to every
+// id; another seed gives another.
 func TestDeterministic(t *testing.T) {
 	opts := seed.Options{Listings: 500, Players: 50, Days: 2, Rand: 42, Now: now}
-	a := first50(t, opts)
-	b := first50(t, opts)
+	a := snapshot(t, opts)
+	b := snapshot(t, opts)
+	if len(a) != len(b) {
+		t.Fatalf("%d lines, then %d", len(a), len(b))
+	}
 	for i := range a {
 		if a[i] != b[i] {
-			t.Fatalf("listing %d differs:\n%+v\n%+v", i, a[i], b[i])
+			t.Fatalf("line %d differs:\n%s\n%s", i, a[i], b[i])
 		}
 	}
 	opts.Rand = 43
-	c := first50(t, opts)
+	c := snapshot(t, opts)
 	same := 0
-	for i := range a {
+	for i := range min(len(a), len(c)) {
 		if a[i] == c[i] {
 			same++
 		}
 	}
 	if same > 0 {
-		t.Errorf("%d of 50 listings equal with a different seed", same)
+		t.Errorf("%d of %d lines equal with a different seed", same, len(a))
 	}
 	n1, n2 := seed.Names(seed.Options{Rand: 42}), seed.Names(seed.Options{Rand: 43})
 	if len(n1) != 300 || strings.Join(n1, ",") == strings.Join(n2, ",") {

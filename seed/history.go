@@ -1,0 +1,160 @@
+package seed
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+// history adds the finished transactions of the past Days days, Zipf-like
+// by seller. Every purchase keeps within the rules' purchase cap.
+func (l *load) history() error {
+	o := l.o
+	total := o.Days * o.SalesPerDay
+	if total == 0 {
+		return nil
+	}
+	nowMs := o.Now.UnixMilli()
+	hw := newWarp(nowMs-int64(o.Days)*24*time.Hour.Milliseconds(), nowMs-time.Minute.Milliseconds())
+	h := &historian{load: l, hw: hw, nowMs: nowMs, cap: newCapper(o.rules.PurchaseCap)}
+	rh := newRand(o.Rand, streamHistory)
+	for i := 0; i < total; i++ {
+		at := hw.at(rh.Float64())
+		si := l.g.sellers.pick(rh)
+		bi := h.buyer(rh, si, at)
+		m := l.g.pickMaterial(rh)
+		st := l.g.item(rh, m, 0.04, 0.02)
+		price := l.g.price(m, &st, at, math.Exp(0.12*rh.NormFloat64()), 0.75, 1.35)
+		s := h.sale(rh, bi, si, st, price, at)
+		switch x := rh.IntN(100); {
+		case x < 94:
+		case x < 98:
+			s.State = market.StateFailed
+			s.ErrorCode = failedCodes[rh.IntN(len(failedCodes))]
+		default:
+			s.State = market.StateRolledBack
+			s.ErrorCode = rolledBackCodes[rh.IntN(len(rolledBackCodes))]
+		}
+		if err := h.add(s, bi, si); err != nil {
+			return fmt.Errorf("transaction %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// historian adds transactions and keeps their count.
+type historian struct {
+	*load
+	hw    *warp
+	nowMs int64
+	cap   *capper
+}
+
+// sale is a COMPLETED sale of st by seller si to buyer bi at unix ms at,
+// with the market's fee.
+func (h *historian) sale(r *rand.Rand, bi, si int, st market.ItemStack, price market.Money, at int64) market.HistoricSale {
+	return market.HistoricSale{Buyer: h.g.ids[bi], Seller: h.g.ids[si], Item: st, Price: price,
+		Fee: feeOf(h.o.rules, price), At: time.UnixMilli(at), ID: txID(r, at), State: market.StateCompleted}
+}
+
+// buyer picks a buyer for seller si at time at, other than the seller and
+// within the purchase cap.
+func (h *historian) buyer(r *rand.Rand, si int, at int64) int {
+	for {
+		bi := r.IntN(len(h.g.ids) - 1)
+		if bi >= si {
+			bi++
+		}
+		if h.cap.allows(bi, si, at) {
+			return bi
+		}
+	}
+}
+
+// add adds s, a transaction of buyer bi and seller si.
+func (h *historian) add(s market.HistoricSale, bi, si int) error {
+	if _, err := h.b.AddTransaction(s); err != nil {
+		return err
+	}
+	res := &h.res
+	res.Transactions++
+	switch {
+	case s.State == market.StateCompleted:
+		res.Completed++
+		h.fees += s.Fee
+		h.cap.add(bi, si, s.At.UnixMilli())
+	case s.State == market.StateFailed:
+		res.Failed++
+	default:
+		res.RolledBack++
+	}
+	h.pr.add(1)
+	return nil
+}
+
+// feeOf is the sale fee the rules take from price: their percentage,
+// rounded half up to the cent, within their minimum and maximum.
+func feeOf(rules market.Config, price market.Money) market.Money {
+	bp := rules.SaleFeeBasisPoints
+	if bp <= 0 && rules.MinFee <= 0 {
+		return 0
+	}
+	f := (price*market.Money(bp) + 5000) / 10000
+	f = max(f, rules.MinFee)
+	if rules.MaxFee > 0 {
+		f = min(f, rules.MaxFee)
+	}
+	return min(f, price)
+}
+
+// capper keeps the history within the rules' cap on one buyer's purchases
+// from one seller: no window of its length holds more of them than the cap.
+type capper struct {
+	max    int
+	window int64
+	times  map[[2]int][]int64 // the completed purchases of each buyer and seller
+}
+
+func newCapper(pc market.PurchaseCap) *capper {
+	if pc.Max <= 0 {
+		return nil
+	}
+	return &capper{max: pc.Max, window: pc.Window.Milliseconds(), times: map[[2]int][]int64{}}
+}
+
+// allows reports whether buyer bi may have bought from seller si at unix
+// ms at: with the pair's purchases within a window either side, one more
+// stays within the cap.
+func (c *capper) allows(bi, si int, at int64) bool {
+	if c == nil {
+		return true
+	}
+	n := 1
+	for _, t := range c.times[[2]int{bi, si}] {
+		if t > at-c.window && t < at+c.window {
+			n++
+		}
+	}
+	return n <= c.max
+}
+
+func (c *capper) add(bi, si int, at int64) {
+	if c != nil {
+		c.times[[2]int{bi, si}] = append(c.times[[2]int{bi, si}], at)
+	}
+}
+
+// Error codes as the live saga writes them for the paths market.Bulk
+// records: FAILED stops right after CREATED (the reservation failed or the
+// first write was injected to fail), ROLLED_BACK after MONEY_WITHDRAWN (paying
+// the seller failed).
+var (
+	failedCodes = []string{
+		"LISTING_RESERVED_FAILED:LISTING_RESERVED", "LISTING_RESERVED_FAILED:LISTING_RESERVED",
+		"LISTING_RESERVED_FAILED:UNKNOWN_LISTING", "INJECTED:CREATED",
+	}
+	rolledBackCodes = []string{"INJECTED:SELLER_PAID", "INJECTED:SELLER_PAID", "SELLER_PAID_FAILED:STORE"}
+)
