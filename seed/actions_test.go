@@ -1,7 +1,9 @@
 package seed_test
 
 import (
+	"errors"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -125,6 +127,144 @@ func TestSeededMarketKeepsItsRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEverySeededPlayerCanAct: every seeded player, one after the other,
+// sells, takes a listing back, buys a typical listing, claims their mail,
+// rates their last purchase, marks a favourite and adds a price alert, each
+// at once; every admin refunds a purchase. Nothing is refused.
+func TestEverySeededPlayerCanAct(t *testing.T) {
+	for _, c := range seedCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			svc, clock := loadWithRules(t, c.opts)
+			rules := svc.Config()
+			players, err := svc.Players()
+			must(t, err)
+			// The typical listing: the median price.
+			byPrice, err := svc.Query(market.Query{Sort: market.SortCheapest, Limit: -1})
+			must(t, err)
+			median := byPrice.Listings[len(byPrice.Listings)/2].Price
+			t.Logf("%d listings, median price %.2f", byPrice.Total, median)
+			next := len(byPrice.Listings) / 2
+			// Each takes back a listing of theirs first: a buyer before
+			// them could have bought the one a small seller has.
+			for _, p := range players {
+				mine, err := svc.Query(market.Query{Seller: p.ID, Limit: 1})
+				must(t, err)
+				if len(mine.Listings) == 0 {
+					t.Fatalf("%s has no listing to take back", p.Name)
+				}
+				if err := svc.RemoveListing(mine.Listings[0].ID, p); err != nil {
+					t.Fatalf("%s takes a listing back: %v", p.Name, err)
+				}
+			}
+			for _, p := range players {
+				st, err := svc.GetPlayer(p.ID)
+				must(t, err)
+				act := func(what string, err error) {
+					t.Helper()
+					if err != nil {
+						t.Fatalf("%s %s: %v", p.Name, what, err)
+					}
+				}
+				if st.Balance < median {
+					t.Fatalf("%s has %.2f, less than the median listing's %.2f", p.Name, st.Balance, median)
+				}
+				// Rate their purchase, before buying another.
+				page, err := svc.Transactions(market.TxQuery{Player: p.ID, Limit: 10_000_000})
+				must(t, err)
+				rate := slices.IndexFunc(page.Transactions, func(tx market.Transaction) bool { return tx.Buyer == p.ID && tx.Rating == 0 })
+				if rate < 0 {
+					t.Fatalf("%s has no purchase to rate", p.Name)
+				}
+				_, err = svc.Rate(p.ID, page.Transactions[rate].ID, 4)
+				act("rates a purchase", err)
+
+				slot := slices.IndexFunc(st.Inventory[:], func(s *market.ItemStack) bool { return s != nil })
+				if slot < 0 {
+					t.Fatalf("%s has nothing to sell", p.Name)
+				}
+				price := min(max(10, rules.MinPrice.Float()), rules.MaxPrice.Float())
+				_, err = svc.SellItem(p, *st.Inventory[slot], price)
+				act("sells", err)
+
+				bought := false
+				for tries := 0; !bought && tries < 20; tries++ {
+					l := byPrice.Listings[next%len(byPrice.Listings)]
+					next++
+					if l.Seller == p.ID {
+						continue
+					}
+					_, err := svc.Buy(p, l.ID)
+					switch {
+					case err == nil:
+						bought = true
+					case errors.Is(err, market.ErrUnknownListing): // bought or taken back by an earlier player
+					case rules.PurchaseCap.Max > 0 && errors.Is(err, &market.Error{Code: market.CodePurchaseCap}):
+					default:
+						act("buys a typical listing", err)
+					}
+				}
+				if !bought {
+					t.Fatalf("%s found nothing to buy near the median", p.Name)
+				}
+
+				if len(st.Mailbox) == 0 {
+					t.Fatalf("%s has an empty mailbox", p.Name)
+				}
+				act("claims their mail", svc.ClaimMail(p.ID, st.Mailbox[0].ID))
+
+				for _, l := range byPrice.Listings {
+					if l.Seller != p.ID {
+						if _, err := svc.GetListing(l.ID); err == nil {
+							_, err = svc.ToggleFavorite(p.ID, l.ID)
+							act("marks a favourite", err)
+							break
+						}
+					}
+				}
+				_, err = svc.AddAlert(p.ID, "netherite sword", 2000)
+				act("adds a price alert", err)
+
+				if p.HasPermission(market.PermAdmin) {
+					refundOne(t, svc, p)
+				}
+				clock.Advance(time.Second)
+			}
+			a, err := svc.Audit()
+			must(t, err)
+			if len(a.Problems) > 0 {
+				t.Fatalf("audit: %v", a.Problems[:min(5, len(a.Problems))])
+			}
+		})
+	}
+}
+
+// refundOne refunds, as admin, a seeded purchase whose buyer still holds
+// the item: the money goes back and the item to its seller.
+func refundOne(t *testing.T, svc *market.Service, admin market.Player) {
+	t.Helper()
+	page, err := svc.Transactions(market.TxQuery{Limit: 10_000_000})
+	must(t, err)
+	for _, tx := range page.Transactions {
+		if tx.Buyer == admin.ID || tx.Seller == admin.ID {
+			continue
+		}
+		st, err := svc.GetPlayer(tx.Buyer)
+		must(t, err)
+		if !slices.ContainsFunc(st.Inventory[:], func(s *market.ItemStack) bool { return s != nil && s.ID == tx.Item.ID }) {
+			continue
+		}
+		refunded, err := svc.Refund(tx.ID, admin, market.RefundWithItem)
+		if err != nil {
+			t.Fatalf("%s refunds %s's purchase %s: %v", admin.Name, tx.BuyerName, tx.ID, err)
+		}
+		if _, returned, ok := refunded.Refunded(); !ok || !returned {
+			t.Fatalf("the refund of %s: %s %s", tx.ID, refunded.State, refunded.ErrorCode)
+		}
+		return
+	}
+	t.Fatalf("%s found no purchase whose buyer still holds the item", admin.Name)
 }
 
 func must(t testing.TB, err error) {

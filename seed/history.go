@@ -9,8 +9,11 @@ import (
 	"github.com/rynek/rynek/market"
 )
 
-// history adds the finished transactions of the past Days days, Zipf-like
-// by seller. Every purchase keeps within the rules' purchase cap.
+// history adds the finished transactions of the past Days days: first each
+// player's own (a sale their buyer rated, a recent purchase still in their
+// inventory and not rated yet, a part in a refunded purchase), then the
+// market's other business, Zipf-like by seller, many of its sales rated.
+// Every purchase keeps within the rules' purchase cap.
 func (l *load) history() error {
 	o := l.o
 	total := o.Days * o.SalesPerDay
@@ -20,8 +23,12 @@ func (l *load) history() error {
 	nowMs := o.Now.UnixMilli()
 	hw := newWarp(nowMs-int64(o.Days)*24*time.Hour.Milliseconds(), nowMs-time.Minute.Milliseconds())
 	h := &historian{load: l, hw: hw, nowMs: nowMs, cap: newCapper(o.rules.PurchaseCap)}
+	own, err := h.own()
+	if err != nil {
+		return err
+	}
 	rh := newRand(o.Rand, streamHistory)
-	for i := 0; i < total; i++ {
+	for i := own; i < total; i++ {
 		at := hw.at(rh.Float64())
 		si := l.g.sellers.pick(rh)
 		bi := h.buyer(rh, si, at)
@@ -31,6 +38,9 @@ func (l *load) history() error {
 		s := h.sale(rh, bi, si, st, price, at)
 		switch x := rh.IntN(100); {
 		case x < 94:
+			if rh.IntN(100) < 40 {
+				s.Rating = stars(rh)
+			}
 		case x < 98:
 			s.State = market.StateFailed
 			s.ErrorCode = failedCodes[rh.IntN(len(failedCodes))]
@@ -86,13 +96,105 @@ func (h *historian) add(s market.HistoricSale, bi, si int) error {
 		res.Completed++
 		h.fees += s.Fee
 		h.cap.add(bi, si, s.At.UnixMilli())
+		if s.Rating > 0 {
+			res.Rated++
+		}
 	case s.State == market.StateFailed:
 		res.Failed++
 	default:
 		res.RolledBack++
+		if !s.Refunded.IsZero() {
+			res.Refunded++
+		}
 	}
 	h.pr.add(1)
 	return nil
+}
+
+// own adds every player's own transactions and returns how many.
+func (h *historian) own() (int, error) {
+	o, g := h.o, h.g
+	r := newRand(o.Rand, streamOwn)
+	item := func() (market.ItemStack, market.Money, int64) {
+		m := g.pickMaterial(r)
+		st := g.item(r, m, 0.04, 0.02)
+		at := h.hw.at(r.Float64())
+		return st, g.price(m, &st, at, math.Exp(0.12*r.NormFloat64()), 0.75, 1.35), at
+	}
+	n := h.res.Transactions
+	for p := range o.Players {
+		// A sale of theirs, which its buyer rated.
+		st, price, at := item()
+		bi := h.buyer(r, p, at)
+		s := h.sale(r, bi, p, st, price, at)
+		s.Rating = stars(r)
+		if err := h.add(s, bi, p); err != nil {
+			return 0, fmt.Errorf("a sale of %q: %w", h.names[p], err)
+		}
+		// A purchase of the last two days, still in their inventory,
+		// waiting for their rating.
+		st, price, _ = item()
+		at = h.nowMs - int64((10*60_000)+r.Float64()*float64(min(2*dayMs, h.nowMs-h.hw.start-10*60_000)))
+		seller := h.seller(r, p, at)
+		if slot := h.freeSlot(p); slot >= 0 {
+			if err := h.give(p, slot, st); err != nil {
+				return 0, err
+			}
+		}
+		if err := h.add(h.sale(r, p, seller, st, price, at), p, seller); err != nil {
+			return 0, fmt.Errorf("a purchase of %q: %w", h.names[p], err)
+		}
+	}
+	// Refunds, each player in one: the buyer got the money back and, half
+	// the time, the seller the item, into their inventory.
+	order := r.Perm(o.Players)
+	for k := 0; k < len(order); k += 2 {
+		bi, si := order[k], order[(k+1)%len(order)]
+		if bi == si {
+			break // a market of one player
+		}
+		st, price, at := item()
+		at = min(at, h.nowMs-2*hourMs)
+		s := h.sale(r, bi, si, st, price, at)
+		s.State, s.ItemReturned = market.StateRolledBack, r.IntN(2) == 0
+		s.Refunded = time.UnixMilli(at + int64((0.1+0.5*r.Float64())*float64(h.nowMs-at)))
+		if slot := h.freeSlot(si); s.ItemReturned && slot >= 0 {
+			if err := h.give(si, slot, st); err != nil {
+				return 0, err
+			}
+		} else {
+			s.ItemReturned = false
+		}
+		if err := h.add(s, bi, si); err != nil {
+			return 0, fmt.Errorf("a refund of %q's purchase: %w", h.names[bi], err)
+		}
+	}
+	return h.res.Transactions - n, nil
+}
+
+// seller picks a seller for buyer bi at time at, Zipf-like, other than the
+// buyer and within the purchase cap.
+func (h *historian) seller(r *rand.Rand, bi int, at int64) int {
+	for {
+		if si := h.g.sellers.pick(r); si != bi && h.cap.allows(bi, si, at) {
+			return si
+		}
+	}
+}
+
+// stars is a buyer's rating: mostly content, sometimes not.
+func stars(r *rand.Rand) int {
+	switch x := r.IntN(100); {
+	case x < 52:
+		return 5
+	case x < 80:
+		return 4
+	case x < 90:
+		return 3
+	case x < 95:
+		return 2
+	}
+	return 1
 }
 
 // feeOf is the sale fee the rules take from price: their percentage,

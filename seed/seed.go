@@ -5,8 +5,12 @@
 //
 // The market obeys its rules (Options.Rules): no seller holds more listings
 // than their limit allows (the big sellers have a market.limit.<n> tier),
-// nothing blacklisted is sold, every price is in range, and every player
-// has a listing to take back and room to sell more.
+// nothing blacklisted is sold, every price is in range. And it shows every
+// feature at once: every player has a listing to take back, an expired item
+// waiting in the mailbox, favourites, price alerts and what they found,
+// sales rated by their buyers, a recent purchase to rate, and a part in a
+// refunded purchase; so every player can sell, buy, remove, claim, rate and
+// add an alert from the first minute.
 //
 // Everything is derived from Options.Rand (and Options.Now): the same Options
 // give the same players, item ids, listings, transaction ids and prices.
@@ -49,8 +53,13 @@ type Options struct {
 // Result describes what was generated.
 type Result struct {
 	Players, Listings, Transactions, Completed, Failed, RolledBack int
+	// Refunded of RolledBack are refunds; Rated of Completed have the
+	// buyer's rating.
+	Refunded, Rated int
 	// Tiers is how many players have a market.limit.<n> permission.
 	Tiers int
+	// Mail, Favorites, Alerts and AlertHits count the players' own data.
+	Mail, Favorites, Alerts, AlertHits int
 	// Money is all the money of the world after the load: every balance plus
 	// the fee account (which holds the fees of the completed history).
 	Money market.Money
@@ -66,6 +75,10 @@ const (
 	streamListings  = 0x2545f4914f6cdd1d
 	streamHistory   = 0x6a09e667f3bcc909
 	streamSellers   = 0xbb67ae8584caa73b
+	streamOwn       = 0x3c6ef372fe94f82b // each player's own sales, purchase and refund
+	streamMail      = 0xa54ff53a5f1d36f1
+	streamFavorites = 0x510e527fade682d1
+	streamAlerts    = 0x9b05688c2b3e6c1f
 )
 
 func newRand(seed int64, stream uint64) *rand.Rand {
@@ -187,7 +200,13 @@ type load struct {
 	pr    *progress
 	res   Result
 	names []string
-	fees  market.Money
+	// used marks each player's filled inventory slots (bit s: slot s), so
+	// that the items a purchase or a refund brings find a free one.
+	used []uint64
+	fees market.Money
+	// The players' own data, given them when the listings are out.
+	favorites [][]int
+	alerts    *alertPlans
 }
 
 // Load generates a market into an EMPTY store via market.NewBulk and returns
@@ -203,9 +222,9 @@ func Load(store market.Store, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	l := &load{o: o, g: g, plan: newPlan(o, g), b: b}
+	l := &load{o: o, g: g, plan: newPlan(o, g), b: b, used: make([]uint64, o.Players), favorites: make([][]int, o.Players)}
 	l.pr = newProgress(o.Progress, o.Players+o.Listings+o.Days*o.SalesPerDay)
-	for _, phase := range []func() error{l.players, l.listings, l.history} {
+	for _, phase := range []func() error{l.players, l.listings, l.history, l.mail, l.playerData} {
 		if err := phase(); err != nil {
 			return l.res, fmt.Errorf("seed: %w", err)
 		}
@@ -262,7 +281,7 @@ func (l *load) players() error {
 		slices.Sort(slots[:n])
 		for _, s := range slots[:n] {
 			st := g.item(ri, g.pickMaterial(ri), 0.03, 0.02)
-			if err := l.b.SetSlot(p.ID, s, st); err != nil {
+			if err := l.give(i, s, st); err != nil {
 				return fmt.Errorf("slot %d of %q: %w", s, name, err)
 			}
 		}
@@ -272,11 +291,29 @@ func (l *load) players() error {
 	return nil
 }
 
+// give puts st into player i's inventory slot s.
+func (l *load) give(i, s int, st market.ItemStack) error {
+	l.used[i] |= 1 << s
+	return l.b.SetSlot(l.g.ids[i], s, st)
+}
+
+// freeSlot is player i's first free inventory slot, -1 for none.
+func (l *load) freeSlot(i int) int {
+	for s := range market.InventorySize {
+		if l.used[i]&(1<<s) == 0 {
+			return s
+		}
+	}
+	return -1
+}
+
 // listings adds the active listings, created in ascending time so that
 // ids grow with time as they do on a live market, each by the seller the
-// plan gives it.
+// plan gives it. The price alerts watch them as they appear.
 func (l *load) listings() error {
 	o, g := l.o, l.g
+	favs := l.planFavorites()
+	l.alerts = l.planAlerts()
 	rl := newRand(o.Rand, streamListings)
 	nowMs := o.Now.UnixMilli()
 	ttl := o.ListingTTL.Milliseconds()
@@ -287,10 +324,14 @@ func (l *load) listings() error {
 		m := g.pickMaterial(rl)
 		st := g.item(rl, m, 0.08, 0.05)
 		price := g.price(m, &st, created, math.Exp(0.05+0.25*rl.NormFloat64()), 0.6, 1.8)
-		_, err := l.b.AddListing(g.ids[seller], st, price, time.UnixMilli(created), time.UnixMilli(created+ttl))
+		id, err := l.b.AddListing(g.ids[seller], st, price, time.UnixMilli(created), time.UnixMilli(created+ttl))
 		if err != nil {
 			return fmt.Errorf("listing %d (%s): %w", i+1, st.Material, err)
 		}
+		for ; len(favs) > 0 && favs[0].index == i; favs = favs[1:] {
+			l.favorites[favs[0].player] = append(l.favorites[favs[0].player], id)
+		}
+		l.alerts.listed(i, id, seller, m, st.Amount, price, created)
 		l.pr.add(1)
 	}
 	l.res.Listings = o.Listings

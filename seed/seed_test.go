@@ -204,7 +204,7 @@ func TestLoad(t *testing.T) {
 				filled++
 			}
 		}
-		if filled < 10 || filled > 30 {
+		if filled < 10 || filled > 32 {
 			t.Errorf("%s has %d filled slots", p.Name, filled)
 		}
 		if ps.Balance < 100 || ps.Balance > 100_000 {

@@ -39,13 +39,16 @@ func TestHeaderShowsTheAPIAddress(t *testing.T) {
 func TestHeaderNarrowsInOrder(t *testing.T) {
 	e := newEnv(t, 160, 48)
 	e.m.apiAddr = "127.0.0.1:18201"
+	vol, err := e.svc.GetMarketVolume()
+	must(t, err)
+	volume := money(vol) // the seeded market's: ten characters wide
 	for _, c := range []struct {
 		w    int
 		want string
 	}{
-		{160, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ volume 545 342.16 │ acting as Alex │ api http://127.0.0.1:18201"},
-		{115, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ volume 545 342.16 │ acting as Alex │ api 127.0.0.1:18201"},
-		{110, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ volume 545 342.16 │ acting as Alex │ api :18201"},
+		{160, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ volume " + volume + " │ acting as Alex │ api http://127.0.0.1:18201"},
+		{115, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ volume " + volume + " │ acting as Alex │ api 127.0.0.1:18201"},
+		{110, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ volume " + volume + " │ acting as Alex │ api :18201"},
 		{100, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ acting as Alex │ api :18201"},
 		{80, "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ acting as Alex"},
 	} {
@@ -60,7 +63,9 @@ func TestHeaderNarrowsInOrder(t *testing.T) {
 	e.clock.Advance(24 * time.Hour)
 	e.tick()
 	e.m.c.Actor.Name = "Szlachcic_007_xy"
-	want := "Rynek │ ● ready │ 11-02 12:00:00 (+1d) │ active 338 │ acting as Szlachcic_007_xy"
+	active, err := e.svc.GetActiveListingsCount()
+	must(t, err)
+	want := "Rynek │ ● ready │ 11-02 12:00:00 (+1d) │ active " + count(active) + " │ acting as Szlachcic_007_xy"
 	e.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	if got := strings.TrimRight(strings.Split(e.view(), "\n")[0], " "); got != want {
 		t.Errorf("80 columns, a long name:\n%q, want\n%q", got, want)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,11 +189,16 @@ func TestRateFromTheTransactionsPane(t *testing.T) {
 func TestFavoritesAlertsAndNotificationsInTheConsole(t *testing.T) {
 	e := newEnv(t, 160, 48)
 	actor := e.m.c.Actor
+	// The seeded player has favourites and alerts of their own already.
+	favs, err := e.svc.Favorites(actor.ID)
+	must(t, err)
+	alerts, err := e.svc.Alerts(actor.ID)
+	must(t, err)
 	var other market.Listing
 	page, err := e.svc.Query(market.Query{Limit: 50})
 	must(t, err)
 	for _, l := range page.Listings {
-		if l.Seller != actor.ID {
+		if l.Seller != actor.ID && !slices.ContainsFunc(favs, func(f market.Listing) bool { return f.ID == l.ID }) {
 			other = l
 			break
 		}
@@ -236,9 +242,9 @@ func TestFavoritesAlertsAndNotificationsInTheConsole(t *testing.T) {
 	e.key("v")
 	e.key("v")
 	e.key("v")
-	e.mustContain("Favourites (1)")
+	e.mustContain(fmt.Sprintf("Favourites (%d)", len(favs)+1))
 	e.mustContain(fmt.Sprintf("#%-7d", other.ID))
-	e.mustContain(`Price alerts (1) · P manages them`)
+	e.mustContain(fmt.Sprintf("Price alerts (%d) · P manages them", len(alerts)+1))
 	e.mustContain(`"diamond" at most 999`)
 	e.mustContain("Notifications (")
 	np, err := e.svc.Notifications(actor.ID, 0)
