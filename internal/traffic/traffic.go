@@ -1,13 +1,19 @@
-// Package traffic generates market traffic — sells, purchases and removals
-// by random players, at a chosen rate — for demos and load tests: the
-// console's QA bots and `rynek serve --bots`. It acts through the service's
-// public operations on the main thread, like a game server's players.
+// Package traffic runs the demo's economy: bots that act as the market's
+// players — sell, buy, take back and relist, earn and spend — at a chosen
+// rate, for demos and load tests (the console's QA bots and `rynek serve
+// --bots`). They act through the service's public operations on the main
+// thread, like a game server's players, and keep the market in balance for
+// hours: the active listings stay near the count the bots found, money and
+// items come from outside and leave through the issuance account, and a
+// refusal is a rule a player met, rare.
 package traffic
 
 import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/rynek/rynek/market"
@@ -57,13 +63,136 @@ func Recruit(svc *market.Service) ([]market.Player, error) {
 	return added, nil
 }
 
-// Generator performs random actions: half sells (a random stack of the
-// player's inventory near its base price, or a mailbox claim when the
-// inventory is empty), a third purchases among the cheapest listings, the
-// rest removals of the player's own listings.
+// Action is what one bot did with its turn.
+type Action uint8
+
+// The actions. Each but Waited is one change to the market.
+const (
+	Waited   Action = iota // nothing worth doing: nobody could list, nothing worth its price
+	Sold                   // listed a stack of the inventory
+	Relisted               // listed a mailbox entry again at its price (an expired listing)
+	Bought                 // bought the cheapest listing of something, at a fair price
+	Removed                // took back their oldest listing, to price it again
+	Claimed                // took a mailbox entry into the inventory
+	Earned                 // money from the game (a deposit into the issuance account)
+	Spent                  // money spent in the game (a withdrawal)
+	Gathered               // a stack from the game (mined, farmed: a gift into the market)
+	UsedUp                 // a stack used up in the game (taken out of the market)
+	actionCount
+)
+
+var actionNames = [actionCount]string{"waited", "sold", "relisted", "bought", "removed", "claimed", "earned", "spent", "gathered", "used up"}
+
+func (a Action) String() string {
+	if a < actionCount {
+		return actionNames[a]
+	}
+	return fmt.Sprintf("action(%d)", a)
+}
+
+// Result counts what a Step (or many, Add) did.
+type Result struct {
+	OK, Refused int
+	LastErr     error // the last refusal, if any
+	// Actions counts each kind of action that happened (Waited included);
+	// Refusals counts the refused ones by the market's error code
+	// ("OTHER" for an error without one).
+	Actions  [actionCount]int
+	Refusals map[market.Code]int
+}
+
+// Add adds o's counts to r.
+func (r *Result) Add(o Result) {
+	r.OK += o.OK
+	r.Refused += o.Refused
+	if o.LastErr != nil {
+		r.LastErr = o.LastErr
+	}
+	for i, n := range o.Actions {
+		r.Actions[i] += n
+	}
+	for c, n := range o.Refusals {
+		r.count(c, n)
+	}
+}
+
+func (r *Result) count(c market.Code, n int) {
+	if r.Refusals == nil {
+		r.Refusals = map[market.Code]int{}
+	}
+	r.Refusals[c] += n
+}
+
+func (r *Result) record(a Action, changes int, err error) {
+	r.Actions[a]++
+	if err != nil {
+		r.Refused++
+		r.LastErr = err
+		code := market.Code("OTHER")
+		var me *market.Error
+		if errors.As(err, &me) {
+			code = me.Code
+		}
+		r.count(code, 1)
+		return
+	}
+	r.OK += changes
+}
+
+// RefusalText lists the refusals by code, most first: "COOLDOWN 3,
+// PURCHASE_CAP 1"; "" for none.
+func (r Result) RefusalText() string {
+	codes := make([]market.Code, 0, len(r.Refusals))
+	for c := range r.Refusals {
+		codes = append(codes, c)
+	}
+	slices.SortFunc(codes, func(a, b market.Code) int {
+		if d := r.Refusals[b] - r.Refusals[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(string(a), string(b))
+	})
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = fmt.Sprintf("%s %d", c, r.Refusals[c])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ActionText lists the actions that happened, most first: "bought 120,
+// sold 97, …".
+func (r Result) ActionText() string {
+	order := make([]Action, 0, actionCount)
+	for a := range actionCount {
+		if r.Actions[a] > 0 {
+			order = append(order, a)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b Action) int { return r.Actions[b] - r.Actions[a] })
+	parts := make([]string, len(order))
+	for i, a := range order {
+		parts[i] = fmt.Sprintf("%s %d", a, r.Actions[a])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Generator is the bots' economy: each turn a random player acts on what
+// the market looks like. Below the target count of active listings more of
+// them sell (and relist), above it more of them buy and take back, so the
+// count holds near the target at any rate. Each checks what a player can
+// see before acting — their room under the listing limit and cooldown,
+// their money, their inventory — so a refusal is a rule they could not see
+// coming (another server's purchase first, a purchase cap).
 type Generator struct {
 	rng   *rand.Rand
 	carry float64
+	// target is the active listings the economy holds around: the count
+	// when the bots first act (at least a few a player).
+	target int
+	// fees is the fee account when the bots first acted, and paid what
+	// the bots' players have earned in the game since less what they
+	// spent there: the players' money stays what it was (earn).
+	fees, paid float64
 }
 
 // New returns a generator; the same seed gives the same choices.
@@ -71,11 +200,9 @@ func New(seed uint64) *Generator {
 	return &Generator{rng: rand.New(rand.NewPCG(seed, 1))}
 }
 
-// Result counts a Step's actions.
-type Result struct {
-	OK, Refused int
-	LastErr     error // the last refusal, if any
-}
+// Target is the active listings the economy holds around; 0 until it first
+// acts.
+func (g *Generator) Target() int { return g.target }
 
 // Step performs rate actions a second over elapsed (fractions carry over
 // to the next step) as random players of players. Main thread only.
@@ -88,71 +215,18 @@ func (g *Generator) Step(svc *market.Service, players []market.Player, rate floa
 	n := int(g.carry)
 	g.carry -= float64(n)
 	for i := 0; i < n; i++ {
-		if err := g.One(svc, players); err != nil {
-			r.Refused++
-			r.LastErr = err
-		} else {
-			r.OK++
-		}
+		g.turn(svc, players, &r)
 	}
 	return r
 }
 
-// ErrNothingToBuy is a purchase that found no listing.
-var ErrNothingToBuy = errors.New("no listing to buy")
-
-// One performs one random action as a random player of players.
+// One performs one turn as a random player of players and returns its
+// refusal, if it was refused.
 func (g *Generator) One(svc *market.Service, players []market.Player) error {
-	p := players[g.rng.IntN(len(players))]
-	switch r := g.rng.IntN(100); {
-	case r < 50:
-		st, err := svc.GetPlayer(p.ID)
-		if err != nil {
-			return err
-		}
-		var stacks []market.ItemStack
-		for _, s := range st.Inventory {
-			if s != nil {
-				stacks = append(stacks, *s)
-			}
-		}
-		if len(stacks) == 0 {
-			_, err := svc.ClaimAll(p.ID)
-			return err
-		}
-		s := stacks[g.rng.IntN(len(stacks))]
-		price := 10.0
-		if info, ok := market.LookupMaterial(s.Material); ok {
-			price = float64(info.BasePrice) * float64(s.Amount) / 100 * (0.7 + 0.7*g.rng.Float64())
-		}
-		cfg := svc.Config()
-		price = float64(int64(max(min(price, cfg.MaxPrice.Float()), cfg.MinPrice.Float())*100)) / 100
-		_, err = svc.SellItem(p, s, price)
-		return err
-	case r < 85:
-		// One of the 200 cheapest, or of all when there are fewer: in a
-		// small market a pick among 200 would find nothing most times.
-		active, err := svc.GetActiveListingsCount()
-		if err != nil {
-			return err
-		}
-		if active == 0 {
-			return ErrNothingToBuy
-		}
-		page, err := svc.Query(market.Query{Sort: market.SortCheapest, Offset: g.rng.IntN(min(active, 200)), Limit: 1})
-		if err != nil {
-			return err
-		}
-		if len(page.Listings) == 0 {
-			return ErrNothingToBuy
-		}
-		_, err = svc.Buy(p, page.Listings[0].ID)
-		return err
-	default:
-		page, err := svc.Query(market.Query{Seller: p.ID, Limit: 1})
-		if err != nil || len(page.Listings) == 0 {
-			return err
-		}
-		return svc.RemoveListing(page.Listings[0].ID, p)
+	var r Result
+	g.turn(svc, players, &r)
+	if r.Refused > 0 {
+		return r.LastErr
 	}
+	return nil
 }

@@ -1,0 +1,338 @@
+package traffic
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+// The economy's constants.
+const (
+	// gain is how hard the mix of actions leans against the distance from
+	// the target: 3% below it, 86% of the turns offer something.
+	gain = 12.0
+	// perPlayer is the least target a player: a market the bots start
+	// nearly empty fills up to a few listings each.
+	perPlayer = 5
+	// tries is how many players a turn asks before it waits: at a high
+	// rate most of them are in their listing cooldown.
+	tries = 8
+	// rich is the balance above which a player spends in the game, down to
+	// keep: a fortune leaves the market, and what left is paid out again as
+	// wages to those who are short (earn).
+	rich, keep = 250_000.00, 100_000.00
+	// wage is the most a player earns in the game on top of what they
+	// lack for something they want.
+	wage = 100.00
+	// fewStacks is when a seller gathers more in the game before selling.
+	fewStacks = 3
+	// browse is how many of the newest offers of a kind a buyer compares.
+	browse = 16
+)
+
+// turn is one bot's turn: below the target count of listings it is more
+// likely an offer (a sale or a relist), above it more likely a purchase or
+// taking a listing back to price it again.
+func (g *Generator) turn(svc *market.Service, players []market.Player, r *Result) {
+	active, err := svc.GetActiveListingsCount()
+	if err != nil {
+		r.record(Waited, 0, err)
+		return
+	}
+	if g.target == 0 {
+		g.target = max(active, perPlayer*len(players))
+		if g.fees, err = svc.FeeBalance(); err != nil {
+			r.record(Waited, 0, err)
+			return
+		}
+	}
+	offer := 0.5 + gain*float64(g.target-active)/float64(g.target)
+	offer = min(max(offer, 0.05), 0.95)
+	b := &bot{g: g, svc: svc, r: r, now: svc.Now(), cfg: svc.Config()}
+	switch x := g.rng.Float64(); {
+	case x < offer:
+		b.offer(players)
+	case x < offer+(1-offer)*0.75:
+		b.buy(players[g.rng.IntN(len(players))], active)
+	default:
+		b.takeBack(players)
+	}
+}
+
+// bot is one turn's view of the market.
+type bot struct {
+	g   *Generator
+	svc *market.Service
+	r   *Result
+	now time.Time
+	cfg market.Config
+}
+
+func (b *bot) pick(players []market.Player) market.Player {
+	return players[b.g.rng.IntN(len(players))]
+}
+
+// state reads p's balance, inventory and mailbox, and does what a player
+// does between trades: spends a fortune in the game, uses up a stack when
+// the inventory is nearly full, takes an unlisted mailbox entry in.
+func (b *bot) state(p market.Player) (market.PlayerState, bool) {
+	st, err := b.svc.GetPlayer(p.ID)
+	if err != nil {
+		b.r.record(Waited, 0, err)
+		return st, false
+	}
+	if st.Balance > rich {
+		spent := math.Floor(st.Balance - keep)
+		_, err := b.svc.Withdraw(p.ID, spent)
+		b.r.record(Spent, 1, err)
+		if err == nil {
+			b.g.paid -= spent
+		}
+	}
+	free := countFree(st)
+	if free < 2 {
+		var filled []int
+		for i, s := range st.Inventory {
+			if s != nil {
+				filled = append(filled, i)
+			}
+		}
+		_, err := b.svc.TakeItem(p.ID, filled[b.g.rng.IntN(len(filled))]+1)
+		b.r.record(UsedUp, 1, err)
+	} else if i := slices.IndexFunc(st.Mailbox, func(m market.MailboxEntry) bool { return m.PreviousPrice == 0 }); i >= 0 {
+		b.r.record(Claimed, 1, b.svc.ClaimMail(p.ID, st.Mailbox[i].ID))
+	}
+	st, err = b.svc.GetPlayer(p.ID)
+	if err != nil {
+		b.r.record(Waited, 0, err)
+		return st, false
+	}
+	return st, true
+}
+
+func countFree(st market.PlayerState) int {
+	n := 0
+	for _, s := range st.Inventory {
+		if s == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// offer lists something as a player who may: an expired listing waiting
+// in the mailbox again at its price, or a stack of the inventory near its
+// worth, after gathering one when the inventory has nothing to sell.
+func (b *bot) offer(players []market.Player) {
+	for range tries {
+		p := b.pick(players)
+		room, err := b.svc.ListingRoom(p.ID)
+		if err != nil {
+			b.r.record(Waited, 0, err)
+			return
+		}
+		if !room.Free(b.now) {
+			continue
+		}
+		st, ok := b.state(p)
+		if !ok {
+			return
+		}
+		if i := slices.IndexFunc(st.Mailbox, func(m market.MailboxEntry) bool { return m.PreviousPrice > 0 }); i >= 0 {
+			if !b.afford(p, st, st.Mailbox[i].PreviousPrice) {
+				return
+			}
+			_, err := b.svc.RelistMail(p.ID, st.Mailbox[i].ID)
+			b.r.record(Relisted, 1, err)
+			return
+		}
+		stacks := b.sellable(st)
+		if len(stacks) < fewStacks {
+			if !b.gather(p) {
+				return
+			}
+			if st, ok = b.state(p); !ok {
+				return
+			}
+			if stacks = b.sellable(st); len(stacks) == 0 {
+				b.r.record(Waited, 0, nil) // the gathered stack went to a full inventory's mailbox
+				return
+			}
+		}
+		// Whole stacks: a part would leave two, and inventories would
+		// fill with ever smaller stacks the game then uses up.
+		stack := stacks[b.g.rng.IntN(len(stacks))]
+		price := b.price(value(stack) * min(max(math.Exp(0.05+0.2*b.g.rng.NormFloat64()), 0.6), 1.8))
+		if !b.afford(p, st, price) {
+			return
+		}
+		_, err = b.svc.SellItem(p, stack, price)
+		b.r.record(Sold, 1, err)
+		return
+	}
+	b.r.record(Waited, 0, nil)
+}
+
+// afford makes sure p can pay the listing fee of a listing at price,
+// earning in the game what is missing.
+func (b *bot) afford(p market.Player, st market.PlayerState, price float64) bool {
+	bp := b.cfg.ListingFeeBasisPoints
+	if bp <= 0 && b.cfg.MinFee <= 0 {
+		return true
+	}
+	// At most this: the fee is rounded to the cent, and capped.
+	fee := price*float64(bp)/10_000 + b.cfg.MinFee.Float() + 0.01
+	return st.Balance >= fee || b.earn(p, fee-st.Balance)
+}
+
+// earn pays p what they lack and a little more from the game, as far as
+// the fees the market took since the bots started have not been paid out
+// already: the money the players hold stays what it was, and what the
+// fee account takes in comes back to those who are short.
+func (b *bot) earn(p market.Player, lack float64) bool {
+	fees, err := b.svc.FeeBalance()
+	if err != nil {
+		b.r.record(Waited, 0, err)
+		return false
+	}
+	budget := fees - b.g.fees - b.g.paid
+	amount := math.Ceil(lack) + math.Round(wage*b.g.rng.Float64())
+	if budget < amount {
+		return false // saving up
+	}
+	_, err = b.svc.Deposit(p.ID, amount)
+	b.r.record(Earned, 1, err)
+	if err != nil {
+		return false
+	}
+	b.g.paid += amount
+	return true
+}
+
+// sellable is the inventory's stacks the rules let a player list.
+func (b *bot) sellable(st market.PlayerState) []market.ItemStack {
+	var out []market.ItemStack
+	for _, s := range st.Inventory {
+		if s != nil && !slices.ContainsFunc(b.cfg.Blacklist, func(k string) bool { return strings.EqualFold(k, s.Material) }) {
+			out = append(out, *s)
+		}
+	}
+	return out
+}
+
+// gather gives p a stack from the game of something the market trades: a
+// full stack of a random listing's material.
+func (b *bot) gather(p market.Player) bool {
+	stack := market.ItemStack{Material: "OAK_LOG", Amount: 64}
+	if active, err := b.svc.GetActiveListingsCount(); err == nil && active > 0 {
+		page, err := b.svc.Query(market.Query{Offset: b.g.rng.IntN(active), Limit: 1})
+		if err == nil && len(page.Listings) > 0 {
+			m := page.Listings[0].Item.Material
+			if info, ok := market.LookupMaterial(m); ok {
+				stack = market.ItemStack{Material: m, Amount: info.MaxStack}
+			}
+		}
+	}
+	_, _, err := b.svc.GiveItem(p.ID, stack)
+	b.r.record(Gathered, 1, err)
+	return err == nil
+}
+
+// price rounds a price to the cent within the rules' range.
+func (b *bot) price(p float64) float64 {
+	hi := b.cfg.MaxPrice
+	if v := b.cfg.MaxTransactionValue; v > 0 {
+		hi = min(hi, v)
+	}
+	return min(max(math.Round(p*100)/100, b.cfg.MinPrice.Float()), hi.Float())
+}
+
+// value is what a stack is worth on the market: its material's price a
+// unit, 30% more for each enchantment level.
+func value(s market.ItemStack) float64 {
+	unit := 0.10
+	if info, ok := market.LookupMaterial(s.Material); ok && info.BasePrice > 0 {
+		unit = float64(info.BasePrice) / 100
+	}
+	levels := 0
+	for _, e := range s.Enchantments {
+		levels += e.Level
+	}
+	return unit * float64(s.Amount) * (1 + 0.3*float64(levels))
+}
+
+// buy is p shopping: they see a random listing, look through the newest
+// offers of its kind for the cheapest a unit, and buy it if it is worth
+// its price to them and they can pay, or earn what they lack in the game
+// (earn).
+func (b *bot) buy(p market.Player, active int) {
+	if active == 0 {
+		b.r.record(Waited, 0, nil)
+		return
+	}
+	seen, err := b.svc.Query(market.Query{Offset: b.g.rng.IntN(active), Limit: 1})
+	if err != nil || len(seen.Listings) == 0 {
+		b.r.record(Waited, 0, err)
+		return
+	}
+	// The newest offers of the kind: a page in id order costs the main
+	// thread little at any size, where the whole market's unit-price
+	// order, filtered to one material, is walked up to the first match.
+	page, err := b.svc.Query(market.Query{Material: seen.Listings[0].Item.Material, Limit: browse})
+	if err != nil {
+		b.r.record(Waited, 0, err)
+		return
+	}
+	willing := math.Exp(0.25 + 0.2*b.g.rng.NormFloat64())
+	best := -1
+	for i, l := range page.Listings {
+		if l.Seller != p.ID && l.Price <= value(l.Item)*willing && (best < 0 || unit(l) < unit(page.Listings[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		b.r.record(Waited, 0, nil)
+		return
+	}
+	l := page.Listings[best]
+	st, ok := b.state(p)
+	if !ok {
+		return
+	}
+	if st.Balance < l.Price && !b.earn(p, l.Price-st.Balance) {
+		b.r.record(Waited, 0, nil) // saving up
+		return
+	}
+	_, err = b.svc.Buy(p, l.ID)
+	b.r.record(Bought, 1, err)
+}
+
+// unit is a listing's price an item.
+func unit(l market.Listing) float64 { return l.Price / float64(l.Item.Amount) }
+
+// takeBack is a seller taking their oldest listing back, to offer it again
+// at another price.
+func (b *bot) takeBack(players []market.Player) {
+	for range tries {
+		p := b.pick(players)
+		room, err := b.svc.ListingRoom(p.ID)
+		if err != nil {
+			b.r.record(Waited, 0, err)
+			return
+		}
+		if room.Listings == 0 {
+			continue
+		}
+		page, err := b.svc.Query(market.Query{Seller: p.ID, Sort: market.SortOldest, Limit: 1})
+		if err != nil || len(page.Listings) == 0 {
+			b.r.record(Waited, 0, err)
+			return
+		}
+		b.r.record(Removed, 1, b.svc.RemoveListing(page.Listings[0].ID, p))
+		return
+	}
+	b.r.record(Waited, 0, nil)
+}

@@ -1,0 +1,139 @@
+package traffic_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rynek/rynek/internal/traffic"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+	"github.com/rynek/rynek/seed"
+)
+
+var start = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+// demo opens the default demo market (--seed 3000) on a clock the test
+// moves.
+func demo(t testing.TB, listings int) (*market.Service, *market.ManualClock) {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seed.Load(st, seed.Options{Listings: listings, Rand: 1, Now: start}); err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	clock := market.NewManualClock(start)
+	svc := market.New(st, market.Config{Clock: clock})
+	svc.BindMainThread()
+	if err := svc.Enable(); err != nil {
+		svc.Close()
+		t.Fatal(err)
+	}
+	if err := svc.WaitHistory(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc, clock
+}
+
+// TestEconomyHoldsTheMarket runs the bots on the demo market, tick by tick
+// on a test clock: slowly over two days of the market's time (listings
+// expire into the mailboxes all along), and fast under the listing
+// cooldown. The active listings stay within 10% of where they began, money
+// and items are conserved net of what came in and went out through the
+// issuance account, and refusals stay under 1% of the turns, each a rule's.
+func TestEconomyHoldsTheMarket(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		rate  float64       // turns a second
+		ticks int           // each one second of turns
+		step  time.Duration // how far the clock moves a tick
+	}{
+		{"5 a second, a minute a tick", 5, 3000, time.Minute},
+		{"500 a second, a second a tick", 500, 120, time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			svc, clock := demo(t, 3000)
+			players, err := svc.Players()
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, err := svc.Audit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			feesBefore, err := svc.FeeBalance()
+			if err != nil {
+				t.Fatal(err)
+			}
+			gen := traffic.New(7)
+			var total traffic.Result
+			expired := 0
+			lo, hi := before.Listings, before.Listings
+			for tick := range c.ticks {
+				clock.Advance(c.step)
+				for {
+					n, more, err := svc.SweepExpired()
+					if err != nil {
+						t.Fatal(err)
+					}
+					expired += n
+					if !more {
+						break
+					}
+				}
+				total.Add(gen.Step(svc, players, c.rate, time.Second))
+				n, err := svc.GetActiveListingsCount()
+				if err != nil {
+					t.Fatal(err)
+				}
+				lo, hi = min(lo, n), max(hi, n)
+				if d := n - gen.Target(); d*10 > gen.Target() || -d*10 > gen.Target() {
+					t.Fatalf("tick %d: %d active listings, more than 10%% from the target %d (%s)", tick, n, gen.Target(), total.ActionText())
+				}
+			}
+			turns := 0
+			for _, n := range total.Actions {
+				turns += n
+			}
+			t.Logf("target %d, active %d..%d, %d expired; %d turns: %s; refused %d (%s)",
+				gen.Target(), lo, hi, expired, turns, total.ActionText(), total.Refused, total.RefusalText())
+			after, err := svc.Audit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(after.Problems) > 0 {
+				t.Fatalf("audit: %v", after.Problems)
+			}
+			if after.OpeningMoney != before.OpeningMoney || after.OpeningItems != before.OpeningItems {
+				t.Fatalf("net of issuance, money %d -> %d, items %d -> %d", before.OpeningMoney, after.OpeningMoney,
+					before.OpeningItems, after.OpeningItems)
+			}
+			t.Logf("issued: %s; money %d -> %d, items %d -> %d", after.Issued, before.Money, after.Money, before.Items, after.Items)
+			// What the fee account took came back to the players as
+			// wages: the money they hold stays within 1%.
+			feesAfter, err := svc.FeeBalance()
+			if err != nil {
+				t.Fatal(err)
+			}
+			held, held0 := after.Money.Float()-feesAfter, before.Money.Float()-feesBefore
+			if d := (held - held0) / held0; d > 0.01 || d < -0.01 {
+				t.Errorf("the players held %.2f, now %.2f (the fees took %.2f)", held0, held, feesAfter-feesBefore)
+			}
+			if total.Refused*100 > turns {
+				t.Fatalf("%d of %d turns refused: %s (the last: %v)", total.Refused, turns, total.RefusalText(), total.LastErr)
+			}
+			for _, a := range []traffic.Action{traffic.Sold, traffic.Bought, traffic.Removed} {
+				if total.Actions[a] == 0 {
+					t.Errorf("no turn %s: %s", a, total.ActionText())
+				}
+			}
+			if c.step == time.Minute && (expired == 0 || total.Actions[traffic.Relisted] == 0) {
+				t.Errorf("%d expired, %d relisted over two days", expired, total.Actions[traffic.Relisted])
+			}
+		})
+	}
+}
