@@ -275,7 +275,7 @@ func TestServeRunsHeadlessAndStopsOnSIGTERM(t *testing.T) {
 	for l := range lines {
 		last = l
 	}
-	if !regexp.MustCompile(`^rynek serve: stopped after \d+ ticks, tick work p50 .*; bots \d+ ok, \d+ refused$`).MatchString(last) {
+	if !regexp.MustCompile(`^rynek serve: stopped after \d+ ticks, tick work p50 .*; bots \d+ ok, \d+ refused( \(.+\))?$`).MatchString(last) {
 		t.Fatalf("last line %q", last)
 	}
 }

@@ -7,19 +7,20 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
 )
 
-// bots generate traffic on the main thread: each tick they perform rate×tick
-// random sells, purchases and removals as random players (internal/traffic).
+// bots run the demo's economy on the main thread: each tick rate×tick turns
+// of the market's players selling, buying, taking back and relisting
+// (internal/traffic).
 type bots struct {
 	on      bool
 	rate    int
 	gen     *traffic.Generator
 	players []market.Player
-	ok, bad int
-	lastErr error
+	total   traffic.Result // since the console started
 	changed bool
 }
 
@@ -43,9 +44,9 @@ func (m *Model) botKey(msg tea.KeyPressMsg) {
 		m.startBots()
 	case key.Matches(msg, k.Bots):
 		b.on = false
-		text := fmt.Sprintf("traffic bots stopped after %s ok, %s refused (R starts them again)", count(b.ok), count(b.bad))
-		if b.lastErr != nil {
-			text += "; the last refusal: " + b.lastErr.Error() + codeSuffix(b.lastErr)
+		text := fmt.Sprintf("traffic bots stopped after %s ok, %s refused (R starts them again)", count(b.total.OK), count(b.total.Refused))
+		if b.total.Refused > 0 {
+			text += "; refused " + b.total.RefusalText() + ", the last: " + playertext.Sanitize(b.total.LastErr.Error())
 		}
 		m.setStatus(statusMsg{text: text, qa: true})
 	case key.Matches(msg, k.Faster):
@@ -93,11 +94,7 @@ func (b *bots) step(c *Common, tick time.Duration) {
 		return
 	}
 	r := b.gen.Step(c.Svc, b.players, float64(b.rate), tick)
-	b.ok += r.OK
-	b.bad += r.Refused
-	if r.LastErr != nil {
-		b.lastErr = r.LastErr
-	}
+	b.total.Add(r)
 	if r.OK+r.Refused > 0 {
 		b.changed = true
 	}

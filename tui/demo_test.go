@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/seed"
 )
@@ -49,4 +50,22 @@ func TestDemoShowsEveryFeatureAtOnce(t *testing.T) {
 		e.mustContain(some)
 	}
 	t.Logf("acting as %s", actor.Name)
+}
+
+// TestBotsStopNamesTheRefusals: stopping the bots says what was refused,
+// by code, and the last refusal's text.
+func TestBotsStopNamesTheRefusals(t *testing.T) {
+	e := newEnv(t, 160, 48)
+	e.key("R")
+	if !e.m.bots.on {
+		t.Fatalf("R: %q", e.status())
+	}
+	last := &market.Error{Code: market.CodeCooldown, Msg: "Alex must wait 3s before listing again"}
+	e.m.bots.total = traffic.Result{OK: 5, Refused: 3, LastErr: last,
+		Refusals: map[market.Code]int{market.CodeCooldown: 2, market.CodePurchaseCap: 1}}
+	e.key("R")
+	want := "traffic bots stopped after 5 ok, 3 refused (R starts them again); refused COOLDOWN 2, PURCHASE_CAP 1, the last: Alex must wait 3s before listing again"
+	if e.status() != want {
+		t.Fatalf("status %q\nwant   %q", e.status(), want)
+	}
 }

@@ -161,7 +161,7 @@ func TestE2EEmptyMarketAddPlayerAndBots(t *testing.T) {
 	if ps, _ := e.svc.Players(); len(ps) != 1+botRecruits {
 		t.Fatalf("%d players", len(ps))
 	}
-	if !m.bots.on || m.bots.ok == 0 {
-		t.Fatalf("bots on %v, %d ok, %d refused", m.bots.on, m.bots.ok, m.bots.bad)
+	if !m.bots.on || m.bots.total.OK == 0 {
+		t.Fatalf("bots on %v, %d ok, %d refused", m.bots.on, m.bots.total.OK, m.bots.total.Refused)
 	}
 }

@@ -67,7 +67,7 @@ func (m *Model) header(w int) string {
 	}
 	if m.bots.on {
 		rate := fmt.Sprintf("QA bots %d/s", m.bots.rate)
-		bots = &headerPart{forms: []string{s.QA.Render(fmt.Sprintf("%s ok %s refused %s", rate, count(m.bots.ok), count(m.bots.bad))),
+		bots = &headerPart{forms: []string{s.QA.Render(fmt.Sprintf("%s ok %s refused %s", rate, count(m.bots.total.OK), count(m.bots.total.Refused))),
 			s.QA.Render(rate)}}
 	}
 	parts := []*headerPart{fixed(s.Header.Render(playertext.Sanitize(c.Svc.Name()))), fixed(ready), clock, active, volume,

@@ -395,8 +395,8 @@ func TestBotsRecruitPlayersInAnEmptyMarket(t *testing.T) {
 	// may all be bought or taken down again, so the trades are what counts.
 	n, _ := e.svc.GetActiveListingsCount()
 	done, _ := e.svc.GetCompletedTransactions()
-	if n+len(done) == 0 || e.m.bots.ok == 0 {
-		t.Fatalf("after 30 ticks: %d listings, %d purchases, %d ok, %d refused (%v)", n, len(done), e.m.bots.ok, e.m.bots.bad, e.m.bots.lastErr)
+	if n+len(done) == 0 || e.m.bots.total.OK == 0 {
+		t.Fatalf("after 30 ticks: %d listings, %d purchases, %d ok, %d refused (%v)", n, len(done), e.m.bots.total.OK, e.m.bots.total.Refused, e.m.bots.total.LastErr)
 	}
 	e.mustContain("QA bots 20/s ok")
 	e.key("R")

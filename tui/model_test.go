@@ -246,8 +246,8 @@ func TestBotsGenerateEventsWithoutGaps(t *testing.T) {
 	for range 10 {
 		e.tick()
 	}
-	if e.m.bots.ok == 0 || len(e.m.log.all) == 0 || e.m.log.gaps != 0 {
-		t.Fatalf("bots ok %d bad %d, events %d, gaps %d", e.m.bots.ok, e.m.bots.bad, len(e.m.log.all), e.m.log.gaps)
+	if e.m.bots.total.OK == 0 || len(e.m.log.all) == 0 || e.m.log.gaps != 0 {
+		t.Fatalf("bots ok %d bad %d, events %d, gaps %d", e.m.bots.total.OK, e.m.bots.total.Refused, len(e.m.log.all), e.m.log.gaps)
 	}
 	e.key("R")
 	n := len(e.m.log.all)

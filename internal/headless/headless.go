@@ -28,8 +28,10 @@ type Options struct {
 	// Tick is the loop's period (default 1/TicksPerSecond s).
 	Tick time.Duration
 	// Report, when set, is told about notable things (bots recruited,
-	// recovery) as they happen.
-	Report func(string)
+	// recovery) as they happen, and every ReportEvery (default a minute)
+	// what the bots did meanwhile.
+	Report      func(string)
+	ReportEvery time.Duration
 	// Reload, when it receives, runs ReloadRules on the main loop (SIGHUP
 	// in rynek serve), whose result goes to Report.
 	Reload      <-chan os.Signal
@@ -39,11 +41,11 @@ type Options struct {
 // Summary is what a run did and how long its ticks took: the work of a
 // tick, not the sleep between ticks.
 type Summary struct {
-	Ticks               int
-	TickP50, TickP99    time.Duration
-	TickMax             time.Duration
-	BotsOK, BotsRefused int
-	LastRefusal         error
+	Ticks            int
+	TickP50, TickP99 time.Duration
+	TickMax          time.Duration
+	// Bots is what the traffic bots did, their refusals by code.
+	Bots traffic.Result
 	// storeAway is set while following a shared market fails, so that the
 	// failure and the recovery are each reported once.
 	storeAway bool
@@ -51,8 +53,11 @@ type Summary struct {
 
 func (s Summary) String() string {
 	out := fmt.Sprintf("%d ticks, tick work p50 %s, p99 %s, max %s", s.Ticks, s.TickP50, s.TickP99, s.TickMax)
-	if s.BotsOK+s.BotsRefused > 0 {
-		out += fmt.Sprintf("; bots %d ok, %d refused", s.BotsOK, s.BotsRefused)
+	if b := s.Bots; b.OK+b.Refused > 0 {
+		out += fmt.Sprintf("; bots %d ok, %d refused", b.OK, b.Refused)
+		if b.Refused > 0 {
+			out += " (" + b.RefusalText() + ")"
+		}
 	}
 	return out
 }
@@ -73,6 +78,9 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 	report := o.Report
 	if report == nil {
 		report = func(string) {}
+	}
+	if o.ReportEvery <= 0 {
+		o.ReportEvery = time.Minute
 	}
 	var sum Summary
 	var players []market.Player
@@ -97,6 +105,9 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 	ticker := time.NewTicker(o.Tick)
 	defer ticker.Stop()
 	last := time.Now()
+	// What the bots did since the last report of it.
+	var window traffic.Result
+	reported := last
 	for {
 		select {
 		case <-ctx.Done():
@@ -119,8 +130,14 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 			elapsed := now.Sub(last)
 			last = now
 			start := time.Now()
-			tick(svc, gen, players, o.BotsRate, elapsed, &sum, report)
+			r := tick(svc, gen, players, o.BotsRate, elapsed, &sum, report)
 			store.check(svc.StoreHealth(), time.Now(), report)
+			sum.Bots.Add(r)
+			window.Add(r)
+			if len(players) > 0 && now.Sub(reported) >= o.ReportEvery {
+				report(botsReport(svc, gen, window, now.Sub(reported)))
+				window, reported = traffic.Result{}, now
+			}
 			if len(samples) == tickSamples {
 				copy(samples, samples[tickSamples/2:])
 				samples = samples[:tickSamples/2]
@@ -131,10 +148,10 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 	}
 }
 
-// tick is one turn of the main thread.
-func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, rate float64, elapsed time.Duration, sum *Summary, report func(string)) {
+// tick is one turn of the main thread; it returns what the bots did.
+func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, rate float64, elapsed time.Duration, sum *Summary, report func(string)) traffic.Result {
 	if !svc.IsReady() {
-		return
+		return traffic.Result{}
 	}
 	// What the other instances of a shared market did comes first.
 	follow(svc, sum, report)
@@ -147,11 +164,6 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 	}
 	// Never more than a second of traffic at once, even after a stall.
 	r := gen.Step(svc, players, rate, min(elapsed, time.Second))
-	sum.BotsOK += r.OK
-	sum.BotsRefused += r.Refused
-	if r.LastErr != nil {
-		sum.LastRefusal = r.LastErr
-	}
 	// A store failure may have left a purchase unfinished. While the store
 	// fails, recovery fails with it: the store's failure is reported
 	// (storeWatch), not each try.
@@ -163,6 +175,29 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 	if _, err := svc.TrimEventLog(); err != nil && !errors.Is(err, market.ErrStore) {
 		report("event log retention: " + err.Error())
 	}
+	return r
+}
+
+// botsReport says what the bots did over the last d: their turns by
+// action, their refusals by code, and where the active listings are
+// against what the economy holds them around.
+func botsReport(svc *market.Service, gen *traffic.Generator, r traffic.Result, d time.Duration) string {
+	actions := 0
+	for _, n := range r.Actions {
+		actions += n
+	}
+	unit := time.Second
+	if d < time.Second {
+		unit = time.Millisecond
+	}
+	text := fmt.Sprintf("bots in the last %s: %d actions (%s); %d refused", d.Round(unit), actions, r.ActionText(), r.Refused)
+	if r.Refused > 0 {
+		text += " (" + r.RefusalText() + "; the last: " + r.LastErr.Error() + ")"
+	}
+	if n, err := svc.GetActiveListingsCount(); err == nil {
+		text += fmt.Sprintf("; %d active listings, the economy holds %d", n, gen.Target())
+	}
+	return text
 }
 
 // follow applies what the other instances of a shared market did, and

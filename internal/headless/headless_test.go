@@ -3,6 +3,7 @@ package headless
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -10,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
+	"github.com/rynek/rynek/seed"
 )
 
 func newMarket(t *testing.T, clock *market.ManualClock) *market.Service {
@@ -44,7 +47,7 @@ func TestRunTicksWithBotsAndTimer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Ticks < 5 || sum.BotsOK == 0 || sum.TickP99 < sum.TickP50 || sum.TickMax < sum.TickP99 {
+	if sum.Ticks < 5 || sum.Bots.OK == 0 || sum.TickP99 < sum.TickP50 || sum.TickMax < sum.TickP99 {
 		t.Fatalf("summary %+v", sum)
 	}
 	if len(reports) == 0 || reports[0] != "the market had fewer than 2 players; the bots added 6" {
@@ -133,7 +136,7 @@ func TestAStoreFailureIsSaidOnceThenCountedThenOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d ticks, bots %d ok, %d refused; reports:\n%s", sum.Ticks, sum.BotsOK, sum.BotsRefused, strings.Join(reports, "\n"))
+	t.Logf("%d ticks, bots %d ok, %d refused; reports:\n%s", sum.Ticks, sum.Bots.OK, sum.Bots.Refused, strings.Join(reports, "\n"))
 	var began, counts, over []string
 	for _, r := range reports[1:] { // the first says the bots added players
 		switch {
@@ -152,5 +155,47 @@ func TestAStoreFailureIsSaidOnceThenCountedThenOver(t *testing.T) {
 	}
 	if h := svc.StoreHealth(); h.Failing || h.Failures == 0 {
 		t.Fatalf("store health after the run: %+v", h)
+	}
+}
+
+// TestRunReportsTheBots: a run with bots says every ReportEvery what they
+// did and where the market's listings are; the summary names the refusals
+// by code.
+func TestRunReportsTheBots(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	if _, err := seed.Load(st, seed.Options{Players: 20, Listings: 200, Days: 2, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(now)})
+	if err := svc.BindMainThread(); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Enable(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	var reports []string
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	sum, err := Run(ctx, svc, Options{BotsRate: 400, Seed: 1, Tick: 10 * time.Millisecond, ReportEvery: 200 * time.Millisecond,
+		Report: func(s string) { reports = append(reports, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`^bots in the last \d+ms: \d+ actions \(([a-z ]+ \d+(, )?)+\); 0 refused; \d+ active listings, the economy holds 200$`)
+	if len(reports) < 2 || !re.MatchString(reports[0]) {
+		t.Fatalf("reports %q", reports)
+	}
+	if sum.Bots.OK == 0 || sum.Bots.Refused != 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	sum.Bots.Add(traffic.Result{Refused: 3, Refusals: map[market.Code]int{market.CodeCooldown: 2, market.CodePurchaseCap: 1}})
+	if got, want := sum.String(), fmt.Sprintf("%d ticks, tick work p50 %s, p99 %s, max %s; bots %d ok, 3 refused (COOLDOWN 2, PURCHASE_CAP 1)",
+		sum.Ticks, sum.TickP50, sum.TickP99, sum.TickMax, sum.Bots.OK); got != want {
+		t.Fatalf("summary %q, want %q", got, want)
 	}
 }
