@@ -1,11 +1,15 @@
 package tui
 
 import (
+	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
 )
 
@@ -67,5 +71,30 @@ func TestBotsStopNamesTheRefusals(t *testing.T) {
 	want := "traffic bots stopped after 5 ok, 3 refused (R starts them again); refused COOLDOWN 2, PURCHASE_CAP 1, the last: Alex must wait 3s before listing again"
 	if e.status() != want {
 		t.Fatalf("status %q\nwant   %q", e.status(), want)
+	}
+}
+
+// TestStartActsAsASellerWithATier: a seller over the market's limit with a
+// market.limit.<n> tier of their own can still sell, so the console may act
+// as them at start (it skipped every seller over the market's limit).
+func TestStartActsAsASellerWithATier(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	must(t, err)
+	b, err := market.NewBulk(st)
+	must(t, err)
+	aaron := market.Player{ID: uuid.New(), Name: "Aaron", Permissions: []string{market.PermListingLimit + "50"}}
+	bob := market.Player{ID: uuid.New(), Name: "Bob"}
+	for _, p := range []market.Player{aaron, bob} {
+		must(t, b.AddPlayer(p, 100_00))
+		must(t, b.SetSlot(p.ID, 0, market.ItemStack{Material: "DIAMOND", Amount: 64}))
+	}
+	for range 25 {
+		_, err := b.AddListing(aaron.ID, market.ItemStack{Material: "OAK_LOG", Amount: 1}, 100, fixedNow.Add(-time.Hour), fixedNow.Add(6*24*time.Hour))
+		must(t, err)
+	}
+	must(t, b.Finish())
+	e := envOn(t, st, 120, 40)
+	if e.m.c.Actor.Name != "Aaron" {
+		t.Fatalf("acting as %q, not Aaron (25 listings of the 50 his tier allows)", e.m.c.Actor.Name)
 	}
 }

@@ -180,7 +180,6 @@ func (m *Model) chooseActors() {
 	if err != nil {
 		return
 	}
-	limit := svc.Config().MaxListingsPerPlayer
 	for _, p := range ps {
 		if p.HasPermission(market.PermAdmin) {
 			if m.c.Admin.Name == "" {
@@ -195,7 +194,8 @@ func (m *Model) chooseActors() {
 		if err != nil || st.Balance < 100 || !hasItems(st) {
 			continue
 		}
-		if page, err := svc.Query(market.Query{Seller: p.ID, Limit: 1}); err == nil && page.Total < limit {
+		// Their own limit: a big seller may have a tier above the market's.
+		if room, err := svc.ListingRoom(p.ID); err == nil && room.Listings < room.Limit {
 			m.c.Actor = p
 		}
 	}
