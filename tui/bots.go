@@ -20,6 +20,11 @@ type bots struct {
 	rate    int
 	gen     *traffic.Generator
 	players []market.Player
+	// others are the players but the one the console acts as (actor):
+	// the person at the keyboard plays that one, and a bot acting as them
+	// too would start their cooldown and change their inventory.
+	others  []market.Player
+	actor   uuid.UUID
 	total   traffic.Result // since the console started
 	changed bool
 }
@@ -84,7 +89,7 @@ func (m *Model) startBots() {
 			recruited += "acting as " + playerName(added[0]) + "; "
 		}
 	}
-	b.players, b.on = ps, true
+	b.players, b.others, b.on = ps, nil, true
 	m.setStatus(statusMsg{text: fmt.Sprintf("%straffic bots started at %d actions/s as %d players (R stops them; +/- pace)",
 		recruited, b.rate, len(ps)), qa: true})
 }
@@ -93,7 +98,16 @@ func (b *bots) step(c *Common, tick time.Duration) {
 	if !b.on {
 		return
 	}
-	r := b.gen.Step(c.Svc, b.players, float64(b.rate), tick)
+	if b.others == nil || b.actor != c.Actor.ID {
+		b.actor = c.Actor.ID
+		b.others = b.others[:0]
+		for _, p := range b.players {
+			if p.ID != b.actor {
+				b.others = append(b.others, p)
+			}
+		}
+	}
+	r := b.gen.Step(c.Svc, b.others, float64(b.rate), tick)
 	b.total.Add(r)
 	if r.OK+r.Refused > 0 {
 		b.changed = true

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"testing"
 	"time"
@@ -96,5 +97,47 @@ func TestStartActsAsASellerWithATier(t *testing.T) {
 	e := envOn(t, st, 120, 40)
 	if e.m.c.Actor.Name != "Aaron" {
 		t.Fatalf("acting as %q, not Aaron (25 listings of the 50 his tier allows)", e.m.c.Actor.Name)
+	}
+}
+
+// TestBotsLeaveTheActingPlayerAlone: the bots act as every player but the
+// one the console acts as, so a demo's own sell is never refused with a
+// cooldown the bots started, nor its inventory changed under it (others
+// may buy the player's listings, as in any market).
+func TestBotsLeaveTheActingPlayerAlone(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	must(t, e.svc.SetRules(market.Config{})) // the 5 s cooldown of a real market
+	actor := e.m.c.Actor
+	before, err := e.svc.GetPlayer(actor.ID)
+	must(t, err)
+	bought := func() int {
+		page, err := e.svc.Transactions(market.TxQuery{Player: actor.ID, AllStates: true, Limit: 10_000})
+		must(t, err)
+		n := 0
+		for _, tx := range page.Transactions {
+			if tx.Buyer == actor.ID {
+				n++
+			}
+		}
+		return n
+	}
+	purchases := bought()
+	e.key("R")
+	for range 4 {
+		e.key("+") // 320 a second
+	}
+	for range 30 {
+		e.tick()
+	}
+	if e.m.bots.total.OK == 0 {
+		t.Fatalf("the bots did nothing: %s", e.m.bots.total.ActionText())
+	}
+	after, err := e.svc.GetPlayer(actor.ID)
+	must(t, err)
+	room, err := e.svc.ListingRoom(actor.ID)
+	must(t, err)
+	if !reflect.DeepEqual(after.Inventory, before.Inventory) || !reflect.DeepEqual(after.Mailbox, before.Mailbox) ||
+		bought() != purchases || !room.NextListing.IsZero() {
+		t.Fatalf("the bots acted as %s: %d purchases, then %d; next listing at %v", actor.Name, purchases, bought(), room.NextListing)
 	}
 }
