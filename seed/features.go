@@ -63,14 +63,18 @@ type alertPlan struct {
 // shortly before a listing it finds (an anchor), so each player has an
 // alert that fired; the others watch for bargains and may find nothing.
 type alertPlans struct {
-	g        *gen
-	r        *rand.Rand
-	anchors  []mark
-	waiting  []*alertPlan   // made later than the listings reached so far, by time
-	byMat    [][]*alertPlan // the alerts a material's listings may fire
-	own      [][]*alertPlan
-	hits     [][]market.BulkAlertHit
-	matWords [][]string // each material's words; nil until an alert asks
+	g       *gen
+	r       *rand.Rand
+	anchors []mark
+	waiting []*alertPlan   // made later than the listings reached so far, by time
+	byMat   [][]*alertPlan // the alerts a material's listings may fire
+	own     [][]*alertPlan
+	hits    [][]market.BulkAlertHit
+	// matText is each material's words as the search reads them, joined
+	// by spaces (nil until an alert asks), and matching the materials each
+	// query's words are in.
+	matText  []string
+	matching map[string][]int
 }
 
 // alertFinds is how many finds the market keeps a player, the newest.
@@ -112,25 +116,34 @@ func (a *alertPlans) plan(p int, m *mat, ceiling market.Money, made int64) *aler
 
 // watch arms ap: the listings of every material its words are in fire it.
 func (a *alertPlans) watch(ap *alertPlan) {
-	if a.matWords == nil {
-		a.matWords = make([][]string, len(a.g.mats))
+	if a.matText == nil {
+		a.matText = make([]string, len(a.g.mats))
+		a.matching = map[string][]int{}
 		for k := range a.g.mats {
 			info, _ := market.LookupMaterial(a.g.mats[k].key)
-			a.matWords[k] = market.ParseSearch(info.Key + " " + info.Name).Words
+			a.matText[k] = strings.Join(market.ParseSearch(info.Key+" "+info.Name).Words, " ")
 		}
 	}
-	for k, have := range a.matWords {
-		if wordsIn(ap.words, have) {
-			a.byMat[k] = append(a.byMat[k], ap)
+	mats, ok := a.matching[ap.alert.Query]
+	if !ok {
+		for k, text := range a.matText {
+			if wordsIn(ap.words, text) {
+				mats = append(mats, k)
+			}
 		}
+		a.matching[ap.alert.Query] = mats
+	}
+	for _, k := range mats {
+		a.byMat[k] = append(a.byMat[k], ap)
 	}
 }
 
-// wordsIn reports whether every word of want is inside some word of have,
-// as the search matches.
-func wordsIn(want, have []string) bool {
+// wordsIn reports whether every word of want is inside one of the words
+// text joins by spaces, as the search matches: a word has no space, so it
+// is inside text only within one of its words.
+func wordsIn(want []string, text string) bool {
 	for _, w := range want {
-		if !slices.ContainsFunc(have, func(h string) bool { return strings.Contains(h, w) }) {
+		if !strings.Contains(text, w) {
 			return false
 		}
 	}
