@@ -3,7 +3,6 @@ package traffic
 import (
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rynek/rynek/market"
@@ -125,7 +124,7 @@ func countFree(st market.PlayerState) int {
 
 // offer lists something as a player who may: an expired listing waiting
 // in the mailbox again at its price, or a stack of the inventory near its
-// worth, after gathering one when the inventory has nothing to sell.
+// worth, after gathering one when the inventory has little to sell.
 func (b *bot) offer(players []market.Player) {
 	for range tries {
 		p := b.pick(players)
@@ -143,30 +142,24 @@ func (b *bot) offer(players []market.Player) {
 		}
 		if i := slices.IndexFunc(st.Mailbox, func(m market.MailboxEntry) bool { return m.PreviousPrice > 0 }); i >= 0 {
 			if !b.afford(p, st, st.Mailbox[i].PreviousPrice) {
+				b.r.record(Waited, 0, nil)
 				return
 			}
 			_, err := b.svc.RelistMail(p.ID, st.Mailbox[i].ID)
 			b.r.record(Relisted, 1, err)
 			return
 		}
-		stacks := b.sellable(st)
-		if len(stacks) < fewStacks {
+		if len(stacks(st)) < fewStacks {
 			if !b.gather(p) {
 				return
 			}
 			if st, ok = b.state(p); !ok {
 				return
 			}
-			if stacks = b.sellable(st); len(stacks) == 0 {
-				b.r.record(Waited, 0, nil) // the gathered stack went to a full inventory's mailbox
-				return
-			}
 		}
-		// Whole stacks: a part would leave two, and inventories would
-		// fill with ever smaller stacks the game then uses up.
-		stack := stacks[b.g.rng.IntN(len(stacks))]
-		price := b.price(value(stack) * min(max(math.Exp(0.05+0.2*b.g.rng.NormFloat64()), 0.6), 1.8))
-		if !b.afford(p, st, price) {
+		stack, price, ok := b.ask(st)
+		if !ok || !b.afford(p, st, price) {
+			b.r.record(Waited, 0, nil) // nothing the rules let them sell, or the fee
 			return
 		}
 		_, err = b.svc.SellItem(p, stack, price)
@@ -174,6 +167,33 @@ func (b *bot) offer(players []market.Player) {
 		return
 	}
 	b.r.record(Waited, 0, nil)
+}
+
+// ask picks a stack of the inventory to sell and its price, near its
+// worth: one the market's listing rules accept at that price. Whole
+// stacks: a part would leave two, and inventories would fill with ever
+// smaller stacks the game then uses up.
+func (b *bot) ask(st market.PlayerState) (market.ItemStack, float64, bool) {
+	rules := market.NewListingRules(b.cfg)
+	all := stacks(st)
+	for _, i := range b.g.rng.Perm(len(all)) {
+		price := b.price(value(all[i]) * min(max(math.Exp(0.05+0.2*b.g.rng.NormFloat64()), 0.6), 1.8))
+		if rules.Check(all[i], market.Money(math.Round(price*100))) == nil {
+			return all[i], price, true
+		}
+	}
+	return market.ItemStack{}, 0, false
+}
+
+// stacks is the inventory's stacks.
+func stacks(st market.PlayerState) []market.ItemStack {
+	var out []market.ItemStack
+	for _, s := range st.Inventory {
+		if s != nil {
+			out = append(out, *s)
+		}
+	}
+	return out
 }
 
 // afford makes sure p can pay the listing fee of a listing at price,
@@ -210,17 +230,6 @@ func (b *bot) earn(p market.Player, lack float64) bool {
 	}
 	b.g.paid += amount
 	return true
-}
-
-// sellable is the inventory's stacks the rules let a player list.
-func (b *bot) sellable(st market.PlayerState) []market.ItemStack {
-	var out []market.ItemStack
-	for _, s := range st.Inventory {
-		if s != nil && !slices.ContainsFunc(b.cfg.Blacklist, func(k string) bool { return strings.EqualFold(k, s.Material) }) {
-			out = append(out, *s)
-		}
-	}
-	return out
 }
 
 // gather gives p a stack from the game of something the market trades: a

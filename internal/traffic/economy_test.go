@@ -13,20 +13,21 @@ import (
 
 var start = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
-// demo opens the default demo market (--seed 3000) on a clock the test
-// moves.
-func demo(t testing.TB, listings int) (*market.Service, *market.ManualClock) {
+// demo opens the demo market (--seed 3000 is listings 3000) seeded and run
+// under rules, on a clock the test moves.
+func demo(t testing.TB, listings int, rules market.Config) (*market.Service, *market.ManualClock) {
 	t.Helper()
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := seed.Load(st, seed.Options{Listings: listings, Rand: 1, Now: start}); err != nil {
+	if _, err := seed.Load(st, seed.Options{Listings: listings, Rand: 1, Now: start, Rules: rules}); err != nil {
 		st.Close()
 		t.Fatal(err)
 	}
 	clock := market.NewManualClock(start)
-	svc := market.New(st, market.Config{Clock: clock})
+	rules.Clock = clock
+	svc := market.New(st, rules)
 	svc.BindMainThread()
 	if err := svc.Enable(); err != nil {
 		svc.Close()
@@ -42,21 +43,27 @@ func demo(t testing.TB, listings int) (*market.Service, *market.ManualClock) {
 // TestEconomyHoldsTheMarket runs the bots on the demo market, tick by tick
 // on a test clock: slowly over two days of the market's time (listings
 // expire into the mailboxes all along), and fast under the listing
-// cooldown. The active listings stay within 10% of where they began, money
-// and items are conserved net of what came in and went out through the
-// issuance account, and refusals stay under 1% of the turns, each a rule's.
+// cooldown, and under tight rules (a blacklist of what players hold, a
+// listing fee, a maximum transaction value, a purchase cap). The active
+// listings stay within 10% of where they began, money and items are
+// conserved net of what came in and went out through the issuance
+// account, and refusals stay under 1% of the turns, each a rule's.
 func TestEconomyHoldsTheMarket(t *testing.T) {
+	tight := market.Config{Blacklist: []string{"DIAMOND", "OAK_LOG", "COBBLESTONE"}, ListingFeeBasisPoints: 200, MinFee: 10,
+		MaxTransactionValue: 2_000_00, PurchaseCap: market.PurchaseCap{Max: 2, Window: 24 * time.Hour}}
 	for _, c := range []struct {
 		name  string
 		rate  float64       // turns a second
 		ticks int           // each one second of turns
 		step  time.Duration // how far the clock moves a tick
+		rules market.Config
 	}{
-		{"5 a second, a minute a tick", 5, 3000, time.Minute},
-		{"500 a second, a second a tick", 500, 120, time.Second},
+		{"5 a second, a minute a tick", 5, 3000, time.Minute, market.Config{}},
+		{"500 a second, a second a tick", 500, 120, time.Second, market.Config{}},
+		{"tight rules, 50 a second, 10 seconds a tick", 50, 600, 10 * time.Second, tight},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			svc, clock := demo(t, 3000)
+			svc, clock := demo(t, 3000, c.rules)
 			players, err := svc.Players()
 			if err != nil {
 				t.Fatal(err)
@@ -125,6 +132,11 @@ func TestEconomyHoldsTheMarket(t *testing.T) {
 			}
 			if total.Refused*100 > turns {
 				t.Fatalf("%d of %d turns refused: %s (the last: %v)", total.Refused, turns, total.RefusalText(), total.LastErr)
+			}
+			for code := range total.Refusals {
+				if code != market.CodePurchaseCap || c.rules.PurchaseCap.Max == 0 {
+					t.Errorf("refused %s, a rule a player sees before acting: %v", code, total.LastErr)
+				}
 			}
 			for _, a := range []traffic.Action{traffic.Sold, traffic.Bought, traffic.Removed} {
 				if total.Actions[a] == 0 {
