@@ -54,6 +54,9 @@ func TestConcurrentReaders(t *testing.T) {
 					_, err = svc.Stats(5)
 				case 5:
 					_, err = svc.GetPlayer(players[i%len(players)].ID)
+					if err == nil {
+						_, err = svc.ListingRoom(players[i%len(players)].ID)
+					}
 				case 6:
 					var a market.Audit
 					a, err = svc.Audit()
