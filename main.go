@@ -440,10 +440,6 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	if _, err := os.Stat(path); err != nil && !isPostgres(path) {
-		fmt.Fprintf(stderr, "rynek export: no market at %s: %v\n", path, err)
-		return 1
-	}
 	snap, err := openSnapshot(path, "export")
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek export: %v\n", err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,9 @@ func (s *Store) Backup(dest string) error {
 // console, a server), since WAL readers never block the writer.
 func BackupFile(path, dest string) error {
 	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no market at %s: %w", path, fs.ErrNotExist)
+	}
 	if err != nil {
 		return fmt.Errorf("back up %s: %w", path, err)
 	}
