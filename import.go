@@ -65,11 +65,12 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rynek import: %v\n", err)
 		return 1
 	}
+	line := progressLine{w: stderr, terminal: isTerminal(stderr)}
 	opts := grzybcio.ImportOptions{Dir: *from, ExpiryDays: *expiryDays, Now: time.Now(), DryRun: *dryRun, Merge: *merge, Partial: *partial,
 		Rules: listingRules, RulesFrom: rulesFrom, ExpiryFrom: expiryFrom,
 		Progress: func(done, total int) {
 			if total >= 10_000 {
-				fmt.Fprintf(stderr, "\r\x1b[Krynek import: loading %3d%%", done*100/max(total, 1))
+				line.progress("rynek import: loading %3d%%", done*100/max(total, 1))
 			}
 		}}
 	var leftOut []grzybcio.Note
@@ -117,15 +118,15 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 			st.created.undo() // the file and the folder it made, if it made them
 		}
 	}
-	fmt.Fprintf(stderr, "rynek import: reading %s", *from)
+	line.progress("rynek import: reading %s", *from)
 	report, err := grzybcio.Import(store, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "\r\x1b[Krynek import: %v\n", err)
+		line.final("rynek import: %v", err)
 		writtenNothing()
 		fmt.Fprintln(stderr, "rynek import: nothing was written")
 		return 1
 	}
-	fmt.Fprint(stderr, "\r\x1b[K")
+	line.clear()
 	report.WriteSummary(stdout)
 	nothing := report.Added() == 0
 	if !nothing {

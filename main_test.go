@@ -169,7 +169,8 @@ func TestImportAndExportCommands(t *testing.T) {
 		{[]string{"export", "--db", db}, 2, "rynek export: give the folder to write into with --to DIR"},
 		{[]string{"import", "--from", filepath.Join("internal", "grzybcio", "testdata", "foreign"), "--db", filepath.Join(dir, "new.db")}, 1,
 			"listings.yml:2:1: this is not GrzybcioRynek's listings.yml"},
-		{[]string{"export", "--to", to, "--db", filepath.Join(dir, "none.db")}, 1, "rynek export: no market at"},
+		{[]string{"export", "--to", to, "--db", filepath.Join(dir, "none.db")}, 1, "rynek export: no market at " + filepath.Join(dir, "none.db") + ": file does not exist\n"},
+		{[]string{"backup", "--db", filepath.Join(dir, "none.db"), filepath.Join(dir, "copy.db")}, 1, "rynek backup: no market at " + filepath.Join(dir, "none.db") + ": file does not exist\n"},
 		{[]string{"export", "--to", to, "--db", db}, 1, "listings.yml exists: an export never overwrites"},
 	}
 	for _, c := range cases {
@@ -277,6 +278,12 @@ func TestServeRunsHeadlessAndStopsOnSIGTERM(t *testing.T) {
 	}
 	if !regexp.MustCompile(`^rynek serve: stopped after \d+ ticks, tick work p50 .*; bots \d+ ok, \d+ refused( \(.+\))?$`).MatchString(last) {
 		t.Fatalf("last line %q", last)
+	} // Its log is a file or a pipe here: each step's last word on a line of
+	// its own, no progress rewritten in place.
+	log := errb.String()
+	if strings.ContainsAny(log, "\r\x1b") || !strings.Contains(log, "rynek: seeded 300 players, 200 listings") ||
+		!strings.Contains(log, "\nrynek: loaded ") {
+		t.Errorf("the log has carriage returns or escapes, or lacks a step:\n%q", log)
 	}
 }
 

@@ -73,6 +73,7 @@ func (c created) undo() {
 // fails, the market file it created is gone again.
 func open(path string, opts sqlite.Options, instance string, seedN int, seedRand int64, name string, rules market.Config, stderr io.Writer) (*market.Service, openedMarket, *market.ManualClock, error) {
 	var none openedMarket
+	line := progressLine{w: stderr, terminal: isTerminal(stderr)}
 	st, err := openMarket(path, opts, instance, false)
 	if err != nil {
 		return nil, none, nil, err
@@ -92,16 +93,16 @@ func open(path string, opts sqlite.Options, instance string, seedN int, seedRand
 	if empty && seedN > 0 {
 		start := time.Now()
 		res, err := seed.Load(st.store, seed.Options{Listings: seedN, Rand: seedRand, Rules: rules, Progress: func(done, total int) {
-			fmt.Fprintf(stderr, "\rrynek: seeding a demo market into %s: %3d%%", st.name, done*100/max(total, 1))
+			line.progress("rynek: seeding a demo market into %s: %3d%%", st.name, done*100/max(total, 1))
 		}})
 		if err != nil {
-			fmt.Fprintln(stderr)
+			line.end()
 			if !strings.HasPrefix(err.Error(), "seed:") {
 				err = fmt.Errorf("seed: %w", err)
 			}
 			return fail(err)
 		}
-		fmt.Fprintf(stderr, "\rrynek: seeded %d players, %d listings, %d transactions in %s\n",
+		line.final("rynek: seeded %d players, %d listings, %d transactions in %s",
 			res.Players, res.Listings, res.Transactions, time.Since(start).Round(time.Millisecond))
 	}
 	clock := market.NewOffsetClock()
@@ -109,7 +110,7 @@ func open(path string, opts sqlite.Options, instance string, seedN int, seedRand
 	cfg := rules
 	cfg.Name, cfg.Clock = name, clock
 	cfg.LoadProgress = func(done, total int) {
-		fmt.Fprintf(stderr, "\rrynek: loading %s: %3d%%", st.name, done*100/max(total, 1))
+		line.progress("rynek: loading %s: %3d%%", st.name, done*100/max(total, 1))
 	}
 	svc := market.New(st.store, cfg)
 	if err := svc.BindMainThread(); err != nil {
@@ -119,6 +120,56 @@ func open(path string, opts sqlite.Options, instance string, seedN int, seedRand
 		return fail(err)
 	}
 	n, _ := svc.GetActiveListingsCount()
-	fmt.Fprintf(stderr, "\rrynek: loaded %d active listings in %s\n", n, time.Since(start).Round(time.Millisecond))
+	line.final("rynek: loaded %d active listings in %s", n, time.Since(start).Round(time.Millisecond))
 	return svc, st, clock, nil
+}
+
+// progressLine shows a long step's progress on one line of a terminal,
+// rewritten in place. Written to a file or a pipe (a server's log) only the
+// final line of each step appears: a log of carriage returns reads as one
+// line of a hundred percentages.
+type progressLine struct {
+	w        io.Writer
+	terminal bool
+	shown    bool // a progress line is on the screen, unfinished
+}
+
+func (l *progressLine) progress(format string, args ...any) {
+	if l.terminal {
+		fmt.Fprintf(l.w, "\r\x1b[K"+format, args...)
+		l.shown = true
+	}
+}
+
+// final replaces the progress with the step's last word.
+func (l *progressLine) final(format string, args ...any) {
+	l.clear()
+	fmt.Fprintf(l.w, format+"\n", args...)
+}
+
+// clear takes the progress off the screen.
+func (l *progressLine) clear() {
+	if l.shown {
+		io.WriteString(l.w, "\r\x1b[K")
+		l.shown = false
+	}
+}
+
+// end finishes an unfinished progress line, so what follows starts on a
+// line of its own.
+func (l *progressLine) end() {
+	if l.shown {
+		io.WriteString(l.w, "\n")
+		l.shown = false
+	}
+}
+
+// isTerminal tells whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
