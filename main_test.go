@@ -87,7 +87,7 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 	}
 }
 
-func TestOpenSeedsOnceAndShowsProgress(t *testing.T) {
+func TestOpenSeedsOnceAndSaysSo(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
 	var errb bytes.Buffer
 	svc, _, clock, err := open(path, sqlite.Options{}, "", 50, 3, "Bazar", market.Config{}, &errb)
@@ -97,9 +97,10 @@ func TestOpenSeedsOnceAndShowsProgress(t *testing.T) {
 	if n, _ := svc.GetActiveListingsCount(); n != 50 || svc.Name() != "Bazar" || clock == nil {
 		t.Fatalf("count %d, name %q", n, svc.Name())
 	}
-	for _, want := range []string{"seeding a demo market", "seeded", "loaded 50 active listings"} {
-		if !strings.Contains(errb.String(), want) {
-			t.Errorf("progress lacks %q: %q", want, errb.String())
+	// Not a terminal: each step's last line, no progress in place.
+	for _, want := range []string{"rynek: seeded 300 players, 50 listings", "\nrynek: loaded 50 active listings"} {
+		if !strings.Contains(errb.String(), want) || strings.Contains(errb.String(), "\r") {
+			t.Errorf("the start's lines lack %q or hold a carriage return: %q", want, errb.String())
 		}
 	}
 	svc.Close()

@@ -1,7 +1,9 @@
 package market_test
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,8 +102,9 @@ func TestBackupRefusesAnExistingFile(t *testing.T) {
 	if b, _ := os.ReadFile(dest); string(b) != "precious" {
 		t.Fatal("the existing file was overwritten")
 	}
-	err = sqlite.BackupFile(filepath.Join(t.TempDir(), "none.db"), filepath.Join(t.TempDir(), "x.db"))
-	if err == nil || !strings.Contains(err.Error(), "no such file") {
+	none := filepath.Join(t.TempDir(), "none.db")
+	err = sqlite.BackupFile(none, filepath.Join(t.TempDir(), "x.db"))
+	if !errors.Is(err, fs.ErrNotExist) || err.Error() != "no market at "+none+": file does not exist" {
 		t.Fatalf("backup of a missing market: %v", err)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(dest))
