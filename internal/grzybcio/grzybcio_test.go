@@ -315,7 +315,7 @@ func TestAnImportIsOneTransaction(t *testing.T) {
 
 func TestMergeIsExplicitAndAddsNothingTwice(t *testing.T) {
 	st := newStore(t)
-	importDir(t, st, "testdata/server", ImportOptions{})
+	first := importDir(t, st, "testdata/server", ImportOptions{})
 	before := contents(t, st)
 	_, err := Import(st, ImportOptions{Dir: "testdata/server", Now: now})
 	if !errors.Is(err, ErrNotEmpty) {
@@ -332,6 +332,22 @@ func TestMergeIsExplicitAndAddsNothingTwice(t *testing.T) {
 	r.WriteSummary(&out)
 	if want := "Nothing new from testdata/server: the market has all of it from an earlier import\n"; !strings.HasPrefix(out.String(), want) {
 		t.Errorf("summary\n%s\nwant it to start %q", out.String(), want)
+	}
+	// The players the market has keep their own favourites and alerts, as
+	// they keep their names: the merge skips what the first import skipped
+	// (the same files), nothing more, and no favourite is of a listing that
+	// is not on the market.
+	if n, want := r.Count(NoteSkipped), first.Count(NoteSkipped); n != want || r.FavoritesGone != 0 || r.KeptPlayerData != 1 {
+		t.Errorf("%d skipped, %d favourites gone, %d players' own kept; want %d, 0 and 1; notes %v", n, r.FavoritesGone, r.KeptPlayerData, want, r.Notes)
+	}
+	for _, n := range r.Notes {
+		if n.Where == "" {
+			t.Errorf("a note without its place: %+v", n)
+		}
+	}
+	want := "  players' own   0 favourites (0 more were of listings that are not on the market), 0 price alerts, each firing at its maxPrice per item; 1 player already in the market keeps their own\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("summary\n%s\nwant the line %q", out.String(), want)
 	}
 }
 
@@ -481,6 +497,22 @@ func TestAnUnknownSectionIsNotedNotFatal(t *testing.T) {
 	if r.Listings != 2 || len(r.Notes) != 1 || r.Notes[0].Text != `section "auctions" skipped: the plugin never wrote it` ||
 		r.Notes[0].Where != filepath.Join(dir, ListingsFile)+":29:1" {
 		t.Fatalf("report %+v", r)
+	}
+}
+
+// The favourites of a player the files name nowhere else (no listing,
+// mail or sale) are skipped with their place and the reason.
+func TestFavouritesOfAPlayerNamedNowhereElse(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("testdata/legacy/listings.yml")
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, ListingsFile), data, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, MarketDataFile), []byte("favorites:\n  0c0c0c0c-1d1d-4e2e-8f3f-4a4a4a4a4a4a:\n  - 1\ntransactions: []\n"), 0o644))
+	r := importDir(t, newStore(t), dir, ImportOptions{DryRun: true})
+	want := Note{Kind: NoteSkipped, Where: filepath.Join(dir, MarketDataFile) + ":3:5",
+		Text: "the favourites and alerts of 0c0c0c0c-1d1d-4e2e-8f3f-4a4a4a4a4a4a skipped: the files name this player nowhere else (no listing, mail or sale)"}
+	if len(r.Notes) != 1 || r.Notes[0] != want {
+		t.Fatalf("notes %+v, want [%+v]", r.Notes, want)
 	}
 }
 

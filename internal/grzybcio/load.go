@@ -308,10 +308,13 @@ type renumbered struct {
 	where string
 }
 
-// seen is the name a player has in the load and the time it is from.
+// seen is the name a player has in the load and the time it is from;
+// kept is set for a player a merge found in the market, who keeps what
+// they have.
 type seen struct {
 	name string
 	at   int64
+	kept bool
 }
 
 func (l *loading) step() {

@@ -67,6 +67,10 @@ type Report struct {
 	// FavoritesGone the favourites of listings not imported as listings
 	// (expired, skipped).
 	Favorites, Alerts, FavoritesGone int
+	// KeptPlayerData counts the players of the files a merge found in the
+	// market with favourites or alerts in the files: they keep their own,
+	// as they keep their names and balances.
+	KeptPlayerData int
 
 	// In the files but not imported: Rynek shows sales in each player's
 	// history instead.
@@ -147,9 +151,14 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if r.AlreadyThere > 0 {
 		fmt.Fprintf(w, "  already there  %d listings, mail and transactions the market has from an earlier import\n", r.AlreadyThere)
 	}
-	if r.Favorites+r.Alerts+r.FavoritesGone > 0 {
-		fmt.Fprintf(w, "  players' own   %d favourites (%d more were of listings that are not on the market), %d price alerts, each firing at its maxPrice per item\n",
+	if r.Favorites+r.Alerts+r.FavoritesGone+r.KeptPlayerData > 0 {
+		fmt.Fprintf(w, "  players' own   %d favourites (%d more were of listings that are not on the market), %d price alerts, each firing at its maxPrice per item",
 			r.Favorites, r.FavoritesGone, r.Alerts)
+		if r.KeptPlayerData > 0 {
+			fmt.Fprintf(w, "; %s already in the market %s their own", count(r.KeptPlayerData, "player"),
+				map[bool]string{true: "keeps", false: "keep"}[r.KeptPlayerData == 1])
+		}
+		fmt.Fprintln(w)
 	}
 	if r.SaleNotices > 0 {
 		fmt.Fprintf(w, "  not imported   %d sale notices for offline sellers (Rynek shows sales in each player's history and notifications)\n", r.SaleNotices)

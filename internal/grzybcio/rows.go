@@ -28,9 +28,11 @@ func (l *loading) see(id uuid.UUID, name string, at int64) error {
 		if name != "" {
 			s.name = name
 		}
+		known := l.k.Summary().SkippedPlayers
 		if err := l.k.AddPlayer(market.Player{ID: id, Name: playerName(s.name)}, 0); err != nil {
 			return fmt.Errorf("player %s: %w", id, err)
 		}
+		s.kept = l.k.Summary().SkippedPlayers > known
 		return nil
 	}
 	if name == "" || s.name != "" && at < s.at {
@@ -209,6 +211,16 @@ func (l *loading) playerData() error {
 	}
 	slices.SortFunc(owners, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
 	for _, o := range owners {
+		switch s := l.players[o]; {
+		case s != nil && s.kept:
+			// A merge found them in the market: they keep their own, as
+			// they keep their name (market.Bulk never overwrites).
+			l.r.KeptPlayerData++
+			continue
+		case s == nil:
+			l.note(NoteSkipped, l.firstPlayerData(o).String(), "the favourites and alerts of %s skipped: the files name this player nowhere else (no listing, mail or sale)", o)
+			continue
+		}
 		var favs []int
 		for _, fav := range l.favorites[o] {
 			if id := fav.id; l.nextID > 0 && id >= l.nextID {
@@ -238,13 +250,22 @@ func (l *loading) playerData() error {
 			continue
 		}
 		if err := l.k.SetPlayerData(o, favs, alerts); err != nil {
-			l.note(NoteSkipped, "", "the favourites and alerts of %s skipped: %v", o, err)
+			l.note(NoteSkipped, l.firstPlayerData(o).String(), "the favourites and alerts of %s skipped: %v", o, err)
 			continue
 		}
 		l.r.Favorites += len(favs)
 		l.r.Alerts += len(alerts)
 	}
 	return nil
+}
+
+// firstPlayerData is the place of a player's first favourite or alert in
+// the files, for a note about them all.
+func (l *loading) firstPlayerData(player uuid.UUID) position {
+	if favs := l.favorites[player]; len(favs) > 0 {
+		return favs[0].at
+	}
+	return l.alerts[player][0].at
 }
 
 // mails loads a player's mail, counting it into count.
