@@ -272,7 +272,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	mf := addMarketFlags(fs)
 	addr := fs.String("api", httpapi.DefaultAddr, "address of the HTTP API")
 	af := addAPIFlags(fs)
-	bots := fs.Float64("bots", 0, "traffic bots: random sells, purchases and removals a second (0: none)")
+	bots := fs.Float64("bots", 0, "traffic bots: turns a second of the market's players selling, buying, taking back and relisting in balance, as the console's R does (0: none)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: rynek serve [--db PATH] [--api ADDR] [--bots RATE] [flags]\n\nRuns the market without a terminal and serves its HTTP API and live board\n(http://ADDR/). Its main loop runs %d ticks a second. Ctrl+C or SIGTERM stops it.\n\nFlags:\n", headless.TicksPerSecond)
 		fs.PrintDefaults()

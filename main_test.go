@@ -43,6 +43,20 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 }
 
+// TestServeHelpSaysWhatTheBotsDo: --bots is the demo economy's turns a
+// second (internal/traffic), as docs/http-api.md says, not the random
+// sells and purchases the first bots made.
+func TestServeHelpSaysWhatTheBotsDo(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"serve", "--help"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	want := "  -bots float\n    \ttraffic bots: turns a second of the market's players selling, buying, taking back and relisting in balance, as the console's R does (0: none)\n"
+	if !strings.Contains(errb.String(), want) {
+		t.Errorf("serve --help lacks %q:\n%s", want, errb.String())
+	}
+}
+
 func TestBadInputIsRefusedClearly(t *testing.T) {
 	dir := t.TempDir()
 	foreign := filepath.Join(dir, "notes.txt")
