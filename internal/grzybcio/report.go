@@ -141,7 +141,14 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "  ratings        %d buyers' ratings of those sales\n", r.Ratings)
 	}
 	fmt.Fprintf(w, "  rounded        %d amounts to cents (the plugin stored prices unrounded; its economy charged them rounded)\n", r.Rounded)
-	fmt.Fprintf(w, "  skipped        %d entries (air, amount 0 or less, unreadable)\n", r.Count(NoteSkipped))
+	switch n := r.Count(NoteSkipped); n {
+	case 0:
+		fmt.Fprintln(w, "  skipped        no entry")
+	case 1:
+		fmt.Fprintln(w, "  skipped        1 entry, listed below with the reason")
+	default:
+		fmt.Fprintf(w, "  skipped        %d entries, each listed below with the reason\n", n)
+	}
 	if n := r.Count(NoteShortened); n > 0 {
 		fmt.Fprintf(w, "  shortened      %d display texts or parts over Rynek's limits (each item's original is kept whole)\n", n)
 	}
