@@ -53,10 +53,8 @@ Flags:
 		fmt.Fprintf(stderr, "rynek check: unexpected argument %q (see --help)\n", fs.Arg(0))
 		return checkFailed
 	}
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "db" })
 	path := *dbPath
-	if !given {
+	if !flagGiven(fs, "db") {
 		var err error
 		if path, err = sqlite.DefaultFile(); err != nil { // a check creates no folder
 			fmt.Fprintf(stderr, "rynek check: cannot find a data directory: %v (use --db)\n", err)
