@@ -72,8 +72,9 @@ func newEconomyDialog(p market.Player) *economyDialog {
 
 func (d *economyDialog) setKind(k issueKind) {
 	d.kind = k
-	_, d.input.input.Placeholder = k.field()
+	_, placeholder := k.field()
 	d.input.Reset()
+	d.input.SetPlaceholder(placeholder)
 	d.err = ""
 }
 

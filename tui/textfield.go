@@ -65,6 +65,9 @@ func (f *textField) Reset() {
 	f.selected, f.note = false, ""
 }
 
+// SetPlaceholder sets what the empty field shows.
+func (f *textField) SetPlaceholder(p string) { f.input.Placeholder = p }
+
 // Value is the text in the field.
 func (f *textField) Value() string { return f.input.Value() }
 

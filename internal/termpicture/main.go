@@ -2,7 +2,7 @@
 // what `tmux capture-pane -e -p` prints (text with SGR colour sequences) and
 // writes an SVG of the same cells, colours, bold and reverse video. The
 // README's picture of the console is made with it from the real program's
-// screen (docs/console-picture.sh), so the picture shows what users get.
+// screen (internal/termpicture/console.sh), so the picture shows what users get.
 //
 // An SVG of text rather than a bitmap: it stays sharp at any size, is a few
 // tens of kilobytes, and the viewer's monospace font draws every glyph the
