@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,28 +21,10 @@ import (
 func TestServeOnAFullDisk(t *testing.T) {
 	dir := tmpfs.Mount(t, 20<<20, false)
 	path := filepath.Join(dir, "m.db")
-	pr, pw := io.Pipe()
-	var errb lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"serve", "--db", path, "--seed", "3000", "--api", "127.0.0.1:0", "--bots", "200"}, pw, &errb)
-		pw.Close()
-	}()
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	first := <-lines
-	m := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(first)
-	if m == nil {
-		t.Fatalf("first line %q; stderr %s", first, errb.String())
-	}
+	srv := startServe(t, "--db", path, "--seed", "3000", "--api", "127.0.0.1:0", "--bots", "200")
+	errb := &srv.errb
 	health := func() (int, httpapi.Health) {
-		res, err := http.Get("http://" + m[1] + "/api/health")
+		res, err := http.Get(srv.base + "/api/health")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,17 +65,7 @@ func TestServeOnAFullDisk(t *testing.T) {
 		t.Fatalf("health after the disk has room again: %+v", f)
 	}
 
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errb.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop on SIGTERM")
-	}
+	srv.stop()
 	log := errb.String()
 	t.Logf("stderr after the seed:\n%s", log[strings.LastIndex(log, "loaded"):])
 	said := regexp.MustCompile(`rynek serve: store failure: [a-z ]*:? ?database or disk is full \(13\); every change is refused until the store saves again\n`)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -209,27 +208,8 @@ func TestImportAndExportCommands(t *testing.T) {
 // board is served, and SIGTERM stops it cleanly with a summary of its ticks.
 func TestServeRunsHeadlessAndStopsOnSIGTERM(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
-	pr, pw := io.Pipe()
-	var errb lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"serve", "--db", path, "--seed", "200", "--api", "127.0.0.1:0", "--bots", "400"}, pw, &errb)
-		pw.Close()
-	}()
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	first := <-lines
-	m := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(first)
-	if m == nil {
-		t.Fatalf("first line %q; stderr %s", first, errb.String())
-	}
-	base := "http://" + m[1]
+	srv := startServe(t, "--db", path, "--seed", "200", "--api", "127.0.0.1:0", "--bots", "400")
+	base, errb := srv.base, &srv.errb
 	version := func() uint64 {
 		res, err := http.Get(base + "/api/health")
 		if err != nil {
@@ -276,24 +256,15 @@ func TestServeRunsHeadlessAndStopsOnSIGTERM(t *testing.T) {
 		}
 		waitFor(c.said)
 	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errb.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop on SIGTERM")
-	}
+	srv.stop()
 	last := ""
-	for l := range lines {
+	for l := range srv.lines {
 		last = l
 	}
 	if !regexp.MustCompile(`^rynek serve: stopped after \d+ ticks, tick work p50 .*; bots \d+ ok, \d+ refused( \(.+\))?$`).MatchString(last) {
 		t.Fatalf("last line %q", last)
-	} // Its log is a file or a pipe here: each step's last word on a line of
+	}
+	// Its log is a file or a pipe here: each step's last word on a line of
 	// its own, no progress rewritten in place.
 	log := errb.String()
 	if strings.ContainsAny(log, "\r\x1b") || !strings.Contains(log, "rynek: seeded 300 players, 200 listings") ||
