@@ -52,15 +52,19 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	// The plugin's config.yml, read once: its expiry days, the rules
+	// imported listings obey when the market has none, and what the import
+	// carries over into the market's rules file.
+	plugin, pluginErr := grzybcio.ReadRules(*from)
 	expiryFrom := "--expiry-days"
 	if !flagGiven(fs, "expiry-days") {
 		// The plugin computed each listing's expiry from its own setting.
 		expiryFrom = "the plugin's default"
-		if r, err := grzybcio.ReadRules(*from); err == nil && r.ExpiryDays > 0 {
-			*expiryDays, expiryFrom = r.ExpiryDays, "listing-expiry-days in its "+grzybcio.ConfigFile
+		if pluginErr == nil && plugin.ExpiryDays > 0 {
+			*expiryDays, expiryFrom = plugin.ExpiryDays, "listing-expiry-days in its "+grzybcio.ConfigFile
 		}
 	}
-	listingRules, rulesFrom, err := importedListingRules(*config, *from, path)
+	listingRules, rulesFrom, err := importedListingRules(*config, *from, path, plugin, pluginErr)
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek import: %v\n", err)
 		return 1
@@ -130,7 +134,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	report.WriteSummary(stdout)
 	nothing := report.Added() == 0
 	if !nothing {
-		importRules(*from, path, *dryRun, stdout)
+		importRules(plugin, pluginErr, path, *dryRun, stdout)
 	}
 	switch {
 	case *dryRun:
@@ -161,12 +165,11 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// importRules carries the plugin's config.yml over into the rules file
-// beside the market (never over one that is there; a PostgreSQL market's
-// instances take theirs from --config, so it is only printed), and says so
-// in the summary's style.
-func importRules(from, dbPath string, dryRun bool, stdout io.Writer) {
-	r, err := grzybcio.ReadRules(from)
+// importRules carries the plugin's config.yml (r, or why it could not be
+// read) over into the rules file beside the market (never over one that is
+// there; a PostgreSQL market's instances take theirs from --config, so it
+// is only printed), and says so in the summary's style.
+func importRules(r grzybcio.Rules, err error, dbPath string, dryRun bool, stdout io.Writer) {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return
@@ -199,9 +202,10 @@ func indent(text string) string {
 
 // importedListingRules finds the rules imported listings obey, the rules
 // the market will have: --config; else the rules file beside the market;
-// else the plugin's config.yml, which the import carries over into it
-// (importRules); else the defaults. It says where they come from.
-func importedListingRules(config, from, dbPath string) (market.Config, string, error) {
+// else the plugin's config.yml (plugin, or why it could not be read), which
+// the import carries over into it (importRules); else the defaults. It says
+// where they come from.
+func importedListingRules(config, from, dbPath string, plugin grzybcio.Rules, pluginErr error) (market.Config, string, error) {
 	if config != "" {
 		c, err := rules.Load(config)
 		if errors.Is(err, os.ErrNotExist) {
@@ -219,11 +223,10 @@ func importedListingRules(config, from, dbPath string) (market.Config, string, e
 			return c, "", err
 		}
 	}
-	r, err := grzybcio.ReadRules(from)
-	if err != nil {
+	if pluginErr != nil {
 		return market.Config{}, "the defaults", nil // importRules says why config.yml is not carried over
 	}
-	c, err := rules.Parse(r.YAML, filepath.Join(from, grzybcio.ConfigFile))
+	c, err := rules.Parse(plugin.YAML, filepath.Join(from, grzybcio.ConfigFile))
 	if err != nil {
 		return market.Config{}, "", err
 	}
