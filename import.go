@@ -137,6 +137,10 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		importRules(plugin, pluginErr, path, *dryRun, stdout)
 	}
 	switch {
+	case *dryRun && len(report.Notes) == 0:
+		if !nothing {
+			fmt.Fprintln(stdout, "\nEvery entry loads as it is: nothing to note.")
+		}
 	case *dryRun:
 		fmt.Fprintln(stdout, "\nEvery entry:")
 		report.WriteNotes(stdout)
