@@ -129,7 +129,7 @@ func New(svc *market.Service, opts Options) *Server {
 	}
 	perClient := opts.MaxStreamsPerClient
 	if opts.RatePerSecond <= 0 {
-		perClient = 0 // no per-client limits at all (behind a proxy, every client has its address)
+		perClient = 0 // no per-client limits at all: behind a reverse proxy every client has the proxy's address
 	}
 	s.hub = newHub(svc, opts.StreamLag, newStreamCount(opts.MaxStreams, perClient))
 	s.routes()
