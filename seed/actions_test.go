@@ -20,6 +20,13 @@ func loadWithRules(t *testing.T, opts seed.Options) (*market.Service, *market.Ma
 		st.Close()
 		t.Fatal(err)
 	}
+	return start(t, st, opts)
+}
+
+// start starts the market on st, seeded with opts, with the rules and the
+// time of opts.
+func start(t *testing.T, st market.Store, opts seed.Options) (*market.Service, *market.ManualClock) {
+	t.Helper()
 	clock := market.NewManualClock(opts.Now)
 	cfg := opts.Rules
 	cfg.Clock = clock
@@ -106,27 +113,74 @@ func TestSeededMarketKeepsItsRules(t *testing.T) {
 					t.Fatalf("listing #%d expires %v after it was made, not the rules' %v", l.ID, l.ExpiresAt.Sub(l.CreatedAt), rules.ListingTTL)
 				}
 			}
-			if pc := rules.PurchaseCap; pc.Max > 0 {
-				done, err := svc.GetCompletedTransactions()
-				must(t, err)
-				pairs := map[[2]string][]time.Time{}
-				for _, tx := range done {
-					k := [2]string{tx.BuyerName, tx.SellerName}
-					at := tx.Timeline[len(tx.Timeline)-1].At
-					for _, before := range pairs[k] {
-						if d := at.Sub(before); d < pc.Window && d > -pc.Window {
-							t.Fatalf("%s bought from %s at %v and %v, within the cap of %d in %v", k[0], k[1], before, at, pc.Max, pc.Window)
-						}
-					}
-					pairs[k] = append(pairs[k], at)
-				}
-			}
+			checkPurchaseCap(t, svc)
 			t.Logf("%d players, %d with a tier of their own", len(players), tiers)
 			if len(all) > rules.MaxListingsPerPlayer*len(players)/2 && tiers == 0 {
 				t.Errorf("%d listings among %d players and no tier", len(all), len(players))
 			}
 		})
 	}
+}
+
+// checkPurchaseCap fails t when the history of svc holds more purchases of
+// one buyer from one seller within the window of the market's purchase cap
+// than it allows.
+func checkPurchaseCap(t *testing.T, svc *market.Service) {
+	t.Helper()
+	pc := svc.Config().PurchaseCap
+	if pc.Max <= 0 {
+		return
+	}
+	done, err := svc.GetCompletedTransactions()
+	must(t, err)
+	pairs := map[[2]string][]time.Time{}
+	for _, tx := range done {
+		k := [2]string{tx.BuyerName, tx.SellerName}
+		pairs[k] = append(pairs[k], tx.Timeline[len(tx.Timeline)-1].At)
+	}
+	for k, times := range pairs {
+		slices.SortFunc(times, time.Time.Compare)
+		for i := pc.Max; i < len(times); i++ {
+			if d := times[i].Sub(times[i-pc.Max]); d < pc.Window {
+				t.Fatalf("%s bought from %s %d times from %v to %v, within %v: the cap allows %d", k[0], k[1], pc.Max+1,
+					times[i-pc.Max], times[i], pc.Window, pc.Max)
+			}
+		}
+	}
+}
+
+// TestSeedWithinAPurchaseCapItCannotFill: a purchase cap that allows fewer
+// sales than the options ask for (4 players, each buying from each other
+// once a day, 30 sales a day) gives a history of the sales it allows, at
+// once, and none beyond it, where the seed looked for a buyer forever.
+func TestSeedWithinAPurchaseCapItCannotFill(t *testing.T) {
+	opts := seed.Options{Players: 4, Listings: 40, Days: 3, SalesPerDay: 30, Rand: 1, Now: now,
+		Rules: market.Config{PurchaseCap: market.PurchaseCap{Max: 1, Window: 24 * time.Hour}}}
+	st := openStore(t)
+	type outcome struct {
+		res seed.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := seed.Load(st, opts)
+		done <- outcome{res, err}
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the seed still looks for buyers the purchase cap allows after 20 s")
+	}
+	must(t, o.err)
+	// 12 pairs of players, each at most once a day, over 3 days (and the
+	// last two, where the recent purchases are).
+	if o.res.Completed == 0 || o.res.Completed > 12*4 {
+		t.Fatalf("%d completed sales of the 90 asked for under a cap of 12 pairs once a day", o.res.Completed)
+	}
+	t.Logf("%d transactions, %d of them completed sales", o.res.Transactions, o.res.Completed)
+	svc, _ := start(t, st, opts)
+	checkPurchaseCap(t, svc)
 }
 
 // TestEverySeededPlayerCanAct: every seeded player, one after the other,

@@ -13,7 +13,9 @@ import (
 // player's own (a sale their buyer rated, a recent purchase still in their
 // inventory and not rated yet, a part in a refunded purchase), then the
 // market's other business, Zipf-like by seller, many of its sales rated.
-// Every purchase keeps within the rules' purchase cap.
+// Every purchase keeps within the rules' purchase cap: a sale the cap
+// leaves no buyer for (its seller has sold to everyone as often as it
+// allows) is left out, and the history has fewer sales than asked.
 func (l *load) history() error {
 	o := l.o
 	total := o.Days * o.SalesPerDay
@@ -31,7 +33,11 @@ func (l *load) history() error {
 	for i := own; i < total; i++ {
 		at := hw.at(rh.Float64())
 		si := l.g.sellers.pick(rh)
-		bi := h.buyer(rh, si, at)
+		bi, ok := h.buyer(rh, si, at)
+		if !ok {
+			h.pr.add(1) // the cap leaves the seller no buyer then: one sale fewer
+			continue
+		}
 		m := l.g.pickMaterial(rh)
 		st := l.g.item(rh, m, 0.04, 0.02)
 		price := l.g.price(m, &st, at, math.Exp(0.12*rh.NormFloat64()), 0.75, 1.35)
@@ -70,18 +76,32 @@ func (h *historian) sale(r *rand.Rand, bi, si int, st market.ItemStack, price ma
 		Fee: feeOf(h.o.rules, price), At: time.UnixMilli(at), ID: txID(r, at), State: market.StateCompleted}
 }
 
+// capTries is how many random picks buyer and seller make before they
+// look at every player in turn: the purchase cap may leave few of them,
+// or none.
+const capTries = 64
+
 // buyer picks a buyer for seller si at time at, other than the seller and
-// within the purchase cap.
-func (h *historian) buyer(r *rand.Rand, si int, at int64) int {
-	for {
-		bi := r.IntN(len(h.g.ids) - 1)
+// within the purchase cap; false when the cap leaves si no buyer then
+// (every player bought from si as often as it allows around at).
+func (h *historian) buyer(r *rand.Rand, si int, at int64) (int, bool) {
+	n := len(h.g.ids)
+	for range capTries {
+		bi := r.IntN(n - 1)
 		if bi >= si {
 			bi++
 		}
 		if h.cap.allows(bi, si, at) {
-			return bi
+			return bi, true
 		}
 	}
+	first := r.IntN(n)
+	for k := range n {
+		if bi := (first + k) % n; bi != si && h.cap.allows(bi, si, at) {
+			return bi, true
+		}
+	}
+	return 0, false
 }
 
 // add adds s, a transaction of buyer bi and seller si.
@@ -124,18 +144,24 @@ func (h *historian) own() (int, error) {
 	n := h.res.Transactions
 	for p := range o.Players {
 		// A sale of theirs, which its buyer rated.
+		// (Either is left out when the purchase cap allows it no
+		// buyer, or no seller.)
 		st, price, at := item()
-		bi := h.buyer(r, p, at)
-		s := h.sale(r, bi, p, st, price, at)
-		s.Rating = stars(r)
-		if err := h.add(s, bi, p); err != nil {
-			return 0, fmt.Errorf("a sale of %q: %w", h.names[p], err)
+		if bi, ok := h.buyer(r, p, at); ok {
+			s := h.sale(r, bi, p, st, price, at)
+			s.Rating = stars(r)
+			if err := h.add(s, bi, p); err != nil {
+				return 0, fmt.Errorf("a sale of %q: %w", h.names[p], err)
+			}
 		}
 		// A purchase of the last two days, still in their inventory,
 		// waiting for their rating.
 		st, price, _ = item()
 		at = h.nowMs - int64((10*60_000)+r.Float64()*float64(min(2*dayMs, h.nowMs-h.hw.start-10*60_000)))
-		seller := h.seller(r, p, at)
+		seller, ok := h.seller(r, p, at)
+		if !ok {
+			continue
+		}
 		if slot := h.freeSlot(p); slot >= 0 {
 			if err := h.give(p, slot, st); err != nil {
 				return 0, err
@@ -173,13 +199,22 @@ func (h *historian) own() (int, error) {
 }
 
 // seller picks a seller for buyer bi at time at, Zipf-like, other than the
-// buyer and within the purchase cap.
-func (h *historian) seller(r *rand.Rand, bi int, at int64) int {
-	for {
+// buyer and within the purchase cap; false when the cap leaves bi no
+// seller then.
+func (h *historian) seller(r *rand.Rand, bi int, at int64) (int, bool) {
+	for range capTries {
 		if si := h.g.sellers.pick(r); si != bi && h.cap.allows(bi, si, at) {
-			return si
+			return si, true
 		}
 	}
+	n := len(h.g.ids)
+	first := r.IntN(n)
+	for k := range n {
+		if si := (first + k) % n; si != bi && h.cap.allows(bi, si, at) {
+			return si, true
+		}
+	}
+	return 0, false
 }
 
 // stars is a buyer's rating: mostly content, sometimes not.
