@@ -639,6 +639,9 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 	if h.ItemReturned && h.Refunded.IsZero() {
 		return "", fmt.Errorf("bulk: an item returned by a sale that was not refunded")
 	}
+	if h.Rating < 0 || h.Rating > 5 || h.Rating > 0 && h.State != StateCompleted {
+		return "", fmt.Errorf("bulk: a rating of %d stars on a %s transaction: ratings are 1 to 5, of COMPLETED sales", h.Rating, h.State)
+	}
 	if !h.Refunded.IsZero() {
 		refunded := h.Refunded.UnixMilli()
 		switch {
@@ -680,9 +683,6 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 		return "", fmt.Errorf("bulk: listing id %d outside 1..%d", lid, math.MaxInt32)
 	default:
 		k.nextID = max(k.nextID, lid+1)
-	}
-	if h.Rating < 0 || h.Rating > 5 || h.Rating > 0 && h.State != StateCompleted {
-		return "", fmt.Errorf("bulk: a rating of %d stars on a %s transaction: ratings are 1 to 5, of COMPLETED sales", h.Rating, h.State)
 	}
 	t := &transactionRecord{listing: uint32(lid), it: it, price: h.Price, fee: h.Fee, net: h.Price - h.Fee, rating: uint8(h.Rating)}
 	if h.State == StateCompleted {

@@ -291,3 +291,24 @@ func TestAFailedMergeLeavesTheMarketAsItWas(t *testing.T) {
 		t.Fatalf("a failed merge changed the market: %d -> %d listings", len(before.Listings), len(after.Listings))
 	}
 }
+
+// A historic sale the load refuses changes nothing of the load: not the
+// listing ids it hands out next, with or without a listing id of its own.
+func TestARefusedHistoricSaleTakesNoListingID(t *testing.T) {
+	st := testStore(t)()
+	k := newBulk(t, st)
+	seller, buyer := market.Player{ID: uid(90), Name: "Hurtownik"}, market.Player{ID: uid(91), Name: "Klient"}
+	must(t, k.AddPlayer(seller, 0))
+	must(t, k.AddPlayer(buyer, 0))
+	for _, listing := range []int{0, 500} {
+		_, err := k.AddTransaction(market.HistoricSale{Buyer: buyer.ID, Seller: seller.ID, Item: market.ItemStack{Material: "DIAMOND", Amount: 1},
+			Price: 10_00, State: market.StateCompleted, At: t0, ListingID: listing, Rating: 6})
+		errText(t, err, "bulk: a rating of 6 stars on a COMPLETED transaction: ratings are 1 to 5, of COMPLETED sales")
+	}
+	id, err := k.AddListing(seller.ID, market.ItemStack{Material: "DIAMOND", Amount: 1}, 10_00, t0, t0.Add(time.Hour))
+	must(t, err)
+	if id != 1 {
+		t.Fatalf("the first listing after two refused sales is #%d, not #1", id)
+	}
+	must(t, k.Finish())
+}

@@ -26,8 +26,9 @@ type BulkAlertHit struct {
 // AddAlertHits gives a player this load adds the notifications of their
 // price alerts, which SetPlayerData gave them first. Each is checked
 // against its alert: a listing the alert could not have found (over its
-// ceiling, before it existed) is refused. They are kept oldest first, the
-// newest maxAlertHits of them, as the live market keeps them.
+// ceiling, before it existed) is refused, and with it the whole call. They
+// are kept oldest first, the newest maxAlertHits of them, as the live
+// market keeps them.
 func (k *Bulk) AddAlertHits(player uuid.UUID, hits []BulkAlertHit) error {
 	bp := k.players[player]
 	if bp == nil {
@@ -37,6 +38,7 @@ func (k *Bulk) AddAlertHits(player uuid.UUID, hits []BulkAlertHit) error {
 		return fmt.Errorf("bulk: player %s has no price alerts to have found anything", player)
 	}
 	x := bp.extra
+	found := make([]alertHit, 0, len(hits)) // all or none of them
 	for _, h := range hits {
 		i := slices.IndexFunc(x.alerts, func(a alertRecord) bool { return a.id == h.Alert })
 		if i < 0 {
@@ -56,9 +58,10 @@ func (k *Bulk) AddAlertHits(player uuid.UUID, hits []BulkAlertHit) error {
 		case h.At.UnixMilli() < a.created:
 			return fmt.Errorf("bulk: alert %q made %v found a listing at %v, before it", a.query, unixMilli(a.created), h.At)
 		}
-		x.hits = append(x.hits, alertHit{alert: h.Alert, listing: uint32(h.Listing), at: h.At.UnixMilli(), price: h.Price,
+		found = append(found, alertHit{alert: h.Alert, listing: uint32(h.Listing), at: h.At.UnixMilli(), price: h.Price,
 			amount: uint8(h.Amount), material: materials[mat].Key})
 	}
+	x.hits = append(x.hits, found...)
 	slices.SortStableFunc(x.hits, func(a, b alertHit) int { return cmp.Compare(a.at, b.at) })
 	if over := len(x.hits) - maxAlertHits; over > 0 {
 		x.hits = slices.Delete(x.hits, 0, over)

@@ -127,7 +127,7 @@ func TestBulkRefundedSale(t *testing.T) {
 
 // TestBulkAlertHits: a player's loaded alerts come with what they found,
 // which Notifications shows as a live alert's finds; a find the alert
-// could not have made is refused.
+// could not have made is refused, with the rest of its call.
 func TestBulkAlertHits(t *testing.T) {
 	st := testStore(t)()
 	b := newBulk(t, st)
@@ -162,7 +162,8 @@ func TestBulkAlertHits(t *testing.T) {
 	} {
 		h := hit
 		c.edit(&h)
-		if err := b.AddAlertHits(zosia.ID, []market.BulkAlertHit{h}); err == nil || err.Error() != c.want {
+		// After a good find: a refused call adds none of its finds.
+		if err := b.AddAlertHits(zosia.ID, []market.BulkAlertHit{hit, h}); err == nil || err.Error() != c.want {
 			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
 		}
 	}
