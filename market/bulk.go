@@ -293,6 +293,13 @@ func (emptinessLoader) Transaction(TxRow) error  { return errHasData }
 // Summary reports what the load added and skipped so far.
 func (k *Bulk) Summary() BulkSummary { return k.summary }
 
+// Err is the store's failure that ended the load (a chunk it refused, a
+// transaction it could not open), nil while the load goes on. Nothing of
+// the load is written then, and every later call returns it at once,
+// holding nothing more in memory: a caller stops there, where an error of
+// one row (a bad price, an unknown player) leaves the load going.
+func (k *Bulk) Err() error { return k.failed }
+
 func (k *Bulk) flushIfFull() error {
 	if len(k.b.Ops) < k.chunk {
 		return nil
@@ -442,6 +449,9 @@ func (k *Bulk) item(s ItemStack) (item, error) {
 
 // AddListing adds an active listing and returns its id.
 func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, expires time.Time) (int, error) {
+	if k.failed != nil {
+		return 0, k.failed
+	}
 	if !k.known(seller) {
 		return 0, fmt.Errorf("bulk: unknown seller %s", seller)
 	}
@@ -483,6 +493,9 @@ type BulkListing struct {
 // whose stack (Item.ID) the store already holds was loaded before: it is
 // skipped, and added is false.
 func (k *Bulk) AddListingKeepingID(l BulkListing) (added bool, err error) {
+	if k.failed != nil {
+		return false, k.failed
+	}
 	id := int64(l.ID)
 	if id < 1 || id > math.MaxInt32 {
 		return false, fmt.Errorf("bulk: listing id %d outside 1..%d", id, math.MaxInt32)
@@ -541,6 +554,9 @@ type BulkMail struct {
 // whose id or stack the store already holds was loaded before: it is
 // skipped, and added is false.
 func (k *Bulk) AddMail(m BulkMail) (added bool, err error) {
+	if k.failed != nil {
+		return false, k.failed
+	}
 	if !k.known(m.Owner) {
 		return false, fmt.Errorf("bulk: unknown mailbox owner %s", m.Owner)
 	}
@@ -604,6 +620,9 @@ type HistoricSale struct {
 // consumes a listing id (the listing it sold no longer exists), so ids stay
 // unique across listings and transactions.
 func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
+	if k.failed != nil {
+		return "", k.failed
+	}
 	if !k.known(h.Buyer) || !k.known(h.Seller) {
 		return "", fmt.Errorf("bulk: unknown buyer or seller")
 	}

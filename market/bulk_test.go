@@ -263,7 +263,8 @@ func (c *failingChunk) Write(b *market.Batch) error {
 }
 
 // A merge whose store fails half-way leaves the market as it was, says so
-// once per later call, and never opens a second transaction for the rest.
+// (Err) and at every later call, and never opens a second transaction for
+// the rest.
 func TestAFailedMergeLeavesTheMarketAsItWas(t *testing.T) {
 	w := newWorld(t)
 	w.sell(w.alice, 0, 10)
@@ -281,6 +282,11 @@ func TestAFailedMergeLeavesTheMarketAsItWas(t *testing.T) {
 		_, failed = k.AddListing(seller.ID, market.ItemStack{Material: "COBBLESTONE", Amount: 64}, 100, t0, t0.Add(time.Hour))
 	}
 	errText(t, failed, "bulk load: database or disk is full")
+	errText(t, k.Err(), "bulk load: database or disk is full")
+	// Every later row is refused at once, not held for a chunk that will
+	// never be written.
+	_, err = k.AddListing(seller.ID, market.ItemStack{Material: "COBBLESTONE", Amount: 64}, 100, t0, t0.Add(time.Hour))
+	errText(t, err, "bulk load: database or disk is full")
 	errText(t, k.Finish(), "bulk load: database or disk is full")
 	if f.writes != 2 {
 		t.Fatalf("%d chunk writes; the load must stop at the failed one", f.writes)

@@ -313,6 +313,57 @@ func TestAnImportIsOneTransaction(t *testing.T) {
 	}
 }
 
+// fullDisk refuses an import's first chunk, as a full disk does: the
+// store rolls the load back and says why.
+type fullDisk struct {
+	market.Store
+	chunks int
+}
+
+func (f *fullDisk) BeginBulk() (market.BulkTx, error) {
+	tx, err := f.Store.BeginBulk()
+	return &fullChunk{BulkTx: tx, f: f}, err
+}
+
+type fullChunk struct {
+	market.BulkTx
+	f *fullDisk
+}
+
+func (c *fullChunk) Write(*market.Batch) error {
+	c.f.chunks++
+	c.BulkTx.Rollback()
+	return errors.New("database or disk is full")
+}
+
+// An import whose store fails half-way stops there with the store's
+// error: the entry whose chunk failed is no entry skipped, and the rest of
+// the files is not read into a load that can no longer be written.
+func TestAnImportStopsAtAStoreFailure(t *testing.T) {
+	st := newStore(t)
+	f := &fullDisk{Store: st}
+	dir := t.TempDir()
+	writeGenerated(t, dir, 80_000) // the first chunk is full at 50,000
+	var notes []Note
+	var done, total int
+	_, err := Import(f, ImportOptions{Dir: dir, Now: now, Note: func(n Note) { notes = append(notes, n) },
+		Progress: func(d, t int) { done, total = d, t }})
+	if err == nil || err.Error() != "write the market: bulk load: database or disk is full" || f.chunks != 1 {
+		t.Fatalf("err %v after %d chunks; want the store's error after the first", err, f.chunks)
+	}
+	for _, n := range notes {
+		if strings.Contains(n.Text, "disk is full") {
+			t.Errorf("the store's failure is noted as an entry's: %s %s", n.Where, n.Text)
+		}
+	}
+	if done*10 > total*7 {
+		t.Errorf("the import read %d of %d entries after the store failed at the 50,000th", done, total)
+	}
+	if c := contents(t, st); len(c.Players)+len(c.Listings) != 0 {
+		t.Fatalf("a failed import left %d players and %d listings", len(c.Players), len(c.Listings))
+	}
+}
+
 func TestMergeIsExplicitAndAddsNothingTwice(t *testing.T) {
 	st := newStore(t)
 	first := importDir(t, st, "testdata/server", ImportOptions{})

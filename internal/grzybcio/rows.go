@@ -48,6 +48,17 @@ func (l *loading) see(id uuid.UUID, name string, at int64) error {
 	return nil
 }
 
+// skip notes an entry (what, at where) that the load refused, and goes on.
+// A failure of the store, which ended the load, is no entry's: it stops
+// the import instead.
+func (l *loading) skip(where, what string, err error) error {
+	if failed := l.k.Err(); failed != nil {
+		return fmt.Errorf("write the market: %w", failed)
+	}
+	l.note(NoteSkipped, where, "%s skipped: %v", what, err)
+	return nil
+}
+
 // playerName is the name a player gets from the files' name for them.
 func playerName(name string) string {
 	if name == "" {
@@ -119,8 +130,7 @@ func (l *loading) listing(e listingEntry) error {
 		added, err := l.k.AddMail(market.BulkMail{Owner: e.seller, ID: stackID("expired\x00" + item.ID.String()),
 			Item: item, Reason: market.MailExpired, Created: expires, PreviousPrice: max(price, 0)})
 		if err != nil {
-			l.note(NoteSkipped, e.at.String(), "%s skipped: %v", what, err)
-			return nil
+			return l.skip(e.at.String(), what, err)
 		}
 		if added {
 			l.r.Expired++
@@ -143,7 +153,7 @@ func (l *loading) listing(e listingEntry) error {
 	case errors.Is(err, market.ErrListingIDTaken):
 		l.renumber = append(l.renumber, renumbered{bl, e.at.String()})
 	case err != nil:
-		l.note(NoteSkipped, e.at.String(), "%s skipped: %v", what, err)
+		return l.skip(e.at.String(), what, err)
 	case added:
 		l.r.Listings++
 		l.perSeller[e.seller]++
@@ -167,8 +177,7 @@ func (l *loading) refuse(e listingEntry, item market.ItemStack, price market.Mon
 	added, err := l.k.AddMail(market.BulkMail{Owner: e.seller, ID: stackID("refused\x00" + item.ID.String()),
 		Item: item, Reason: market.ReasonAdminRemoved, Created: l.o.Now, PreviousPrice: max(price, 0)})
 	if err != nil {
-		l.note(NoteSkipped, e.at.String(), "%s skipped: %v", what, err)
-		return nil
+		return l.skip(e.at.String(), what, err)
 	}
 	if added {
 		l.r.Refused++
@@ -184,7 +193,9 @@ func (l *loading) renumberListings() error {
 		bl := x.l
 		id, err := l.k.AddListing(bl.Seller, bl.Item, bl.Price, bl.Created, bl.Expires)
 		if err != nil {
-			l.note(NoteSkipped, x.where, "listing #%d skipped: %v", bl.ID, err)
+			if err := l.skip(x.where, fmt.Sprintf("listing #%d", bl.ID), err); err != nil {
+				return err
+			}
 			continue
 		}
 		l.r.Listings++
@@ -250,7 +261,9 @@ func (l *loading) playerData() error {
 			continue
 		}
 		if err := l.k.SetPlayerData(o, favs, alerts); err != nil {
-			l.note(NoteSkipped, l.firstPlayerData(o).String(), "the favourites and alerts of %s skipped: %v", o, err)
+			if err := l.skip(l.firstPlayerData(o).String(), "the favourites and alerts of "+o.String(), err); err != nil {
+				return err
+			}
 			continue
 		}
 		l.r.Favorites += len(favs)
@@ -302,8 +315,7 @@ func (l *loading) mail(m mailEntry, count *int) error {
 	}
 	added, err := l.k.AddMail(market.BulkMail{Owner: m.owner, ID: id, Item: item, Reason: m.reason, Created: created, PreviousPrice: prev})
 	if err != nil {
-		l.note(NoteSkipped, m.at.String(), "mail skipped: %v", err)
-		return nil
+		return l.skip(m.at.String(), "mail", err)
 	}
 	if added {
 		*count++
@@ -374,8 +386,7 @@ func (l *loading) transaction(t txEntry) error {
 	before := l.k.Summary().Transactions
 	_, err = l.k.AddTransaction(sale)
 	if err != nil {
-		l.note(NoteSkipped, t.at.String(), "%s skipped: %v", what, err)
-		return nil
+		return l.skip(t.at.String(), what, err)
 	}
 	if l.k.Summary().Transactions == before {
 		return nil // a merge found it in the market already
