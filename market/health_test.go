@@ -38,13 +38,24 @@ func (d *diskStore) ReserveListingIDs(n int) (int64, error) {
 	return d.Store.ReserveListingIDs(n)
 }
 
+func (d *diskStore) TrimEvents(t market.EventTrim) (uint64, error) {
+	if d.full {
+		return 0, errDiskFull
+	}
+	return d.Store.TrimEvents(t)
+}
+
 // newDiskWorld is a world whose service runs on a diskStore.
-func newDiskWorld(t *testing.T) (*world, *diskStore) {
+func newDiskWorld(t *testing.T, opts ...func(*market.Config)) (*world, *diskStore) {
 	w := newWorld(t)
 	must(t, w.svc.Close())
 	disk := &diskStore{Store: w.openStore()}
 	w.store = disk
-	w.svc = market.New(disk, market.Config{Clock: w.clock, ListingCooldown: -1})
+	cfg := market.Config{Clock: w.clock, ListingCooldown: -1}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	w.svc = market.New(disk, cfg)
 	must(t, w.svc.BindMainThread())
 	must(t, w.svc.Enable())
 	t.Cleanup(func() { w.svc.Close() })
@@ -151,5 +162,33 @@ func TestRecoverInterruptedFinishesWhatAFailureLeft(t *testing.T) {
 	}
 	if n, err := w.svc.RecoverInterrupted(); n != 0 || err != nil {
 		t.Fatalf("recovery with nothing left: %d, %v", n, err)
+	}
+}
+
+// A trim of the event log is a write like the others: one the store
+// refuses is a failure of the run, and one it takes counts as the store
+// working, so that on a market where nothing else is written (a server at
+// night) the run is over once the trims go through again.
+func TestATrimTheStoreTakesEndsARunOfFailures(t *testing.T) {
+	w, disk := newDiskWorld(t, func(c *market.Config) { c.EventRetention = market.EventRetention{MaxCount: 1, MaxAge: -1} })
+	for i := range 3 {
+		w.sell(w.alice, i, 10)
+	}
+	disk.full = true
+	if _, err := w.svc.TrimEventLog(); !errors.Is(err, market.ErrStore) {
+		t.Fatalf("a trim on a full disk: %v", err)
+	}
+	if h := w.svc.StoreHealth(); !h.Failing || h.Failures != 1 {
+		t.Fatalf("after a refused trim: %+v", h)
+	}
+	disk.full = false
+	w.clock.Advance(time.Second)
+	worked := w.clock.Now()
+	if n, err := w.svc.TrimEventLog(); err != nil || n != 2 {
+		t.Fatalf("the trim once the disk has room: %d entries, %v", n, err)
+	}
+	w.clock.Advance(market.StoreSettle)
+	if h := w.svc.StoreHealth(); h.Failing || !h.Over.Equal(worked) {
+		t.Fatalf("%s after the store took a trim, with no other write: %+v", market.StoreSettle, h)
 	}
 }

@@ -415,6 +415,7 @@ func (s *Service) TrimEventLog() (int, error) {
 		s.storeFailed(err)
 		return 0, &Error{Code: CodeStore, Msg: "the event log could not be trimmed", Err: err}
 	}
+	s.storeWorked()
 	s.mu.Lock()
 	deleted := 0
 	if first > s.log.first {
