@@ -236,10 +236,3 @@ func importedListingRules(config, from, dbPath string, plugin grzybcio.Rules, pl
 	}
 	return c, "the plugin's " + grzybcio.ConfigFile, nil
 }
-
-// flagGiven reports whether the command line set the flag name.
-func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
-}

@@ -349,10 +349,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 // not given. An empty --db or a directory is a usage error (exit code 2),
 // said in one line; a missing data directory is exit code 1.
 func databasePath(fs *flag.FlagSet, flagValue string, stderr io.Writer) (string, int) {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "db" })
 	switch {
-	case given && flagValue == "":
+	case flagGiven(fs, "db") && flagValue == "":
 		fmt.Fprintln(stderr, "rynek: --db must not be empty (leave it out for the default path)")
 		return "", 2
 	case isPostgres(flagValue):
@@ -370,6 +368,13 @@ func databasePath(fs *flag.FlagSet, flagValue string, stderr io.Writer) (string,
 		return "", 1
 	}
 	return p, 0
+}
+
+// flagGiven reports whether the command line set the flag name.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // runBackup is `rynek backup [--db PATH] DEST`: a consistent copy of the

@@ -53,17 +53,9 @@ Flags:
 		fmt.Fprintf(stderr, "rynek check: unexpected argument %q (see --help)\n", fs.Arg(0))
 		return checkFailed
 	}
-	path := *dbPath
-	if !flagGiven(fs, "db") {
-		var err error
-		if path, err = sqlite.DefaultFile(); err != nil { // a check creates no folder
-			fmt.Fprintf(stderr, "rynek check: cannot find a data directory: %v (use --db)\n", err)
-			return checkFailed
-		}
-	} else if p, code := databasePath(fs, path, stderr); code != 0 {
+	path, code := databasePath(fs, *dbPath, stderr)
+	if code != 0 {
 		return checkFailed
-	} else {
-		path = p
 	}
 	start := time.Now()
 	snap, err := openSnapshot(path, "check")

@@ -160,6 +160,16 @@ func TestCheckCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "none.db")); !os.IsNotExist(err) {
 		t.Fatalf("checking a missing market created it: %v", err)
 	}
+	// Without --db: the default market, whose folder a check never makes.
+	xdg := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", xdg)
+	want := "rynek check: no market at " + filepath.Join(xdg, "rynek", "market.db") + ": file does not exist\n"
+	if code, out, errs := check(t); code != 2 || out != "" || errs != want {
+		t.Errorf("no --db and no default market: exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errs, want)
+	}
+	if _, err := os.Stat(filepath.Join(xdg, "rynek")); !os.IsNotExist(err) {
+		t.Fatalf("checking the default market made its folder: %v", err)
+	}
 }
 
 // TestCheckOnReadOnlyMedia: a market on media nothing may write is checked.
