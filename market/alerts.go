@@ -294,7 +294,7 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 			owners = append(owners, ref.owner)
 		}
 		x.hits = append(x.hits, alertHit{alert: ref.a.id, listing: r.id, at: now, price: r.price, amount: r.it.amount, material: mat})
-		if over := len(x.hits) - maxAlertHits; over > 0 {
+		if over := len(x.hits) - MaxAlertHits; over > 0 {
 			x.hits = slices.Delete(x.hits, 0, over)
 		}
 	}

@@ -27,7 +27,7 @@ type BulkAlertHit struct {
 // price alerts, which SetPlayerData gave them first. Each is checked
 // against its alert: a listing the alert could not have found (over its
 // ceiling, before it existed) is refused, and with it the whole call. They
-// are kept oldest first, the newest maxAlertHits of them, as the live
+// are kept oldest first, the newest MaxAlertHits of them, as the live
 // market keeps them.
 func (k *Bulk) AddAlertHits(player uuid.UUID, hits []BulkAlertHit) error {
 	bp := k.players[player]
@@ -63,7 +63,7 @@ func (k *Bulk) AddAlertHits(player uuid.UUID, hits []BulkAlertHit) error {
 	}
 	x.hits = append(x.hits, found...)
 	slices.SortStableFunc(x.hits, func(a, b alertHit) int { return cmp.Compare(a.at, b.at) })
-	if over := len(x.hits) - maxAlertHits; over > 0 {
+	if over := len(x.hits) - MaxAlertHits; over > 0 {
 		x.hits = slices.Delete(x.hits, 0, over)
 	}
 	return nil

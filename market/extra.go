@@ -17,7 +17,7 @@ import (
 type playerExtra struct {
 	favorites []uint32 // listing ids, in the order added; gone listings are dropped on the next write
 	alerts    []alertRecord
-	hits      []alertHit // oldest first, at most maxAlertHits
+	hits      []alertHit // oldest first, at most MaxAlertHits
 	readAt    int64      // unix ms: notifications up to this time are read
 }
 
@@ -42,9 +42,10 @@ type alertHit struct {
 	material string
 }
 
-// maxAlertHits bounds the alert notifications a player keeps; the oldest go
-// first.
-const maxAlertHits = 200
+// MaxAlertHits bounds the alert notifications (what a player's price
+// alerts found) that a player keeps; the oldest go first. A generator of
+// demo data keeps as many.
+const MaxAlertHits = 200
 
 // maxFavorites bounds a player's favourites.
 const maxFavorites = 500
@@ -118,7 +119,7 @@ func decodeExtra(b []byte) (*playerExtra, error) {
 		x.alerts = append(x.alerts, a)
 	}
 	n = r.uvarint()
-	if n > maxAlertHits {
+	if n > MaxAlertHits {
 		return nil, errBlob
 	}
 	for range n {

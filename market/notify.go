@@ -108,7 +108,7 @@ const MaxNotificationsPage = 500
 // Notifications returns the player's newest notifications (limit of them;
 // 0 means 50): their sales (from the history, so a seller who was away
 // finds every one), what their price alerts found (kept, the newest
-// maxAlertHits), and what is in their mailbox (expiries, returns, refunds,
+// MaxAlertHits), and what is in their mailbox (expiries, returns, refunds,
 // gifts; a claimed entry leaves with its item). Any goroutine; it waits for
 // the history's background load.
 func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, error) {

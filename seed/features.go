@@ -77,9 +77,6 @@ type alertPlans struct {
 	matching map[string][]int
 }
 
-// alertFinds is how many finds the market keeps a player, the newest.
-const alertFinds = 200
-
 func (l *load) planAlerts() *alertPlans {
 	o, g := l.o, l.g
 	a := &alertPlans{g: g, r: newRand(o.Rand, streamAlerts), byMat: make([][]*alertPlan, len(g.mats)),
@@ -168,8 +165,8 @@ func (a *alertPlans) listed(i, id, seller int, m *mat, amount int, price market.
 		}
 		h := append(a.hits[ap.owner], market.BulkAlertHit{Alert: ap.alert.ID, Listing: id, At: time.UnixMilli(created),
 			Material: m.key, Amount: amount, Price: price})
-		if len(h) >= 2*alertFinds {
-			h = slices.Delete(h, 0, len(h)-alertFinds)
+		if len(h) >= 2*market.MaxAlertHits {
+			h = slices.Delete(h, 0, len(h)-market.MaxAlertHits)
 		}
 		a.hits[ap.owner] = h
 	}
@@ -223,7 +220,7 @@ func (l *load) playerData() error {
 			return fmt.Errorf("favourites and alerts of %q: %w", l.names[p], err)
 		}
 		hits := l.alerts.hits[p]
-		hits = hits[len(hits)-min(len(hits), alertFinds):]
+		hits = hits[len(hits)-min(len(hits), market.MaxAlertHits):]
 		if len(hits) > 0 {
 			if err := l.b.AddAlertHits(id, hits); err != nil {
 				return fmt.Errorf("alert finds of %q: %w", l.names[p], err)
