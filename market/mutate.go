@@ -188,8 +188,8 @@ func (s *Service) listingPrice(price float64) (Money, error) {
 // mayList checks the rules every new listing of it by p must pass: the
 // blacklist, the cooldown, the listing limit.
 func (s *Service) mayList(p *playerRecord, it item, now int64) error {
-	if s.blacklist[it.mat] {
-		return blacklisted(it.mat)
+	if s.listingRules.refuses(it.mat) {
+		return blacklisted(materials[it.mat].Key)
 	}
 	if cd := s.cfg.ListingCooldown; cd > 0 && p.lastSell > 0 {
 		if wait := p.lastSell + cd.Milliseconds() - now; wait > 0 {

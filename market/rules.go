@@ -39,10 +39,10 @@ func (s *Service) SetRules(c Config) error {
 	if open > 0 {
 		return errf(CodeBusy, "%d purchase%s in flight; the rules change when none is", open, map[bool]string{true: "s are", false: " is"}[open > 1])
 	}
-	blacklist := blacklistIDs(c.Blacklist)
+	listing := NewListingRules(c)
 	s.mu.Lock()
 	s.cfg.setRules(c)
-	s.blacklist = blacklist
+	s.listingRules = listing
 	s.mu.Unlock()
 	return nil
 }
@@ -142,16 +142,24 @@ func formatWindow(d time.Duration) string {
 // applies them alone, so that it brings no listing the market would refuse.
 type ListingRules struct {
 	minPrice, maxPrice, maxTransaction Money
-	blacklist                          map[uint16]bool
-	blacklisted                        int // keys in the blacklist
+	// blacklist holds the blacklisted materials' keys in their stored form
+	// (CanonicalMaterialKey): a material outside the catalogue is banned
+	// too, before any item of it has come to the market.
+	blacklist map[string]bool
 }
 
 // NewListingRules compiles c's listing rules; c's zero values are the
-// defaults, as in New.
+// defaults, as in New. A blacklist entry that is no material key at all is
+// left out: nothing has it.
 func NewListingRules(c Config) *ListingRules {
 	c = c.withDefaults()
-	return &ListingRules{minPrice: c.MinPrice, maxPrice: c.MaxPrice, maxTransaction: c.MaxTransactionValue,
-		blacklist: blacklistIDs(c.Blacklist), blacklisted: len(c.Blacklist)}
+	r := &ListingRules{minPrice: c.MinPrice, maxPrice: c.MaxPrice, maxTransaction: c.MaxTransactionValue, blacklist: map[string]bool{}}
+	for _, k := range c.Blacklist {
+		if canon, err := CanonicalMaterialKey(k); err == nil {
+			r.blacklist[canon] = true
+		}
+	}
+	return r
 }
 
 // Check returns why the rules refuse a listing of s at price (SellItem's
@@ -163,11 +171,14 @@ func (r *ListingRules) Check(s ItemStack, price Money) error {
 	if err := aboveMaxTransaction(price, r.maxTransaction); err != nil {
 		return err
 	}
-	if mat, ok := materialID(s.Material); ok && r.blacklist[mat] {
-		return blacklisted(mat)
+	if canon, err := CanonicalMaterialKey(s.Material); err == nil && r.blacklist[canon] {
+		return blacklisted(canon)
 	}
 	return nil
 }
+
+// refuses reports whether the blacklist holds material mat.
+func (r *ListingRules) refuses(mat uint16) bool { return r.blacklist[materials[mat].Key] }
 
 // String says what the rules are, for a report.
 func (r *ListingRules) String() string {
@@ -175,24 +186,13 @@ func (r *ListingRules) String() string {
 	if r.maxTransaction > 0 {
 		s += ", at most " + FormatMoney(r.maxTransaction) + " a transaction"
 	}
-	return s + ", " + strconv.Itoa(r.blacklisted) + " materials blacklisted"
+	return s + ", " + strconv.Itoa(len(r.blacklist)) + " materials blacklisted"
 }
 
-// blacklistIDs is a blacklist of material keys as a set of material ids;
-// keys the market does not know are left out (nothing has them).
-func blacklistIDs(keys []string) map[uint16]bool {
-	ids := map[uint16]bool{}
-	for _, k := range keys {
-		if id, ok := materialID(strings.ToUpper(k)); ok {
-			ids[id] = true
-		}
-	}
-	return ids
-}
-
-// blacklisted is the error of listing a blacklisted material.
-func blacklisted(mat uint16) error {
-	return errf(CodeBlacklisted, "%s may not be sold on the market", materials[mat].Key)
+// blacklisted is the error of listing a material (its stored key) that the
+// blacklist holds.
+func blacklisted(key string) error {
+	return errf(CodeBlacklisted, "%s may not be sold on the market", key)
 }
 
 // aboveMaxTransaction refuses a listing price above the maximum

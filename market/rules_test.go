@@ -186,3 +186,31 @@ func TestListingRulesJudgeAsSellItem(t *testing.T) {
 	errText(t, defaults.Check(w.stack(w.alice, 0), 99), "price 0.99 is outside 1.00..1000000.00")
 	errText(t, defaults.Check(market.ItemStack{Material: "BEDROCK", Amount: 1}, 5_00), "BEDROCK may not be sold on the market")
 }
+
+// TestBlacklistOutsideTheCatalogue: the rules blacklist a material by its
+// key in any form the market reads keys in, also one outside the
+// catalogue that no item had when the rules were set (a newer game's
+// block, a plugin's item): SellItem and a data load's rules refuse it,
+// and the rules count each material once.
+func TestBlacklistOutsideTheCatalogue(t *testing.T) {
+	banned := []string{"minecraft:blacklisted_future_block", "Rynektest:Blacklisted_Gem", "oak_log", "OAK_LOG"}
+	w := newWorld(t, func(c *market.Config) { c.Blacklist = banned })
+	r := market.NewListingRules(market.Config{Blacklist: banned})
+	if got, want := r.String(), "prices 1.00..1000000.00, 3 materials blacklisted"; got != want {
+		t.Errorf("String %q, want %q", got, want)
+	}
+	for _, c := range []struct{ material, key string }{
+		{"BLACKLISTED_FUTURE_BLOCK", "BLACKLISTED_FUTURE_BLOCK"},
+		{"rynektest:blacklisted_gem", "rynektest:blacklisted_gem"},
+	} {
+		given, _, err := w.svc.GiveItem(w.alice.ID, market.ItemStack{Material: c.material, Amount: 1})
+		must(t, err)
+		want := c.key + " may not be sold on the market"
+		_, err = w.svc.SellItem(w.alice, given, 10)
+		errText(t, err, want)
+		if !errors.Is(err, market.ErrBlacklisted) {
+			t.Errorf("%s: %v is not ErrBlacklisted", c.material, err)
+		}
+		errText(t, r.Check(given, 10_00), want)
+	}
+}

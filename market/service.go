@@ -57,9 +57,9 @@ type Service struct {
 	allTx     []*transactionRecord // in creation order
 	stats     stats
 
-	blacklist    map[uint16]bool
-	tokenScratch []uint32     // token id scratch of the main thread
-	armed        armedFailure // the QA failure armed for the next purchase
+	listingRules *ListingRules // what may be listed: the blacklist (SellItem, RelistMail)
+	tokenScratch []uint32      // token id scratch of the main thread
+	armed        armedFailure  // the QA failure armed for the next purchase
 	hist         history
 	loadedMeta   MetaRow   // the meta row as loaded
 	batch        Batch     // reused by the main thread
@@ -150,7 +150,7 @@ func (t *transactionRecord) takeState(now *transactionRecord) {
 // New returns a service over store. It is not ready until Enable.
 func New(store Store, cfg Config) *Service {
 	cfg = cfg.withDefaults()
-	s := &Service{cfg: cfg, store: store, blacklist: blacklistIDs(cfg.Blacklist)}
+	s := &Service{cfg: cfg, store: store, listingRules: NewListingRules(cfg)}
 	s.reset()
 	return s
 }
