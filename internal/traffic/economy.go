@@ -126,47 +126,57 @@ func countFree(st market.PlayerState) int {
 // in the mailbox again at its price, or a stack of the inventory near its
 // worth, after gathering one when the inventory has little to sell.
 func (b *bot) offer(players []market.Player) {
+	p, ok := b.someone(players, func(room market.ListingRoom) bool { return room.Free(b.now) })
+	if !ok {
+		return
+	}
+	st, ok := b.state(p)
+	if !ok {
+		return
+	}
+	if i := slices.IndexFunc(st.Mailbox, func(m market.MailboxEntry) bool { return m.PreviousPrice > 0 }); i >= 0 {
+		if !b.afford(p, st, st.Mailbox[i].PreviousPrice) {
+			b.r.record(Waited, 0, nil)
+			return
+		}
+		_, err := b.svc.RelistMail(p.ID, st.Mailbox[i].ID)
+		b.r.record(Relisted, 1, err)
+		return
+	}
+	if len(stacks(st)) < fewStacks {
+		if !b.gather(p) {
+			return
+		}
+		if st, ok = b.state(p); !ok {
+			return
+		}
+	}
+	stack, price, ok := b.ask(st)
+	if !ok || !b.afford(p, st, price) {
+		b.r.record(Waited, 0, nil) // nothing the rules let them sell, or the fee
+		return
+	}
+	_, err := b.svc.SellItem(p, stack, price)
+	b.r.record(Sold, 1, err)
+}
+
+// someone picks, among up to tries random players, the first whose room
+// for listings passes want. When none does, or the room cannot be read,
+// the turn is recorded as waited and ok is false.
+func (b *bot) someone(players []market.Player, want func(market.ListingRoom) bool) (p market.Player, ok bool) {
 	for range tries {
 		p := b.pick(players)
 		room, err := b.svc.ListingRoom(p.ID)
 		if err != nil {
 			b.r.record(Waited, 0, err)
-			return
+			return p, false
 		}
-		if !room.Free(b.now) {
-			continue
+		if want(room) {
+			return p, true
 		}
-		st, ok := b.state(p)
-		if !ok {
-			return
-		}
-		if i := slices.IndexFunc(st.Mailbox, func(m market.MailboxEntry) bool { return m.PreviousPrice > 0 }); i >= 0 {
-			if !b.afford(p, st, st.Mailbox[i].PreviousPrice) {
-				b.r.record(Waited, 0, nil)
-				return
-			}
-			_, err := b.svc.RelistMail(p.ID, st.Mailbox[i].ID)
-			b.r.record(Relisted, 1, err)
-			return
-		}
-		if len(stacks(st)) < fewStacks {
-			if !b.gather(p) {
-				return
-			}
-			if st, ok = b.state(p); !ok {
-				return
-			}
-		}
-		stack, price, ok := b.ask(st)
-		if !ok || !b.afford(p, st, price) {
-			b.r.record(Waited, 0, nil) // nothing the rules let them sell, or the fee
-			return
-		}
-		_, err = b.svc.SellItem(p, stack, price)
-		b.r.record(Sold, 1, err)
-		return
 	}
 	b.r.record(Waited, 0, nil)
+	return market.Player{}, false
 }
 
 // ask picks a stack of the inventory to sell and its price, near its
@@ -325,23 +335,14 @@ func unit(l market.Listing) float64 { return l.Price / float64(l.Item.Amount) }
 // takeBack is a seller taking their oldest listing back, to offer it again
 // at another price.
 func (b *bot) takeBack(players []market.Player) {
-	for range tries {
-		p := b.pick(players)
-		room, err := b.svc.ListingRoom(p.ID)
-		if err != nil {
-			b.r.record(Waited, 0, err)
-			return
-		}
-		if room.Listings == 0 {
-			continue
-		}
-		page, err := b.svc.Query(market.Query{Seller: p.ID, Sort: market.SortOldest, Limit: 1})
-		if err != nil || len(page.Listings) == 0 {
-			b.r.record(Waited, 0, err)
-			return
-		}
-		b.r.record(Removed, 1, b.svc.RemoveListing(page.Listings[0].ID, p))
+	p, ok := b.someone(players, func(room market.ListingRoom) bool { return room.Listings > 0 })
+	if !ok {
 		return
 	}
-	b.r.record(Waited, 0, nil)
+	page, err := b.svc.Query(market.Query{Seller: p.ID, Sort: market.SortOldest, Limit: 1})
+	if err != nil || len(page.Listings) == 0 {
+		b.r.record(Waited, 0, err)
+		return
+	}
+	b.r.record(Removed, 1, b.svc.RemoveListing(page.Listings[0].ID, p))
 }
