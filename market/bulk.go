@@ -364,9 +364,9 @@ func (k *Bulk) write() error {
 	return nil
 }
 
-// AddPlayer adds a player with a balance in minor units. In a merge, a
-// player the store already has is skipped: their balance and inventory stay
-// as they are.
+// AddPlayer adds a player with a balance in minor units, zero or more. In
+// a merge, a player the store already has is skipped: their balance and
+// inventory stay as they are.
 func (k *Bulk) AddPlayer(p Player, balance Money) error {
 	if p.ID == uuid.Nil || p.Name == "" {
 		return fmt.Errorf("bulk: player needs an id and a name")
@@ -380,6 +380,9 @@ func (k *Bulk) AddPlayer(p Player, balance Money) error {
 	}
 	if err := validateText("player name", p.Name, 64); err != nil {
 		return err
+	}
+	if balance < 0 {
+		return fmt.Errorf("bulk: player %s's balance is %s: a balance is never below zero", p.Name, FormatMoney(balance))
 	}
 	for _, perm := range p.Permissions {
 		if strings.Contains(perm, ",") {

@@ -318,3 +318,16 @@ func TestARefusedHistoricSaleTakesNoListingID(t *testing.T) {
 	}
 	must(t, k.Finish())
 }
+
+// A player cannot come into the market owing money: no operation takes a
+// balance below zero, and the integrity check calls one a problem.
+func TestBulkRefusesANegativeBalance(t *testing.T) {
+	k := newBulk(t, testStore(t)())
+	p := market.Player{ID: uid(90), Name: "Dłużnik"}
+	errText(t, k.AddPlayer(p, -1), "bulk: player Dłużnik's balance is -0.01: a balance is never below zero")
+	if n := k.Summary().Players; n != 0 {
+		t.Fatalf("the refused player was counted: %d", n)
+	}
+	must(t, k.AddPlayer(p, 0)) // the same player, as they may come
+	must(t, k.Finish())
+}
