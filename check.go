@@ -9,8 +9,6 @@ import (
 
 	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/postgres"
-	"github.com/rynek/rynek/market/sqlite"
 )
 
 // The exit codes of rynek check.
@@ -75,16 +73,6 @@ Flags:
 		return checkProblems
 	}
 	return checkSound
-}
-
-// openSnapshot opens the market at location (a file or a PostgreSQL
-// market) to be read at one instant and never written: what the commands
-// that only read (check, export) open.
-func openSnapshot(location, purpose string) (market.Snapshot, error) {
-	if isPostgres(location) {
-		return postgres.OpenSnapshot(location, purpose)
-	}
-	return sqlite.OpenSnapshot(location)
 }
 
 // writeCheckReport prints the summary, what recovery would do, the notes

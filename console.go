@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/internal/httpapi"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
+	"github.com/rynek/rynek/tui"
+)
+
+// apiAddrFlag is the console's --api [ADDR]: alone it means the default
+// address.
+type apiAddrFlag struct{ addr string }
+
+func (f *apiAddrFlag) String() string   { return f.addr }
+func (f *apiAddrFlag) IsBoolFlag() bool { return true }
+func (f *apiAddrFlag) Set(v string) error {
+	switch v {
+	case "true":
+		f.addr = httpapi.DefaultAddr
+	case "false":
+		f.addr = ""
+	default:
+		f.addr = v
+	}
+	return nil
+}
+
+// runConsole runs the console: the default command.
+func runConsole(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rynek", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	mf := addMarketFlags(fs)
+	apiAddr := &apiAddrFlag{}
+	fs.Var(apiAddr, "api", "serve the HTTP API and live board beside the console: --api alone listens on "+httpapi.DefaultAddr+", --api ADDR on ADDR")
+	af := addAPIFlags(fs)
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rynek [flags]\n       rynek serve [--db PATH] [--api ADDR] [--bots RATE]\n       rynek backup [--db PATH] DEST\n       rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--config FILE] [--expiry-days N]\n       rynek export --to DIR [--db PATH]\n       rynek check [--db PATH]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	// --api is a boolean-style flag so that it may stand alone; an address
+	// after it arrives as the first argument, and the flags after that are
+	// parsed again.
+	if apiAddr.addr == httpapi.DefaultAddr && fs.NArg() > 0 && strings.Contains(fs.Arg(0), ":") {
+		apiAddr.addr = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return 2
+		}
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rynek: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return 2
+	}
+	if *showVersion {
+		fmt.Fprintf(stdout, "rynek %s\ncompatible with service 1.0.3, game server 26.2 and web front end 0.1.0 (web contract %d)\n",
+			market.ReleaseVersion, market.WebAPIContract)
+		return 0
+	}
+	if code := mf.check(stderr); code != 0 {
+		return code
+	}
+	opts, code := af.options(stderr)
+	if code != 0 {
+		return code
+	}
+	if apiAddr.addr != "" {
+		if err := httpapi.CheckExposure(apiAddr.addr, opts.Token); err != nil {
+			fmt.Fprintf(stderr, "rynek: %v\n", err)
+			return 2
+		}
+	}
+	path, code := databasePath(fs, *mf.db, stderr)
+	if code != 0 {
+		return code
+	}
+	rulesPath, rulesNow, err := mf.marketRules(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek: %v\n", err)
+		return 1
+	}
+	var ln net.Listener
+	if apiAddr.addr != "" {
+		// First: a taken address creates nothing.
+		if ln, err = httpapi.Listen(apiAddr.addr, opts.Token); err != nil {
+			fmt.Fprintf(stderr, "rynek: %v\n", err)
+			return 1
+		}
+	}
+	svc, st, clock, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, rulesNow, stderr)
+	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		fmt.Fprintf(stderr, "rynek: %v\n", err)
+		return 1
+	}
+	var api *httpapi.Running
+	if ln != nil {
+		// The API's own errors would tear the console's screen: dropped.
+		api = httpapi.Start(svc, ln, opts, io.Discard)
+	}
+	exportDir := filepath.Dir(path)
+	if st.file == nil {
+		exportDir = "." // a PostgreSQL market has no folder of its own
+	}
+	to := tui.Options{Svc: svc, Clock: clock, ExportDir: exportDir, Backup: st.backup, DatabasePath: st.name,
+		ReloadRules: reloader(svc, rulesPath)}
+	if api != nil {
+		to.APIAddr = api.Addr
+	}
+	m := tui.New(to)
+	// The console sets the window title; Bubble Tea empties it on exit.
+	// Push the user's title first and pop it after (XTWINOPS 22/23), so the
+	// terminal gets its own title back.
+	fmt.Fprint(stdout, pushTitle)
+	_, runErr := tea.NewProgram(m).Run()
+	fmt.Fprint(stdout, popTitle)
+	if api != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := api.Shutdown(ctx); err != nil && runErr == nil {
+			runErr = fmt.Errorf("stop the API: %w", err)
+		}
+		cancel()
+	}
+	m.Close()
+	if err := svc.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "rynek: %v\n", runErr)
+		return 1
+	}
+	return 0
+}
+
+// pushTitle and popTitle save and restore the terminal's window title.
+const (
+	pushTitle = "\x1b[22;0t"
+	popTitle  = "\x1b[23;0t"
+)

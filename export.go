@@ -1,0 +1,50 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/rynek/rynek/internal/grzybcio"
+)
+
+// runExport is `rynek export --to DIR`: the market written as the original
+// plugin's two files, so that a server can go back to it.
+func runExport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rynek export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	to := fs.String("to", "", "the folder to write listings.yml and market-data.yml into (required)")
+	dbPath := fs.String("db", "", dbUsage)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rynek export --to DIR [--db PATH]\n\nWrites the market as GrzybcioRynek's listings.yml and market-data.yml. Existing\nfiles are never overwritten.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "rynek export: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return 2
+	case *to == "":
+		fmt.Fprintln(stderr, "rynek export: give the folder to write into with --to DIR (see --help)")
+		return 2
+	}
+	path, code := databasePath(fs, *dbPath, stderr)
+	if code != 0 {
+		return code
+	}
+	snap, err := openSnapshot(path, "export")
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek export: %v\n", err)
+		return 1
+	}
+	defer snap.Close()
+	sum, err := grzybcio.Export(snap, *to)
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek export: %v\n", err)
+		return 1
+	}
+	sum.WriteSummary(stdout)
+	return 0
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rynek/rynek/internal/headless"
+	"github.com/rynek/rynek/internal/httpapi"
+	"github.com/rynek/rynek/market/sqlite"
+)
+
+// runServe is `rynek serve`: the market without a terminal, serving the
+// HTTP API, until Ctrl+C or SIGTERM.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rynek serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	mf := addMarketFlags(fs)
+	addr := fs.String("api", httpapi.DefaultAddr, "address of the HTTP API")
+	af := addAPIFlags(fs)
+	bots := fs.Float64("bots", 0, "traffic bots: turns a second of the market's players selling, buying, taking back and relisting in balance, as the console's R does (0: none)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rynek serve [--db PATH] [--api ADDR] [--bots RATE] [flags]\n\nRuns the market without a terminal and serves its HTTP API and live board\n(http://ADDR/). Its main loop runs %d ticks a second. Ctrl+C or SIGTERM stops it.\n\nFlags:\n", headless.TicksPerSecond)
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rynek serve: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return 2
+	}
+	if code := mf.check(stderr); code != 0 {
+		return code
+	}
+	if *bots < 0 || *bots > 100_000 {
+		fmt.Fprintf(stderr, "rynek serve: --bots must be between 0 and 100000, got %g\n", *bots)
+		return 2
+	}
+	opts, code := af.options(stderr)
+	if code != 0 {
+		return code
+	}
+	if err := httpapi.CheckExposure(*addr, opts.Token); err != nil {
+		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
+		return 2
+	}
+	path, code := databasePath(fs, *mf.db, stderr)
+	if code != 0 {
+		return code
+	}
+	rulesPath, rulesNow, err := mf.marketRules(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
+		return 1
+	}
+	ln, err := httpapi.Listen(*addr, opts.Token) // first: a taken address creates nothing
+	if err != nil {
+		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
+		return 1
+	}
+	svc, st, _, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, rulesNow, stderr)
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
+		return 1
+	}
+	api := httpapi.Start(svc, ln, opts, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, board at /); Ctrl+C stops\n", st.name, api.Addr)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	sum, runErr := headless.Run(ctx, svc, headless.Options{BotsRate: *bots, Seed: uint64(time.Now().UnixNano()),
+		Report: func(s string) { fmt.Fprintln(stderr, "rynek serve: "+s) }, Reload: hup, ReloadRules: reloader(svc, rulesPath)})
+	stop()
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := api.Shutdown(shutdown); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := svc.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	fmt.Fprintf(stdout, "rynek serve: stopped after %s\n", sum)
+	if runErr != nil {
+		fmt.Fprintf(stderr, "rynek serve: %v\n", runErr)
+		return 1
+	}
+	return 0
+}
