@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,45 +19,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/rynek/rynek/internal/pgtest"
 	"github.com/rynek/rynek/internal/readonly"
-	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 	_ "modernc.org/sqlite"
 )
-
-// TestMain runs the tests, or, as a child the tests start with
-// RYNEK_TEST_MAIN=1, the program itself (a real `rynek serve`).
-func TestMain(m *testing.M) {
-	if os.Getenv("RYNEK_TEST_MAIN") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-	}
-	os.Exit(pgtest.Main(m))
-}
-
-// demoMarket seeds a demo market of n listings at location (a file or a
-// PostgreSQL market), gives it some traffic (sells, purchases, removals:
-// entries in its log) and closes it.
-func demoMarket(t *testing.T, location string, n int) {
-	t.Helper()
-	svc, _, _, err := open(location, sqlite.Options{}, "", n, 7, "Rynek", market.Config{}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	players, err := svc.Players()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := traffic.New(3)
-	for i := 0; i < 300; i++ {
-		g.One(svc, players) // a refusal (too little money, say) is traffic too
-	}
-	if svc.Version() == 0 {
-		t.Fatal("the traffic logged nothing")
-	}
-	if err := svc.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // check runs `rynek check` with args and returns its exit code and output.
 func check(t *testing.T, args ...string) (int, string, string) {
@@ -206,26 +170,6 @@ func TestCheckCommandPostgres(t *testing.T) {
 	if code, out, _ := check(t, "--db", dsn); code != 1 || !strings.Contains(out, ": 5.00 more; a balance, the fee account or a purchase was changed outside Rynek\n") {
 		t.Fatalf("a raised balance: exit %d:\n%s", code, out)
 	}
-}
-
-// pgDigest is a digest of every row of every table of a PostgreSQL market.
-func pgDigest(t *testing.T, dsn string) string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var all []string
-	for _, table := range []string{"meta", "players", "mail", "listings", "transactions", "events", "event_counter", "rynek_instances", "rynek_schema"} {
-		var d string
-		if err := conn.QueryRow(ctx, "SELECT coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '') FROM "+table+" t").Scan(&d); err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, table+" "+d)
-	}
-	return strings.Join(all, "\n")
 }
 
 // TestCheckWhileServeRuns: `rynek check` of a market that a real `rynek

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rynek/rynek/internal/tmpfs"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/sqlite"
 )
 
 // TestAFailedStartCreatesNothing starts the console and the server in ways
@@ -86,5 +88,114 @@ func TestAFailedStartCreatesNothing(t *testing.T) {
 				t.Errorf("the read-only filesystem holds %q", after)
 			}
 		})
+	}
+}
+
+func TestOpenSeedsOnceAndSaysSo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	var errb bytes.Buffer
+	svc, _, clock, err := open(path, sqlite.Options{}, "", 50, 3, "Bazar", market.Config{}, &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := svc.GetActiveListingsCount(); n != 50 || svc.Name() != "Bazar" || clock == nil {
+		t.Fatalf("count %d, name %q", n, svc.Name())
+	}
+	// Not a terminal: each step's last line, no progress in place.
+	for _, want := range []string{"rynek: seeded 300 players, 50 listings", "\nrynek: loaded 50 active listings"} {
+		if !strings.Contains(errb.String(), want) || strings.Contains(errb.String(), "\r") {
+			t.Errorf("the start's lines lack %q or hold a carriage return: %q", want, errb.String())
+		}
+	}
+	svc.Close()
+	errb.Reset()
+	svc, _, _, err = open(path, sqlite.Options{Sync: true}, "", 999, 3, "Bazar", market.Config{}, &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	if n, _ := svc.GetActiveListingsCount(); n != 50 || strings.Contains(errb.String(), "seeded") {
+		t.Fatalf("reseeded: count %d, %q", n, errb.String())
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode().Perm())
+	}
+}
+
+// TestRulesFileAtStart: a rules file beside the market applies from the
+// start; one that cannot be used stops the start, naming its key and line;
+// --config of a missing file is refused.
+func TestRulesFileAtStart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.db")
+	if err := os.WriteFile(filepath.Join(dir, "rynek.yml"), []byte("listings:\n  limit: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mf := marketFlags{config: new(string)}
+	where, c, err := mf.marketRules(path)
+	if err != nil || where != filepath.Join(dir, "rynek.yml") || c.MaxListingsPerPlayer != 3 {
+		t.Fatalf("%q %+v %v", where, c, err)
+	}
+	svc, _, _, err := open(path, sqlite.Options{}, "", 0, 1, "Rynek", c, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := svc.Config().MaxListingsPerPlayer; got != 3 {
+		t.Fatalf("the market's limit is %d, want the file's 3", got)
+	}
+	svc.Close()
+	if err := os.WriteFile(filepath.Join(dir, "rynek.yml"), []byte("listings:\n  limit: lots\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	if code := run([]string{"serve", "--db", path, "--api", "127.0.0.1:0"}, io.Discard, &errb); code != 1 ||
+		!strings.Contains(errb.String(), `rynek.yml:2:10: listings.limit: a whole number from 1 to 100000, not "lots"`) {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"serve", "--db", path, "--config", filepath.Join(dir, "none.yml")}, io.Discard, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "--config "+filepath.Join(dir, "none.yml")+": no such file") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+}
+
+// TestSeedObeysTheRulesFile: a new market is seeded under the rules file
+// beside it, so no seeded seller is over the file's listing limit (the big
+// ones have a tier of their own) and each has room to sell.
+func TestSeedObeysTheRulesFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.db")
+	if err := os.WriteFile(filepath.Join(dir, "rynek.yml"), []byte("listings:\n  limit: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mf := marketFlags{config: new(string)}
+	_, rules, err := mf.marketRules(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _, _, err := open(path, sqlite.Options{}, "", 900, 1, "Rynek", rules, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	players, err := svc.Players()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiers := 0
+	for _, p := range players {
+		room, err := svc.ListingRoom(p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if room.Listings >= room.Limit {
+			t.Errorf("%s has %d listings, limit %d", p.Name, room.Listings, room.Limit)
+		}
+		if room.Limit > 3 {
+			tiers++
+		}
+	}
+	if tiers == 0 {
+		t.Fatal("900 listings among 300 players under a limit of 3, and nobody has a tier")
 	}
 }
