@@ -1,19 +1,15 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"path/filepath"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/internal/httpapi"
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/tui"
 )
 
@@ -72,52 +68,25 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	if code := mf.check(stderr); code != 0 {
 		return code
 	}
-	opts, code := af.options(stderr)
+	opts, code := af.options("rynek", apiAddr.addr, stderr)
 	if code != 0 {
 		return code
 	}
-	if apiAddr.addr != "" {
-		if err := httpapi.CheckExposure(apiAddr.addr, opts.Token); err != nil {
-			fmt.Fprintf(stderr, "rynek: %v\n", err)
-			return 2
-		}
-	}
-	path, code := databasePath(fs, *mf.db, stderr)
+	s, code := mf.start("rynek", fs, apiAddr.addr, opts, stderr)
 	if code != 0 {
 		return code
-	}
-	rulesPath, rulesNow, err := mf.marketRules(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "rynek: %v\n", err)
-		return 1
-	}
-	var ln net.Listener
-	if apiAddr.addr != "" {
-		// First: a taken address creates nothing.
-		if ln, err = httpapi.Listen(apiAddr.addr, opts.Token); err != nil {
-			fmt.Fprintf(stderr, "rynek: %v\n", err)
-			return 1
-		}
-	}
-	svc, st, clock, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, rulesNow, stderr)
-	if err != nil {
-		if ln != nil {
-			ln.Close()
-		}
-		fmt.Fprintf(stderr, "rynek: %v\n", err)
-		return 1
 	}
 	var api *httpapi.Running
-	if ln != nil {
+	if s.listener != nil {
 		// The API's own errors would tear the console's screen: dropped.
-		api = httpapi.Start(svc, ln, opts, io.Discard)
+		api = httpapi.Start(s.svc, s.listener, opts, io.Discard)
 	}
-	exportDir := filepath.Dir(path)
-	if st.file == nil {
+	exportDir := filepath.Dir(s.store.name)
+	if s.store.file == nil {
 		exportDir = "." // a PostgreSQL market has no folder of its own
 	}
-	to := tui.Options{Svc: svc, Clock: clock, ExportDir: exportDir, Backup: st.backup, DatabasePath: st.name,
-		ReloadRules: reloader(svc, rulesPath)}
+	to := tui.Options{Svc: s.svc, Clock: s.clock, ExportDir: exportDir, Backup: s.store.backup, DatabasePath: s.store.name,
+		ReloadRules: s.reloadRules}
 	if api != nil {
 		to.APIAddr = api.Addr
 	}
@@ -129,14 +98,12 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	_, runErr := tea.NewProgram(m).Run()
 	fmt.Fprint(stdout, popTitle)
 	if api != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := api.Shutdown(ctx); err != nil && runErr == nil {
+		if err := stopAPI(api); err != nil && runErr == nil {
 			runErr = fmt.Errorf("stop the API: %w", err)
 		}
-		cancel()
 	}
 	m.Close()
-	if err := svc.Close(); err != nil && runErr == nil {
+	if err := s.svc.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
 	if runErr != nil {

@@ -35,7 +35,7 @@ func TestImportAndExportCommands(t *testing.T) {
 	if want := "  rules          13 settings of config.yml into " + filepath.Join(dir, "rynek.yml") + "; not carried"; !strings.Contains(out.String(), want) {
 		t.Fatalf("import output lacks %q:\n%s", want, out.String())
 	}
-	if _, c, err := (marketFlags{config: new(string)}).marketRules(db); err != nil || c.MaxListingsPerPlayer != 15 {
+	if _, c, err := (&marketFlags{}).marketRules(db); err != nil || c.MaxListingsPerPlayer != 15 {
 		t.Fatalf("the market's rules after the import: %+v, %v", c, err)
 	}
 	errb.Reset()

@@ -5,11 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/rynek/rynek/internal/httpapi"
 	"github.com/rynek/rynek/internal/rules"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/postgres"
@@ -17,150 +19,73 @@ import (
 	"github.com/rynek/rynek/seed"
 )
 
-// Start-up: a command that fails to start leaves nothing behind. It binds
-// the API's address before it opens the market (httpapi.Listen), and what
-// opening a market file creates (the file, its -wal and -shm, the default
-// market's directory) is removed again when the start fails after it: a
-// seed that fills the disk, a market that cannot be loaded.
-
-// created is what opening a market file made that was not there before.
-type created struct {
-	file string   // the market file, "" when it was there
-	dirs []string // directories made for it, the deepest first
-}
-
-// newMarketFile looks at the market file path before it is opened: when it
-// is new, the market will be created there. The default market's directory
-// is made (0700) on first use; another market's directory must exist.
-func newMarketFile(path string) (created, error) {
-	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
-		return created{}, nil // there, or not to be looked at: Open says why
-	}
-	made := created{file: path}
-	if def, err := sqlite.DefaultFile(); err != nil || def != path {
-		return made, nil
-	}
-	for dir := filepath.Dir(path); ; {
-		if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		made.dirs = append(made.dirs, dir)
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		made.undo()
-		return created{}, fmt.Errorf("create the market's directory: %w", err)
-	}
-	return made, nil
-}
-
-// undo removes what was created, after the store is closed: the file and
-// SQLite's files beside it, then the directories, each only while empty.
-func (c created) undo() {
-	if c.file != "" {
-		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-			os.Remove(c.file + suffix)
-		}
-	}
-	for _, dir := range c.dirs {
-		os.Remove(dir)
-	}
-}
-
-// open opens the store, seeds it when new, and enables the service on this
-// goroutine, which then runs the UI: the service's main thread. When it
-// fails, the market file it created is gone again.
-func open(path string, opts sqlite.Options, instance string, seedN int, seedRand int64, name string, rules market.Config, stderr io.Writer) (*market.Service, openedMarket, *market.ManualClock, error) {
-	var none openedMarket
-	line := progressLine{w: stderr, terminal: isTerminal(stderr)}
-	st, err := openMarket(path, opts, instance, false)
-	if err != nil {
-		return nil, none, nil, err
-	}
-	fail := func(err error) (*market.Service, openedMarket, *market.ManualClock, error) {
-		st.store.Close()
-		st.created.undo()
-		if st.created.file != "" {
-			err = fmt.Errorf("%w; the new market %s was removed", err, st.created.file)
-		}
-		return nil, none, nil, err
-	}
-	empty, err := st.empty()
-	if err != nil {
-		return fail(err)
-	}
-	if empty && seedN > 0 {
-		start := time.Now()
-		res, err := seed.Load(st.store, seed.Options{Listings: seedN, Rand: seedRand, Rules: rules, Progress: func(done, total int) {
-			line.progress("rynek: seeding a demo market into %s: %3d%%", st.name, done*100/max(total, 1))
-		}})
-		if err != nil {
-			line.end()
-			if !strings.HasPrefix(err.Error(), "seed:") {
-				err = fmt.Errorf("seed: %w", err)
-			}
-			return fail(err)
-		}
-		line.final("rynek: seeded %d players, %d listings, %d transactions in %s",
-			res.Players, res.Listings, res.Transactions, time.Since(start).Round(time.Millisecond))
-	}
-	clock := market.NewOffsetClock()
-	start := time.Now()
-	cfg := rules
-	cfg.Name, cfg.Clock = name, clock
-	cfg.LoadProgress = func(done, total int) {
-		line.progress("rynek: loading %s: %3d%%", st.name, done*100/max(total, 1))
-	}
-	svc := market.New(st.store, cfg)
-	if err := svc.BindMainThread(); err != nil {
-		return fail(err)
-	}
-	if err := svc.Enable(); err != nil {
-		return fail(err)
-	}
-	n, _ := svc.GetActiveListingsCount()
-	line.final("rynek: loaded %d active listings in %s", n, time.Since(start).Round(time.Millisecond))
-	return svc, st, clock, nil
-}
+// Opening a market. Every command names its market with --db
+// (databasePath). The console and serve, which run the market's service,
+// start through one path (marketFlags.start, then open); import opens the
+// store alone (openMarket), as a tool; check and export read a snapshot
+// (openSnapshot); backup copies the file.
+//
+// A command that fails to start leaves nothing behind. It binds the API's
+// address before it opens the market (httpapi.Listen), and what opening a
+// market file creates (the file, its -wal and -shm, the default market's
+// directory) is removed again when the start fails after it: a seed that
+// fills the disk, a market that cannot be loaded.
 
 // marketFlags are the flags that open a market, shared by the console and
-// serve.
+// serve: addMarketFlags fills them as the command line is parsed.
 type marketFlags struct {
-	db       *string
-	seedN    *int
-	seedRand *int64
-	name     *string
-	sync     *bool
-	instance *string
-	config   *string
+	db       string // --db as given; start resolves it (databasePath)
+	seed     int
+	seedRand int64
+	name     string
+	sync     bool
+	instance string
+	config   string
 }
 
 // dbUsage is the --db flag's help, the same for every command.
 const dbUsage = "the market: a database file (default $XDG_DATA_HOME/rynek/market.db, i.e. ~/.local/share/rynek/market.db), " +
 	"or a PostgreSQL market shared by a network of servers, postgres://USER:PASSWORD@HOST/DATABASE"
 
-func addMarketFlags(fs *flag.FlagSet) marketFlags {
-	return marketFlags{
-		db:       fs.String("db", "", dbUsage),
-		instance: fs.String("instance", "", "this server's name in a network on one PostgreSQL market, unique in it, shown as its events' origin (default: the host name)"),
-		seedN:    fs.Int("seed", 3000, "listings to generate when the database is new (0: start empty)"),
-		seedRand: fs.Int64("seed-rand", 1, "seed of the demo data generator (same seed, same market)"),
-		name:     fs.String("name", "Rynek", `service name, as in the not-ready error "<name> API nie jest gotowe"`),
-		sync:     fs.Bool("sync", false, "fsync every commit: survive power loss, not only crashes (sells about 3x slower: 2,724/s against 8,100/s measured at 1M listings)"),
-		config:   fs.String("config", "", "the market's rules file (default: "+rules.FileName+" beside the market file, when there is one); ctrl+r in the console and SIGHUP to rynek serve reload it"),
+func addMarketFlags(fs *flag.FlagSet) *marketFlags {
+	f := &marketFlags{}
+	fs.StringVar(&f.db, "db", "", dbUsage)
+	fs.StringVar(&f.instance, "instance", "", "this server's name in a network on one PostgreSQL market, unique in it, shown as its events' origin (default: the host name)")
+	fs.IntVar(&f.seed, "seed", 3000, "listings to generate when the database is new (0: start empty)")
+	fs.Int64Var(&f.seedRand, "seed-rand", 1, "seed of the demo data generator (same seed, same market)")
+	fs.StringVar(&f.name, "name", "Rynek", `service name, as in the not-ready error "<name> API nie jest gotowe"`)
+	fs.BoolVar(&f.sync, "sync", false, "fsync every commit: survive power loss, not only crashes (sells about 3x slower: 2,724/s against 8,100/s measured at 1M listings)")
+	fs.StringVar(&f.config, "config", "", "the market's rules file (default: "+rules.FileName+" beside the market file, when there is one); ctrl+r in the console and SIGHUP to rynek serve reload it")
+	return f
+}
+
+// check validates the market flags: a usage error is exit code 2.
+func (f *marketFlags) check(stderr io.Writer) int {
+	if f.seed < 0 || f.seed > 10_000_000 {
+		fmt.Fprintf(stderr, "rynek: --seed must be between 0 and 10000000, got %d\n", f.seed)
+		return 2
 	}
+	if f.name == "" {
+		fmt.Fprintln(stderr, "rynek: --name must not be empty")
+		return 2
+	}
+	if f.instance != "" && !isPostgres(f.db) {
+		fmt.Fprintln(stderr, "rynek: --instance names a server in a network; it needs --db postgres://…")
+		return 2
+	}
+	if f.sync && isPostgres(f.db) {
+		fmt.Fprintln(stderr, "rynek: --sync is for a market file; a PostgreSQL market's durability is the server's (synchronous_commit)")
+		return 2
+	}
+	return 0
 }
 
 // marketRules finds and reads the rules file: --config, or rules.FileName
 // beside a market file. No file (when none was asked for) is the defaults;
 // a file that cannot be used is an error naming its key and line. It
 // returns the path ("" for none) and the rules.
-func (f marketFlags) marketRules(dbPath string) (string, market.Config, error) {
-	path, asked := *f.config, *f.config != ""
+func (f *marketFlags) marketRules(dbPath string) (string, market.Config, error) {
+	path, asked := f.config, f.config != ""
 	if !asked {
 		if isPostgres(dbPath) {
 			return "", market.Config{}, nil
@@ -179,45 +104,130 @@ func (f marketFlags) marketRules(dbPath string) (string, market.Config, error) {
 	return "", market.Config{}, err
 }
 
-// reloader reads the rules file again and gives it to svc (main thread).
-func reloader(svc *market.Service, path string) func() (string, error) {
-	return func() (string, error) {
-		if path == "" {
-			return "", errors.New("this market has no rules file: start it with --config PATH")
-		}
-		c, err := rules.Load(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%s does not exist: the rules stay as they are (docs/rules.md lists its keys)", path)
-		}
-		if err != nil {
-			return "", fmt.Errorf("%v; the rules stay as they are", err)
-		}
-		if err := svc.SetRules(c); err != nil {
-			return "", err
-		}
-		return "rules reloaded from " + path, nil
-	}
+// A session is the market's service running on this goroutine, its main
+// thread: what the console and serve work on.
+type session struct {
+	svc   *market.Service
+	store openedMarket
+	// clock is the service's clock; the console's QA controls move it.
+	clock *market.ManualClock
+	// rulesPath is the rules file reloadRules reads, "" for none.
+	rulesPath string
+	// listener is the API's address, bound before the market was opened;
+	// nil when the command serves no API.
+	listener net.Listener
 }
 
-// check validates the market flags: a usage error is exit code 2.
-func (f marketFlags) check(stderr io.Writer) int {
-	if *f.seedN < 0 || *f.seedN > 10_000_000 {
-		fmt.Fprintf(stderr, "rynek: --seed must be between 0 and 10000000, got %d\n", *f.seedN)
-		return 2
+// start is how the console and serve start, once their flags are checked:
+// it finds the market (databasePath) and its rules file, binds the API's
+// address when addr is not "" (first: a taken address creates nothing),
+// then opens the market (open). When it fails it has said why on stderr,
+// after cmd, and returns the exit code.
+func (f *marketFlags) start(cmd string, fs *flag.FlagSet, addr string, api httpapi.Options, stderr io.Writer) (*session, int) {
+	path, code := databasePath(fs, f.db, stderr)
+	if code != 0 {
+		return nil, code
 	}
-	if *f.name == "" {
-		fmt.Fprintln(stderr, "rynek: --name must not be empty")
-		return 2
+	rulesPath, rulesNow, err := f.marketRules(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return nil, 1
 	}
-	if *f.instance != "" && !isPostgres(*f.db) {
-		fmt.Fprintln(stderr, "rynek: --instance names a server in a network; it needs --db postgres://…")
-		return 2
+	var ln net.Listener
+	if addr != "" {
+		if ln, err = httpapi.Listen(addr, api.Token); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+			return nil, 1
+		}
 	}
-	if *f.sync && isPostgres(*f.db) {
-		fmt.Fprintln(stderr, "rynek: --sync is for a market file; a PostgreSQL market's durability is the server's (synchronous_commit)")
-		return 2
+	resolved := *f
+	resolved.db = path
+	s, err := open(resolved, rulesNow, stderr)
+	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return nil, 1
 	}
-	return 0
+	s.rulesPath, s.listener = rulesPath, ln
+	return s, 0
+}
+
+// open opens the market f.db names under the rules, seeds it when new,
+// and enables the service on this goroutine, which then runs the console
+// or serve's loop: the service's main thread. When it fails, the market
+// file it created is gone again.
+func open(f marketFlags, rules market.Config, stderr io.Writer) (*session, error) {
+	line := progressLine{w: stderr, terminal: isTerminal(stderr)}
+	st, err := openMarket(f.db, sqlite.Options{Sync: f.sync}, f.instance, false)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*session, error) {
+		st.store.Close()
+		st.created.undo()
+		if st.created.file != "" {
+			err = fmt.Errorf("%w; the new market %s was removed", err, st.created.file)
+		}
+		return nil, err
+	}
+	empty, err := st.empty()
+	if err != nil {
+		return fail(err)
+	}
+	if empty && f.seed > 0 {
+		start := time.Now()
+		res, err := seed.Load(st.store, seed.Options{Listings: f.seed, Rand: f.seedRand, Rules: rules, Progress: func(done, total int) {
+			line.progress("rynek: seeding a demo market into %s: %3d%%", st.name, done*100/max(total, 1))
+		}})
+		if err != nil {
+			line.end()
+			if !strings.HasPrefix(err.Error(), "seed:") {
+				err = fmt.Errorf("seed: %w", err)
+			}
+			return fail(err)
+		}
+		line.final("rynek: seeded %d players, %d listings, %d transactions in %s",
+			res.Players, res.Listings, res.Transactions, time.Since(start).Round(time.Millisecond))
+	}
+	clock := market.NewOffsetClock()
+	start := time.Now()
+	cfg := rules
+	cfg.Name, cfg.Clock = f.name, clock
+	cfg.LoadProgress = func(done, total int) {
+		line.progress("rynek: loading %s: %3d%%", st.name, done*100/max(total, 1))
+	}
+	svc := market.New(st.store, cfg)
+	if err := svc.BindMainThread(); err != nil {
+		return fail(err)
+	}
+	if err := svc.Enable(); err != nil {
+		return fail(err)
+	}
+	n, _ := svc.GetActiveListingsCount()
+	line.final("rynek: loaded %d active listings in %s", n, time.Since(start).Round(time.Millisecond))
+	return &session{svc: svc, store: st, clock: clock}, nil
+}
+
+// reloadRules reads the rules file again and gives it to the service
+// (main thread): the console's ctrl+r, serve's SIGHUP.
+func (s *session) reloadRules() (string, error) {
+	path := s.rulesPath
+	if path == "" {
+		return "", errors.New("this market has no rules file: start it with --config PATH")
+	}
+	c, err := rules.Load(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("%s does not exist: the rules stay as they are (docs/rules.md lists its keys)", path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%v; the rules stay as they are", err)
+	}
+	if err := s.svc.SetRules(c); err != nil {
+		return "", err
+	}
+	return "rules reloaded from " + path, nil
 }
 
 // isPostgres reports whether --db names a PostgreSQL market.
@@ -269,6 +279,54 @@ func openMarket(location string, opts sqlite.Options, instance string, tool bool
 		return openedMarket{}, err
 	}
 	return openedMarket{store: st, name: location, file: st, created: made}, nil
+}
+
+// created is what opening a market file made that was not there before.
+type created struct {
+	file string   // the market file, "" when it was there
+	dirs []string // directories made for it, the deepest first
+}
+
+// newMarketFile looks at the market file path before it is opened: when it
+// is new, the market will be created there. The default market's directory
+// is made (0700) on first use; another market's directory must exist.
+func newMarketFile(path string) (created, error) {
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		return created{}, nil // there, or not to be looked at: Open says why
+	}
+	made := created{file: path}
+	if def, err := sqlite.DefaultFile(); err != nil || def != path {
+		return made, nil
+	}
+	for dir := filepath.Dir(path); ; {
+		if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		made.dirs = append(made.dirs, dir)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		made.undo()
+		return created{}, fmt.Errorf("create the market's directory: %w", err)
+	}
+	return made, nil
+}
+
+// undo removes what was created, after the store is closed: the file and
+// SQLite's files beside it, then the directories, each only while empty.
+func (c created) undo() {
+	if c.file != "" {
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			os.Remove(c.file + suffix)
+		}
+	}
+	for _, dir := range c.dirs {
+		os.Remove(dir)
+	}
 }
 
 // databasePath is --db's value, or the default market's path when --db was

@@ -12,7 +12,6 @@ import (
 
 	"github.com/rynek/rynek/internal/tmpfs"
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/sqlite"
 )
 
 // TestAFailedStartCreatesNothing starts the console and the server in ways
@@ -94,10 +93,11 @@ func TestAFailedStartCreatesNothing(t *testing.T) {
 func TestOpenSeedsOnceAndSaysSo(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
 	var errb bytes.Buffer
-	svc, _, clock, err := open(path, sqlite.Options{}, "", 50, 3, "Bazar", market.Config{}, &errb)
+	s, err := open(marketFlags{db: path, seed: 50, seedRand: 3, name: "Bazar"}, market.Config{}, &errb)
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc, clock := s.svc, s.clock
 	if n, _ := svc.GetActiveListingsCount(); n != 50 || svc.Name() != "Bazar" || clock == nil {
 		t.Fatalf("count %d, name %q", n, svc.Name())
 	}
@@ -109,10 +109,11 @@ func TestOpenSeedsOnceAndSaysSo(t *testing.T) {
 	}
 	svc.Close()
 	errb.Reset()
-	svc, _, _, err = open(path, sqlite.Options{Sync: true}, "", 999, 3, "Bazar", market.Config{}, &errb)
+	s, err = open(marketFlags{db: path, seed: 999, seedRand: 3, name: "Bazar", sync: true}, market.Config{}, &errb)
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc = s.svc
 	defer svc.Close()
 	if n, _ := svc.GetActiveListingsCount(); n != 50 || strings.Contains(errb.String(), "seeded") {
 		t.Fatalf("reseeded: count %d, %q", n, errb.String())
@@ -131,15 +132,16 @@ func TestRulesFileAtStart(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "rynek.yml"), []byte("listings:\n  limit: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mf := marketFlags{config: new(string)}
+	mf := marketFlags{}
 	where, c, err := mf.marketRules(path)
 	if err != nil || where != filepath.Join(dir, "rynek.yml") || c.MaxListingsPerPlayer != 3 {
 		t.Fatalf("%q %+v %v", where, c, err)
 	}
-	svc, _, _, err := open(path, sqlite.Options{}, "", 0, 1, "Rynek", c, io.Discard)
+	s, err := open(marketFlags{db: path, seedRand: 1, name: "Rynek"}, c, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc := s.svc
 	if got := svc.Config().MaxListingsPerPlayer; got != 3 {
 		t.Fatalf("the market's limit is %d, want the file's 3", got)
 	}
@@ -168,15 +170,16 @@ func TestSeedObeysTheRulesFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "rynek.yml"), []byte("listings:\n  limit: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mf := marketFlags{config: new(string)}
+	mf := marketFlags{}
 	_, rules, err := mf.marketRules(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, _, _, err := open(path, sqlite.Options{}, "", 900, 1, "Rynek", rules, io.Discard)
+	s, err := open(marketFlags{db: path, seed: 900, seedRand: 1, name: "Rynek"}, rules, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc := s.svc
 	defer svc.Close()
 	players, err := svc.Players()
 	if err != nil {

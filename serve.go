@@ -12,7 +12,6 @@ import (
 
 	"github.com/rynek/rynek/internal/headless"
 	"github.com/rynek/rynek/internal/httpapi"
-	"github.com/rynek/rynek/market/sqlite"
 )
 
 // runServe is `rynek serve`: the market without a terminal, serving the
@@ -42,50 +41,28 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rynek serve: --bots must be between 0 and 100000, got %g\n", *bots)
 		return 2
 	}
-	opts, code := af.options(stderr)
+	opts, code := af.options("rynek serve", *addr, stderr)
 	if code != 0 {
 		return code
 	}
-	if err := httpapi.CheckExposure(*addr, opts.Token); err != nil {
-		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
-		return 2
-	}
-	path, code := databasePath(fs, *mf.db, stderr)
+	s, code := mf.start("rynek serve", fs, *addr, opts, stderr)
 	if code != 0 {
 		return code
 	}
-	rulesPath, rulesNow, err := mf.marketRules(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
-		return 1
-	}
-	ln, err := httpapi.Listen(*addr, opts.Token) // first: a taken address creates nothing
-	if err != nil {
-		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
-		return 1
-	}
-	svc, st, _, err := open(path, sqlite.Options{Sync: *mf.sync}, *mf.instance, *mf.seedN, *mf.seedRand, *mf.name, rulesNow, stderr)
-	if err != nil {
-		ln.Close()
-		fmt.Fprintf(stderr, "rynek serve: %v\n", err)
-		return 1
-	}
-	api := httpapi.Start(svc, ln, opts, stderr)
+	api := httpapi.Start(s.svc, s.listener, opts, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, board at /); Ctrl+C stops\n", st.name, api.Addr)
+	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, board at /); Ctrl+C stops\n", s.store.name, api.Addr)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	sum, runErr := headless.Run(ctx, svc, headless.Options{BotsRate: *bots, Seed: uint64(time.Now().UnixNano()),
-		Report: func(s string) { fmt.Fprintln(stderr, "rynek serve: "+s) }, Reload: hup, ReloadRules: reloader(svc, rulesPath)})
+	sum, runErr := headless.Run(ctx, s.svc, headless.Options{BotsRate: *bots, Seed: uint64(time.Now().UnixNano()),
+		Report: func(line string) { fmt.Fprintln(stderr, "rynek serve: "+line) }, Reload: hup, ReloadRules: s.reloadRules})
 	stop()
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := api.Shutdown(shutdown); err != nil && runErr == nil {
+	if err := stopAPI(api); err != nil && runErr == nil {
 		runErr = err
 	}
-	if err := svc.Close(); err != nil && runErr == nil {
+	if err := s.svc.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
 	fmt.Fprintf(stdout, "rynek serve: stopped after %s\n", sum)

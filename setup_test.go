@@ -11,7 +11,6 @@ import (
 	"github.com/rynek/rynek/internal/pgtest"
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/sqlite"
 )
 
 // TestMain runs the tests, or, as a child the tests start with
@@ -28,10 +27,11 @@ func TestMain(m *testing.M) {
 // entries in its log) and closes it.
 func demoMarket(t *testing.T, location string, n int) {
 	t.Helper()
-	svc, _, _, err := open(location, sqlite.Options{}, "", n, 7, "Rynek", market.Config{}, io.Discard)
+	s, err := open(marketFlags{db: location, seed: n, seedRand: 7, name: "Rynek"}, market.Config{}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc := s.svc
 	players, err := svc.Players()
 	if err != nil {
 		t.Fatal(err)
