@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,17 +21,21 @@ func (m openedMarket) backup(dest string) error {
 
 var errPostgresBackup = errors.New("a PostgreSQL market is backed up by the server: pg_dump -Fc -d 'postgres://…' -f market.dump")
 
+// backupUsage is the help of rynek backup, before its flags.
+const backupUsage = `Usage: rynek backup [--db PATH] DEST
+
+Writes a consistent copy of the market to the new file DEST, also while a console
+or server has it open. DEST must not exist.
+
+Flags:
+`
+
 // runBackup is `rynek backup [--db PATH] DEST`: a consistent copy of the
 // market, taken through SQLite whether or not a console or server has the
 // market open.
 func runBackup(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rynek backup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("rynek backup", backupUsage, stderr)
 	dbPath := fs.String("db", "", dbUsage)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rynek backup [--db PATH] DEST\n\nWrites a consistent copy of the market to the new file DEST, also while a console\nor server has it open. DEST must not exist.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

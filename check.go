@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,14 +17,8 @@ const (
 	checkFailed   = 2 // could not check: a usage error, a market that cannot be read
 )
 
-// runCheck is `rynek check [--db PATH]`: the market's integrity check, which
-// reads one instant of the market and changes nothing (market.Check).
-func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rynek check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dbPath := fs.String("db", "", dbUsage)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: rynek check [--db PATH]
+// checkUsage is the help of rynek check, before its flags.
+const checkUsage = `Usage: rynek check [--db PATH]
 
 Checks the market's integrity, as git fsck or pg_amcheck do, and changes
 nothing: it reads one instant of the market, also while a console or server
@@ -38,9 +31,13 @@ Exit status: 0 the market is sound, 1 problems were found, 2 it could not
 be checked.
 
 Flags:
-`)
-		fs.PrintDefaults()
-	}
+`
+
+// runCheck is `rynek check [--db PATH]`: the market's integrity check, which
+// reads one instant of the market and changes nothing (market.Check).
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("rynek check", checkUsage, stderr)
+	dbPath := fs.String("db", "", dbUsage)
 	if code, ok := parseFlags(fs, args); !ok {
 		if code != 0 {
 			return checkFailed

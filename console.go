@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -33,17 +32,12 @@ func (f *apiAddrFlag) Set(v string) error {
 
 // runConsole runs the console: the default command.
 func runConsole(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rynek", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("rynek", usage, stderr)
 	mf := addMarketFlags(fs)
 	apiAddr := &apiAddrFlag{}
 	fs.Var(apiAddr, "api", "serve the HTTP API and live board beside the console: --api alone listens on "+httpapi.DefaultAddr+", --api ADDR on ADDR")
 	af := addAPIFlags(fs)
 	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rynek [flags]\n       rynek serve [--db PATH] [--api ADDR] [--bots RATE]\n       rynek backup [--db PATH] DEST\n       rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--config FILE] [--expiry-days N]\n       rynek export --to DIR [--db PATH]\n       rynek check [--db PATH]\n\nThe Rynek marketplace console. Press ? inside for every key.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

@@ -1,24 +1,27 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/rynek/rynek/internal/grzybcio"
 )
 
+// exportUsage is the help of rynek export, before its flags.
+const exportUsage = `Usage: rynek export --to DIR [--db PATH]
+
+Writes the market as GrzybcioRynek's listings.yml and market-data.yml. Existing
+files are never overwritten.
+
+Flags:
+`
+
 // runExport is `rynek export --to DIR`: the market written as the original
 // plugin's two files, so that a server can go back to it.
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rynek export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("rynek export", exportUsage, stderr)
 	to := fs.String("to", "", "the folder to write listings.yml and market-data.yml into (required)")
 	dbPath := fs.String("db", "", dbUsage)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rynek export --to DIR [--db PATH]\n\nWrites the market as GrzybcioRynek's listings.yml and market-data.yml. Existing\nfiles are never overwritten.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

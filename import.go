@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,12 +16,24 @@ import (
 	"github.com/rynek/rynek/market/sqlite"
 )
 
+// importUsage is the help of rynek import, before its flags.
+const importUsage = `Usage: rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--config FILE] [--expiry-days N]
+
+Loads a GrzybcioRynek market (listings, players, mailboxes, history) into Rynek,
+all in one transaction. Run it with --dry-run first: the report lists every
+skipped entry, rounding and expired listing. A listing the market's rules refuse
+(price, blacklist) is not listed: its item goes back to its seller's mailbox.
+Files cut short (a crash while the plugin wrote them) are refused with the place
+of the cut, unless --partial.
+
+Flags:
+`
+
 // runImport is `rynek import --from DIR`: the original plugin's files
 // (GrzybcioRynek's listings.yml and market-data.yml) loaded into the market
 // in one transaction, or with --dry-run only checked and reported.
 func runImport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rynek import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("rynek import", importUsage, stderr)
 	from := fs.String("from", "", "the plugin's data folder, with listings.yml and market-data.yml (required)")
 	dbPath := fs.String("db", "", dbUsage)
 	dryRun := fs.Bool("dry-run", false, "read, check and report everything; write nothing")
@@ -30,10 +41,6 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	partial := fs.Bool("partial", false, "import files that were cut short (the plugin was writing them when the server crashed or the disk filled): what is whole is imported, and what was cut is listed; without it such files are refused with the place of the cut")
 	config := fs.String("config", "", "the rules every imported listing obeys (default: "+rules.FileName+" beside the market; without one, the plugin's config.yml, which the import carries over into it; else the defaults)")
 	expiryDays := fs.Int("expiry-days", grzybcio.DefaultExpiryDays, "the plugin's listing-expiry-days: a listing expires this long after it was created (default: the plugin's config.yml's, else 7)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--config FILE] [--expiry-days N]\n\nLoads a GrzybcioRynek market (listings, players, mailboxes, history) into Rynek,\nall in one transaction. Run it with --dry-run first: the report lists every\nskipped entry, rounding and expired listing. A listing the market's rules refuse\n(price, blacklist) is not listed: its item goes back to its seller's mailbox.\nFiles cut short (a crash while the plugin wrote them) are refused with the place\nof the cut, unless --partial.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

@@ -10,10 +10,26 @@ import (
 	"os"
 )
 
+// usage is the program's help (rynek --help): every command, then the
+// console's flags.
+const usage = `Usage: rynek [flags]
+       rynek serve [--db PATH] [--api ADDR] [--bots RATE]
+       rynek backup [--db PATH] DEST
+       rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--config FILE] [--expiry-days N]
+       rynek export --to DIR [--db PATH]
+       rynek check [--db PATH]
+
+The Rynek marketplace console. Press ? inside for every key.
+
+Flags:
+`
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run runs the command args name (the console when they name none) and
+// returns its exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
@@ -37,6 +53,18 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
+}
+
+// newFlagSet returns a command's flag set: its errors and its help go to
+// stderr, the help being usage followed by the flags.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		io.WriteString(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
 // parseFlags parses a command's flags. When it returns false the command

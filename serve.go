@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,19 +13,23 @@ import (
 	"github.com/rynek/rynek/internal/httpapi"
 )
 
+// serveUsage is the help of rynek serve, before its flags.
+var serveUsage = fmt.Sprintf(`Usage: rynek serve [--db PATH] [--api ADDR] [--bots RATE] [flags]
+
+Runs the market without a terminal and serves its HTTP API and live board
+(http://ADDR/). Its main loop runs %d ticks a second. Ctrl+C or SIGTERM stops it.
+
+Flags:
+`, headless.TicksPerSecond)
+
 // runServe is `rynek serve`: the market without a terminal, serving the
 // HTTP API, until Ctrl+C or SIGTERM.
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rynek serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("rynek serve", serveUsage, stderr)
 	mf := addMarketFlags(fs)
 	addr := fs.String("api", httpapi.DefaultAddr, "address of the HTTP API")
 	af := addAPIFlags(fs)
 	bots := fs.Float64("bots", 0, "traffic bots: turns a second of the market's players selling, buying, taking back and relisting in balance, as the console's R does (0: none)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rynek serve [--db PATH] [--api ADDR] [--bots RATE] [flags]\n\nRuns the market without a terminal and serves its HTTP API and live board\n(http://ADDR/). Its main loop runs %d ticks a second. Ctrl+C or SIGTERM stops it.\n\nFlags:\n", headless.TicksPerSecond)
-		fs.PrintDefaults()
-	}
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
