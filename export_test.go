@@ -20,7 +20,7 @@ func TestExportReadsWithoutWriting(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "market.db")
 	var out, errb bytes.Buffer
-	if code := run([]string{"import", "--from", filepath.Join("internal", "grzybcio", "testdata", "server"), "--db", db, "--expiry-days", "36500"}, &out, &errb); code != 0 {
+	if code := run([]string{"import", "--from", pluginFixture("server"), "--db", db, "--expiry-days", "36500"}, &out, &errb); code != 0 {
 		t.Fatalf("import: exit %d: %s", code, errb.String())
 	}
 	os.Remove(filepath.Join(dir, "rynek.yml"))

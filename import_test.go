@@ -13,7 +13,7 @@ import (
 func TestImportAndExportCommands(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "market.db")
-	from := filepath.Join("internal", "grzybcio", "testdata", "server")
+	from := pluginFixture("server")
 	var out, errb bytes.Buffer
 	// A century of expiry: the fixture's listings stay active whatever the date.
 	if code := run([]string{"import", "--from", from, "--db", db, "--dry-run", "--expiry-days", "36500"}, &out, &errb); code != 0 {
@@ -60,7 +60,7 @@ func TestImportAndExportCommands(t *testing.T) {
 		{[]string{"import"}, 2, "rynek import: give the plugin's data folder with --from DIR"},
 		{[]string{"import", "--from", from, "--expiry-days", "0"}, 2, "--expiry-days must be between 1 and 36500, got 0"},
 		{[]string{"export", "--db", db}, 2, "rynek export: give the folder to write into with --to DIR"},
-		{[]string{"import", "--from", filepath.Join("internal", "grzybcio", "testdata", "foreign"), "--db", filepath.Join(dir, "new.db")}, 1,
+		{[]string{"import", "--from", pluginFixture("foreign"), "--db", filepath.Join(dir, "new.db")}, 1,
 			"listings.yml:2:1: this is not GrzybcioRynek's listings.yml"},
 		{[]string{"export", "--to", to, "--db", filepath.Join(dir, "none.db")}, 1, "rynek export: no market at " + filepath.Join(dir, "none.db") + ": file does not exist\n"},
 		{[]string{"backup", "--db", filepath.Join(dir, "none.db"), filepath.Join(dir, "copy.db")}, 1, "rynek backup: no market at " + filepath.Join(dir, "none.db") + ": file does not exist\n"},
@@ -88,7 +88,7 @@ func TestImportRefusesACutFileUnlessPartial(t *testing.T) {
 	dir := t.TempDir()
 	from := filepath.Join(dir, "GrzybcioRynek")
 	os.Mkdir(from, 0o755)
-	data, err := os.ReadFile(filepath.Join("internal", "grzybcio", "testdata", "server", "listings.yml"))
+	data, err := os.ReadFile(filepath.Join(pluginFixture("server"), "listings.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestImportAppliesTheMarketsRules(t *testing.T) {
 	dir := t.TempDir()
 	from := filepath.Join(dir, "GrzybcioRynek")
 	os.Mkdir(from, 0o755)
-	server := filepath.Join("internal", "grzybcio", "testdata", "server")
+	server := pluginFixture("server")
 	for _, name := range []string{"listings.yml", "market-data.yml", "config.yml"} {
 		data, err := os.ReadFile(filepath.Join(server, name))
 		if err != nil {
@@ -186,7 +186,7 @@ func TestAnImportThatAddsNothingSaysSo(t *testing.T) {
 	dir := t.TempDir()
 	from := filepath.Join(dir, "GrzybcioRynek")
 	os.Mkdir(from, 0o755)
-	server := filepath.Join("internal", "grzybcio", "testdata", "server")
+	server := pluginFixture("server")
 	listings, _ := os.ReadFile(filepath.Join(server, "listings.yml"))
 	start := bytes.Index(listings, []byte("- ==: com.example.marketplace.model.MarketListing\n  id: 4\n"))
 	end := bytes.Index(listings, []byte("- ==: com.example.marketplace.model.MarketListing\n  id: 5\n"))
@@ -229,8 +229,8 @@ func TestAnImportThatAddsNothingSaysSo(t *testing.T) {
 // otherwise, and without one takes the plugin's default of 7.
 func TestImportTakesTheExpiryFromThePluginsConfig(t *testing.T) {
 	dir := t.TempDir()
-	server := filepath.Join("internal", "grzybcio", "testdata", "server")
-	legacy := filepath.Join("internal", "grzybcio", "testdata", "legacy")
+	server := pluginFixture("server")
+	legacy := pluginFixture("legacy")
 	for _, c := range []struct {
 		args []string
 		want string

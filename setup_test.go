@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +14,9 @@ import (
 	"github.com/rynek/rynek/market"
 )
 
+// The setup the commands' tests share: TestMain, the plugin's fixtures, a
+// demo market with traffic, a digest of a PostgreSQL market's tables.
+
 // TestMain runs the tests, or, as a child the tests start with
 // RYNEK_TEST_MAIN=1, the program itself (a real `rynek serve`).
 func TestMain(m *testing.M) {
@@ -20,6 +24,14 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(pgtest.Main(m))
+}
+
+// pluginFixture is the folder of one of internal/grzybcio's fixtures, the
+// original plugin's data: "server" (listings, mailboxes, history and a
+// config.yml), "legacy" (an older plugin's listings.yml alone), "foreign" (a
+// listings.yml that is not the plugin's).
+func pluginFixture(name string) string {
+	return filepath.Join("internal", "grzybcio", "testdata", name)
 }
 
 // demoMarket seeds a demo market of n listings at location (a file or a
