@@ -245,7 +245,7 @@ type openedMarket struct {
 	name string
 	// file is the SQLite store, nil for PostgreSQL.
 	file *sqlite.Store
-	// created is what opening it made (open.go): a command that fails
+	// created is what opening it made (newMarketFile): a command that fails
 	// removes it again.
 	created created
 }
