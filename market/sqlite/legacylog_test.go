@@ -93,13 +93,6 @@ func copyIfExists(t *testing.T, src, dst string) {
 	mustOK(t, out.Close())
 }
 
-func mustOK(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 type fullRecorder struct {
 	recorder
 	listings []int64

@@ -3,8 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 )
 
@@ -112,19 +114,92 @@ func loadHistory(ctx context.Context, q queryer, after [16]byte, limit int, fn f
 	return n, err
 }
 
-// readEvents streams what q sees of the log, as Store.ReadEvents documents.
-func readEvents(ctx context.Context, q queryer, after uint64, limit int, fn func(market.EventRow) error) (int, error) {
-	n := 0
-	err := each(ctx, q, "SELECT seq, kind, at, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?", func(r *sql.Rows) error {
-		var e market.EventRow
-		var seq int64
-		var kind string
-		if err := r.Scan(&seq, &kind, &e.At, (*sql.RawBytes)(&e.Body)); err != nil {
+// Empty reports whether the market has no players yet (a new database, to
+// be seeded).
+func (s *Store) Empty() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writerFree(); err != nil {
+		return false, err
+	}
+	var n int
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM (SELECT 1 FROM players LIMIT 1)").Scan(&n); err != nil {
+		return false, describe(err)
+	}
+	return n == 0, nil
+}
+
+var errStop = errors.New("stop")
+
+// queryer is what the reads read with: the writer's connection, the
+// readers, or a snapshot's transaction.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func each(ctx context.Context, q queryer, query string, fn func(*sql.Rows) error, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return describe(err)
+	}
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			rows.Close()
+			if err == errStop {
+				return err
+			}
+			return describe(err)
+		}
+	}
+	return closeRows(rows)
+}
+
+func closeRows(r *sql.Rows) error {
+	err := r.Err()
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return describe(err)
+	}
+	return nil
+}
+
+// Load streams every row to l. It must not run concurrently with Commit.
+func (s *Store) Load(l market.Loader) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writerFree(); err != nil {
+		return err
+	}
+	return load(s.ctx, s.conn, l, market.MetaRow{LastSeq: s.lastSeq, PublishedSeq: s.published})
+}
+
+func scanTx(fn func(market.TxRow) error) func(*sql.Rows) error {
+	return func(r *sql.Rows) error {
+		var t market.TxRow
+		var id sql.RawBytes
+		var state string
+		if err := r.Scan(&id, &state, (*sql.RawBytes)(&t.Rec)); err != nil {
 			return err
 		}
-		e.Seq, e.Kind = uint64(seq), market.EventKind(kind)
-		n++
-		return fn(e)
-	}, int64(after), limit)
-	return n, err
+		t.ID, t.State = toUUID(id), market.State(state)
+		return fn(t)
+	}
+}
+
+// LoadHistory streams finished transactions with ids above after, on a
+// read connection, so commits go on meanwhile.
+func (s *Store) LoadHistory(after [16]byte, limit int, fn func(market.TxRow) error) (int, error) {
+	if s.isClosed() {
+		return 0, errClosed
+	}
+	return loadHistory(s.ctx, s.readers, after, limit, fn)
+}
+
+func toUUID(b []byte) uuid.UUID {
+	var u uuid.UUID
+	copy(u[:], b)
+	return u
 }

@@ -10,19 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 	_ "modernc.org/sqlite"
 )
-
-// openRaw opens path with the plain driver, past the store.
-func openRaw(t *testing.T, path string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path)
-	mustOK(t, err)
-	return db
-}
 
 func TestNewFileIsPrivate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
@@ -132,101 +123,4 @@ func TestSecondOpenerIsRefused(t *testing.T) {
 	st3, err := sqlite.Open(path, sqlite.Options{})
 	mustOK(t, err)
 	mustOK(t, st3.Close())
-}
-
-func TestCommitIsAtomicAndConditional(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.db")
-	st, err := sqlite.Open(path, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	p := uuid.New()
-	tx := uuid.New()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(st.Commit(&market.Batch{Ops: []market.Op{
-		{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: p, Name: "A", Balance: 100}},
-		{Kind: market.OpPutTx, Tx: &market.TxRow{ID: tx, State: market.StateCreated, Rec: []byte{1}}},
-	}}))
-	// A conditional update that does not match fails the whole batch,
-	// including the balance change before it.
-	err = st.Commit(&market.Batch{Ops: []market.Op{
-		{Kind: market.OpPlayerState, Player: &market.PlayerRow{ID: p, Balance: 5}},
-		{Kind: market.OpTxState, Tx: &market.TxRow{ID: tx, State: market.StateCompleted}, ExpectState: market.StateMoneyWithdrawn},
-	}})
-	if !errors.Is(err, market.ErrConflict) {
-		t.Fatalf("conditional update: %v", err)
-	}
-	var rec recorder
-	must(st.Load(&rec))
-	if len(rec.players) != 1 || rec.players[0].Balance != 100 {
-		t.Fatalf("partial commit: %+v", rec.players)
-	}
-	if len(rec.txs) != 1 || rec.txs[0].State != market.StateCreated {
-		t.Fatalf("tx %+v", rec.txs)
-	}
-	// Updating a player that does not exist is an error too.
-	err = st.Commit(&market.Batch{Ops: []market.Op{{Kind: market.OpPlayerState, Player: &market.PlayerRow{ID: uuid.New()}}}})
-	if !errors.Is(err, market.ErrConflict) {
-		t.Fatalf("missing player: %v", err)
-	}
-}
-
-type recorder struct {
-	players []market.PlayerRow
-	txs     []market.TxRow
-}
-
-func (r *recorder) Meta(market.MetaRow) error        { return nil }
-func (r *recorder) Player(p market.PlayerRow) error  { r.players = append(r.players, p); return nil }
-func (r *recorder) Mail(market.MailRow) error        { return nil }
-func (r *recorder) Listing(market.ListingRow) error  { return nil }
-func (r *recorder) Transaction(t market.TxRow) error { r.txs = append(r.txs, t); return nil }
-
-func TestCheckpointsKeepTheWALBounded(t *testing.T) {
-	defer sqlite.SetCheckpoints(20*time.Millisecond, 1<<20)()
-	path := filepath.Join(t.TempDir(), "m.db")
-	st, err := sqlite.Open(path, sqlite.Options{})
-	mustOK(t, err)
-	defer st.Close()
-	p := uuid.New()
-	mustOK(t, st.Commit(&market.Batch{Ops: []market.Op{{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: p, Name: "A"}}}}))
-	inventory := make([]byte, 900)
-	walSize := func() int64 {
-		fi, err := os.Stat(path + "-wal")
-		if err != nil {
-			return 0
-		}
-		return fi.Size()
-	}
-	// A steady stream of commits until the WAL has started over twice (or,
-	// failing, for ten seconds: a slow machine under the race detector may
-	// need several): a passive checkpoint alone never lets the WAL start
-	// over, so it would only grow.
-	restarts, last := 0, int64(0)
-	had := []byte{} // the player's inventory as stored
-	for start, i := time.Now(), 1; restarts < 2 && time.Since(start) < 10*time.Second; i++ {
-		mustOK(t, st.Commit(&market.Batch{
-			Ops: []market.Op{
-				{Kind: market.OpPlayerState, Delta: 1, Player: &market.PlayerRow{ID: p, Inventory: inventory}, Expect: had},
-				{Kind: market.OpAddListing, Listing: &market.ListingRow{ID: int64(i), Rec: inventory[:80]}},
-			},
-			Events: []market.EventRow{{Kind: market.KindListingCreated, At: int64(i), Body: inventory[:120]}},
-		}))
-		had = inventory
-		if size := walSize(); size < last {
-			restarts++
-			last = size
-		} else {
-			last = size
-		}
-	}
-	if restarts < 2 {
-		t.Fatalf("the WAL started over %d times under a steady stream of commits", restarts)
-	}
 }

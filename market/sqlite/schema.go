@@ -1,0 +1,119 @@
+package sqlite
+
+import (
+	"fmt"
+)
+
+// applicationID marks a database as Rynek's ('RYNK'), so that Open refuses
+// someone else's SQLite file instead of writing tables into it.
+const applicationID = 0x52594E4B
+
+// SchemaVersion is the version of the schema this package writes. Version 1
+// had no event log, version 2 no player row versions; Open upgrades both in
+// place.
+const SchemaVersion = 4
+
+const schema = `
+CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
+-- players is a rowid table on purpose: a WITHOUT ROWID row lives in an index
+-- b-tree, where a row over ~1000 bytes (a full inventory) spills to overflow
+-- pages that SQLite then reads from the file on every update.
+CREATE TABLE players (
+	id BLOB NOT NULL UNIQUE, name TEXT NOT NULL, perms TEXT NOT NULL,
+	balance INTEGER NOT NULL, last_sell INTEGER NOT NULL, inventory BLOB NOT NULL);
+CREATE TABLE mail (
+	id BLOB PRIMARY KEY, player BLOB NOT NULL, item BLOB NOT NULL, reason TEXT NOT NULL,
+	created INTEGER NOT NULL, prev_price INTEGER NOT NULL) WITHOUT ROWID;
+-- Listings and transactions keep their fields in one record each (encoded
+-- by package market): the service reads them only at load, and the driver's
+-- cost is per column read.
+CREATE TABLE listings (id INTEGER PRIMARY KEY, rec BLOB NOT NULL);
+CREATE TABLE transactions (id BLOB PRIMARY KEY, state TEXT NOT NULL, rec BLOB NOT NULL) WITHOUT ROWID;
+-- Unfinished transactions are loaded before the market is ready (recovery
+-- needs them); finished ones are history, loaded in the background.
+CREATE INDEX transactions_open ON transactions (state) WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK');
+INSERT INTO meta (k, v) VALUES ('next_listing_id', 1), ('fee_balance', 0), ('market_volume', 0), ('total_sales', 0),
+	('opening_money', 0), ('opening_items', 0), ('loaded_through', 0), ('log_trimmed', 0), ('log_trimmed_at', 0);
+`
+
+// eventsSchema is what version 2 added: the event log, and how far its
+// delivery to listeners got. seq is the rowid, so an append writes the
+// rightmost leaf and reading a stretch is a range scan.
+//
+// The delivery mark rides in the log entry a batch appends anyway
+// ('published': the mark as of that commit), so recording it costs no page
+// of its own; a batch without entries writes it to meta. The mark is the
+// larger of the two.
+const eventsSchema = `
+CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, at INTEGER NOT NULL, body BLOB NOT NULL,
+	published INTEGER NOT NULL);
+INSERT INTO meta (k, v) VALUES ('published_seq', 0);
+`
+
+// versionSchema is what version 3 added: each player row counts its
+// changes, so that instances sharing a market can tell which read of it is
+// newer.
+const versionSchema = `ALTER TABLE players ADD COLUMN version INTEGER NOT NULL DEFAULT 0;`
+
+// extraSchema is what version 4 added: each player's own market data
+// (favourites, price alerts, what they have read), one blob.
+const extraSchema = `ALTER TABLE players ADD COLUMN extra BLOB NOT NULL DEFAULT x'';`
+
+// init creates the schema in a new file, upgrades an older one, and refuses
+// what is not a Rynek market of a version this program knows.
+func (s *Store) init() error {
+	var app, ver int64
+	if err := s.conn.QueryRowContext(s.ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return describe(err)
+	}
+	if err := s.conn.QueryRowContext(s.ctx, "PRAGMA user_version").Scan(&ver); err != nil {
+		return describe(err)
+	}
+	switch {
+	case app == 0 && ver == 0:
+		var tables int
+		if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+			return describe(err)
+		}
+		if tables > 0 {
+			return fmt.Errorf("%w: the SQLite file already holds %d other objects", ErrForeign, tables)
+		}
+		return s.migrate(schema, eventsSchema, versionSchema, extraSchema, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
+	case app != applicationID:
+		return fmt.Errorf("%w: application_id is %#x", ErrForeign, app)
+	case ver > SchemaVersion:
+		return fmt.Errorf("the database has schema version %d, newer than this program's %d; use a newer Rynek", ver, SchemaVersion)
+	case ver == 1:
+		return s.migrate(eventsSchema, versionSchema, extraSchema)
+	case ver == 2:
+		return s.migrate(versionSchema, extraSchema)
+	case ver == 3:
+		return s.migrate(extraSchema)
+	case ver < 1:
+		return fmt.Errorf("the database has unknown schema version %d", ver)
+	}
+	return nil
+}
+
+// migrate runs statements and sets the schema version, in one transaction.
+func (s *Store) migrate(statements ...string) error {
+	if err := s.exec("BEGIN IMMEDIATE"); err != nil {
+		return describe(err)
+	}
+	statements = append(statements, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion))
+	for _, q := range statements {
+		if err := s.exec(q); err != nil {
+			s.exec("ROLLBACK")
+			return fmt.Errorf("create the schema: %w", describe(err))
+		}
+	}
+	if err := s.exec("COMMIT"); err != nil {
+		return describe(err)
+	}
+	return nil
+}
+
+func (s *Store) exec(q string) error {
+	_, err := s.conn.ExecContext(s.ctx, q)
+	return err
+}

@@ -1,0 +1,55 @@
+package sqlite
+
+import (
+	"database/sql"
+	"fmt"
+
+	"github.com/rynek/rynek/market"
+)
+
+// TrimEvents deletes the prefix of the log that t allows, in one
+// transaction.
+func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writerFree(); err != nil {
+		return 0, err
+	}
+	var through, newest int64
+	err := each(s.ctx, s.conn, "SELECT seq, at FROM events ORDER BY seq LIMIT ?", func(r *sql.Rows) error {
+		var seq, at int64
+		if err := r.Scan(&seq, &at); err != nil {
+			return err
+		}
+		if uint64(seq) >= t.Below || uint64(seq) >= s.lastSeq || (uint64(seq) > t.ThroughSeq && at >= t.OlderThan) {
+			return errStop
+		}
+		through, newest = seq, max(newest, at)
+		return nil
+	}, max(t.Limit, 1))
+	if err != nil && err != errStop {
+		return 0, err
+	}
+	if through > 0 {
+		if err := s.inTx(func() error {
+			if _, err := s.conn.ExecContext(s.ctx, "DELETE FROM events WHERE seq <= ?", through); err != nil {
+				return describe(err)
+			}
+			// The horizon, so that a check tells the trimmed prefix from
+			// an entry deleted by hand (a file from before it was kept
+			// gets the row when the service records the opening account).
+			if _, err := s.conn.ExecContext(s.ctx, `UPDATE meta SET v = max(v, CASE k WHEN 'log_trimmed' THEN ?1 ELSE ?2 END)
+				WHERE k IN ('log_trimmed', 'log_trimmed_at')`, through, newest); err != nil {
+				return describe(err)
+			}
+			return nil
+		}); err != nil {
+			return 0, fmt.Errorf("trim the event log: %w", err)
+		}
+	}
+	var first sql.NullInt64
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT min(seq) FROM events").Scan(&first); err != nil {
+		return 0, describe(err)
+	}
+	return uint64(first.Int64), nil
+}
