@@ -4,43 +4,12 @@ import (
 	"context"
 	"errors"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
-	"os"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/rynek/rynek/internal/pgtest"
-	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/postgres"
-	"github.com/rynek/rynek/market/storetest"
 )
-
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
-
-func mustOK(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestStoreAgreesWithTheModel runs the stores' differential suite: random
-// batches through Commit here and through the reference model, accepted or
-// refused alike, with the same rows and log live and after a reopen.
-func TestStoreAgreesWithTheModel(t *testing.T) {
-	storetest.Differential(t, func(t *testing.T) (market.Store, func() market.Store) {
-		dsn := pgtest.Database(t)
-		st, err := postgres.Open(dsn, postgres.Options{})
-		mustOK(t, err)
-		t.Cleanup(func() { st.Close() })
-		return st, func() market.Store {
-			mustOK(t, st.Close())
-			st, err = postgres.Open(dsn, postgres.Options{})
-			mustOK(t, err)
-			return st
-		}
-	})
-}
 
 // TestOpenRefuses: a database holding other tables, one with a newer schema
 // and a market another instance has open are refused with a clear error,
@@ -90,80 +59,6 @@ func TestOpenRefuses(t *testing.T) {
 			t.Fatalf("got %v (the password must not show)", err)
 		}
 	})
-}
-
-// TestRefusedBatchWritesNothing: a batch whose last op fails leaves no row
-// and no log entry of its earlier ops, and takes no seq.
-func TestRefusedBatchWritesNothing(t *testing.T) {
-	dsn := pgtest.Database(t)
-	st, err := postgres.Open(dsn, postgres.Options{})
-	mustOK(t, err)
-	defer st.Close()
-	b := &market.Batch{
-		Ops: []market.Op{{Kind: market.OpAddListing, Listing: &market.ListingRow{ID: 7, Rec: []byte{1}}},
-			{Kind: market.OpDelListing, Int: 8}},
-		Events: []market.EventRow{{Kind: market.KindListingCreated, At: 1, Body: []byte{2}}},
-	}
-	if err := st.Commit(b); !errors.Is(err, market.ErrConflict) {
-		t.Fatalf("got %v, want a conflict", err)
-	}
-	if n := count(t, dsn, "SELECT count(*) FROM listings") + count(t, dsn, "SELECT count(*) FROM events"); n != 0 {
-		t.Fatalf("%d rows written by a refused batch", n)
-	}
-	b.Ops = b.Ops[:1]
-	mustOK(t, st.Commit(b))
-	if b.Events[0].Seq != 1 {
-		t.Fatalf("the first accepted entry has seq %d, want 1", b.Events[0].Seq)
-	}
-}
-
-func exec(t *testing.T, dsn, q string) {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), dsn)
-	mustOK(t, err)
-	defer conn.Close(context.Background())
-	_, err = conn.Exec(context.Background(), q)
-	mustOK(t, err)
-}
-
-func count(t *testing.T, dsn, q string) int {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), dsn)
-	mustOK(t, err)
-	defer conn.Close(context.Background())
-	var n int
-	mustOK(t, conn.QueryRow(context.Background(), q).Scan(&n))
-	return n
-}
-
-// TestServerRestart: a commit after the server restarted (the writer's
-// connection is gone) is saved once, on a new connection, and the log goes on
-// without a gap or a double.
-func TestServerRestart(t *testing.T) {
-	dsn := pgtest.Database(t)
-	st, err := postgres.Open(dsn, postgres.Options{})
-	mustOK(t, err)
-	defer st.Close()
-	sell := func(id int64) *market.Batch {
-		return &market.Batch{
-			Ops:    []market.Op{{Kind: market.OpAddListing, Listing: &market.ListingRow{ID: id, Rec: []byte{byte(id)}}}},
-			Events: []market.EventRow{{Kind: market.KindListingCreated, At: id, Body: []byte{byte(id)}}},
-		}
-	}
-	mustOK(t, st.Commit(sell(1)))
-	pgtest.Restart(t, 0)
-	b := sell(2)
-	mustOK(t, st.Commit(b))
-	if b.Events[0].Seq != 2 {
-		t.Fatalf("the commit after the restart got seq %d, want 2", b.Events[0].Seq)
-	}
-	mustOK(t, st.Commit(sell(3)))
-	if n := count(t, dsn, "SELECT count(*) FROM events"); n != 3 {
-		t.Fatalf("%d log entries, want 3", n)
-	}
-	if n := count(t, dsn, "SELECT count(*) FROM listings"); n != 3 {
-		t.Fatalf("%d listings, want 3", n)
-	}
 }
 
 // TestConnectionsAreNamed: every connection of an instance carries the
