@@ -49,13 +49,9 @@ func BackupFile(path, dest string) error {
 		return err
 	}
 	defer db.Close()
-	ctx := context.Background()
-	var app, ver int64
-	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
-		return fmt.Errorf("back up %s: %w", path, describe(err))
-	}
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&ver); err != nil {
-		return fmt.Errorf("back up %s: %w", path, describe(err))
+	app, ver, err := readSchema(context.Background(), db)
+	if err != nil {
+		return fmt.Errorf("back up %s: %w", path, err)
 	}
 	switch {
 	case app != applicationID:

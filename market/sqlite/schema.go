@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"fmt"
 )
 
@@ -62,12 +63,9 @@ const extraSchema = `ALTER TABLE players ADD COLUMN extra BLOB NOT NULL DEFAULT 
 // init creates the schema in a new file, upgrades an older one, and refuses
 // what is not a Rynek market of a version this program knows.
 func (s *Store) init() error {
-	var app, ver int64
-	if err := s.conn.QueryRowContext(s.ctx, "PRAGMA application_id").Scan(&app); err != nil {
-		return describe(err)
-	}
-	if err := s.conn.QueryRowContext(s.ctx, "PRAGMA user_version").Scan(&ver); err != nil {
-		return describe(err)
+	app, ver, err := readSchema(s.ctx, s.conn)
+	if err != nil {
+		return err
 	}
 	switch {
 	case app == 0 && ver == 0:
@@ -116,4 +114,17 @@ func (s *Store) migrate(statements ...string) error {
 func (s *Store) exec(q string) error {
 	_, err := s.conn.ExecContext(s.ctx, q)
 	return err
+}
+
+// readSchema reads whose database q is on (its application id: Rynek's is
+// applicationID, a new file's 0) and the version of its schema. Opening,
+// reading a snapshot and backing up each decide from them what to refuse.
+func readSchema(ctx context.Context, q queryer) (app, ver int64, err error) {
+	if err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return 0, 0, describe(err)
+	}
+	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&ver); err != nil {
+		return 0, 0, describe(err)
+	}
+	return app, ver, nil
 }

@@ -109,12 +109,9 @@ func (s *Snapshot) open(dsn string) error {
 	if s.conn, err = s.db.Conn(s.ctx); err != nil {
 		return describe(err)
 	}
-	var app, ver int64
-	if err := s.conn.QueryRowContext(s.ctx, "PRAGMA application_id").Scan(&app); err != nil {
-		return describe(err)
-	}
-	if err := s.conn.QueryRowContext(s.ctx, "PRAGMA user_version").Scan(&ver); err != nil {
-		return describe(err)
+	app, ver, err := readSchema(s.ctx, s.conn)
+	if err != nil {
+		return err
 	}
 	switch {
 	case app != applicationID:
