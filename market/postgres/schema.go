@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -75,16 +76,9 @@ func (s *Store) migrate() error {
 		if _, err := tx.Exec(s.ctx, "SELECT pg_advisory_xact_lock($1)", int64(ownerLock+1)); err != nil {
 			return err
 		}
-		var app string
-		var ver int
-		var exists bool
-		if err := tx.QueryRow(s.ctx, "SELECT to_regclass('rynek_schema') IS NOT NULL").Scan(&exists); err != nil {
+		exists, app, ver, err := readSchema(s.ctx, tx)
+		if err != nil {
 			return err
-		}
-		if exists {
-			if err := tx.QueryRow(s.ctx, "SELECT application, version FROM rynek_schema").Scan(&app, &ver); err != nil {
-				return fmt.Errorf("%w: its rynek_schema table cannot be read: %v", ErrForeign, err)
-			}
 		}
 		switch {
 		case !exists:
@@ -112,4 +106,17 @@ func (s *Store) migrate() error {
 		}
 		return nil
 	})
+}
+
+// readSchema reads whether the database holds a Rynek schema table, whose
+// it is and its version. Opening a market and opening a snapshot each
+// decide from them what to refuse.
+func readSchema(ctx context.Context, tx pgx.Tx) (exists bool, app string, ver int, err error) {
+	if err := tx.QueryRow(ctx, "SELECT to_regclass('rynek_schema') IS NOT NULL").Scan(&exists); err != nil || !exists {
+		return false, "", 0, err
+	}
+	if err := tx.QueryRow(ctx, "SELECT application, version FROM rynek_schema").Scan(&app, &ver); err != nil {
+		return true, "", 0, fmt.Errorf("%w: its rynek_schema table cannot be read: %v", ErrForeign, err)
+	}
+	return true, app, ver, nil
 }

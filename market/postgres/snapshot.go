@@ -52,19 +52,12 @@ func (s *Snapshot) open(dsn, purpose string) error {
 	if s.tx, err = s.conn.BeginTx(s.ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}); err != nil {
 		return err
 	}
-	var exists bool
-	if err := s.tx.QueryRow(s.ctx, "SELECT to_regclass('rynek_schema') IS NOT NULL").Scan(&exists); err != nil {
-		return err
-	}
-	if !exists {
-		return fmt.Errorf("%w: it has no rynek_schema table", ErrForeign)
-	}
-	var app string
-	var ver int
-	if err := s.tx.QueryRow(s.ctx, "SELECT application, version FROM rynek_schema").Scan(&app, &ver); err != nil {
-		return fmt.Errorf("%w: its rynek_schema table cannot be read: %v", ErrForeign, err)
-	}
+	exists, app, ver, err := readSchema(s.ctx, s.tx)
 	switch {
+	case err != nil:
+		return err
+	case !exists:
+		return fmt.Errorf("%w: it has no rynek_schema table", ErrForeign)
 	case app != application:
 		return fmt.Errorf("%w: rynek_schema names %q", ErrForeign, app)
 	case ver > SchemaVersion:
