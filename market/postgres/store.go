@@ -21,6 +21,13 @@
 // its listeners got. Each instance follows the others through the log
 // (market.SharedStore): LISTEN/NOTIFY wakes it, a short poll is the safety
 // net, and ReadRows gives it the rows an entry changed.
+//
+// It implements the ports that package market declares (market.Store and
+// market.SharedStore), so the service never learns which store it runs on,
+// and it imports market alone of this module: never the console, the HTTP
+// API or anything else that sits above the service. Its files are named by
+// role, as market/sqlite's are: open, schema, commit, load, log, trim, bulk,
+// snapshot.
 package postgres
 
 import (

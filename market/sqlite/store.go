@@ -16,6 +16,13 @@
 // Durability: synchronous=NORMAL, so a committed change survives a crash or
 // SIGKILL of the process; Options.Sync (synchronous=FULL) makes it survive
 // power loss too, at the price of an fsync per commit.
+//
+// It implements the port that package market declares (market.Store), so
+// the service never learns which store it runs on, and it imports market
+// alone of this module: never the console, the HTTP API or anything else
+// that sits above the service. Its files are named by role, as
+// market/postgres's are: open, schema, commit, load, log, trim, bulk,
+// snapshot; backup, checkpoint and legacylog are SQLite's own.
 package sqlite
 
 import (
