@@ -210,20 +210,6 @@ func (m *Model) confirmFor(msg tea.KeyPressMsg, l market.Listing) {
 	}
 }
 
-// fail shows an error's exact text, with its code when the market gave one.
-func (m *Model) fail(err error) {
-	m.setStatus(statusMsg{text: err.Error() + codeSuffix(err), err: true})
-}
-
-// codeSuffix is " [CODE]" for an error of the market with a code.
-func codeSuffix(err error) string {
-	var me *market.Error
-	if errors.As(err, &me) {
-		return " [" + string(me.Code) + "]"
-	}
-	return ""
-}
-
 // run performs an action on the main thread; what it changed is on screen
 // at once, not at the next tick. It returns the error of a refused action,
 // so that the dialog that asked for it can stay open and show it.
@@ -341,13 +327,6 @@ func (m *Model) copySelected() tea.Cmd {
 	return tea.SetClipboard(id)
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // startBackup writes a consistent copy of the market next to it, off the
 // main thread: the store copies from a read snapshot while the market goes
 // on. The result comes back as a status message.
@@ -372,4 +351,21 @@ func (m *Model) startBackup() tea.Cmd {
 func (m *Model) backupPath(now time.Time) string {
 	base := strings.TrimSuffix(filepath.Base(m.backupOf), filepath.Ext(m.backupOf))
 	return filepath.Join(filepath.Dir(m.backupOf), fmt.Sprintf("%s-backup-%s.db", base, now.UTC().Format("20060102-150405")))
+}
+
+// reloadRules reads the rules file again (ctrl+r) on the main thread; the
+// market refuses while a purchase is in flight, and a bad file keeps the
+// rules as they were, saying which key on which line.
+func (m *Model) reloadRules() {
+	if m.reload == nil {
+		m.fail(errors.New("this console has no rules file to reload"))
+		return
+	}
+	msg, err := m.reload()
+	if err != nil {
+		m.fail(err)
+		return
+	}
+	m.changed = true
+	m.setStatus(statusMsg{text: msg})
 }

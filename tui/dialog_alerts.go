@@ -7,7 +7,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
@@ -171,55 +170,4 @@ func (m *Model) own(a action) error {
 	m.changed = true
 	m.setStatus(statusMsg{text: text})
 	return nil
-}
-
-// notificationLines are the Seller pane's fourth view: favourites, price
-// alerts, and the newest notifications, unread marked.
-func notificationLines(c *Common, player uuid.UUID) []string {
-	s := c.Styles
-	var lines []string
-	favs, err := c.Svc.Favorites(player)
-	if err != nil {
-		return []string{s.Err.Render(err.Error())}
-	}
-	lines = append(lines, s.Title.Render(fmt.Sprintf("Favourites (%d) · h on a listing toggles", len(favs))))
-	for _, l := range favs {
-		lines = append(lines, fmt.Sprintf("  #%-7d %s ×%d  %s", l.ID, RenderMC(itemName(l.Item), lipglossPlain), l.Item.Amount,
-			s.Price.Render(money(l.Price)))+s.Dim.Render("  by "+playertext.Sanitize(l.SellerName)))
-	}
-	alerts, err := c.Svc.Alerts(player)
-	if err != nil {
-		return append(lines, s.Err.Render(err.Error()))
-	}
-	lines = append(lines, "", s.Title.Render(fmt.Sprintf("Price alerts (%d) · P manages them", len(alerts))))
-	for _, a := range alerts {
-		lines = append(lines, fmt.Sprintf("  %q at most %s each", playertext.Sanitize(a.Query), money(a.MaxUnitPrice)))
-	}
-	if !c.Svc.HistoryLoaded() {
-		return append(lines, "", s.Dim.Render("notifications: the history is still loading…"))
-	}
-	page, err := c.Svc.Notifications(player, 50)
-	if err != nil {
-		return append(lines, "", s.Err.Render(err.Error()))
-	}
-	lines = append(lines, "", s.Title.Render(fmt.Sprintf("Notifications (%d unread, marked read now)", page.Unread)))
-	for _, n := range page.Notifications {
-		mark := "  "
-		if !n.Read {
-			mark = s.Warn.Render("● ")
-		}
-		what := ""
-		switch n.Kind {
-		case market.NotifySale:
-			what = fmt.Sprintf("sold %s ×%d to %s for %s", RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount,
-				playertext.Sanitize(n.Buyer), money(n.Price))
-		case market.NotifyAlert:
-			what = fmt.Sprintf("alert %q: #%d %s ×%d for %s", playertext.Sanitize(n.Query), n.ListingID,
-				RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, money(n.Price))
-		case market.NotifyMail:
-			what = fmt.Sprintf("mailbox: %s ×%d (%s)", RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, playertext.Sanitize(n.Reason))
-		}
-		lines = append(lines, mark+s.Dim.Render(n.At.UTC().Format("01-02 15:04")+"  ")+what)
-	}
-	return lines
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -213,21 +212,4 @@ func (m *Model) issue(a actIssue) error {
 	m.changed = true
 	m.setStatus(statusMsg{text: text + " (issuance account: Stats pane)"})
 	return nil
-}
-
-// reloadRules reads the rules file again (ctrl+r) on the main thread; the
-// market refuses while a purchase is in flight, and a bad file keeps the
-// rules as they were, saying which key on which line.
-func (m *Model) reloadRules() {
-	if m.reload == nil {
-		m.fail(errors.New("this console has no rules file to reload"))
-		return
-	}
-	msg, err := m.reload()
-	if err != nil {
-		m.fail(err)
-		return
-	}
-	m.changed = true
-	m.setStatus(statusMsg{text: msg})
 }

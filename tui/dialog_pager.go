@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -183,46 +182,4 @@ func newHelp(m *Model) *pagerDialog {
 	section("This pane: "+m.panes[m.active].Title(), m.panes[m.active].Help())
 	lines = append(lines, "", s.Dim.Render("Mouse: click a tab or a row, the wheel scrolls."))
 	return newPager("Keys", lines)
-}
-
-// statusHistory keeps the footer's messages, so that one replaced by the
-// next is still findable (L).
-type statusHistory struct {
-	entries []statusEntry
-}
-
-type statusEntry struct {
-	at time.Time // the market's clock
-	statusMsg
-}
-
-// statusHistoryMax bounds the history.
-const statusHistoryMax = 500
-
-func (h *statusHistory) add(at time.Time, s statusMsg) {
-	if s.text == "" {
-		return
-	}
-	if len(h.entries) == statusHistoryMax {
-		copy(h.entries, h.entries[1:])
-		h.entries = h.entries[:statusHistoryMax-1]
-	}
-	h.entries = append(h.entries, statusEntry{at: at, statusMsg: s})
-}
-
-// newStatusLog shows the status history, newest first.
-func newStatusLog(h *statusHistory) *pagerDialog {
-	lines := make([]string, 0, len(h.entries))
-	for i := len(h.entries) - 1; i >= 0; i-- {
-		e := h.entries[i]
-		mark := "✓"
-		switch {
-		case e.err:
-			mark = "✗"
-		case e.qa:
-			mark = "◆"
-		}
-		lines = append(lines, e.at.UTC().Format("01-02 15:04:05")+" "+mark+" "+e.text)
-	}
-	return newPager("Status history (newest first, the market's clock, UTC)", lines)
 }

@@ -187,3 +187,95 @@ func (d *addPlayerDialog) View(c *Common, w, _ int) string {
 	}
 	return box(c, b.String(), w)
 }
+
+// playerPicker chooses the acting player: type to filter (diacritics-folded),
+// ↑/↓ to move, enter to pick.
+type playerPicker struct {
+	all    []market.Player
+	shown  []market.Player
+	cursor int
+	filter textField
+	keys   dialogKeys
+}
+
+func newPlayerPicker(c *Common) *playerPicker {
+	ps, _ := c.Svc.Players()
+	d := &playerPicker{all: ps, filter: newTextField("find: ", "", 32, 0), keys: newDialogKeys()}
+	d.filter.Focus()
+	d.apply()
+	return d
+}
+
+func (d *playerPicker) apply() {
+	q := market.Fold(strings.TrimSpace(d.filter.Value()))
+	d.shown = d.shown[:0]
+	for _, p := range d.all {
+		if q == "" || strings.Contains(market.Fold(p.Name), q) {
+			d.shown = append(d.shown, p)
+		}
+	}
+	d.cursor = max(0, min(d.cursor, len(d.shown)-1))
+}
+
+func (d *playerPicker) Help() []key.Binding {
+	return []key.Binding{d.keys.Enter, d.keys.Up, d.keys.Down, d.keys.Quit}
+}
+
+func (d *playerPicker) Update(c *Common, msg tea.Msg) (action, bool) {
+	if p, ok := msg.(tea.PasteMsg); ok {
+		d.filter.Update(p)
+		d.apply()
+		return nil, false
+	}
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, false
+	}
+	switch {
+	case key.Matches(k, d.keys.Quit): // letters are the filter's here
+		return nil, true
+	case key.Matches(k, d.keys.Enter):
+		if len(d.shown) > 0 {
+			return actPickPlayer{p: d.shown[d.cursor]}, true
+		}
+		return nil, false
+	case key.Matches(k, d.keys.Up):
+		d.cursor = max(0, d.cursor-1)
+		return nil, false
+	case key.Matches(k, d.keys.Down):
+		d.cursor = min(len(d.shown)-1, d.cursor+1)
+		return nil, false
+	}
+	d.filter.Update(msg)
+	d.apply()
+	return nil, false
+}
+
+func (d *playerPicker) View(c *Common, w, _ int) string {
+	s := c.Styles
+	var b strings.Builder
+	b.WriteString(s.Title.Render("Act as player") + s.Dim.Render(fmt.Sprintf("  %d of %d", len(d.shown), len(d.all))))
+	b.WriteString("\n" + d.filter.View(s))
+	show := 10
+	start := max(0, min(d.cursor-show/2, len(d.shown)-show))
+	for i := start; i < min(len(d.shown), start+show); i++ {
+		p := d.shown[i]
+		line := playerName(p)
+		if p.HasPermission(market.PermAdmin) {
+			line += s.Warn.Render(" admin")
+		}
+		if i == d.cursor {
+			line = s.Cursor.Render("▶") + " " + line
+		} else {
+			line = "  " + line
+		}
+		b.WriteString("\n" + line)
+	}
+	switch {
+	case len(d.all) == 0:
+		b.WriteString("\n" + s.Warn.Render(noPlayersText))
+	case len(d.shown) == 0:
+		b.WriteString("\n" + s.Dim.Render("no player matches"))
+	}
+	return box(c, b.String(), w)
+}

@@ -86,3 +86,33 @@ func roman(n int) string {
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
+
+func shortDur(d time.Duration) string {
+	if d >= 24*time.Hour && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	if d >= time.Hour {
+		if d%time.Hour == 0 {
+			return fmt.Sprintf("%dh", d/time.Hour)
+		}
+		return fmt.Sprintf("%dh%02dm", d/time.Hour, d%time.Hour/time.Minute)
+	}
+	return d.String()
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// shortID is the last 8 characters of a transaction id: ids are version 7
+// UUIDs, whose first characters are a timestamp shared by every transaction
+// of the same minute, while the tail is random.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[len(id)-8:]
+	}
+	return id
+}

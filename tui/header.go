@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/internal/playertext"
+	"github.com/rynek/rynek/market"
 )
 
 // headerPart is one piece of the header in the forms it can take, fullest
@@ -96,4 +97,26 @@ func joinHeader(parts []*headerPart, sep string) string {
 		}
 	}
 	return strings.Join(kept, sep)
+}
+
+// headerData is what the header shows, read from the market in Update so
+// that View never calls the market.
+type headerData struct {
+	ready    bool
+	active   int
+	volume   float64
+	okCounts bool
+	armed    market.State
+
+	storeFailing bool // the store refuses the market's changes
+}
+
+func (m *Model) readHeader() {
+	svc := m.c.Svc
+	h := headerData{ready: svc.IsReady(), storeFailing: svc.StoreHealth().Failing, armed: svc.ArmedFailure()}
+	var err1, err2 error
+	h.active, err1 = svc.GetActiveListingsCount()
+	h.volume, err2 = svc.GetMarketVolume()
+	h.okCounts = err1 == nil && err2 == nil
+	m.hdr = h
 }

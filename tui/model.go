@@ -78,39 +78,6 @@ type Model struct {
 	store storeWatch
 }
 
-// errHistoryLoading is what panes that need the transaction history show
-// while the market loads it in the background.
-var errHistoryLoading = errors.New("loading the transaction history in the background… (the market itself is ready)")
-
-// headerData is what the header shows, read from the market in Update so
-// that View never calls the market.
-type headerData struct {
-	ready    bool
-	active   int
-	volume   float64
-	okCounts bool
-	armed    market.State
-
-	storeFailing bool // the store refuses the market's changes
-}
-
-func (m *Model) readHeader() {
-	svc := m.c.Svc
-	h := headerData{ready: svc.IsReady(), storeFailing: svc.StoreHealth().Failing, armed: svc.ArmedFailure()}
-	var err1, err2 error
-	h.active, err1 = svc.GetActiveListingsCount()
-	h.volume, err2 = svc.GetMarketVolume()
-	h.okCounts = err1 == nil && err2 == nil
-	m.hdr = h
-}
-
-// statusMsg is the footer's last result or error.
-type statusMsg struct {
-	text string
-	err  bool
-	qa   bool
-}
-
 // tickMsg drives the console's clock: events, expiry timer, bots.
 type tickMsg time.Time
 
@@ -162,13 +129,6 @@ func New(o Options) *Model {
 	}
 	m.catchUpClock(newestListingTime(o.Svc))
 	return m
-}
-
-// setStatus shows a result in the footer and keeps it in the history (L),
-// stamped with the market's clock: the header's, the one QA moves.
-func (m *Model) setStatus(s statusMsg) {
-	m.status = s
-	m.history.add(m.c.Svc.Now(), s)
 }
 
 // chooseActors picks a default acting player — the first non-admin who can
@@ -546,19 +506,6 @@ func tooSmall(w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-func shortDur(d time.Duration) string {
-	if d >= 24*time.Hour && d%(24*time.Hour) == 0 {
-		return fmt.Sprintf("%dd", d/(24*time.Hour))
-	}
-	if d >= time.Hour {
-		if d%time.Hour == 0 {
-			return fmt.Sprintf("%dh", d/time.Hour)
-		}
-		return fmt.Sprintf("%dh%02dm", d/time.Hour, d%time.Hour/time.Minute)
-	}
-	return d.String()
-}
-
 func (m *Model) tabs(w int) string {
 	s := m.c.Styles
 	var b strings.Builder
@@ -571,17 +518,6 @@ func (m *Model) tabs(w int) string {
 		}
 	}
 	return fit(b.String(), w)
-}
-
-func (m *Model) statusLine(w int) string {
-	s := m.c.Styles
-	switch {
-	case m.status.err:
-		return fit(s.Err.Render("✗ "+m.status.text), w)
-	case m.status.qa:
-		return fit(s.QA.Render("◆ "+m.status.text), w)
-	}
-	return fit(s.OK.Render("✓ ")+m.status.text, w)
 }
 
 // shortHelp is the footer: the keys of the open dialog or the active pane

@@ -16,81 +16,6 @@ import (
 	"github.com/rynek/rynek/market"
 )
 
-// eventLog keeps every event the service published, in order. The service's
-// listener appends to pending (it runs on the main thread, inside Update, so
-// it never blocks and never races); each tick moves pending into all, so a
-// burst of thousands of events costs one redraw, not thousands. Nothing is
-// ever dropped, and the market's event log lets anyone check: seqs skip the
-// log's internal entries, so a jump is checked against it (next).
-type eventLog struct {
-	all     []market.Event
-	byKind  [3][]int32 // indexes into all, per kind
-	pending []market.Event
-	lastSeq uint64
-	gaps    int // contract events the market logged but the console missed (must stay 0)
-	// start is the log's head when the console subscribed: the events up
-	// to it come from the log (the Events pane's Start), the later ones
-	// from the listener.
-	start uint64
-	// next returns the seq of the first contract event after a seq, from
-	// the market's log (Service.EventsSince).
-	next func(after uint64) (uint64, bool)
-}
-
-const (
-	kindCreated = iota
-	kindRemoved
-	kindCompleted
-)
-
-var kindNames = [3]string{"ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent"}
-
-func kindOf(e market.Event) int {
-	switch e.(type) {
-	case market.ListingCreatedEvent:
-		return kindCreated
-	case market.ListingRemovedEvent:
-		return kindRemoved
-	default:
-		return kindCompleted
-	}
-}
-
-// push is the service listener.
-func (l *eventLog) push(e market.Event) { l.pending = append(l.pending, e) }
-
-// drain moves pending events into the log and returns how many arrived.
-func (l *eventLog) drain() int {
-	n := len(l.pending)
-	for _, e := range l.pending {
-		if l.lastSeq != 0 && e.Seq() != l.lastSeq+1 && l.next != nil {
-			if seq, ok := l.next(l.lastSeq); ok && seq != e.Seq() {
-				l.gaps++
-			}
-		}
-		l.lastSeq = e.Seq()
-		k := kindOf(e)
-		l.byKind[k] = append(l.byKind[k], int32(len(l.all)))
-		l.all = append(l.all, e)
-	}
-	clear(l.pending)
-	l.pending = l.pending[:0]
-	return n
-}
-
-// lastRemoval finds the removal event of a listing among the newest
-// events, drained or not: the reason an action caused.
-func (l *eventLog) lastRemoval(id int) (market.ListingRemovedEvent, bool) {
-	for _, evs := range [][]market.Event{l.pending, l.all} {
-		for i := len(evs) - 1; i >= max(0, len(evs)-64); i-- {
-			if e, ok := evs[i].(market.ListingRemovedEvent); ok && e.Listing().ID == id {
-				return e, true
-			}
-		}
-	}
-	return market.ListingRemovedEvent{}, false
-}
-
 // eventFilter selects events: by kind and, for removals, reason; or every
 // event of one listing.
 type eventFilter struct {
@@ -530,14 +455,4 @@ func (p *eventsPane) row(c *Common, e market.Event) string {
 func listingSummary(c *Common, l market.Listing) string {
 	return fmt.Sprintf("listing #%d %s ×%d by %s for %s", l.ID, RenderMC(itemName(l.Item), lipglossPlain),
 		l.Item.Amount, playertext.Sanitize(l.SellerName), c.Styles.Price.Render(money(l.Price)))
-}
-
-// shortID is the last 8 characters of a transaction id: ids are version 7
-// UUIDs, whose first characters are a timestamp shared by every transaction
-// of the same minute, while the tail is random.
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[len(id)-8:]
-	}
-	return id
 }

@@ -108,33 +108,6 @@ func newest(events []market.Event, n int) []market.Event {
 	return slices.Clip(events[max(0, len(events)-n):])
 }
 
-// prepend puts events from before the start in front of the log, and
-// returns how many it took: none it holds already (a live event with the
-// same or an older seq).
-func (l *eventLog) prepend(events []market.Event) int {
-	if len(l.all) > 0 {
-		first := l.all[0].Seq()
-		events = slices.DeleteFunc(slices.Clone(events), func(e market.Event) bool { return e.Seq() >= first })
-	}
-	n := len(events)
-	if n == 0 {
-		return 0
-	}
-	l.all = append(slices.Clip(events), l.all...)
-	var byKind [3][]int32
-	for i, e := range events {
-		k := kindOf(e)
-		byKind[k] = append(byKind[k], int32(i))
-	}
-	for k := range l.byKind {
-		for _, i := range l.byKind[k] {
-			byKind[k] = append(byKind[k], i+int32(n))
-		}
-	}
-	l.byKind = byKind
-	return n
-}
-
 // historyArrived takes the log from before the start into the view,
 // keeping the cursor on its event.
 func (p *eventsPane) historyArrived(msg eventHistoryMsg) {

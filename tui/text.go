@@ -94,3 +94,5 @@ func fitLeft(s string, w int) string {
 	}
 	return s
 }
+
+var lipglossPlain = lipgloss.NewStyle()
