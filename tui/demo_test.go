@@ -1,16 +1,10 @@
 package tui
 
 import (
-	"path/filepath"
-	"reflect"
 	"regexp"
 	"testing"
-	"time"
 
-	"github.com/google/uuid"
-	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
 )
 
@@ -55,89 +49,4 @@ func TestDemoShowsEveryFeatureAtOnce(t *testing.T) {
 		e.mustContain(some)
 	}
 	t.Logf("acting as %s", actor.Name)
-}
-
-// TestBotsStopNamesTheRefusals: stopping the bots says what was refused,
-// by code, and the last refusal's text.
-func TestBotsStopNamesTheRefusals(t *testing.T) {
-	e := newEnv(t, 160, 48)
-	e.key("R")
-	if !e.m.bots.on {
-		t.Fatalf("R: %q", e.status())
-	}
-	last := &market.Error{Code: market.CodeCooldown, Msg: "Alex must wait 3s before listing again"}
-	e.m.bots.total = traffic.Result{OK: 5, Refused: 3, LastErr: last,
-		Refusals: map[market.Code]int{market.CodeCooldown: 2, market.CodePurchaseCap: 1}}
-	e.key("R")
-	want := "traffic bots stopped after 5 ok, 3 refused (R starts them again); refused COOLDOWN 2, PURCHASE_CAP 1, the last: Alex must wait 3s before listing again"
-	if e.status() != want {
-		t.Fatalf("status %q\nwant   %q", e.status(), want)
-	}
-}
-
-// TestStartActsAsASellerWithATier: a seller over the market's limit with a
-// market.limit.<n> tier of their own can still sell, so the console may act
-// as them at start (it skipped every seller over the market's limit).
-func TestStartActsAsASellerWithATier(t *testing.T) {
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
-	must(t, err)
-	b, err := market.NewBulk(st)
-	must(t, err)
-	aaron := market.Player{ID: uuid.New(), Name: "Aaron", Permissions: []string{market.PermListingLimit + "50"}}
-	bob := market.Player{ID: uuid.New(), Name: "Bob"}
-	for _, p := range []market.Player{aaron, bob} {
-		must(t, b.AddPlayer(p, 100_00))
-		must(t, b.SetSlot(p.ID, 0, market.ItemStack{Material: "DIAMOND", Amount: 64}))
-	}
-	for range 25 {
-		_, err := b.AddListing(aaron.ID, market.ItemStack{Material: "OAK_LOG", Amount: 1}, 100, fixedNow.Add(-time.Hour), fixedNow.Add(6*24*time.Hour))
-		must(t, err)
-	}
-	must(t, b.Finish())
-	e := envOn(t, st, 120, 40)
-	if e.m.c.Actor.Name != "Aaron" {
-		t.Fatalf("acting as %q, not Aaron (25 listings of the 50 his tier allows)", e.m.c.Actor.Name)
-	}
-}
-
-// TestBotsLeaveTheActingPlayerAlone: the bots act as every player but the
-// one the console acts as, so a demo's own sell is never refused with a
-// cooldown the bots started, nor its inventory changed under it (others
-// may buy the player's listings, as in any market).
-func TestBotsLeaveTheActingPlayerAlone(t *testing.T) {
-	e := newEnv(t, 120, 40)
-	must(t, e.svc.SetRules(market.Config{})) // the 5 s cooldown of a real market
-	actor := e.m.c.Actor
-	before, err := e.svc.GetPlayer(actor.ID)
-	must(t, err)
-	bought := func() int {
-		page, err := e.svc.Transactions(market.TxQuery{Player: actor.ID, AllStates: true, Limit: 10_000})
-		must(t, err)
-		n := 0
-		for _, tx := range page.Transactions {
-			if tx.Buyer == actor.ID {
-				n++
-			}
-		}
-		return n
-	}
-	purchases := bought()
-	e.key("R")
-	for range 4 {
-		e.key("+") // 320 a second
-	}
-	for range 30 {
-		e.tick()
-	}
-	if e.m.bots.total.OK == 0 {
-		t.Fatalf("the bots did nothing: %s", e.m.bots.total.ActionText())
-	}
-	after, err := e.svc.GetPlayer(actor.ID)
-	must(t, err)
-	room, err := e.svc.ListingRoom(actor.ID)
-	must(t, err)
-	if !reflect.DeepEqual(after.Inventory, before.Inventory) || !reflect.DeepEqual(after.Mailbox, before.Mailbox) ||
-		bought() != purchases || !room.NextListing.IsZero() {
-		t.Fatalf("the bots acted as %s: %d purchases, then %d; next listing at %v", actor.Name, purchases, bought(), room.NextListing)
-	}
 }

@@ -1,14 +1,9 @@
 package tui
 
 import (
-	"errors"
-	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/rynek/rynek/market"
 )
 
 // TestEconomyDialog: $ moves money and items into and out of the market for
@@ -104,78 +99,4 @@ func TestEconomyDialog(t *testing.T) {
 	}
 	e.key("4")
 	e.mustContain("Issued  money in 250.50")
-}
-
-// TestSellDialogShowsThePriceSummary: before a price is typed, the sell
-// dialog shows the week's unit prices and the cheapest listing on sale, and
-// suggests the week's median; a typed price is never replaced.
-func TestSellDialogShowsThePriceSummary(t *testing.T) {
-	e := newEnv(t, 160, 48)
-	e.key("s")
-	d, ok := e.m.dialog.(*sellDialog)
-	if !ok {
-		t.Fatalf("s opened %T", e.m.dialog)
-	}
-	if d.summaries == nil {
-		t.Fatal("the summaries never arrived")
-	}
-	// Down to a stack whose material sold this week: the seeded player's
-	// last purchase is one.
-	var sum market.PriceSummary
-	for range d.stacks {
-		var err error
-		sum, err = e.svc.PriceSummary(d.stacks[d.pick].Material)
-		must(t, err)
-		if sum.Week.Sales > 0 {
-			break
-		}
-		e.key("down")
-	}
-	st := d.stacks[d.pick]
-	if sum.Week.Sales == 0 {
-		t.Fatalf("the seeded market sold none of %s's stacks this week: the test needs a sale", e.m.c.Actor.Name)
-	}
-	e.mustContain("7 days: ")
-	e.mustContain(money(sum.Week.Median))
-	if want := fmt.Sprintf("%.2f", math.Round(sum.Week.Median*float64(st.Amount)*100)/100); d.price.Value() != want {
-		t.Fatalf("suggested %s, want the median's %s", d.price.Value(), want)
-	}
-	if sum.Cheapest != nil {
-		e.mustContain(fmt.Sprintf("each (#%d)", sum.Cheapest.ID))
-	} else {
-		e.mustContain("none on sale")
-	}
-	e.key("backspace")
-	typed := d.price.Value()
-	e.send(dialogMsg{to: d, msg: d.summaries}) // a late answer
-	if d.price.Value() != typed {
-		t.Fatalf("a summary replaced the typed price %q with %q", typed, d.price.Value())
-	}
-}
-
-// TestReloadRulesKey: ctrl+r reloads the rules file through the console's
-// hook, showing what it said; without a hook it says there is none.
-func TestReloadRulesKey(t *testing.T) {
-	e := newEnv(t, 120, 40)
-	e.m.reload = nil
-	e.key("ctrl+r")
-	if e.status() != "this console has no rules file to reload" {
-		t.Fatalf("status %q", e.status())
-	}
-	calls := 0
-	e.m.reload = func() (string, error) {
-		calls++
-		if calls == 1 {
-			return "", errors.New("rynek.yml:2:3: unknown key fees.sale-percnt; the rules stay as they are")
-		}
-		return "rules reloaded from rynek.yml", nil
-	}
-	e.key("ctrl+r")
-	if !strings.HasPrefix(e.status(), "rynek.yml:2:3: unknown key fees.sale-percnt") {
-		t.Fatalf("status %q", e.status())
-	}
-	e.key("ctrl+r")
-	if e.status() != "rules reloaded from rynek.yml" {
-		t.Fatalf("status %q", e.status())
-	}
 }

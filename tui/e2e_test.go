@@ -165,3 +165,23 @@ func TestE2EEmptyMarketAddPlayerAndBots(t *testing.T) {
 		t.Fatalf("bots on %v, %d ok, %d refused", m.bots.on, m.bots.total.OK, m.bots.total.Refused)
 	}
 }
+
+// Defect 1 (lost messages), on a real program whose commands run
+// asynchronously: the debounce fires while another pane is active, and the
+// result is on screen when the user comes back.
+func TestE2ESearchResultReachesItsPaneAfterASwitch(t *testing.T) {
+	_, tm := startProgram(t)
+	waitFor(t, tm, "Welcome")
+	typeKey(tm, "/")
+	tm.Type("diamond")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyTab}) // within the 40 ms debounce
+	waitFor(t, tm, "inventory & mailbox")      // the Seller pane: we left Search
+	time.Sleep(4 * searchDebounce)
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
+	waitFor(t, tm, `matches for "diamond"`)
+	m := finish(t, tm)
+	sp := m.panes[1].(*searchPane)
+	if sp.pending || sp.text != "diamond" || sp.table.total == 0 {
+		t.Fatalf("pending %v, text %q, total %d", sp.pending, sp.text, sp.table.total)
+	}
+}

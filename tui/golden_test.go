@@ -2,12 +2,10 @@ package tui
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 )
 
@@ -65,20 +63,6 @@ func TestGoldenPanes(t *testing.T) {
 			golden.RequireEqual(t, []byte(content))
 			e.key("esc")
 		})
-	}
-}
-
-// checkScreen asserts the frame is exactly h lines of exactly w cells.
-func checkScreen(t *testing.T, content string, w, h int) {
-	t.Helper()
-	lines := strings.Split(content, "\n")
-	if len(lines) != h {
-		t.Fatalf("%d lines, want %d", len(lines), h)
-	}
-	for i, l := range lines {
-		if got := width(l); got != w {
-			t.Fatalf("line %d is %d cells, want %d: %q", i, got, w, ansi.Strip(l))
-		}
 	}
 }
 

@@ -166,3 +166,72 @@ func (e *testEnv) mustContain(what string) {
 		e.t.Fatalf("screen lacks %q:\n%s", what, v)
 	}
 }
+
+const (
+	notReadyText = "Rynek API nie jest gotowe"
+	threadText   = "MarketAPI mutacje muszą być wywoływane z głównego wątku serwera"
+)
+
+// otherThan returns a player who can buy l: not its seller, with the money.
+func otherThan(t *testing.T, e *testEnv, l market.Listing) market.Player {
+	ps, _ := e.svc.Players()
+	for _, p := range ps {
+		if p.ID == l.Seller {
+			continue
+		}
+		if st, _ := e.svc.GetPlayer(p.ID); st.Balance >= l.Price {
+			return p
+		}
+	}
+	t.Fatalf("nobody can afford listing #%d at %v", l.ID, l.Price)
+	return market.Player{}
+}
+
+func itoa(n int) string { return strings.TrimSpace(strings.Replace(count(n), " ", "", -1)) }
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func emptyStore(t *testing.T) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	must(t, err)
+	return st
+}
+
+// checkScreen asserts the frame is exactly h lines of exactly w cells.
+func checkScreen(t *testing.T, content string, w, h int) {
+	t.Helper()
+	lines := strings.Split(content, "\n")
+	if len(lines) != h {
+		t.Fatalf("%d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if got := width(l); got != w {
+			t.Fatalf("line %d is %d cells, want %d: %q", i, got, w, ansi.Strip(l))
+		}
+	}
+}
+
+// envWithSeller is a console over an empty market with one player, the
+// acting one, holding the stacks given.
+func envWithSeller(t *testing.T, w, h int, items ...market.ItemStack) *testEnv {
+	t.Helper()
+	e := envOn(t, emptyStore(t), w, h)
+	p, err := e.svc.AddPlayer(market.NewPlayer{Name: "Sprzedawca", Balance: 1000, Items: items})
+	must(t, err)
+	e.m.c.Actor = p
+	return e
+}
+
+// mustContainStyled checks the styled screen for s.
+func (e *testEnv) mustContainStyled(s string) {
+	e.t.Helper()
+	if v := e.m.View().Content; !strings.Contains(v, s) {
+		e.t.Fatalf("screen lacks %q:\n%s", s, e.view())
+	}
+}

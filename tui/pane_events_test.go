@@ -155,3 +155,43 @@ func TestEventsExportOfNothingSaysSo(t *testing.T) {
 		t.Fatalf("files written: %v", files)
 	}
 }
+
+// Defect 11: Events has End/G and Enter, and the cursor stays on its event
+// while new ones arrive.
+func TestEventsCursorEndAndEnter(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	for range 3 {
+		e.key("s")
+		e.key("enter")
+	}
+	e.tick()
+	e.key("6")
+	p := e.m.panes[5].(*eventsPane)
+	e.key("G")
+	oldest, _ := p.selected()
+	if oldest.Seq() != 1 {
+		t.Fatalf("G selects seq %d", oldest.Seq())
+	}
+	e.key("k")
+	mine, _ := p.selected()
+	// The new sale's seq: after the log entries of alerts it fires.
+	var last uint64
+	e.svc.Subscribe(func(ev market.Event) { last = ev.Seq() })
+	e.key("1")
+	e.key("s")
+	e.key("enter")
+	e.tick()
+	e.key("6")
+	if now, _ := p.selected(); now.Seq() != mine.Seq() {
+		t.Fatalf("the cursor moved from seq %d to %d as an event arrived", mine.Seq(), now.Seq())
+	}
+	e.key("g")
+	if newest, _ := p.selected(); last == 0 || newest.Seq() != last {
+		t.Fatalf("g selects seq %d, the newest event is seq %d", newest.Seq(), last)
+	}
+	e.key("enter")
+	d, ok := e.m.dialog.(*pagerDialog)
+	if !ok || !strings.HasPrefix(d.title, "Listing #") {
+		t.Fatalf("enter opened %T", e.m.dialog)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/market"
 )
 
 // A search whose text has an error shows the error where the count was,
@@ -56,4 +57,88 @@ func TestSearchBoxFooterOffersOnlyWhatWorks(t *testing.T) {
 	if !strings.HasSuffix(foot(), "? all keys · q quit") {
 		t.Fatalf("footer after esc %q", foot())
 	}
+}
+
+// Features: Search sorts and filters like Listings ("cheapest diamond
+// sword" two keys away), and shows the sort on the column header.
+func TestSearchSortsAndFilters(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	e.key("/")
+	e.typeText("diamond")
+	e.key("esc")
+	e.key("o")
+	e.key("o")
+	sp := e.m.panes[1].(*searchPane)
+	if sp.table.q.Sort != market.SortCheapest || sp.table.q.Text != "diamond" {
+		t.Fatalf("query %+v", sp.table.q)
+	}
+	e.mustContain("▲price")
+	var last float64
+	for _, l := range sp.table.win {
+		if l.Price < last {
+			t.Fatalf("not cheapest first: %v after %v", l.Price, last)
+		}
+		last = l.Price
+	}
+	e.key("c")
+	if _, ok := e.m.dialog.(*categoryPicker); !ok {
+		t.Fatalf("c opened %T", e.m.dialog)
+	}
+	e.key("down")
+	e.key("enter")
+	if sp.table.q.Category != market.CategoryTools || sp.table.q.Text != "diamond" {
+		t.Fatalf("after the picker: %+v", sp.table.q)
+	}
+}
+
+func TestSearchAsYouTypeDropsStaleResults(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	e.key("/")
+	sp := e.m.panes[1].(*searchPane)
+	if !sp.TextFocused() {
+		t.Fatal("search box not focused")
+	}
+	e.typeText("diamond")
+	if sp.text != "diamond" || sp.table.total == 0 {
+		t.Fatalf("result for %q: %d", sp.text, sp.table.total)
+	}
+	want := sp.table.total
+	// A late answer for an older text is ignored.
+	_, _ = e.m.Update(searchResultMsg{seq: sp.seq - 3, text: "d", page: market.Page{Total: 999999}})
+	if sp.table.total != want || sp.text != "diamond" {
+		t.Fatalf("stale result applied: %q %d", sp.text, sp.table.total)
+	}
+	e.mustContain("for \"diamond\"")
+	// Typed letters go to the box, not to global commands.
+	e.typeText(" q")
+	if e.m.dialog != nil || sp.input.Value() != "diamond q" {
+		t.Fatalf("input %q", sp.input.Value())
+	}
+}
+
+// TestSearchWithRangeFilters: the search box's price: and amount: filters
+// reach the market's Query, stay while paging and sorting, and a bad one is
+// shown instead of results.
+func TestSearchWithRangeFilters(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	e.key("/")
+	e.typeText("price:5..500 amount:2..32")
+	e.key("esc")
+	sp := e.m.panes[1].(*searchPane)
+	if q := sp.table.q; q.MinPrice != 5_00 || q.MaxPrice != 500_00 || q.MinAmount != 2 || q.MaxAmount != 32 || q.Text != "" {
+		t.Fatalf("query %+v", q)
+	}
+	if sp.table.total == 0 {
+		t.Fatal("no listing matched")
+	}
+	e.key("o") // another sort keeps the filters
+	for _, l := range sp.table.win {
+		if l.Price < 5 || l.Price > 500 || l.Item.Amount < 2 || l.Item.Amount > 32 {
+			t.Fatalf("listing #%d (%v, ×%d) passed the filters", l.ID, l.Price, l.Item.Amount)
+		}
+	}
+	e.key("/")
+	e.typeText(" price:nope")
+	e.key("esc")
+	e.mustContain(`price:nope: price "nope" is not a number`)
 }

@@ -256,3 +256,23 @@ func TestStatsVolumeIsTheSumOfTheSales(t *testing.T) {
 		t.Errorf("%d sales of %s in 30 days sum to %s; the volume row is %q", sales, p.material, want, row)
 	}
 }
+
+// Defect 5: numbers never run together, at any magnitude.
+func TestStatsNumbersKeepTheirGaps(t *testing.T) {
+	c := statsCommon(t)
+	p := newStatsPane()
+	p.Refresh(c)
+	p.st.TopSellers = []market.SellerRank{{Name: "Kowalski", Sales: 19996, Earned: 23349239.05}, {Name: "Nowak", Sales: 7, Earned: 1.5}}
+	p.st.TopItems = []market.ItemRank{{Material: "DIAMOND", Name: "Diamond", Amount: 1234567, Volume: 987654321.99}}
+	for _, w := range []int{80, 160} {
+		v := ansi.Strip(p.View(c, w, 30))
+		for _, want := range []string{"19 996  23 349 239.05", "1 234 567  987 654 321.99"} {
+			if !strings.Contains(v, want) {
+				t.Errorf("%d wide: lacks %q:\n%s", w, want, v)
+			}
+		}
+		if strings.Contains(v, "1.50 ") && !strings.Contains(v, "           1.50") {
+			t.Errorf("%d wide: small values are not right-aligned:\n%s", w, v)
+		}
+	}
+}
