@@ -24,10 +24,86 @@ type dialogMsg struct {
 	msg tea.Msg
 }
 
-// refusalKeeper is a dialog that stays open when the market refuses its
-// action, showing the error and keeping what was typed.
+// refusalKeeper is a dialog told when the market refuses its action; it
+// reports whether it stays open to show why.
 type refusalKeeper interface {
-	Refused(err error)
+	Refused(err error) (stays bool)
+}
+
+// keyMode is how a dialog takes keys, which decides the key that closes it
+// and what a refusal of the market does to it.
+type keyMode int
+
+const (
+	// choosing: keys are commands, and n, q and esc close the dialog. A
+	// refusal closes it too; the status line says why.
+	choosing keyMode = iota
+	// typing: letters are text, so esc alone closes the dialog. A refusal
+	// keeps it open, with what was typed, and it says why.
+	typing
+)
+
+// dialogBase is the skeleton every dialog but the pager embeds: the keys
+// dialogs share, how it takes keys, and the line that says why the last
+// try failed. The one key that closes it is the one its help shows.
+type dialogBase struct {
+	keys dialogKeys
+	mode keyMode
+	err  string // why the last try failed; "" none
+}
+
+func newDialogBase(mode keyMode) dialogBase {
+	return dialogBase{keys: newDialogKeys(), mode: mode}
+}
+
+// closeKey is the key that closes the dialog.
+func (d *dialogBase) closeKey() key.Binding {
+	if d.mode == typing {
+		return d.keys.Quit
+	}
+	return d.keys.Cancel
+}
+
+// closes reports whether msg is the key press that closes the dialog.
+func (d *dialogBase) closes(msg tea.Msg) bool {
+	k, ok := msg.(tea.KeyPressMsg)
+	return ok && key.Matches(k, d.closeKey())
+}
+
+// Refused shows the market's refusal, with its code, in a dialog typed
+// into, which stays open with what was typed; a choice closes.
+func (d *dialogBase) Refused(err error) bool {
+	if d.mode != typing {
+		return false
+	}
+	d.err = err.Error() + codeSuffix(err)
+	return true
+}
+
+// typeInto passes a key or a paste to the field f (nil: none has the
+// cursor) as a new try, which clears the error; it reports whether it did.
+// Any other message (the mouse) changes nothing.
+func (d *dialogBase) typeInto(f *textField, msg tea.Msg) bool {
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg:
+	default:
+		return false
+	}
+	if f == nil {
+		return false
+	}
+	d.err = ""
+	f.Update(msg)
+	return true
+}
+
+// pickLine marks the line under a dialog's cursor with "▶" and indents the
+// others alike.
+func pickLine(s Styles, line string, picked bool) string {
+	if picked {
+		return s.Cursor.Render("▶") + " " + line
+	}
+	return "  " + line
 }
 
 // box draws dialog content in a rounded border with one cell of padding, at

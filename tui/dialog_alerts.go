@@ -35,12 +35,11 @@ type (
 // alertsDialog lists the acting player's price alerts and adds one from a
 // line "<search words> <maximum unit price>".
 type alertsDialog struct {
+	dialogBase
 	player market.Player
 	alerts []market.Alert
 	cursor int
 	input  textField
-	err    string
-	keys   dialogKeys
 	add    key.Binding
 	remove key.Binding
 }
@@ -50,7 +49,7 @@ func newAlertsDialog(c *Common) (*alertsDialog, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &alertsDialog{player: c.Actor, alerts: alerts, keys: newDialogKeys(),
+	d := &alertsDialog{dialogBase: newDialogBase(typing), player: c.Actor, alerts: alerts,
 		input: newTextField("new: ", "diamond sword 250.00  (words, then the most it may cost per item)",
 			market.MaxAlertQueryBytes+16, 60),
 		add:    binding([]string{"enter"}, "enter", "add the alert"),
@@ -60,25 +59,15 @@ func newAlertsDialog(c *Common) (*alertsDialog, error) {
 }
 
 func (d *alertsDialog) Help() []key.Binding {
-	return []key.Binding{d.add, d.keys.Up, d.keys.Down, d.remove, d.keys.Quit}
+	return []key.Binding{d.add, d.keys.Up, d.keys.Down, d.remove, d.closeKey()}
 }
 
-// Refused shows the market's refusal and keeps what was typed.
-func (d *alertsDialog) Refused(err error) { d.err = err.Error() + codeSuffix(err) }
-
 func (d *alertsDialog) Update(c *Common, msg tea.Msg) (action, bool) {
-	if p, ok := msg.(tea.PasteMsg); ok {
-		d.err = ""
-		d.input.Update(p)
-		return nil, false
-	}
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return nil, false
-	}
+	k, isKey := msg.(tea.KeyPressMsg)
 	switch {
-	case key.Matches(k, d.keys.Quit):
+	case d.closes(msg):
 		return nil, true
+	case !isKey: // a paste is typed below; the mouse changes nothing
 	case key.Matches(k, d.add):
 		text := strings.TrimSpace(d.input.Value())
 		i := strings.LastIndexByte(text, ' ')
@@ -108,8 +97,7 @@ func (d *alertsDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 		}
 		return nil, false
 	}
-	d.err = ""
-	d.input.Update(msg)
+	d.typeInto(&d.input, msg)
 	return nil, false
 }
 
@@ -122,12 +110,7 @@ func (d *alertsDialog) View(c *Common, w, _ int) string {
 		b.WriteString("\n" + s.Dim.Render("none yet"))
 	}
 	for i, a := range d.alerts {
-		line := fmt.Sprintf("%-32s at most %s each", playertext.Sanitize(a.Query), money(a.MaxUnitPrice))
-		if i == d.cursor {
-			line = s.Cursor.Render("▶") + " " + line
-		} else {
-			line = "  " + line
-		}
+		line := pickLine(s, fmt.Sprintf("%-32s at most %s each", playertext.Sanitize(a.Query), money(a.MaxUnitPrice)), i == d.cursor)
 		b.WriteString("\n" + fit(line, max(w-6, 10)))
 	}
 	b.WriteString("\n\n" + d.input.View(s))

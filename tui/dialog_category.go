@@ -15,15 +15,15 @@ type categoryMsg struct{ cat market.Category }
 // categoryPicker chooses a category from the twelve, with the number of
 // active listings in each for the rest of the query.
 type categoryPicker struct {
+	dialogBase
 	cats   []market.Category
 	counts []int
 	cursor int
-	keys   dialogKeys
 	nav    tableKeys
 }
 
 func newCategoryPicker(c *Common, q market.Query) *categoryPicker {
-	d := &categoryPicker{cats: c.Svc.GetCategories(), keys: newDialogKeys(), nav: newTableKeys()}
+	d := &categoryPicker{dialogBase: newDialogBase(choosing), cats: c.Svc.GetCategories(), nav: newTableKeys()}
 	current := q.Category
 	for i, cat := range d.cats {
 		q.Category, q.Offset, q.Limit = cat, 0, 1
@@ -40,7 +40,7 @@ func newCategoryPicker(c *Common, q market.Query) *categoryPicker {
 }
 
 func (d *categoryPicker) Help() []key.Binding {
-	return []key.Binding{d.keys.Enter, d.nav.Up, d.nav.Down, d.keys.Cancel}
+	return []key.Binding{d.keys.Enter, d.nav.Up, d.nav.Down, d.closeKey()}
 }
 
 func (d *categoryPicker) Update(_ *Common, msg tea.Msg) (action, bool) {
@@ -49,7 +49,7 @@ func (d *categoryPicker) Update(_ *Common, msg tea.Msg) (action, bool) {
 		return nil, false
 	}
 	switch {
-	case key.Matches(k, d.keys.Cancel):
+	case d.closes(k):
 		return nil, true
 	case key.Matches(k, d.keys.Enter):
 		return actForPane{msg: categoryMsg{cat: d.cats[d.cursor]}}, true

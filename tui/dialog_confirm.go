@@ -21,13 +21,13 @@ const graceQuiet = 400 * time.Millisecond
 // armed with a QA failure (a purchase), keys 1-6 arm one at a saga step, so
 // FAILED and ROLLED_BACK are three keystrokes away (b, 3, y).
 type confirmDialog struct {
+	dialogBase
 	title   string
 	lines   []string
 	yes     action
 	arm     bool
 	failAt  market.State
 	lastKey time.Time
-	keys    dialogKeys
 }
 
 var armSteps = []market.State{market.StateCreated, market.StateListingReserved, market.StateMoneyWithdrawn,
@@ -35,7 +35,7 @@ var armSteps = []market.State{market.StateCreated, market.StateListingReserved, 
 
 func newConfirm(c *Common, title string, yes action, lines ...string) *confirmDialog {
 	_, arm := yes.(armable)
-	return &confirmDialog{title: title, lines: lines, yes: yes, arm: arm, lastKey: c.Wall(), keys: newDialogKeys()}
+	return &confirmDialog{dialogBase: newDialogBase(choosing), title: title, lines: lines, yes: yes, arm: arm, lastKey: c.Wall()}
 }
 
 // ready reports whether the keyboard has been quiet long enough.
@@ -43,9 +43,9 @@ func (d *confirmDialog) ready(now time.Time) bool { return now.Sub(d.lastKey) >=
 
 func (d *confirmDialog) Help() []key.Binding {
 	if d.arm {
-		return []key.Binding{d.keys.Confirm, d.keys.Cancel, d.keys.Arm, d.keys.Disarm}
+		return []key.Binding{d.keys.Confirm, d.closeKey(), d.keys.Arm, d.keys.Disarm}
 	}
-	return []key.Binding{d.keys.Confirm, d.keys.Cancel}
+	return []key.Binding{d.keys.Confirm, d.closeKey()}
 }
 
 func (d *confirmDialog) Update(c *Common, msg tea.Msg) (action, bool) {
@@ -57,7 +57,7 @@ func (d *confirmDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 	quiet := d.ready(now) && !k.IsRepeat
 	d.lastKey = now
 	switch {
-	case key.Matches(k, d.keys.Cancel):
+	case d.closes(k):
 		return nil, true
 	case key.Matches(k, d.keys.Confirm) && quiet:
 		if a, ok := d.yes.(armable); ok {

@@ -52,16 +52,15 @@ type actIssue struct {
 
 // economyDialog asks what to move for the acting player, and how much.
 type economyDialog struct {
+	dialogBase
 	player      market.Player
 	kind        issueKind
 	input       textField
-	err         string
-	keys        dialogKeys
 	run, choose key.Binding
 }
 
 func newEconomyDialog(p market.Player) *economyDialog {
-	d := &economyDialog{player: p, input: newTextField("", "", 48, 40), keys: newDialogKeys(),
+	d := &economyDialog{dialogBase: newDialogBase(typing), player: p, input: newTextField("", "", 48, 40),
 		run:    binding([]string{"enter"}, "enter", "do it"),
 		choose: binding([]string{"left", "right"}, "←/→", "deposit, withdraw, give, take")}
 	d.setKind(issueDeposit)
@@ -78,25 +77,15 @@ func (d *economyDialog) setKind(k issueKind) {
 }
 
 func (d *economyDialog) Help() []key.Binding {
-	return []key.Binding{d.run, d.choose, d.keys.Quit}
+	return []key.Binding{d.run, d.choose, d.closeKey()}
 }
 
-// Refused shows the market's refusal and keeps the dialog open.
-func (d *economyDialog) Refused(err error) { d.err = err.Error() + codeSuffix(err) }
-
 func (d *economyDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
-	if p, ok := msg.(tea.PasteMsg); ok {
-		d.err = ""
-		d.input.Update(p)
-		return nil, false
-	}
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return nil, false
-	}
+	k, isKey := msg.(tea.KeyPressMsg)
 	switch {
-	case key.Matches(k, d.keys.Quit):
+	case d.closes(msg):
 		return nil, true
+	case !isKey: // a paste is typed below; the mouse changes nothing
 	case key.Matches(k, d.choose):
 		step := issueKind(1)
 		if k.String() == "left" {
@@ -112,8 +101,7 @@ func (d *economyDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
 		}
 		return a, true
 	}
-	d.err = ""
-	d.input.Update(msg)
+	d.typeInto(&d.input, msg)
 	return nil, false
 }
 

@@ -15,17 +15,17 @@ import (
 // textPrompt asks for one line of text and answers with the action its
 // owner makes of it: the jump prompt, the Transactions filter.
 type textPrompt struct {
+	dialogBase
 	title, hint string
 	input       textField
 	answer      func(text string) action
-	keys        dialogKeys
 	done        key.Binding
 }
 
 func newTextPrompt(title, prompt, placeholder, hint, doneHelp string, answer func(string) action) *textPrompt {
 	in := newTextField(prompt, placeholder, 64, 44)
 	in.Focus()
-	return &textPrompt{title: title, hint: hint, input: in, answer: answer, keys: newDialogKeys(),
+	return &textPrompt{dialogBase: newDialogBase(typing), title: title, hint: hint, input: in, answer: answer,
 		done: binding([]string{"enter"}, "enter", doneHelp)}
 }
 
@@ -43,25 +43,18 @@ func newJumpPrompt() *textPrompt {
 }
 
 func (d *textPrompt) Help() []key.Binding {
-	return []key.Binding{d.done, d.keys.Quit}
+	return []key.Binding{d.done, d.closeKey()}
 }
 
 func (d *textPrompt) Update(_ *Common, msg tea.Msg) (action, bool) {
-	if p, ok := msg.(tea.PasteMsg); ok {
-		d.input.Update(p)
-		return nil, false
-	}
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return nil, false
-	}
+	k, isKey := msg.(tea.KeyPressMsg)
 	switch {
-	case key.Matches(k, d.keys.Quit):
+	case d.closes(msg):
 		return nil, true
-	case key.Matches(k, d.done):
+	case isKey && key.Matches(k, d.done):
 		return d.answer(strings.TrimSpace(d.input.Value())), true
 	}
-	d.input.Update(msg)
+	d.typeInto(&d.input, msg)
 	return nil, false
 }
 

@@ -61,18 +61,17 @@ func (m *Model) addPlayer(a actAddPlayer) error {
 // they are an admin and whether they bring the starter kit. The market
 // judges the name (the game's rules); a refusal keeps what was typed.
 type addPlayerDialog struct {
+	dialogBase
 	name, balance textField
 	admin, kit    bool
 	focus         int // 0 name, 1 balance, 2 admin, 3 kit
-	err           string
-	keys          dialogKeys
 	add, toggle   key.Binding
 }
 
 const addPlayerFields = 4
 
 func newAddPlayerDialog() *addPlayerDialog {
-	d := &addPlayerDialog{kit: true, keys: newDialogKeys(),
+	d := &addPlayerDialog{dialogBase: newDialogBase(typing), kit: true,
 		// A name is what the game allows, 3 to 16 characters.
 		name:    newTextField("", "3-16 letters, digits, _", 16, 24),
 		balance: newTextField("", "", 16, 16),
@@ -84,11 +83,8 @@ func newAddPlayerDialog() *addPlayerDialog {
 }
 
 func (d *addPlayerDialog) Help() []key.Binding {
-	return []key.Binding{d.add, d.keys.NextField, d.keys.PrevField, d.toggle, d.keys.Quit}
+	return []key.Binding{d.add, d.keys.NextField, d.keys.PrevField, d.toggle, d.closeKey()}
 }
-
-// Refused shows the market's refusal and keeps the dialog open.
-func (d *addPlayerDialog) Refused(err error) { d.err = err.Error() + codeSuffix(err) }
 
 // field is the text field with the focus, nil on the yes/no lines.
 func (d *addPlayerDialog) field() *textField {
@@ -102,20 +98,11 @@ func (d *addPlayerDialog) field() *textField {
 }
 
 func (d *addPlayerDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
-	if p, ok := msg.(tea.PasteMsg); ok {
-		if f := d.field(); f != nil {
-			d.err = ""
-			f.Update(p)
-		}
-		return nil, false
-	}
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return nil, false
-	}
+	k, isKey := msg.(tea.KeyPressMsg)
 	switch {
-	case key.Matches(k, d.keys.Quit):
+	case d.closes(msg):
 		return nil, true
+	case !isKey: // a paste is typed below; the mouse changes nothing
 	case key.Matches(k, d.add):
 		balance, err := strconv.ParseFloat(strings.TrimSpace(d.balance.Value()), 64)
 		if err != nil {
@@ -151,10 +138,7 @@ func (d *addPlayerDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
 		}
 		return nil, false
 	}
-	if f := d.field(); f != nil {
-		d.err = ""
-		f.Update(msg)
-	}
+	d.typeInto(d.field(), msg) // nothing to type into on the yes/no lines
 	return nil, false
 }
 
@@ -191,16 +175,16 @@ func (d *addPlayerDialog) View(c *Common, w, _ int) string {
 // playerPicker chooses the acting player: type to filter (diacritics-folded),
 // ↑/↓ to move, enter to pick.
 type playerPicker struct {
+	dialogBase
 	all    []market.Player
 	shown  []market.Player
 	cursor int
 	filter textField
-	keys   dialogKeys
 }
 
 func newPlayerPicker(c *Common) *playerPicker {
 	ps, _ := c.Svc.Players()
-	d := &playerPicker{all: ps, filter: newTextField("find: ", "", 32, 0), keys: newDialogKeys()}
+	d := &playerPicker{dialogBase: newDialogBase(typing), all: ps, filter: newTextField("find: ", "", 32, 0)}
 	d.filter.Focus()
 	d.apply()
 	return d
@@ -218,22 +202,15 @@ func (d *playerPicker) apply() {
 }
 
 func (d *playerPicker) Help() []key.Binding {
-	return []key.Binding{d.keys.Enter, d.keys.Up, d.keys.Down, d.keys.Quit}
+	return []key.Binding{d.keys.Enter, d.keys.Up, d.keys.Down, d.closeKey()}
 }
 
 func (d *playerPicker) Update(c *Common, msg tea.Msg) (action, bool) {
-	if p, ok := msg.(tea.PasteMsg); ok {
-		d.filter.Update(p)
-		d.apply()
-		return nil, false
-	}
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return nil, false
-	}
+	k, isKey := msg.(tea.KeyPressMsg)
 	switch {
-	case key.Matches(k, d.keys.Quit): // letters are the filter's here
+	case d.closes(msg): // esc: letters are the filter's here
 		return nil, true
+	case !isKey: // a paste is typed below; the mouse changes nothing
 	case key.Matches(k, d.keys.Enter):
 		if len(d.shown) > 0 {
 			return actPickPlayer{p: d.shown[d.cursor]}, true
@@ -246,8 +223,9 @@ func (d *playerPicker) Update(c *Common, msg tea.Msg) (action, bool) {
 		d.cursor = min(len(d.shown)-1, d.cursor+1)
 		return nil, false
 	}
-	d.filter.Update(msg)
-	d.apply()
+	if d.typeInto(&d.filter, msg) {
+		d.apply()
+	}
 	return nil, false
 }
 
@@ -264,12 +242,7 @@ func (d *playerPicker) View(c *Common, w, _ int) string {
 		if p.HasPermission(market.PermAdmin) {
 			line += s.Warn.Render(" admin")
 		}
-		if i == d.cursor {
-			line = s.Cursor.Render("▶") + " " + line
-		} else {
-			line = "  " + line
-		}
-		b.WriteString("\n" + line)
+		b.WriteString("\n" + pickLine(s, line, i == d.cursor))
 	}
 	switch {
 	case len(d.all) == 0:

@@ -18,8 +18,8 @@ type actRate struct {
 
 // rateDialog asks the buyer's stars for a completed purchase: a digit rates.
 type rateDialog struct {
+	dialogBase
 	tx    market.Transaction
-	keys  dialogKeys
 	stars key.Binding
 }
 
@@ -30,10 +30,10 @@ func newRateDialog(t market.Transaction) (*rateDialog, error) {
 	if t.Rating > 0 {
 		return nil, fmt.Errorf("%s rated %s already: %s", playertext.Sanitize(t.BuyerName), shortID(t.ID), strings.Repeat("★", t.Rating))
 	}
-	return &rateDialog{tx: t, keys: newDialogKeys(), stars: binding([]string{"1", "2", "3", "4", "5"}, "1-5", "stars")}, nil
+	return &rateDialog{dialogBase: newDialogBase(choosing), tx: t, stars: binding([]string{"1", "2", "3", "4", "5"}, "1-5", "stars")}, nil
 }
 
-func (d *rateDialog) Help() []key.Binding { return []key.Binding{d.stars, d.keys.Cancel} }
+func (d *rateDialog) Help() []key.Binding { return []key.Binding{d.stars, d.closeKey()} }
 
 func (d *rateDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
 	k, ok := msg.(tea.KeyPressMsg)
@@ -41,7 +41,7 @@ func (d *rateDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
 		return nil, false
 	}
 	switch {
-	case key.Matches(k, d.keys.Cancel):
+	case d.closes(k):
 		return nil, true
 	case key.Matches(k, d.stars):
 		return actRate{tx: d.tx, stars: int(k.String()[0] - '0')}, true

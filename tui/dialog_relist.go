@@ -21,10 +21,10 @@ type actRelist struct {
 // back on the market: those that were listed before (expired, returned,
 // refunded), each at the price it had.
 type relistPicker struct {
+	dialogBase
 	player  market.Player
 	entries []market.MailboxEntry
 	cursor  int
-	keys    dialogKeys
 	nav     tableKeys
 }
 
@@ -33,7 +33,7 @@ func newRelistPicker(c *Common) (*relistPicker, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &relistPicker{player: c.Actor, keys: newDialogKeys(), nav: newTableKeys()}
+	d := &relistPicker{dialogBase: newDialogBase(choosing), player: c.Actor, nav: newTableKeys()}
 	for _, m := range st.Mailbox {
 		if m.PreviousPrice > 0 {
 			d.entries = append(d.entries, m)
@@ -46,7 +46,7 @@ func newRelistPicker(c *Common) (*relistPicker, error) {
 }
 
 func (d *relistPicker) Help() []key.Binding {
-	return []key.Binding{d.keys.Enter, d.nav.Up, d.nav.Down, d.keys.Cancel}
+	return []key.Binding{d.keys.Enter, d.nav.Up, d.nav.Down, d.closeKey()}
 }
 
 func (d *relistPicker) Update(_ *Common, msg tea.Msg) (action, bool) {
@@ -55,7 +55,7 @@ func (d *relistPicker) Update(_ *Common, msg tea.Msg) (action, bool) {
 		return nil, false
 	}
 	switch {
-	case key.Matches(k, d.keys.Cancel):
+	case d.closes(k):
 		return nil, true
 	case key.Matches(k, d.keys.Enter):
 		return actRelist{player: d.player, entry: d.entries[d.cursor].ID}, true
@@ -74,12 +74,7 @@ func (d *relistPicker) View(c *Common, w, _ int) string {
 	for i, m := range d.entries {
 		line := fmt.Sprintf("%2d× %s", m.Item.Amount, RenderMC(itemName(m.Item), lipglossPlain)) +
 			s.Dim.Render("  "+playertext.Sanitize(m.Reason)+" · ") + money(m.PreviousPrice)
-		if i == d.cursor {
-			line = s.Cursor.Render("▶") + " " + line
-		} else {
-			line = "  " + line
-		}
-		b.WriteString("\n" + fit(line, max(w-6, 10)))
+		b.WriteString("\n" + fit(pickLine(s, line, i == d.cursor), max(w-6, 10)))
 	}
 	return box(c, b.String(), w)
 }

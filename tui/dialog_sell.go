@@ -15,6 +15,7 @@ import (
 // stack (↑/↓), edit amount and price (tab moves between them). The price
 // is validated as you type, with the market's own rules and messages.
 type sellDialog struct {
+	dialogBase
 	player market.PlayerState
 	stacks []market.ItemStack
 	pick   int
@@ -25,10 +26,8 @@ type sellDialog struct {
 	typed     bool
 	amount    textField
 	price     textField
-	focus     int // sellAmount or sellPrice: the stack list is ↑/↓'s, never a stop of tab
-	err       string
+	focus     int     // sellAmount or sellPrice: the stack list is ↑/↓'s, never a stop of tab
 	ok        float64 // the validated price when err is empty (set in Update, read by View)
-	keys      dialogKeys
 	list      key.Binding
 }
 
@@ -40,7 +39,7 @@ const (
 )
 
 func newSellDialog(c *Common, ps market.PlayerState) *sellDialog {
-	d := &sellDialog{player: ps, keys: newDialogKeys(), list: binding([]string{"enter"}, "enter", "list it"),
+	d := &sellDialog{dialogBase: newDialogBase(typing), player: ps, list: binding([]string{"enter"}, "enter", "list it"),
 		// The amount takes any whole number typed and says when the stack
 		// holds fewer; the price, what ParsePrice reads.
 		amount: newTextField("", "", 9, 6), price: newTextField("", "", 16, 14)}
@@ -132,12 +131,8 @@ func (d *sellDialog) validate(c *Common) (market.ItemStack, float64, bool) {
 }
 
 func (d *sellDialog) Help() []key.Binding {
-	return []key.Binding{d.list, d.keys.Up, d.keys.Down, d.keys.NextField, d.keys.Quit}
+	return []key.Binding{d.list, d.keys.Up, d.keys.Down, d.keys.NextField, d.closeKey()}
 }
-
-// Refused shows the market's refusal (a cooldown, the listing limit) and
-// keeps the dialog, with what was typed, open.
-func (d *sellDialog) Refused(err error) { d.err = err.Error() + codeSuffix(err) }
 
 // priceSummariesMsg answers summarize.
 type priceSummariesMsg map[string]market.PriceSummary
@@ -187,7 +182,7 @@ func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 		return nil, false
 	}
 	switch {
-	case key.Matches(k, d.keys.Quit): // n and q are text here: not the shared Cancel
+	case d.closes(k): // n and q are text here: esc alone closes
 		return nil, true
 	case key.Matches(k, d.list):
 		if st, price, ok := d.validate(c); ok {
@@ -242,12 +237,7 @@ func (d *sellDialog) View(c *Common, w, _ int) string {
 		if e := enchants(st); e != "" {
 			line += s.Dim.Render("  " + e)
 		}
-		if i == d.pick {
-			line = s.Cursor.Render("▶") + " " + line
-		} else {
-			line = "  " + line
-		}
-		b.WriteString("\n" + fit(line, max(w-6, 10)))
+		b.WriteString("\n" + fit(pickLine(s, line, i == d.pick), max(w-6, 10)))
 	}
 	field := func(label string, in *textField, focused bool) string {
 		l := s.Dim.Render(label)

@@ -329,8 +329,7 @@ func (m *Model) updateDialog(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	cmd, err := m.run(a)
-	if k, ok := d.(refusalKeeper); ok && err != nil {
-		k.Refused(err)
+	if k, ok := d.(refusalKeeper); ok && err != nil && k.Refused(err) {
 		m.dialog = d
 	}
 	return cmd
