@@ -310,48 +310,45 @@ func statsFlexCols(w, capW int, fixed ...int) []statsCol {
 
 func (p *statsPane) sellers(c *Common, w, rows int) []string {
 	s := c.Styles
-	salesW, earnedW := len("sales"), len("earned")
-	for _, r := range p.st.TopSellers {
-		salesW, earnedW = max(salesW, width(count(int(r.Sales)))), max(earnedW, width(money(r.Earned)))
-	}
-	cols := statsFlexCols(w, 28, salesW, earnedW)
-	out := []string{statsLine(cols, s.Title.Render("Top sellers"), s.Dim.Render("sales"), s.Dim.Render("earned"))}
-	for i := 0; i < rows; i++ {
-		switch {
-		case i < len(p.st.TopSellers):
-			r := p.st.TopSellers[i]
-			out = append(out, statsLine(cols, s.Dim.Render(fmt.Sprintf("%2d ", i+1))+playertext.Sanitize(r.Name),
-				count(int(r.Sales)), s.Price.Render(money(r.Earned))))
-		case i == 0:
-			out = append(out, s.Dim.Render("   no sales yet"))
-		default:
-			out = append(out, "")
-		}
-	}
-	return out
+	return statsRanking(s, w, rows, "Top sellers", "sales", "earned", len(p.st.TopSellers), func(i int) (string, string, string) {
+		r := p.st.TopSellers[i]
+		return s.Dim.Render(fmt.Sprintf("%2d ", i+1)) + playertext.Sanitize(r.Name), count(int(r.Sales)), money(r.Earned)
+	})
 }
 
 func (p *statsPane) items(c *Common, w, rows int) []string {
 	s := c.Styles
-	soldW, volumeW := len("sold"), len("volume")
-	for _, r := range p.st.TopItems {
-		soldW, volumeW = max(soldW, width(count(int(r.Amount)))), max(volumeW, width(money(r.Volume)))
+	return statsRanking(s, w, rows, "Top items", "sold", "volume", len(p.st.TopItems), func(i int) (string, string, string) {
+		r := p.st.TopItems[i]
+		rank := s.Dim.Render(fmt.Sprintf("%2d ", i+1))
+		if r.Material == p.material {
+			rank = s.Chart.Render(fmt.Sprintf("%2d▸", i+1))
+		}
+		name := r.Name
+		if name == "" {
+			name = r.Material
+		}
+		return rank + playertext.Sanitize(name), count(int(r.Amount)), money(r.Volume)
+	})
+}
+
+// statsRanking lays out the top sellers or the top items: n rows, each a
+// label, a number and an amount of money (row(i) gives them), under title
+// and the two columns' heads. The numbers' columns are as wide as their
+// widest value, the label takes the rest, at most 28 cells.
+func statsRanking(s Styles, w, rows int, title, countHead, moneyHead string, n int, row func(i int) (label, number, amount string)) []string {
+	countW, moneyW := len(countHead), len(moneyHead)
+	for i := range n {
+		_, c, m := row(i)
+		countW, moneyW = max(countW, width(c)), max(moneyW, width(m))
 	}
-	cols := statsFlexCols(w, 28, soldW, volumeW)
-	out := []string{statsLine(cols, s.Title.Render("Top items"), s.Dim.Render("sold"), s.Dim.Render("volume"))}
+	cols := statsFlexCols(w, 28, countW, moneyW)
+	out := []string{statsLine(cols, s.Title.Render(title), s.Dim.Render(countHead), s.Dim.Render(moneyHead))}
 	for i := 0; i < rows; i++ {
 		switch {
-		case i < len(p.st.TopItems):
-			r := p.st.TopItems[i]
-			rank := s.Dim.Render(fmt.Sprintf("%2d ", i+1))
-			if r.Material == p.material {
-				rank = s.Chart.Render(fmt.Sprintf("%2d▸", i+1))
-			}
-			name := r.Name
-			if name == "" {
-				name = r.Material
-			}
-			out = append(out, statsLine(cols, rank+playertext.Sanitize(name), count(int(r.Amount)), s.Price.Render(money(r.Volume))))
+		case i < n:
+			label, c, m := row(i)
+			out = append(out, statsLine(cols, label, c, s.Price.Render(m)))
 		case i == 0:
 			out = append(out, s.Dim.Render("   no sales yet"))
 		default:
