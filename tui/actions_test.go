@@ -43,8 +43,8 @@ func TestRemoveRefusalShowsExactError(t *testing.T) {
 	}
 }
 
-// Features: remove and force-expire as the acting player reach NOT_OWNER
-// and FORBIDDEN, with the code shown.
+// TestActingPlayerReachesNotOwnerAndForbidden: remove and force-expire as
+// the acting player reach NOT_OWNER and FORBIDDEN, with the code shown.
 func TestActingPlayerReachesNotOwnerAndForbidden(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	l, _ := e.m.panes[0].Selected()

@@ -31,8 +31,8 @@ func TestBotsGenerateEventsWithoutGaps(t *testing.T) {
 	}
 }
 
-// Defect 9: bots started on an empty market bring their own players and
-// trade.
+// TestBotsRecruitPlayersInAnEmptyMarket: bots started on an empty market
+// bring their own players and trade.
 func TestBotsRecruitPlayersInAnEmptyMarket(t *testing.T) {
 	e := envOn(t, emptyStore(t), 120, 40)
 	e.key("R")

@@ -75,7 +75,8 @@ func TestArmedFailuresInThreeKeystrokes(t *testing.T) {
 	}
 }
 
-// Defect 14: a held key never confirms; a key after a quiet period does.
+// TestHeldKeyDoesNotConfirm: a held key never confirms; a key after a quiet
+// period does.
 func TestHeldKeyDoesNotConfirm(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	l, _ := e.m.panes[0].Selected()

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// Defect 9: an empty market says what to do, and A adds a player, who
-// can sell at once; bad input changes nothing and says why.
+// TestEmptyMarketAddsPlayers: an empty market says what to do, and A adds a
+// player, who can sell at once; bad input changes nothing and says why.
 func TestEmptyMarketAddsPlayers(t *testing.T) {
 	e := envOn(t, emptyStore(t), 120, 40)
 	if e.status() != noPlayersText {

@@ -166,9 +166,9 @@ func TestE2EEmptyMarketAddPlayerAndBots(t *testing.T) {
 	}
 }
 
-// Defect 1 (lost messages), on a real program whose commands run
-// asynchronously: the debounce fires while another pane is active, and the
-// result is on screen when the user comes back.
+// TestE2ESearchResultReachesItsPaneAfterASwitch: on a real program, whose
+// commands run asynchronously, the search's debounce fires while another
+// pane is active, and the result is on screen when the user comes back.
 func TestE2ESearchResultReachesItsPaneAfterASwitch(t *testing.T) {
 	_, tm := startProgram(t)
 	waitFor(t, tm, "Welcome")

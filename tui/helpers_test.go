@@ -66,10 +66,20 @@ func paneCommon(t *testing.T, o seed.Options) *Common {
 	return &Common{Svc: svc, Styles: newStyles(true), W: 80, H: 24, NowUnix: fixedNow.Unix(), Wall: time.Now}
 }
 
+// envOn is a console at w×h over st, with a fixed clock and no listing
+// cooldown.
 func envOn(t *testing.T, st market.Store, w, h int) *testEnv {
 	t.Helper()
+	return envWith(t, st, market.Config{ListingCooldown: -1}, w, h)
+}
+
+// envWith is envOn with the market's configuration; its clock is the
+// test's.
+func envWith(t *testing.T, st market.Store, cfg market.Config, w, h int) *testEnv {
+	t.Helper()
 	clock := market.NewManualClock(fixedNow)
-	svc := market.New(st, market.Config{Clock: clock, ListingCooldown: -1})
+	cfg.Clock = clock
+	svc := market.New(st, cfg)
 	svc.BindMainThread()
 	if err := svc.Enable(); err != nil {
 		t.Fatal(err)
@@ -159,6 +169,23 @@ func (e *testEnv) tick() { e.send(tickMsg(e.wall.t)) }
 func (e *testEnv) view() string { return ansi.Strip(e.m.View().Content) }
 
 func (e *testEnv) status() string { return e.m.status.text }
+
+// oneEventOfEachKind sells, removes and buys on the Listings pane, and
+// ticks: the log then holds one event of each kind. It returns the listing
+// bought.
+func (e *testEnv) oneEventOfEachKind() market.Listing {
+	e.t.Helper()
+	e.key("s")
+	e.key("enter") // ListingCreatedEvent
+	e.key("x")
+	e.confirm() // ListingRemovedEvent "removed"
+	l, _ := e.m.panes[0].Selected()
+	e.m.c.Actor = otherThan(e.t, e, l)
+	e.key("b")
+	e.confirm() // TransactionCompletedEvent
+	e.tick()
+	return l
+}
 
 func (e *testEnv) mustContain(what string) {
 	e.t.Helper()

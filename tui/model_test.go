@@ -89,8 +89,9 @@ func TestExpiryBacklogIsSweptOneBatchPerTick(t *testing.T) {
 	}
 }
 
-// Defect 1, Update level: a pane's tagged message reaches it while another
-// pane is active.
+// TestPaneMessagesGoToThePaneThatAsked: a pane's tagged message reaches it
+// while another pane is active (TestE2ESearchResultReachesItsPaneAfterASwitch
+// on a real program).
 func TestPaneMessagesGoToThePaneThatAsked(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	e.key("/")
@@ -104,7 +105,7 @@ func TestPaneMessagesGoToThePaneThatAsked(t *testing.T) {
 	}
 }
 
-// Defect 2: 80×24 is laid out whole; smaller says so.
+// TestMinimumSizeLayout: 80×24 is laid out whole; smaller says so.
 func TestMinimumSizeLayout(t *testing.T) {
 	e := newEnv(t, 80, 24)
 	e.mustContain("acting as " + e.m.c.Actor.Name)
@@ -134,7 +135,17 @@ func TestMinimumSizeLayout(t *testing.T) {
 	}
 }
 
-// Defect 2: at 160 columns the footer keeps "?" too.
+// TestFooterOffersThePlayerKeyOnce: the Seller pane's footer does not
+// offer p beside the console's own p.
+func TestFooterOffersThePlayerKeyOnce(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	e.key("3")
+	if foot := strings.Split(e.view(), "\n")[39]; strings.Count(foot, "p ") > 0 && strings.Count(foot, "player") > 1 {
+		t.Errorf("footer offers p twice: %q", foot)
+	}
+}
+
+// TestFooterAlwaysOffersHelp: at 160 columns the footer keeps "?" too.
 func TestFooterAlwaysOffersHelp(t *testing.T) {
 	e := newEnv(t, 160, 48)
 	for i := range e.m.panes {
@@ -146,7 +157,8 @@ func TestFooterAlwaysOffersHelp(t *testing.T) {
 	}
 }
 
-// Defect 3: digits switch panes; only / focuses the search box.
+// TestDigitsSwitchPanesSlashFocuses: digits switch panes; only / focuses the
+// search box.
 func TestDigitsSwitchPanesSlashFocuses(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	e.key("2")
@@ -163,8 +175,8 @@ func TestDigitsSwitchPanesSlashFocuses(t *testing.T) {
 	}
 }
 
-// Defect 4: a light background re-renders the rows drawn in the dark
-// palette before it was known.
+// TestBackgroundChangeRerendersCachedRows: a light background re-renders the
+// rows drawn in the dark palette before it was known.
 func TestBackgroundChangeRerendersCachedRows(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	dark, light := "38;2;79;209;110", "38;2;17;119;43" // the price green of each palette

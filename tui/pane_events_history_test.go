@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
@@ -31,17 +30,8 @@ func reopen(t *testing.T, path string, cfg market.Config) *testEnv {
 	t.Helper()
 	st, err := sqlite.Open(path, sqlite.Options{})
 	must(t, err)
-	clock := market.NewManualClock(fixedNow)
-	cfg.Clock, cfg.ListingCooldown = clock, -1
-	svc := market.New(st, cfg)
-	svc.BindMainThread()
-	must(t, svc.Enable())
-	svc.WaitHistory()
-	wall := &fakeWall{t: fixedNow}
-	e := &testEnv{t: t, svc: svc, clock: clock, wall: wall}
-	e.m = New(Options{Svc: svc, Clock: clock, Wall: wall.now, ExportDir: t.TempDir()})
-	t.Cleanup(func() { e.m.Close(); svc.Close() })
-	e.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	cfg.ListingCooldown = -1
+	e := envWith(t, st, cfg, 120, 40)
 	e.run(e.m.Init(), 0)
 	return e
 }
@@ -59,15 +49,7 @@ func closeEnv(t *testing.T, e *testEnv) {
 func TestEventsShowTheLogFromBeforeTheStart(t *testing.T) {
 	path := marketFile(t)
 	e := reopen(t, path, market.Config{})
-	e.key("s")
-	e.key("enter") // ListingCreatedEvent
-	e.key("x")
-	e.confirm() // ListingRemovedEvent "removed"
-	l, _ := e.m.panes[0].Selected()
-	e.m.c.Actor = otherThan(t, e, l)
-	e.key("b")
-	e.confirm() // TransactionCompletedEvent
-	e.tick()
+	e.oneEventOfEachKind()
 	before := append([]market.Event(nil), e.m.log.all...)
 	if len(before) != 3 {
 		t.Fatalf("%d events in the first run", len(before))

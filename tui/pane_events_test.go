@@ -15,15 +15,7 @@ import (
 
 func TestEventsFilterPauseAndExport(t *testing.T) {
 	e := newEnv(t, 120, 40)
-	e.key("s")
-	e.key("enter") // ListingCreatedEvent
-	e.key("x")
-	e.confirm() // ListingRemovedEvent "removed"
-	l, _ := e.m.panes[0].Selected()
-	e.m.c.Actor = otherThan(t, e, l)
-	e.key("b")
-	e.confirm() // TransactionCompletedEvent
-	e.tick()
+	l := e.oneEventOfEachKind()
 	e.key("6")
 	p := e.m.panes[5].(*eventsPane)
 	if p.visible() != 3 {
@@ -156,8 +148,8 @@ func TestEventsExportOfNothingSaysSo(t *testing.T) {
 	}
 }
 
-// Defect 11: Events has End/G and Enter, and the cursor stays on its event
-// while new ones arrive.
+// TestEventsCursorEndAndEnter: Events has End/G and Enter, and the cursor
+// stays on its event while new ones arrive.
 func TestEventsCursorEndAndEnter(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	for range 3 {

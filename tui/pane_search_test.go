@@ -59,8 +59,9 @@ func TestSearchBoxFooterOffersOnlyWhatWorks(t *testing.T) {
 	}
 }
 
-// Features: Search sorts and filters like Listings ("cheapest diamond
-// sword" two keys away), and shows the sort on the column header.
+// TestSearchSortsAndFilters: Search sorts and filters like Listings
+// ("cheapest diamond sword" two keys away), and shows the sort on the column
+// header.
 func TestSearchSortsAndFilters(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	e.key("/")

@@ -38,8 +38,8 @@ func TestNotesFollowTheActingPlayer(t *testing.T) {
 	}
 }
 
-// Defect 6: the Seller's sales and purchases scroll, open, and show a
-// sale's price and net apart.
+// TestSellerHistoryScrollsOpensAndShowsNet: the Seller's sales and purchases
+// scroll, open, and show a sale's price and net apart.
 func TestSellerHistoryScrollsOpensAndShowsNet(t *testing.T) {
 	e := newEnv(t, 120, 30) // 22 rows for the acting player's 29 transactions
 	e.key("3")

@@ -12,8 +12,6 @@ import (
 	"github.com/rynek/rynek/seed"
 )
 
-var statsTestNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-
 // statsCommon is a Common over a seeded market with 30 days of sales.
 func statsCommon(t *testing.T) *Common {
 	return paneCommon(t, seed.Options{Players: 30, Listings: 300, Days: 30, Rand: 1})
@@ -196,7 +194,7 @@ func TestStatsNoSales(t *testing.T) {
 // without sales stay blank.
 func TestStatsChartSalesRow(t *testing.T) {
 	s := newStyles(true)
-	start := statsTestNow.Add(-4 * time.Hour)
+	start := fixedNow.Add(-4 * time.Hour)
 	pts := []market.PricePoint{
 		{Start: start, Sales: 8, Min: 1, Median: 2, Max: 3},
 		{Start: start.Add(time.Hour)},
@@ -257,7 +255,8 @@ func TestStatsVolumeIsTheSumOfTheSales(t *testing.T) {
 	}
 }
 
-// Defect 5: numbers never run together, at any magnitude.
+// TestStatsNumbersKeepTheirGaps: numbers never run together, at any
+// magnitude.
 func TestStatsNumbersKeepTheirGaps(t *testing.T) {
 	c := statsCommon(t)
 	p := newStatsPane()

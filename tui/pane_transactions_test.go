@@ -4,15 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/seed"
 )
-
-var txTestNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 // txTestCommon seeds a small real market and returns a console Common on it.
 func txTestCommon(t *testing.T) *Common {

@@ -62,7 +62,15 @@ func TestTimerExpiryPublishesNoEvent(t *testing.T) {
 	e.mustContain("(+25h)")
 }
 
-// Defect 7: a refused QA action changes nothing.
+// TestExpiredTextIsSingularForOne: the timer's message counts one listing
+// in the singular.
+func TestExpiredTextIsSingularForOne(t *testing.T) {
+	if got := expiredText(1); !strings.HasPrefix(got, "1 listing expired") {
+		t.Errorf("%q", got)
+	}
+}
+
+// TestRefusedControlsChangeNothing: a refused QA action changes nothing.
 func TestRefusedControlsChangeNothing(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	e.key("D")
@@ -81,8 +89,8 @@ func TestRefusedControlsChangeNothing(t *testing.T) {
 	}
 }
 
-// Defect 8: while disabled the rows stay, marked stale, and every action
-// answers with the contract's text.
+// TestDisabledKeepsRowsAndActionsAnswerNotReady: while disabled the rows
+// stay, marked stale, and every action answers with the contract's text.
 func TestDisabledKeepsRowsAndActionsAnswerNotReady(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	e.key("5")
@@ -115,8 +123,9 @@ func TestDisabledKeepsRowsAndActionsAnswerNotReady(t *testing.T) {
 	e.mustContain(count(total) + " transactions · completed")
 }
 
-// Defect 7: a market from the future (the QA clock was advanced in an
-// earlier run) continues the clock from its newest time.
+// TestClockContinuesFromAMarketFromTheFuture: a market from the future (the
+// QA clock was advanced in an earlier run) continues the clock from its
+// newest time.
 func TestClockContinuesFromAMarketFromTheFuture(t *testing.T) {
 	ahead := 25 * time.Hour
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})

@@ -13,8 +13,9 @@ import (
 	"github.com/rynek/rynek/market/sqlite"
 )
 
-// Defect 12: rows with emoji sequences fit the screen under both width
-// methods (playertext's tests strip joiners outside emoji sequences).
+// TestJoinersAndEmojiWidths: rows with emoji sequences fit the screen under
+// both width methods (playertext's tests strip joiners outside emoji
+// sequences).
 func TestJoinersAndEmojiWidths(t *testing.T) {
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "e.db"), sqlite.Options{})
 	must(t, err)

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// Defect 10: the selected row is one reverse-video run across the width,
-// in the Listings and the Events pane.
+// TestSelectionHighlightsTheWholeRow: the selected row is one reverse-video
+// run across the width, in the Listings and the Events pane.
 func TestSelectionHighlightsTheWholeRow(t *testing.T) {
 	e := newEnv(t, 160, 48)
 	e.key("s")
