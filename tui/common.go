@@ -1,6 +1,3 @@
-// Package tui is Rynek's console: a Bubble Tea v2 program whose update loop
-// is the market's main server thread. Every mutation of the market runs
-// inside Update; panes only read.
 package tui
 
 import (

@@ -74,7 +74,7 @@ type Model struct {
 	apiAddr   string                     // where the HTTP API serves; "" = nowhere
 	footer    struct{ key, text string } // the last footer shortHelp styled, and what it showed
 
-	// store is what was said of the store's health (store.go).
+	// store is what was said of the store's health (storewatch.go).
 	store storeWatch
 }
 
