@@ -114,8 +114,14 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		if pg, ok := st.store.(*postgres.Store); ok {
 			// An import writes no log entries: running servers would never
 			// learn of it.
-			if n, err := pg.OthersOpen(); err != nil || n > 0 {
-				fmt.Fprintf(stderr, "rynek import: %d other Rynek instances have this market open (%v); stop them first: they would not see what an import adds\n", n, err)
+			n, err := pg.OthersOpen()
+			switch {
+			case err != nil:
+				fmt.Fprintf(stderr, "rynek import: cannot tell whether other Rynek instances have this market open: %v\n", err)
+				return 1
+			case n > 0:
+				fmt.Fprintf(stderr, "rynek import: %s this market open; stop them first: they would not see what an import adds\n",
+					map[bool]string{true: "1 other Rynek instance has", false: fmt.Sprintf("%d other Rynek instances have", n)}[n == 1])
 				return 1
 			}
 		}
@@ -161,8 +167,12 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "nothing was written")
 		return 0
 	case nothing:
-		fmt.Fprintf(stderr, "rynek import: nothing to import: %s holds no listing, mailbox entry or transaction that Rynek can load (%d skipped, listed above); nothing was written\n",
-			*from, report.Count(grzybcio.NoteSkipped))
+		skipped := ""
+		if n := report.Count(grzybcio.NoteSkipped); n > 0 {
+			skipped = fmt.Sprintf(" (%d skipped, listed above)", n)
+		}
+		fmt.Fprintf(stderr, "rynek import: nothing to import: %s holds no listing, mailbox entry or transaction that Rynek can load%s; nothing was written\n",
+			*from, skipped)
 		writtenNothing()
 		return 1
 	case *dryRun:

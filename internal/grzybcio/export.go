@@ -27,16 +27,20 @@ type ExportSummary struct {
 
 // WriteSummary says what the export wrote, and what the plugin makes of it.
 func (s ExportSummary) WriteSummary(w io.Writer) {
-	fmt.Fprintf(w, "exported %d listings, %d mailbox entries and %d transactions to %s and %s\n",
-		s.Listings, s.Mail, s.Transactions, filepath.Join(s.Dir, ListingsFile), filepath.Join(s.Dir, MarketDataFile))
+	fmt.Fprintf(w, "exported %s, %s and %s to %s and %s\n",
+		count(s.Listings, "listing"), count(s.Mail, "mailbox entry"), count(s.Transactions, "transaction"), filepath.Join(s.Dir, ListingsFile), filepath.Join(s.Dir, MarketDataFile))
 	fmt.Fprintf(w, "  with the players' %s, %s and %s\n", count(s.Favorites, "favourite"), count(s.Alerts, "price alert"), count(s.Ratings, "rating"))
 	fmt.Fprintln(w, "the plugin computes each listing's expiry from its own listing-expiry-days")
 }
 
-// count is n and the noun, plural unless n is 1.
+// count is n and the noun, plural unless n is 1: an "entry" makes
+// "entries", a "day" "days".
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if stem, ok := strings.CutSuffix(noun, "y"); ok && stem != "" && !strings.ContainsAny(stem[len(stem)-1:], "aeiou") {
+		return strconv.Itoa(n) + " " + stem + "ies"
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -113,7 +113,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if r.Renumbered > 0 {
 		fmt.Fprintf(w, " but %d renumbered (id taken)", r.Renumbered)
 	}
-	fmt.Fprintf(w, "; each expires %d days after it was created, as the plugin computed it", r.ExpiryDays)
+	fmt.Fprintf(w, "; each expires %s after it was created, as the plugin computed it", count(r.ExpiryDays, "day"))
 	if r.ExpiryFrom != "" {
 		fmt.Fprintf(w, " (%s)", r.ExpiryFrom)
 	}
@@ -130,17 +130,18 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "  over limit     %s more listings than the limit of %d (the most: %d): they keep them, and list again once under it\n",
 			map[bool]string{true: "1 seller has", false: fmt.Sprintf("%d sellers have", r.OverLimit)}[r.OverLimit == 1], r.Limit, r.MostListings)
 	}
-	fmt.Fprintf(w, "  expired        %d listings past that expiry, into their sellers' mailboxes\n", r.Expired)
-	fmt.Fprintf(w, "  mail           %d mailbox entries, %d expiries in flight, %d items owed to offline sellers\n", r.Mail, r.Outbox, r.PendingReturns)
+	fmt.Fprintf(w, "  expired        %s past that expiry, into their sellers' mailboxes\n", count(r.Expired, "listing"))
+	fmt.Fprintf(w, "  mail           %s, %s in flight, %s owed to offline sellers\n",
+		count(r.Mail, "mailbox entry"), count(r.Outbox, "expiry"), count(r.PendingReturns, "item"))
 	fmt.Fprintf(w, "  transactions   %d as history", r.Transactions)
 	if r.Flagged > 0 {
 		fmt.Fprintf(w, ", %d of them flagged: left unfinished by the plugin, kept as FAILED, never replayed against money", r.Flagged)
 	}
 	fmt.Fprintln(w)
 	if r.Ratings > 0 {
-		fmt.Fprintf(w, "  ratings        %d buyers' ratings of those sales\n", r.Ratings)
+		fmt.Fprintf(w, "  ratings        %s of those sales by their buyers\n", count(r.Ratings, "rating"))
 	}
-	fmt.Fprintf(w, "  rounded        %d amounts to cents (the plugin stored prices unrounded; its economy charged them rounded)\n", r.Rounded)
+	fmt.Fprintf(w, "  rounded        %s to cents (the plugin stored prices unrounded; its economy charged them rounded)\n", count(r.Rounded, "amount"))
 	switch n := r.Count(NoteSkipped); n {
 	case 0:
 		fmt.Fprintln(w, "  skipped        no entry")
@@ -150,17 +151,17 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "  skipped        %d entries, each listed below with the reason\n", n)
 	}
 	if n := r.Count(NoteShortened); n > 0 {
-		fmt.Fprintf(w, "  shortened      %d display texts or parts over Rynek's limits (each item's original is kept whole)\n", n)
+		fmt.Fprintf(w, "  shortened      %s over Rynek's limits, display text or parts of an item (its original is kept whole)\n", count(n, "field"))
 	}
 	if n := r.Count(NoteCut); n > 0 {
 		fmt.Fprintf(w, "  cut short      %s where the files were cut short or disagree: what is whole is imported (--partial); each is listed below\n", count(n, "place"))
 	}
 	if r.AlreadyThere > 0 {
-		fmt.Fprintf(w, "  already there  %d listings, mail and transactions the market has from an earlier import\n", r.AlreadyThere)
+		fmt.Fprintf(w, "  already there  %s (listings, mail and transactions) the market has from an earlier import\n", count(r.AlreadyThere, "entry"))
 	}
 	if r.Favorites+r.Alerts+r.FavoritesGone+r.KeptPlayerData > 0 {
-		fmt.Fprintf(w, "  players' own   %d favourites (%d more were of listings that are not on the market), %d price alerts, each firing at its maxPrice per item",
-			r.Favorites, r.FavoritesGone, r.Alerts)
+		fmt.Fprintf(w, "  players' own   %s (%d more %s of listings that are not on the market), %s, each firing at its maxPrice per item",
+			count(r.Favorites, "favourite"), r.FavoritesGone, map[bool]string{true: "was", false: "were"}[r.FavoritesGone == 1], count(r.Alerts, "price alert"))
 		if r.KeptPlayerData > 0 {
 			fmt.Fprintf(w, "; %s already in the market %s their own", count(r.KeptPlayerData, "player"),
 				map[bool]string{true: "keeps", false: "keep"}[r.KeptPlayerData == 1])
@@ -168,7 +169,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	if r.SaleNotices > 0 {
-		fmt.Fprintf(w, "  not imported   %d sale notices for offline sellers (Rynek shows sales in each player's history and notifications)\n", r.SaleNotices)
+		fmt.Fprintf(w, "  not imported   %s for offline sellers (Rynek shows sales in each player's history and notifications)\n", count(r.SaleNotices, "sale notice"))
 	}
 	if r.NoMarketData {
 		fmt.Fprintf(w, "  note           the folder has no %s: no mailboxes or history (the plugin's first versions kept none)\n", MarketDataFile)
