@@ -796,8 +796,11 @@ func TestNetworkCarriesTheAdminsChanges(t *testing.T) {
 	must(t, err)
 	tx, err := b.Buy(buyer, np.listings[0])
 	must(t, err)
+	// a waits for the purchase as b finished it: the saga commits step by
+	// step, and a follower between two steps sees it in flight, the item
+	// not yet in the buyer's inventory (a refund then finds ITEM_GONE).
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := a.GetTransaction(tx.ID); err == nil {
+		if got, err := a.GetTransaction(tx.ID); err == nil && got.State == tx.State {
 			break
 		}
 		if _, err := a.Follow(); err != nil || time.Now().After(deadline) {
