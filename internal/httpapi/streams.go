@@ -45,18 +45,26 @@ func newStreamCount(max, perClient int) *streamCount {
 	return &streamCount{max: max, perClient: perClient, byClient: map[string]int{}}
 }
 
+// streams says n event streams in words: "1 event stream", "2 event streams".
+func streams(n int) string {
+	if n == 1 {
+		return "1 event stream"
+	}
+	return fmt.Sprintf("%d event streams", n)
+}
+
 // enter counts a new stream of client, or refuses it with a 429 problem.
 func (c *streamCount) enter(client string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.open >= c.max {
 		return &problemError{status: http.StatusTooManyRequests, code: CodeTooManyStreams,
-			detail: fmt.Sprintf("the server has %d event streams open, the most it serves; retry after the time in Retry-After", c.open)}
+			detail: fmt.Sprintf("the server has %s open, the most it serves; retry after the time in Retry-After", streams(c.open))}
 	}
 	n := c.byClient[client]
 	if c.perClient > 0 && n >= c.perClient {
 		return &problemError{status: http.StatusTooManyRequests, code: CodeTooManyStreams,
-			detail: fmt.Sprintf("this client has %d event streams open, the most one client may; close one, or retry after the time in Retry-After", n)}
+			detail: fmt.Sprintf("this client has %s open, the most one client may; close one, or retry after the time in Retry-After", streams(n))}
 	}
 	c.byClient[client] = n + 1
 	c.open++

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -134,6 +135,26 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("waited 10 s for %s", what)
+		}
+	}
+}
+
+// TestStreamCapOfOne: a cap of one stream says so in the singular.
+func TestStreamCapOfOne(t *testing.T) {
+	for _, c := range []struct {
+		max, perClient int
+		detail         string
+	}{
+		{1, 0, "the server has 1 event stream open, the most it serves; retry after the time in Retry-After"},
+		{5, 1, "this client has 1 event stream open, the most one client may; close one, or retry after the time in Retry-After"},
+	} {
+		count := newStreamCount(c.max, c.perClient)
+		if err := count.enter("10.0.0.1"); err != nil {
+			t.Fatalf("the first stream under %d/%d: %v", c.max, c.perClient, err)
+		}
+		var p *problemError
+		if err := count.enter("10.0.0.1"); !errors.As(err, &p) || p.detail != c.detail {
+			t.Errorf("a second stream under %d/%d: %v, want the detail %q", c.max, c.perClient, err, c.detail)
 		}
 	}
 }
