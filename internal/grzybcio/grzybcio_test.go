@@ -245,7 +245,7 @@ func TestDryRunWritesNothingAndReportsTheSame(t *testing.T) {
 	var out strings.Builder
 	real.WriteSummary(&out)
 	for _, want := range []string{"balances are not in these files", "1 of them flagged", "3 amounts to cents",
-		"  skipped        7 entries, each listed below with the reason\n", "  refused        1 listing those rules refuse: not listed; each item is back in its seller's mailbox", "2 favourites (0 more were of listings that are not on the market), 1 price alerts, each firing at its maxPrice per item", "1 buyers' ratings of those sales"} {
+		"  skipped        7 entries, each listed below with the reason\n", "  refused        1 listing those rules refuse: not listed; each item is back in its seller's mailbox", "2 favourites (0 more were of listings that are not on the market), 1 price alert, each firing at its maxPrice per item", "1 rating of those sales by their buyers"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, out.String())
 		}
