@@ -279,7 +279,7 @@ func TestErrors(t *testing.T) {
 		{"/api/listings?cursor=xyz", "cursor", CodeBadCursor, "cursor is not one this API gave out; pass nextCursor back unchanged", 400},
 		{"/api/listings?access_token=x", "access_token", CodeBadParameter, "access_token is accepted only by /api/events; send the token as Authorization: Bearer", 400},
 		{"/api/listings/0", "id", CodeBadParameter, `a listing id is a whole number from 1 to 2147483647, got "0"`, 400},
-		{"/api/history?span=7d", "span", CodeBadParameter, `unknown parameter "span"; this route takes: limit, cursor`, 400},
+		{"/api/history?span=7d", "span", CodeBadParameter, `unknown parameter "span"; this route takes: limit, cursor, player`, 400},
 		{"/api/price-history/DIAMOND?span=1y", "span", CodeBadParameter, `span must be 24h, 7d or 30d, got "1y"`, 400},
 		{"/api/events?since=abc", "since", CodeBadParameter, `since must be an event id (a version, a whole number), got "abc"`, 400},
 		{"/api/listings/", "", CodeBadPath, "the path is not in canonical form (no '..', '//', encoded '/' or trailing '/')", 400},

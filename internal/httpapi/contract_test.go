@@ -92,6 +92,8 @@ func TestResponsesMatchTheServedDocument(t *testing.T) {
 		fmt.Sprintf("/api/listings/%d", page.Items[0].ID), "/api/categories", "/api/players/" + players[0].ID.String(),
 		"/api/stats", "/api/history", "/api/history?limit=2&cursor=" + hist.NextCursor, "/api/transactions/" + hist.Items[0].ID,
 		"/api/price-history/" + hist.Items[0].Item.Material, "/api/price-history/DIAMOND?span=24h", "/api/health", "/api/openapi.json",
+		"/api/price-summary/DIAMOND", "/api/volume-history", "/api/volume-history?span=24h",
+		"/api/history?limit=2&player=" + hist.Items[0].Buyer.UUID,
 	} {
 		c.check(t, e, 200, path)
 	}
@@ -101,11 +103,13 @@ func TestResponsesMatchTheServedDocument(t *testing.T) {
 		c.check(t, e, 304, path, "If-None-Match: "+tag)
 	}
 	for _, path := range []string{"/api/listings?limit=0", "/api/listings?cursor=zz", "/api/listings/0", "/api/players/nope",
-		"/api/history?cursor=AUgA", "/api/transactions/123", "/api/price-history/DIAMOND?span=2d", "/api/events?since=x"} {
+		"/api/history?cursor=AUgA", "/api/transactions/123", "/api/price-history/DIAMOND?span=2d", "/api/events?since=x",
+		"/api/history?player=nope", "/api/volume-history?span=2d"} {
 		c.check(t, e, 400, path)
 	}
 	for _, path := range []string{"/api/listings/999999", "/api/players/01234567-89ab-4cde-8f01-23456789abcd",
-		"/api/transactions/01234567-89ab-4cde-8f01-23456789abcd", "/api/price-history/NOT_AN_ITEM"} {
+		"/api/transactions/01234567-89ab-4cde-8f01-23456789abcd", "/api/price-history/NOT_AN_ITEM",
+		"/api/history?player=01234567-89ab-4cde-8f01-23456789abcd"} {
 		c.check(t, e, 404, path)
 	}
 	e.svc.Disable()

@@ -268,13 +268,25 @@ func (s *Server) stats(r *http.Request) (reader, error) {
 }
 
 func (s *Server) history(r *http.Request) (reader, error) {
-	p, err := parseParams(r.URL.RawQuery, "limit", "cursor")
+	p, err := parseParams(r.URL.RawQuery, "limit", "cursor", "player")
 	if err != nil {
 		return nil, err
 	}
 	q := market.TxQuery{}
 	if q.Limit, err = p.limit(); err != nil {
 		return nil, err
+	}
+	if raw := p.get("player"); raw != "" {
+		if q.Player, err = parseUUID(raw); err != nil {
+			return nil, badParameter("player", fmt.Sprintf("player must be a player UUID in canonical form, got %q", clip(raw)))
+		}
+		before := 0
+		if c := p.get("cursor"); c != "" {
+			if before, err = decodePlayerCursor(c, q.Player); err != nil {
+				return nil, err
+			}
+		}
+		return func() (any, uint64, error) { return s.playerHistory(q, before) }, nil
 	}
 	if c := p.get("cursor"); c != "" {
 		if q.Before, err = decodeHistoryCursor(c); err != nil {
@@ -290,15 +302,56 @@ func (s *Server) history(r *http.Request) (reader, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		out := wire.TransactionPage{Items: make([]wire.Transaction, len(page.Transactions)), Total: page.Total, Version: page.Version}
-		for i, t := range page.Transactions {
-			out.Items[i] = wire.NewTransaction(t)
-		}
+		out := transactionPage(page)
 		if page.Next > 0 {
 			out.NextCursor = encodeHistoryCursor(page.Next)
 		}
 		return out, page.Version, nil
 	}, nil
+}
+
+func transactionPage(page market.TxPage) wire.TransactionPage {
+	out := wire.TransactionPage{Items: make([]wire.Transaction, len(page.Transactions)), Total: page.Total, Version: page.Version}
+	for i, t := range page.Transactions {
+		out.Items[i] = wire.NewTransaction(t)
+	}
+	return out
+}
+
+// playerHistory is a page of one player's completed purchases and sales,
+// newest first, below position before (counted from the player's oldest;
+// 0: from the newest). The service pages a player's history by offset from
+// the newest, which a completion moves; positions from the oldest stay, so
+// the cursor holds one and the offset is worked out from the total the page
+// is read with, read again if a completion came in between.
+func (s *Server) playerHistory(q market.TxQuery, before int) (any, uint64, error) {
+	total := -1
+	for range 4 {
+		if before > 0 && total >= 0 {
+			q.Offset = total - before
+		}
+		page, err := s.svc.Transactions(q)
+		if errors.Is(err, market.ErrUnknownPlayer) {
+			return nil, 0, notFound(CodePlayerNotFound, fmt.Sprintf("no player %s", q.Player))
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if before > page.Total {
+			return nil, 0, badCursor("cursor is not one this API gave out; pass nextCursor back unchanged")
+		}
+		if before > 0 && page.Total != total {
+			total = page.Total // the first read, or a completion came in: read at the right offset
+			continue
+		}
+		out := transactionPage(page)
+		if last := page.Total - q.Offset - len(page.Transactions); last > 0 && len(page.Transactions) > 0 {
+			out.NextCursor = encodePlayerCursor(last, q.Player)
+		}
+		return out, page.Version, nil
+	}
+	return nil, 0, &problemError{status: http.StatusServiceUnavailable, code: CodeNotReady,
+		detail: "the player's history changed under four reads in a row; try again"}
 }
 
 func (s *Server) transaction(r *http.Request) (reader, error) {

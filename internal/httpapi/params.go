@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
@@ -226,6 +227,7 @@ const (
 	cursorVersion     = 1
 	cursorListings    = 'L'
 	cursorTransaction = 'H'
+	cursorPlayer      = 'P'
 )
 
 // filterHash identifies a query's filters (everything but the page).
@@ -306,6 +308,29 @@ func decodeHistoryCursor(s string) (int, error) {
 	pos, n := binary.Uvarint(b)
 	if n <= 0 || n != len(b) || pos == 0 || pos > 1<<40 {
 		return 0, badCursor("cursor is not one this API gave out; pass nextCursor back unchanged")
+	}
+	return int(pos), nil
+}
+
+// A player's history cursor holds a position in the player's completed
+// transactions, counted from the oldest, and the player, so that it is
+// refused for another player.
+func encodePlayerCursor(before int, player uuid.UUID) string {
+	b := binary.AppendUvarint([]byte{cursorVersion, cursorPlayer}, uint64(before))
+	return base64.RawURLEncoding.EncodeToString(append(b, player[:]...))
+}
+
+func decodePlayerCursor(s string, player uuid.UUID) (int, error) {
+	b, err := cursorBytes(s, cursorPlayer)
+	if err != nil {
+		return 0, err
+	}
+	pos, n := binary.Uvarint(b)
+	if n <= 0 || len(b)-n != len(player) || pos == 0 || pos > 1<<40 {
+		return 0, badCursor("cursor is not one this API gave out; pass nextCursor back unchanged")
+	}
+	if !bytes.Equal(b[n:], player[:]) {
+		return 0, badCursor("cursor was made for another player; keep the parameters of the first page")
 	}
 	return int(pos), nil
 }

@@ -113,6 +113,7 @@ type Server struct {
 	limiter *limiter
 	hub     *hub
 	answers *answerCache
+	volumes volumeHistories
 	working chan struct{} // see read
 	cors    map[string]bool
 }
@@ -150,6 +151,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/transactions/{id}", s.read(s.transaction, kept))
 	m.HandleFunc("GET /api/price-history/{item}", s.read(s.priceHistory, readEachTime))
 	m.HandleFunc("GET /api/price-summary/{item}", s.read(s.priceSummary, readEachTime))
+	m.HandleFunc("GET /api/volume-history", s.read(s.volumeHistory, readEachTime))
 	m.HandleFunc("GET /api/health", s.health)
 	m.HandleFunc("GET /api/openapi.json", s.openAPI)
 	m.HandleFunc("GET /api/events", s.events)

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"time"
+
 	"github.com/rynek/rynek/market"
 )
 
@@ -153,6 +155,7 @@ type PriceBucket struct {
 // PriceHistory is the price history of one material over a span.
 type PriceHistory struct {
 	Material string        `json:"material"`
+	Name     string        `json:"name"`         // the material's readable name, "Diamond Sword"
 	Span     string        `json:"span"`         // "24h", "7d" or "30d"
 	BucketMs int64         `json:"bucketMillis"` // one bucket's width in milliseconds: 1 h, 6 h or 1 d
 	Buckets  []PriceBucket `json:"buckets"`
@@ -164,6 +167,7 @@ type PriceHistory struct {
 // cheapest listing of it on sale by unit price (absent when none is).
 type PriceSummary struct {
 	Material string   `json:"material"`
+	Name     string   `json:"name"`  // the material's readable name, "Diamond Sword"
 	Sales    int      `json:"sales"` // in the last 7 days
 	Min      string   `json:"min,omitempty"`
 	Median   string   `json:"median,omitempty"`
@@ -174,7 +178,7 @@ type PriceSummary struct {
 
 // NewPriceSummary is the wire form of a price summary.
 func NewPriceSummary(sum market.PriceSummary, version uint64) PriceSummary {
-	out := PriceSummary{Material: sum.Material, Sales: sum.Week.Sales, Version: version}
+	out := PriceSummary{Material: sum.Material, Name: materialName(sum.Material), Sales: sum.Week.Sales, Version: version}
 	if w := sum.Week; w.Sales > 0 {
 		out.Min, out.Median, out.Max = Money(w.Min), Money(w.Median), Money(w.Max)
 	}
@@ -187,13 +191,50 @@ func NewPriceSummary(sum market.PriceSummary, version uint64) PriceSummary {
 
 // NewPriceHistory is the wire form of a price history.
 func NewPriceHistory(ph market.PriceHistory, span string, version uint64) PriceHistory {
-	out := PriceHistory{Material: ph.Material, Span: span, BucketMs: ph.Width.Milliseconds(), Buckets: make([]PriceBucket, 0, len(ph.Points)), Version: version}
+	out := PriceHistory{Material: ph.Material, Name: materialName(ph.Material), Span: span, BucketMs: ph.Width.Milliseconds(), Buckets: make([]PriceBucket, 0, len(ph.Points)), Version: version}
 	for _, p := range ph.Points {
 		b := PriceBucket{Start: At(p.Start), Count: p.Sales, Amount: p.Amount, Volume: market.FormatMoney(p.Volume)}
 		if p.Sales > 0 {
 			b.Min, b.Median, b.Max = Money(p.Min), Money(p.Median), Money(p.Max)
 		}
 		out.Buckets = append(out.Buckets, b)
+	}
+	return out
+}
+
+// materialName is a material's readable name, its key when the catalogue
+// lacks it.
+func materialName(key string) string {
+	if info, ok := market.LookupMaterial(key); ok {
+		return info.Name
+	}
+	return key
+}
+
+// VolumeBucket is one bucket of the market's volume history: the sales of
+// every item in [start, start+width).
+type VolumeBucket struct {
+	Start  Time   `json:"start"`
+	Count  int    `json:"count"`  // sales
+	Amount int64  `json:"amount"` // items sold
+	Volume string `json:"volume"` // sum of prices
+}
+
+// VolumeHistory is the whole market's sales over a span, in the buckets of
+// a price history of that span.
+type VolumeHistory struct {
+	Span     string         `json:"span"`         // "24h", "7d" or "30d"
+	BucketMs int64          `json:"bucketMillis"` // one bucket's width in milliseconds
+	Buckets  []VolumeBucket `json:"buckets"`
+	Version  uint64         `json:"version"`
+}
+
+// NewVolumeHistory is the wire form of summed price-history buckets (their
+// prices aside).
+func NewVolumeHistory(span string, width time.Duration, points []market.PricePoint, version uint64) VolumeHistory {
+	out := VolumeHistory{Span: span, BucketMs: width.Milliseconds(), Buckets: make([]VolumeBucket, len(points)), Version: version}
+	for i, p := range points {
+		out.Buckets[i] = VolumeBucket{Start: At(p.Start), Count: p.Sales, Amount: p.Amount, Volume: market.FormatMoney(p.Volume)}
 	}
 	return out
 }
