@@ -61,16 +61,17 @@ func checkExample(t *testing.T, e *env, where, q string) {
 	}
 }
 
-// TestBoardExamplesWorkOnTheDemo: every search example of the board's
-// placeholder finds listings on the demo market, and only relevant ones.
-func TestBoardExamplesWorkOnTheDemo(t *testing.T) {
+// TestSiteExamplesWorkOnTheDemo: every search example of the website's
+// search box (its placeholder) finds listings on the demo market, and only
+// relevant ones.
+func TestSiteExamplesWorkOnTheDemo(t *testing.T) {
 	e := demoEnv(t)
-	m := regexp.MustCompile(`placeholder="Szukaj: ([^"]+)"`).FindSubmatch(boardPage)
+	m := regexp.MustCompile(`placeholder: "([^"]+)"`).FindSubmatch(assets["js/pages/market.js"].body)
 	if m == nil {
-		t.Fatal("the board's search box has no examples")
+		t.Fatal("the website's search box has no examples")
 	}
 	for _, q := range strings.Split(string(m[1]), ", ") {
-		checkExample(t, e, "the board", q)
+		checkExample(t, e, "the website", q)
 	}
 }
 

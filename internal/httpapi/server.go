@@ -1,8 +1,8 @@
 // Package httpapi is Rynek's read-only HTTP interface: the contract's
-// routes as JSON, a live event stream (server-sent events) and a small live
-// market board page, all served from the market service's goroutine-safe
-// snapshots. No handler ever waits for the service's main thread, and the
-// market knows nothing of HTTP.
+// routes as JSON, a live event stream (server-sent events) and the market's
+// website (search, item, listing, player and statistics pages), all served
+// from the market service's goroutine-safe snapshots. No handler ever waits
+// for the service's main thread, and the market knows nothing of HTTP.
 package httpapi
 
 import (
@@ -155,11 +155,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/health", s.health)
 	m.HandleFunc("GET /api/openapi.json", s.openAPI)
 	m.HandleFunc("GET /api/events", s.events)
-	m.HandleFunc("GET /{$}", s.board)
-	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, &problemError{status: http.StatusNotFound, code: CodeNotFound,
-			detail: "no such route; see /api/openapi.json"})
-	})
+	s.siteRoutes()
+	m.HandleFunc("/", s.notFound)
 }
 
 // maxURI bounds the request target; longer ones are 414.

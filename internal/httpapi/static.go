@@ -9,16 +9,15 @@ import (
 	"strconv"
 )
 
-// static holds the board page and the OpenAPI document, served from the
-// binary.
+// static holds the website (its page, scripts, style sheets and the
+// vendored chart library) and the OpenAPI document, served from the binary.
 //
-//go:embed static/index.html static/openapi.json
+//go:embed static/index.html static/openapi.json static/js static/css static/img static/vendor
 var static embed.FS
 
 var (
-	boardPage   = mustRead("static/index.html")
-	openAPIDoc  = mustRead("static/openapi.json")
-	boardPolicy = contentPolicy(boardPage)
+	sitePage   = mustRead("static/index.html")
+	openAPIDoc = mustRead("static/openapi.json")
 )
 
 func mustRead(name string) []byte {
@@ -32,57 +31,33 @@ func mustRead(name string) []byte {
 // OpenAPI returns the OpenAPI 3.1 document of the API.
 func OpenAPI() []byte { return bytes.Clone(openAPIDoc) }
 
-// contentPolicy allows the page's own inline script (by its hash), its
-// inline style and requests to this origin only: player text that somehow
-// became markup could run nothing.
-func contentPolicy(page []byte) string {
-	script := page
-	if i := bytes.Index(script, []byte("<script>")); i >= 0 {
-		script = script[i+len("<script>"):]
-	}
-	if i := bytes.Index(script, []byte("</script>")); i >= 0 {
-		script = script[:i]
-	}
-	sum := sha256.Sum256(script)
-	return "default-src 'none'; script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
-		"'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-}
-
-func serveStatic(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
+// serveBytes answers with body, or 304 when If-None-Match names tag.
+func serveBytes(w http.ResponseWriter, r *http.Request, contentType, tag string, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("Cache-Control", "no-cache")
-	h.Set("ETag", staticTag)
-	if etagMatch(r.Header.Get("If-None-Match"), staticTag) {
+	h.Set("ETag", tag)
+	if etagMatch(r.Header.Get("If-None-Match"), tag) {
+		h.Del("Content-Encoding")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
 }
 
-// staticTag changes with the embedded files.
+// staticTag changes with the embedded page and document.
 var staticTag = func() string {
-	sum := sha256.Sum256(append(bytes.Clone(boardPage), openAPIDoc...))
+	sum := sha256.Sum256(append(bytes.Clone(sitePage), openAPIDoc...))
 	return `"` + base64.RawURLEncoding.EncodeToString(sum[:9]) + `"`
 }()
-
-func (s *Server) board(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseParams(r.URL.RawQuery); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Security-Policy", boardPolicy)
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	serveStatic(w, r, "text/html; charset=utf-8", boardPage)
-}
 
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r.URL.RawQuery); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	serveStatic(w, r, "application/json", openAPIDoc)
+	serveBytes(w, r, "application/json", staticTag, openAPIDoc)
 }

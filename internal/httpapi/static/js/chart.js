@@ -1,0 +1,118 @@
+// Charts, drawn by the vendored uPlot (static/vendor/uplot, the global
+// uPlot): an item's unit price per bucket (median line, min–max band) over
+// its volume bars, and the market's volume. Colours come from the page's
+// CSS variables, so the chart follows light and dark. A chart is a canvas:
+// its figures are also in a table below it (for screen readers and for
+// anyone who wants the numbers).
+
+import { el, table } from "./dom.js";
+import { moneyValue, money, number, axisMoney, tick, tickWide } from "./polish.js";
+
+function color(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
+
+// chartBox is a chart's frame: the canvas's place, sized to its width.
+function chartBox(label) {
+  return el("div", { class: "chart", role: "img", "aria-label": label });
+}
+
+// mount draws a chart made by make(width) into box, and again when the box
+// changes width or the colour scheme changes; it returns the stop.
+function mount(box, make) {
+  let plot = null;
+  const draw = () => {
+    plot?.destroy();
+    plot = make(Math.max(260, box.clientWidth));
+    box.replaceChildren(plot.root);
+  };
+  let width = 0;
+  const resized = new ResizeObserver(() => {
+    if (Math.abs(box.clientWidth - width) > 8) { width = box.clientWidth; draw(); }
+  });
+  resized.observe(box);
+  const scheme = matchMedia("(prefers-color-scheme: dark)");
+  scheme.addEventListener("change", draw);
+  draw();
+  return () => { resized.disconnect(); scheme.removeEventListener("change", draw); plot?.destroy(); };
+}
+
+function axis(values, extra) {
+  return {
+    stroke: color("--muted"),
+    grid: { stroke: color("--line"), width: 1 },
+    ticks: { stroke: color("--line"), width: 1 },
+    values,
+    ...extra,
+  };
+}
+
+const num = (v) => (v === undefined || v === "" ? null : Number(v));
+
+// priceChart draws an item's price history (the API's buckets of one span).
+export function priceChart(box, history) {
+  const b = history.buckets;
+  const data = [
+    b.map((x) => Date.parse(x.start) / 1000),
+    b.map((x) => num(x.median)),
+    b.map((x) => num(x.min)),
+    b.map((x) => num(x.max)),
+    b.map((x) => Number(x.volume)),
+  ];
+  const maxVol = Math.max(1, ...data[4]);
+  const fmt = (u, v) => (v == null ? "—" : moneyValue(v));
+  return mount(box, (width) => new uPlot({
+    width,
+    height: Math.round(Math.min(360, Math.max(220, width * 0.45))),
+    scales: { x: { time: true }, vol: { range: [0, maxVol * 3] } },
+    axes: [
+      axis((u, splits) => splits.map((s) => tick(s * 1000, history.span)), { space: 70 }),
+      axis((u, splits) => splits.map((s) => axisMoney(s)), { scale: "price", size: 70 }),
+    ],
+    series: [
+      { label: "Czas", value: (u, v) => (v == null ? "—" : tickWide(v * 1000)) },
+      { label: "Mediana", scale: "price", stroke: color("--accent"), width: 2, spanGaps: true, value: fmt,
+        points: { show: true, size: 5, fill: color("--accent") } },
+      { label: "Minimum", scale: "price", stroke: color("--muted"), width: 1, dash: [4, 4], spanGaps: true, value: fmt },
+      { label: "Maksimum", scale: "price", stroke: color("--muted"), width: 1, dash: [4, 4], spanGaps: true, value: fmt },
+      { label: "Obrót", scale: "vol", stroke: color("--bars"), fill: color("--bars"), width: 0,
+        paths: uPlot.paths.bars({ size: [0.7, 40] }), value: fmt, points: { show: false } },
+    ],
+    bands: [{ series: [3, 2], fill: color("--band") }],
+    legend: { live: true },
+  }, data));
+}
+
+// volumeChart draws the market's volume history (sum of prices per bucket).
+export function volumeChart(box, history) {
+  const b = history.buckets;
+  const data = [b.map((x) => Date.parse(x.start) / 1000), b.map((x) => Number(x.volume)), b.map((x) => x.count)];
+  return mount(box, (width) => new uPlot({
+    width,
+    height: Math.round(Math.min(320, Math.max(200, width * 0.35))),
+    scales: { x: { time: true } },
+    axes: [
+      axis((u, splits) => splits.map((s) => tick(s * 1000, history.span)), { space: 70 }),
+      axis((u, splits) => splits.map((s) => axisMoney(s)), { scale: "vol", size: 80 }),
+      axis((u, splits) => splits.map((s) => number(s)), { scale: "n", side: 1, grid: { show: false }, size: 50 }),
+    ],
+    series: [
+      { label: "Czas", value: (u, v) => (v == null ? "—" : tickWide(v * 1000)) },
+      { label: "Obrót", scale: "vol", stroke: color("--bars-strong"), fill: color("--bars"), width: 1,
+        paths: uPlot.paths.bars({ size: [0.7, 40] }), value: (u, v) => (v == null ? "—" : moneyValue(v)), points: { show: false } },
+      { label: "Sprzedaże", scale: "n", stroke: color("--accent"), width: 2, value: (u, v) => (v == null ? "—" : number(v)) },
+    ],
+    legend: { live: true },
+  }, data));
+}
+
+export { chartBox };
+
+// priceTable is a price history's buckets as a table.
+export function priceTable(history) {
+  return table("Ceny za sztukę i obrót w kolejnych okresach",
+    [["Od", ""], ["Sprzedaże", "num"], ["Sztuk", "num"], ["Minimum", "num"], ["Mediana", "num"], ["Maksimum", "num"], ["Obrót", "num"]],
+    history.buckets.filter((x) => x.count > 0).reverse().map((x) => el("tr", {},
+      el("td", { text: tickWide(Date.parse(x.start)) }), el("td", { class: "num", text: number(x.count) }),
+      el("td", { class: "num", text: number(x.amount) }), el("td", { class: "num", text: money(x.min) }),
+      el("td", { class: "num", text: money(x.median) }), el("td", { class: "num", text: money(x.max) }),
+      el("td", { class: "num", text: money(x.volume) }))), "data");
+}

@@ -1,0 +1,133 @@
+// The live market: one EventSource for the whole site, kept across page
+// changes, and the header that shows it (connection, the count of active
+// listings, the stream's position) and the store's health. Pages subscribe
+// to the events while they are shown.
+
+import { api, health, token, query } from "./api.js";
+import { $ } from "./dom.js";
+import { counted, number, NOUNS } from "./polish.js";
+
+const HEALTH_EVERY = 5000, STATS_EVERY = 60000;
+const NAMES = ["ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent"];
+
+const live = {
+  version: 0,    // the stream's position: the newest event seen or read
+  active: null,  // {n, version}: active listings read from /api/stats, moved by events
+  source: null,
+  listeners: new Set(),
+};
+
+// subscribe calls fn with every event (parsed), and with {event: "reset"}
+// when the stream had to start again (the page should read again); it
+// returns the unsubscribe.
+export function subscribe(fn) {
+  live.listeners.add(fn);
+  return () => live.listeners.delete(fn);
+}
+
+export function version() { return live.version; }
+
+// seen moves the position to a page's version, so that the stream, when
+// it starts, follows from what was read.
+export function seen(v) { if (v > live.version) live.version = v; showVersion(); }
+
+function showVersion() { $("version").textContent = "zdarzenie #" + number(live.version); }
+
+function setStatus(text, ok) {
+  $("status").textContent = text;
+  $("status").className = ok ? "live" : "down";
+}
+
+function showActive() {
+  if (live.active) $("active").textContent = counted(live.active.n, NOUNS.active);
+}
+
+// stats reads the market's figures for the header's count (pages that show
+// figures use theirs through setStats).
+export async function readStats() {
+  const st = await api("/api/stats");
+  setStats(st);
+  return st;
+}
+
+export function setStats(st) {
+  if (!live.active || st.version >= live.active.version) live.active = { n: st.activeListings, version: st.version };
+  seen(st.version);
+  showActive();
+}
+
+function moveActive(seq, by) {
+  if (live.active && seq > live.active.version) {
+    live.active = { n: live.active.n + by, version: seq };
+    showActive();
+  }
+}
+
+function onEvent(msg) {
+  const e = JSON.parse(msg.data);
+  if (e.seq > live.version) { live.version = e.seq; showVersion(); }
+  if (e.event === "ListingCreatedEvent") moveActive(e.seq, +1);
+  else moveActive(e.seq, -1);
+  for (const fn of live.listeners) fn(e);
+}
+
+function follow() {
+  if (live.source) live.source.close();
+  const source = new EventSource("/api/events" + query({ since: live.version, access_token: token }));
+  live.source = source;
+  for (const name of NAMES) source.addEventListener(name, onEvent);
+  // reset: the stream cannot continue from our position: read again.
+  source.addEventListener("reset", (msg) => {
+    source.close();
+    live.source = null;
+    try { live.version = JSON.parse(msg.data).version; } catch (_) { /* keep ours */ }
+    for (const fn of live.listeners) fn({ event: "reset" });
+    start();
+  });
+  source.onopen = () => setStatus("na żywo", true);
+  source.onerror = () => setStatus(source.readyState === EventSource.CLOSED ? "rozłączono" : "ponowne łączenie…", false);
+}
+
+// start reads the figures and follows the stream from them.
+export async function start() {
+  try {
+    await readStats();
+    follow();
+  } catch (err) {
+    setStatus("błąd: " + err.message, false);
+    setTimeout(start, 3000);
+  }
+}
+
+// While the market's store refuses changes (a full disk, say) a banner
+// says so, from /api/health; it goes once the failure is over.
+async function watchStore() {
+  try {
+    const h = await health();
+    const f = h.store && h.store.failure;
+    if (h.store && !h.store.ok && f) {
+      $("store").textContent = h.name + " nie może zapisywać zmian: " + f.error + ". Od " +
+        new Date(f.since).toLocaleString("pl-PL") + ", nieudane zapisy: " + number(f.failures) +
+        ". Kupno i sprzedaż są wstrzymane; oferty poniżej są aktualne.";
+      $("store").hidden = false;
+    } else if (h.store) {
+      $("store").hidden = true;
+    }
+    if (h.release) $("release").textContent = h.release;
+  } catch (_) { /* the server is away: the status says so */ }
+  setTimeout(watchStore, HEALTH_EVERY);
+}
+
+// A page left (another address typed, a reload, the back button) closes
+// its stream at once: a browser opens at most six connections to a server,
+// and pages kept for "back" with their streams open would take them all.
+// A page shown again from that cache follows again from its position.
+window.addEventListener("pagehide", () => {
+  live.source?.close();
+  live.source = null;
+});
+window.addEventListener("pageshow", (e) => { if (e.persisted) start(); });
+
+// Timer expiries send no event: the count is read again now and then.
+setInterval(() => readStats().catch(() => {}), STATS_EVERY);
+watchStore();

@@ -1,0 +1,89 @@
+// The site's router: the path names the page (/, /item/{material},
+// /listing/{id}, /player/{uuid}, /stats), every one a shareable link the
+// server answers with this same app. Links within the site change the page
+// without a reload (History API), so the live stream and the header stay.
+
+import { el } from "./dom.js";
+import { start } from "./live.js";
+import { go, onNavigate } from "./nav.js";
+import { marketPage } from "./pages/market.js";
+import { itemPage } from "./pages/item.js";
+import { listingPage } from "./pages/listing.js";
+import { playerPage } from "./pages/player.js";
+import { statsPage } from "./pages/stats.js";
+import { missingPage } from "./pages/missing.js";
+
+const ROUTES = [
+  [/^\/$/, marketPage],
+  [/^\/item\/([A-Za-z0-9_:.-]+)$/, itemPage],
+  [/^\/listing\/([1-9][0-9]{0,9})$/, listingPage],
+  [/^\/player\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, playerPage],
+  [/^\/stats$/, statsPage],
+];
+
+// current is the page shown: its leave() stops its timers, subscriptions
+// and reads.
+let current = null;
+
+// page is what a page's function gets: where to draw, the path's part, the
+// query, and the ways to stop with the page.
+function context(main, controller) {
+  const cleanups = [];
+  return {
+    main,
+    signal: controller.signal,
+    search: new URLSearchParams(location.search),
+    // title sets the document's title and the page's heading.
+    title(text) { document.title = text + " — Rynek"; },
+    onLeave(fn) { cleanups.push(fn); },
+    leave() { controller.abort(); for (const fn of cleanups) fn(); },
+  };
+}
+
+async function show(focus) {
+  if (current) current.leave();
+  const main = document.getElementById("main");
+  main.replaceChildren(el("p", { class: "note", text: "Wczytywanie…" }));
+  const path = location.pathname;
+  const ctx = context(main, new AbortController());
+  current = ctx;
+  for (const [re, page] of ROUTES) {
+    const m = path.match(re);
+    if (m) {
+      markNav(path);
+      try {
+        await page(ctx, decodeURIComponent(m[1] || ""));
+      } catch (err) {
+        if (err.name === "AbortError") return;
+        main.replaceChildren(el("h1", { text: "Nie udało się wczytać strony" }), el("p", { class: "bad", text: err.message }));
+      }
+      if (focus) main.querySelector("h1")?.focus();
+      return;
+    }
+  }
+  markNav("");
+  missingPage(ctx);
+}
+
+function markNav(path) {
+  for (const a of document.querySelectorAll("header nav a")) {
+    if (a.getAttribute("href") === path) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+}
+
+// Links within the site are followed here; others (the API document, a new
+// tab, a modified click) as the browser does.
+document.addEventListener("click", (e) => {
+  const a = e.target.closest("a");
+  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin || url.pathname.startsWith("/api/") || a.target || a.hasAttribute("download")) return;
+  e.preventDefault();
+  if (url.pathname + url.search !== location.pathname + location.search) go(url.pathname + url.search);
+});
+window.addEventListener("popstate", () => show(true));
+
+onNavigate(show);
+start();
+show(false);

@@ -1,0 +1,111 @@
+// A listing: the whole item (enchantments, lore, stack), seller, price and
+// unit price, when it was listed and a live countdown to its expiry; the
+// item's week of prices beside it. When the listing goes while the page is
+// open the page says how (sold, to whom; withdrawn; removed; expired), and
+// a listing already gone gets a page that says so.
+
+import { api, categories } from "../api.js";
+import { el, link, section, figures } from "../dom.js";
+import { subscribe, seen } from "../live.js";
+import { money, dateTime, ago, duration, plain, level, reason, number } from "../polish.js";
+import { itemText, playerLink } from "../parts.js";
+
+export async function listingPage(ctx, id) {
+  let l;
+  try {
+    l = await api("/api/listings/" + id, ctx.signal);
+  } catch (err) {
+    if (err.code !== "listing-not-found") throw err;
+    return gonePage(ctx, id, null);
+  }
+  seen(l.version || 0);
+  ctx.title(itemText(l.item) + " — oferta #" + l.id);
+  const names = await categories().then((c) => new Map(c.items.map((x) => [x.name, x.displayName]))).catch(() => new Map());
+
+  const countdown = el("span", { class: "countdown" });
+  const state = el("p", { class: "state", role: "status" });
+  const market = el("div");
+  const it = l.item;
+  ctx.main.replaceChildren(
+    el("nav", { class: "crumbs", "aria-label": "Ścieżka" }, link("/", "Oferty"), " › ", link("/item/" + it.material, plain(it.name)), " › ", el("span", { text: "#" + l.id })),
+    el("h1", { tabindex: "-1", class: it.enchanted ? "ench" : "", text: itemText(it) }),
+    state,
+    el("div", { class: "listing-page" },
+      section("Oferta", figures([
+        ["Cena", el("strong", { class: "price big", text: money(l.price) })],
+        it.amount > 1 && ["Za sztukę", money(l.unitPrice)],
+        ["Sprzedawca", playerLink(l.seller)],
+        ["Wystawiona", el("span", {}, dateTime(l.createdAt), el("span", { class: "muted", text: " (" + ago(l.createdAt) + ")" }))],
+        ["Wygasa", el("span", {}, dateTime(l.expiresAt), el("br"), countdown)],
+        ["Numer oferty", "#" + l.id],
+      ])),
+      section("Przedmiot", figures([
+        ["Przedmiot", link("/item/" + it.material, plain(it.name === it.material ? it.material : it.name))],
+        ["Materiał", it.material],
+        ["Stos", number(it.amount)],
+        ["Kategorie", l.categories.filter((c) => c !== "ALL").map((c) => names.get(c) || c).join(", ") || "—"],
+      ]),
+      it.enchantments.length ? el("div", {}, el("h3", { text: "Zaklęcia" }),
+        el("ul", { class: "enchantments" }, it.enchantments.map((e) => el("li", { class: "ench", text: plain(e.name) + " " + level(e.level) })))) : "",
+      it.lore.length ? el("div", {}, el("h3", { text: "Opis" }),
+        el("ul", { class: "lore" }, it.lore.map((line) => el("li", { text: plain(line) })))) : "",
+      el("p", { class: "muted small", text: "Stos " + it.stackId })),
+      section("Ceny tego przedmiotu", market)));
+
+  if (l.reserved) state.textContent = "Ktoś właśnie ją kupuje.";
+
+  // The countdown, every second; at zero the listing has expired (the timer
+  // takes it off the market without an event).
+  const expires = Date.parse(l.expiresAt);
+  let over = false;
+  const tickDown = () => {
+    const left = expires - Date.now();
+    if (left <= 0) {
+      countdown.textContent = "wygasła";
+      if (!over) { over = true; end("Oferta wygasła " + dateTime(l.expiresAt) + " i wróciła do sprzedawcy."); }
+      return;
+    }
+    countdown.textContent = "za " + duration(left);
+  };
+  tickDown();
+  const timer = setInterval(tickDown, 1000);
+  ctx.onLeave(() => clearInterval(timer));
+
+  function end(text, extra) {
+    clearInterval(timer);
+    ctx.main.querySelector(".listing-page").classList.add("ended");
+    state.className = "state ended";
+    state.replaceChildren(el("strong", { text }), extra || "");
+  }
+
+  ctx.onLeave(subscribe((e) => {
+    if (e.event === "TransactionCompletedEvent" && e.transaction.listingId === l.id) {
+      const t = e.transaction;
+      end("Sprzedana " + dateTime(t.updatedAt) + " za " + money(t.price) + ".", el("span", {}, " Kupił(a): ", playerLink(t.buyer), "."));
+    } else if (e.event === "ListingRemovedEvent" && e.listing.id === l.id) {
+      end("Oferta " + reason(e.reason) + " " + dateTime(e.at) + ".");
+    }
+  }));
+
+  const s = await api("/api/price-summary/" + it.material, ctx.signal).catch(() => null);
+  if (!s) return;
+  const rows = [["Sprzedaże (7 dni)", number(s.sales)], ["Mediana za sztukę", s.median ? money(s.median) : "brak sprzedaży"]];
+  if (s.median) {
+    const diff = (Number(l.unitPrice) - Number(s.median)) / Number(s.median);
+    rows.push(["Ta oferta", Math.abs(diff) < 0.005 ? "po medianie" :
+      new Intl.NumberFormat("pl-PL", { style: "percent", maximumFractionDigits: 0 }).format(Math.abs(diff)) + (diff < 0 ? " taniej niż mediana" : " drożej niż mediana")]);
+  }
+  if (s.cheapest && s.cheapest.id !== l.id) rows.push(["Najtańsza oferta", link("/listing/" + s.cheapest.id, money(s.cheapest.unitPrice) + " za sztukę")]);
+  market.replaceChildren(figures(rows), el("p", { class: "more" }, link("/item/" + it.material, "Wykres ceny ›")));
+}
+
+// gonePage is a listing no longer on the market. The API does not say what
+// became of it; the page says what it can.
+function gonePage(ctx, id) {
+  ctx.title("Oferta #" + id + " zniknęła");
+  ctx.main.replaceChildren(
+    el("nav", { class: "crumbs", "aria-label": "Ścieżka" }, link("/", "Oferty"), " › ", el("span", { text: "#" + id })),
+    el("h1", { tabindex: "-1", text: "Oferty #" + id + " nie ma już na rynku" }),
+    el("p", { class: "state ended", text: "Została sprzedana, wycofana przez sprzedawcę, usunięta przez administratora albo wygasła." }),
+    el("p", {}, link("/", "Zobacz oferty na rynku ›")));
+}

@@ -1,0 +1,155 @@
+// The market: search in the console's language with category, price and
+// amount ranges and sorts, paged by cursor; the market's figures, its
+// categories and the live feed. The search is the page's query string, so
+// a search is a link.
+
+import { api, categories, query } from "../api.js";
+import { el, link, section, figures, status } from "../dom.js";
+import { subscribe, setStats, seen } from "../live.js";
+import { counted, number, money, NOUNS, SORTS, plain } from "../polish.js";
+import { listingTable, markGone, goneText, eventListingId, feed, pager } from "../parts.js";
+import { go } from "../nav.js";
+
+const PAGE = 20, FEED = 40;
+const FILTERS = ["q", "category", "min_price", "max_price", "min_amount", "max_amount", "sort"];
+
+// cursors are the pages before the one shown, per search, for "previous".
+const cursors = new Map();
+
+export async function marketPage(ctx) {
+  const filters = {};
+  for (const k of FILTERS) filters[k] = ctx.search.get(k) || "";
+  const cursor = ctx.search.get("cursor") || "";
+  const key = FILTERS.map((k) => filters[k]).join("\u0000");
+  const stack = cursors.get(key) || [];
+  if (!cursor) stack.length = 0;
+  cursors.set(key, stack);
+  const searching = FILTERS.some((k) => k !== "sort" && filters[k]);
+  ctx.title(filters.q ? "Szukaj: " + filters.q : "Oferty");
+
+  const form = searchForm(filters);
+  const count = status("");
+  const results = el("div", { class: "results" });
+  const pagerSlot = el("div");
+  const stats = el("div");
+  const cats = el("ul", { class: "categories" });
+  const events = feed(FEED);
+  ctx.main.replaceChildren(
+    el("div", { class: "market" },
+      el("div", { class: "primary" },
+        el("h1", { tabindex: "-1", text: searching ? "Wyniki wyszukiwania" : "Najnowsze oferty" }),
+        form, count, results, pagerSlot),
+      el("aside", { class: "side", "aria-label": "Rynek na żywo" },
+        section("Rynek", stats),
+        section("Kategorie", cats),
+        section("Na żywo", events.node))));
+
+  fillCategories(form, cats, filters.category).catch(() => {});
+
+  async function load() {
+    let page;
+    try {
+      page = await api("/api/listings" + query({ ...filters, limit: PAGE, cursor }), ctx.signal);
+    } catch (err) {
+      if (!err.refused) throw err;
+      results.replaceChildren(); // a bad search matches nothing; its error says why, under the form
+      count.textContent = "Nie można wyszukać: " + err.message;
+      count.className = "note bad";
+      pagerSlot.replaceChildren();
+      return;
+    }
+    seen(page.version);
+    count.className = "note";
+    count.textContent = searching ? counted(page.total, NOUNS.matching) : "";
+    results.replaceChildren(page.items.length ? listingTable("Oferty", page.items)
+      : el("p", { class: "empty", text: searching ? "Nic nie pasuje do wyszukiwania." : "Na rynku nie ma ofert." }));
+    const shown = stack.length * PAGE;
+    pagerSlot.replaceChildren(page.total > PAGE || cursor ? pager("Strony wyników", {
+      hasPrevious: !!cursor,
+      hasNext: !!page.nextCursor,
+      position: "oferty " + number(shown + 1) + "–" + number(shown + page.items.length) + " z " + number(page.total),
+      first: () => go("/" + query(filters)),
+      previous: () => { stack.pop(); go("/" + query({ ...filters, cursor: stack[stack.length - 1] })); },
+      next: () => { stack.push(page.nextCursor); go("/" + query({ ...filters, cursor: page.nextCursor })); },
+    }) : "");
+  }
+
+  async function loadStats() {
+    const st = await api("/api/stats", ctx.signal);
+    setStats(st);
+    stats.replaceChildren(figures([
+      ["Sprzedaże", number(st.totalSales)],
+      ["Obrót", money(st.marketVolume)],
+      ["Konto opłat", money(st.feeBalance)],
+      st.topSellers.length && ["Najlepszy sprzedawca", link("/player/" + st.topSellers[0].seller.uuid, plain(st.topSellers[0].seller.name))],
+      st.topItems.length && ["Najczęściej kupowane", link("/item/" + st.topItems[0].material, st.topItems[0].name)],
+    ]), el("p", { class: "more" }, link("/stats", "Wszystkie statystyki ›")));
+  }
+
+  const reread = later(() => load(), 700);
+  const restats = later(() => loadStats(), 2000);
+  ctx.onLeave(subscribe((e) => {
+    if (e.event === "reset") { load(); loadStats(); return; }
+    events.add(e);
+    if (e.event !== "ListingCreatedEvent") markGone(results, eventListingId(e), goneText(e));
+    if (!cursor) reread(); // the first page follows the market; later ones only mark what went
+    restats();
+  }));
+  ctx.onLeave(() => { reread.cancel(); restats.cancel(); });
+  await Promise.all([load(), loadStats()]);
+}
+
+// later runs fn once, delay ms after the first call of a burst: a burst of
+// events costs one read.
+function later(fn, delay) {
+  let timer = null;
+  const call = () => {
+    if (timer) return;
+    timer = setTimeout(() => { timer = null; fn().catch(() => {}); }, delay);
+  };
+  call.cancel = () => clearTimeout(timer);
+  return call;
+}
+
+function searchForm(f) {
+  const input = (name, label, props) => el("label", { class: "field " + name },
+    el("span", { text: label }), el("input", { name, value: f[name], ...props }));
+  const sort = el("select", { name: "sort" }, SORTS.map(([v, t]) => el("option", { value: v, text: t, selected: (f.sort || "newest") === v })));
+  const category = el("select", { name: "category" }, el("option", { value: "", text: "wszystkie" }));
+  if (f.category) category.append(el("option", { value: f.category, text: f.category, selected: true }));
+  const form = el("form", { class: "search", role: "search" },
+    el("label", { class: "field q" }, el("span", { text: "Szukaj" }),
+      el("input", { type: "search", name: "q", value: f.q, maxLength: 1024, placeholder: "diament miecz, kilof price:..100, amount:64, #1234" })),
+    el("label", { class: "field category" }, el("span", { text: "Kategoria" }), category),
+    input("min_price", "Cena od", { inputMode: "decimal", size: 7 }),
+    input("max_price", "Cena do", { inputMode: "decimal", size: 7 }),
+    input("min_amount", "Sztuk od", { type: "number", min: 1, max: 99, size: 3 }),
+    input("max_amount", "Sztuk do", { type: "number", min: 1, max: 99, size: 3 }),
+    el("label", { class: "field sort" }, el("span", { text: "Kolejność" }), sort),
+    el("div", { class: "actions" }, el("button", { type: "submit", text: "Szukaj" }), link("/", "Wyczyść")));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const data = new FormData(form);
+    const next = {};
+    for (const k of FILTERS) {
+      const v = String(data.get(k) || "").trim();
+      if (v && !(k === "sort" && v === "newest")) next[k] = v;
+    }
+    go("/" + query(next));
+  });
+  // A category chosen is a search at once.
+  category.addEventListener("change", () => form.requestSubmit());
+  sort.addEventListener("change", () => form.requestSubmit());
+  return form;
+}
+
+async function fillCategories(form, list, chosen) {
+  const cats = await api("/api/categories");
+  const select = form.querySelector("select[name=category]");
+  select.replaceChildren(el("option", { value: "", text: "wszystkie" }),
+    cats.items.filter((c) => c.name !== "ALL").map((c) =>
+      el("option", { value: c.name.toLowerCase(), text: c.displayName + " (" + number(c.active) + ")", selected: c.name.toLowerCase() === chosen.toLowerCase() })));
+  list.replaceChildren(...cats.items.filter((c) => c.name !== "ALL").map((c) =>
+    el("li", {}, link("/" + query({ category: c.name.toLowerCase() }), c.displayName), el("span", { class: "muted num", text: number(c.active) }))));
+  categories(); // the names, for other pages
+}

@@ -1,0 +1,95 @@
+// The market's statistics: its figures and the fee account, the volume over
+// time, the top sellers and items and the most expensive sales, following
+// the market live.
+
+import { api, query } from "../api.js";
+import { el, link, section, figures, table } from "../dom.js";
+import { subscribe, setStats } from "../live.js";
+import { counted, number, money, moneyValue, NOUNS, dateTime } from "../polish.js";
+import { itemText, playerLink } from "../parts.js";
+import { chartBox, volumeChart } from "../chart.js";
+
+const SPANS = [["24h", "24 godziny"], ["7d", "7 dni"], ["30d", "30 dni"]];
+
+export async function statsPage(ctx) {
+  ctx.title("Statystyki");
+  let span = "30d";
+  const numbers = el("div"), issued = el("div");
+  const spanButtons = SPANS.map(([s, label]) => el("button", { type: "button", text: label, "aria-pressed": String(s === span), onclick: () => choose(s) }));
+  const volumeFigures = el("div");
+  const box = chartBox("Wykres obrotu rynku");
+  const sellers = el("div"), items = el("div"), expensive = el("div");
+  ctx.main.replaceChildren(
+    el("h1", { tabindex: "-1", text: "Statystyki rynku" }),
+    el("div", { class: "stats-page" },
+      section("Rynek", numbers),
+      section("Konto opłat i emisja", issued),
+      el("section", { class: "wide", "aria-labelledby": "volume-title" },
+        el("div", { class: "chart-head" }, el("h2", { id: "volume-title", text: "Obrót w czasie" }),
+          el("div", { class: "spans", role: "group", "aria-label": "Okres wykresu" }, spanButtons)),
+        volumeFigures, box),
+      section("Najlepsi sprzedawcy", sellers),
+      section("Najczęściej kupowane", items),
+      el("section", { class: "wide", "aria-labelledby": "expensive-title" }, el("h2", { id: "expensive-title", text: "Najdroższe sprzedaże" }), expensive)));
+
+  let stopChart = null;
+  ctx.onLeave(() => stopChart?.());
+
+  async function loadStats() {
+    const st = await api("/api/stats", ctx.signal);
+    setStats(st);
+    numbers.replaceChildren(figures([
+      ["Sprzedaże", number(st.totalSales)],
+      ["Obrót", money(st.marketVolume)],
+      ["Średnia cena sprzedaży", st.totalSales ? moneyValue(Number(st.marketVolume) / st.totalSales) : "—"],
+    ]));
+    issued.replaceChildren(figures([
+      ["Konto opłat", el("strong", { text: money(st.feeBalance) })],
+      ["Pieniądze wprowadzone", money(st.issued.moneyIn)],
+      ["Pieniądze wyprowadzone", money(st.issued.moneyOut)],
+      ["Przedmioty wprowadzone", counted(st.issued.itemsIn, NOUNS.item)],
+      ["Przedmioty wyprowadzone", counted(st.issued.itemsOut, NOUNS.item)],
+    ]), el("p", { class: "muted small", text: "Konto opłat trzyma każdą opłatę pobraną od sprzedaży. Emisja to pieniądze i przedmioty, które weszły na rynek z zewnątrz (wpłaty, dary, start nowych graczy) i które go opuściły." }));
+    sellers.replaceChildren(st.topSellers.length ? table("Najlepsi sprzedawcy", [["#", "num"], ["Gracz", ""], ["Sprzedaże", "num"], ["Zarobione", "num"]],
+      st.topSellers.map((s, i) => el("tr", {}, el("td", { class: "num", text: String(i + 1) }), el("td", {}, playerLink(s.seller)),
+        el("td", { class: "num", text: number(s.sales) }), el("td", { class: "num", text: money(s.earned) }))), "sellers") : empty());
+    items.replaceChildren(st.topItems.length ? table("Najczęściej kupowane przedmioty", [["#", "num"], ["Przedmiot", ""], ["Sztuk", "num"], ["Obrót", "num"]],
+      st.topItems.map((t, i) => el("tr", {}, el("td", { class: "num", text: String(i + 1) }), el("td", {}, link("/item/" + t.material, t.name)),
+        el("td", { class: "num", text: number(t.amount) }), el("td", { class: "num", text: money(t.volume) }))), "items") : empty());
+    expensive.replaceChildren(st.mostExpensive.length ? table("Najdroższe sprzedaże", [["Przedmiot", ""], ["Sprzedawca", ""], ["Kupujący", ""], ["Cena", "num"], ["Kiedy", "num"]],
+      st.mostExpensive.map((t) => el("tr", {}, el("td", {}, link("/item/" + t.item.material, itemText(t.item))), el("td", {}, playerLink(t.seller)),
+        el("td", {}, playerLink(t.buyer)), el("td", { class: "num", text: money(t.price) }), el("td", { class: "num", text: dateTime(t.updatedAt) }))), "expensive") : empty());
+  }
+
+  async function loadVolume() {
+    const h = await api("/api/volume-history" + query({ span }), ctx.signal);
+    const sum = (f) => h.buckets.reduce((a, b) => a + f(b), 0);
+    volumeFigures.replaceChildren(figures([
+      ["Sprzedaże", counted(sum((b) => b.count), NOUNS.transaction)],
+      ["Sprzedane", counted(sum((b) => b.amount), NOUNS.piece)],
+      ["Obrót", moneyValue(sum((b) => Number(b.volume)))],
+    ], "row"));
+    box.setAttribute("aria-label", "Wykres obrotu rynku i liczby sprzedaży, " + SPANS.find(([s]) => s === span)[1]);
+    stopChart?.();
+    stopChart = volumeChart(box, h);
+    box.dataset.drawn = span;
+  }
+
+  function choose(s) {
+    span = s;
+    spanButtons.forEach((b, i) => b.setAttribute("aria-pressed", String(SPANS[i][0] === s)));
+    loadVolume().catch(() => {});
+  }
+
+  let statsTimer = null, volumeTimer = null;
+  ctx.onLeave(() => { clearTimeout(statsTimer); clearTimeout(volumeTimer); });
+  ctx.onLeave(subscribe((e) => {
+    statsTimer ??= setTimeout(() => { statsTimer = null; loadStats().catch(() => {}); }, 2000);
+    if (e.event === "TransactionCompletedEvent" || e.event === "reset") {
+      volumeTimer ??= setTimeout(() => { volumeTimer = null; loadVolume().catch(() => {}); }, 6000);
+    }
+  }));
+  await Promise.all([loadStats(), loadVolume()]);
+}
+
+function empty() { return el("p", { class: "empty", text: "Jeszcze nic nie sprzedano." }); }
