@@ -44,13 +44,15 @@ func newEnv(t *testing.T, so seed.Options, opts Options, cfgs ...func(*market.Co
 // newWrappedEnv is newEnv with wrap between the service and its store.
 func newWrappedEnv(t *testing.T, so seed.Options, opts Options, wrap func(market.Store) market.Store, cfgs ...func(*market.Config)) *env {
 	t.Helper()
-	e := &env{t: t, path: filepath.Join(t.TempDir(), "m.db"), clock: market.NewManualClock(fixedNow), opts: opts, wrap: wrap}
+	if so.Now.IsZero() {
+		so.Now = fixedNow
+	}
+	// The market's clock is the seed's now: fixedNow, unless a test needs
+	// the real time (a browser counts down to expiries by its own clock).
+	e := &env{t: t, path: filepath.Join(t.TempDir(), "m.db"), clock: market.NewManualClock(so.Now), opts: opts, wrap: wrap}
 	st, err := sqlite.Open(e.path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if so.Now.IsZero() {
-		so.Now = fixedNow
 	}
 	if so.Players == 0 {
 		so.Players = 20

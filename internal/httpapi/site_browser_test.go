@@ -1,0 +1,312 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// The website's browser tests drive headless Chromium (Debian's chromium)
+// through github.com/chromedp/chromedp. Without Chromium they skip and say
+// so; CI installs it and sets RYNEK_REQUIRE_CHROMIUM, which turns the skip
+// into a failure.
+
+// chromium returns the browser's path, or skips (fails under
+// RYNEK_REQUIRE_CHROMIUM) without one.
+func chromium(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("RYNEK_REQUIRE_CHROMIUM") != "" {
+			t.Fatal("chromium is not installed and RYNEK_REQUIRE_CHROMIUM is set")
+		}
+		t.Skip("SKIPPED: chromium is not installed (apt-get install chromium); the website was not tested in a browser")
+	}
+	return bin
+}
+
+// Widths the website is looked at: a phone's and a desktop's.
+var (
+	phone   = viewport{"phone", 390, 844, true}
+	desktop = viewport{"desktop", 1280, 900, false}
+)
+
+type viewport struct {
+	name          string
+	width, height int64
+	mobile        bool
+}
+
+// browser is one headless Chromium tab on the website, with what its
+// console said and the Content-Security-Policy violations its pages met.
+type browser struct {
+	t    *testing.T
+	ctx  context.Context
+	base string // the server's URL
+
+	mu       sync.Mutex
+	messages []chromedp.ConsoleMessage
+}
+
+// watchScript runs in every document before the page's own scripts: it
+// keeps the CSP violations where the test reads them, and marks the
+// document, so that a test can tell a page change (same document) from a
+// reload.
+const watchScript = `window.__violations = [];
+document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI));
+window.__document = Math.random();`
+
+func newBrowser(t *testing.T, base string, vp viewport) *browser {
+	t.Helper()
+	bin := chromium(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("lang", "pl-PL"),
+		chromedp.WindowSize(int(vp.width), int(vp.height)))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	b := &browser{t: t, ctx: ctx, base: base}
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.messages = append(b.messages, m)
+			b.mu.Unlock()
+		}
+	}()
+	b.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: watchScript})
+		return err
+	}))
+	b.view(vp, "light")
+	return b
+}
+
+// do runs actions, failing the test on an error.
+func (b *browser) do(actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// view sets the viewport and the colour scheme ("light" or "dark").
+func (b *browser) view(vp viewport, scheme string) {
+	b.t.Helper()
+	b.do(chromedp.EmulateViewport(vp.width, vp.height, func(p *emulation.SetDeviceMetricsOverrideParams, touch *emulation.SetTouchEmulationEnabledParams) {
+		p.Mobile = vp.mobile
+		touch.Enabled = vp.mobile
+	}), chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+		return err
+	}))
+}
+
+// open loads a path of the website as a new document.
+func (b *browser) open(path string) {
+	b.t.Helper()
+	b.do(chromedp.Navigate(b.base + path))
+}
+
+// eval returns a JavaScript expression's value, as a string.
+func (b *browser) eval(expr string) string {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[any](expr))
+	if err != nil {
+		b.t.Fatalf("%s: %v", expr, err)
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	j, _ := json.Marshal(v)
+	return string(j)
+}
+
+// waitFor evaluates expr until it gives want, for up to 20 s.
+func (b *browser) waitFor(expr, want string) {
+	b.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	got := ""
+	for time.Now().Before(deadline) {
+		v, err := chromedp.Run(b.ctx, chromedp.Evaluate[any](expr))
+		if err == nil {
+			got = fmt.Sprint(v)
+			if s, ok := v.(string); ok {
+				got = s
+			}
+			if got == want {
+				return
+			}
+		} else {
+			got = err.Error()
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+	b.t.Fatalf("%s is %q, want %q", strings.TrimSpace(expr), got, want)
+}
+
+// text is the text of the first element a CSS selector finds ("" when none).
+func (b *browser) text(selector string) string {
+	return b.eval(`document.querySelector(` + jsString(selector) + `)?.textContent ?? ""`)
+}
+
+// waitText waits until the first element selector finds has text want.
+func (b *browser) waitText(selector, want string) {
+	b.t.Helper()
+	b.waitFor(`document.querySelector(`+jsString(selector)+`)?.textContent ?? "(no `+strings.ReplaceAll(selector, `"`, `'`)+`)"`, want)
+}
+
+// waitContains waits until the first element selector finds contains want.
+func (b *browser) waitContains(selector, want string) {
+	b.t.Helper()
+	b.waitFor(`(document.querySelector(`+jsString(selector)+`)?.textContent ?? "").includes(`+jsString(want)+`) ? "yes" : document.querySelector(`+jsString(selector)+`)?.textContent`, "yes")
+}
+
+// click clicks the first element a selector finds, through the DOM (as
+// Enter on a focused link or button does).
+func (b *browser) click(selector string) {
+	b.t.Helper()
+	b.waitFor(`document.querySelector(`+jsString(selector)+`) ? "found" : "missing"`, "found")
+	b.eval(`document.querySelector(` + jsString(selector) + `).click(); "ok"`)
+}
+
+// key sends keys to the focused element, as a keyboard would.
+func (b *browser) key(keys string) {
+	b.t.Helper()
+	b.do(chromedp.KeyEvent(keys))
+}
+
+// problems are the console's errors and exceptions and the CSP violations
+// since the last call; allowed are substrings of messages expected (a 404
+// the page asked for, say).
+func (b *browser) problems(allowed ...string) []string {
+	b.t.Helper()
+	var out []string
+	b.mu.Lock()
+	msgs := b.messages
+	b.messages = nil
+	b.mu.Unlock()
+next:
+	for _, m := range msgs {
+		if m.Type != chromedp.ConsoleError && m.Type != chromedp.ConsoleException {
+			continue
+		}
+		for _, a := range allowed {
+			if strings.Contains(m.Text, a) {
+				continue next
+			}
+		}
+		out = append(out, m.String())
+	}
+	if v := b.eval(`JSON.stringify(window.__violations || [])`); v != "[]" {
+		out = append(out, "CSP violations: "+v)
+	}
+	return out
+}
+
+// clean fails the test on any console error or CSP violation.
+func (b *browser) clean(where string, allowed ...string) {
+	b.t.Helper()
+	time.Sleep(100 * time.Millisecond) // messages arrive as events, after the page's work
+	for _, p := range b.problems(allowed...) {
+		b.t.Errorf("%s: %s", where, p)
+	}
+}
+
+// axeSource is axe-core, injected into pages by the test (never embedded).
+var axeSource = sync.OnceValues(func() ([]byte, error) {
+	return os.ReadFile(filepath.Join("testdata", "axe-core", "axe.min.js"))
+})
+
+type axeViolation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target string `json:"target"`
+		HTML   string `json:"html"`
+	} `json:"nodes"`
+}
+
+// accessible runs axe-core on the page and fails the test on every serious
+// or critical violation (moderate and minor ones are logged).
+func (b *browser) accessible(where string) {
+	b.t.Helper()
+	src, err := axeSource()
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if b.eval(`typeof axe`) == "undefined" {
+		b.eval(string(src) + `; "injected"`)
+	}
+	res, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]axeViolation](`axe.run(document, {resultTypes: ["violations"]}).then((r) =>
+		r.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
+			nodes: v.nodes.slice(0, 3).map((n) => ({target: n.target.join(" "), html: n.html.slice(0, 200)}))})))`,
+		func(p *runtime.EvaluateParams) { p.AwaitPromise = ptr(true) }))
+	if err != nil {
+		b.t.Fatalf("%s: axe: %v", where, err)
+	}
+	for _, v := range res {
+		msg := fmt.Sprintf("%s: axe %s (%s): %s", where, v.ID, v.Impact, v.Help)
+		for _, n := range v.Nodes {
+			msg += fmt.Sprintf("\n\t%s: %s", n.Target, n.HTML)
+		}
+		if v.Impact == "serious" || v.Impact == "critical" {
+			b.t.Error(msg)
+		} else {
+			b.t.Log(msg)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// artifacts is where the tests' screenshots go: $RYNEK_ARTIFACTS, or a
+// directory the test names in its log.
+func artifacts(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("RYNEK_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// screenshot writes the whole page as a PNG into dir and returns its path.
+func (b *browser) screenshot(dir, name string) string {
+	b.t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	return path
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
