@@ -208,7 +208,7 @@ func TestSiteSearch(t *testing.T) {
 	b.waitText("p.note[role=status]", "0 pasujących ofert")
 	search("diament price:abc")
 	b.waitText("p.note[role=status]", `Nie można wyszukać: price:abc: price "abc" is not a number`)
-	b.waitFor(rows, "") // no stale rows under the error
+	b.waitFor(rows, "")              // no stale rows under the error
 	b.waitText("#status", "na żywo") // a bad query is not a broken connection
 	b.clean("/ searching", "400")
 }
