@@ -25,7 +25,7 @@ import (
 
 // chromium returns the browser's path, or skips (fails under
 // RYNEK_REQUIRE_CHROMIUM) without one.
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
@@ -52,7 +52,7 @@ type viewport struct {
 // browser is one headless Chromium tab on the website, with what its
 // console said and the Content-Security-Policy violations its pages met.
 type browser struct {
-	t    *testing.T
+	t    testing.TB
 	ctx  context.Context
 	base string // the server's URL
 
@@ -68,7 +68,7 @@ const watchScript = `window.__violations = [];
 document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI));
 window.__document = Math.random();`
 
-func newBrowser(t *testing.T, base string, vp viewport) *browser {
+func newBrowser(t testing.TB, base string, vp viewport) *browser {
 	t.Helper()
 	bin := chromium(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -280,7 +280,7 @@ func ptr[T any](v T) *T { return &v }
 
 // artifacts is where the tests' screenshots go: $RYNEK_ARTIFACTS, or a
 // directory the test names in its log.
-func artifacts(t *testing.T) string {
+func artifacts(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("RYNEK_ARTIFACTS")
 	if dir == "" {

@@ -8,6 +8,20 @@
 import { el, table } from "./dom.js";
 import { moneyValue, money, number, axisMoney, tick, tickWide } from "./polish.js";
 
+// uPlot is loaded with the first chart: the market's page, the one most
+// opened, has none and does not wait for it.
+let library = null;
+function uPlotReady() {
+  library ??= new Promise((resolve, reject) => {
+    const s = document.createElement("script");
+    s.src = "/static/vendor/uplot/uPlot.iife.min.js";
+    s.onload = resolve;
+    s.onerror = () => { library = null; reject(new Error("nie udało się wczytać wykresów")); };
+    document.head.append(s);
+  });
+  return library;
+}
+
 function color(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
 
 // chartBox is a chart's frame: the canvas's place, sized to its width.
@@ -17,7 +31,8 @@ function chartBox(label) {
 
 // mount draws a chart made by make(width) into box, and again when the box
 // changes width or the colour scheme changes; it returns the stop.
-function mount(box, make) {
+async function mount(box, make) {
+  await uPlotReady();
   let plot = null;
   const draw = () => {
     plot?.destroy();
@@ -48,7 +63,7 @@ function axis(values, extra) {
 const num = (v) => (v === undefined || v === "" ? null : Number(v));
 
 // priceChart draws an item's price history (the API's buckets of one span).
-export function priceChart(box, history) {
+export async function priceChart(box, history) {
   const b = history.buckets;
   const data = [
     b.map((x) => Date.parse(x.start) / 1000),
@@ -82,7 +97,7 @@ export function priceChart(box, history) {
 }
 
 // volumeChart draws the market's volume history (sum of prices per bucket).
-export function volumeChart(box, history) {
+export async function volumeChart(box, history) {
   const b = history.buckets;
   const data = [b.map((x) => Date.parse(x.start) / 1000), b.map((x) => Number(x.volume)), b.map((x) => x.count)];
   return mount(box, (width) => new uPlot({

@@ -81,7 +81,8 @@ export async function itemPage(ctx, material) {
     box.setAttribute("aria-label", "Wykres ceny za sztukę i obrotu, " + label + ": " + summary.name +
       (sold.length ? "; szczegóły w tabeli pod wykresem" : "; brak sprzedaży w tym okresie"));
     stopChart?.();
-    stopChart = priceChart(box, h);
+    stopChart = null;
+    stopChart = await priceChart(box, h);
     box.dataset.drawn = span;
     data.replaceChildren(el("summary", { text: "Dane wykresu (" + label + ")" }),
       sold.length ? priceTable(h) : el("p", { text: "Brak sprzedaży w tym okresie." }));

@@ -63,6 +63,7 @@ export async function marketPage(ctx) {
     count.textContent = searching ? counted(page.total, NOUNS.matching) : "";
     results.replaceChildren(page.items.length ? listingTable("Oferty", page.items)
       : el("p", { class: "empty", text: searching ? "Nic nie pasuje do wyszukiwania." : "Na rynku nie ma ofert." }));
+    if (!performance.getEntriesByName("listings-shown").length) performance.mark("listings-shown"); // the first page's time, for its benchmark
     const shown = stack.length * PAGE;
     pagerSlot.replaceChildren(page.total > PAGE || cursor ? pager("Strony wyników", {
       hasPrevious: !!cursor,

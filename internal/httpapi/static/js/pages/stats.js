@@ -71,7 +71,8 @@ export async function statsPage(ctx) {
     ], "row"));
     box.setAttribute("aria-label", "Wykres obrotu rynku i liczby sprzedaży, " + SPANS.find(([s]) => s === span)[1]);
     stopChart?.();
-    stopChart = volumeChart(box, h);
+    stopChart = null;
+    stopChart = await volumeChart(box, h);
     box.dataset.drawn = span;
   }
 
