@@ -27,8 +27,7 @@ export function subscribe(fn) {
 
 export function version() { return live.version; }
 
-// seen moves the position to a page's version, so that the stream, when
-// it starts, follows from what was read.
+// seen moves the position shown to a page's version.
 export function seen(v) { if (v > live.version) live.version = v; showVersion(); }
 
 function showVersion() { $("version").textContent = "zdarzenie #" + number(live.version); }
@@ -73,7 +72,11 @@ function onEvent(msg) {
 
 function follow() {
   if (live.source) live.source.close();
-  const source = new EventSource("/api/events" + query({ since: live.version, access_token: token }));
+  // From the count's version: every event after it moves the count. (A
+  // page's read may be newer; the events between reach the page too, which
+  // reads again, and the count, which needs them.)
+  const since = live.active ? live.active.version : live.version;
+  const source = new EventSource("/api/events" + query({ since, access_token: token }));
   live.source = source;
   for (const name of NAMES) source.addEventListener(name, onEvent);
   // reset: the stream cannot continue from our position: read again.
