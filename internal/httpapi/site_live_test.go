@@ -206,10 +206,25 @@ func TestSiteSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitText("p.note[role=status]", "0 pasujących ofert")
-	search("diament price:abc")
-	b.waitText("p.note[role=status]", `Nie można wyszukać: price:abc: price "abc" is not a number`)
-	b.waitFor(rows, "")              // no stale rows under the error
-	b.waitText("#status", "na żywo") // a bad query is not a broken connection
+	// A bad filter is told in Polish (the API's detail is English, for
+	// developers), naming what was typed and what is allowed.
+	for _, c := range []struct{ q, want string }{
+		{"diament price:abc", "Nie można wyszukać: „price:abc”: cena to kwota, np. price:10..200 albo price:..50."},
+		{"price:5..1", "Nie można wyszukać: „price:5..1”: dolna granica jest wyższa niż górna."},
+		{"amount:200", "Nie można wyszukać: „amount:200”: liczba sztuk to liczba całkowita od 1 do 99, np. amount:64 albo amount:16..64."},
+	} {
+		search(c.q)
+		b.waitText("p.note[role=status]", c.want)
+		b.waitFor(rows, "")              // no stale rows under the error
+		b.waitText("#status", "na żywo") // a bad query is not a broken connection
+	}
+	b.open("/?min_price=abc")
+	b.waitText("p.note[role=status]", "Nie można wyszukać: „Cena od”: podaj kwotę od 1,00 do 1"+nbsp+"000"+nbsp+"000,00, np. 12,50.")
+	b.waitFor(`document.querySelector("input[name=min_price]").getAttribute("aria-invalid")`, "true")
+	b.open("/?min_amount=50&max_amount=2")
+	b.waitText("p.note[role=status]", "Nie można wyszukać: „Sztuk od” jest więcej niż „Sztuk do”.")
+	b.open("/?category=nope")
+	b.waitText("p.note[role=status]", "Nie można wyszukać: nie ma kategorii „nope”.")
 	b.clean("/ searching", "400")
 }
 

@@ -25,6 +25,18 @@ export class Problem extends Error {
   get refused() { return this.status >= 400 && this.status < 500 && this.status !== 429; }
 }
 
+// trouble says in Polish what went wrong with a read (the API's details
+// are English, for developers): refusals by their status, anything else
+// as the connection.
+export function trouble(err) {
+  if (!(err instanceof Problem)) return "brak połączenia z serwerem rynku";
+  if (err.status === 401 || err.status === 403) return "ten rynek wymaga klucza dostępu: otwórz adres z #token=…";
+  if (err.status === 429) return "za dużo zapytań naraz; spróbuj za chwilę";
+  if (err.status === 503) return "rynek nie jest teraz gotowy; spróbuj za chwilę";
+  if (err.status >= 500) return "błąd serwera rynku (" + err.status + ")";
+  return "serwer odrzucił zapytanie (" + err.status + ")";
+}
+
 // api reads a route; signal aborts it when its page is left.
 export async function api(path, signal) {
   const r = await fetch(path, { headers, signal });

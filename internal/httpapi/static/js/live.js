@@ -3,7 +3,7 @@
 // listings, the stream's position) and the store's health. Pages subscribe
 // to the events while they are shown.
 
-import { api, health, token, query } from "./api.js";
+import { api, health, token, query, trouble } from "./api.js";
 import { $ } from "./dom.js";
 import { counted, number, NOUNS } from "./polish.js";
 
@@ -97,7 +97,7 @@ export async function start() {
     await readStats();
     follow();
   } catch (err) {
-    setStatus("błąd: " + err.message, false);
+    setStatus("błąd: " + trouble(err), false);
     setTimeout(start, 3000);
   }
 }

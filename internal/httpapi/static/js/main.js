@@ -6,6 +6,7 @@
 import { el } from "./dom.js";
 import { start } from "./live.js";
 import { go, onNavigate } from "./nav.js";
+import { trouble } from "./api.js";
 import { marketPage } from "./pages/market.js";
 import { itemPage } from "./pages/item.js";
 import { listingPage } from "./pages/listing.js";
@@ -55,7 +56,7 @@ async function show(focus) {
         await page(ctx, decodeURIComponent(m[1] || ""));
       } catch (err) {
         if (err.name === "AbortError") return;
-        main.replaceChildren(el("h1", { text: "Nie udało się wczytać strony" }), el("p", { class: "bad", text: err.message }));
+        main.replaceChildren(el("h1", { text: "Nie udało się wczytać strony" }), el("p", { class: "bad", text: "Powód: " + trouble(err) + "." }));
       }
       if (focus) main.querySelector("h1")?.focus();
       return;

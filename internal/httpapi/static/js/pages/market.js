@@ -53,7 +53,8 @@ export async function marketPage(ctx) {
     } catch (err) {
       if (!err.refused) throw err;
       results.replaceChildren(); // a bad search matches nothing; its error says why, under the form
-      count.textContent = "Nie można wyszukać: " + err.message;
+      count.textContent = "Nie można wyszukać: " + refusal(err, filters) + ".";
+      form.querySelector("[name=" + err.parameter + "]")?.setAttribute("aria-invalid", "true");
       count.className = "note bad";
       pagerSlot.replaceChildren();
       return;
@@ -98,6 +99,37 @@ export async function marketPage(ctx) {
   }));
   ctx.onLeave(() => { reread.cancel(); restats.cancel(); });
   await Promise.all([load(), loadStats()]);
+}
+
+// FIELDS are the search form's range fields by their parameters' names.
+const FIELDS = { min_price: "Cena od", max_price: "Cena do", min_amount: "Sztuk od", max_amount: "Sztuk do" };
+
+// refusal says in Polish why the API refused a search: the API's detail is
+// English, for developers; what it quotes (the filter typed, the bounds
+// allowed) is kept.
+export function refusal(err, filters) {
+  const d = err.message, p = err.parameter;
+  const bounds = d.match(/from (\S+) to (\S+?)[ ,]/);
+  if (p === "q") {
+    if (/^q is \d+ bytes/.test(d)) return "tekst wyszukiwania jest za długi";
+    const token = d.slice(0, d.indexOf(": ")); // the market quotes the bad filter first: "price:abc: …"
+    if (/ is above /.test(d)) return "„" + token + "”: dolna granica jest wyższa niż górna";
+    if (/^amount:/i.test(token)) {
+      return "„" + token + "”: liczba sztuk to liczba całkowita od " + (bounds ? bounds[1] + " do " + bounds[2] : "1 do 99") +
+        ", np. amount:64 albo amount:16..64";
+    }
+    if (/^price:/i.test(token)) return "„" + token + "”: cena to kwota, np. price:10..200 albo price:..50";
+  }
+  if (FIELDS[p]) {
+    const other = FIELDS[p.replace("min_", "max_")];
+    if (/ is above /.test(d)) return "„" + FIELDS[p] + "” jest " + (p.endsWith("price") ? "wyższa" : "więcej") + " niż „" + other + "”";
+    if (p.endsWith("price")) return "„" + FIELDS[p] + "”: podaj kwotę" + (bounds ? " od " + money(bounds[1]) + " do " + money(bounds[2]) : "") + ", np. 12,50";
+    return "„" + FIELDS[p] + "”: podaj liczbę całkowitą" + (bounds ? " od " + bounds[1] + " do " + bounds[2] : "");
+  }
+  if (p === "category") return "nie ma kategorii „" + filters.category + "”";
+  if (p === "sort") return "nie ma kolejności „" + filters.sort + "”";
+  if (p === "cursor") return "ta strona wyników jest już nieaktualna; zacznij od pierwszej";
+  return "serwer odrzucił wyszukiwanie";
 }
 
 // later runs fn once, delay ms after the first call of a burst: a burst of
