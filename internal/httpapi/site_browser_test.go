@@ -230,6 +230,24 @@ func (b *browser) clean(where string, allowed ...string) {
 	}
 }
 
+// fits fails the test when something on the page reaches past the
+// screen's right edge, or a table is wider than its frame (to be scrolled
+// sideways, its last columns out of sight).
+func (b *browser) fits(where string) {
+	b.t.Helper()
+	got := b.eval(`(() => {
+		const out = [], w = document.documentElement.clientWidth;
+		if (document.documentElement.scrollWidth > w) out.push("the page is " + document.documentElement.scrollWidth + " px wide on a " + w + " px screen");
+		for (const s of document.querySelectorAll(".scroll")) {
+			if (s.scrollWidth > s.clientWidth + 1) out.push("table " + JSON.stringify(s.querySelector("caption")?.textContent) + " is " + s.scrollWidth + " px wide in " + s.clientWidth + " px");
+		}
+		return out.join("; ");
+	})()`)
+	if got != "" {
+		b.t.Errorf("%s: %s", where, got)
+	}
+}
+
 // axeSource is axe-core, injected into pages by the test (never embedded).
 var axeSource = sync.OnceValues(func() ([]byte, error) {
 	return os.ReadFile(filepath.Join("testdata", "axe-core", "axe.min.js"))

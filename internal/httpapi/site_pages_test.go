@@ -61,7 +61,8 @@ type pageCheck struct {
 // TestSitePagesInARealBrowser loads every page of the website on the demo
 // market in headless Chromium, at a phone's and a desktop's width, light
 // and dark: each shows what it should (a listing's price, a chart drawn, a
-// player's name), logs no console error and meets no CSP violation, and
+// player's name), fits the screen's width (no table to scroll sideways),
+// logs no console error and meets no CSP violation, and
 // axe-core finds no serious or critical accessibility violation. The
 // screenshots are kept in $RYNEK_ARTIFACTS (or a directory the log names).
 func TestSitePagesInARealBrowser(t *testing.T) {
@@ -91,6 +92,8 @@ func TestSitePagesInARealBrowser(t *testing.T) {
 			b.waitText("h1", top.Name)
 			b.waitFor(`document.querySelector(".chart canvas") && document.querySelector(".chart").dataset.drawn`, "7d")
 			b.waitContains(".item-page", plMoney(cents(sum.Week.Median)))
+			// Listed by unit price, they show it, also on a phone.
+			b.waitFor(`getComputedStyle(document.querySelector("table.listings td.unit")).display`, "table-cell")
 		}, nil},
 		{"listing", fmt.Sprintf("/listing/%d", l.ID), func(b *browser) {
 			b.waitText("h1", itemPhrase(l))
@@ -123,6 +126,7 @@ func TestSitePagesInARealBrowser(t *testing.T) {
 				b.open(p.path)
 				p.ready(b)
 				b.clean(where, p.allowed...)
+				b.fits(where)
 				b.accessible(where)
 				b.screenshot(dir, fmt.Sprintf("%s-%s-%s", p.name, vp.name, scheme))
 			}

@@ -33,10 +33,12 @@ export function listingRow(l, now = Date.now()) {
   return tr;
 }
 
-export function listingTable(caption, listings) {
+// listingTable is a table of listings; cls adds a class to it ("by-unit":
+// listed by unit price, which a phone then shows too).
+export function listingTable(caption, listings, cls) {
   const now = Date.now();
   return table(caption, [["Przedmiot", "item"], ["Sprzedawca", "seller"], ["Cena", "num price"], ["Za sztukę", "num unit"], ["Wygasa", "num expires"]],
-    listings.map((l) => listingRow(l, now)), "listings");
+    listings.map((l) => listingRow(l, now)), "listings " + (cls || ""));
 }
 
 // markGone marks a listing's row as gone (sold, withdrawn) and takes it out

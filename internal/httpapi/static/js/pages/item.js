@@ -100,7 +100,7 @@ export async function itemPage(ctx, material) {
     const page = await api("/api/listings" + query({ material, sort: "unit_price", limit: PAGE, cursor }), ctx.signal);
     seen(page.version);
     listingsNote.textContent = counted(page.total, NOUNS.active);
-    listings.replaceChildren(page.items.length ? listingTable("Najtańsze oferty", page.items) : el("p", { class: "empty", text: "Nikt teraz nie sprzedaje tego przedmiotu." }));
+    listings.replaceChildren(page.items.length ? listingTable("Najtańsze oferty", page.items, "by-unit") : el("p", { class: "empty", text: "Nikt teraz nie sprzedaje tego przedmiotu." }));
     return page;
   });
 
