@@ -180,7 +180,7 @@ async function fillCategories(form, list, chosen) {
   const cats = await api("/api/categories");
   const select = form.querySelector("select[name=category]");
   select.replaceChildren(el("option", { value: "", text: "wszystkie" }),
-    cats.items.filter((c) => c.name !== "ALL").map((c) =>
+    ...cats.items.filter((c) => c.name !== "ALL").map((c) =>
       el("option", { value: c.name.toLowerCase(), text: c.displayName + " (" + number(c.active) + ")", selected: c.name.toLowerCase() === chosen.toLowerCase() })));
   list.replaceChildren(...cats.items.filter((c) => c.name !== "ALL").map((c) =>
     el("li", {}, link("/" + query({ category: c.name.toLowerCase() }), c.displayName), el("span", { class: "muted num", text: number(c.active) }))));
