@@ -1,0 +1,50 @@
+package httpapi
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+)
+
+// TestSiteListingShowsTheWholeItem: a listing's page shows the whole item
+// as the game has it, with the player's text sanitized and only ever set
+// as text (§ codes and control characters gone, markup shown as typed,
+// never made an element): its name, stack, enchantments and lore, the
+// seller, price and unit price. When the seller withdraws it while the
+// page is open, the page says so in Polish.
+func TestSiteListingShowsTheWholeItem(t *testing.T) {
+	e := siteEnv(t)
+	players, _ := e.svc.Players()
+	seller := market.Player{ID: players[2].ID, Name: players[2].Name}
+	stack, _, err := e.svc.GiveItem(seller.ID, market.ItemStack{ID: uuid.New(), Material: "DIAMOND_SWORD", Amount: 1,
+		DisplayName: "§6Miecz <b>Zagłady</b>",
+		Lore:        []string{"§cOstry\u0007 jak <img src=x onerror=alert(1)>", "§7Drugi wiersz"},
+		Enchantments: []market.Enchantment{{Key: "sharpness", Level: 5}, {Key: "unbreaking", Level: 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := e.svc.SellItem(seller, stack, 2500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, e.srv.URL, phone)
+	b.open(fmt.Sprintf("/listing/%d", l.ID))
+	b.waitText("h1", "Miecz <b>Zagłady</b>")
+	b.waitText(".price.big", "2500,00")
+	b.waitFor(`Array.from(document.querySelectorAll("ul.enchantments li")).map(li => li.textContent).join("|")`, "Sharpness V|Unbreaking III")
+	b.waitFor(`Array.from(document.querySelectorAll("ul.lore li")).map(li => li.textContent).join("|")`, "Ostry jak <img src=x onerror=alert(1)>|Drugi wiersz")
+	b.waitFor(`String(document.querySelectorAll("main img, main b").length)`, "0")
+	b.waitContains(".listing-page", seller.Name)
+	b.clean("a listing with player text")
+	b.accessible("a listing with player text")
+	b.fits("a listing with player text")
+
+	if err := e.svc.RemoveListing(l.ID, seller); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(`document.querySelector(".state").textContent.replace(/ \d.*$/, "")`, "Oferta wycofana przez sprzedawcę")
+	b.waitFor(`document.querySelector(".listing-page").classList.contains("ended") ? "ended" : "open"`, "ended")
+	b.clean("a listing withdrawn while open")
+}
