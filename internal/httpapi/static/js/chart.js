@@ -29,6 +29,13 @@ function chartBox(label) {
   return el("div", { class: "chart", role: "img", "aria-label": label });
 }
 
+// nothing puts a note in place of a chart that would be an empty frame:
+// nobody bought in the span shown.
+function nothing(box, text) {
+  box.replaceChildren(el("p", { class: "chart-empty", text }));
+  return () => {};
+}
+
 // mount draws a chart made by make(width) into box, and again when the box
 // changes width or the colour scheme changes; it returns the stop.
 async function mount(box, make) {
@@ -62,9 +69,11 @@ function axis(values, extra) {
 
 const num = (v) => (v === undefined || v === "" ? null : Number(v));
 
-// priceChart draws an item's price history (the API's buckets of one span).
-export async function priceChart(box, history) {
+// priceChart draws an item's price history (the API's buckets of one
+// span), or says empty when none of them holds a sale.
+export async function priceChart(box, history, empty) {
   const b = history.buckets;
+  if (!b.some((x) => x.count > 0)) return nothing(box, empty);
   const data = [
     b.map((x) => Date.parse(x.start) / 1000),
     b.map((x) => num(x.median)),
@@ -96,9 +105,11 @@ export async function priceChart(box, history) {
   }, data));
 }
 
-// volumeChart draws the market's volume history (sum of prices per bucket).
-export async function volumeChart(box, history) {
+// volumeChart draws the market's volume history (sum of prices per
+// bucket), or says empty when nothing sold in the span.
+export async function volumeChart(box, history, empty) {
   const b = history.buckets;
+  if (!b.some((x) => x.count > 0)) return nothing(box, empty);
   const data = [b.map((x) => Date.parse(x.start) / 1000), b.map((x) => Number(x.volume)), b.map((x) => x.count)];
   return mount(box, (width) => new uPlot({
     width,

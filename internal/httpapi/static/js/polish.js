@@ -55,7 +55,7 @@ export function clock(d) { return times.format(d); }
 export function tick(ms, span) {
   const d = new Date(ms);
   if (span === "24h") return hours.format(d);
-  if (span === "7d") return dayHours.format(d);
+  if (span === "7d") return d.getHours() || d.getMinutes() ? hours.format(d) : days.format(d); // days, their hours between
   return days.format(d);
 }
 export function tickWide(ms) { return dayHours.format(new Date(ms)); }

@@ -11,7 +11,9 @@ import { chartBox, priceChart, priceTable } from "../chart.js";
 import { missingPage } from "./missing.js";
 
 const PAGE = 10;
-const SPANS = [["24h", "24 godziny"], ["7d", "7 dni"], ["30d", "30 dni"]];
+// SPANS are the chart's spans: the API's name, the button's, and "in the
+// last …" for a span without sales.
+const SPANS = [["24h", "24 godziny", "w ostatnich 24 godzinach"], ["7d", "7 dni", "w ostatnich 7 dniach"], ["30d", "30 dni", "w ostatnich 30 dniach"]];
 
 export async function itemPage(ctx, material) {
   let summary;
@@ -82,7 +84,7 @@ export async function itemPage(ctx, material) {
       (sold.length ? "; szczegóły w tabeli pod wykresem" : "; brak sprzedaży w tym okresie"));
     stopChart?.();
     stopChart = null;
-    stopChart = await priceChart(box, h);
+    stopChart = await priceChart(box, h, "Nikt nie kupił tego przedmiotu " + SPANS.find(([s]) => s === span)[2] + ".");
     box.dataset.drawn = span;
     data.replaceChildren(el("summary", { text: "Dane wykresu (" + label + ")" }),
       sold.length ? priceTable(h) : el("p", { text: "Brak sprzedaży w tym okresie." }));

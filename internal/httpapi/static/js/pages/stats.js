@@ -9,7 +9,9 @@ import { counted, number, money, moneyValue, NOUNS, dateTime } from "../polish.j
 import { itemText, playerLink } from "../parts.js";
 import { chartBox, volumeChart } from "../chart.js";
 
-const SPANS = [["24h", "24 godziny"], ["7d", "7 dni"], ["30d", "30 dni"]];
+// SPANS are the chart's spans: the API's name, the button's, and "in the
+// last …" for a span without sales.
+const SPANS = [["24h", "24 godziny", "w ostatnich 24 godzinach"], ["7d", "7 dni", "w ostatnich 7 dniach"], ["30d", "30 dni", "w ostatnich 30 dniach"]];
 
 export async function statsPage(ctx) {
   ctx.title("Statystyki");
@@ -72,7 +74,7 @@ export async function statsPage(ctx) {
     box.setAttribute("aria-label", "Wykres obrotu rynku i liczby sprzedaży, " + SPANS.find(([s]) => s === span)[1]);
     stopChart?.();
     stopChart = null;
-    stopChart = await volumeChart(box, h);
+    stopChart = await volumeChart(box, h, "Nic nie sprzedano " + SPANS.find(([s]) => s === span)[2] + ".");
     box.dataset.drawn = span;
   }
 
