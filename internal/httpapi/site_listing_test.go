@@ -19,8 +19,8 @@ func TestSiteListingShowsTheWholeItem(t *testing.T) {
 	players, _ := e.svc.Players()
 	seller := market.Player{ID: players[2].ID, Name: players[2].Name}
 	stack, _, err := e.svc.GiveItem(seller.ID, market.ItemStack{ID: uuid.New(), Material: "DIAMOND_SWORD", Amount: 1,
-		DisplayName: "§6Miecz <b>Zagłady</b>",
-		Lore:        []string{"§cOstry\u0007 jak <img src=x onerror=alert(1)>", "§7Drugi wiersz"},
+		DisplayName:  "§6Miecz <b>Zagłady</b>",
+		Lore:         []string{"§cOstry\u0007 jak <img src=x onerror=alert(1)>", "§7Drugi wiersz"},
 		Enchantments: []market.Enchantment{{Key: "sharpness", Level: 5}, {Key: "unbreaking", Level: 3}}})
 	if err != nil {
 		t.Fatal(err)
