@@ -9,7 +9,8 @@ import (
 )
 
 // TestSiteFilters drives the market page's search form on a phone as a
-// player would: a category chosen searches at once; price and amount
+// player would: the filters open from a button (the listings start on the
+// first screen); a category chosen searches at once; price and amount
 // ranges (a decimal comma taken) and a sort narrow and order it; the pager
 // walks the results by cursor and back; every step is the page's address,
 // changed without a reload, and the site keeps one event stream open
@@ -40,6 +41,14 @@ func TestSiteFilters(t *testing.T) {
 		return strings.Join(ids, ","), p
 	}
 
+	// On a phone the filters wait behind a button, so that the listings
+	// start on the first screen.
+	b.waitFor(`String(document.querySelectorAll("table.listings tbody tr").length)`, "20")
+	b.waitFor(`document.querySelector("table.listings").getBoundingClientRect().top < 300 ? "first screen" : "below: " + document.querySelector("table.listings").getBoundingClientRect().top`, "first screen")
+	visible := `["select[name=category]", "input[name=min_price]", "select[name=sort]"].map((s) => document.querySelector(s).checkVisibility()).join(" ")`
+	b.waitFor(visible, "false false false")
+	b.click("button.filters-toggle")
+	b.waitFor(visible+` + " " + document.querySelector("button.filters-toggle").getAttribute("aria-expanded")`, "true true true true")
 	b.waitFor(`document.querySelectorAll("select[name=category] option").length > 1 ? "filled" : "empty"`, "filled")
 	b.eval(`const c = document.querySelector("select[name=category]"); c.value = "blocks"; c.dispatchEvent(new Event("change")); "ok"`)
 	b.waitFor(`location.search`, "?category=blocks")
@@ -78,6 +87,7 @@ func TestSiteFilters(t *testing.T) {
 	b.waitFor(rows, first)
 	b.waitFor(`String(document.querySelector(".pager button").disabled)`, "true")
 	b.waitFor(`document.querySelector("input[name=max_price]").value + " " + document.querySelector("select[name=sort]").value`, "200,50 price")
+	b.waitFor(visible, "true true true") // a search with filters shows them
 
 	if got := b.eval(`String(window.__document)`); got != document {
 		t.Error("searching and paging reloaded the page")

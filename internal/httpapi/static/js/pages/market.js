@@ -144,22 +144,30 @@ function later(fn, delay) {
   return call;
 }
 
+// searchForm is the search box and its filters. On a phone the filters
+// wait behind a button (the listings then start on the first screen),
+// shown at once when the search uses them.
 function searchForm(f) {
-  const input = (name, label, props) => el("label", { class: "field " + name },
+  const input = (name, label, props) => el("label", { class: "field filter " + name },
     el("span", { text: label }), el("input", { name, value: f[name], ...props }));
   const sort = el("select", { name: "sort" }, SORTS.map(([v, t]) => el("option", { value: v, text: t, selected: (f.sort || "newest") === v })));
   const category = el("select", { name: "category" }, el("option", { value: "", text: "wszystkie" }));
   if (f.category) category.append(el("option", { value: f.category, text: f.category, selected: true }));
+  const toggle = el("button", { type: "button", class: "filters-toggle", text: "Filtry i kolejność" });
   const form = el("form", { class: "search", role: "search" },
     el("label", { class: "field q" }, el("span", { text: "Szukaj" }),
       el("input", { type: "search", name: "q", value: f.q, maxLength: 1024, placeholder: "diament miecz, kilof price:..100, amount:64, #1234" })),
-    el("label", { class: "field category" }, el("span", { text: "Kategoria" }), category),
+    el("label", { class: "field filter category" }, el("span", { text: "Kategoria" }), category),
     input("min_price", "Cena od", { inputMode: "decimal", size: 7 }),
     input("max_price", "Cena do", { inputMode: "decimal", size: 7 }),
     input("min_amount", "Sztuk od", { type: "number", min: 1, max: 99, size: 3 }),
     input("max_amount", "Sztuk do", { type: "number", min: 1, max: 99, size: 3 }),
-    el("label", { class: "field sort" }, el("span", { text: "Kolejność" }), sort),
-    el("div", { class: "actions" }, el("button", { type: "submit", text: "Szukaj" }), link("/", "Wyczyść")));
+    el("label", { class: "field filter sort" }, el("span", { text: "Kolejność" }), sort),
+    el("div", { class: "actions" }, el("button", { type: "submit", text: "Szukaj" }), toggle, link("/", "Wyczyść")));
+  const filtered = FILTERS.some((k) => k !== "q" && f[k]);
+  const show = (open) => { form.classList.toggle("open", open); toggle.setAttribute("aria-expanded", String(open)); };
+  toggle.addEventListener("click", () => show(!form.classList.contains("open")));
+  show(filtered);
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const data = new FormData(form);
