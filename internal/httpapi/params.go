@@ -103,7 +103,7 @@ var listingParamNames = []string{"q", "category", "seller", "material", "min_pri
 
 // parseListingQuery turns GET /api/listings's parameters into a service
 // query. q is the search box's language (market.ParseQuery: words, #ids,
-// price: and amount: filters), the same as the console's and the board's;
+// price: and amount: filters), the same as the console's and the website's;
 // a range it sets cannot also be given as a parameter. Prices are bounded
 // by the market's own price range.
 func parseListingQuery(rawQuery string, minPrice, maxPrice market.Money) (market.Query, error) {
