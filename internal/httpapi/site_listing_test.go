@@ -36,6 +36,9 @@ func TestSiteListingShowsTheWholeItem(t *testing.T) {
 	b.waitFor(`Array.from(document.querySelectorAll("ul.enchantments li")).map(li => li.textContent).join("|")`, "Sharpness V|Unbreaking III")
 	b.waitFor(`Array.from(document.querySelectorAll("ul.lore li")).map(li => li.textContent).join("|")`, "Ostry jak <img src=x onerror=alert(1)>|Drugi wiersz")
 	b.waitFor(`String(document.querySelectorAll("main img, main b").length)`, "0")
+	// The stack: how many, in words, and its id named as such.
+	b.waitFor(`Array.from(document.querySelectorAll(".listing-page dl.figures > div")).find((d) => d.querySelector("dt").textContent === "Stos")?.querySelector("dd").textContent`, "1 sztuka")
+	b.waitText(".listing-page p.stack", "Identyfikator stosu: "+stack.ID.String())
 	b.waitContains(".listing-page", seller.Name)
 	b.clean("a listing with player text")
 	b.accessible("a listing with player text")

@@ -7,7 +7,7 @@
 import { api, categories } from "../api.js";
 import { el, link, section, figures } from "../dom.js";
 import { subscribe, seen } from "../live.js";
-import { money, dateTime, ago, duration, plain, level, reason, number } from "../polish.js";
+import { money, dateTime, ago, duration, plain, level, reason, number, counted, NOUNS } from "../polish.js";
 import { itemText, playerLink } from "../parts.js";
 
 export async function listingPage(ctx, id) {
@@ -42,14 +42,14 @@ export async function listingPage(ctx, id) {
       section("Przedmiot", figures([
         ["Przedmiot", link("/item/" + it.material, plain(it.name === it.material ? it.material : it.name))],
         ["Materiał", it.material],
-        ["Stos", number(it.amount)],
+        ["Stos", counted(it.amount, NOUNS.piece)],
         ["Kategorie", l.categories.filter((c) => c !== "ALL").map((c) => names.get(c) || c).join(", ") || "—"],
       ]),
       it.enchantments.length ? el("div", {}, el("h3", { text: "Zaklęcia" }),
         el("ul", { class: "enchantments" }, it.enchantments.map((e) => el("li", { class: "ench", text: plain(e.name) + " " + level(e.level) })))) : "",
       it.lore.length ? el("div", {}, el("h3", { text: "Opis" }),
         el("ul", { class: "lore" }, it.lore.map((line) => el("li", { text: plain(line) })))) : "",
-      el("p", { class: "muted small", text: "Stos " + it.stackId })),
+      el("p", { class: "muted small stack", text: "Identyfikator stosu: " + it.stackId })),
       section("Ceny tego przedmiotu", market)));
 
   if (l.reserved) state.textContent = "Ktoś właśnie ją kupuje.";
