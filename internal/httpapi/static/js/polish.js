@@ -1,8 +1,8 @@
 // Polish: numbers, money and dates through Intl (pl-PL: a no-break space
 // groups thousands, a comma marks decimals), counted nouns in the CLDR
-// plural form their number takes, and the words for the market's reasons
-// and transaction states. Item and enchantment names stay as the game has
-// them (English).
+// plural form their number takes, and the words for the market's removal
+// reasons (the pages show completed transactions only, so no other
+// state). Item and enchantment names stay as the game has them (English).
 
 const rules = new Intl.PluralRules("pl-PL");
 const numbers = new Intl.NumberFormat("pl-PL");
@@ -89,19 +89,6 @@ export const REASONS = {
   "force-expire": "wygaszona przez administratora",
 };
 export function reason(r) { return REASONS[r] || "zdjęta z rynku"; }
-
-// STATES are the contract's transaction states.
-export const STATES = {
-  CREATED: "utworzona",
-  LISTING_RESERVED: "oferta zarezerwowana",
-  MONEY_WITHDRAWN: "pieniądze pobrane",
-  SELLER_PAID: "sprzedawca opłacony",
-  ITEM_DELIVERED: "przedmiot wydany",
-  COMPLETED: "zakończona",
-  ROLLED_BACK: "wycofana",
-  FAILED: "nieudana",
-};
-export function state(s) { return STATES[s] || s; }
 
 export const SORTS = [
   ["newest", "najnowsze"],
