@@ -296,19 +296,26 @@ func (b *browser) accessible(where string) {
 
 func ptr[T any](v T) *T { return &v }
 
-// artifacts is where the tests' screenshots go: $RYNEK_ARTIFACTS, or a
-// directory the test names in its log.
+// artifacts is where the tests' screenshots go and stay after the tests:
+// $RYNEK_ARTIFACTS, or one new directory under the system's temporary
+// directory per test binary, which the log names (a t.TempDir would be
+// gone by the time anyone read the log).
 func artifacts(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("RYNEK_ARTIFACTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := artifactDir()
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("screenshots kept in %s", dir)
 	return dir
 }
+
+var artifactDir = sync.OnceValues(func() (string, error) {
+	if dir := os.Getenv("RYNEK_ARTIFACTS"); dir != "" {
+		return dir, os.MkdirAll(dir, 0o755)
+	}
+	return os.MkdirTemp("", "rynek-website-")
+})
 
 // screenshot writes the whole page as a PNG into dir and returns its path.
 func (b *browser) screenshot(dir, name string) string {
