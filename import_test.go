@@ -246,3 +246,22 @@ func TestImportTakesTheExpiryFromThePluginsConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestADryRunWithNothingToNoteSaysSo: the dry run of a demo market's
+// export (every entry loads as it is) ends by saying there is nothing to
+// note, not on an empty "Every entry:" heading.
+func TestADryRunWithNothingToNoteSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "market.db")
+	demoMarket(t, db, 30)
+	to := filepath.Join(dir, "plugin")
+	var out, errb bytes.Buffer
+	if code := run([]string{"export", "--db", db, "--to", to}, &out, &errb); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errb.String())
+	}
+	out.Reset()
+	if code := run([]string{"import", "--from", to, "--db", filepath.Join(dir, "again.db"), "--dry-run"}, &out, &errb); code != 0 ||
+		!strings.HasSuffix(out.String(), "\nEvery entry loads as it is: nothing to note.\n") {
+		t.Errorf("dry run: exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+}
