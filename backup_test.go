@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,20 +13,6 @@ import (
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
 )
-
-// backupChildEnv makes this test binary a `rynek backup` process: its value
-// is the market and the destination, separated by a newline.
-const backupChildEnv = "RYNEK_BACKUP_CHILD"
-
-// TestBackupChild is the child's body; it does nothing in a normal run.
-func TestBackupChild(t *testing.T) {
-	args := os.Getenv(backupChildEnv)
-	if args == "" {
-		t.Skip("runs only as the backup tests' child process")
-	}
-	db, dest, _ := strings.Cut(args, "\n")
-	os.Exit(run([]string{"backup", "--db", db, dest}, io.Discard, os.Stderr))
-}
 
 // bigMarket makes a market of 150,000 listings (about 55 MB): its copy
 // takes long enough to be caught half-way.
@@ -51,12 +36,7 @@ func bigMarket(t *testing.T, dir string) string {
 // returns it once its partial copy has data in it, with the partial's path.
 func startBackup(t *testing.T, db, dest string) (*exec.Cmd, string) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^TestBackupChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), backupChildEnv+"="+db+"\n"+dest)
+	cmd := command("backup", "--db", db, dest)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

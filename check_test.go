@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -178,8 +177,7 @@ func TestCheckCommandPostgres(t *testing.T) {
 // and stops cleanly; the market checks sound after.
 func TestCheckWhileServeRuns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "market.db")
-	cmd := exec.Command(os.Args[0], "serve", "--db", path, "--seed", "2000", "--api", "127.0.0.1:0", "--bots", "500")
-	cmd.Env = append(os.Environ(), "RYNEK_TEST_MAIN=1")
+	cmd := command("serve", "--db", path, "--seed", "2000", "--api", "127.0.0.1:0", "--bots", "500")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

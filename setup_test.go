@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,16 +15,25 @@ import (
 	"github.com/rynek/rynek/market"
 )
 
-// The setup the commands' tests share: TestMain, the plugin's fixtures, a
-// demo market with traffic, a digest of a PostgreSQL market's tables.
+// The setup the commands' tests share: TestMain and the program as a child
+// process, the plugin's fixtures, a demo market with traffic, a digest of a
+// PostgreSQL market's tables.
 
 // TestMain runs the tests, or, as a child the tests start with
-// RYNEK_TEST_MAIN=1, the program itself (a real `rynek serve`).
+// RYNEK_TEST_MAIN=1 (command), the program itself.
 func TestMain(m *testing.M) {
 	if os.Getenv("RYNEK_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(pgtest.Main(m))
+}
+
+// command is the program run with args in a child process, as a user runs
+// it: a process that can be killed, stopped or sent SIGTERM on its own.
+func command(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "RYNEK_TEST_MAIN=1")
+	return cmd
 }
 
 // pluginFixture is the folder of one of internal/grzybcio's fixtures, the
