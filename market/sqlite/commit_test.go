@@ -52,18 +52,3 @@ func TestCommitIsAtomicAndConditional(t *testing.T) {
 		t.Fatalf("missing player: %v", err)
 	}
 }
-
-type recorder struct {
-	players []market.PlayerRow
-	txs     []market.TxRow
-}
-
-func (r *recorder) Meta(market.MetaRow) error { return nil }
-
-func (r *recorder) Player(p market.PlayerRow) error { r.players = append(r.players, p); return nil }
-
-func (r *recorder) Mail(market.MailRow) error { return nil }
-
-func (r *recorder) Listing(market.ListingRow) error { return nil }
-
-func (r *recorder) Transaction(t market.TxRow) error { r.txs = append(r.txs, t); return nil }

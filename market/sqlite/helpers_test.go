@@ -3,6 +3,8 @@ package sqlite_test
 import (
 	"database/sql"
 	"testing"
+
+	"github.com/rynek/rynek/market"
 )
 
 // openRaw opens path with the plain driver, past the store.
@@ -19,3 +21,18 @@ func mustOK(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+type recorder struct {
+	players []market.PlayerRow
+	txs     []market.TxRow
+}
+
+func (r *recorder) Meta(market.MetaRow) error { return nil }
+
+func (r *recorder) Player(p market.PlayerRow) error { r.players = append(r.players, p); return nil }
+
+func (r *recorder) Mail(market.MailRow) error { return nil }
+
+func (r *recorder) Listing(market.ListingRow) error { return nil }
+
+func (r *recorder) Transaction(t market.TxRow) error { r.txs = append(r.txs, t); return nil }
