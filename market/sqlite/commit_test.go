@@ -19,13 +19,7 @@ func TestCommitIsAtomicAndConditional(t *testing.T) {
 	defer st.Close()
 	p := uuid.New()
 	tx := uuid.New()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(st.Commit(&market.Batch{Ops: []market.Op{
+	mustOK(t, st.Commit(&market.Batch{Ops: []market.Op{
 		{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: p, Name: "A", Balance: 100}},
 		{Kind: market.OpPutTx, Tx: &market.TxRow{ID: tx, State: market.StateCreated, Rec: []byte{1}}},
 	}}))
@@ -39,7 +33,7 @@ func TestCommitIsAtomicAndConditional(t *testing.T) {
 		t.Fatalf("conditional update: %v", err)
 	}
 	var rec recorder
-	must(st.Load(&rec))
+	mustOK(t, st.Load(&rec))
 	if len(rec.players) != 1 || rec.players[0].Balance != 100 {
 		t.Fatalf("partial commit: %+v", rec.players)
 	}

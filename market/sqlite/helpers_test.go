@@ -15,6 +15,7 @@ func openRaw(t *testing.T, path string) *sql.DB {
 	return db
 }
 
+// mustOK fails the test at once on an error.
 func mustOK(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
@@ -22,6 +23,8 @@ func mustOK(t testing.TB, err error) {
 	}
 }
 
+// recorder is a market.Loader that keeps the players and transactions a
+// Load reports.
 type recorder struct {
 	players []market.PlayerRow
 	txs     []market.TxRow
