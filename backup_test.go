@@ -125,3 +125,26 @@ func TestABackupLeavesAnotherRunningBackupAlone(t *testing.T) {
 		st.Close()
 	}
 }
+
+// TestBackupWhileTheMarketIsOpen: `rynek backup` copies a market that
+// another process has open (its console or server holds the file's lock),
+// as its help says, and the copy checks sound.
+func TestBackupWhileTheMarketIsOpen(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "market.db")
+	demoMarket(t, db, 30)
+	st, err := sqlite.Open(db, sqlite.Options{}) // another process's console, as far as the file knows
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	dest := filepath.Join(dir, "copy.db")
+	var out, errb bytes.Buffer
+	if code := run([]string{"backup", "--db", db, dest}, &out, &errb); code != 0 ||
+		!strings.HasPrefix(out.String(), "backed up "+db+" to "+dest+" (") {
+		t.Fatalf("backup of an open market: exit %d: %s%s", code, out.String(), errb.String())
+	}
+	if code, out, errs := check(t, "--db", dest); code != 0 {
+		t.Fatalf("the copy: exit %d:\n%s%s", code, out, errs)
+	}
+}
