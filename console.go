@@ -62,18 +62,14 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	if code := mf.check(stderr); code != 0 {
 		return code
 	}
-	opts, code := af.options("rynek", apiAddr.addr, stderr)
-	if code != 0 {
-		return code
-	}
-	s, code := mf.start("rynek", fs, apiAddr.addr, opts, stderr)
+	s, code := mf.start("rynek", fs, apiAddr.addr, af, stderr)
 	if code != 0 {
 		return code
 	}
 	var api *httpapi.Running
 	if s.listener != nil {
 		// The API's own errors would tear the console's screen: dropped.
-		api = httpapi.Start(s.svc, s.listener, opts, io.Discard)
+		api = httpapi.Start(s.svc, s.listener, s.api, io.Discard)
 	}
 	exportDir := filepath.Dir(s.store.name)
 	if s.store.file == nil {

@@ -116,14 +116,21 @@ type session struct {
 	// listener is the API's address, bound before the market was opened;
 	// nil when the command serves no API.
 	listener net.Listener
+	// api is the options of the API served on listener.
+	api httpapi.Options
 }
 
-// start is how the console and serve start, once their flags are checked:
-// it finds the market (databasePath) and its rules file, binds the API's
-// address when addr is not "" (first: a taken address creates nothing),
-// then opens the market (open). When it fails it has said why on stderr,
-// after cmd, and returns the exit code.
-func (f *marketFlags) start(cmd string, fs *flag.FlagSet, addr string, api httpapi.Options, stderr io.Writer) (*session, int) {
+// start is how the console and serve start, once their own flags are
+// checked: it checks the API's flags (af) for an API at addr ("" for none),
+// finds the market (databasePath) and its rules file, binds the API's
+// address when there is one (first: a taken address creates nothing), then
+// opens the market (open). When it fails it has said why on stderr, after
+// cmd, and returns the exit code.
+func (f *marketFlags) start(cmd string, fs *flag.FlagSet, addr string, af *apiFlags, stderr io.Writer) (*session, int) {
+	api, code := af.options(cmd, addr, stderr)
+	if code != 0 {
+		return nil, code
+	}
 	path, code := databasePath(fs, f.db, stderr)
 	if code != 0 {
 		return nil, code
@@ -150,7 +157,7 @@ func (f *marketFlags) start(cmd string, fs *flag.FlagSet, addr string, api httpa
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return nil, 1
 	}
-	s.rulesPath, s.listener = rulesPath, ln
+	s.rulesPath, s.listener, s.api = rulesPath, ln, api
 	return s, 0
 }
 

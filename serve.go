@@ -44,15 +44,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rynek serve: --bots must be between 0 and 100000, got %g\n", *bots)
 		return 2
 	}
-	opts, code := af.options("rynek serve", *addr, stderr)
+	s, code := mf.start("rynek serve", fs, *addr, af, stderr)
 	if code != 0 {
 		return code
 	}
-	s, code := mf.start("rynek serve", fs, *addr, opts, stderr)
-	if code != 0 {
-		return code
-	}
-	api := httpapi.Start(s.svc, s.listener, opts, stderr)
+	api := httpapi.Start(s.svc, s.listener, s.api, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, board at /); Ctrl+C stops\n", s.store.name, api.Addr)
