@@ -1,6 +1,16 @@
 // Command rynek is the marketplace console: it opens (and on first run seeds)
 // a persistent market, runs the market service in-process and shows it in a
 // full-screen terminal UI whose update loop is the service's main thread.
+// Its other commands run the market without a terminal (serve), copy it
+// (backup), move a market from and to the original plugin (import, export)
+// and check its integrity (check).
+//
+// It is the top floor of the module: it imports what it runs (tui,
+// internal/httpapi, internal/headless, internal/grzybcio, seed, the stores)
+// and nothing imports it, so that no library learns of flags, exit codes or
+// stderr. Each command is a file holding its flags, its help and its run
+// function; main.go only dispatches, and every command opens its market
+// through open.go.
 package main
 
 import (

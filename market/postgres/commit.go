@@ -296,6 +296,7 @@ func refusal(err error) error {
 	return err
 }
 
+// nonNil keeps an empty blob from becoming NULL.
 func nonNil(b []byte) []byte {
 	if b == nil {
 		return []byte{}

@@ -8,6 +8,9 @@ import (
 	"github.com/rynek/rynek/market"
 )
 
+// The market the suites that take Tables load (check.go, opening.go,
+// snapshot.go), and the helpers they share.
+
 // t0 is the suites' clock's start.
 var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
@@ -36,12 +39,15 @@ func stack(n int) market.ItemStack {
 	return market.ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: n}
 }
 
+// stackID is the fixed id of the suites' nth stack, so that a dump names
+// the same stack in every run.
 func stackID(n byte) uuid.UUID {
 	u := uuid.MustParse("00000000-0000-4000-8000-0000000000a0")
 	u[15] += n
 	return u
 }
 
+// must fails the test at once on an error.
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
