@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/internal/playertext"
 )
 
 // dialog is a modal box. Like crush's dialogs it does not act itself: it
@@ -71,12 +72,13 @@ func (d *dialogBase) closes(msg tea.Msg) bool {
 }
 
 // Refused shows the market's refusal, with its code, in a dialog typed
-// into, which stays open with what was typed; a choice closes.
+// into, which stays open with what was typed; a choice closes. A refusal
+// can name a player, so it is made safe before any View shows it.
 func (d *dialogBase) Refused(err error) bool {
 	if d.mode != typing {
 		return false
 	}
-	d.err = err.Error() + codeSuffix(err)
+	d.err = playertext.Sanitize(err.Error() + codeSuffix(err))
 	return true
 }
 

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
@@ -116,3 +118,58 @@ func FuzzRenderMC(f *testing.F) {
 }
 
 func ansiStrip(s string) string { return sgrOnly.ReplaceAllString(s, "") }
+
+// TestARefusalNamingAHostilePlayerIsClean: the market's refusals name
+// players ("X has 1.00, less than the withdrawal of 5.00", "X must wait
+// 60s before listing again"), and a name can hold anything a bulk load
+// brought. The status line, the status history and a dialog kept open by
+// the refusal show it made safe, as every pane shows the name.
+func TestARefusalNamingAHostilePlayerIsClean(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "h.db"), sqlite.Options{})
+	must(t, err)
+	b, err := market.NewBulk(st)
+	must(t, err)
+	var players []market.Player
+	for i, h := range playertext.Hostile {
+		if !utf8.ValidString(h) {
+			continue // the market refuses invalid UTF-8 at input
+		}
+		p := market.Player{ID: uuid.New(), Name: "P" + fmt.Sprint(i) + h}
+		must(t, b.AddPlayer(p, 1_00))
+		must(t, b.SetSlot(p.ID, 0, market.ItemStack{Material: "DIAMOND", Amount: 64}))
+		must(t, b.SetSlot(p.ID, 1, market.ItemStack{Material: "DIAMOND", Amount: 64}))
+		players = append(players, p)
+	}
+	must(t, b.Finish())
+	e := envWith(t, st, market.Config{ListingCooldown: time.Minute}, 160, 48)
+	sell := func() {
+		e.key("s")
+		for range 12 {
+			e.key("backspace")
+		}
+		e.typeText("10")
+		e.key("enter")
+	}
+	for _, p := range players {
+		e.m.c.Actor = p
+		e.key("$")
+		e.key("right") // withdraw
+		e.typeText("5")
+		e.key("enter") // more than the balance: refused, naming the player
+		if !strings.HasSuffix(e.status(), "less than the withdrawal of 5.00 [INSUFFICIENT_FUNDS]") {
+			t.Fatalf("%q: status %q", p.Name, e.status())
+		}
+		assertClean(t, fmt.Sprintf("the withdrawal refused to %q", p.Name), e.m.View().Content)
+		e.key("esc")
+		sell()
+		sell() // within the cooldown: refused, naming the player; the dialog stays
+		if _, ok := e.m.dialog.(*sellDialog); !ok || !strings.HasSuffix(e.status(), "[COOLDOWN]") {
+			t.Fatalf("%q: dialog %T, status %q", p.Name, e.m.dialog, e.status())
+		}
+		assertClean(t, fmt.Sprintf("the sale refused to %q", p.Name), e.m.View().Content)
+		e.key("esc")
+		e.key("L")
+		assertClean(t, fmt.Sprintf("the status history after %q's refusals", p.Name), e.m.View().Content)
+		e.key("esc")
+	}
+}

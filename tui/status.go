@@ -5,6 +5,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
 )
 
@@ -16,8 +17,11 @@ type statusMsg struct {
 }
 
 // setStatus shows a result in the footer and keeps it in the history (L),
-// stamped with the market's clock: the header's, the one QA moves.
+// stamped with the market's clock: the header's, the one QA moves. The
+// text is made safe here, whoever wrote it: the market's refusals name
+// players, and a name can hold escape sequences.
 func (m *Model) setStatus(s statusMsg) {
+	s.text = playertext.Sanitize(s.text)
 	m.status = s
 	m.history.add(m.c.Svc.Now(), s)
 }
