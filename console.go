@@ -46,8 +46,8 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	// parsed again.
 	if apiAddr.addr == httpapi.DefaultAddr && fs.NArg() > 0 && strings.Contains(fs.Arg(0), ":") {
 		apiAddr.addr = fs.Arg(0)
-		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return 2
+		if code, ok := parseFlags(fs, fs.Args()[1:]); !ok {
+			return code
 		}
 	}
 	if fs.NArg() > 0 {

@@ -32,6 +32,17 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 }
 
+// TestHelpAfterTheAPIAddress: --help after the console's --api ADDR (the
+// address is an argument of its own, and the flags after it are parsed
+// again) shows the help and exits 0, as --help anywhere else does; it
+// exited 2, the code of a bad flag.
+func TestHelpAfterTheAPIAddress(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"--api", "127.0.0.1:8080", "--help"}, &out, &errb); code != 0 || !strings.HasPrefix(errb.String(), "Usage: rynek [flags]\n") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
 func TestBadInputIsRefusedClearly(t *testing.T) {
 	dir := t.TempDir()
 	foreign := filepath.Join(dir, "notes.txt")
