@@ -30,18 +30,28 @@ func assertClean(t *testing.T, where, content string) {
 	}
 }
 
-func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
+// hostileLoad opens a new market and begins its bulk load, for a test to
+// fill with playertext.Hostile, and returns the part of the corpus the
+// market takes: it refuses invalid UTF-8 (raw \x9b) at input, so that
+// never gets this far.
+func hostileLoad(t *testing.T) (*sqlite.Store, *market.Bulk, []string) {
+	t.Helper()
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "h.db"), sqlite.Options{})
 	must(t, err)
 	b, err := market.NewBulk(st)
 	must(t, err)
-	var ids []uuid.UUID
 	var accepted []string
 	for _, h := range playertext.Hostile {
-		if utf8.ValidString(h) { // the market refuses invalid UTF-8 at input (raw \x9b): it never gets this far
+		if utf8.ValidString(h) {
 			accepted = append(accepted, h)
 		}
 	}
+	return st, b, accepted
+}
+
+func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
+	st, b, accepted := hostileLoad(t)
+	var ids []uuid.UUID
 	for i, h := range accepted {
 		id := uuid.New()
 		ids = append(ids, id)
@@ -125,15 +135,9 @@ func ansiStrip(s string) string { return sgrOnly.ReplaceAllString(s, "") }
 // brought. The status line, the status history and a dialog kept open by
 // the refusal show it made safe, as every pane shows the name.
 func TestARefusalNamingAHostilePlayerIsClean(t *testing.T) {
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "h.db"), sqlite.Options{})
-	must(t, err)
-	b, err := market.NewBulk(st)
-	must(t, err)
+	st, b, accepted := hostileLoad(t)
 	var players []market.Player
-	for i, h := range playertext.Hostile {
-		if !utf8.ValidString(h) {
-			continue // the market refuses invalid UTF-8 at input
-		}
+	for i, h := range accepted {
 		p := market.Player{ID: uuid.New(), Name: "P" + fmt.Sprint(i) + h}
 		must(t, b.AddPlayer(p, 1_00))
 		must(t, b.SetSlot(p.ID, 0, market.ItemStack{Material: "DIAMOND", Amount: 64}))
