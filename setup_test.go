@@ -1,13 +1,19 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/rynek/rynek/internal/pgtest"
@@ -17,7 +23,7 @@ import (
 
 // The setup the commands' tests share: TestMain and the program as a child
 // process, the plugin's fixtures, a demo market with traffic, a digest of a
-// PostgreSQL market's tables.
+// PostgreSQL market's tables, and rynek serve run in the test's process.
 
 // TestMain runs the tests, or, as a child the tests start with
 // RYNEK_TEST_MAIN=1 (command), the program itself.
@@ -88,4 +94,75 @@ func pgDigest(t *testing.T, dsn string) string {
 		all = append(all, table+" "+d)
 	}
 	return strings.Join(all, "\n")
+}
+
+// served is `rynek serve` running in the test's process, as the tests of
+// the command drive it.
+type served struct {
+	t     *testing.T
+	base  string      // "http://127.0.0.1:PORT"
+	lines chan string // stdout, a line at a time; closed when it ends
+	errb  lockedBuffer
+	done  chan int // the exit code
+}
+
+// startServe runs `rynek serve` with args (which give --api 127.0.0.1:0)
+// and returns once it says where it serves.
+func startServe(t *testing.T, args ...string) *served {
+	t.Helper()
+	s := &served{t: t, lines: make(chan string, 16), done: make(chan int, 1)}
+	pr, pw := io.Pipe()
+	go func() {
+		s.done <- run(append([]string{"serve"}, args...), pw, &s.errb)
+		pw.Close()
+	}()
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		close(s.lines)
+	}()
+	first := <-s.lines
+	m := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("first line %q; stderr %s", first, s.errb.String())
+	}
+	s.base = "http://" + m[1]
+	return s
+}
+
+// stop sends SIGTERM and waits for serve to exit 0.
+func (s *served) stop() {
+	s.t.Helper()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		s.t.Fatal(err)
+	}
+	select {
+	case code := <-s.done:
+		if code != 0 {
+			s.t.Fatalf("exit %d: %s", code, s.errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		s.t.Fatal("serve did not stop on SIGTERM")
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the server's goroutine and the
+// test's.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
