@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rynek/rynek/internal/playertext"
 	"os"
 	"slices"
 	"time"
@@ -192,7 +193,8 @@ func botsReport(svc *market.Service, gen *traffic.Generator, r traffic.Result, d
 	}
 	text := fmt.Sprintf("bots in the last %s: %d actions (%s); %d refused", d.Round(unit), actions, r.ActionText(), r.Refused)
 	if r.Refused > 0 {
-		text += " (" + r.RefusalText() + "; the last: " + r.LastErr.Error() + ")"
+		// The refusal may name a player, whose name may hold anything.
+		text += " (" + r.RefusalText() + "; the last: " + playertext.Sanitize(r.LastErr.Error()) + ")"
 	}
 	if n, err := svc.GetActiveListingsCount(); err == nil {
 		text += fmt.Sprintf("; %d active listings, the economy holds %d", n, gen.Target())

@@ -193,6 +193,11 @@ func TestRunReportsTheBots(t *testing.T) {
 	if sum.Bots.OK == 0 || sum.Bots.Refused != 0 {
 		t.Fatalf("summary %+v", sum)
 	}
+	hostile := traffic.Result{Refused: 1, Refusals: map[market.Code]int{market.CodeCooldown: 1},
+		LastErr: errors.New("Zły\x1b]52;c;cGF3bmVk\x07 must wait 5s before listing again")}
+	if got := botsReport(svc, &traffic.Generator{}, hostile, time.Second); strings.ContainsAny(got, "\x1b\x07") {
+		t.Fatalf("the report carries a player's escape sequence to the log: %q", got)
+	}
 	sum.Bots.Add(traffic.Result{Refused: 3, Refusals: map[market.Code]int{market.CodeCooldown: 2, market.CodePurchaseCap: 1}})
 	if got, want := sum.String(), fmt.Sprintf("%d ticks, tick work p50 %s, p99 %s, max %s; bots %d ok, 3 refused (COOLDOWN 2, PURCHASE_CAP 1)",
 		sum.Ticks, sum.TickP50, sum.TickP99, sum.TickMax, sum.Bots.OK); got != want {
