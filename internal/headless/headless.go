@@ -8,11 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rynek/rynek/internal/playertext"
 	"os"
 	"slices"
 	"time"
 
+	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
 )
