@@ -35,7 +35,7 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("rynek", usage, stderr)
 	mf := addMarketFlags(fs)
 	apiAddr := &apiAddrFlag{}
-	fs.Var(apiAddr, "api", "serve the HTTP API and live board beside the console: --api alone listens on "+httpapi.DefaultAddr+", --api ADDR on ADDR")
+	fs.Var(apiAddr, "api", "serve the HTTP API and website beside the console: --api alone listens on "+httpapi.DefaultAddr+", --api ADDR on ADDR")
 	af := addAPIFlags(fs)
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if code, ok := parseFlags(fs, args); !ok {

@@ -16,7 +16,7 @@ import (
 // serveUsage is the help of rynek serve, before its flags.
 var serveUsage = fmt.Sprintf(`Usage: rynek serve [--db PATH] [--api ADDR] [--bots RATE] [flags]
 
-Runs the market without a terminal and serves its HTTP API and live board
+Runs the market without a terminal and serves its HTTP API and website
 (http://ADDR/). Its main loop runs %d ticks a second. Ctrl+C or SIGTERM stops it.
 
 Flags:
@@ -51,7 +51,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	api := httpapi.Start(s.svc, s.listener, s.api, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, board at /); Ctrl+C stops\n", s.store.name, api.Addr)
+	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, the website at /); Ctrl+C stops\n", s.store.name, api.Addr)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
