@@ -21,9 +21,6 @@ import (
 // MaxAlertQueryBytes bounds an alert's search text.
 const MaxAlertQueryBytes = 100
 
-// CodeAlertLimit: the player has as many alerts as the market allows.
-const CodeAlertLimit Code = "ALERT_LIMIT"
-
 // Alert is a player's price alert.
 type Alert struct {
 	ID           uuid.UUID

@@ -145,9 +145,6 @@ type BulkSummary struct {
 	SkippedPlayers, SkippedTransactions, SkippedListings, SkippedMail int
 }
 
-// ErrStoreNotEmpty is returned by NewBulk for a store that has data.
-var ErrStoreNotEmpty = errors.New("the market already has players; a bulk load goes into an empty market (merge explicitly to add to one)")
-
 // NewBulk starts a bulk load into store, which must be empty: a load that
 // silently overwrote a player's balance or inventory would destroy real data.
 func NewBulk(store Store) (*Bulk, error) {
@@ -473,10 +470,6 @@ func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, e
 	k.summary.Listings++
 	return int(id), k.flushIfFull()
 }
-
-// ErrListingIDTaken is returned by AddListingKeepingID for an id that the
-// market may have given already.
-var ErrListingIDTaken = errors.New("bulk: the listing id is taken")
 
 // BulkListing is an active listing to load under an id of its own.
 type BulkListing struct {

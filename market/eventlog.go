@@ -293,14 +293,6 @@ type EventPage struct {
 	Head uint64
 }
 
-// CodeEventsTrimmed is returned by EventsSince when the log no longer holds
-// the entries after the asked seq: the follower must read the market again
-// and follow it from the Version of that read.
-const CodeEventsTrimmed Code = "EVENTS_TRIMMED"
-
-// ErrEventsTrimmed matches CodeEventsTrimmed errors.
-var ErrEventsTrimmed = &Error{Code: CodeEventsTrimmed, Msg: "events trimmed"}
-
 // MaxEventsPage bounds EventsSince's limit.
 const MaxEventsPage = 10_000
 

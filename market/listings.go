@@ -8,12 +8,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// CodeForbidden is returned when the actor lacks a permission the operation needs.
-const CodeForbidden Code = "FORBIDDEN"
-
-// ErrForbidden matches CodeForbidden errors.
-var ErrForbidden = &Error{Code: CodeForbidden, Msg: "forbidden"}
-
 // Mailbox reasons that are not event reasons.
 const (
 	MailExpired          = "expired"
@@ -253,9 +247,6 @@ func (s *Service) list(p *playerRecord, it item, cents, fee Money, now int64, in
 	})
 	return s.listingOf(r), nil
 }
-
-// CodeNotRelistable: the mailbox entry has no previous price to relist at.
-const CodeNotRelistable Code = "NOT_RELISTABLE"
 
 // RelistMail lists a mailbox entry again at its previous price, in one
 // action: an expired or returned listing goes back on the market without a

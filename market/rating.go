@@ -6,10 +6,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// CodeNotRatable: the purchase cannot be rated by this player (not theirs,
-// not COMPLETED, rated already), or the stars are not 1 to 5.
-const CodeNotRatable Code = "NOT_RATABLE"
-
 // Rate records the buyer's rating of a COMPLETED purchase: 1 to 5 stars,
 // once. A refunded purchase cannot be rated, and a refund takes a rating
 // back out of the seller's figures (Profile). The write is conditional on

@@ -9,16 +9,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// Error codes of Refund.
-const (
-	// CodeNotRefundable: the transaction is not a COMPLETED purchase (or
-	// was refunded already).
-	CodeNotRefundable Code = "NOT_REFUNDABLE"
-	// CodeItemGone: the buyer no longer holds the stack they bought, and
-	// the refund was asked to take it back.
-	CodeItemGone Code = "ITEM_GONE"
-)
-
 // RefundMode says what Refund does when the buyer no longer holds the very
 // stack they bought (they sold it, split it, or the game used it up).
 type RefundMode int

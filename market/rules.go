@@ -6,13 +6,6 @@ import (
 	"time"
 )
 
-// CodeBusy: the change must wait: a purchase is in flight (rules), or the
-// history is still loading at start (refunds, ratings).
-const CodeBusy Code = "BUSY"
-
-// CodePurchaseCap: the buyer reached the cap on purchases from one seller.
-const CodePurchaseCap Code = "PURCHASE_CAP"
-
 // SetRules replaces the market's rules, as a reloaded config file does:
 // everything in c but Name, Clock, EventRetention and LoadProgress, which
 // belong to the process. Zero values take the defaults, as in New. It is

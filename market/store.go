@@ -2,7 +2,6 @@ package market
 
 import (
 	"context"
-	"errors"
 
 	"github.com/google/uuid"
 )
@@ -111,13 +110,6 @@ type BulkTx interface {
 	// transaction has ended, it does nothing.
 	Rollback() error
 }
-
-// ErrBulkOpen is returned by a store's writes while a data load's
-// transaction is open (Store.BeginBulk).
-var ErrBulkOpen = errors.New("store: a data load is in progress; the market takes no other writes until it ends")
-
-// ErrConflict is returned by Commit when a conditional update matched no row.
-var ErrConflict = errors.New("store: conditional update matched no row")
 
 // Loader receives the rows of Store.Load.
 type Loader interface {
