@@ -248,26 +248,6 @@ func (a alertRecord) public() Alert {
 	return Alert{ID: a.id, Query: a.query, MaxUnitPrice: a.maxUnit.Float(), Created: unixMilli(a.created)}
 }
 
-// writeExtra commits x as p's data with a PlayerData log entry, and puts it
-// in memory.
-func (s *Service) writeExtra(p *playerRecord, x *playerExtra) error {
-	blob := encodeExtra(x, s.liveListing)
-	b := &s.batch
-	b.Reset()
-	b.add(s.extraOp(p, blob))
-	b.log(EventRow{Kind: KindPlayerData, At: s.nowMs(), Body: playerDataBody(p.id)})
-	if err := s.commit(b); err != nil {
-		return err
-	}
-	s.applied(func() { s.setExtraLocked(p, x, blob) })
-	return nil
-}
-
-// playerDataBody records that a player's own data changed.
-func playerDataBody(id uuid.UUID) []byte {
-	return append([]byte{eventBodyVersion}, id[:]...)
-}
-
 // alertHitsOps adds to b the writes of the alerts a new listing r fires
 // (each owner's data once, with the hits appended) and returns how to apply
 // them to memory once the batch commits.

@@ -2,91 +2,15 @@ package market
 
 import (
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/google/uuid"
 )
-
-// Mailbox reasons that are not event reasons.
-const (
-	MailExpired          = "expired"
-	MailPurchaseOverflow = "purchase-overflow"
-	MailGiven            = "given"        // GiveItem, with a full inventory
-	MailAdminRefund      = "admin-refund" // Refund, with the seller's inventory full (the original's reason)
-)
-
-func (s *Service) actor(p Player) (*playerRecord, error) {
-	pr := s.playerByID[p.ID]
-	if pr == nil {
-		return nil, errf(CodeUnknownPlayer, "player %s does not exist", p.ID)
-	}
-	return pr, nil
-}
-
-func (p *playerRecord) has(perm string) bool {
-	for _, q := range p.perms {
-		if q == perm {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *playerRecord) freeSlot() int { return freeSlot(&p.inv) }
-
-// freeSlot is the first empty slot of inv, or -1.
-func freeSlot(inv *inventory) int {
-	for i := range inv {
-		if inv[i].mat == 0 {
-			return i
-		}
-	}
-	return -1
-}
-
-func (s *Service) blob(it item) []byte {
-	return encodeItem(nil, it)
-}
-
-// playerOp is the op that takes p to the given balance and last sell time
-// and, unless inv is nil, inventory (the values the player will have once its
-// batch commits). The balance moves by its difference from memory's, so a
-// change another instance made meanwhile is kept; the inventory is replaced
-// only while the store still holds the one memory has.
-func (s *Service) playerOp(p *playerRecord, balance Money, lastSell int64, inv *inventory) Op {
-	op := Op{Kind: OpPlayerState, Delta: balance - p.balance, Player: &PlayerRow{ID: p.id, LastSell: lastSell}}
-	if inv != nil {
-		// Never nil, which would mean "unchanged": an empty inventory
-		// encodes to no bytes.
-		op.Player.Inventory = encodeInventory(make([]byte, 0, 64), inv)
-		op.Expect = p.stored
-	}
-	return op
-}
 
 // idBlock is how many listing ids the service takes from the store at a
 // time (Store.ReserveListingIDs), so a sell does not write the counter every
 // time. A crash skips the unused rest of a block: ids can have gaps but are
 // never reused.
 const idBlock = 1024
-
-// meta is the service-wide counters as they are now; callers change what
-// their batch changes and write it with countersOp.
-func (s *Service) meta() MetaRow {
-	return MetaRow{FeeBalance: s.feeBalance, Volume: s.volume, Sales: s.sales}
-}
-
-// countersOp adds to the store's counters what m adds to memory's: deltas,
-// which keep what other instances add meanwhile.
-func (s *Service) countersOp(m MetaRow) Op {
-	held := s.meta()
-	if !s.loadedMeta.HasCounters {
-		held.Volume, held.Sales = 0, 0 // an older store: its counters start from zero
-	}
-	return Op{Kind: OpCounters, Meta: MetaRow{FeeBalance: m.FeeBalance - held.FeeBalance, Volume: m.Volume - held.Volume,
-		Sales: m.Sales - held.Sales}}
-}
 
 // takeListingID returns the next listing id, taking a new block from the
 // store when the current one is used up.
@@ -304,21 +228,6 @@ func (s *Service) removeListingLocked(r *listingRecord) {
 	s.forgetFavoritesLocked(r.id)
 }
 
-// returnTo adds the ops that give it back to p: the first free inventory slot
-// if there is one, otherwise p's mailbox. It returns where the item goes and
-// how to apply the same change in memory once the batch is durable.
-func (s *Service) returnTo(b *Batch, p *playerRecord, it item, reason string, prev Money, now int64) (destination, func()) {
-	if slot := p.freeSlot(); slot >= 0 {
-		inv := p.inv
-		inv[slot] = it
-		b.add(s.playerOp(p, p.balance, p.lastSell, &inv))
-		return destination{slot: slot}, func() { p.inv[slot] = it }
-	}
-	m := mailEntry{id: uuid.New(), it: it, reason: reason, created: now, prev: prev}
-	b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: p.id, Item: s.blob(it), Reason: reason, Created: now, PrevPrice: prev}})
-	return destination{slot: -1, mail: m.id}, func() { p.mail = append(p.mail, m) }
-}
-
 // RemoveListing is the contract's removeListing(int, Player). The owner may
 // remove their own listing (reason "removed"); a player with market.admin may
 // remove anyone's ("admin-removed"). The item goes back to the seller: their
@@ -483,113 +392,107 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	return len(due), more, nil
 }
 
-// ClaimMail moves one mailbox entry into the player's inventory.
-func (s *Service) ClaimMail(player uuid.UUID, entry uuid.UUID) error {
-	if err := s.mutGuard(); err != nil {
-		return err
-	}
-	p := s.playerByID[player]
-	if p == nil {
-		return errf(CodeUnknownPlayer, "player %s does not exist", player)
-	}
-	idx := -1
-	for i, m := range p.mail {
-		if m.id == entry {
-			idx = i
-			break
-		}
-	}
-	if idx < 0 {
-		return errf(CodeMailboxEmpty, "%s has no mailbox entry %s", p.name, entry)
-	}
-	_, err := s.claim(p, []int{idx})
-	return err
+func (s *Service) listingOf(r *listingRecord) Listing {
+	return publicListing(r, s.players[r.seller].person())
 }
 
-// ClaimAll moves as many mailbox entries as fit into the player's inventory,
-// oldest first, and returns how many moved. An empty mailbox and a full
-// inventory are errors; a partial claim is not.
-func (s *Service) ClaimAll(player uuid.UUID) (int, error) {
-	if err := s.mutGuard(); err != nil {
-		return 0, err
+// publicListing is the public form of r, sold by seller. Live reads and the
+// event log's decoder both build listings here.
+func publicListing(r *listingRecord, seller person) Listing {
+	return Listing{
+		ID: int(r.id), Seller: seller.id, SellerName: seller.name, Item: r.it.stack(), Price: r.price.Float(),
+		CreatedAt: unixMilli(r.created), ExpiresAt: unixMilli(r.expires),
+		Reserved: r.reserved != uuid.Nil, Categories: r.it.categories().List(),
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return 0, errf(CodeUnknownPlayer, "player %s does not exist", player)
-	}
-	idx := make([]int, len(p.mail))
-	for i := range idx {
-		idx[i] = i
-	}
-	return s.claim(p, idx)
 }
 
-func (s *Service) claim(p *playerRecord, entries []int) (int, error) {
-	if len(entries) == 0 {
-		return 0, errf(CodeMailboxEmpty, "%s's mailbox is empty", p.name)
-	}
-	var free []int
-	for i := range p.inv {
-		if p.inv[i].mat == 0 {
-			free = append(free, i)
-		}
-	}
-	if len(free) == 0 {
-		return 0, errf(CodeInventoryFull, "%s's inventory is full", p.name)
-	}
-	n := min(len(free), len(entries))
-	b := &s.batch
-	b.Reset()
-	inv := p.inv
-	moves := make([]mailMove, n)
-	for k := 0; k < n; k++ {
-		m := p.mail[entries[k]]
-		b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
-		inv[free[k]] = m.it
-		moves[k] = mailMove{mail: m.id, slot: free[k]}
-	}
-	b.add(s.playerOp(p, p.balance, p.lastSell, &inv))
-	b.log(EventRow{Kind: KindMailClaimed, At: s.nowMs(), Body: mailClaimedBody(p.id, moves)})
-	if err := s.commit(b); err != nil {
-		return 0, err
-	}
-	s.applied(func() {
-		p.inv = inv
-		taken := map[int]bool{}
-		for k := 0; k < n; k++ {
-			taken[entries[k]] = true
-		}
-		kept := p.mail[:0]
-		for i, m := range p.mail {
-			if !taken[i] {
-				kept = append(kept, m)
-			}
-		}
-		clear(p.mail[len(kept):])
-		p.mail = kept
-	})
-	return n, nil
-}
-
-// PlayerByName finds a player by exact, then case-insensitive, name.
-func (s *Service) PlayerByName(name string) (Player, error) {
+// GetListings is the contract's getListings(): every active listing, newest
+// first.
+func (s *Service) GetListings() ([]Listing, error) {
 	if err := s.readGuard(); err != nil {
-		return Player{}, err
+		return nil, err
+	}
+	p, err := s.Query(Query{Limit: -1})
+	return p.Listings, err
+}
+
+// GetListing is the contract's getListing(int).
+func (s *Service) GetListing(id int) (Listing, error) {
+	if err := s.readGuard(); err != nil {
+		return Listing{}, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for _, p := range s.players {
-		if p.name == name {
-			return p.public(), nil
-		}
+	r, err := s.lookupListing(id)
+	if err != nil {
+		return Listing{}, err
 	}
-	for _, p := range s.players {
-		if strings.EqualFold(p.name, name) {
-			return p.public(), nil
-		}
-	}
-	return Player{}, errf(CodeUnknownPlayer, "no player is called %q", truncateForMsg(name))
+	return s.listingOf(r), nil
 }
 
-// Now returns the service clock's time.
-func (s *Service) Now() time.Time { return s.now() }
+// lookupListing finds listing id. Every operation answers the same way: an
+// id that is not on the market is UNKNOWN_LISTING, and a listing whose expiry
+// has passed but that the sweep has not removed yet is LISTING_EXPIRED (r is
+// returned with that error, so that its owner can still take it back).
+func (s *Service) lookupListing(id int) (*listingRecord, error) {
+	var r *listingRecord
+	if id > 0 && id <= 1<<31-1 {
+		r = s.listings.get(uint32(id))
+	}
+	if r == nil {
+		return nil, errf(CodeUnknownListing, "listing #%d does not exist", id)
+	}
+	if !r.live(s.nowMs()) {
+		return r, errf(CodeListingExpired, "listing #%d has expired", id)
+	}
+	return r, nil
+}
+
+// GetListingsBySeller is the contract's getListingsBySeller(UUID), newest first.
+func (s *Service) GetListingsBySeller(seller uuid.UUID) ([]Listing, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	if seller == uuid.Nil {
+		return nil, nil // no player has the nil UUID; Query reads it as "any seller"
+	}
+	p, err := s.Query(Query{Seller: seller, Limit: -1})
+	return p.Listings, err
+}
+
+// Search is the contract's search(String): every active listing matching the
+// text, newest first. See Query for paging and sorting.
+func (s *Service) Search(text string) ([]Listing, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	p, err := s.Query(Query{Text: text, Limit: -1})
+	return p.Listings, err
+}
+
+// GetActiveListingsCount is the contract's getActiveListingsCount(). O(1).
+// Listings past their expiry that the sweep has not removed yet are not
+// counted.
+func (s *Service) GetActiveListingsCount() (int, error) {
+	if err := s.readGuard(); err != nil {
+		return 0, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.listings.len() - s.expiredUnswept(s.nowMs()), nil
+}
+
+// expiredUnswept counts listings whose expiry has passed but that the sweep
+// has not removed yet: normally none, so this is O(1) in practice (it walks
+// only the expired prefix of the expiry order).
+func (s *Service) expiredUnswept(nowMs int64) int {
+	n := 0
+	s.ix.byExpiry.ascend(func(k sortKey) bool {
+		if k.k > nowMs {
+			return false
+		}
+		n++
+		return true
+	})
+	return n
+}

@@ -19,45 +19,6 @@ import (
 // Each body starts with a format version byte; the rest depends on the kind.
 // Listing and transaction records inside a body use record.go's formats.
 
-// EventKind names the kind of a log entry.
-type EventKind string
-
-// The kinds of log entries. The first three are the contract's events, named
-// as the contract names them.
-const (
-	KindListingCreated       EventKind = "ListingCreatedEvent"
-	KindListingRemoved       EventKind = "ListingRemovedEvent"
-	KindTransactionCompleted EventKind = "TransactionCompletedEvent"
-	// KindListingExpired: the expiry timer removed a listing; its item went
-	// to the seller's mailbox. No contract event, by contract.
-	KindListingExpired EventKind = "ListingExpired"
-	// KindTransactionStep: a purchase entered a state other than COMPLETED
-	// (CREATED, a middle step, FAILED or ROLLED_BACK).
-	KindTransactionStep EventKind = "TransactionStep"
-	// KindMailClaimed: mailbox entries moved into a player's inventory.
-	KindMailClaimed EventKind = "MailClaimed"
-	// KindPlayerAdded: a player joined the embedded world (AddPlayer).
-	KindPlayerAdded EventKind = "PlayerAdded"
-	// KindPlayerChanged: a known player joined with another name or other
-	// permissions (Join).
-	KindPlayerChanged EventKind = "PlayerChanged"
-	// KindIssued: money or an item entered or left the market (Deposit,
-	// Withdraw, GiveItem, TakeItem).
-	KindIssued EventKind = "Issued"
-	// KindPlayerData: a player's own data changed (favourites, price
-	// alerts, what they have read).
-	KindPlayerData EventKind = "PlayerData"
-	// KindTransactionRated: a buyer rated a purchase (Rate); the body is
-	// the transaction's record with the rating, as a step's is.
-	KindTransactionRated EventKind = "TransactionRated"
-)
-
-// Contract reports whether entries of kind k are published to listeners as
-// one of the contract's three events.
-func (k EventKind) Contract() bool {
-	return k == KindListingCreated || k == KindListingRemoved || k == KindTransactionCompleted
-}
-
 const eventBodyVersion = 1
 
 // noSlot marks a destination that is the mailbox, not an inventory slot.

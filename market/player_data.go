@@ -191,29 +191,22 @@ func (s *Service) setExtraLocked(p *playerRecord, x *playerExtra, stored []byte)
 	}
 }
 
-// unfavorLocked takes player from the players who favour listing id.
-func (s *Service) unfavorLocked(id uint32, player int32) {
-	by := s.favoredBy[id]
-	if i := slices.Index(by, player); i >= 0 {
-		by = slices.Delete(by, i, i+1)
+// writeExtra commits x as p's data with a PlayerData log entry, and puts it
+// in memory.
+func (s *Service) writeExtra(p *playerRecord, x *playerExtra) error {
+	blob := encodeExtra(x, s.liveListing)
+	b := &s.batch
+	b.Reset()
+	b.add(s.extraOp(p, blob))
+	b.log(EventRow{Kind: KindPlayerData, At: s.nowMs(), Body: playerDataBody(p.id)})
+	if err := s.commit(b); err != nil {
+		return err
 	}
-	if len(by) == 0 {
-		delete(s.favoredBy, id)
-	} else {
-		s.favoredBy[id] = by
-	}
+	s.applied(func() { s.setExtraLocked(p, x, blob) })
+	return nil
 }
 
-// forgetFavoritesLocked takes a listing that left the market out of every
-// list that had it: only the players who favoured it are touched. Their
-// stored lists drop it on their next write.
-func (s *Service) forgetFavoritesLocked(id uint32) {
-	for _, idx := range s.favoredBy[id] {
-		if x := s.players[idx].extra; x != nil {
-			if i := slices.Index(x.favorites, id); i >= 0 {
-				x.favorites = slices.Delete(x.favorites, i, i+1)
-			}
-		}
-	}
-	delete(s.favoredBy, id)
+// playerDataBody records that a player's own data changed.
+func playerDataBody(id uuid.UUID) []byte {
+	return append([]byte{eventBodyVersion}, id[:]...)
 }

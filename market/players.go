@@ -3,6 +3,7 @@ package market
 import (
 	"encoding/binary"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -223,4 +224,71 @@ func playerAddedBody(p *PlayerRow) []byte {
 	b = appendStr(b, p.Perms)
 	b = binary.AppendVarint(b, int64(p.Balance))
 	return appendStr(b, string(p.Inventory))
+}
+
+// Players returns every player of the world, in load order.
+func (s *Service) Players() ([]Player, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Player, len(s.players))
+	for i, p := range s.players {
+		out[i] = p.public()
+	}
+	return out, nil
+}
+
+// GetPlayer returns a snapshot of a player's state.
+func (s *Service) GetPlayer(id uuid.UUID) (PlayerState, error) {
+	if err := s.readGuard(); err != nil {
+		return PlayerState{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p := s.playerByID[id]
+	if p == nil {
+		return PlayerState{}, errf(CodeUnknownPlayer, "player %s does not exist", id)
+	}
+	st := PlayerState{Player: p.public(), Balance: p.balance.Float()}
+	for i, it := range p.inv {
+		if it.mat != 0 {
+			stack := it.stack()
+			st.Inventory[i] = &stack
+		}
+	}
+	for _, m := range p.mail {
+		st.Mailbox = append(st.Mailbox, MailboxEntry{ID: m.id, Item: m.it.stack(), Reason: m.reason,
+			CreatedAt: time.UnixMilli(m.created).UTC(), PreviousPrice: m.prev.Float()})
+	}
+	return st, nil
+}
+
+func (s *Service) actor(p Player) (*playerRecord, error) {
+	pr := s.playerByID[p.ID]
+	if pr == nil {
+		return nil, errf(CodeUnknownPlayer, "player %s does not exist", p.ID)
+	}
+	return pr, nil
+}
+
+// PlayerByName finds a player by exact, then case-insensitive, name.
+func (s *Service) PlayerByName(name string) (Player, error) {
+	if err := s.readGuard(); err != nil {
+		return Player{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, p := range s.players {
+		if p.name == name {
+			return p.public(), nil
+		}
+	}
+	for _, p := range s.players {
+		if strings.EqualFold(p.name, name) {
+			return p.public(), nil
+		}
+	}
+	return Player{}, errf(CodeUnknownPlayer, "no player is called %q", truncateForMsg(name))
 }

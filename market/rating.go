@@ -58,14 +58,6 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	return s.txOf(t), nil
 }
 
-// rated adds t's rating to its seller's figures.
-func (st *stats) rated(t *transactionRecord) {
-	if ss := st.seller[t.seller]; ss != nil && t.rating > 0 {
-		ss.ratings++
-		ss.stars += int64(t.rating)
-	}
-}
-
 // requireHistory refuses, while the history loads at start, what needs all
 // of it: a change to a finished purchase (a refund, a rating), which the
 // load reads off the lock, and a purchase under a cap, which is counted from

@@ -213,47 +213,6 @@ func (s *Service) uncompleteLocked(t *transactionRecord) {
 	s.stats.unrecord(s, t)
 }
 
-// unrecord undoes record for t.
-func (st *stats) unrecord(s *Service, t *transactionRecord) {
-	st.volume -= t.price
-	st.sales--
-	if ss := st.seller[t.seller]; ss != nil {
-		ss.sales--
-		ss.earned -= t.net
-		if t.rating > 0 {
-			ss.ratings--
-			ss.stars -= int64(t.rating)
-		}
-		if ss.sales == 0 {
-			delete(st.seller, t.seller)
-		}
-	}
-	if is := st.items[t.it.mat]; is != nil {
-		is.sales--
-		is.amount -= int64(t.it.amount)
-		is.volume -= t.price
-		if is.sales == 0 {
-			delete(st.items, t.it.mat)
-		}
-	}
-	if i := slices.Index(st.top, t); i >= 0 {
-		// The list keeps the topKeep most expensive: the next one in line
-		// may be anywhere in the history.
-		st.top = st.top[:0]
-		for _, c := range s.completed {
-			st.addTop(c)
-		}
-	}
-	at := t.tl[slices.IndexFunc(t.tl, func(x stamp) bool { return x.state == uint8(stateIndex(StateCompleted)) })].at
-	pts := st.hist[t.it.mat]
-	for i := range pts {
-		if p := pts[i]; p.at == at && p.price == t.price && p.amount == t.it.amount {
-			st.hist[t.it.mat] = slices.Delete(pts, i, i+1)
-			break
-		}
-	}
-}
-
 // String names a refund mode as the console shows it.
 func (m RefundMode) String() string {
 	if m == RefundMoneyOnly {
