@@ -2,6 +2,7 @@ package market_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -95,4 +96,41 @@ func TestRelistKeepsTheListingRules(t *testing.T) {
 	must(t, err)
 	_, err = w.svc.RelistMail(w.alice.ID, st.Mailbox[0].ID)
 	errText(t, err, "Alice must wait 60s before listing again")
+}
+
+func TestListingsBySellerNilIsEmpty(t *testing.T) {
+	w := newWorld(t)
+	w.sell(w.alice, 0, 10)
+	ls, err := w.svc.GetListingsBySeller(uuid.Nil)
+	must(t, err)
+	if len(ls) != 0 {
+		t.Fatalf("GetListingsBySeller(uuid.Nil) returned %d listings", len(ls))
+	}
+}
+
+func TestExpiredUnsweptAnswersExpiredAndOwnerTakesItBack(t *testing.T) {
+	w := newWorld(t, func(c *market.Config) { c.ListingTTL = time.Hour })
+	l := w.sell(w.alice, 0, 10)
+	other := w.sell(w.alice, 1, 10)
+	w.clock.Advance(time.Hour)
+	want := fmt.Sprintf("listing #%d has expired", l.ID)
+	_, err := w.svc.GetListing(l.ID)
+	errText(t, err, want)
+	_, err = w.svc.Buy(w.bob, l.ID)
+	errText(t, err, want)
+	errText(t, w.svc.ForceExpire(l.ID, w.admin), want)
+	errText(t, w.svc.RemoveListing(l.ID, w.bob), fmt.Sprintf("Bob does not own listing #%d and lacks market.admin", l.ID))
+	w.events = nil
+	must(t, w.svc.RemoveListing(l.ID, w.alice))
+	must(t, w.svc.RemoveListing(other.ID, w.admin))
+	if len(w.events) != 2 || w.events[0].(market.ListingRemovedEvent).Reason() != market.ReasonRemoved ||
+		w.events[1].(market.ListingRemovedEvent).Reason() != market.ReasonAdminRemoved {
+		t.Fatalf("events %v", w.events)
+	}
+	_, err = w.svc.GetListing(l.ID)
+	errText(t, err, fmt.Sprintf("listing #%d does not exist", l.ID))
+	if st := w.stack(w.alice, 0); st.ID != l.Item.ID {
+		t.Fatalf("the item did not come back: %+v", st)
+	}
+	w.audit()
 }

@@ -1,7 +1,7 @@
 package market_test
 
 import (
-	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -191,106 +191,24 @@ func errorsIsInvalidQuery(err error) bool {
 	return ok && me.Code == market.CodeInvalidQuery
 }
 
-// TestHistoryPositionsStayPut: paging back through the completed
-// transactions by position while new ones complete repeats and skips none.
-func TestHistoryPositionsStayPut(t *testing.T) {
-	svc := seeded(t, 3_000)
-	players, err := svc.Players()
-	must(t, err)
-	gen := traffic.New(3)
-	first, err := svc.Transactions(market.TxQuery{Limit: -1})
-	must(t, err)
-	q := market.TxQuery{Limit: 50}
-	var ids []string
-	for {
-		p, err := svc.Transactions(q)
-		must(t, err)
-		for _, tx := range p.Transactions {
-			ids = append(ids, tx.ID)
-		}
-		if p.Next == 0 {
-			break
-		}
-		q.Before = p.Next
-		for range 30 {
-			gen.One(svc, players)
-		}
-	}
-	// The first page starts at the newest then; every older one follows once.
-	want := make([]string, 0, first.Total)
-	all, err := svc.Transactions(market.TxQuery{Limit: 1 << 30})
-	must(t, err)
-	for _, tx := range all.Transactions[all.Total-first.Total:] {
-		want = append(want, tx.ID)
-	}
-	if !slices.Equal(ids, want) {
-		t.Fatalf("paged %d transactions, want %d (first difference at %d)", len(ids), len(want), firstDiffS(ids, want))
-	}
-	if _, err := svc.Transactions(market.TxQuery{Before: all.Total + 1}); err == nil {
-		t.Fatal("a position beyond the history was accepted")
-	}
-	if _, err := svc.Transactions(market.TxQuery{Before: 1, AllStates: true}); err == nil {
-		t.Fatal("a position with AllStates was accepted")
-	}
-}
-
-func firstDiffS(a, b []string) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return min(len(a), len(b))
-}
-
-// TestProfileAndCategoryCounts checks both against the one-read queries
-// they summarize.
-func TestProfileAndCategoryCounts(t *testing.T) {
-	svc := seeded(t, 2_000)
-	counts, v, err := svc.CategoryCounts()
-	must(t, err)
-	if v != svc.Version() || len(counts) != 12 {
-		t.Fatalf("version %d (market %d), %d categories", v, svc.Version(), len(counts))
-	}
-	for _, c := range counts {
-		p, err := svc.Query(market.Query{Category: c.Category, Limit: 1})
-		must(t, err)
-		if p.Total != c.Active {
-			t.Errorf("%s: %d active, a query finds %d", c.Category, c.Active, p.Total)
-		}
-	}
-	players, err := svc.Players()
-	must(t, err)
-	all, err := svc.GetCompletedTransactions()
-	must(t, err)
-	for _, pl := range players[:10] {
-		pr, err := svc.Profile(pl.ID)
-		must(t, err)
-		mine, err := svc.GetListingsBySeller(pl.ID)
-		must(t, err)
-		var sales, purchases int64
-		var earned market.Money
-		for _, tx := range all {
-			if tx.Seller == pl.ID {
-				sales++
-				earned += market.Money(tx.SellerNet*100 + 0.5)
-			}
-			if tx.Buyer == pl.ID {
-				purchases++
-			}
-		}
-		got := fmt.Sprintf("%s %d %d %d %.2f", pr.Name, pr.ActiveListings, pr.Sales, pr.Purchases, pr.Earned)
-		want := fmt.Sprintf("%s %d %d %d %.2f", pl.Name, len(mine), sales, purchases, earned.Float())
-		if got != want {
-			t.Errorf("profile %q, want %q", got, want)
-		}
-	}
-	if _, err := svc.Profile(uid(99)); !errorsIsCode(err, market.CodeUnknownPlayer) {
-		t.Errorf("unknown player: %v", err)
-	}
-}
-
 func errorsIsCode(err error, c market.Code) bool {
 	me, ok := err.(*market.Error)
 	return ok && me.Code == c
+}
+
+func TestQueryHugeOffsetAndLimit(t *testing.T) {
+	w := newWorld(t)
+	w.sell(w.alice, 0, 10)
+	for _, q := range []market.Query{
+		{Offset: 1, Limit: math.MaxInt},
+		{Offset: math.MaxInt},
+		{Offset: math.MaxInt, Sort: market.SortCheapest},
+		{Offset: math.MaxInt - 5, Limit: 10, Sort: market.SortUnitPrice, Reverse: true},
+	} {
+		p, err := w.svc.Query(q)
+		must(t, err)
+		if len(p.Listings) > 1 || p.Total != 1 {
+			t.Fatalf("%+v: %d listings of %d", q, len(p.Listings), p.Total)
+		}
+	}
 }
