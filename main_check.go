@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 	"github.com/rynek/rynek/market/postgres"
 	"github.com/rynek/rynek/market/sqlite"
 )

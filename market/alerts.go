@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/rynek/rynek/internal/playertext"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Price alerts: a player asks to hear of new listings that match a search

@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/rynek/rynek/internal/playertext"
+	"github.com/rynek/rynek/market/playertext"
 	"golang.org/x/text/unicode/norm"
 )
 

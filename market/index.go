@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/rynek/rynek/internal/playertext"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // index answers searches without looking at every listing.
