@@ -99,18 +99,18 @@ func (ai *alertIndex) remove(owner int32, a *alertRecord) {
 // name, lore and enchantments.
 func listingWords(dst []string, it item, sellerName string) []string {
 	info := &materials[it.mat]
-	dst = appendTokens(dst, info.Key)
-	dst = appendTokens(dst, info.Name)
-	dst = appendTokens(dst, info.PolishWords)
-	dst = appendTokens(dst, playertext.Sanitize(sellerName))
+	dst = playertext.AppendWords(dst, info.Key)
+	dst = playertext.AppendWords(dst, info.Name)
+	dst = playertext.AppendWords(dst, info.PolishWords)
+	dst = playertext.AppendWords(dst, playertext.Sanitize(sellerName))
 	if x := it.x; x != nil {
-		dst = appendTokens(dst, playertext.Plain(x.name))
+		dst = playertext.AppendWords(dst, playertext.Plain(x.name))
 		for _, l := range x.lore {
-			dst = appendTokens(dst, playertext.Plain(l))
+			dst = playertext.AppendWords(dst, playertext.Plain(l))
 		}
 		for _, e := range x.ench {
-			dst = appendTokens(dst, enchantments[e.id].Key)
-			dst = appendTokens(dst, enchantments[e.id].Name)
+			dst = playertext.AppendWords(dst, enchantments[e.id].Key)
+			dst = playertext.AppendWords(dst, enchantments[e.id].Name)
 		}
 	}
 	return dst

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // BenchmarkAlertsOnNewListing is the main thread's extra work when a
@@ -22,7 +23,7 @@ func BenchmarkAlertsOnNewListing(b *testing.B) {
 	}
 	var vocab []string
 	for _, m := range mats {
-		vocab = appendTokens(vocab, materials[m].Name)
+		vocab = playertext.AppendWords(vocab, materials[m].Name)
 	}
 	listings := make([]item, 1024)
 	for i := range listings {

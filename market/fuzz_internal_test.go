@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // FuzzPrice checks that price validation never panics, accepts exactly the
@@ -222,11 +223,11 @@ func FuzzQueryText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		pq := parseQueryText(s)
 		for _, w := range pq.words {
-			if w == "" || Fold(w) != w {
+			if w == "" || playertext.Fold(w) != w {
 				t.Fatalf("word %q of %q is not folded", w, s)
 			}
 			for _, r := range w {
-				if !isWordRune(r) {
+				if !playertext.IsWordRune(r) {
 					t.Fatalf("word %q of %q has non-word rune %q", w, s, r)
 				}
 			}

@@ -118,7 +118,7 @@ func unitKey(price Money, amount uint8) int64 {
 // wordsOf appends the words of text to dst as token ids.
 func (ix *index) wordsOf(dst []uint32, text string) []uint32 {
 	var buf [16]string
-	for _, w := range appendTokens(buf[:0], text) {
+	for _, w := range playertext.AppendWords(buf[:0], text) {
 		dst = append(dst, ix.token(w))
 	}
 	return dst

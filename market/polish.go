@@ -3,6 +3,8 @@ package market
 import (
 	"slices"
 	"strings"
+
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Polish search words. Item names are the game's English ones, but the
@@ -98,7 +100,7 @@ func polishStem(w string) string {
 // separated, each once; "" when the name has no word in polishForms.
 func polishWords(name string) string {
 	var out []string
-	for _, w := range appendTokens(nil, name) {
+	for _, w := range playertext.AppendWords(nil, name) {
 		for _, f := range polishForms[w] {
 			f = strings.TrimSuffix(f, "$")
 			if !slices.Contains(out, f) {

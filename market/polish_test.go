@@ -3,6 +3,8 @@ package market
 import (
 	"strings"
 	"testing"
+
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // TestPolishFormsLeaveEnglishAlone: no word of the catalogue's English
@@ -12,12 +14,12 @@ import (
 func TestPolishFormsLeaveEnglishAlone(t *testing.T) {
 	english := map[string]bool{}
 	for i := 1; i <= catalogMaterialCount; i++ {
-		for _, w := range appendTokens(appendTokens(nil, materials[i].Key), materials[i].Name) {
+		for _, w := range playertext.AppendWords(playertext.AppendWords(nil, materials[i].Key), materials[i].Name) {
 			english[w] = true
 		}
 	}
 	for i := 1; i <= catalogEnchantmentCount; i++ {
-		for _, w := range appendTokens(appendTokens(nil, enchantments[i].Key), enchantments[i].Name) {
+		for _, w := range playertext.AppendWords(playertext.AppendWords(nil, enchantments[i].Key), enchantments[i].Name) {
 			english[w] = true
 		}
 	}
@@ -32,7 +34,7 @@ func TestPolishFormsLeaveEnglishAlone(t *testing.T) {
 		}
 		for _, f := range forms {
 			text := strings.TrimSuffix(f, "$")
-			if got := appendTokens(nil, text); len(got) != 1 || got[0] != text {
+			if got := playertext.AppendWords(nil, text); len(got) != 1 || got[0] != text {
 				t.Errorf("form %q of %q is not one folded word", f, w)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // SortMode orders query results.
@@ -110,7 +111,7 @@ type parsedQuery struct {
 
 func parseQueryText(text string) parsedQuery {
 	var pq parsedQuery
-	for _, f := range strings.Fields(StripColors(text)) {
+	for _, f := range strings.Fields(playertext.StripColors(text)) {
 		if len(f) > 1 && f[0] == '#' {
 			n, err := strconv.ParseUint(f[1:], 10, 32)
 			if err == nil {
@@ -122,7 +123,7 @@ func parseQueryText(text string) parsedQuery {
 			}
 		}
 		n := len(pq.words)
-		pq.words = appendTokens(pq.words, f)
+		pq.words = playertext.AppendWords(pq.words, f)
 		for i := n; i < len(pq.words); i++ {
 			pq.words[i] = polishStem(pq.words[i])
 		}

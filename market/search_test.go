@@ -62,7 +62,7 @@ func searchWorld(t testing.TB, n int, seed uint64) *market.Service {
 // oracleWords is an independent statement of the matching rule: fold the
 // text, split it into runs of letters and digits.
 func oracleWords(s string) []string {
-	return strings.FieldsFunc(market.Fold(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return strings.FieldsFunc(playertext.Fold(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 func oracleMatch(l market.Listing, query string) bool {
@@ -81,7 +81,7 @@ func oracleMatch(l market.Listing, query string) bool {
 		words = append(words, oracleWords(ei.Name)...)
 	}
 	words = append(words, oracleWords(playertext.Sanitize(l.SellerName))...)
-	for _, f := range strings.Fields(market.StripColors(query)) {
+	for _, f := range strings.Fields(playertext.StripColors(query)) {
 		if strings.HasPrefix(f, "#") {
 			if fmt.Sprintf("#%d", l.ID) != f {
 				return false
@@ -442,7 +442,7 @@ func TestSearchIndexesEveryHostileTextAsShown(t *testing.T) {
 	t.Cleanup(func() { svc.Close() })
 	for h, id := range ids {
 		shown := oracleWords(playertext.Plain(h))
-		for _, w := range oracleWords(market.StripColors(h)) {
+		for _, w := range oracleWords(playertext.StripColors(h)) {
 			got, err := svc.Search(w)
 			must(t, err)
 			found := slices.ContainsFunc(got, func(l market.Listing) bool { return l.ID == id })

@@ -255,7 +255,7 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 		}
 		m.changed = true
 		m.setStatus(statusMsg{text: fmt.Sprintf("listed #%d: %s ×%d for %s → ListingCreatedEvent", l.ID,
-			playertext.Sanitize(market.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
+			playertext.Sanitize(playertext.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
 	case actBuy:
 		m.buy(a)
 	case actRemove:

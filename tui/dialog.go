@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // dialog is a modal box. Like crush's dialogs it does not act itself: it
@@ -458,10 +459,10 @@ func newPlayerPicker(c *Common) *playerPicker {
 }
 
 func (d *playerPicker) apply() {
-	q := market.Fold(strings.TrimSpace(d.filter.Value()))
+	q := playertext.Fold(strings.TrimSpace(d.filter.Value()))
 	d.shown = d.shown[:0]
 	for _, p := range d.all {
-		if q == "" || strings.Contains(market.Fold(p.Name), q) {
+		if q == "" || strings.Contains(playertext.Fold(p.Name), q) {
 			d.shown = append(d.shown, p)
 		}
 	}

@@ -93,6 +93,6 @@ func (m *Model) relist(a actRelist) error {
 	}
 	m.changed = true
 	m.setStatus(statusMsg{text: fmt.Sprintf("relisted #%d: %s ×%d for %s → ListingCreatedEvent", l.ID,
-		playertext.Sanitize(market.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
+		playertext.Sanitize(playertext.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 	"github.com/rynek/rynek/seed"
 )
 
@@ -111,7 +112,7 @@ func TestBoardSpeaksPolish(t *testing.T) {
 
 // itemPhrase is how the board names a listing's item: "3× Diamond".
 func itemPhrase(l market.Listing) string {
-	name := market.StripColors(l.Item.DisplayName)
+	name := playertext.StripColors(l.Item.DisplayName)
 	if name == "" {
 		info, _ := market.LookupMaterial(l.Item.Material)
 		name = info.Name

@@ -18,6 +18,7 @@ import (
 	"math"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Player is a player as others see them.
@@ -112,7 +113,7 @@ func NewPlayer(p market.Player) Player { return Player{UUID: p.ID.String(), Name
 
 // NewItem is the wire form of an item stack.
 func NewItem(s market.ItemStack) Item {
-	it := Item{Material: s.Material, Name: market.StripColors(s.DisplayName), DisplayName: s.DisplayName,
+	it := Item{Material: s.Material, Name: playertext.StripColors(s.DisplayName), DisplayName: s.DisplayName,
 		Amount: s.Amount, Enchanted: len(s.Enchantments) > 0, Enchantments: []Enchantment{},
 		Lore: append([]string{}, s.Lore...), StackID: s.ID.String()}
 	if it.Name == "" {

@@ -3,6 +3,15 @@
 // console renders player text with it and the market's search index folds
 // the same shown text, so that nothing the screen hides (a stripped escape
 // sequence, an APC payload, a link's URL) can be found by searching.
+//
+// It also holds the form in which search compares text (fold.go): Fold,
+// StripColors and the words of a text (AppendWords), which the market's
+// index, its query parser, its price alerts and the catalogue's Polish
+// words all use, so that one text always gives the same words.
+//
+// It is a leaf: it imports nothing of Rynek, so that the market (which
+// must import nothing outside market/) and the console can both build on
+// it.
 package playertext
 
 import (

@@ -1,11 +1,10 @@
-package market
+package playertext
 
 import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/rynek/rynek/market/playertext"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -68,30 +67,30 @@ func Fold(s string) string {
 // StripColors removes Minecraft legacy formatting codes: '§' followed by one
 // character (colour 0-9a-f, format k-o, reset r, or the hex prefix x). A
 // trailing lone '§' is dropped too. The codes are found as the console finds
-// them (playertext.Runs); the text is left as it is.
+// them (Runs); the text is left as it is.
 func StripColors(s string) string {
 	if !strings.ContainsRune(s, '§') {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	for _, text := range playertext.Runs(s) {
+	for _, text := range Runs(s) {
 		b.WriteString(text)
 	}
 	return b.String()
 }
 
-// isWordRune reports whether r belongs to a search word.
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+// IsWordRune reports whether r belongs to a search word.
+func IsWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// appendTokens folds s and appends its words (maximal runs of letters and
+// AppendWords folds s and appends its words (maximal runs of letters and
 // digits) to dst. Words are what the search index stores and what a query is
 // split into, so "Diamond_Sword" and "diamond sword" meet in the same words.
-func appendTokens(dst []string, s string) []string {
+func AppendWords(dst []string, s string) []string {
 	f := Fold(s)
 	start := -1
 	for i, r := range f {
-		if isWordRune(r) {
+		if IsWordRune(r) {
 			if start < 0 {
 				start = i
 			}
