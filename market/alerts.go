@@ -188,7 +188,7 @@ func (s *Service) AddAlert(player uuid.UUID, query string, maxUnitPrice float64)
 	}
 	pq := parseQueryText(query)
 	if len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad {
-		return Alert{}, errf(CodeInvalidQuery, "an alert needs words to look for (not #ids), not %q", truncateForMsg(query))
+		return Alert{}, errf(CodeInvalidQuery, "an alert needs words to look for (not #ids), not %q", playertext.Excerpt(query))
 	}
 	maxUnit, err := toMoney("maximum unit price", maxUnitPrice, 1, s.cfg.MaxPrice)
 	if err != nil {

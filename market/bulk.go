@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Bulk prepares a data load: players, inventories, listings, mail and
@@ -111,11 +112,11 @@ func (k *Bulk) SetPlayerData(player uuid.UUID, favorites []int, alerts []BulkAle
 		pq := parseQueryText(a.Query)
 		switch {
 		case len(a.Query) > MaxAlertQueryBytes:
-			return fmt.Errorf("bulk: alert %q is over %d bytes", truncateForMsg(a.Query), MaxAlertQueryBytes)
+			return fmt.Errorf("bulk: alert %q is over %d bytes", playertext.Excerpt(a.Query), MaxAlertQueryBytes)
 		case len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad:
-			return fmt.Errorf("bulk: alert %q has no words to look for", truncateForMsg(a.Query))
+			return fmt.Errorf("bulk: alert %q has no words to look for", playertext.Excerpt(a.Query))
 		case a.MaxUnitPrice <= 0:
-			return fmt.Errorf("bulk: alert %q has a ceiling of %s", truncateForMsg(a.Query), FormatMoney(a.MaxUnitPrice))
+			return fmt.Errorf("bulk: alert %q has a ceiling of %s", playertext.Excerpt(a.Query), FormatMoney(a.MaxUnitPrice))
 		}
 		if a.ID == uuid.Nil {
 			a.ID = uuid.New()

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Limits on item input. They bound memory per listing and the work a single
@@ -173,14 +174,14 @@ func toItem(s ItemStack) (item, error) {
 	limit := info.MaxStack
 	if s.MaxStack != 0 {
 		if s.MaxStack < 1 || s.MaxStack > MaxItemStack {
-			return item{}, errf(CodeInvalidItem, "max stack size %d of %s is outside 1..%d", s.MaxStack, truncateForMsg(canon), MaxItemStack)
+			return item{}, errf(CodeInvalidItem, "max stack size %d of %s is outside 1..%d", s.MaxStack, playertext.Excerpt(canon), MaxItemStack)
 		}
 		if s.MaxStack != info.MaxStack {
 			limit, it.stackMax = s.MaxStack, uint8(s.MaxStack)
 		}
 	}
 	if s.Amount < 1 || s.Amount > limit {
-		return item{}, errf(CodeInvalidItem, "amount %d of %s is outside 1..%d", s.Amount, truncateForMsg(canon), limit)
+		return item{}, errf(CodeInvalidItem, "amount %d of %s is outside 1..%d", s.Amount, playertext.Excerpt(canon), limit)
 	}
 	it.amount = uint8(s.Amount)
 	var x *itemExtra
@@ -255,11 +256,11 @@ func toItemExtra(s ItemStack) (*itemExtra, []pendingEnch, error) {
 			return nil, nil, err
 		}
 		if e.Level < 1 || e.Level > MaxEnchantLevel {
-			return nil, nil, errf(CodeInvalidItem, "enchantment %s level %d is outside 1..%d", truncateForMsg(key), e.Level, MaxEnchantLevel)
+			return nil, nil, errf(CodeInvalidItem, "enchantment %s level %d is outside 1..%d", playertext.Excerpt(key), e.Level, MaxEnchantLevel)
 		}
 		for _, have := range pending {
 			if have.key == key {
-				return nil, nil, errf(CodeInvalidItem, "enchantment %s given twice", truncateForMsg(key))
+				return nil, nil, errf(CodeInvalidItem, "enchantment %s given twice", playertext.Excerpt(key))
 			}
 		}
 		id, _ := enchantmentKeys.lookup(key)
@@ -283,18 +284,6 @@ func findMaterial(key string) (canon string, id uint16, err error) {
 	}
 	found, _ := materialKeys.lookup(canon)
 	return canon, uint16(found), nil
-}
-
-// truncateForMsg keeps error messages short when the input is hostile.
-func truncateForMsg(s string) string {
-	if len(s) <= 40 {
-		return s
-	}
-	cut := 40
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // Item blob format. Keys are stored as text, not catalogue indexes, so that a

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // NewPlayer is a player joining the embedded world (AddPlayer): who they
@@ -110,7 +111,7 @@ func (s *Service) nameHolder(name string) *playerRecord {
 func validPermissions(perms []string) error {
 	for _, perm := range perms {
 		if perm == "" || strings.ContainsAny(perm, ", \t\n") {
-			return errf(CodeInvalidPlayer, "permission %q must be one word without commas", truncateForMsg(perm))
+			return errf(CodeInvalidPlayer, "permission %q must be one word without commas", playertext.Excerpt(perm))
 		}
 	}
 	return nil
@@ -206,11 +207,11 @@ func playerChangedBody(p *PlayerRow) []byte {
 // validPlayerName holds a name to the game's rules for player names.
 func validPlayerName(name string) error {
 	if len(name) < 3 || len(name) > 16 {
-		return errf(CodeInvalidPlayer, "a player name has 3 to 16 characters, %q has %d", truncateForMsg(name), len([]rune(name)))
+		return errf(CodeInvalidPlayer, "a player name has 3 to 16 characters, %q has %d", playertext.Excerpt(name), len([]rune(name)))
 	}
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
-			return errf(CodeInvalidPlayer, "a player name has only letters a–z, digits and underscores; %q has %q", truncateForMsg(name), r)
+			return errf(CodeInvalidPlayer, "a player name has only letters a–z, digits and underscores; %q has %q", playertext.Excerpt(name), r)
 		}
 	}
 	return nil
@@ -290,5 +291,5 @@ func (s *Service) PlayerByName(name string) (Player, error) {
 			return p.public(), nil
 		}
 	}
-	return Player{}, errf(CodeUnknownPlayer, "no player is called %q", truncateForMsg(name))
+	return Player{}, errf(CodeUnknownPlayer, "no player is called %q", playertext.Excerpt(name))
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // pricePoint is one completed sale of a material, for price history. It
@@ -69,7 +71,7 @@ func (s *Service) PriceHistory(material string, span, width time.Duration) (Pric
 	}
 	mat, ok := materialID(strings.ToUpper(strings.TrimSpace(material)))
 	if !ok {
-		return PriceHistory{}, errf(CodeInvalidQuery, "unknown material %q", truncateForMsg(material))
+		return PriceHistory{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(material))
 	}
 	if span == 0 {
 		span = DefaultPriceSpan
@@ -190,7 +192,7 @@ func (s *Service) PriceSummary(material string) (PriceSummary, error) {
 	}
 	mat, ok := materialID(strings.ToUpper(strings.TrimSpace(material)))
 	if !ok {
-		return PriceSummary{}, errf(CodeInvalidQuery, "unknown material %q", truncateForMsg(material))
+		return PriceSummary{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(material))
 	}
 	now := s.nowMs()
 	week := 7 * 24 * time.Hour

@@ -184,7 +184,7 @@ func (s *Service) Query(q Query) (Page, error) {
 	if q.Material != "" {
 		id, ok := materialID(strings.TrimSpace(q.Material))
 		if !ok {
-			return Page{}, errf(CodeInvalidQuery, "unknown material %q", truncateForMsg(q.Material))
+			return Page{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(q.Material))
 		}
 		mat = id
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Rate records the buyer's rating of a COMPLETED purchase: 1 to 5 stars,
@@ -24,7 +25,7 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	}
 	id, err := uuid.Parse(strings.TrimSpace(txID))
 	if err != nil {
-		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", playertext.Excerpt(txID))
 	}
 	if err := s.requireHistory(); err != nil {
 		return Transaction{}, err
@@ -32,7 +33,7 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	t := s.txRecord(id)
 	switch {
 	case t == nil:
-		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", playertext.Excerpt(txID))
 	case t.buyer != p.idx:
 		return Transaction{}, errf(CodeNotRatable, "%s did not buy in transaction %s: only its buyer rates it", p.name, id)
 	case t.State() != StateCompleted:

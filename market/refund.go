@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // RefundMode says what Refund does when the buyer no longer holds the very
@@ -71,14 +72,14 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	}
 	id, err := uuid.Parse(strings.TrimSpace(txID))
 	if err != nil {
-		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", playertext.Excerpt(txID))
 	}
 	if err := s.requireHistory(); err != nil {
 		return Transaction{}, err
 	}
 	t := s.txRecord(id)
 	if t == nil {
-		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", playertext.Excerpt(txID))
 	}
 	if t.State() != StateCompleted {
 		if strings.HasPrefix(t.errCode, refundPrefix) {

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // The material and enchantment tables. An id indexes a table: id 0 is a
@@ -136,7 +138,7 @@ func (t *keyTable) addOrRefuse(what, canon string, fill func(id int)) (int, erro
 	id, ok := t.add(canon, fill)
 	if !ok {
 		return 0, errf(CodeInvalidItem, "%s %s is not in the catalogue, and the market already holds the %d others it can keep",
-			what, truncateForMsg(canon), t.limit-1-len(t.fixed))
+			what, playertext.Excerpt(canon), t.limit-1-len(t.fixed))
 	}
 	return id, nil
 }
@@ -278,7 +280,7 @@ func CanonicalEnchantmentKey(key string) (string, error) {
 func qualified(what, ns, path string) (string, error) {
 	key := ns + ":" + path
 	if len(key) > MaxKeyBytes {
-		return "", errf(CodeInvalidItem, "%s key %q is %d bytes long as stored; at most %d allowed", what, truncateForMsg(key), len(key), MaxKeyBytes)
+		return "", errf(CodeInvalidItem, "%s key %q is %d bytes long as stored; at most %d allowed", what, playertext.Excerpt(key), len(key), MaxKeyBytes)
 	}
 	return key, nil
 }
@@ -306,7 +308,7 @@ func parseResourceKey(what, key string) (namespace, path string, err error) {
 		default:
 			r, _ := utf8.DecodeRuneInString(key[i:])
 			return "", "", errf(CodeInvalidItem, "%s key %q has %q, which keys may not hold (allowed: a-z 0-9 _ . - and, in the path, /)",
-				what, truncateForMsg(key), r)
+				what, playertext.Excerpt(key), r)
 		}
 	}
 	if colon < 0 {
@@ -314,7 +316,7 @@ func parseResourceKey(what, key string) (namespace, path string, err error) {
 	}
 	namespace, path = string(lower[:colon]), string(lower[colon+1:])
 	if namespace == "" || path == "" {
-		return "", "", errf(CodeInvalidItem, "%s key %q needs both a namespace and a path around its ':'", what, truncateForMsg(key))
+		return "", "", errf(CodeInvalidItem, "%s key %q needs both a namespace and a path around its ':'", what, playertext.Excerpt(key))
 	}
 	return namespace, path, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // GetCompletedTransactions is the contract's getCompletedTransactions():
@@ -42,7 +43,7 @@ func (s *Service) GetTransaction(id string) (Transaction, error) {
 	}
 	u, err := uuid.Parse(strings.TrimSpace(id))
 	if err != nil {
-		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(id))
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", playertext.Excerpt(id))
 	}
 	if s.txRecord(u) == nil && !s.HistoryLoaded() {
 		s.waitHistory() // it may be a finished transaction not loaded yet
@@ -51,7 +52,7 @@ func (s *Service) GetTransaction(id string) (Transaction, error) {
 	defer s.mu.RUnlock()
 	t := s.txByID[u]
 	if t == nil {
-		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(id))
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", playertext.Excerpt(id))
 	}
 	return s.txOf(t), nil
 }
@@ -193,7 +194,7 @@ func (s *Service) filteredTx(src []*transactionRecord, q TxQuery) (TxPage, error
 	if q.State != "" {
 		state = slices.Index(States(), q.State)
 		if state < 0 {
-			return TxPage{}, errf(CodeInvalidQuery, "%q is not a transaction state", truncateForMsg(string(q.State)))
+			return TxPage{}, errf(CodeInvalidQuery, "%q is not a transaction state", playertext.Excerpt(string(q.State)))
 		}
 	}
 	part := []byte(strings.ToLower(q.IDPart))
