@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -98,7 +99,7 @@ func (ai *alertIndex) remove(owner int32, a *alertRecord) {
 // it: its material's key, name and Polish words, its seller's name, its own
 // name, lore and enchantments.
 func listingWords(dst []string, it item, sellerName string) []string {
-	info := &materials[it.mat]
+	info := catalog.Material(it.mat)
 	dst = playertext.AppendWords(dst, info.Key)
 	dst = playertext.AppendWords(dst, info.Name)
 	dst = playertext.AppendWords(dst, info.PolishWords)
@@ -109,8 +110,8 @@ func listingWords(dst []string, it item, sellerName string) []string {
 			dst = playertext.AppendWords(dst, playertext.Plain(l))
 		}
 		for _, e := range x.ench {
-			dst = playertext.AppendWords(dst, enchantments[e.id].Key)
-			dst = playertext.AppendWords(dst, enchantments[e.id].Name)
+			dst = playertext.AppendWords(dst, catalog.Enchantment(e.id).Key)
+			dst = playertext.AppendWords(dst, catalog.Enchantment(e.id).Name)
 		}
 	}
 	return dst
@@ -262,7 +263,7 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 	}
 	byOwner := map[int32]*playerExtra{}
 	var owners []int32
-	mat := materials[r.it.mat].Key
+	mat := catalog.Material(r.it.mat).Key
 	for _, ref := range refs {
 		x := byOwner[ref.owner]
 		if x == nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -18,12 +19,12 @@ import (
 func BenchmarkAlertsOnNewListing(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var mats []uint16
-	for id := 1; id < len(materials) && materials[id].Key != ""; id++ {
+	for id := 1; id < catalog.MaterialCapacity && catalog.Material(uint16(id)).Key != ""; id++ {
 		mats = append(mats, uint16(id))
 	}
 	var vocab []string
 	for _, m := range mats {
-		vocab = playertext.AppendWords(vocab, materials[m].Name)
+		vocab = playertext.AppendWords(vocab, catalog.Material(m).Name)
 	}
 	listings := make([]item, 1024)
 	for i := range listings {

@@ -3,14 +3,16 @@ package market
 import (
 	"strings"
 	"testing"
+
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // TestAlertIndexMatchesAsQueryDoes: an alert fires when each of its words
 // is inside one of the listing's words, at or under its unit ceiling, never
 // for its owner, and once however many of the listing's words lead to it.
 func TestAlertIndexMatchesAsQueryDoes(t *testing.T) {
-	diamond, _ := materialID("DIAMOND")
-	sword, _ := materialID("DIAMOND_SWORD")
+	diamond, _ := catalog.MaterialID("DIAMOND")
+	sword, _ := catalog.MaterialID("DIAMOND_SWORD")
 	long := strings.Repeat("x", maxAlertWordBytes) + "yz"
 	var ai alertIndex
 	alerts := map[string]*alertRecord{}

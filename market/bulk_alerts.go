@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // BulkAlertHit is a listing one of a player's price alerts found: a
@@ -45,21 +46,21 @@ func (k *Bulk) AddAlertHits(player uuid.UUID, hits []BulkAlertHit) error {
 			return fmt.Errorf("bulk: alert %s is not one of player %s's", h.Alert, player)
 		}
 		a := &x.alerts[i]
-		mat, ok := materialID(h.Material)
+		mat, ok := catalog.MaterialID(h.Material)
 		switch {
 		case h.Listing <= 0 || h.Listing > math.MaxInt32:
 			return fmt.Errorf("bulk: alert hit on listing id %d, out of range", h.Listing)
 		case !ok:
 			return fmt.Errorf("bulk: alert hit on unknown material %q", h.Material)
-		case h.Amount < 1 || h.Amount > materials[mat].MaxStack:
-			return fmt.Errorf("bulk: alert hit on %d %s: a stack holds 1 to %d", h.Amount, materials[mat].Key, materials[mat].MaxStack)
+		case h.Amount < 1 || h.Amount > catalog.Material(mat).MaxStack:
+			return fmt.Errorf("bulk: alert hit on %d %s: a stack holds 1 to %d", h.Amount, catalog.Material(mat).Key, catalog.Material(mat).MaxStack)
 		case h.Price <= 0 || h.Price > a.maxUnit*Money(h.Amount):
 			return fmt.Errorf("bulk: alert %q (at most %s each) found %d for %s", a.query, FormatMoney(a.maxUnit), h.Amount, FormatMoney(h.Price))
 		case h.At.UnixMilli() < a.created:
 			return fmt.Errorf("bulk: alert %q made %v found a listing at %v, before it", a.query, unixMilli(a.created), h.At)
 		}
 		found = append(found, alertHit{alert: h.Alert, listing: uint32(h.Listing), at: h.At.UnixMilli(), price: h.Price,
-			amount: uint8(h.Amount), material: materials[mat].Key})
+			amount: uint8(h.Amount), material: catalog.Material(mat).Key})
 	}
 	x.hits = append(x.hits, found...)
 	slices.SortStableFunc(x.hits, func(a, b alertHit) int { return cmp.Compare(a.at, b.at) })

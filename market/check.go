@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // The integrity check (rynek check), in the spirit of git fsck and
@@ -381,7 +382,7 @@ func (c *checker) checkMemory() {
 	places := make(map[uuid.UUID]stackPlace, c.r.Listings+c.r.Players*4)
 	s.eachStackLocked(func(it item, where stackPlace) {
 		if first, ok := places[it.uid]; ok {
-			c.problem("stack-twice", []any{"stack", it.uid}, "the stack (%d %s) is in %s and in %s", it.amount, materials[it.mat].Key,
+			c.problem("stack-twice", []any{"stack", it.uid}, "the stack (%d %s) is in %s and in %s", it.amount, catalog.Material(it.mat).Key,
 				s.placeName(first), s.placeName(where))
 			return
 		}

@@ -2,6 +2,8 @@ package market
 
 import (
 	"time"
+
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // Config holds the market's rules. Zero values are replaced by the defaults
@@ -77,17 +79,10 @@ func DefaultConfig() Config {
 		MaxListingsPerPlayer: 20,
 		MaxAlertsPerPlayer:   10,
 		ListingCooldown:      5 * time.Second,
-		Blacklist:            defaultBlacklist(),
+		Blacklist:            catalog.DefaultBlacklist(),
 		Clock:                SystemClock{},
 		EventRetention:       EventRetention{MaxAge: 30 * 24 * time.Hour, MaxCount: 1_000_000},
 	}
-}
-
-// defaultBlacklist is what no player can obtain in survival: the game's
-// operator items (operatorItems, from its Operator Utilities creative tab)
-// and three more that only creative mode or commands give.
-func defaultBlacklist() []string {
-	return append([]string{"BEDROCK", "SPAWNER", "KNOWLEDGE_BOOK"}, operatorItems...)
 }
 
 // WithDefaults returns c as a market started with it reads it: every zero

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 func TestListenersAndCallerGetTheirOwnCopies(t *testing.T) {
@@ -16,12 +17,12 @@ func TestListenersAndCallerGetTheirOwnCopies(t *testing.T) {
 			// A rude listener scribbles on everything it was handed.
 			l.Item.Lore[0] = "changed by a listener"
 			l.Item.Enchantments[0].Level = 99
-			l.Categories[0] = market.CategoryOther
+			l.Categories[0] = catalog.CategoryOther
 		})
 	}
 	got := w.sell(w.alice, 1, 50) // the sword: lore, enchantments, categories
 	for i, l := range append(seen, got) {
-		if l.Item.Lore[0] != "Wykuty w Krakowie" || l.Item.Enchantments[0].Level != 5 || l.Categories[0] == market.CategoryOther {
+		if l.Item.Lore[0] != "Wykuty w Krakowie" || l.Item.Enchantments[0].Level != 5 || l.Categories[0] == catalog.CategoryOther {
 			t.Fatalf("copy %d was changed by another listener: %+v", i, l)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -42,8 +43,8 @@ func ParseQuery(text string, minPrice, maxPrice Money) (Query, error) {
 		case ok && strings.EqualFold(name, "amount"):
 			lo, hi, err := bounds(value, func(s string) (int64, error) {
 				n, err := strconv.Atoi(s)
-				if err != nil || n < 1 || n > MaxItemStack {
-					return 0, fmt.Errorf("an amount is a whole number from 1 to %d, not %q", MaxItemStack, playertext.Excerpt(s))
+				if err != nil || n < 1 || n > catalog.MaxItemStack {
+					return 0, fmt.Errorf("an amount is a whole number from 1 to %d, not %q", catalog.MaxItemStack, playertext.Excerpt(s))
 				}
 				return int64(n), nil
 			})

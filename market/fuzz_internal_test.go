@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -96,7 +97,7 @@ func FuzzItemInput(f *testing.F) {
 			t.Fatal("round trip changed the item")
 		}
 		got := back.stack()
-		canon, _ := CanonicalMaterialKey(mat)
+		canon, _ := catalog.CanonicalMaterialKey(mat)
 		if got.ID != s.ID || got.Material != canon || got.Amount != s.Amount || got.DisplayName != s.DisplayName ||
 			maxStack != 0 && back.maxStack() != maxStack {
 			t.Fatalf("round trip %+v -> %+v", s, got)
@@ -321,7 +322,7 @@ func FuzzAlertQuery(f *testing.F) {
 	for _, q := range []string{"diamond", "miecz łódź", "#5", "", "§b", "a b c", strings.Repeat("x", 30)} {
 		f.Add(q)
 	}
-	diamond, _ := materialID("DIAMOND")
+	diamond, _ := catalog.MaterialID("DIAMOND")
 	f.Fuzz(func(t *testing.T, q string) {
 		pq := parseQueryText(q)
 		if len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad || len(q) > MaxAlertQueryBytes || !utf8.ValidString(q) {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -53,7 +54,7 @@ type index struct {
 	gramSeen []uint32 // generation stamps for deduplicating a listing's grams
 	gramGen  uint32
 
-	cats       [categoryCount]*roaring.Bitmap
+	cats       [catalog.NumCategories]*roaring.Bitmap
 	sellers    map[int32]*roaring.Bitmap
 	byMaterial map[uint16]*roaring.Bitmap // listings by material, for the material filter
 
@@ -97,7 +98,7 @@ func newIndex() *index {
 		byUnit:     newOrder(),
 		byAmount:   newOrder(),
 		byExpiry:   newOrder(),
-		matToks:    make([][]uint32, len(materials)),
+		matToks:    make([][]uint32, catalog.MaterialCapacity),
 		sellerToks: map[int32][]uint32{},
 	}
 	for i := range ix.cats {
@@ -130,7 +131,7 @@ func (ix *index) tokenIDs(dst []uint32, r *listingRecord, sellerName string) []u
 	dst = dst[:0]
 	mt := ix.matToks[r.it.mat]
 	if mt == nil {
-		info := &materials[r.it.mat]
+		info := catalog.Material(r.it.mat)
 		mt = ix.wordsOf(ix.wordsOf(ix.wordsOf(nil, info.Key), info.Name), info.PolishWords)
 		ix.matToks[r.it.mat] = mt
 	}
@@ -147,8 +148,8 @@ func (ix *index) tokenIDs(dst []uint32, r *listingRecord, sellerName string) []u
 			dst = ix.wordsOf(dst, playertext.Plain(l))
 		}
 		for _, e := range x.ench {
-			dst = ix.wordsOf(dst, enchantments[e.id].Key)
-			dst = ix.wordsOf(dst, enchantments[e.id].Name)
+			dst = ix.wordsOf(dst, catalog.Enchantment(e.id).Key)
+			dst = ix.wordsOf(dst, catalog.Enchantment(e.id).Name)
 		}
 	}
 	// Deduplicate with generation stamps: no sorting, no map.
@@ -223,7 +224,7 @@ func (ix *index) add(r *listingRecord, tids []uint32) {
 	}
 	cs := r.it.categories()
 	for c := range ix.cats {
-		if cs.Has(Category(c)) {
+		if cs.Has(catalog.Category(c)) {
 			ix.cats[c].Add(id)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -22,7 +23,6 @@ const (
 	MaxLoreLines        = 16
 	MaxLoreLineBytes    = 256
 	MaxEnchantments     = 16
-	MaxEnchantLevel     = 255
 )
 
 // item is the compact in-memory form of an ItemStack: 32 bytes plus an
@@ -95,18 +95,18 @@ func (it item) maxStack() int {
 	if it.stackMax != 0 {
 		return int(it.stackMax)
 	}
-	return materials[it.mat].MaxStack
+	return catalog.Material(it.mat).MaxStack
 }
 
 // categories returns the item's category set.
-func (it item) categories() CategorySet {
+func (it item) categories() catalog.CategorySet {
 	var buf [MaxEnchantments]uint8
-	return categoriesOf(it.mat, it.enchIDs(buf[:0]))
+	return catalog.Categories(it.mat, it.enchIDs(buf[:0]))
 }
 
 // stack returns the public form of it.
 func (it item) stack() ItemStack {
-	s := ItemStack{ID: it.uid, Material: materials[it.mat].Key, Amount: int(it.amount), MaxStack: int(it.stackMax)}
+	s := ItemStack{ID: it.uid, Material: catalog.Material(it.mat).Key, Amount: int(it.amount), MaxStack: int(it.stackMax)}
 	if it.x != nil {
 		s.DisplayName = it.x.name
 		if len(it.x.lore) > 0 {
@@ -115,7 +115,7 @@ func (it item) stack() ItemStack {
 		if len(it.x.ench) > 0 {
 			s.Enchantments = make([]Enchantment, len(it.x.ench))
 			for i, e := range it.x.ench {
-				s.Enchantments[i] = Enchantment{Key: enchantments[e.id].Key, Level: int(e.level)}
+				s.Enchantments[i] = Enchantment{Key: catalog.Enchantment(e.id).Key, Level: int(e.level)}
 			}
 		}
 		s.Original = ItemOriginal{Format: OriginalFormat(it.x.original.format), Data: it.x.original.data}
@@ -160,23 +160,21 @@ func validateText(what, s string, max int) error {
 // is added to the tables only once everything else has passed, so that a
 // refused item leaves them as they were.
 func toItem(s ItemStack) (item, error) {
-	canon, mat, err := findMaterial(s.Material)
+	canon, mat, err := catalog.FindMaterial(s.Material)
 	if err != nil {
-		return item{}, err
+		return item{}, invalidItem(err)
 	}
-	var info MaterialInfo
+	stackOf := catalog.RuntimeMaterialStack // a material outside the catalogue: the game's default
 	if mat != 0 {
-		info = materials[mat]
-	} else {
-		info = runtimeMaterial(canon)
+		stackOf = catalog.Material(mat).MaxStack
 	}
 	it := item{uid: s.ID, mat: mat}
-	limit := info.MaxStack
+	limit := stackOf
 	if s.MaxStack != 0 {
-		if s.MaxStack < 1 || s.MaxStack > MaxItemStack {
-			return item{}, errf(CodeInvalidItem, "max stack size %d of %s is outside 1..%d", s.MaxStack, playertext.Excerpt(canon), MaxItemStack)
+		if s.MaxStack < 1 || s.MaxStack > catalog.MaxItemStack {
+			return item{}, errf(CodeInvalidItem, "max stack size %d of %s is outside 1..%d", s.MaxStack, playertext.Excerpt(canon), catalog.MaxItemStack)
 		}
-		if s.MaxStack != info.MaxStack {
+		if s.MaxStack != stackOf {
 			limit, it.stackMax = s.MaxStack, uint8(s.MaxStack)
 		}
 	}
@@ -193,15 +191,15 @@ func toItem(s ItemStack) (item, error) {
 	}
 	// Valid: learn what is new.
 	if it.mat == 0 {
-		if it.mat, err = addMaterial(canon); err != nil {
-			return item{}, err
+		if it.mat, err = catalog.AddMaterial(canon); err != nil {
+			return item{}, invalidItem(err)
 		}
 	}
 	for i, p := range pending {
 		id := p.id
 		if id == 0 {
-			if id, err = addEnchantment(p.key); err != nil {
-				return item{}, err
+			if id, err = catalog.AddEnchantment(p.key); err != nil {
+				return item{}, invalidItem(err)
 			}
 		}
 		x.ench[i] = ench{id: id, level: p.level}
@@ -209,6 +207,10 @@ func toItem(s ItemStack) (item, error) {
 	it.x = x
 	return it, nil
 }
+
+// invalidItem is the market's INVALID_ITEM for a key the catalogue refused
+// (catalog.ErrInvalidKey), with the catalogue's text.
+func invalidItem(err error) error { return &Error{Code: CodeInvalidItem, Msg: err.Error()} }
 
 // pendingEnch is a validated enchantment whose id may not exist yet (id 0).
 type pendingEnch struct {
@@ -251,19 +253,19 @@ func toItemExtra(s ItemStack) (*itemExtra, []pendingEnch, error) {
 	}
 	var pending []pendingEnch
 	for _, e := range s.Enchantments {
-		key, err := CanonicalEnchantmentKey(e.Key)
+		key, err := catalog.CanonicalEnchantmentKey(e.Key)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, invalidItem(err)
 		}
-		if e.Level < 1 || e.Level > MaxEnchantLevel {
-			return nil, nil, errf(CodeInvalidItem, "enchantment %s level %d is outside 1..%d", playertext.Excerpt(key), e.Level, MaxEnchantLevel)
+		if e.Level < 1 || e.Level > catalog.MaxEnchantLevel {
+			return nil, nil, errf(CodeInvalidItem, "enchantment %s level %d is outside 1..%d", playertext.Excerpt(key), e.Level, catalog.MaxEnchantLevel)
 		}
 		for _, have := range pending {
 			if have.key == key {
 				return nil, nil, errf(CodeInvalidItem, "enchantment %s given twice", playertext.Excerpt(key))
 			}
 		}
-		id, _ := enchantmentKeys.lookup(key)
+		id, _ := catalog.StoredEnchantmentID(key)
 		pending = append(pending, pendingEnch{key: key, id: uint8(id), level: uint8(e.Level)})
 	}
 	slices.SortFunc(pending, func(a, b pendingEnch) int { return strings.Compare(a.key, b.key) })
@@ -271,19 +273,6 @@ func toItemExtra(s ItemStack) (*itemExtra, []pendingEnch, error) {
 		x.ench = make([]ench, len(pending))
 	}
 	return x, pending, nil
-}
-
-// findMaterial returns the stored form of a material key and its id, 0 if
-// the market has not met it yet.
-func findMaterial(key string) (canon string, id uint16, err error) {
-	if id, ok := materialKeys.fixed[key]; ok {
-		return key, uint16(id), nil
-	}
-	if canon, err = CanonicalMaterialKey(key); err != nil {
-		return "", 0, err
-	}
-	found, _ := materialKeys.lookup(canon)
-	return canon, uint16(found), nil
 }
 
 // Item blob format. Keys are stored as text, not catalogue indexes, so that a
@@ -326,7 +315,7 @@ const (
 
 // needsV2 reports whether the item has anything that version 1 cannot hold.
 func (it item) needsV2() bool {
-	if it.stackMax != 0 || len(materials[it.mat].Key) > v1KeyBytes {
+	if it.stackMax != 0 || len(catalog.Material(it.mat).Key) > v1KeyBytes {
 		return true
 	}
 	if it.x == nil {
@@ -336,7 +325,7 @@ func (it item) needsV2() bool {
 		return true
 	}
 	for _, e := range it.x.ench {
-		if len(enchantments[e.id].Key) > v1KeyBytes {
+		if len(catalog.Enchantment(e.id).Key) > v1KeyBytes {
 			return true
 		}
 	}
@@ -351,7 +340,7 @@ func encodeItem(dst []byte, it item) []byte {
 		dst = append(dst, itemBlobV1)
 	}
 	dst = append(dst, it.uid[:]...)
-	dst = appendStr(dst, materials[it.mat].Key)
+	dst = appendStr(dst, catalog.Material(it.mat).Key)
 	dst = binary.AppendUvarint(dst, uint64(it.amount))
 	if v2 {
 		dst = binary.AppendUvarint(dst, uint64(it.stackMax))
@@ -367,7 +356,7 @@ func encodeItem(dst []byte, it item) []byte {
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(x.ench)))
 	for _, e := range x.ench {
-		dst = appendStr(dst, enchantments[e.id].Key)
+		dst = appendStr(dst, catalog.Enchantment(e.id).Key)
 		dst = binary.AppendUvarint(dst, uint64(e.level))
 	}
 	if v2 {
@@ -487,7 +476,7 @@ func decodeItem(b []byte) (item, error) {
 	}
 	keyMax := v1KeyBytes
 	if version == itemBlobV2 {
-		keyMax = MaxKeyBytes
+		keyMax = catalog.MaxKeyBytes
 	}
 	var it item
 	r.fixed(it.uid[:])
@@ -514,7 +503,7 @@ func decodeItem(b []byte) (item, error) {
 	for i := range nEnch {
 		enchKeys[i] = r.bytes(keyMax)
 		lvl := r.uvarint()
-		if lvl < 1 || lvl > MaxEnchantLevel {
+		if lvl < 1 || lvl > catalog.MaxEnchantLevel {
 			return item{}, errBlob
 		}
 		x.ench = append(x.ench, ench{level: uint8(lvl)})
@@ -527,7 +516,7 @@ func decodeItem(b []byte) (item, error) {
 			}
 		}
 	}
-	if r.err != nil || len(r.b) != 0 || stackMax > MaxItemStack {
+	if r.err != nil || len(r.b) != 0 || stackMax > catalog.MaxItemStack {
 		return item{}, errBlob
 	}
 	// As strict as toItem: a hand-edited row cannot smuggle in text or
@@ -541,30 +530,31 @@ func decodeItem(b []byte) (item, error) {
 		}
 	}
 	for i := range x.ench {
-		id, ok := enchantmentKeys.fixed[string(enchKeys[i])]
+		id, ok := catalog.CatalogueEnchantmentID(enchKeys[i])
 		if !ok {
 			key := string(enchKeys[i])
-			if canon, err := CanonicalEnchantmentKey(key); err != nil || canon != key {
+			if canon, err := catalog.CanonicalEnchantmentKey(key); err != nil || canon != key {
 				return item{}, errBlob
 			}
-			id, _ = enchantmentKeys.lookup(key)
+			id, _ = catalog.StoredEnchantmentID(key)
 		}
 		if i > 0 && string(enchKeys[i-1]) >= string(enchKeys[i]) {
 			return item{}, errBlob
 		}
-		x.ench[i].id = uint8(id) // 0 until added below
+		x.ench[i].id = id // 0 until added below
 	}
-	mat, ok := materialKeys.fixed[string(matKey)]
+	id, ok := catalog.CatalogueMaterialID(matKey)
+	mat := int(id)
 	if !ok {
-		canon, id, err := findMaterial(string(matKey))
+		canon, id, err := catalog.FindMaterial(string(matKey))
 		if err != nil || canon != string(matKey) {
 			return item{}, errBlob
 		}
 		mat = int(id)
 	}
-	limit := uint64(runtimeMaterialStack)
+	limit := uint64(catalog.RuntimeMaterialStack)
 	if mat != 0 {
-		limit = uint64(materials[mat].MaxStack)
+		limit = uint64(catalog.Material(uint16(mat)).MaxStack)
 	}
 	if stackMax != 0 {
 		limit = stackMax
@@ -574,17 +564,17 @@ func decodeItem(b []byte) (item, error) {
 	}
 	// Valid: learn what is new.
 	if mat == 0 {
-		id, err := addMaterial(string(matKey))
+		id, err := catalog.AddMaterial(string(matKey))
 		if err != nil {
-			return item{}, err
+			return item{}, invalidItem(err)
 		}
 		mat = int(id)
 	}
 	for i := range x.ench {
 		if x.ench[i].id == 0 {
-			id, err := addEnchantment(string(enchKeys[i]))
+			id, err := catalog.AddEnchantment(string(enchKeys[i]))
 			if err != nil {
-				return item{}, err
+				return item{}, invalidItem(err)
 			}
 			x.ench[i].id = id
 		}
@@ -687,4 +677,17 @@ func (tl timeline) public() []StateTime {
 		out[i] = StateTime{State: all[s.state], At: time.UnixMilli(s.at).UTC()}
 	}
 	return out
+}
+
+// CategoriesOf returns the categories of an item stack. A material the market
+// does not know is filed under OTHER, as it would be once listed.
+func CategoriesOf(s ItemStack) []catalog.Category {
+	id, _ := catalog.MaterialID(s.Material)
+	var ids []uint8
+	for _, e := range s.Enchantments {
+		if eid, ok := catalog.EnchantmentID(e.Key); ok {
+			ids = append(ids, eid)
+		}
+	}
+	return catalog.Categories(id, ids).List()
 }

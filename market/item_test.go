@@ -2,10 +2,13 @@ package market
 
 import (
 	"bytes"
+	"fmt"
+	"sync"
 	"testing"
 	"unsafe"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // Blobs written by the build before the generated catalogue (version 1):
@@ -32,7 +35,7 @@ func TestOldBlobsStillDecode(t *testing.T) {
 		s.Enchantments[0] != (Enchantment{Key: "cleaving", Level: 3}) {
 		t.Errorf("axe %+v", s)
 	}
-	if e, _ := LookupEnchantment("cleaving"); e.Name != "Cleaving" || e.Combat {
+	if e, _ := catalog.LookupEnchantment("cleaving"); e.Name != "Cleaving" || e.Combat {
 		t.Errorf("cleaving, kept from an old blob: %+v", e)
 	}
 }
@@ -186,5 +189,130 @@ func TestDecodersRefuseNonCanonical(t *testing.T) {
 func TestItemStaysSmall(t *testing.T) {
 	if size := unsafe.Sizeof(item{}); size != 32 {
 		t.Fatalf("item is %d bytes, want 32", size)
+	}
+}
+
+// TestUnknownMaterialKept is the point of the runtime table: an item of a
+// newer game version or another namespace is accepted, filed under OTHER,
+// named from its key, and stacks as the item says.
+func TestUnknownMaterialKept(t *testing.T) {
+	it, err := toItem(ItemStack{ID: uuid.New(), Material: "Nexo:Ruby_Sword_Test", Amount: 1, MaxStack: 1,
+		Enchantments: []Enchantment{{Key: "nexo:lifesteal_test", Level: 3}, {Key: "sharpness", Level: 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := catalog.Material(it.mat)
+	if int(it.mat) <= len(catalog.Materials()) || info.Key != "nexo:ruby_sword_test" || info.Name != "Ruby Sword Test" ||
+		info.MaxStack != 64 || info.BasePrice != 0 || it.maxStack() != 1 {
+		t.Fatalf("material %d %+v, item max stack %d", it.mat, info, it.maxStack())
+	}
+	if got := it.categories(); got != catalog.CategorySet(1)<<catalog.CategoryAll {
+		// sharpness is combat, which takes OTHER away, as for any material
+		t.Errorf("with sharpness: %v", got.List())
+	}
+	if got := catalog.Categories(it.mat, nil); got != catalog.CategorySet(1)<<catalog.CategoryAll|1<<catalog.CategoryOther {
+		t.Errorf("plain: %v", got.List())
+	}
+	s := it.stack()
+	if s.Material != "nexo:ruby_sword_test" || s.MaxStack != 1 || s.Enchantments[0].Key != "nexo:lifesteal_test" || s.Enchantments[1].Key != "sharpness" {
+		t.Errorf("stack %+v", s)
+	}
+	if e, ok := catalog.LookupEnchantment("NEXO:LIFESTEAL_TEST"); !ok || e.Name != "Lifesteal Test" || e.Combat || e.MaxLevel != catalog.MaxEnchantLevel {
+		t.Errorf("LookupEnchantment = %+v, %v", e, ok)
+	}
+	if m, ok := catalog.LookupMaterial(" nexo:ruby_sword_test "); !ok || m.Key != "nexo:ruby_sword_test" {
+		t.Errorf("LookupMaterial = %+v, %v", m, ok)
+	}
+	for _, m := range catalog.Materials() {
+		if m.Key == "nexo:ruby_sword_test" {
+			t.Error("Materials lists a runtime material")
+		}
+	}
+	// The same key in another form is the same material; a future vanilla
+	// item gets its upper-case name.
+	again, err := toItem(ItemStack{Material: "nexo:ruby_sword_test", Amount: 1})
+	if err != nil || again.mat != it.mat {
+		t.Errorf("second item: %d, %v; want %d", again.mat, err, it.mat)
+	}
+	future, err := toItem(ItemStack{Material: "minecraft:some_future_item_test", Amount: 64})
+	if err != nil || catalog.Material(future.mat).Key != "SOME_FUTURE_ITEM_TEST" {
+		t.Errorf("future item %+v, %v", catalog.Material(future.mat), err)
+	}
+	sword, _ := toItem(ItemStack{Material: "minecraft:diamond_sword", Amount: 1})
+	if id, _ := catalog.MaterialID("DIAMOND_SWORD"); sword.mat != id {
+		t.Errorf("minecraft:diamond_sword is material %d, DIAMOND_SWORD %d", sword.mat, id)
+	}
+	// A refused item teaches the market nothing.
+	if _, err := toItem(ItemStack{Material: "nexo:never_kept", Amount: 1, DisplayName: "\xff"}); err == nil {
+		t.Fatal("bad display name accepted")
+	}
+	if _, ok := catalog.MaterialID("nexo:never_kept"); ok {
+		t.Error("a refused item's material was kept")
+	}
+}
+
+// TestRuntimeTablesRace adds materials and enchantments from several
+// goroutines while others read the tables the way listings' readers do. Run
+// with -race: readers take no lock.
+func TestRuntimeTablesRace(t *testing.T) {
+	const writers, readers, keys = 4, 4, 200
+	ids := make([][keys]uint16, writers)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range keys {
+				// Every writer adds the same keys, in a different order.
+				n := (k + w*keys/writers) % keys
+				it, err := toItem(ItemStack{Material: fmt.Sprintf("race:item_%d", n), Amount: 1,
+					Enchantments: []Enchantment{{Key: fmt.Sprintf("race:ench_%d", n%50), Level: 1}}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				blob := encodeItem(nil, it)
+				back, err := decodeItem(blob)
+				if err != nil || back.mat != it.mat {
+					t.Errorf("decode: %v", err)
+					return
+				}
+				ids[w][n] = it.mat
+			}
+		}()
+	}
+	var readerWG sync.WaitGroup
+	for range readers {
+		readerWG.Add(1)
+		go func() {
+			defer readerWG.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for n := 0; n < keys; n += 7 {
+					if m, ok := catalog.LookupMaterial(fmt.Sprintf("race:item_%d", n)); ok && m.Name == "" {
+						t.Error("a published material has no name")
+					}
+					if id, ok := catalog.MaterialID(fmt.Sprintf("race:item_%d", n)); ok {
+						_ = catalog.Categories(id, nil)
+						if catalog.Material(id).MaxStack != catalog.RuntimeMaterialStack {
+							t.Error("a published material is half written")
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	readerWG.Wait()
+	for w := 1; w < writers; w++ {
+		if ids[w] != ids[0] {
+			t.Fatalf("writers %d and 0 got different ids", w)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/sqlite"
 )
 
@@ -43,7 +44,7 @@ func TestUnknownItemsThroughTheService(t *testing.T) {
 	sold, err := svc.SellItem(alice, market.ItemStack{ID: got.ID, Material: "nexo:ruby_sword", Amount: 40, MaxStack: 99,
 		Enchantments: got.Enchantments}, 400)
 	must(t, err)
-	if !slices.Equal(sold.Categories, []market.Category{market.CategoryAll, market.CategoryOther}) {
+	if !slices.Equal(sold.Categories, []catalog.Category{catalog.CategoryAll, catalog.CategoryOther}) {
 		t.Errorf("categories %v", sold.Categories)
 	}
 	future := *p.Inventory[1]
@@ -57,7 +58,7 @@ func TestUnknownItemsThroughTheService(t *testing.T) {
 			t.Errorf("Search(%q) = %d listings", q, len(r))
 		}
 	}
-	if info, ok := market.LookupMaterial("NEXO:RUBY_SWORD"); !ok || info.Name != "Ruby Sword" {
+	if info, ok := catalog.LookupMaterial("NEXO:RUBY_SWORD"); !ok || info.Name != "Ruby Sword" {
 		t.Errorf("LookupMaterial = %+v, %v", info, ok)
 	}
 	_, err = svc.Buy(bob, sold.ID)

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // idBlock is how many listing ids the service takes from the store at a
@@ -64,7 +65,7 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 		}
 	}
 	if slot < 0 {
-		return Listing{}, errf(CodeItemNotInInventory, "%s does not have that %s stack in their inventory", p.name, materials[it.mat].Key)
+		return Listing{}, errf(CodeItemNotInInventory, "%s does not have that %s stack in their inventory", p.name, catalog.Material(it.mat).Key)
 	}
 	have := p.inv[slot]
 	if !have.sameKind(it) {
@@ -107,7 +108,7 @@ func (s *Service) listingPrice(price float64) (Money, error) {
 // blacklist, the cooldown, the listing limit.
 func (s *Service) mayList(p *playerRecord, it item, now int64) error {
 	if s.listingRules.refuses(it.mat) {
-		return blacklisted(materials[it.mat].Key)
+		return blacklisted(catalog.Material(it.mat).Key)
 	}
 	if cd := s.cfg.ListingCooldown; cd > 0 && p.lastSell > 0 {
 		if wait := p.lastSell + cd.Milliseconds() - now; wait > 0 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -69,7 +70,7 @@ func (s *Service) PriceHistory(material string, span, width time.Duration) (Pric
 	if err := s.readGuard(); err != nil {
 		return PriceHistory{}, err
 	}
-	mat, ok := materialID(strings.ToUpper(strings.TrimSpace(material)))
+	mat, ok := catalog.MaterialID(strings.ToUpper(strings.TrimSpace(material)))
 	if !ok {
 		return PriceHistory{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(material))
 	}
@@ -89,7 +90,7 @@ func (s *Service) PriceHistory(material string, span, width time.Duration) (Pric
 	first := last - (n-1)*w
 	recent := s.salesSince(mat, min(now-DefaultPriceSpan.Milliseconds(), first))
 
-	ph := PriceHistory{Material: materials[mat].Key, Width: width}
+	ph := PriceHistory{Material: catalog.Material(mat).Key, Width: width}
 	ph.Windows = windows(recent, now)
 	for lo := first; lo <= last; lo += w {
 		pw := summarize(recent, lo, lo+w, 0)
@@ -190,13 +191,13 @@ func (s *Service) PriceSummary(material string) (PriceSummary, error) {
 	if err := s.readGuard(); err != nil {
 		return PriceSummary{}, err
 	}
-	mat, ok := materialID(strings.ToUpper(strings.TrimSpace(material)))
+	mat, ok := catalog.MaterialID(strings.ToUpper(strings.TrimSpace(material)))
 	if !ok {
 		return PriceSummary{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(material))
 	}
 	now := s.nowMs()
 	week := 7 * 24 * time.Hour
-	sum := PriceSummary{Material: materials[mat].Key,
+	sum := PriceSummary{Material: catalog.Material(mat).Key,
 		Week: summarize(s.salesSince(mat, now-week.Milliseconds()), now-week.Milliseconds(), now+1, week)}
 	page, err := s.Query(Query{Material: sum.Material, Sort: SortUnitPrice, Limit: 1})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -44,9 +45,9 @@ const MaxQueryTextBytes = 1024
 
 // Query selects, orders and pages listings.
 type Query struct {
-	Text     string    // search text; empty = everything
-	Category Category  // CategoryAll = no filter
-	Seller   uuid.UUID // uuid.Nil = any seller
+	Text     string           // search text; empty = everything
+	Category catalog.Category // CategoryAll = no filter
+	Seller   uuid.UUID        // uuid.Nil = any seller
 	Sort     SortMode
 	Offset   int
 	Limit    int // 0 = 200; negative = all
@@ -125,7 +126,7 @@ func parseQueryText(text string) parsedQuery {
 		n := len(pq.words)
 		pq.words = playertext.AppendWords(pq.words, f)
 		for i := n; i < len(pq.words); i++ {
-			pq.words[i] = polishStem(pq.words[i])
+			pq.words[i] = catalog.PolishStem(pq.words[i])
 		}
 	}
 	if len(pq.words) == 0 && len(pq.ids) == 0 && strings.TrimSpace(text) != "" {
@@ -168,7 +169,7 @@ func (s *Service) Query(q Query) (Page, error) {
 	if len(q.Text) > MaxQueryTextBytes {
 		return Page{}, errf(CodeInvalidQuery, "search text is %d bytes; at most %d allowed", len(q.Text), MaxQueryTextBytes)
 	}
-	if int(q.Category) >= categoryCount {
+	if int(q.Category) >= catalog.NumCategories {
 		return Page{}, errf(CodeInvalidQuery, "unknown category %d", q.Category)
 	}
 	if int(q.Sort) >= len(sortNames) {
@@ -182,7 +183,7 @@ func (s *Service) Query(q Query) (Page, error) {
 	}
 	var mat uint16
 	if q.Material != "" {
-		id, ok := materialID(strings.TrimSpace(q.Material))
+		id, ok := catalog.MaterialID(strings.TrimSpace(q.Material))
 		if !ok {
 			return Page{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(q.Material))
 		}
@@ -191,8 +192,8 @@ func (s *Service) Query(q Query) (Page, error) {
 	if q.MinPrice < 0 || q.MaxPrice < 0 || (q.MaxPrice > 0 && q.MinPrice > q.MaxPrice) {
 		return Page{}, errf(CodeInvalidQuery, "price range %s..%s is empty", FormatMoney(q.MinPrice), FormatMoney(q.MaxPrice))
 	}
-	if q.MinAmount < 0 || q.MaxAmount < 0 || q.MinAmount > MaxItemStack || (q.MaxAmount > 0 && q.MinAmount > q.MaxAmount) {
-		return Page{}, errf(CodeInvalidQuery, "amount range %d..%d is empty (amounts are 1..%d)", q.MinAmount, q.MaxAmount, MaxItemStack)
+	if q.MinAmount < 0 || q.MaxAmount < 0 || q.MinAmount > catalog.MaxItemStack || (q.MaxAmount > 0 && q.MinAmount > q.MaxAmount) {
+		return Page{}, errf(CodeInvalidQuery, "amount range %d..%d is empty (amounts are 1..%d)", q.MinAmount, q.MaxAmount, catalog.MaxItemStack)
 	}
 	if a := q.After; a != nil {
 		switch {
@@ -265,7 +266,7 @@ func sortKeyOf(r *listingRecord, mode SortMode) int64 {
 // other words or filters: one page-table lookup instead of the bitmap
 // pipeline. ok is false for any other query.
 func (s *Service) idLookupLocked(pq parsedQuery, q Query, nowMs int64) (Page, bool) {
-	if len(pq.ids) != 1 || len(pq.words) != 0 || pq.bad || q.Category != CategoryAll || q.Seller != uuid.Nil ||
+	if len(pq.ids) != 1 || len(pq.words) != 0 || pq.bad || q.Category != catalog.CategoryAll || q.Seller != uuid.Nil ||
 		q.Material != "" || q.MinPrice != 0 || q.MaxPrice != 0 || q.MinAmount != 0 || q.MaxAmount != 0 || q.After != nil {
 		return Page{}, false
 	}
@@ -303,7 +304,7 @@ func (s *Service) matchLocked(pq parsedQuery, q Query, mat uint16, nowMs int64) 
 	for _, w := range pq.words {
 		parts = append(parts, ix.wordBitmap(w))
 	}
-	if q.Category != CategoryAll {
+	if q.Category != catalog.CategoryAll {
 		parts = append(parts, ix.cats[q.Category])
 	}
 	if q.Seller != uuid.Nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
 )
@@ -38,7 +39,7 @@ func TestCursorPagingMatchesOneRead(t *testing.T) {
 	svc := seeded(t, 20_000)
 	filters := []market.Query{
 		{},
-		{Category: market.CategoryTools},
+		{Category: catalog.CategoryTools},
 		{Material: "diamond"},
 		{MinPrice: 10_00, MaxPrice: 500_00},
 		{Text: "a"},

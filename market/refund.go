@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -92,7 +93,7 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	held := slot >= 0 || mail >= 0
 	if !held && mode != RefundMoneyOnly {
 		return Transaction{}, errf(CodeItemGone, "%s no longer holds the %s ×%d they bought (sold, split or used up); refund the money only, or not at all",
-			buyer.name, materials[t.it.mat].Name, t.it.amount)
+			buyer.name, catalog.Material(t.it.mat).Name, t.it.amount)
 	}
 	if seller.balance < t.net {
 		return Transaction{}, errf(CodeInsufficientFunds, "%s has %s, less than the %s of this sale the refund takes back",

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // SetRules replaces the market's rules, as a reloaded config file does:
@@ -148,7 +150,7 @@ func NewListingRules(c Config) *ListingRules {
 	c = c.withDefaults()
 	r := &ListingRules{minPrice: c.MinPrice, maxPrice: c.MaxPrice, maxTransaction: c.MaxTransactionValue, blacklist: map[string]bool{}}
 	for _, k := range c.Blacklist {
-		if canon, err := CanonicalMaterialKey(k); err == nil {
+		if canon, err := catalog.CanonicalMaterialKey(k); err == nil {
 			r.blacklist[canon] = true
 		}
 	}
@@ -164,14 +166,14 @@ func (r *ListingRules) Check(s ItemStack, price Money) error {
 	if err := aboveMaxTransaction(price, r.maxTransaction); err != nil {
 		return err
 	}
-	if canon, err := CanonicalMaterialKey(s.Material); err == nil && r.blacklist[canon] {
+	if canon, err := catalog.CanonicalMaterialKey(s.Material); err == nil && r.blacklist[canon] {
 		return blacklisted(canon)
 	}
 	return nil
 }
 
 // refuses reports whether the blacklist holds material mat.
-func (r *ListingRules) refuses(mat uint16) bool { return r.blacklist[materials[mat].Key] }
+func (r *ListingRules) refuses(mat uint16) bool { return r.blacklist[catalog.Material(mat).Key] }
 
 // String says what the rules are, for a report.
 func (r *ListingRules) String() string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 	"github.com/rynek/rynek/market/sqlite"
 )
@@ -37,7 +38,7 @@ func searchWorld(t testing.TB, n int, seed uint64) *market.Service {
 	enchs := []string{"sharpness", "unbreaking", "efficiency", "fire_aspect", "mending", "power"}
 	for i := 0; i < n; i++ {
 		mat := mats[rng.IntN(len(mats))]
-		info, _ := market.LookupMaterial(mat)
+		info, _ := catalog.LookupMaterial(mat)
 		s := market.ItemStack{Material: mat, Amount: 1 + rng.IntN(info.MaxStack), DisplayName: dnames[rng.IntN(len(dnames))]}
 		if rng.IntN(5) == 0 {
 			s.Lore = []string{lores[rng.IntN(len(lores))]}
@@ -67,7 +68,7 @@ func oracleWords(s string) []string {
 
 func oracleMatch(l market.Listing, query string) bool {
 	var words []string
-	info, _ := market.LookupMaterial(l.Item.Material)
+	info, _ := catalog.LookupMaterial(l.Item.Material)
 	words = append(words, oracleWords(info.Key)...)
 	words = append(words, oracleWords(info.Name)...)
 	words = append(words, oracleWords(info.PolishWords)...)
@@ -76,7 +77,7 @@ func oracleMatch(l market.Listing, query string) bool {
 		words = append(words, oracleWords(playertext.Plain(line))...)
 	}
 	for _, e := range l.Item.Enchantments {
-		ei, _ := market.LookupEnchantment(e.Key)
+		ei, _ := catalog.LookupEnchantment(e.Key)
 		words = append(words, oracleWords(ei.Key)...)
 		words = append(words, oracleWords(ei.Name)...)
 	}
@@ -238,7 +239,7 @@ func TestSearchContractForms(t *testing.T) {
 		}
 	}
 	// Category and seller filters.
-	p, err := w.svc.Query(market.Query{Category: market.CategoryWeapons})
+	p, err := w.svc.Query(market.Query{Category: catalog.CategoryWeapons})
 	must(t, err)
 	if p.Total != 1 || p.Listings[0].ID != sword.ID {
 		t.Fatalf("weapons: %+v", p)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // Service is the marketplace. Create it with New, bind the main thread with
@@ -223,7 +224,7 @@ func (s *Service) GetMarketVolume() (float64, error) {
 
 // GetCategories is the contract's getCategories(); it works even when the
 // service is not ready, as the contract's readiness rule allows.
-func (s *Service) GetCategories() []Category { return allCategories() }
+func (s *Service) GetCategories() []catalog.Category { return catalog.AllCategories() }
 
 // FeeBalance is the fee account's balance: every fee taken so far.
 func (s *Service) FeeBalance() (float64, error) {

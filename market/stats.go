@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // stats is maintained incrementally on every completed transaction, so every
@@ -174,7 +175,7 @@ func (s *Service) Stats(n int) (Stats, error) {
 	})
 	st.TopSellers = st.TopSellers[:min(n, len(st.TopSellers))]
 	for mat, is := range s.stats.items {
-		info := materials[mat]
+		info := catalog.Material(mat)
 		st.TopItems = append(st.TopItems, ItemRank{Material: info.Key, Name: info.Name, Sales: is.sales, Amount: is.amount, Volume: is.volume.Float()})
 	}
 	slices.SortFunc(st.TopItems, func(a, b ItemRank) int {
@@ -243,7 +244,7 @@ func (s *Service) Profile(id uuid.UUID) (Profile, error) {
 
 // CategoryCount is a category and how many active listings it holds.
 type CategoryCount struct {
-	Category Category
+	Category catalog.Category
 	Active   int
 }
 
@@ -257,10 +258,10 @@ func (s *Service) CategoryCounts() ([]CategoryCount, uint64, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	nowMs := s.nowMs()
-	out := make([]CategoryCount, 0, categoryCount)
-	for _, c := range allCategories() {
+	out := make([]CategoryCount, 0, catalog.NumCategories)
+	for _, c := range catalog.AllCategories() {
 		n := s.listings.len()
-		if c != CategoryAll {
+		if c != catalog.CategoryAll {
 			n = int(s.ix.cats[c].GetCardinality())
 		}
 		out = append(out, CategoryCount{Category: c, Active: n})

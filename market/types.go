@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // Money is an amount in minor units (grosze, cents). Inside the service all
@@ -99,7 +100,7 @@ type Listing struct {
 	Price      float64
 	CreatedAt  time.Time
 	ExpiresAt  time.Time
-	Categories []Category
+	Categories []catalog.Category
 	// Reserved is true while a purchase of this listing is in progress.
 	Reserved bool
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
 )
@@ -645,7 +646,7 @@ func TestSearchSortsAndFilters(t *testing.T) {
 	}
 	e.key("down")
 	e.key("enter")
-	if sp.table.q.Category != market.CategoryTools || sp.table.q.Text != "diamond" {
+	if sp.table.q.Category != catalog.CategoryTools || sp.table.q.Text != "diamond" {
 		t.Fatalf("after the picker: %+v", sp.table.q)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -76,7 +77,7 @@ func newQueryKeys() queryKeys {
 }
 
 // categoryMsg is the category picker's answer.
-type categoryMsg struct{ cat market.Category }
+type categoryMsg struct{ cat catalog.Category }
 
 // queryKey applies a sort or category key to the table's query. A query the
 // market refuses (the service is disabled) changes nothing and reports the
@@ -92,7 +93,7 @@ func (t *listingTable) queryKey(c *Common, k tea.KeyPressMsg, keys queryKeys, h 
 	case key.Matches(k, keys.Cat):
 		return func() tea.Msg { return openDialogMsg{newCategoryPicker(c, t.q)} }, true
 	case key.Matches(k, keys.CatAll):
-		q.Category = market.CategoryAll
+		q.Category = catalog.CategoryAll
 	default:
 		return nil, false
 	}
@@ -241,7 +242,7 @@ func listingLines(c *Common, l market.Listing) []string {
 // categoryPicker chooses a category from the twelve, with the number of
 // active listings in each for the rest of the query.
 type categoryPicker struct {
-	cats   []market.Category
+	cats   []catalog.Category
 	counts []int
 	cursor int
 	keys   dialogKeys

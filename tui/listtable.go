@@ -11,6 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -327,7 +328,7 @@ func (t *listingTable) view(c *Common, w, h int) string {
 	rows := h - 1
 	if t.total == 0 && t.err == nil {
 		msg := "No active listings."
-		if t.q.Text != "" || t.q.Category != market.CategoryAll {
+		if t.q.Text != "" || t.q.Category != catalog.CategoryAll {
 			msg = "No listings match."
 		}
 		b.WriteString("\n" + fit(c.Styles.Dim.Render(msg), w))

@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/list"
 	"github.com/rynek/rynek/internal/benchdata"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 	"github.com/rynek/rynek/market/sqlite"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -94,7 +95,7 @@ func searchWords(dst []string, s string) []string {
 // Rynek's rule on it.
 func searchText(l market.Listing) string {
 	var w []string
-	info, _ := market.LookupMaterial(l.Item.Material)
+	info, _ := catalog.LookupMaterial(l.Item.Material)
 	w = searchWords(w, info.Key)
 	w = searchWords(w, info.Name)
 	w = searchWords(w, info.PolishWords)
@@ -103,7 +104,7 @@ func searchText(l market.Listing) string {
 		w = searchWords(w, playertext.StripColors(line))
 	}
 	for _, e := range l.Item.Enchantments {
-		ei, _ := market.LookupEnchantment(e.Key)
+		ei, _ := catalog.LookupEnchantment(e.Key)
 		w = searchWords(w, ei.Key)
 		w = searchWords(w, ei.Name)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 	"github.com/rynek/rynek/seed"
 )
@@ -114,7 +115,7 @@ func TestBoardSpeaksPolish(t *testing.T) {
 func itemPhrase(l market.Listing) string {
 	name := playertext.StripColors(l.Item.DisplayName)
 	if name == "" {
-		info, _ := market.LookupMaterial(l.Item.Material)
+		info, _ := catalog.LookupMaterial(l.Item.Material)
 		name = info.Name
 	}
 	if l.Item.Amount > 1 {

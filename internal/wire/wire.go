@@ -18,6 +18,7 @@ import (
 	"math"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -118,13 +119,13 @@ func NewItem(s market.ItemStack) Item {
 		Lore: append([]string{}, s.Lore...), StackID: s.ID.String()}
 	if it.Name == "" {
 		it.Name = s.Material
-		if info, ok := market.LookupMaterial(s.Material); ok {
+		if info, ok := catalog.LookupMaterial(s.Material); ok {
 			it.Name = info.Name
 		}
 	}
 	for _, e := range s.Enchantments {
 		name := e.Key
-		if info, ok := market.LookupEnchantment(e.Key); ok {
+		if info, ok := catalog.LookupEnchantment(e.Key); ok {
 			name = info.Name
 		}
 		it.Enchantments = append(it.Enchantments, Enchantment{Key: e.Key, Name: name, Level: e.Level})

@@ -1,4 +1,4 @@
-package market
+package catalog
 
 import (
 	"strings"
@@ -24,7 +24,7 @@ func TestPolishFormsLeaveEnglishAlone(t *testing.T) {
 		}
 	}
 	for w := range english {
-		if s := polishStem(w); s != w {
+		if s := PolishStem(w); s != w {
 			t.Errorf("the English word %q would be looked up as the Polish form %q", w, s)
 		}
 	}
@@ -56,8 +56,8 @@ func TestPolishWords(t *testing.T) {
 		"zelazny": "zelaz", "ciastko": "ciastk", "ciasto": "ciast", "luk": "luk", "lukier": "lukier", "smoker": "smoker",
 		"smocze": "smocz", "diamond": "diamond", "kowalski": "kowalski",
 	} {
-		if got := polishStem(w); got != want {
-			t.Errorf("polishStem(%q) = %q, want %q", w, got, want)
+		if got := PolishStem(w); got != want {
+			t.Errorf("PolishStem(%q) = %q, want %q", w, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package market
+package catalog
 
 import (
 	"slices"
@@ -85,9 +85,9 @@ var polishLookup = func() []polishForm {
 	return slices.Compact(all)
 }()
 
-// polishStem is the form a folded query word is looked up as: the longest
+// PolishStem is the form a folded query word is looked up as: the longest
 // form it begins with (or is, for a whole-word form), else the word itself.
-func polishStem(w string) string {
+func PolishStem(w string) string {
 	for _, f := range polishLookup {
 		if w == f.text || f.prefix && strings.HasPrefix(w, f.text) {
 			return f.text

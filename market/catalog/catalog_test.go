@@ -1,4 +1,4 @@
-package market
+package catalog
 
 import (
 	"slices"
@@ -17,9 +17,9 @@ func catTestSet(cs ...Category) CategorySet {
 
 func catTestMat(t *testing.T, key string) uint16 {
 	t.Helper()
-	id, ok := materialID(key)
+	id, ok := MaterialID(key)
 	if !ok {
-		t.Fatalf("materialID(%q) not found", key)
+		t.Fatalf("MaterialID(%q) not found", key)
 	}
 	return id
 }
@@ -28,9 +28,9 @@ func catTestEnchs(t *testing.T, keys ...string) []uint8 {
 	t.Helper()
 	var out []uint8
 	for _, k := range keys {
-		id, ok := enchantmentID(k)
+		id, ok := EnchantmentID(k)
 		if !ok {
-			t.Fatalf("enchantmentID(%q) not found", k)
+			t.Fatalf("EnchantmentID(%q) not found", k)
 		}
 		out = append(out, id)
 	}
@@ -125,7 +125,7 @@ func TestCategoriesOfExamples(t *testing.T) {
 			name += "+" + strings.Join(tt.enchs, "+")
 		}
 		t.Run(name, func(t *testing.T) {
-			got := categoriesOf(catTestMat(t, tt.mat), catTestEnchs(t, tt.enchs...))
+			got := Categories(catTestMat(t, tt.mat), catTestEnchs(t, tt.enchs...))
 			if tt.exact {
 				if want := catTestSet(tt.in...); got != want {
 					t.Fatalf("categories = %v, want %v", got.List(), want.List())
@@ -153,7 +153,7 @@ func TestCategoriesOfMatchesRules(t *testing.T) {
 	for id := 1; id <= catalogMaterialCount; id++ {
 		m := materials[id]
 		for _, enchs := range [][]uint8{nil, unbr, sharp} {
-			got := categoriesOf(uint16(id), enchs)
+			got := Categories(uint16(id), enchs)
 			combat := len(enchs) > 0 && enchantments[enchs[0]].Combat
 			if !got.Has(CategoryAll) {
 				t.Errorf("%s: not in ALL", m.Key)
@@ -188,12 +188,12 @@ func TestCategoriesOfMatchesRules(t *testing.T) {
 func TestCategoriesOfEdgeIDs(t *testing.T) {
 	want := catTestSet(CategoryAll, CategoryOther)
 	for _, id := range []uint16{0, catalogMaterialCount + 1, uint16(len(materials)), 65535} {
-		if got := categoriesOf(id, nil); got != want {
-			t.Errorf("categoriesOf(%d) = %v, want %v", id, got.List(), want.List())
+		if got := Categories(id, nil); got != want {
+			t.Errorf("Categories(%d) = %v, want %v", id, got.List(), want.List())
 		}
 	}
 	// Unknown enchantment ids (0 and beyond the table) are not combat.
-	if got := categoriesOf(catTestMat(t, "DIAMOND"), []uint8{0, 255}); got != want {
+	if got := Categories(catTestMat(t, "DIAMOND"), []uint8{0, 255}); got != want {
 		t.Errorf("DIAMOND with unknown enchantment ids = %v, want %v", got.List(), want.List())
 	}
 }
@@ -203,7 +203,7 @@ func TestCategoriesOfDoesNotAllocate(t *testing.T) {
 	enchs := catTestEnchs(t, "unbreaking", "sharpness")
 	var sink CategorySet
 	allocs := testing.AllocsPerRun(100, func() {
-		sink |= categoriesOf(book, enchs)
+		sink |= Categories(book, enchs)
 	})
 	if allocs != 0 {
 		t.Fatalf("categoriesOf allocates %v times per call", allocs)
@@ -212,16 +212,16 @@ func TestCategoriesOfDoesNotAllocate(t *testing.T) {
 }
 
 func TestEveryCategoryHasMaterials(t *testing.T) {
-	count := make([]int, categoryCount)
+	count := make([]int, NumCategories)
 	for id := 1; id <= catalogMaterialCount; id++ {
-		for _, c := range categoriesOf(uint16(id), nil).List() {
+		for _, c := range Categories(uint16(id), nil).List() {
 			count[c]++
 		}
 	}
 	if count[CategoryAll] != catalogMaterialCount {
 		t.Errorf("ALL has %d materials, want %d", count[CategoryAll], catalogMaterialCount)
 	}
-	for _, c := range allCategories() {
+	for _, c := range AllCategories() {
 		if c == CategoryAll {
 			continue
 		}
@@ -242,13 +242,13 @@ func TestEveryCategoryHasMaterials(t *testing.T) {
 func TestCategoryNames(t *testing.T) {
 	want := []string{"ALL", "TOOLS", "WEAPONS", "ARMOR", "BLOCKS", "FOOD", "FARMING",
 		"REDSTONE", "DECORATIONS", "POTIONS", "ENCHANTED_BOOKS", "OTHER"}
-	all := allCategories()
+	all := AllCategories()
 	if len(all) != len(want) {
 		t.Fatalf("allCategories has %d entries, want %d", len(all), len(want))
 	}
 	for i, c := range all {
 		if c != Category(i) {
-			t.Errorf("allCategories()[%d] = %d", i, c)
+			t.Errorf("AllCategories()[%d] = %d", i, c)
 		}
 		if c.String() != want[i] {
 			t.Errorf("Category(%d).String() = %q, want %q", i, c.String(), want[i])
@@ -256,7 +256,7 @@ func TestCategoryNames(t *testing.T) {
 		if c.DisplayName() == "" {
 			t.Errorf("%v has no display name", c)
 		}
-		if _, ok := materialID(c.Icon()); !ok {
+		if _, ok := MaterialID(c.Icon()); !ok {
 			t.Errorf("%v icon %q is not a material", c, c.Icon())
 		}
 	}
@@ -276,7 +276,7 @@ func TestCategoryNames(t *testing.T) {
 }
 
 func TestParseCategory(t *testing.T) {
-	for _, c := range allCategories() {
+	for _, c := range AllCategories() {
 		name := c.String()
 		for _, s := range []string{name, strings.ToLower(name), name[:1] + strings.ToLower(name[1:])} {
 			got, ok := ParseCategory(s)
@@ -300,8 +300,8 @@ func TestCategorySet(t *testing.T) {
 	if !s.Has(CategoryFood) || s.Has(CategoryTools) || s.Has(Category(15)) || s.Has(Category(200)) {
 		t.Errorf("Has is wrong for %v", s.List())
 	}
-	if got := CategorySet(0xFFFF).List(); len(got) != categoryCount {
-		t.Errorf("List of a full set has %d entries, want %d", len(got), categoryCount)
+	if got := CategorySet(0xFFFF).List(); len(got) != NumCategories {
+		t.Errorf("List of a full set has %d entries, want %d", len(got), NumCategories)
 	}
 	if got := CategorySet(0).List(); len(got) != 0 {
 		t.Errorf("List of the empty set = %v", got)
@@ -342,8 +342,8 @@ func TestMaterialTable(t *testing.T) {
 		if m.Name == "" || strings.Contains(m.Name, "_") {
 			t.Errorf("%s: bad name %q", m.Key, m.Name)
 		}
-		if got, ok := materialID(m.Key); !ok || int(got) != id {
-			t.Errorf("materialID(%q) = %d, %v; want %d", m.Key, got, ok, id)
+		if got, ok := MaterialID(m.Key); !ok || int(got) != id {
+			t.Errorf("MaterialID(%q) = %d, %v; want %d", m.Key, got, ok, id)
 		}
 	}
 	if materials[catalogMaterialCount+1] != (MaterialInfo{}) {
@@ -351,14 +351,14 @@ func TestMaterialTable(t *testing.T) {
 	}
 	diamond := catTestMat(t, "DIAMOND")
 	for _, key := range []string{"diamond", "Diamond", "minecraft:diamond", "MINECRAFT:DIAMOND", "Minecraft:Diamond"} {
-		if id, ok := materialID(key); !ok || id != diamond {
-			t.Errorf("materialID(%q) = %d, %v; want DIAMOND's %d", key, id, ok, diamond)
+		if id, ok := MaterialID(key); !ok || id != diamond {
+			t.Errorf("MaterialID(%q) = %d, %v; want DIAMOND's %d", key, id, ok, diamond)
 		}
 	}
 	for _, key := range []string{"", "DIAMOND ", " DIAMOND", "minecraft:", ":diamond", "NEVER_REGISTERED_BY_A_TEST",
 		"AIR", "minecraft:air", "SWEEPING", "DIAMOND:SWORD:X", "DIAMOND\x00"} {
-		if id, ok := materialID(key); ok {
-			t.Errorf("materialID(%q) = %d, want not found", key, id)
+		if id, ok := MaterialID(key); ok {
+			t.Errorf("MaterialID(%q) = %d, want not found", key, id)
 		}
 	}
 }
@@ -436,7 +436,7 @@ func TestCatalogSpotValues(t *testing.T) {
 			t.Errorf("%s = stack %d block %v edible %v potion %v; want %d %v %v %v",
 				f.key, m.MaxStack, m.Block, m.Edible, m.Potion, f.stack, f.block, f.edible, f.potion)
 		}
-		if got, want := categoriesOf(id, nil), catTestSet(append(f.cats, CategoryAll)...); got != want {
+		if got, want := Categories(id, nil), catTestSet(append(f.cats, CategoryAll)...); got != want {
 			t.Errorf("%s: categories %v, want %v", f.key, got.List(), want.List())
 		}
 	}
@@ -502,7 +502,7 @@ func TestMaterialFacts(t *testing.T) {
 	want := []string{"BEDROCK", "SPAWNER", "KNOWLEDGE_BOOK", "COMMAND_BLOCK", "CHAIN_COMMAND_BLOCK",
 		"REPEATING_COMMAND_BLOCK", "COMMAND_BLOCK_MINECART", "JIGSAW", "STRUCTURE_BLOCK", "STRUCTURE_VOID",
 		"BARRIER", "DEBUG_STICK", "TEST_INSTANCE_BLOCK", "TEST_BLOCK", "LIGHT"}
-	if got := DefaultConfig().Blacklist; !slices.Equal(got, want) {
+	if got := DefaultBlacklist(); !slices.Equal(got, want) {
 		t.Errorf("default blacklist %v, want %v", got, want)
 	}
 	for _, key := range want {
@@ -537,28 +537,28 @@ func TestEnchantmentTable(t *testing.T) {
 		if e.Name == "" || e.MaxLevel < 1 || e.MaxLevel > 5 || len(e.Targets) == 0 {
 			t.Errorf("bad enchantment %+v", e)
 		}
-		if got, ok := enchantmentID(e.Key); !ok || int(got) != id {
-			t.Errorf("enchantmentID(%q) = %d, %v; want %d", e.Key, got, ok, id)
+		if got, ok := EnchantmentID(e.Key); !ok || int(got) != id {
+			t.Errorf("EnchantmentID(%q) = %d, %v; want %d", e.Key, got, ok, id)
 		}
 		if !slices.IsSorted(e.Targets) {
 			t.Errorf("%s: targets are not sorted", e.Key)
 		}
 		for _, tgt := range e.Targets {
-			if _, ok := materialID(tgt); !ok {
+			if _, ok := MaterialID(tgt); !ok {
 				t.Errorf("%s: target %q is not a material", e.Key, tgt)
 			}
 		}
 	}
-	sharpness, _ := enchantmentID("sharpness")
+	sharpness, _ := EnchantmentID("sharpness")
 	for _, key := range []string{"Sharpness", "SHARPNESS", "minecraft:sharpness"} {
-		if id, ok := enchantmentID(key); !ok || id != sharpness {
-			t.Errorf("enchantmentID(%q) = %d, %v; want sharpness's %d", key, id, ok, sharpness)
+		if id, ok := EnchantmentID(key); !ok || id != sharpness {
+			t.Errorf("EnchantmentID(%q) = %d, %v; want sharpness's %d", key, id, ok, sharpness)
 		}
 	}
 	// cleaving is in no released game version; sweeping is a dead key.
 	for _, key := range []string{"", "sweeping", "cleaving", "nope", "sharpness "} {
-		if id, ok := enchantmentID(key); ok {
-			t.Errorf("enchantmentID(%q) = %d, want not found", key, id)
+		if id, ok := EnchantmentID(key); ok {
+			t.Errorf("EnchantmentID(%q) = %d, want not found", key, id)
 		}
 	}
 
@@ -583,7 +583,7 @@ func TestEnchantmentTable(t *testing.T) {
 	levels := map[string]int{"sharpness": 5, "protection": 4, "efficiency": 5, "unbreaking": 3, "fortune": 3,
 		"mending": 1, "silk_touch": 1, "sweeping_edge": 3, "frost_walker": 2, "breach": 4, "piercing": 4}
 	for k, lvl := range levels {
-		id, _ := enchantmentID(k)
+		id, _ := EnchantmentID(k)
 		if enchantments[id].MaxLevel != lvl {
 			t.Errorf("%s MaxLevel = %d, want %d", k, enchantments[id].MaxLevel, lvl)
 		}
@@ -592,7 +592,7 @@ func TestEnchantmentTable(t *testing.T) {
 
 func TestEnchantmentAppliesTo(t *testing.T) {
 	ench := func(k string) *EnchantmentInfo {
-		id, ok := enchantmentID(k)
+		id, ok := EnchantmentID(k)
 		if !ok {
 			t.Fatalf("no enchantment %q", k)
 		}
@@ -626,13 +626,13 @@ func TestEnchantmentAppliesTo(t *testing.T) {
 }
 
 func BenchmarkCategoriesOf(b *testing.B) {
-	book, _ := materialID("BOOK")
-	sharp, _ := enchantmentID("sharpness")
+	book, _ := MaterialID("BOOK")
+	sharp, _ := EnchantmentID("sharpness")
 	enchs := []uint8{sharp}
 	var sink CategorySet
 	for i := 0; b.Loop(); i++ {
-		sink |= categoriesOf(uint16(i%len(materials)), enchs)
-		sink |= categoriesOf(book, nil)
+		sink |= Categories(uint16(i%len(materials)), enchs)
+		sink |= Categories(book, nil)
 	}
 	_ = sink
 }

@@ -1,4 +1,16 @@
-package market
+// Package catalog is what Rynek knows of the game's items: materials and
+// enchantments with their facts (names, stack sizes, which enchantment goes
+// on what), the 12 market categories and the rules that file an item under
+// them, the Polish words search finds items by, and the keys of items from
+// newer game versions or other namespaces that the market meets while it
+// runs.
+//
+// It is a package of its own because it is a vocabulary the market, its
+// importers, its demo data and the console all speak, and it needs nothing
+// of the market: it imports only market/playertext (how a name is split
+// into words) and never market or anything above it. The market reports
+// its key errors (ErrInvalidKey) as INVALID_ITEM.
+package catalog
 
 import (
 	"math/bits"
@@ -13,9 +25,9 @@ import (
 // when the package is initialised, and is read-only afterwards, so it needs no
 // locking. The tables themselves, and the materials and enchantments the market
 // learns while it runs, are in registry.go; their catalogue part is generated
-// from the game's data into catalog_data.go by internal/catalogen.
+// from the game's data into data.go by internal/catalogen.
 
-//go:generate go run ./internal/catalogen -out catalog_data.go
+//go:generate go run ./internal/catalogen -out data.go
 
 // Category is one of the 12 market categories. It exists so that listings can
 // be browsed by kind of item, as in the original plugin's category menu; a
@@ -40,21 +52,21 @@ const (
 	CategoryOther
 )
 
-// categoryCount is the number of valid categories.
-const categoryCount = 12
+// NumCategories is the number of valid categories.
+const NumCategories = 12
 
-var categoryNames = [categoryCount]string{
+var categoryNames = [NumCategories]string{
 	"ALL", "TOOLS", "WEAPONS", "ARMOR", "BLOCKS", "FOOD", "FARMING",
 	"REDSTONE", "DECORATIONS", "POTIONS", "ENCHANTED_BOOKS", "OTHER",
 }
 
-var categoryDisplayNames = [categoryCount]string{
+var categoryDisplayNames = [NumCategories]string{
 	"Wszystko", "Narzędzia", "Broń", "Zbroja", "Bloki", "Jedzenie", "Farma",
 	"Redstone", "Dekoracje", "Mikstury", "Zaklęte księgi", "Inne",
 }
 
 // categoryIcons are the icon materials of the original gui.yml (reference §1.3).
-var categoryIcons = [categoryCount]string{
+var categoryIcons = [NumCategories]string{
 	"NETHER_STAR", "DIAMOND_PICKAXE", "DIAMOND_SWORD", "DIAMOND_CHESTPLATE",
 	"GRASS_BLOCK", "COOKED_BEEF", "WHEAT", "REDSTONE", "PAINTING", "POTION",
 	"ENCHANTED_BOOK", "CHEST",
@@ -64,7 +76,7 @@ var categoryIcons = [categoryCount]string{
 // because these names are the compatible identifiers of the original plugin:
 // its config keys are their lower-case forms and its API returns them.
 func (c Category) String() string {
-	if c < categoryCount {
+	if c < NumCategories {
 		return categoryNames[c]
 	}
 	return "Category(" + strconv.Itoa(int(c)) + ")"
@@ -74,7 +86,7 @@ func (c Category) String() string {
 // because the market is built for a Polish server. An invalid category
 // returns its String form.
 func (c Category) DisplayName() string {
-	if c < categoryCount {
+	if c < NumCategories {
 		return categoryDisplayNames[c]
 	}
 	return c.String()
@@ -84,7 +96,7 @@ func (c Category) DisplayName() string {
 // original gui.yml, so that front ends can draw the same icons. An invalid
 // category gets CHEST, the original getCategoryIcon fallback.
 func (c Category) Icon() string {
-	if c < categoryCount {
+	if c < NumCategories {
 		return categoryIcons[c]
 	}
 	return "CHEST"
@@ -132,13 +144,13 @@ type CategorySet uint16
 // Has reports whether c is in the set; category filters use it to test a
 // listing in constant time.
 func (s CategorySet) Has(c Category) bool {
-	return c < categoryCount && s&(1<<c) != 0
+	return c < NumCategories && s&(1<<c) != 0
 }
 
 // List returns the categories of the set in ascending order, for callers that
 // need the categories as values (for example the public Listing type).
 func (s CategorySet) List() []Category {
-	s &= 1<<categoryCount - 1
+	s &= 1<<NumCategories - 1
 	out := make([]Category, 0, bits.OnesCount16(uint16(s)))
 	for s != 0 {
 		c := bits.TrailingZeros16(uint16(s))
@@ -148,9 +160,9 @@ func (s CategorySet) List() []Category {
 	return out
 }
 
-// allCategories returns the 12 categories in order, as a fresh slice.
-func allCategories() []Category {
-	out := make([]Category, categoryCount)
+// AllCategories returns the 12 categories in order, as a fresh slice.
+func AllCategories() []Category {
+	out := make([]Category, NumCategories)
 	for i := range out {
 		out[i] = Category(i)
 	}
@@ -218,7 +230,7 @@ const (
 )
 
 // catalogMaterialRow is one line of the generated material table
-// (catalog_data.go).
+// (data.go).
 type catalogMaterialRow struct {
 	key   string
 	name  string
@@ -273,13 +285,13 @@ var materialCategories = func() []CategorySet {
 
 // bookMaterial is the id of BOOK, the one material whose categories gain
 // ENCHANTED_BOOKS from a combat enchantment.
-var bookMaterial, _ = materialID("BOOK")
+var bookMaterial, _ = MaterialID("BOOK")
 
-// categoriesOf returns the categories of an item of material mat carrying the
+// Categories returns the categories of an item of material mat carrying the
 // given enchantment ids (stored enchants of books and normal enchants are the
 // same list here). Always includes ALL. An unknown material id is treated like
 // id 0, a material with no properties. It does not allocate.
-func categoriesOf(mat uint16, enchs []uint8) CategorySet {
+func Categories(mat uint16, enchs []uint8) CategorySet {
 	if int(mat) >= len(materialCategories) {
 		mat = 0
 	}
@@ -373,4 +385,11 @@ func catalogIsOneOf(s string, list ...string) bool {
 		}
 	}
 	return false
+}
+
+// DefaultBlacklist is what no player can obtain in survival: the game's
+// operator items (operatorItems, from its Operator Utilities creative tab)
+// and three more that only creative mode or commands give.
+func DefaultBlacklist() []string {
+	return append([]string{"BEDROCK", "SPAWNER", "KNOWLEDGE_BOOK"}, operatorItems...)
 }

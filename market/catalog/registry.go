@@ -1,4 +1,4 @@
-package market
+package catalog
 
 import (
 	"strings"
@@ -37,20 +37,22 @@ const (
 	// MaxItemStack is the largest stack size an item can carry (Paper's
 	// max_stack_size component allows 1..99).
 	MaxItemStack = 99
-	// runtimeMaterialStack is the stack size of a material outside the
+	// MaxEnchantLevel is the highest enchantment level an item can carry.
+	MaxEnchantLevel = 255
+	// RuntimeMaterialStack is the stack size of a material outside the
 	// catalogue when the item does not carry its own: the game's default for
 	// an item.
-	runtimeMaterialStack = 64
+	RuntimeMaterialStack = 64
 )
 
-// materialCapacity is the size of the material table.
-const materialCapacity = 1 + catalogMaterialCount + MaxRuntimeMaterials
+// MaterialCapacity is the size of the material table.
+const MaterialCapacity = 1 + catalogMaterialCount + MaxRuntimeMaterials
 
 // materials is the material table, indexed by material id. It is a
 // package-level variable with an initialiser (not filled in init) so that
 // other package-level variables may use it during their own initialisation.
-var materials = func() *[materialCapacity]MaterialInfo {
-	t := new([materialCapacity]MaterialInfo)
+var materials = func() *[MaterialCapacity]MaterialInfo {
+	t := new([MaterialCapacity]MaterialInfo)
 	for i, r := range catalogMaterialRows {
 		t[1+i] = MaterialInfo{
 			Key:         r.key,
@@ -82,7 +84,7 @@ var enchantments = func() *[1 << 8]EnchantmentInfo {
 }()
 
 var (
-	materialKeys    = newKeyTable(materials[1:1+catalogMaterialCount], func(m MaterialInfo) string { return m.Key }, materialCapacity)
+	materialKeys    = newKeyTable(materials[1:1+catalogMaterialCount], func(m MaterialInfo) string { return m.Key }, MaterialCapacity)
 	enchantmentKeys = newKeyTable(enchantments[1:1+catalogEnchantmentCount], func(e EnchantmentInfo) string { return e.Key }, len(enchantments))
 )
 
@@ -137,7 +139,7 @@ func (t *keyTable) find(key string, canonical func(string) (string, error)) (int
 func (t *keyTable) addOrRefuse(what, canon string, fill func(id int)) (int, error) {
 	id, ok := t.add(canon, fill)
 	if !ok {
-		return 0, errf(CodeInvalidItem, "%s %s is not in the catalogue, and the market already holds the %d others it can keep",
+		return 0, invalidKey("%s %s is not in the catalogue, and the market already holds the %d others it can keep",
 			what, playertext.Excerpt(canon), t.limit-1-len(t.fixed))
 	}
 	return id, nil
@@ -168,28 +170,28 @@ func (t *keyTable) add(key string, fill func(id int)) (id int, ok bool) {
 	return id, true
 }
 
-// materialID returns the id of a known material, given its key in any form
+// MaterialID returns the id of a known material, given its key in any form
 // CanonicalMaterialKey accepts. It never adds a material.
-func materialID(key string) (uint16, bool) {
+func MaterialID(key string) (uint16, bool) {
 	id, ok := materialKeys.find(key, CanonicalMaterialKey)
 	return uint16(id), ok
 }
 
-// enchantmentID is materialID for enchantments.
-func enchantmentID(key string) (uint8, bool) {
+// EnchantmentID is MaterialID for enchantments.
+func EnchantmentID(key string) (uint8, bool) {
 	id, ok := enchantmentKeys.find(key, CanonicalEnchantmentKey)
 	return uint8(id), ok
 }
 
-// addMaterial returns the id of the material with stored key canon, adding it
+// AddMaterial returns the id of the material with stored key canon, adding it
 // to the table if it is new.
-func addMaterial(canon string) (uint16, error) {
+func AddMaterial(canon string) (uint16, error) {
 	id, err := materialKeys.addOrRefuse("material", canon, func(id int) { materials[id] = runtimeMaterial(canon) })
 	return uint16(id), err
 }
 
-// addEnchantment is addMaterial for enchantments.
-func addEnchantment(canon string) (uint8, error) {
+// AddEnchantment is AddMaterial for enchantments.
+func AddEnchantment(canon string) (uint8, error) {
 	id, err := enchantmentKeys.addOrRefuse("enchantment", canon, func(id int) { enchantments[id] = runtimeEnchantment(canon) })
 	return uint8(id), err
 }
@@ -199,7 +201,7 @@ func addEnchantment(canon string) (uint8, error) {
 // game's default unless an item says otherwise.
 func runtimeMaterial(canon string) MaterialInfo {
 	name := nameFromKey(canon)
-	return MaterialInfo{Key: canon, Name: name, PolishWords: polishWords(name), MaxStack: runtimeMaterialStack}
+	return MaterialInfo{Key: canon, Name: name, PolishWords: polishWords(name), MaxStack: RuntimeMaterialStack}
 }
 
 // runtimeEnchantment describes an enchantment outside the catalogue.
@@ -252,7 +254,7 @@ func CanonicalMaterialKey(key string) (string, error) {
 	if ns == "minecraft" && isPlainPath(path) {
 		canon := strings.ToUpper(path)
 		if catalogIsOneOf(canon, "AIR", "CAVE_AIR", "VOID_AIR") {
-			return "", errf(CodeInvalidItem, "material %s is empty space, not an item", canon)
+			return "", invalidKey("material %s is empty space, not an item", canon)
 		}
 		return canon, nil
 	}
@@ -280,7 +282,7 @@ func CanonicalEnchantmentKey(key string) (string, error) {
 func qualified(what, ns, path string) (string, error) {
 	key := ns + ":" + path
 	if len(key) > MaxKeyBytes {
-		return "", errf(CodeInvalidItem, "%s key %q is %d bytes long as stored; at most %d allowed", what, playertext.Excerpt(key), len(key), MaxKeyBytes)
+		return "", invalidKey("%s key %q is %d bytes long as stored; at most %d allowed", what, playertext.Excerpt(key), len(key), MaxKeyBytes)
 	}
 	return key, nil
 }
@@ -291,10 +293,10 @@ func qualified(what, ns, path string) (string, error) {
 // [a-z0-9_.-/].
 func parseResourceKey(what, key string) (namespace, path string, err error) {
 	if key == "" {
-		return "", "", errf(CodeInvalidItem, "%s key is empty", what)
+		return "", "", invalidKey("%s key is empty", what)
 	}
 	if len(key) > MaxKeyBytes {
-		return "", "", errf(CodeInvalidItem, "%s key is %d bytes long; at most %d allowed", what, len(key), MaxKeyBytes)
+		return "", "", invalidKey("%s key is %d bytes long; at most %d allowed", what, len(key), MaxKeyBytes)
 	}
 	colon := strings.IndexByte(key, ':')
 	lower := []byte(key)
@@ -307,7 +309,7 @@ func parseResourceKey(what, key string) (namespace, path string, err error) {
 		case c == '/' && i > colon: // in the path; a namespace holds no '/'
 		default:
 			r, _ := utf8.DecodeRuneInString(key[i:])
-			return "", "", errf(CodeInvalidItem, "%s key %q has %q, which keys may not hold (allowed: a-z 0-9 _ . - and, in the path, /)",
+			return "", "", invalidKey("%s key %q has %q, which keys may not hold (allowed: a-z 0-9 _ . - and, in the path, /)",
 				what, playertext.Excerpt(key), r)
 		}
 	}
@@ -316,7 +318,7 @@ func parseResourceKey(what, key string) (namespace, path string, err error) {
 	}
 	namespace, path = string(lower[:colon]), string(lower[colon+1:])
 	if namespace == "" || path == "" {
-		return "", "", errf(CodeInvalidItem, "%s key %q needs both a namespace and a path around its ':'", what, playertext.Excerpt(key))
+		return "", "", invalidKey("%s key %q needs both a namespace and a path around its ':'", what, playertext.Excerpt(key))
 	}
 	return namespace, path, nil
 }
@@ -331,4 +333,17 @@ func isPlainPath(path string) bool {
 		}
 	}
 	return true
+}
+
+// FindMaterial returns the stored form of a material key and its id, 0 if
+// the market has not met it yet.
+func FindMaterial(key string) (canon string, id uint16, err error) {
+	if id, ok := materialKeys.fixed[key]; ok {
+		return key, uint16(id), nil
+	}
+	if canon, err = CanonicalMaterialKey(key); err != nil {
+		return "", 0, err
+	}
+	found, _ := materialKeys.lookup(canon)
+	return canon, uint16(found), nil
 }
