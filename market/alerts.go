@@ -179,9 +179,9 @@ func (s *Service) AddAlert(player uuid.UUID, query string, maxUnitPrice float64)
 	if err := s.mutGuard(); err != nil {
 		return Alert{}, err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return Alert{}, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return Alert{}, err
 	}
 	query = strings.TrimSpace(query)
 	if len(query) > MaxAlertQueryBytes {
@@ -212,9 +212,9 @@ func (s *Service) RemoveAlert(player, alert uuid.UUID) error {
 	if err := s.mutGuard(); err != nil {
 		return err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return err
 	}
 	x := p.extra.clone()
 	i := slices.IndexFunc(x.alerts, func(a alertRecord) bool { return a.id == alert })
@@ -232,9 +232,9 @@ func (s *Service) Alerts(player uuid.UUID) ([]Alert, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	p := s.playerByID[player]
-	if p == nil {
-		return nil, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return nil, err
 	}
 	var out []Alert
 	if p.extra != nil {

@@ -14,9 +14,9 @@ func (s *Service) ToggleFavorite(player uuid.UUID, listingID int) (bool, error) 
 	if err := s.mutGuard(); err != nil {
 		return false, err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return false, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return false, err
 	}
 	if listingID <= 0 || listingID > 1<<31-1 || s.listings.get(uint32(listingID)) == nil {
 		return false, errf(CodeUnknownListing, "listing #%d does not exist", listingID)
@@ -46,9 +46,9 @@ func (s *Service) Favorites(player uuid.UUID) ([]Listing, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	p := s.playerByID[player]
-	if p == nil {
-		return nil, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return nil, err
 	}
 	now := s.nowMs()
 	var out []Listing

@@ -182,9 +182,9 @@ func (s *Service) RelistMail(player, entry uuid.UUID) (Listing, error) {
 	if err := s.mutGuard(); err != nil {
 		return Listing{}, err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return Listing{}, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return Listing{}, err
 	}
 	idx := slices.IndexFunc(p.mail, func(m mailEntry) bool { return m.id == entry })
 	if idx < 0 {

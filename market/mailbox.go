@@ -30,9 +30,9 @@ func (s *Service) ClaimMail(player uuid.UUID, entry uuid.UUID) error {
 	if err := s.mutGuard(); err != nil {
 		return err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return err
 	}
 	idx := -1
 	for i, m := range p.mail {
@@ -44,7 +44,7 @@ func (s *Service) ClaimMail(player uuid.UUID, entry uuid.UUID) error {
 	if idx < 0 {
 		return errf(CodeMailboxEmpty, "%s has no mailbox entry %s", p.name, entry)
 	}
-	_, err := s.claim(p, []int{idx})
+	_, err = s.claim(p, []int{idx})
 	return err
 }
 
@@ -55,9 +55,9 @@ func (s *Service) ClaimAll(player uuid.UUID) (int, error) {
 	if err := s.mutGuard(); err != nil {
 		return 0, err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return 0, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return 0, err
 	}
 	idx := make([]int, len(p.mail))
 	for i := range idx {

@@ -66,9 +66,9 @@ func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, 
 	s.waitHistory()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	p := s.playerByID[player]
-	if p == nil {
-		return NotificationPage{}, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return NotificationPage{}, err
 	}
 	var readAt int64
 	var x playerExtra
@@ -116,9 +116,9 @@ func (s *Service) MarkNotificationsRead(player uuid.UUID) error {
 	if err := s.mutGuard(); err != nil {
 		return err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return err
 	}
 	x := p.extra.clone()
 	now := s.nowMs()

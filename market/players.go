@@ -248,9 +248,9 @@ func (s *Service) GetPlayer(id uuid.UUID) (PlayerState, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	p := s.playerByID[id]
-	if p == nil {
-		return PlayerState{}, errf(CodeUnknownPlayer, "player %s does not exist", id)
+	p, err := s.player(id)
+	if err != nil {
+		return PlayerState{}, err
 	}
 	st := PlayerState{Player: p.public(), Balance: p.balance.Float()}
 	for i, it := range p.inv {
@@ -266,12 +266,16 @@ func (s *Service) GetPlayer(id uuid.UUID) (PlayerState, error) {
 	return st, nil
 }
 
-func (s *Service) actor(p Player) (*playerRecord, error) {
-	pr := s.playerByID[p.ID]
-	if pr == nil {
-		return nil, errf(CodeUnknownPlayer, "player %s does not exist", p.ID)
+func (s *Service) actor(p Player) (*playerRecord, error) { return s.player(p.ID) }
+
+// player is the record of player id, or the UNKNOWN_PLAYER error every
+// operation gives for an id the world does not have. A read calls it under
+// s.mu's read lock; the main thread may call it without.
+func (s *Service) player(id uuid.UUID) (*playerRecord, error) {
+	if p := s.playerByID[id]; p != nil {
+		return p, nil
 	}
-	return pr, nil
+	return nil, errf(CodeUnknownPlayer, "player %s does not exist", id)
 }
 
 // PlayerByName finds a player by exact, then case-insensitive, name.

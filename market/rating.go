@@ -16,9 +16,9 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	if err := s.mutGuard(); err != nil {
 		return Transaction{}, err
 	}
-	p := s.playerByID[buyer]
-	if p == nil {
-		return Transaction{}, errf(CodeUnknownPlayer, "player %s does not exist", buyer)
+	p, err := s.player(buyer)
+	if err != nil {
+		return Transaction{}, err
 	}
 	if stars < 1 || stars > 5 {
 		return Transaction{}, errf(CodeNotRatable, "a rating is 1 to 5 stars, not %d", stars)

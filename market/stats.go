@@ -220,9 +220,9 @@ func (s *Service) Profile(id uuid.UUID) (Profile, error) {
 	s.waitHistory()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	p := s.playerByID[id]
-	if p == nil {
-		return Profile{}, errf(CodeUnknownPlayer, "player %s does not exist", id)
+	p, err := s.player(id)
+	if err != nil {
+		return Profile{}, err
 	}
 	pr := Profile{ID: p.id, Name: p.name, Version: s.log.head}
 	if b := s.ix.sellers[p.idx]; b != nil {

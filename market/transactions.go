@@ -146,9 +146,9 @@ func (s *Service) Transactions(q TxQuery) (TxPage, error) {
 	var src []*transactionRecord
 	switch {
 	case q.Player != uuid.Nil:
-		p := s.playerByID[q.Player]
-		if p == nil {
-			return TxPage{}, errf(CodeUnknownPlayer, "player %s does not exist", q.Player)
+		p, err := s.player(q.Player)
+		if err != nil {
+			return TxPage{}, err
 		}
 		src = p.txs
 		if !q.AllStates {

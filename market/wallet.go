@@ -89,9 +89,9 @@ func (s *Service) moveMoney(player uuid.UUID, amount float64, in bool) (float64,
 	if err := s.mutGuard(); err != nil {
 		return 0, err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return 0, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return 0, err
 	}
 	noun := "withdrawal"
 	if in {
@@ -130,9 +130,9 @@ func (s *Service) GiveItem(player uuid.UUID, stack ItemStack) (ItemStack, bool, 
 	if err := s.mutGuard(); err != nil {
 		return ItemStack{}, false, err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return ItemStack{}, false, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return ItemStack{}, false, err
 	}
 	stack.ID = uuid.New()
 	it, err := toItem(stack)
@@ -156,9 +156,9 @@ func (s *Service) TakeItem(player uuid.UUID, slot int) (ItemStack, error) {
 	if err := s.mutGuard(); err != nil {
 		return ItemStack{}, err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return ItemStack{}, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return ItemStack{}, err
 	}
 	if slot < 1 || slot > InventorySize {
 		return ItemStack{}, errf(CodeItemNotInInventory, "slot %d is not an inventory slot (1 to %d)", slot, InventorySize)
