@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -98,20 +99,20 @@ func (ai *alertIndex) remove(owner int32, a *alertRecord) {
 // listingWords are the folded words a listing is found by, as Query finds
 // it: its material's key, name and Polish words, its seller's name, its own
 // name, lore and enchantments.
-func listingWords(dst []string, it item, sellerName string) []string {
-	info := catalog.Material(it.mat)
+func listingWords(dst []string, it item.Item, sellerName string) []string {
+	info := catalog.Material(it.Mat)
 	dst = playertext.AppendWords(dst, info.Key)
 	dst = playertext.AppendWords(dst, info.Name)
 	dst = playertext.AppendWords(dst, info.PolishWords)
 	dst = playertext.AppendWords(dst, playertext.Sanitize(sellerName))
-	if x := it.x; x != nil {
-		dst = playertext.AppendWords(dst, playertext.Plain(x.name))
-		for _, l := range x.lore {
+	if x := it.X; x != nil {
+		dst = playertext.AppendWords(dst, playertext.Plain(x.Name))
+		for _, l := range x.Lore {
 			dst = playertext.AppendWords(dst, playertext.Plain(l))
 		}
-		for _, e := range x.ench {
-			dst = playertext.AppendWords(dst, catalog.Enchantment(e.id).Key)
-			dst = playertext.AppendWords(dst, catalog.Enchantment(e.id).Name)
+		for _, e := range x.Ench {
+			dst = playertext.AppendWords(dst, catalog.Enchantment(e.ID).Key)
+			dst = playertext.AppendWords(dst, catalog.Enchantment(e.ID).Name)
 		}
 	}
 	return dst
@@ -121,12 +122,12 @@ func listingWords(dst []string, it item, sellerName string) []string {
 // each matches every one of its words somewhere in the listing's words (as
 // Query would find it) and has a unit ceiling at or above the listing's
 // unit price. A seller's own alerts never fire for their listing.
-func (ai *alertIndex) fired(it item, price Money, seller int32, sellerName string) []alertRef {
+func (ai *alertIndex) fired(it item.Item, price Money, seller int32, sellerName string) []alertRef {
 	if len(ai.byWord) == 0 {
 		return nil
 	}
 	words := listingWords(nil, it, sellerName)
-	unit := unitKey(price, it.amount)
+	unit := unitKey(price, it.Amount)
 	ai.gen++
 	var out []alertRef
 	for wi, w := range words {
@@ -263,7 +264,7 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 	}
 	byOwner := map[int32]*playerExtra{}
 	var owners []int32
-	mat := catalog.Material(r.it.mat).Key
+	mat := catalog.Material(r.it.Mat).Key
 	for _, ref := range refs {
 		x := byOwner[ref.owner]
 		if x == nil {
@@ -271,7 +272,7 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 			byOwner[ref.owner] = x
 			owners = append(owners, ref.owner)
 		}
-		x.hits = append(x.hits, alertHit{alert: ref.a.id, listing: r.id, at: now, price: r.price, amount: r.it.amount, material: mat})
+		x.hits = append(x.hits, alertHit{alert: ref.a.id, listing: r.id, at: now, price: r.price, amount: r.it.Amount, material: mat})
 		if over := len(x.hits) - MaxAlertHits; over > 0 {
 			x.hits = slices.Delete(x.hits, 0, over)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -26,9 +27,9 @@ func BenchmarkAlertsOnNewListing(b *testing.B) {
 	for _, m := range mats {
 		vocab = playertext.AppendWords(vocab, catalog.Material(m).Name)
 	}
-	listings := make([]item, 1024)
+	listings := make([]item.Item, 1024)
 	for i := range listings {
-		listings[i] = item{uid: uuid.New(), mat: mats[rng.IntN(len(mats))], amount: uint8(1 + rng.IntN(64))}
+		listings[i] = item.Item{UID: uuid.New(), Mat: mats[rng.IntN(len(mats))], Amount: uint8(1 + rng.IntN(64))}
 	}
 	for _, c := range []struct {
 		name    string

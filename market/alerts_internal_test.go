@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // TestAlertIndexMatchesAsQueryDoes: an alert fires when each of its words
@@ -33,16 +34,16 @@ func TestAlertIndexMatchesAsQueryDoes(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		it    item
+		it    item.Item
 		price Money
 		owner int32
 		want  []string
 	}{
-		{"diamonds at 1.00 each", item{mat: diamond, amount: 10}, 1000, 2, []string{"diam"}},
-		{"diamonds at 0.60 each", item{mat: diamond, amount: 10}, 600, 2, []string{"diam", "DIAMOND"}},
-		{"the owner's own", item{mat: diamond, amount: 10}, 600, 1, nil},
-		{"a sword at 90.00", item{mat: sword, amount: 1}, 9000, 2, []string{"sword diamond"}},
-		{"a named sword", item{mat: sword, amount: 1, x: &itemExtra{name: "Miecz z Łodzi " + long[:maxAlertWordBytes]}}, 9000, 2, []string{"sword diamond", "łódź"}},
+		{"diamonds at 1.00 each", item.Item{Mat: diamond, Amount: 10}, 1000, 2, []string{"diam"}},
+		{"diamonds at 0.60 each", item.Item{Mat: diamond, Amount: 10}, 600, 2, []string{"diam", "DIAMOND"}},
+		{"the owner's own", item.Item{Mat: diamond, Amount: 10}, 600, 1, nil},
+		{"a sword at 90.00", item.Item{Mat: sword, Amount: 1}, 9000, 2, []string{"sword diamond"}},
+		{"a named sword", item.Item{Mat: sword, Amount: 1, X: &item.Extra{Name: "Miecz z Łodzi " + long[:maxAlertWordBytes]}}, 9000, 2, []string{"sword diamond", "łódź"}},
 	} {
 		got := ai.fired(c.it, c.price, c.owner, "Sprzedawca")
 		var want []string
@@ -59,7 +60,7 @@ func TestAlertIndexMatchesAsQueryDoes(t *testing.T) {
 			t.Errorf("%s: fired %q, want exactly %q", c.name, gotNames, strings.Join(want, "|"))
 		}
 	}
-	got := "|" + names(ai.fired(item{mat: sword, amount: 1, x: &itemExtra{name: "Lodz " + long}}, 100, 2, "Sprzedawca")) + "|"
+	got := "|" + names(ai.fired(item.Item{Mat: sword, Amount: 1, X: &item.Extra{Name: "Lodz " + long}}, 100, 2, "Sprzedawca")) + "|"
 	if !strings.Contains(got, "|łódź|") || !strings.Contains(got, "|"+long+"|") {
 		t.Errorf("a sword named with the whole long word and Łódź unfolded: fired %q", got)
 	}

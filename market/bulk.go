@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -74,7 +75,7 @@ type Bulk struct {
 // written once.
 type bulkPlayer struct {
 	row   PlayerRow
-	inv   inventory
+	inv   item.Inventory
 	extra *playerExtra // favourites and alerts, nil for none
 }
 
@@ -221,13 +222,13 @@ func (l *keyLoader) Meta(m MetaRow) error { l.k.base = m; return nil }
 
 func (l *keyLoader) Player(p PlayerRow) error {
 	l.k.existing.players[p.ID] = true
-	inv, err := decodeInventory(p.Inventory)
+	inv, err := item.DecodeInventory(p.Inventory)
 	if err != nil {
 		return fmt.Errorf("inventory of player %s: %w", p.ID, err)
 	}
 	for _, it := range inv {
-		if it.mat != 0 {
-			l.k.existing.stacks[it.uid] = true
+		if it.Mat != 0 {
+			l.k.existing.stacks[it.UID] = true
 		}
 	}
 	return nil
@@ -235,11 +236,11 @@ func (l *keyLoader) Player(p PlayerRow) error {
 
 func (l *keyLoader) Mail(m MailRow) error {
 	l.k.existing.mail[m.ID] = true
-	it, err := decodeItem(m.Item)
+	it, err := item.Decode(m.Item)
 	if err != nil {
 		return fmt.Errorf("mail %s: %w", m.ID, err)
 	}
-	l.k.existing.stacks[it.uid] = true
+	l.k.existing.stacks[it.UID] = true
 	return nil
 }
 
@@ -249,7 +250,7 @@ func (l *keyLoader) Listing(row ListingRow) error {
 	if _, err := decodeListing(row.Rec, &r); err != nil {
 		return fmt.Errorf("listing #%d: %w", row.ID, err)
 	}
-	l.k.existing.stacks[r.it.uid] = true
+	l.k.existing.stacks[r.it.UID] = true
 	return nil
 }
 
@@ -260,7 +261,7 @@ func (l *keyLoader) Transaction(row TxRow) error {
 		return fmt.Errorf("transaction %s: %w", row.ID, err)
 	}
 	l.maxListing = max(l.maxListing, int64(t.listing))
-	l.k.existing.stacks[t.it.uid] = true
+	l.k.existing.stacks[t.it.UID] = true
 	return nil
 }
 
@@ -376,8 +377,8 @@ func (k *Bulk) AddPlayer(p Player, balance Money) error {
 		k.summary.SkippedPlayers++
 		return nil
 	}
-	if err := validateText("player name", p.Name, 64); err != nil {
-		return err
+	if err := item.ValidateText("player name", p.Name, 64); err != nil {
+		return invalidItem(err)
 	}
 	if balance < 0 {
 		return fmt.Errorf("bulk: player %s's balance is %s: a balance is never below zero", p.Name, FormatMoney(balance))
@@ -413,8 +414,8 @@ func (k *Bulk) RenamePlayer(id uuid.UUID, name string) error {
 	if name == "" {
 		return fmt.Errorf("bulk: player %s needs a name", id)
 	}
-	if err := validateText("player name", name, 64); err != nil {
-		return err
+	if err := item.ValidateText("player name", name, 64); err != nil {
+		return invalidItem(err)
 	}
 	bp.row.Name = name
 	return nil
@@ -440,7 +441,7 @@ func (k *Bulk) SetSlot(player uuid.UUID, slot int, s ItemStack) error {
 	return nil
 }
 
-func (k *Bulk) item(s ItemStack) (item, error) {
+func (k *Bulk) item(s ItemStack) (item.Item, error) {
 	if s.ID == uuid.Nil {
 		s.ID = uuid.New()
 	}
@@ -524,15 +525,15 @@ func (k *Bulk) AddListingKeepingID(l BulkListing) (added bool, err error) {
 
 // newStack validates a stack that a kept-id listing or a mailbox entry
 // brings, refusing one this load has added already.
-func (k *Bulk) newStack(s ItemStack) (item, error) {
+func (k *Bulk) newStack(s ItemStack) (item.Item, error) {
 	if s.ID != uuid.Nil && k.stacks[s.ID] {
-		return item{}, fmt.Errorf("bulk: item stack %s added twice", s.ID)
+		return item.Item{}, fmt.Errorf("bulk: item stack %s added twice", s.ID)
 	}
 	it, err := k.item(s)
 	if err != nil {
-		return item{}, err
+		return item.Item{}, err
 	}
-	k.stacks[it.uid] = true
+	k.stacks[it.UID] = true
 	return it, nil
 }
 
@@ -559,8 +560,8 @@ func (k *Bulk) AddMail(m BulkMail) (added bool, err error) {
 	if m.Reason == "" {
 		return false, fmt.Errorf("bulk: mail needs a reason")
 	}
-	if err := validateText("mail reason", m.Reason, 64); err != nil {
-		return false, err
+	if err := item.ValidateText("mail reason", m.Reason, 64); err != nil {
+		return false, invalidItem(err)
 	}
 	if m.PreviousPrice < 0 {
 		return false, fmt.Errorf("bulk: previous price %d is negative", m.PreviousPrice)
@@ -580,7 +581,7 @@ func (k *Bulk) AddMail(m BulkMail) (added bool, err error) {
 		return false, err
 	}
 	k.mailIDs[m.ID] = true
-	k.b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.ID, Player: m.Owner, Item: encodeItem(nil, it), Reason: m.Reason,
+	k.b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.ID, Player: m.Owner, Item: item.Encode(nil, it), Reason: m.Reason,
 		Created: m.Created.UnixMilli(), PrevPrice: m.PreviousPrice}})
 	k.brought(it, 0)
 	k.summary.Mail++
@@ -589,8 +590,8 @@ func (k *Bulk) AddMail(m BulkMail) (added bool, err error) {
 
 // brought counts a stack the load puts into the market, and the creation
 // time of the listing that holds it (0: none), into the opening account.
-func (k *Bulk) brought(it item, created int64) {
-	k.opening.Items += int64(it.amount)
+func (k *Bulk) brought(it item.Item, created int64) {
+	k.opening.Items += int64(it.Amount)
 	k.opening.LoadedThrough = max(k.opening.LoadedThrough, created)
 }
 
@@ -601,11 +602,11 @@ func (k *Bulk) Finish() error {
 		row := bp.row
 		k.opening.Money += row.Balance
 		for _, it := range bp.inv {
-			if it.mat != 0 {
+			if it.Mat != 0 {
 				k.brought(it, 0)
 			}
 		}
-		row.Inventory = encodeInventory(nil, &bp.inv)
+		row.Inventory = item.EncodeInventory(nil, &bp.inv)
 		if bp.extra != nil {
 			row.Extra = encodeExtra(bp.extra, nil)
 		}

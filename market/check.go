@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // The integrity check (rynek check), in the spirit of git fsck and
@@ -206,7 +207,7 @@ func (x checkLoader) Player(p PlayerRow) error {
 	c := x.c
 	c.players[p.ID] = true
 	c.r.Players++
-	if _, err := decodeInventory(p.Inventory); err != nil {
+	if _, err := item.DecodeInventory(p.Inventory); err != nil {
 		c.problem("player-unreadable", []any{"player", p.ID}, "the inventory of %s cannot be read (%v): its stacks are not counted", p.Name, err)
 		p.Inventory = nil
 	}
@@ -227,7 +228,7 @@ func (x checkLoader) Mail(m MailRow) error {
 		c.problem("mail-unknown-owner", []any{"mail", m.ID, "player", m.Player}, "the mailbox entry belongs to a player who does not exist: its stack is not counted")
 		return nil
 	}
-	if _, err := decodeItem(m.Item); err != nil {
+	if _, err := item.Decode(m.Item); err != nil {
 		c.problem("mail-unreadable", []any{"mail", m.ID, "player", m.Player}, "the mailbox entry's item cannot be read (%v): its stack is not counted", err)
 		return nil
 	}
@@ -380,15 +381,15 @@ func (c *checker) checkMemory() {
 		}
 	}
 	places := make(map[uuid.UUID]stackPlace, c.r.Listings+c.r.Players*4)
-	s.eachStackLocked(func(it item, where stackPlace) {
-		if first, ok := places[it.uid]; ok {
-			c.problem("stack-twice", []any{"stack", it.uid}, "the stack (%d %s) is in %s and in %s", it.amount, catalog.Material(it.mat).Key,
+	s.eachStackLocked(func(it item.Item, where stackPlace) {
+		if first, ok := places[it.UID]; ok {
+			c.problem("stack-twice", []any{"stack", it.UID}, "the stack (%d %s) is in %s and in %s", it.Amount, catalog.Material(it.Mat).Key,
 				s.placeName(first), s.placeName(where))
 			return
 		}
-		places[it.uid] = where
+		places[it.UID] = where
 		c.r.Stacks++
-		c.r.Items += int64(it.amount)
+		c.r.Items += int64(it.Amount)
 	})
 	c.r.Accounts = s.accountsLocked()
 	for _, a := range c.r.Accounts {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // The integrity check's side of the event log: is the log whole, and do the
@@ -102,12 +103,12 @@ func (c *checker) readEntry(e EventRow) {
 			f.players[id] = e.Seq
 		}
 	}
-	r := blobReader{b: e.Body}
-	if len(r.b) < 1 || r.b[0] != eventBodyVersion {
+	r := item.Reader{B: e.Body}
+	if len(r.B) < 1 || r.B[0] != eventBodyVersion {
 		c.problem("log-entry-unreadable", []any{"seq", e.Seq}, "the %s entry's body has an unknown version", e.Kind)
 		return
 	}
-	r.b = r.b[1:]
+	r.B = r.B[1:]
 	switch e.Kind {
 	case KindListingCreated, KindListingRemoved:
 		ev, err := decodeEvent(e)
@@ -126,8 +127,8 @@ func (c *checker) readEntry(e EventRow) {
 		f.listings[uint32(l.ID)] = word
 		player(l.Seller)
 	case KindListingExpired:
-		id := r.listingID()
-		r.uuid() // the seller's mailbox entry that got the item
+		id := r.ListingID()
+		r.UUID() // the seller's mailbox entry that got the item
 		f.listings[id] = listingWord{seq: e.Seq, how: "expired it"}
 	case KindTransactionStep, KindTransactionCompleted, KindTransactionRated:
 		t, restored, err := decodeTransactionEntry(&r)
@@ -152,20 +153,20 @@ func (c *checker) readEntry(e EventRow) {
 		player(t.Buyer)
 		player(t.Seller)
 	case KindMailClaimed:
-		player(r.uuid())
-		n := r.uvarint()
-		for i := uint64(0); i < n && r.err == nil; i++ {
-			f.claimed[r.uuid()] = e.Seq
-			r.byte() // the slot it went to
+		player(r.UUID())
+		n := r.Uvarint()
+		for i := uint64(0); i < n && r.Err == nil; i++ {
+			f.claimed[r.UUID()] = e.Seq
+			r.Byte() // the slot it went to
 		}
 	case KindPlayerAdded, KindPlayerChanged, KindIssued, KindPlayerData:
-		player(r.uuid())
+		player(r.UUID())
 	default:
 		c.problem("log-entry-unknown", []any{"seq", e.Seq}, "the entry's kind %q is not one Rynek writes", e.Kind)
 		return
 	}
-	if r.err != nil {
-		c.problem("log-entry-unreadable", []any{"seq", e.Seq}, "the %s entry cannot be read (%v)", e.Kind, r.err)
+	if r.Err != nil {
+		c.problem("log-entry-unreadable", []any{"seq", e.Seq}, "the %s entry cannot be read (%v)", e.Kind, r.Err)
 	}
 }
 

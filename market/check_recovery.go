@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // Recovery in memory: the check runs the service's own recovery on the
@@ -154,7 +155,7 @@ func (c *checker) holdings() (Money, int64) {
 	for _, a := range c.svc.accountsLocked() {
 		money += a.Money
 	}
-	c.svc.eachStackLocked(func(it item, _ stackPlace) { items += int64(it.amount) })
+	c.svc.eachStackLocked(func(it item.Item, _ stackPlace) { items += int64(it.Amount) })
 	return money, items
 }
 
@@ -162,7 +163,7 @@ func (c *checker) holdings() (Money, int64) {
 func (c *checker) deliveredTo(t *transactionRecord) string {
 	buyer := c.svc.players[t.buyer]
 	for i, it := range buyer.inv {
-		if it.uid == t.it.uid {
+		if it.UID == t.it.UID {
 			return fmt.Sprintf("the item into %s's slot %d", buyer.name, i+1)
 		}
 	}

@@ -1,9 +1,13 @@
 package market
 
-import "errors"
+import (
+	"errors"
 
-func (s *Service) blob(it item) []byte {
-	return encodeItem(nil, it)
+	"github.com/rynek/rynek/market/internal/item"
+)
+
+func (s *Service) blob(it item.Item) []byte {
+	return item.Encode(nil, it)
 }
 
 // playerOp is the op that takes p to the given balance and last sell time
@@ -11,12 +15,12 @@ func (s *Service) blob(it item) []byte {
 // batch commits). The balance moves by its difference from memory's, so a
 // change another instance made meanwhile is kept; the inventory is replaced
 // only while the store still holds the one memory has.
-func (s *Service) playerOp(p *playerRecord, balance Money, lastSell int64, inv *inventory) Op {
+func (s *Service) playerOp(p *playerRecord, balance Money, lastSell int64, inv *item.Inventory) Op {
 	op := Op{Kind: OpPlayerState, Delta: balance - p.balance, Player: &PlayerRow{ID: p.id, LastSell: lastSell}}
 	if inv != nil {
 		// Never nil, which would mean "unchanged": an empty inventory
 		// encodes to no bytes.
-		op.Player.Inventory = encodeInventory(make([]byte, 0, 64), inv)
+		op.Player.Inventory = item.EncodeInventory(make([]byte, 0, 64), inv)
 		op.Expect = p.stored
 	}
 	return op

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // Following the log: several instances on one SharedStore.
@@ -274,11 +275,11 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 		if e.Origin == self {
 			continue
 		}
-		r := blobReader{b: e.Body}
-		if len(r.b) < 1 || r.b[0] != eventBodyVersion {
+		r := item.Reader{B: e.Body}
+		if len(r.B) < 1 || r.B[0] != eventBodyVersion {
 			return q, fmt.Errorf("log entry %d (%s) from %s: unknown body version", e.Seq, e.Kind, e.Origin)
 		}
-		r.b = r.b[1:]
+		r.B = r.B[1:]
 		switch e.Kind {
 		case KindListingCreated, KindListingRemoved:
 			ev, err := decodeEvent(e)
@@ -311,9 +312,9 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			player(t.Buyer)
 			player(t.Seller)
 		case KindListingExpired:
-			id := int64(r.listingID())
-			if r.err != nil {
-				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.err)
+			id := int64(r.ListingID())
+			if r.Err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.Err)
 			}
 			listing(id)
 			s.mu.RLock() // the seller, whose mailbox got the item
@@ -322,9 +323,9 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			}
 			s.mu.RUnlock()
 		case KindMailClaimed, KindPlayerAdded, KindPlayerChanged, KindIssued, KindPlayerData:
-			player(r.uuid())
-			if r.err != nil {
-				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.err)
+			player(r.UUID())
+			if r.Err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.Err)
 			}
 		}
 	}
@@ -498,7 +499,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 	}
 	mailOf := map[uuid.UUID][]mailEntry{}
 	for _, m := range rs.mail {
-		it, err := decodeItem(m.Item)
+		it, err := item.Decode(m.Item)
 		if err != nil {
 			return fmt.Errorf("mail %s: %w", m.ID, err)
 		}
@@ -508,7 +509,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 		if !current(rowKey{kind: 'p', id: row.ID}) {
 			continue
 		}
-		inv, err := decodeInventory(row.Inventory)
+		inv, err := item.DecodeInventory(row.Inventory)
 		if err != nil {
 			return fmt.Errorf("inventory of player %s: %w", row.ID, err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -88,18 +89,18 @@ func FuzzItemInput(f *testing.F) {
 			}
 			return
 		}
-		blob := encodeItem(nil, it)
-		back, err := decodeItem(blob)
+		blob := item.Encode(nil, it)
+		back, err := item.Decode(blob)
 		if err != nil {
 			t.Fatalf("accepted item does not decode: %v", err)
 		}
-		if !bytes.Equal(encodeItem(nil, back), blob) {
+		if !bytes.Equal(item.Encode(nil, back), blob) {
 			t.Fatal("round trip changed the item")
 		}
-		got := back.stack()
+		got := stackOf(back)
 		canon, _ := catalog.CanonicalMaterialKey(mat)
 		if got.ID != s.ID || got.Material != canon || got.Amount != s.Amount || got.DisplayName != s.DisplayName ||
-			maxStack != 0 && back.maxStack() != maxStack {
+			maxStack != 0 && back.MaxStack() != maxStack {
 			t.Fatalf("round trip %+v -> %+v", s, got)
 		}
 	})
@@ -111,27 +112,27 @@ func FuzzItemInput(f *testing.F) {
 func FuzzDecodeItem(f *testing.F) {
 	good, _ := toItem(ItemStack{ID: uuid.New(), Material: "DIAMOND_SWORD", Amount: 1, DisplayName: "x",
 		Lore: []string{"a"}, Enchantments: []Enchantment{{Key: "sharpness", Level: 5}}})
-	f.Add(encodeItem(nil, good))
+	f.Add(item.Encode(nil, good))
 	foreign, _ := toItem(ItemStack{ID: uuid.New(), Material: "nexo:ruby_sword", Amount: 7, MaxStack: 99,
 		Enchantments: []Enchantment{{Key: "nexo:lifesteal", Level: 2}}})
-	foreign.x.original = original{format: originalBukkitYAML, data: "id: nexo:ruby_sword\n"}
-	f.Add(encodeItem(nil, foreign))
+	foreign.X.Original = item.Original{Format: item.OriginalBukkitYAML, Data: "id: nexo:ruby_sword\n"}
+	f.Add(item.Encode(nil, foreign))
 	f.Add([]byte{})
 	f.Add([]byte{1})
 	f.Add(append([]byte{1}, make([]byte, 40)...))
 	f.Add(append([]byte{2}, make([]byte, 40)...))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		it, err := decodeItem(b)
+		it, err := item.Decode(b)
 		if err != nil {
 			return
 		}
-		if it.mat == 0 || it.amount == 0 || int(it.amount) > it.maxStack() {
+		if it.Mat == 0 || it.Amount == 0 || int(it.Amount) > it.MaxStack() {
 			t.Fatalf("decoded an invalid item %+v", it)
 		}
-		if _, err := toItem(it.stack()); err != nil {
+		if _, err := toItem(stackOf(it)); err != nil {
 			t.Fatalf("decoded item fails validation: %v", err)
 		}
-		if !bytes.Equal(encodeItem(nil, it), b) {
+		if !bytes.Equal(item.Encode(nil, it), b) {
 			t.Fatal("decoder accepted a non-canonical blob")
 		}
 	})
@@ -140,18 +141,18 @@ func FuzzDecodeItem(f *testing.F) {
 // FuzzDecodeInventory: what decodeInventory accepts re-encodes to the same
 // bytes.
 func FuzzDecodeInventory(f *testing.F) {
-	var inv inventory
+	var inv item.Inventory
 	inv[0], _ = toItem(ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 64})
 	inv[35], _ = toItem(ItemStack{ID: uuid.New(), Material: "nexo:ruby", Amount: 1, MaxStack: 1, DisplayName: "r"})
-	f.Add(encodeInventory(nil, &inv))
+	f.Add(item.EncodeInventory(nil, &inv))
 	f.Add([]byte{})
 	f.Add([]byte{36, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		inv, err := decodeInventory(b)
+		inv, err := item.DecodeInventory(b)
 		if err != nil {
 			return
 		}
-		if !bytes.Equal(encodeInventory(nil, &inv), b) {
+		if !bytes.Equal(item.EncodeInventory(nil, &inv), b) {
 			t.Fatal("decoder accepted a non-canonical inventory")
 		}
 	})
@@ -248,7 +249,7 @@ func FuzzDecodeEvent(f *testing.F) {
 	l := &listingRecord{id: 42, price: 12_345, created: 1_790_000_000_000, expires: 1_790_600_000_000, it: sword}
 	t := &transactionRecord{id: uuid.New(), listing: 42, price: 12_345, fee: 617, net: 11_728, it: sword,
 		state: uint8(stateIndex(StateCompleted)), tl: timeline{{state: 0, at: 1_790_000_000_000}, {state: uint8(stateIndex(StateCompleted)), at: 1_790_000_000_001}}}
-	f.Add(string(KindListingCreated), listingCreatedBody(l, seller, 3, item{}, 100))
+	f.Add(string(KindListingCreated), listingCreatedBody(l, seller, 3, item.Item{}, 100))
 	f.Add(string(KindListingRemoved), listingRemovedBody(l, seller, "admin-removed", destination{slot: -1, mail: uuid.New()}))
 	f.Add(string(KindTransactionCompleted), transactionBody(t, buyer, seller, t.tl, "", false, &destination{slot: 4}, nil))
 	f.Add(string(KindTransactionStep), transactionBody(t, buyer, seller, t.tl, "INJECTED:SELLER_PAID", true, nil, l))
@@ -331,7 +332,7 @@ func FuzzAlertQuery(f *testing.F) {
 		a := &alertRecord{query: q, maxUnit: 1, words: pq.words}
 		var ai alertIndex
 		ai.add(1, a)
-		it := item{mat: diamond, amount: 1, x: &itemExtra{name: strings.Join(pq.words, " ")}}
+		it := item.Item{Mat: diamond, Amount: 1, X: &item.Extra{Name: strings.Join(pq.words, " ")}}
 		if got := ai.fired(it, 1, 2, "Someone"); len(got) != 1 {
 			t.Fatalf("alert %q did not fire for a listing named with its own words %q", q, pq.words)
 		}

@@ -129,11 +129,11 @@ func (ix *index) wordsOf(dst []uint32, text string) []uint32 {
 // seller's (cached) and those of its name, lore and enchantments.
 func (ix *index) tokenIDs(dst []uint32, r *listingRecord, sellerName string) []uint32 {
 	dst = dst[:0]
-	mt := ix.matToks[r.it.mat]
+	mt := ix.matToks[r.it.Mat]
 	if mt == nil {
-		info := catalog.Material(r.it.mat)
+		info := catalog.Material(r.it.Mat)
 		mt = ix.wordsOf(ix.wordsOf(ix.wordsOf(nil, info.Key), info.Name), info.PolishWords)
-		ix.matToks[r.it.mat] = mt
+		ix.matToks[r.it.Mat] = mt
 	}
 	st, ok := ix.sellerToks[r.seller]
 	if !ok {
@@ -142,14 +142,14 @@ func (ix *index) tokenIDs(dst []uint32, r *listingRecord, sellerName string) []u
 	}
 	dst = append(dst, mt...)
 	dst = append(dst, st...)
-	if x := r.it.x; x != nil {
-		dst = ix.wordsOf(dst, playertext.Plain(x.name))
-		for _, l := range x.lore {
+	if x := r.it.X; x != nil {
+		dst = ix.wordsOf(dst, playertext.Plain(x.Name))
+		for _, l := range x.Lore {
 			dst = ix.wordsOf(dst, playertext.Plain(l))
 		}
-		for _, e := range x.ench {
-			dst = ix.wordsOf(dst, catalog.Enchantment(e.id).Key)
-			dst = ix.wordsOf(dst, catalog.Enchantment(e.id).Name)
+		for _, e := range x.Ench {
+			dst = ix.wordsOf(dst, catalog.Enchantment(e.ID).Key)
+			dst = ix.wordsOf(dst, catalog.Enchantment(e.ID).Name)
 		}
 	}
 	// Deduplicate with generation stamps: no sorting, no map.
@@ -222,7 +222,7 @@ func (ix *index) add(r *listingRecord, tids []uint32) {
 			}
 		}
 	}
-	cs := r.it.categories()
+	cs := r.it.Categories()
 	for c := range ix.cats {
 		if cs.Has(catalog.Category(c)) {
 			ix.cats[c].Add(id)
@@ -234,10 +234,10 @@ func (ix *index) add(r *listingRecord, tids []uint32) {
 		ix.sellers[r.seller] = sb
 	}
 	sb.Add(id)
-	mb := ix.byMaterial[r.it.mat]
+	mb := ix.byMaterial[r.it.Mat]
 	if mb == nil {
 		mb = roaring.New()
-		ix.byMaterial[r.it.mat] = mb
+		ix.byMaterial[r.it.Mat] = mb
 	}
 	mb.Add(id)
 	keys := r.sortKeys()
@@ -254,8 +254,8 @@ func (ix *index) add(r *listingRecord, tids []uint32) {
 
 // sortKeys returns r's keys in the order of index.orders.
 func (r *listingRecord) sortKeys() [4]sortKey {
-	return [4]sortKey{{int64(r.price), r.id}, {unitKey(r.price, r.it.amount), r.id},
-		{int64(r.it.amount), r.id}, {r.expires, r.id}}
+	return [4]sortKey{{int64(r.price), r.id}, {unitKey(r.price, r.it.Amount), r.id},
+		{int64(r.it.Amount), r.id}, {r.expires, r.id}}
 }
 
 func (ix *index) orders() [4]*order {
@@ -282,7 +282,7 @@ func (ix *index) remove(r *listingRecord, tids []uint32) {
 	if sb := ix.sellers[r.seller]; sb != nil {
 		sb.Remove(id)
 	}
-	if mb := ix.byMaterial[r.it.mat]; mb != nil {
+	if mb := ix.byMaterial[r.it.Mat]; mb != nil {
 		mb.Remove(id)
 	}
 	keys := r.sortKeys()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // Blobs written by the build before the generated catalogue (version 1):
@@ -21,16 +22,16 @@ const (
 
 func TestOldBlobsStillDecode(t *testing.T) {
 	for _, blob := range []string{oldAxeBlob, oldPotBlob} {
-		it, err := decodeItem([]byte(blob))
+		it, err := item.Decode([]byte(blob))
 		if err != nil {
 			t.Fatalf("%q: %v", blob, err)
 		}
-		if got := encodeItem(nil, it); string(got) != blob {
+		if got := item.Encode(nil, it); string(got) != blob {
 			t.Errorf("re-encoded as %q, want the same bytes %q", got, blob)
 		}
 	}
-	axe, _ := decodeItem([]byte(oldAxeBlob))
-	s := axe.stack()
+	axe, _ := item.Decode([]byte(oldAxeBlob))
+	s := stackOf(axe)
 	if s.Material != "NETHERITE_AXE" || s.DisplayName != "§6Topór" || len(s.Enchantments) != 2 ||
 		s.Enchantments[0] != (Enchantment{Key: "cleaving", Level: 3}) {
 		t.Errorf("axe %+v", s)
@@ -40,43 +41,46 @@ func TestOldBlobsStillDecode(t *testing.T) {
 	}
 }
 
+// blobV1 and blobV2 are the item blob's versions (internal/item/codec.go).
+const blobV1, blobV2 = 1, 2
+
 func TestItemBlobVersions(t *testing.T) {
 	id := uuid.MustParse("0190a8e0-0000-7000-8000-000000000003")
 	tests := []struct {
 		name    string
-		it      func() item
+		it      func() item.Item
 		version byte
 	}{
-		{"catalogue item", func() item { return mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 64}) }, itemBlobV1},
-		{"namespaced, default stack", func() item { return mustItem(t, ItemStack{ID: id, Material: "nexo:blob_gem", Amount: 64}) }, itemBlobV1},
-		{"own max stack", func() item {
+		{"catalogue item", func() item.Item { return mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 64}) }, blobV1},
+		{"namespaced, default stack", func() item.Item { return mustItem(t, ItemStack{ID: id, Material: "nexo:blob_gem", Amount: 64}) }, blobV1},
+		{"own max stack", func() item.Item {
 			return mustItem(t, ItemStack{ID: id, Material: "DIAMOND_SWORD", Amount: 99, MaxStack: 99})
-		}, itemBlobV2},
-		{"own max stack equal to the material's", func() item {
+		}, blobV2},
+		{"own max stack equal to the material's", func() item.Item {
 			return mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 64, MaxStack: 64})
-		}, itemBlobV1},
-		{"long key", func() item {
+		}, blobV1},
+		{"long key", func() item.Item {
 			return mustItem(t, ItemStack{ID: id, Material: "pack:" + string(bytes.Repeat([]byte("k"), 70)), Amount: 1})
-		}, itemBlobV2},
-		{"original form", func() item {
+		}, blobV2},
+		{"original form", func() item.Item {
 			it := mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 1})
-			it.x = &itemExtra{original: original{format: originalBukkitYAML, data: "==: org.bukkit.inventory.ItemStack\nid: minecraft:diamond\ncount: 1\n"}}
+			it.X = &item.Extra{Original: item.Original{Format: item.OriginalBukkitYAML, Data: "==: org.bukkit.inventory.ItemStack\nid: minecraft:diamond\ncount: 1\n"}}
 			return it
-		}, itemBlobV2},
+		}, blobV2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			it := tt.it()
-			blob := encodeItem(nil, it)
+			blob := item.Encode(nil, it)
 			if blob[0] != tt.version {
 				t.Fatalf("version %d, want %d", blob[0], tt.version)
 			}
-			back, err := decodeItem(blob)
+			back, err := item.Decode(blob)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(encodeItem(nil, back), blob) || back.mat != it.mat || back.stackMax != it.stackMax ||
-				(back.x == nil) != (it.x == nil) || back.x != nil && back.x.original != it.x.original {
+			if !bytes.Equal(item.Encode(nil, back), blob) || back.Mat != it.Mat || back.StackMax != it.StackMax ||
+				(back.X == nil) != (it.X == nil) || back.X != nil && back.X.Original != it.X.Original {
 				t.Fatalf("round trip %+v -> %+v", it, back)
 			}
 		})
@@ -85,16 +89,16 @@ func TestItemBlobVersions(t *testing.T) {
 	// one kind (a listing of an imported item can be sold from its stack).
 	plain := mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 1, DisplayName: "x"})
 	withOriginal := plain
-	withOriginal.x = &itemExtra{name: "x", original: original{format: originalBukkitYAML, data: "id: minecraft:diamond\n"}}
-	if !plain.sameKind(withOriginal) {
+	withOriginal.X = &item.Extra{Name: "x", Original: item.Original{Format: item.OriginalBukkitYAML, Data: "id: minecraft:diamond\n"}}
+	if !plain.SameKind(withOriginal) {
 		t.Error("the original form changed the kind")
 	}
-	if other := mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 1, DisplayName: "x", MaxStack: 16}); plain.sameKind(other) {
+	if other := mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 1, DisplayName: "x", MaxStack: 16}); plain.SameKind(other) {
 		t.Error("a different max stack size is the same kind")
 	}
 }
 
-func mustItem(t *testing.T, s ItemStack) item {
+func mustItem(t *testing.T, s ItemStack) item.Item {
 	t.Helper()
 	it, err := toItem(s)
 	if err != nil {
@@ -128,17 +132,17 @@ func TestDecodersRefuseNonCanonical(t *testing.T) {
 		"padded original format in version": v2("\x10\x00\x00\x00\x80\x00"),
 	}
 	for name, blob := range items {
-		if it, err := decodeItem([]byte(blob)); err == nil {
+		if it, err := item.Decode([]byte(blob)); err == nil {
 			t.Errorf("%s: decoded %+v", name, it)
 		}
 	}
 	// A valid v2 blob for contrast, so that the cases above fail for their
 	// own reason.
-	if _, err := decodeItem([]byte(v2("\x10\x00\x00\x00\x01\x01x"))); err != nil {
+	if _, err := item.Decode([]byte(v2("\x10\x00\x00\x00\x01\x01x"))); err != nil {
 		t.Fatalf("valid version 2 blob: %v", err)
 	}
 
-	diamond := encodeItem(nil, mustItem(t, ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 1}))
+	diamond := item.Encode(nil, mustItem(t, ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 1}))
 	entry := func(slot byte) []byte {
 		return append(append([]byte{slot}, byte(len(diamond))), diamond...)
 	}
@@ -149,11 +153,11 @@ func TestDecodersRefuseNonCanonical(t *testing.T) {
 		"padded length":      append([]byte{1, byte(len(diamond)) | 0x80, 0}, diamond...),
 	}
 	for name, blob := range inventories {
-		if _, err := decodeInventory(blob); err == nil {
+		if _, err := item.DecodeInventory(blob); err == nil {
 			t.Errorf("inventory, %s: decoded", name)
 		}
 	}
-	if inv, err := decodeInventory(append(entry(1), entry(3)...)); err != nil || inv[1].mat == 0 || inv[3].mat == 0 {
+	if inv, err := item.DecodeInventory(append(entry(1), entry(3)...)); err != nil || inv[1].Mat == 0 || inv[3].Mat == 0 {
 		t.Fatalf("valid inventory: %v", err)
 	}
 
@@ -187,7 +191,7 @@ func TestDecodersRefuseNonCanonical(t *testing.T) {
 // TestItemStaysSmall guards the memory budget of a million listings: the
 // per-item max stack size must live in the padding of the hot part.
 func TestItemStaysSmall(t *testing.T) {
-	if size := unsafe.Sizeof(item{}); size != 32 {
+	if size := unsafe.Sizeof(item.Item{}); size != 32 {
 		t.Fatalf("item is %d bytes, want 32", size)
 	}
 }
@@ -201,19 +205,19 @@ func TestUnknownMaterialKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := catalog.Material(it.mat)
-	if int(it.mat) <= len(catalog.Materials()) || info.Key != "nexo:ruby_sword_test" || info.Name != "Ruby Sword Test" ||
-		info.MaxStack != 64 || info.BasePrice != 0 || it.maxStack() != 1 {
-		t.Fatalf("material %d %+v, item max stack %d", it.mat, info, it.maxStack())
+	info := catalog.Material(it.Mat)
+	if int(it.Mat) <= len(catalog.Materials()) || info.Key != "nexo:ruby_sword_test" || info.Name != "Ruby Sword Test" ||
+		info.MaxStack != 64 || info.BasePrice != 0 || it.MaxStack() != 1 {
+		t.Fatalf("material %d %+v, item max stack %d", it.Mat, info, it.MaxStack())
 	}
-	if got := it.categories(); got != catalog.CategorySet(1)<<catalog.CategoryAll {
+	if got := it.Categories(); got != catalog.CategorySet(1)<<catalog.CategoryAll {
 		// sharpness is combat, which takes OTHER away, as for any material
 		t.Errorf("with sharpness: %v", got.List())
 	}
-	if got := catalog.Categories(it.mat, nil); got != catalog.CategorySet(1)<<catalog.CategoryAll|1<<catalog.CategoryOther {
+	if got := catalog.Categories(it.Mat, nil); got != catalog.CategorySet(1)<<catalog.CategoryAll|1<<catalog.CategoryOther {
 		t.Errorf("plain: %v", got.List())
 	}
-	s := it.stack()
+	s := stackOf(it)
 	if s.Material != "nexo:ruby_sword_test" || s.MaxStack != 1 || s.Enchantments[0].Key != "nexo:lifesteal_test" || s.Enchantments[1].Key != "sharpness" {
 		t.Errorf("stack %+v", s)
 	}
@@ -231,16 +235,16 @@ func TestUnknownMaterialKept(t *testing.T) {
 	// The same key in another form is the same material; a future vanilla
 	// item gets its upper-case name.
 	again, err := toItem(ItemStack{Material: "nexo:ruby_sword_test", Amount: 1})
-	if err != nil || again.mat != it.mat {
-		t.Errorf("second item: %d, %v; want %d", again.mat, err, it.mat)
+	if err != nil || again.Mat != it.Mat {
+		t.Errorf("second item: %d, %v; want %d", again.Mat, err, it.Mat)
 	}
 	future, err := toItem(ItemStack{Material: "minecraft:some_future_item_test", Amount: 64})
-	if err != nil || catalog.Material(future.mat).Key != "SOME_FUTURE_ITEM_TEST" {
-		t.Errorf("future item %+v, %v", catalog.Material(future.mat), err)
+	if err != nil || catalog.Material(future.Mat).Key != "SOME_FUTURE_ITEM_TEST" {
+		t.Errorf("future item %+v, %v", catalog.Material(future.Mat), err)
 	}
 	sword, _ := toItem(ItemStack{Material: "minecraft:diamond_sword", Amount: 1})
-	if id, _ := catalog.MaterialID("DIAMOND_SWORD"); sword.mat != id {
-		t.Errorf("minecraft:diamond_sword is material %d, DIAMOND_SWORD %d", sword.mat, id)
+	if id, _ := catalog.MaterialID("DIAMOND_SWORD"); sword.Mat != id {
+		t.Errorf("minecraft:diamond_sword is material %d, DIAMOND_SWORD %d", sword.Mat, id)
 	}
 	// A refused item teaches the market nothing.
 	if _, err := toItem(ItemStack{Material: "nexo:never_kept", Amount: 1, DisplayName: "\xff"}); err == nil {
@@ -272,13 +276,13 @@ func TestRuntimeTablesRace(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				blob := encodeItem(nil, it)
-				back, err := decodeItem(blob)
-				if err != nil || back.mat != it.mat {
+				blob := item.Encode(nil, it)
+				back, err := item.Decode(blob)
+				if err != nil || back.Mat != it.Mat {
 					t.Errorf("decode: %v", err)
 					return
 				}
-				ids[w][n] = it.mat
+				ids[w][n] = it.Mat
 			}
 		}()
 	}

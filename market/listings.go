@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // idBlock is how many listing ids the service takes from the store at a
@@ -58,21 +59,21 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	slot := -1
 	if stack.ID != uuid.Nil {
 		for i := range p.inv {
-			if p.inv[i].mat != 0 && p.inv[i].uid == stack.ID {
+			if p.inv[i].Mat != 0 && p.inv[i].UID == stack.ID {
 				slot = i
 				break
 			}
 		}
 	}
 	if slot < 0 {
-		return Listing{}, errf(CodeItemNotInInventory, "%s does not have that %s stack in their inventory", p.name, catalog.Material(it.mat).Key)
+		return Listing{}, errf(CodeItemNotInInventory, "%s does not have that %s stack in their inventory", p.name, catalog.Material(it.Mat).Key)
 	}
 	have := p.inv[slot]
-	if !have.sameKind(it) {
+	if !have.SameKind(it) {
 		return Listing{}, errf(CodeItemNotInInventory, "the stack in slot %d is not the item offered", slot+1)
 	}
-	if it.amount > have.amount {
-		return Listing{}, errf(CodeItemNotInInventory, "%s has only %d of that stack, not %d", p.name, have.amount, it.amount)
+	if it.Amount > have.Amount {
+		return Listing{}, errf(CodeItemNotInInventory, "%s has only %d of that stack, not %d", p.name, have.Amount, it.Amount)
 	}
 	listingFee, err := s.listingFee(p, cents)
 	if err != nil {
@@ -80,12 +81,12 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	}
 	rest := have
 	listed := have
-	if it.amount < have.amount {
-		listed.uid = uuid.New()
-		listed.amount = it.amount
-		rest.amount -= it.amount
+	if it.Amount < have.Amount {
+		listed.UID = uuid.New()
+		listed.Amount = it.Amount
+		rest.Amount -= it.Amount
 	} else {
-		rest = item{}
+		rest = item.Item{}
 	}
 	b := &s.batch
 	b.Reset()
@@ -106,9 +107,9 @@ func (s *Service) listingPrice(price float64) (Money, error) {
 
 // mayList checks the rules every new listing of it by p must pass: the
 // blacklist, the cooldown, the listing limit.
-func (s *Service) mayList(p *playerRecord, it item, now int64) error {
-	if s.listingRules.refuses(it.mat) {
-		return blacklisted(catalog.Material(it.mat).Key)
+func (s *Service) mayList(p *playerRecord, it item.Item, now int64) error {
+	if s.listingRules.refuses(it.Mat) {
+		return blacklisted(catalog.Material(it.Mat).Key)
 	}
 	if cd := s.cfg.ListingCooldown; cd > 0 && p.lastSell > 0 {
 		if wait := p.lastSell + cd.Milliseconds() - now; wait > 0 {
@@ -139,7 +140,7 @@ func (s *Service) listingFee(p *playerRecord, cents Money) (Money, error) {
 // and inv unless nil, the listing, the counters, the log entry (slot and
 // rest: where it came from, -1 for the mailbox); then taken changes memory
 // where the item came from.
-func (s *Service) list(p *playerRecord, it item, cents, fee Money, now int64, inv *inventory, slot int, rest item, taken func()) (Listing, error) {
+func (s *Service) list(p *playerRecord, it item.Item, cents, fee Money, now int64, inv *item.Inventory, slot int, rest item.Item, taken func()) (Listing, error) {
 	id, err := s.takeListingID()
 	if err != nil {
 		return Listing{}, err
@@ -209,7 +210,7 @@ func (s *Service) RelistMail(player, entry uuid.UUID) (Listing, error) {
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
-	return s.list(p, m.it, cents, fee, now, nil, -1, item{}, func() { p.mail = slices.Delete(p.mail, idx, idx+1) })
+	return s.list(p, m.it, cents, fee, now, nil, -1, item.Item{}, func() { p.mail = slices.Delete(p.mail, idx, idx+1) })
 }
 
 func (s *Service) addListingLocked(r *listingRecord) {
@@ -401,9 +402,9 @@ func (s *Service) listingOf(r *listingRecord) Listing {
 // event log's decoder both build listings here.
 func publicListing(r *listingRecord, seller person) Listing {
 	return Listing{
-		ID: int(r.id), Seller: seller.id, SellerName: seller.name, Item: r.it.stack(), Price: r.price.Float(),
+		ID: int(r.id), Seller: seller.id, SellerName: seller.name, Item: stackOf(r.it), Price: r.price.Float(),
 		CreatedAt: unixMilli(r.created), ExpiresAt: unixMilli(r.expires),
-		Reserved: r.reserved != uuid.Nil, Categories: r.it.categories().List(),
+		Reserved: r.reserved != uuid.Nil, Categories: r.it.Categories().List(),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // loader receives the store's rows into a fresh in-memory state.
@@ -87,7 +88,7 @@ func (l *loader) Meta(m MetaRow) error {
 
 func (l *loader) Player(p PlayerRow) error {
 	s := l.s
-	inv, err := decodeInventory(p.Inventory)
+	inv, err := item.DecodeInventory(p.Inventory)
 	if err != nil {
 		return fmt.Errorf("inventory of player %s: %w", p.ID, err)
 	}
@@ -108,7 +109,7 @@ func (l *loader) Mail(r MailRow) error {
 	if p == nil {
 		return fmt.Errorf("mail %s of unknown player %s", r.ID, r.Player)
 	}
-	it, err := decodeItem(r.Item)
+	it, err := item.Decode(r.Item)
 	if err != nil {
 		return fmt.Errorf("mail %s: %w", r.ID, err)
 	}

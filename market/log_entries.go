@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // The event log's entries, as the service writes them into each Batch.
@@ -39,41 +40,37 @@ func appendDestination(dst []byte, d destination) []byte {
 	return append(dst, d.mail[:]...)
 }
 
-func (r *blobReader) destination() destination {
-	if r.err != nil || len(r.b) < 1 {
-		r.err = errBlob
+// readDestination reads what appendDestination wrote.
+func readDestination(r *item.Reader) destination {
+	if r.Err != nil || len(r.B) < 1 {
+		r.Err = item.ErrMalformed
 		return destination{}
 	}
-	slot := r.b[0]
-	r.b = r.b[1:]
+	slot := r.B[0]
+	r.B = r.B[1:]
 	switch {
 	case slot == noSlot:
-		return destination{slot: -1, mail: r.uuid()}
+		return destination{slot: -1, mail: r.UUID()}
 	case int(slot) < InventorySize:
 		return destination{slot: int(slot)}
 	}
-	r.err = errBlob
+	r.Err = item.ErrMalformed
 	return destination{}
-}
-
-func (r *blobReader) uuid() (u uuid.UUID) {
-	r.fixed(u[:])
-	return u
 }
 
 // listingCreatedBody records a sell: the listing, where its stack came from
 // (the seller's slot, and what was left in it: an empty blob for nothing) and
 // the listing fee paid.
-func listingCreatedBody(r *listingRecord, seller *playerRecord, slot int, rest item, fee Money) []byte {
+func listingCreatedBody(r *listingRecord, seller *playerRecord, slot int, rest item.Item, fee Money) []byte {
 	b := []byte{eventBodyVersion}
 	b = binary.AppendUvarint(b, uint64(r.id))
-	b = appendStr(b, seller.name)
+	b = item.AppendString(b, seller.name)
 	b = append(b, byte(slot))
 	var restBlob []byte
-	if rest.mat != 0 {
-		restBlob = encodeItem(nil, rest)
+	if rest.Mat != 0 {
+		restBlob = item.Encode(nil, rest)
 	}
-	b = appendStr(b, string(restBlob))
+	b = item.AppendString(b, string(restBlob))
 	b = binary.AppendVarint(b, int64(fee))
 	return encodeListing(b, seller.id, r)
 }
@@ -83,8 +80,8 @@ func listingCreatedBody(r *listingRecord, seller *playerRecord, slot int, rest i
 func listingRemovedBody(r *listingRecord, seller *playerRecord, reason string, to destination) []byte {
 	b := []byte{eventBodyVersion}
 	b = binary.AppendUvarint(b, uint64(r.id))
-	b = appendStr(b, seller.name)
-	b = appendStr(b, reason)
+	b = item.AppendString(b, seller.name)
+	b = item.AppendString(b, reason)
 	b = appendDestination(b, to)
 	return encodeListing(b, seller.id, r)
 }
@@ -105,8 +102,8 @@ func transactionBody(t *transactionRecord, buyer, seller *playerRecord, tl timel
 	b := []byte{eventBodyVersion}
 	b = append(b, t.id[:]...)
 	b = append(b, tl[len(tl)-1].state)
-	b = appendStr(b, buyer.name)
-	b = appendStr(b, seller.name)
+	b = item.AppendString(b, buyer.name)
+	b = item.AppendString(b, seller.name)
 	if to != nil {
 		b = append(b, 1)
 		b = appendDestination(b, *to)
@@ -118,7 +115,7 @@ func transactionBody(t *transactionRecord, buyer, seller *playerRecord, tl timel
 		rec = binary.AppendUvarint(rec, uint64(restored.id))
 		rec = encodeListing(rec, seller.id, restored)
 	}
-	b = appendStr(b, string(rec))
+	b = item.AppendString(b, string(rec))
 	return encodeTx(b, buyer.id, seller.id, t, tl, errCode, toMailbox)
 }
 
@@ -147,34 +144,34 @@ func decodeEvent(row EventRow) (Event, error) {
 		return nil, nil
 	}
 	base := eventBase{seq: row.Seq, at: unixMilli(row.At), origin: row.Origin}
-	r := blobReader{b: row.Body}
-	if len(r.b) < 1 || r.b[0] != eventBodyVersion {
+	r := item.Reader{B: row.Body}
+	if len(r.B) < 1 || r.B[0] != eventBodyVersion {
 		return nil, fmt.Errorf("log entry %d (%s): unknown body version", row.Seq, row.Kind)
 	}
-	r.b = r.b[1:]
+	r.B = r.B[1:]
 	var ev Event
 	switch row.Kind {
 	case KindListingCreated:
-		id := r.uvarint()
-		name := r.bytes(256)
-		if r.err == nil && len(r.b) < 1 {
-			r.err = errBlob
+		id := r.Uvarint()
+		name := r.Bytes(256)
+		if r.Err == nil && len(r.B) < 1 {
+			r.Err = item.ErrMalformed
 		}
-		if r.err == nil {
-			r.b = r.b[1:] // the source slot
+		if r.Err == nil {
+			r.B = r.B[1:] // the source slot
 		}
-		r.bytes(1 << 16) // what was left in it
-		r.varint()       // the listing fee
+		r.Bytes(1 << 16) // what was left in it
+		r.Varint()       // the listing fee
 		l, err := decodeListingBody(id, string(name), &r)
 		if err != nil {
 			return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)
 		}
 		ev = ListingCreatedEvent{eventBase: base, listing: l}
 	case KindListingRemoved:
-		id := r.uvarint()
-		name := r.bytes(256)
-		reason := r.bytes(64)
-		r.destination()
+		id := r.Uvarint()
+		name := r.Bytes(256)
+		reason := r.Bytes(64)
+		readDestination(&r)
 		l, err := decodeListingBody(id, string(name), &r)
 		if err != nil {
 			return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)
@@ -191,12 +188,12 @@ func decodeEvent(row EventRow) (Event, error) {
 }
 
 // decodeListingBody reads the listing record that ends a listing entry.
-func decodeListingBody(id uint64, sellerName string, r *blobReader) (Listing, error) {
-	if r.err != nil || id == 0 || id > 1<<31-1 {
-		return Listing{}, errBlob
+func decodeListingBody(id uint64, sellerName string, r *item.Reader) (Listing, error) {
+	if r.Err != nil || id == 0 || id > 1<<31-1 {
+		return Listing{}, item.ErrMalformed
 	}
 	rec := listingRecord{id: uint32(id)}
-	seller, err := decodeListing(r.b, &rec)
+	seller, err := decodeListing(r.B, &rec)
 	if err != nil {
 		return Listing{}, err
 	}
@@ -204,43 +201,43 @@ func decodeListingBody(id uint64, sellerName string, r *blobReader) (Listing, er
 }
 
 // decodeTransactionBody reads a transaction entry (transactionBody).
-func decodeTransactionBody(r *blobReader) (Transaction, error) {
+func decodeTransactionBody(r *item.Reader) (Transaction, error) {
 	t, _, err := decodeTransactionEntry(r)
 	return t, err
 }
 
 // decodeTransactionEntry reads a transaction entry (transactionBody): the
 // transaction, and the id of the listing a compensation put back (0: none).
-func decodeTransactionEntry(r *blobReader) (Transaction, uint32, error) {
-	id := r.uuid()
-	if r.err != nil || len(r.b) < 1 || int(r.b[0]) >= len(States()) {
-		return Transaction{}, 0, errBlob
+func decodeTransactionEntry(r *item.Reader) (Transaction, uint32, error) {
+	id := r.UUID()
+	if r.Err != nil || len(r.B) < 1 || int(r.B[0]) >= len(States()) {
+		return Transaction{}, 0, item.ErrMalformed
 	}
-	state := r.b[0]
-	r.b = r.b[1:]
-	buyerName := r.bytes(256)
-	sellerName := r.bytes(256)
-	if r.err != nil || len(r.b) < 1 {
-		return Transaction{}, 0, errBlob
+	state := r.B[0]
+	r.B = r.B[1:]
+	buyerName := r.Bytes(256)
+	sellerName := r.Bytes(256)
+	if r.Err != nil || len(r.B) < 1 {
+		return Transaction{}, 0, item.ErrMalformed
 	}
-	if r.b[0] == 1 {
-		r.b = r.b[1:]
-		r.destination()
+	if r.B[0] == 1 {
+		r.B = r.B[1:]
+		readDestination(r)
 	} else {
-		r.b = r.b[1:]
+		r.B = r.B[1:]
 	}
 	var restored uint32
-	if back := r.bytes(1 << 16); len(back) > 0 { // a listing put back: its id, then its record
-		rb := blobReader{b: back}
-		if restored = rb.listingID(); rb.err != nil {
-			return Transaction{}, 0, errBlob
+	if back := r.Bytes(1 << 16); len(back) > 0 { // a listing put back: its id, then its record
+		rb := item.Reader{B: back}
+		if restored = rb.ListingID(); rb.Err != nil {
+			return Transaction{}, 0, item.ErrMalformed
 		}
 	}
-	if r.err != nil {
-		return Transaction{}, 0, errBlob
+	if r.Err != nil {
+		return Transaction{}, 0, item.ErrMalformed
 	}
 	t := transactionRecord{id: id, state: state}
-	buyer, seller, err := decodeTx(r.b, &t)
+	buyer, seller, err := decodeTx(r.B, &t)
 	if err != nil {
 		return Transaction{}, 0, err
 	}

@@ -1,6 +1,9 @@
 package market
 
-import "github.com/google/uuid"
+import (
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
+)
 
 // Mailbox reasons that are not event reasons.
 const (
@@ -13,7 +16,7 @@ const (
 // returnTo adds the ops that give it back to p: the first free inventory slot
 // if there is one, otherwise p's mailbox. It returns where the item goes and
 // how to apply the same change in memory once the batch is durable.
-func (s *Service) returnTo(b *Batch, p *playerRecord, it item, reason string, prev Money, now int64) (destination, func()) {
+func (s *Service) returnTo(b *Batch, p *playerRecord, it item.Item, reason string, prev Money, now int64) (destination, func()) {
 	if slot := p.freeSlot(); slot >= 0 {
 		inv := p.inv
 		inv[slot] = it
@@ -72,7 +75,7 @@ func (s *Service) claim(p *playerRecord, entries []int) (int, error) {
 	}
 	var free []int
 	for i := range p.inv {
-		if p.inv[i].mat == 0 {
+		if p.inv[i].Mat == 0 {
 			free = append(free, i)
 		}
 	}

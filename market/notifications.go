@@ -82,7 +82,7 @@ func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, 
 			continue
 		}
 		all = append(all, Notification{Kind: NotifySale, At: unixMilli(t.tl[len(t.tl)-1].at), Transaction: t.id.String(),
-			Buyer: s.players[t.buyer].name, ListingID: int(t.listing), Item: t.it.stack(), Price: t.price.Float()})
+			Buyer: s.players[t.buyer].name, ListingID: int(t.listing), Item: stackOf(t.it), Price: t.price.Float()})
 	}
 	queries := map[uuid.UUID]string{}
 	for _, a := range x.alerts {
@@ -93,7 +93,7 @@ func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, 
 			ListingID: int(h.listing), Item: ItemStack{Material: h.material, Amount: int(h.amount)}, Price: h.price.Float()})
 	}
 	for _, m := range p.mail {
-		all = append(all, Notification{Kind: NotifyMail, At: unixMilli(m.created), Reason: m.reason, Item: m.it.stack(),
+		all = append(all, Notification{Kind: NotifyMail, At: unixMilli(m.created), Reason: m.reason, Item: stackOf(m.it),
 			Price: m.prev.Float()})
 	}
 	page := NotificationPage{}

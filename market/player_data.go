@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // A player's own market data: favourite listings, price alerts and what
@@ -72,7 +73,7 @@ func encodeExtra(x *playerExtra, live func(uint32) bool) []byte {
 	b = binary.AppendUvarint(b, uint64(len(x.alerts)))
 	for _, a := range x.alerts {
 		b = append(b, a.id[:]...)
-		b = appendStr(b, a.query)
+		b = item.AppendString(b, a.query)
 		b = binary.AppendVarint(b, int64(a.maxUnit))
 		b = binary.AppendVarint(b, a.created)
 	}
@@ -83,7 +84,7 @@ func encodeExtra(x *playerExtra, live func(uint32) bool) []byte {
 		b = binary.AppendVarint(b, h.at)
 		b = binary.AppendVarint(b, int64(h.price))
 		b = append(b, h.amount)
-		b = appendStr(b, h.material)
+		b = item.AppendString(b, h.material)
 	}
 	return binary.AppendVarint(b, x.readAt)
 }
@@ -93,48 +94,48 @@ func decodeExtra(b []byte) (*playerExtra, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	r := blobReader{b: b}
-	if r.byte() != extraVersion {
+	r := item.Reader{B: b}
+	if r.Byte() != extraVersion {
 		return nil, fmt.Errorf("player data: unknown version")
 	}
 	x := &playerExtra{}
-	n := r.uvarint()
+	n := r.Uvarint()
 	if n > maxFavorites {
-		return nil, errBlob
+		return nil, item.ErrMalformed
 	}
 	for range n {
-		x.favorites = append(x.favorites, r.listingID())
+		x.favorites = append(x.favorites, r.ListingID())
 	}
-	n = r.uvarint()
+	n = r.Uvarint()
 	if n > 1000 {
-		return nil, errBlob
+		return nil, item.ErrMalformed
 	}
 	for range n {
 		var a alertRecord
-		r.fixed(a.id[:])
-		a.query = string(r.bytes(MaxAlertQueryBytes))
-		a.maxUnit = Money(r.varint())
-		a.created = r.varint()
+		r.Fixed(a.id[:])
+		a.query = string(r.Bytes(MaxAlertQueryBytes))
+		a.maxUnit = Money(r.Varint())
+		a.created = r.Varint()
 		a.words = parseQueryText(a.query).words
 		x.alerts = append(x.alerts, a)
 	}
-	n = r.uvarint()
+	n = r.Uvarint()
 	if n > MaxAlertHits {
-		return nil, errBlob
+		return nil, item.ErrMalformed
 	}
 	for range n {
 		var h alertHit
-		r.fixed(h.alert[:])
-		h.listing = r.listingID()
-		h.at = r.varint()
-		h.price = Money(r.varint())
-		h.amount = r.byte()
-		h.material = string(r.bytes(256))
+		r.Fixed(h.alert[:])
+		h.listing = r.ListingID()
+		h.at = r.Varint()
+		h.price = Money(r.Varint())
+		h.amount = r.Byte()
+		h.material = string(r.Bytes(256))
 		x.hits = append(x.hits, h)
 	}
-	x.readAt = r.varint()
-	if r.err != nil || len(r.b) != 0 {
-		return nil, errBlob
+	x.readAt = r.Varint()
+	if r.Err != nil || len(r.B) != 0 {
+		return nil, item.ErrMalformed
 	}
 	return x, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -59,7 +60,7 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 	if len(n.Items) > InventorySize {
 		return Player{}, errf(CodeInvalidPlayer, "%d items do not fit in %d inventory slots", len(n.Items), InventorySize)
 	}
-	var inv inventory
+	var inv item.Inventory
 	for i, stack := range n.Items {
 		if stack.Material == "" && stack.Amount == 0 {
 			continue // an empty slot
@@ -72,10 +73,10 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 			return Player{}, errf(CodeInvalidItem, "item %d: %v", i+1, err)
 		}
 		inv[i] = it
-		brought.ItemsIn += int64(it.amount)
+		brought.ItemsIn += int64(it.Amount)
 	}
 	row := PlayerRow{ID: n.ID, Name: n.Name, Perms: strings.Join(n.Permissions, ","), Balance: balance,
-		Inventory: encodeInventory(nil, &inv)}
+		Inventory: item.EncodeInventory(nil, &inv)}
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpAddPlayer, Player: &row})
@@ -200,8 +201,8 @@ func (s *Service) setProfileLocked(p *playerRecord, name string, perms []string)
 func playerChangedBody(p *PlayerRow) []byte {
 	b := []byte{eventBodyVersion}
 	b = append(b, p.ID[:]...)
-	b = appendStr(b, p.Name)
-	return appendStr(b, p.Perms)
+	b = item.AppendString(b, p.Name)
+	return item.AppendString(b, p.Perms)
 }
 
 // validPlayerName holds a name to the game's rules for player names.
@@ -221,10 +222,10 @@ func validPlayerName(name string) error {
 func playerAddedBody(p *PlayerRow) []byte {
 	b := []byte{eventBodyVersion}
 	b = append(b, p.ID[:]...)
-	b = appendStr(b, p.Name)
-	b = appendStr(b, p.Perms)
+	b = item.AppendString(b, p.Name)
+	b = item.AppendString(b, p.Perms)
 	b = binary.AppendVarint(b, int64(p.Balance))
-	return appendStr(b, string(p.Inventory))
+	return item.AppendString(b, string(p.Inventory))
 }
 
 // Players returns every player of the world, in load order.
@@ -254,13 +255,13 @@ func (s *Service) GetPlayer(id uuid.UUID) (PlayerState, error) {
 	}
 	st := PlayerState{Player: p.public(), Balance: p.balance.Float()}
 	for i, it := range p.inv {
-		if it.mat != 0 {
-			stack := it.stack()
+		if it.Mat != 0 {
+			stack := stackOf(it)
 			st.Inventory[i] = &stack
 		}
 	}
 	for _, m := range p.mail {
-		st.Mailbox = append(st.Mailbox, MailboxEntry{ID: m.id, Item: m.it.stack(), Reason: m.reason,
+		st.Mailbox = append(st.Mailbox, MailboxEntry{ID: m.id, Item: stackOf(m.it), Reason: m.reason,
 			CreatedAt: time.UnixMilli(m.created).UTC(), PreviousPrice: m.prev.Float()})
 	}
 	return st, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // The purchase saga.
@@ -239,7 +240,7 @@ type sagaView struct {
 	toMailbox     bool
 	buyerBalance  Money
 	sellerBalance Money
-	buyerInv      inventory
+	buyerInv      item.Inventory
 	meta          MetaRow
 	reserved      bool // the listing is held by this purchase
 	delivered     bool // the listing is gone: its item was delivered
@@ -341,7 +342,7 @@ func (g *sagaGroup) step(next State) error {
 		run.r = r
 		v.delivered = true
 		g.write(&g.rows.listing, Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
-		if slot := freeSlot(&v.buyerInv); slot >= 0 {
+		if slot := item.FreeSlot(&v.buyerInv); slot >= 0 {
 			run.slot = slot
 			v.buyerInv[slot] = r.it
 			inv := v.buyerInv

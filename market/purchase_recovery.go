@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // compensate undoes every effect of t so far in one commit and ends it in
@@ -44,7 +45,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 			return fmt.Errorf("transaction %s: cannot undo a delivery whose listing is unknown", t.id)
 		}
 		if run.slot >= 0 {
-			buyerInv[run.slot] = item{}
+			buyerInv[run.slot] = item.Item{}
 			buyerTouched, invTouched = true, true
 			from = &destination{slot: run.slot}
 		} else {

@@ -419,9 +419,9 @@ func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, reverse bool, a
 	case SortCheapest, SortExpensive:
 		tree, key, desc = s.ix.byPrice, func(r *listingRecord) int64 { return int64(r.price) }, mode == SortExpensive
 	case SortUnitPrice:
-		tree, key = s.ix.byUnit, func(r *listingRecord) int64 { return unitKey(r.price, r.it.amount) }
+		tree, key = s.ix.byUnit, func(r *listingRecord) int64 { return unitKey(r.price, r.it.Amount) }
 	default:
-		tree, key, desc = s.ix.byAmount, func(r *listingRecord) int64 { return int64(r.it.amount) }, mode == SortAmount
+		tree, key, desc = s.ix.byAmount, func(r *listingRecord) int64 { return int64(r.it.Amount) }, mode == SortAmount
 	}
 	if reverse {
 		desc = !desc

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // Listing and transaction records are encoded here, not spread over SQL
@@ -45,40 +46,40 @@ func encodeListing(dst []byte, seller uuid.UUID, r *listingRecord) []byte {
 	if r.fee > 0 {
 		dst = binary.AppendVarint(dst, int64(r.fee))
 	}
-	return encodeItem(dst, r.it)
+	return item.Encode(dst, r.it)
 }
 
 // decodeListing fills r (all but id and seller index) and returns the seller.
 // It accepts exactly what encodeListing writes.
 func decodeListing(b []byte, r *listingRecord) (uuid.UUID, error) {
 	var seller uuid.UUID
-	rd := blobReader{b: b}
-	if rd.byte() != recordVersion {
-		return seller, errBlob
+	rd := item.Reader{B: b}
+	if rd.Byte() != recordVersion {
+		return seller, item.ErrMalformed
 	}
-	rd.fixed(seller[:])
-	price, created, expires := rd.varint(), rd.varint(), rd.varint()
+	rd.Fixed(seller[:])
+	price, created, expires := rd.Varint(), rd.Varint(), rd.Varint()
 	var reserved uuid.UUID
 	var fee int64
-	flags := rd.byte()
+	flags := rd.Byte()
 	if flags > 3 {
-		return seller, errBlob
+		return seller, item.ErrMalformed
 	}
 	if flags&1 != 0 {
-		rd.fixed(reserved[:])
+		rd.Fixed(reserved[:])
 		if reserved == uuid.Nil {
-			return seller, errBlob // encodeListing writes no reservation for that
+			return seller, item.ErrMalformed // encodeListing writes no reservation for that
 		}
 	}
 	if flags&2 != 0 {
-		if fee = rd.varint(); fee <= 0 {
-			return seller, errBlob // encodeListing writes no fee for that
+		if fee = rd.Varint(); fee <= 0 {
+			return seller, item.ErrMalformed // encodeListing writes no fee for that
 		}
 	}
-	if rd.err != nil || price <= 0 || fee > price {
-		return seller, errBlob
+	if rd.Err != nil || price <= 0 || fee > price {
+		return seller, item.ErrMalformed
 	}
-	it, err := decodeItem(rd.b)
+	it, err := item.Decode(rd.B)
 	if err != nil {
 		return seller, err
 	}
@@ -110,7 +111,7 @@ func encodeTx(dst []byte, buyer, seller uuid.UUID, t *transactionRecord, tl time
 	dst = binary.AppendVarint(dst, int64(t.price))
 	dst = binary.AppendVarint(dst, int64(t.fee))
 	dst = binary.AppendVarint(dst, int64(t.net))
-	dst = appendStr(dst, errCode)
+	dst = item.AppendString(dst, errCode)
 	// One byte of flags: bit 0 the delivery to the mailbox, bits 1-3 the
 	// buyer's rating (0 none, 1-5), which records from before ratings
 	// leave 0.
@@ -120,35 +121,35 @@ func encodeTx(dst []byte, buyer, seller uuid.UUID, t *transactionRecord, tl time
 	}
 	dst = append(dst, flags)
 	var buf [8 * 12]byte
-	dst = appendStr(dst, string(encodeTimeline(buf[:0], tl)))
-	return encodeItem(dst, t.it)
+	dst = item.AppendString(dst, string(encodeTimeline(buf[:0], tl)))
+	return item.Encode(dst, t.it)
 }
 
 // decodeTx fills t (all but id, state and player indexes) and returns the
 // buyer and seller. It accepts exactly what encodeTx writes.
 func decodeTx(b []byte, t *transactionRecord) (buyer, seller uuid.UUID, err error) {
-	r := blobReader{b: b}
-	if r.byte() != recordVersion {
-		return buyer, seller, errBlob
+	r := item.Reader{B: b}
+	if r.Byte() != recordVersion {
+		return buyer, seller, item.ErrMalformed
 	}
-	lid := r.listingID()
-	r.fixed(buyer[:])
-	r.fixed(seller[:])
-	price, fee, net := r.varint(), r.varint(), r.varint()
-	code := r.bytes(256)
-	flags := r.byte()
-	tlb := r.bytes(1024)
-	if r.err != nil || flags>>1 > 5 {
-		return buyer, seller, errBlob
+	lid := r.ListingID()
+	r.Fixed(buyer[:])
+	r.Fixed(seller[:])
+	price, fee, net := r.Varint(), r.Varint(), r.Varint()
+	code := r.Bytes(256)
+	flags := r.Byte()
+	tlb := r.Bytes(1024)
+	if r.Err != nil || flags>>1 > 5 {
+		return buyer, seller, item.ErrMalformed
 	}
 	if price <= 0 || fee < 0 || fee > price || net != price-fee {
-		return buyer, seller, errBlob // no sale is free, and the seller gets the price less the fee
+		return buyer, seller, item.ErrMalformed // no sale is free, and the seller gets the price less the fee
 	}
 	tl, err := decodeTimeline(tlb)
 	if err != nil || len(tl) == 0 {
-		return buyer, seller, errBlob
+		return buyer, seller, item.ErrMalformed
 	}
-	it, err := decodeItem(r.b)
+	it, err := item.Decode(r.B)
 	if err != nil {
 		return buyer, seller, err
 	}

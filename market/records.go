@@ -1,6 +1,9 @@
 package market
 
-import "github.com/google/uuid"
+import (
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
+)
 
 // playerRecord is a player of the embedded world.
 type playerRecord struct {
@@ -10,7 +13,7 @@ type playerRecord struct {
 	perms    []string
 	balance  Money
 	lastSell int64
-	inv      inventory
+	inv      item.Inventory
 	// stored is the inventory as the store holds it (encodeInventory), the
 	// condition of the next write of it; version is the row's version as
 	// this instance last saw it (PlayerRow.Version).
@@ -27,7 +30,7 @@ type playerRecord struct {
 
 type mailEntry struct {
 	id      uuid.UUID
-	it      item
+	it      item.Item
 	reason  string
 	created int64
 	prev    Money
@@ -41,7 +44,7 @@ type listingRecord struct {
 	fee      Money // the listing fee paid, refunded when it leaves unsold if the rules say so
 	created  int64
 	expires  int64
-	it       item
+	it       item.Item
 	reserved uuid.UUID
 }
 
@@ -51,7 +54,7 @@ type transactionRecord struct {
 	listing   uint32
 	buyer     int32
 	seller    int32
-	it        item
+	it        item.Item
 	price     Money
 	fee       Money
 	net       Money
@@ -98,14 +101,4 @@ func (p *playerRecord) has(perm string) bool {
 	return false
 }
 
-func (p *playerRecord) freeSlot() int { return freeSlot(&p.inv) }
-
-// freeSlot is the first empty slot of inv, or -1.
-func freeSlot(inv *inventory) int {
-	for i := range inv {
-		if inv[i].mat == 0 {
-			return i
-		}
-	}
-	return -1
-}
+func (p *playerRecord) freeSlot() int { return item.FreeSlot(&p.inv) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -93,7 +94,7 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	held := slot >= 0 || mail >= 0
 	if !held && mode != RefundMoneyOnly {
 		return Transaction{}, errf(CodeItemGone, "%s no longer holds the %s ×%d they bought (sold, split or used up); refund the money only, or not at all",
-			buyer.name, catalog.Material(t.it.mat).Name, t.it.amount)
+			buyer.name, catalog.Material(t.it.Mat).Name, t.it.Amount)
 	}
 	if seller.balance < t.net {
 		return Transaction{}, errf(CodeInsufficientFunds, "%s has %s, less than the %s of this sale the refund takes back",
@@ -117,13 +118,13 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	var apply []func()
 	if held {
 		if slot >= 0 {
-			buyerInv[slot] = item{}
+			buyerInv[slot] = item.Item{}
 		} else {
 			m := buyer.mail[mail]
 			b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
 			apply = append(apply, func() { buyer.mail = slices.Delete(buyer.mail, mail, mail+1) })
 		}
-		if free := freeSlot(&sellerInv); free >= 0 {
+		if free := item.FreeSlot(&sellerInv); free >= 0 {
 			sellerInv[free] = t.it
 			to = &destination{slot: free}
 		} else {
@@ -134,7 +135,7 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 			apply = append(apply, func() { seller.mail = append(seller.mail, *sellerMail) })
 		}
 	}
-	var buyerInvOp, sellerInvOp *inventory
+	var buyerInvOp, sellerInvOp *item.Inventory
 	if slot >= 0 {
 		buyerInvOp = &buyerInv
 	}
@@ -170,18 +171,18 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 
 // holding finds the stack it (by identity, whole) in p's inventory or
 // mailbox: the slot or the mailbox index, -1 for neither.
-func (p *playerRecord) holding(it item) (slot, mail int) {
+func (p *playerRecord) holding(it item.Item) (slot, mail int) {
 	for i := range p.inv {
-		if p.inv[i].uid == it.uid && p.inv[i].mat != 0 {
-			if p.inv[i].amount == it.amount {
+		if p.inv[i].UID == it.UID && p.inv[i].Mat != 0 {
+			if p.inv[i].Amount == it.Amount {
 				return i, -1
 			}
 			return -1, -1
 		}
 	}
 	for i, m := range p.mail {
-		if m.it.uid == it.uid {
-			if m.it.amount == it.amount {
+		if m.it.UID == it.UID {
+			if m.it.Amount == it.Amount {
 				return -1, i
 			}
 			return -1, -1

@@ -69,24 +69,24 @@ func (st *stats) record(s *Service, t *transactionRecord) {
 		ss.ratings++
 		ss.stars += int64(t.rating)
 	}
-	is := st.items[t.it.mat]
+	is := st.items[t.it.Mat]
 	if is == nil {
 		is = &itemStat{}
-		st.items[t.it.mat] = is
+		st.items[t.it.Mat] = is
 	}
 	is.sales++
-	is.amount += int64(t.it.amount)
+	is.amount += int64(t.it.Amount)
 	is.volume += t.price
 	st.addTop(t)
 	at := t.tl[len(t.tl)-1].at
-	pts := st.hist[t.it.mat]
-	pp := pricePoint{at: at, price: t.price, amount: t.it.amount}
+	pts := st.hist[t.it.Mat]
+	pp := pricePoint{at: at, price: t.price, amount: t.it.Amount}
 	// Completions arrive in time order except after recovery; keep it sorted.
 	i := len(pts)
 	for i > 0 && pts[i-1].at > at {
 		i--
 	}
-	st.hist[t.it.mat] = slices.Insert(pts, i, pp)
+	st.hist[t.it.Mat] = slices.Insert(pts, i, pp)
 }
 
 func (s *Service) rebuildStats() {
@@ -296,12 +296,12 @@ func (st *stats) unrecord(s *Service, t *transactionRecord) {
 			delete(st.seller, t.seller)
 		}
 	}
-	if is := st.items[t.it.mat]; is != nil {
+	if is := st.items[t.it.Mat]; is != nil {
 		is.sales--
-		is.amount -= int64(t.it.amount)
+		is.amount -= int64(t.it.Amount)
 		is.volume -= t.price
 		if is.sales == 0 {
-			delete(st.items, t.it.mat)
+			delete(st.items, t.it.Mat)
 		}
 	}
 	if i := slices.Index(st.top, t); i >= 0 {
@@ -313,10 +313,10 @@ func (st *stats) unrecord(s *Service, t *transactionRecord) {
 		}
 	}
 	at := t.tl[slices.IndexFunc(t.tl, func(x stamp) bool { return x.state == uint8(stateIndex(StateCompleted)) })].at
-	pts := st.hist[t.it.mat]
+	pts := st.hist[t.it.Mat]
 	for i := range pts {
-		if p := pts[i]; p.at == at && p.price == t.price && p.amount == t.it.amount {
-			st.hist[t.it.mat] = slices.Delete(pts, i, i+1)
+		if p := pts[i]; p.at == at && p.price == t.price && p.amount == t.it.Amount {
+			st.hist[t.it.Mat] = slices.Delete(pts, i, i+1)
 			break
 		}
 	}

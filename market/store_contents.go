@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // StoreContents is everything a market's store holds, in public form: what
@@ -133,11 +134,11 @@ func (r *contentsReader) Mail(m MailRow) error {
 	if _, ok := r.names[m.Player]; !ok {
 		return fmt.Errorf("mail %s of unknown player %s", m.ID, m.Player)
 	}
-	it, err := decodeItem(m.Item)
+	it, err := item.Decode(m.Item)
 	if err != nil {
 		return fmt.Errorf("mail %s: %w", m.ID, err)
 	}
-	r.c.Mail = append(r.c.Mail, OwnedMail{Owner: m.Player, MailboxEntry: MailboxEntry{ID: m.ID, Item: it.stack(),
+	r.c.Mail = append(r.c.Mail, OwnedMail{Owner: m.Player, MailboxEntry: MailboxEntry{ID: m.ID, Item: stackOf(it),
 		Reason: m.Reason, CreatedAt: unixMilli(m.Created), PreviousPrice: m.PrevPrice.Float()}})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // Money is an amount in minor units (grosze, cents). Inside the service all
@@ -84,11 +85,11 @@ type OriginalFormat uint8
 // The formats an ItemOriginal may have. A new format or a new version of one
 // gets a new number, so that stored data never changes meaning.
 const (
-	OriginalNone OriginalFormat = originalNone
+	OriginalNone OriginalFormat = item.OriginalNone
 	// OriginalBukkitYAML is a Bukkit ItemStack as the original plugin
 	// (GrzybcioRynek) wrote it into its YAML files: the item's subtree,
 	// re-encoded canonically (two-space indent, keys sorted, no comments).
-	OriginalBukkitYAML OriginalFormat = originalBukkitYAML
+	OriginalBukkitYAML OriginalFormat = item.OriginalBukkitYAML
 )
 
 // Listing is an active offer: one item stack at a total price.
@@ -211,7 +212,7 @@ type MailboxEntry struct {
 }
 
 // InventorySize is the number of storage slots of a player inventory.
-const InventorySize = 36
+const InventorySize = item.InventorySize
 
 // PlayerState is a snapshot of everything the world holds about a player.
 type PlayerState struct {

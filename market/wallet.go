@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // Issuance is the market's issuance account: the money and items that came
@@ -26,9 +27,9 @@ const maxIssue = maxStartingBalance
 // account.
 type issue struct {
 	player uuid.UUID
-	money  Money // >0 in, <0 out
-	it     item  // mat 0: none
-	out    bool  // the item left (TakeItem)
+	money  Money     // >0 in, <0 out
+	it     item.Item // mat 0: none
+	out    bool      // the item left (TakeItem)
 }
 
 // account returns what i adds to the issuance account.
@@ -39,11 +40,11 @@ func (i issue) account() Issuance {
 	} else {
 		a.MoneyOut = -i.money
 	}
-	if i.it.mat != 0 {
+	if i.it.Mat != 0 {
 		if i.out {
-			a.ItemsOut = int64(i.it.amount)
+			a.ItemsOut = int64(i.it.Amount)
 		} else {
-			a.ItemsIn = int64(i.it.amount)
+			a.ItemsIn = int64(i.it.Amount)
 		}
 	}
 	return a
@@ -60,11 +61,11 @@ func issuedBody(i issue) []byte {
 	b := []byte{eventBodyVersion}
 	b = append(b, i.player[:]...)
 	b = binary.AppendVarint(b, int64(i.money))
-	var item []byte
-	if i.it.mat != 0 {
-		item = encodeItem(nil, i.it)
+	var stack []byte
+	if i.it.Mat != 0 {
+		stack = item.Encode(nil, i.it)
 	}
-	b = appendStr(b, string(item))
+	b = item.AppendString(b, string(stack))
 	if i.out {
 		return append(b, 1)
 	}
@@ -146,7 +147,7 @@ func (s *Service) GiveItem(player uuid.UUID, stack ItemStack) (ItemStack, bool, 
 	if err := s.commitIssue(i, Op{}, apply); err != nil {
 		return ItemStack{}, false, err
 	}
-	return it.stack(), to.slot < 0, nil
+	return stackOf(it), to.slot < 0, nil
 }
 
 // TakeItem takes the stack in the player's inventory slot (1 to
@@ -164,16 +165,16 @@ func (s *Service) TakeItem(player uuid.UUID, slot int) (ItemStack, error) {
 		return ItemStack{}, errf(CodeItemNotInInventory, "slot %d is not an inventory slot (1 to %d)", slot, InventorySize)
 	}
 	it := p.inv[slot-1]
-	if it.mat == 0 {
+	if it.Mat == 0 {
 		return ItemStack{}, errf(CodeItemNotInInventory, "%s's slot %d is empty", p.name, slot)
 	}
 	inv := p.inv
-	inv[slot-1] = item{}
+	inv[slot-1] = item.Item{}
 	i := issue{player: p.id, it: it, out: true}
-	if err := s.commitIssue(i, s.playerOp(p, p.balance, p.lastSell, &inv), func() { p.inv[slot-1] = item{} }); err != nil {
+	if err := s.commitIssue(i, s.playerOp(p, p.balance, p.lastSell, &inv), func() { p.inv[slot-1] = item.Item{} }); err != nil {
 		return ItemStack{}, err
 	}
-	return it.stack(), nil
+	return stackOf(it), nil
 }
 
 // commitIssue commits an issue: op, or when op is zero what s.batch holds
