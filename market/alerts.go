@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -21,7 +22,7 @@ import (
 // and a listing looks up only the pairs its own words contain.
 
 // MaxAlertQueryBytes bounds an alert's search text.
-const MaxAlertQueryBytes = 100
+const MaxAlertQueryBytes = record.MaxAlertQueryText
 
 // Alert is a player's price alert.
 type Alert struct {
@@ -283,7 +284,7 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 		b.add(s.extraOp(s.players[o], blobs[i]))
 		// Named in the log, so that the other servers of a network read
 		// the owner's new data (and row version) too.
-		b.log(EventRow{Kind: KindPlayerData, At: now, Body: playerDataBody(s.players[o].id)})
+		b.log(EventRow{Kind: KindPlayerData, At: now, Body: record.EncodePlayerDataChanged(nil, s.players[o].id)})
 	}
 	return func() {
 		for i, o := range owners {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -467,7 +468,7 @@ func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, e
 	k.nextID++
 	k.handedOut = true
 	r := &listingRecord{id: uint32(id), price: price, created: created.UnixMilli(), expires: expires.UnixMilli(), it: it}
-	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, seller, r)}})
+	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: record.EncodeListing(nil, r.stored(seller))}})
 	k.brought(it, r.created)
 	k.summary.Listings++
 	return int(id), k.flushIfFull()
@@ -517,7 +518,7 @@ func (k *Bulk) AddListingKeepingID(l BulkListing) (added bool, err error) {
 	k.keptIDs[id] = true
 	k.nextID = max(k.nextID, id+1)
 	r := &listingRecord{id: uint32(id), price: l.Price, created: l.Created.UnixMilli(), expires: l.Expires.UnixMilli(), it: it}
-	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, l.Seller, r)}})
+	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: record.EncodeListing(nil, r.stored(l.Seller))}})
 	k.brought(it, r.created)
 	k.summary.Listings++
 	return true, k.flushIfFull()

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // A bulk load's history: the finished transactions of the market a load
@@ -71,10 +73,10 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 	default:
 		return "", fmt.Errorf("bulk: historic transactions must be terminal, not %q", h.State)
 	}
-	var tl timeline
+	var tl record.Timeline
 	at := h.At.UnixMilli()
 	for i, st := range path {
-		tl = append(tl, stamp{state: uint8(stateIndex(st)), at: at + int64(i)})
+		tl = append(tl, record.Stamp{State: uint8(stateIndex(st)), At: at + int64(i)})
 	}
 	if h.ItemReturned && h.Refunded.IsZero() {
 		return "", fmt.Errorf("bulk: an item returned by a sale that was not refunded")
@@ -89,10 +91,10 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 			return "", fmt.Errorf("bulk: a %s transaction refunded at %v: a refund leaves a sale ROLLED_BACK", h.State, h.Refunded)
 		case h.ErrorCode != "":
 			return "", fmt.Errorf("bulk: a refunded sale with error code %q: the refund writes its own", h.ErrorCode)
-		case refunded <= tl[len(tl)-2].at:
+		case refunded <= tl[len(tl)-2].At:
 			return "", fmt.Errorf("bulk: a sale of %v refunded at %v, before it completed", h.At, h.Refunded)
 		}
-		tl[len(tl)-1].at = refunded
+		tl[len(tl)-1].At = refunded
 		h.ErrorCode = refundPrefix + strconv.FormatInt(refunded, 10)
 		if !h.ItemReturned {
 			h.ErrorCode += refundMoneyOnly
@@ -130,8 +132,8 @@ func (k *Bulk) AddTransaction(h HistoricSale) (string, error) {
 		k.sales++
 	}
 	k.b.add(Op{Kind: OpPutTx, Tx: &TxRow{ID: id, State: h.State,
-		Rec: encodeTx(nil, h.Buyer, h.Seller, t, tl, h.ErrorCode, false)}})
-	k.opening.LoadedThrough = max(k.opening.LoadedThrough, tl[len(tl)-1].at)
+		Rec: record.EncodeTransaction(nil, t.stored(h.Buyer, h.Seller, tl, h.ErrorCode, false))}})
+	k.opening.LoadedThrough = max(k.opening.LoadedThrough, tl[len(tl)-1].At)
 	k.summary.Transactions++
 	return id.String(), k.flushIfFull()
 }

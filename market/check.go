@@ -296,7 +296,7 @@ func (c *checker) transaction(row TxRow) *transactionRecord {
 			return nil
 		}
 	}
-	if last := t.tl[len(t.tl)-1].state; last != t.state {
+	if last := t.tl[len(t.tl)-1].State; last != t.state {
 		c.problem("transaction-state-disagrees", []any{"transaction", row.ID},
 			"its state is %s but its record's timeline ends in %s: every step writes both", row.State, States()[last])
 	}

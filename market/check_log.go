@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
-	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // The integrity check's side of the event log: is the log whole, and do the
@@ -103,12 +103,11 @@ func (c *checker) readEntry(e EventRow) {
 			f.players[id] = e.Seq
 		}
 	}
-	r := item.Reader{B: e.Body}
-	if len(r.B) < 1 || r.B[0] != eventBodyVersion {
+	if len(e.Body) < 1 || e.Body[0] != record.EntryVersion {
 		c.problem("log-entry-unreadable", []any{"seq", e.Seq}, "the %s entry's body has an unknown version", e.Kind)
 		return
 	}
-	r.B = r.B[1:]
+	var err error
 	switch e.Kind {
 	case KindListingCreated, KindListingRemoved:
 		ev, err := decodeEvent(e)
@@ -127,15 +126,17 @@ func (c *checker) readEntry(e EventRow) {
 		f.listings[uint32(l.ID)] = word
 		player(l.Seller)
 	case KindListingExpired:
-		id := r.ListingID()
-		r.UUID() // the seller's mailbox entry that got the item
-		f.listings[id] = listingWord{seq: e.Seq, how: "expired it"}
+		var x record.ListingExpired
+		if x, err = record.DecodeListingExpired(e.Body); err == nil {
+			f.listings[x.ID] = listingWord{seq: e.Seq, how: "expired it"}
+		}
 	case KindTransactionStep, KindTransactionCompleted, KindTransactionRated:
-		t, restored, err := decodeTransactionEntry(&r)
+		x, err := record.DecodeTransactionEntry(e.Body)
 		if err != nil {
 			c.problem("log-entry-unreadable", []any{"seq", e.Seq}, "the %s entry cannot be read (%v)", e.Kind, err)
 			return
 		}
+		t := storedTransaction(&x)
 		id := uuid.MustParse(t.ID)
 		w := f.txs[id]
 		if w == nil {
@@ -147,26 +148,28 @@ func (c *checker) readEntry(e EventRow) {
 		if t.State == StateItemDelivered && e.Kind == KindTransactionStep {
 			f.listings[uint32(t.ListingID)] = listingWord{seq: e.Seq, how: "delivered its item to transaction " + t.ID}
 		}
-		if restored != 0 {
-			f.listings[restored] = listingWord{seq: e.Seq, present: true, how: "put it back (transaction " + t.ID + " rolled back)"}
+		if x.Restored != nil {
+			f.listings[x.Restored.ID] = listingWord{seq: e.Seq, present: true, how: "put it back (transaction " + t.ID + " rolled back)"}
 		}
 		player(t.Buyer)
 		player(t.Seller)
 	case KindMailClaimed:
-		player(r.UUID())
-		n := r.Uvarint()
-		for i := uint64(0); i < n && r.Err == nil; i++ {
-			f.claimed[r.UUID()] = e.Seq
-			r.Byte() // the slot it went to
+		var x record.MailClaimed
+		x, err = record.DecodeMailClaimed(e.Body)
+		player(x.Player)
+		for _, m := range x.Moves {
+			f.claimed[m.Mail] = e.Seq
 		}
 	case KindPlayerAdded, KindPlayerChanged, KindIssued, KindPlayerData:
-		player(r.UUID())
+		var id uuid.UUID
+		id, err = record.DecodeEntryPlayer(e.Body)
+		player(id)
 	default:
 		c.problem("log-entry-unknown", []any{"seq", e.Seq}, "the entry's kind %q is not one Rynek writes", e.Kind)
 		return
 	}
-	if r.Err != nil {
-		c.problem("log-entry-unreadable", []any{"seq", e.Seq}, "the %s entry cannot be read (%v)", e.Kind, r.Err)
+	if err != nil {
+		c.problem("log-entry-unreadable", []any{"seq", e.Seq}, "the %s entry cannot be read (%v)", e.Kind, err)
 	}
 }
 
@@ -196,7 +199,7 @@ func (c *checker) heldAgainstLog(t *transactionRecord) {
 		c.problem("log-transaction-disagrees", []any{"transaction", t.id, "seq", w.seq},
 			"the log's entry %d leaves the purchase %s, the transactions table holds it %s", w.seq, States()[w.state], t.State())
 	}
-	if done := t.tl[len(t.tl)-1].at; t.State() == StateCompleted && !w.completed && c.logged(done) {
+	if done := t.tl[len(t.tl)-1].At; t.State() == StateCompleted && !w.completed && c.logged(done) {
 		c.problem("transaction-not-logged", []any{"transaction", t.id}, "the purchase was completed at %s, after the log's horizon, but the log has no TransactionCompletedEvent of it",
 			at(done))
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // Event is one of the contract's three events. Events are values: a listener
@@ -197,4 +199,53 @@ const (
 // one of the contract's three events.
 func (k EventKind) Contract() bool {
 	return k == KindListingCreated || k == KindListingRemoved || k == KindTransactionCompleted
+}
+
+// decodeEvent turns a contract entry of the log back into the event that was
+// published for it. Internal kinds have no contract event: (nil, nil).
+func decodeEvent(row EventRow) (Event, error) {
+	if !row.Kind.Contract() {
+		return nil, nil
+	}
+	base := eventBase{seq: row.Seq, at: unixMilli(row.At), origin: row.Origin}
+	if len(row.Body) < 1 || row.Body[0] != record.EntryVersion {
+		return nil, fmt.Errorf("log entry %d (%s): unknown body version", row.Seq, row.Kind)
+	}
+	var ev Event
+	var err error
+	switch row.Kind {
+	case KindListingCreated:
+		var e record.ListingCreated
+		if e, err = record.DecodeListingCreated(row.Body); err == nil {
+			ev = ListingCreatedEvent{eventBase: base, listing: storedListing(&e.Listing, e.SellerName)}
+		}
+	case KindListingRemoved:
+		var e record.ListingRemoved
+		if e, err = record.DecodeListingRemoved(row.Body); err == nil {
+			ev = ListingRemovedEvent{eventBase: base, listing: storedListing(&e.Listing, e.SellerName), reason: e.Reason}
+		}
+	case KindTransactionCompleted:
+		var e record.TransactionEntry
+		if e, err = record.DecodeTransactionEntry(row.Body); err == nil {
+			ev = TransactionCompletedEvent{eventBase: base, tx: storedTransaction(&e)}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)
+	}
+	return ev, nil
+}
+
+// storedListing is the public form of a listing the log recorded.
+func storedListing(l *record.Listing, sellerName string) Listing {
+	r := listingRecord{id: l.ID}
+	r.fromStored(l)
+	return publicListing(&r, person{l.Seller, sellerName})
+}
+
+// storedTransaction is the public form of a transaction the log recorded.
+func storedTransaction(e *record.TransactionEntry) Transaction {
+	t := transactionRecord{id: e.ID, state: e.State}
+	t.fromStored(&e.Transaction)
+	return publicTransaction(&t, person{e.Transaction.Buyer, e.BuyerName}, person{e.Transaction.Seller, e.SellerName})
 }

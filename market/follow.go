@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // Following the log: several instances on one SharedStore.
@@ -275,11 +276,9 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 		if e.Origin == self {
 			continue
 		}
-		r := item.Reader{B: e.Body}
-		if len(r.B) < 1 || r.B[0] != eventBodyVersion {
+		if len(e.Body) < 1 || e.Body[0] != record.EntryVersion {
 			return q, fmt.Errorf("log entry %d (%s) from %s: unknown body version", e.Seq, e.Kind, e.Origin)
 		}
-		r.B = r.B[1:]
 		switch e.Kind {
 		case KindListingCreated, KindListingRemoved:
 			ev, err := decodeEvent(e)
@@ -296,10 +295,11 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			listing(int64(l.ID))
 			player(l.Seller)
 		case KindTransactionCompleted, KindTransactionStep, KindTransactionRated:
-			t, err := decodeTransactionBody(&r)
+			x, err := record.DecodeTransactionEntry(e.Body)
 			if err != nil {
 				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, err)
 			}
+			t := storedTransaction(&x)
 			id, err := uuid.Parse(t.ID)
 			if err != nil {
 				return q, fmt.Errorf("log entry %d: transaction id: %w", e.Seq, err)
@@ -312,10 +312,11 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			player(t.Buyer)
 			player(t.Seller)
 		case KindListingExpired:
-			id := int64(r.ListingID())
-			if r.Err != nil {
-				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.Err)
+			x, err := record.DecodeListingExpired(e.Body)
+			if err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, err)
 			}
+			id := int64(x.ID)
 			listing(id)
 			s.mu.RLock() // the seller, whose mailbox got the item
 			if l := s.listings.get(uint32(id)); l != nil {
@@ -323,10 +324,11 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			}
 			s.mu.RUnlock()
 		case KindMailClaimed, KindPlayerAdded, KindPlayerChanged, KindIssued, KindPlayerData:
-			player(r.UUID())
-			if r.Err != nil {
-				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.Err)
+			id, err := record.DecodeEntryPlayer(e.Body)
+			if err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, err)
 			}
+			player(id)
 		}
 	}
 	return q, nil
@@ -385,7 +387,7 @@ func (s *Service) takeOver() {
 	var left []*transactionRecord
 	s.mu.RLock()
 	for _, t := range s.txByID {
-		if !t.State().Terminal() && t.tl[len(t.tl)-1].at <= cutoff {
+		if !t.State().Terminal() && t.tl[len(t.tl)-1].At <= cutoff {
 			left = append(left, t)
 		}
 	}

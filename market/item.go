@@ -1,7 +1,6 @@
 package market
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -175,41 +175,12 @@ func stateIndex(s State) int {
 	return -1
 }
 
-// timeline is the compact in-memory state history of a transaction.
-type timeline []stamp
-
-type stamp struct {
-	state uint8 // index into States()
-	at    int64 // unix ms
-}
-
-func encodeTimeline(dst []byte, tl timeline) []byte {
-	for _, s := range tl {
-		dst = append(dst, s.state)
-		dst = binary.AppendVarint(dst, s.at)
-	}
-	return dst
-}
-
-func decodeTimeline(b []byte) (timeline, error) {
-	var tl timeline
-	r := item.Reader{B: b}
-	for len(r.B) > 0 {
-		st := r.Byte()
-		at := r.Varint()
-		if r.Err != nil || int(st) >= len(States()) {
-			return nil, item.ErrMalformed
-		}
-		tl = append(tl, stamp{state: st, at: at})
-	}
-	return tl, nil
-}
-
-func (tl timeline) public() []StateTime {
+// publicTimeline is the public form of a transaction's timeline.
+func publicTimeline(tl record.Timeline) []StateTime {
 	out := make([]StateTime, len(tl))
 	all := States()
 	for i, s := range tl {
-		out[i] = StateTime{State: all[s.state], At: time.UnixMilli(s.at).UTC()}
+		out[i] = StateTime{State: all[s.State], At: time.UnixMilli(s.At).UTC()}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // idBlock is how many listing ids the service takes from the store at a
@@ -149,13 +150,14 @@ func (s *Service) list(p *playerRecord, it item.Item, cents, fee Money, now int6
 		expires: now + s.cfg.ListingTTL.Milliseconds(), it: it}
 	b := &s.batch
 	b.add(s.playerOp(p, p.balance-fee, now, inv))
-	b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: int64(r.id), Rec: encodeListing(nil, p.id, r)}})
+	b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: int64(r.id), Rec: record.EncodeListing(nil, r.stored(p.id))}})
 	if fee != 0 {
 		m := s.meta()
 		m.FeeBalance += fee
 		b.add(s.countersOp(m))
 	}
-	b.log(EventRow{Kind: KindListingCreated, At: now, Body: listingCreatedBody(r, p, slot, rest, fee)})
+	b.log(EventRow{Kind: KindListingCreated, At: now, Body: record.EncodeListingCreated(nil, &record.ListingCreated{
+		Listing: *r.stored(p.id), SellerName: p.name, Slot: slot, Rest: rest, Fee: int64(fee)})})
 	fire := s.alertHitsOps(b, r, p.name, now)
 	if err := s.commit(b); err != nil {
 		return Listing{}, err
@@ -290,7 +292,8 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 	b.add(Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
 	to, apply := s.returnTo(b, seller, r.it, reason, r.price, now)
 	s.refundListingFees(b, []*listingRecord{r})
-	b.log(EventRow{Kind: KindListingRemoved, At: now, Body: listingRemovedBody(r, seller, reason, to)})
+	b.log(EventRow{Kind: KindListingRemoved, At: now, Body: record.EncodeListingRemoved(nil, &record.ListingRemoved{
+		Listing: *r.stored(seller.id), SellerName: seller.name, Reason: reason, To: to})})
 	if err := s.commit(b); err != nil {
 		return err
 	}
@@ -378,7 +381,7 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 		b.add(Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
 		b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: s.players[r.seller].id, Item: s.blob(r.it),
 			Reason: m.reason, Created: now, PrevPrice: m.prev}})
-		b.log(EventRow{Kind: KindListingExpired, At: now, Body: listingExpiredBody(r.id, m.id)})
+		b.log(EventRow{Kind: KindListingExpired, At: now, Body: record.EncodeListingExpired(nil, record.ListingExpired{ID: r.id, Mail: m.id})})
 	}
 	s.refundListingFees(b, due)
 	if err := s.commit(b); err != nil {

@@ -3,6 +3,7 @@ package market
 import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // Mailbox reasons that are not event reasons.
@@ -16,16 +17,16 @@ const (
 // returnTo adds the ops that give it back to p: the first free inventory slot
 // if there is one, otherwise p's mailbox. It returns where the item goes and
 // how to apply the same change in memory once the batch is durable.
-func (s *Service) returnTo(b *Batch, p *playerRecord, it item.Item, reason string, prev Money, now int64) (destination, func()) {
+func (s *Service) returnTo(b *Batch, p *playerRecord, it item.Item, reason string, prev Money, now int64) (record.Destination, func()) {
 	if slot := p.freeSlot(); slot >= 0 {
 		inv := p.inv
 		inv[slot] = it
 		b.add(s.playerOp(p, p.balance, p.lastSell, &inv))
-		return destination{slot: slot}, func() { p.inv[slot] = it }
+		return record.Destination{Slot: slot}, func() { p.inv[slot] = it }
 	}
 	m := mailEntry{id: uuid.New(), it: it, reason: reason, created: now, prev: prev}
 	b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: p.id, Item: s.blob(it), Reason: reason, Created: now, PrevPrice: prev}})
-	return destination{slot: -1, mail: m.id}, func() { p.mail = append(p.mail, m) }
+	return record.Destination{Slot: -1, Mail: m.id}, func() { p.mail = append(p.mail, m) }
 }
 
 // ClaimMail moves one mailbox entry into the player's inventory.
@@ -86,15 +87,15 @@ func (s *Service) claim(p *playerRecord, entries []int) (int, error) {
 	b := &s.batch
 	b.Reset()
 	inv := p.inv
-	moves := make([]mailMove, n)
+	moves := make([]record.MailMove, n)
 	for k := 0; k < n; k++ {
 		m := p.mail[entries[k]]
 		b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
 		inv[free[k]] = m.it
-		moves[k] = mailMove{mail: m.id, slot: free[k]}
+		moves[k] = record.MailMove{Mail: m.id, Slot: free[k]}
 	}
 	b.add(s.playerOp(p, p.balance, p.lastSell, &inv))
-	b.log(EventRow{Kind: KindMailClaimed, At: s.nowMs(), Body: mailClaimedBody(p.id, moves)})
+	b.log(EventRow{Kind: KindMailClaimed, At: s.nowMs(), Body: record.EncodeMailClaimed(nil, &record.MailClaimed{Player: p.id, Moves: moves})})
 	if err := s.commit(b); err != nil {
 		return 0, err
 	}

@@ -81,7 +81,7 @@ func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, 
 		if t.seller != p.idx || t.State() != StateCompleted {
 			continue
 		}
-		all = append(all, Notification{Kind: NotifySale, At: unixMilli(t.tl[len(t.tl)-1].at), Transaction: t.id.String(),
+		all = append(all, Notification{Kind: NotifySale, At: unixMilli(t.tl[len(t.tl)-1].At), Transaction: t.id.String(),
 			Buyer: s.players[t.buyer].name, ListingID: int(t.listing), Item: stackOf(t.it), Price: t.price.Float()})
 	}
 	queries := map[uuid.UUID]string{}

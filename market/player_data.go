@@ -1,12 +1,11 @@
 package market
 
 import (
-	"encoding/binary"
-	"fmt"
 	"slices"
 
 	"github.com/google/uuid"
-	"github.com/rynek/rynek/market/internal/item"
+
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // A player's own market data: favourite listings, price alerts and what
@@ -46,99 +45,10 @@ type alertHit struct {
 // MaxAlertHits bounds the alert notifications (what a player's price
 // alerts found) that a player keeps; the oldest go first. A generator of
 // demo data keeps as many.
-const MaxAlertHits = 200
+const MaxAlertHits = record.MaxHits
 
 // maxFavorites bounds a player's favourites.
-const maxFavorites = 500
-
-const extraVersion = 1
-
-// encodeExtra encodes x; listing ids that are not live (live == nil keeps
-// all) are left out, which is how a gone listing leaves the stored list.
-func encodeExtra(x *playerExtra, live func(uint32) bool) []byte {
-	if x == nil {
-		return []byte{}
-	}
-	b := []byte{extraVersion}
-	var favs []uint32
-	for _, id := range x.favorites {
-		if live == nil || live(id) {
-			favs = append(favs, id)
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(favs)))
-	for _, id := range favs {
-		b = binary.AppendUvarint(b, uint64(id))
-	}
-	b = binary.AppendUvarint(b, uint64(len(x.alerts)))
-	for _, a := range x.alerts {
-		b = append(b, a.id[:]...)
-		b = item.AppendString(b, a.query)
-		b = binary.AppendVarint(b, int64(a.maxUnit))
-		b = binary.AppendVarint(b, a.created)
-	}
-	b = binary.AppendUvarint(b, uint64(len(x.hits)))
-	for _, h := range x.hits {
-		b = append(b, h.alert[:]...)
-		b = binary.AppendUvarint(b, uint64(h.listing))
-		b = binary.AppendVarint(b, h.at)
-		b = binary.AppendVarint(b, int64(h.price))
-		b = append(b, h.amount)
-		b = item.AppendString(b, h.material)
-	}
-	return binary.AppendVarint(b, x.readAt)
-}
-
-// decodeExtra decodes what encodeExtra wrote; an empty blob is no data.
-func decodeExtra(b []byte) (*playerExtra, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	r := item.Reader{B: b}
-	if r.Byte() != extraVersion {
-		return nil, fmt.Errorf("player data: unknown version")
-	}
-	x := &playerExtra{}
-	n := r.Uvarint()
-	if n > maxFavorites {
-		return nil, item.ErrMalformed
-	}
-	for range n {
-		x.favorites = append(x.favorites, r.ListingID())
-	}
-	n = r.Uvarint()
-	if n > 1000 {
-		return nil, item.ErrMalformed
-	}
-	for range n {
-		var a alertRecord
-		r.Fixed(a.id[:])
-		a.query = string(r.Bytes(MaxAlertQueryBytes))
-		a.maxUnit = Money(r.Varint())
-		a.created = r.Varint()
-		a.words = parseQueryText(a.query).words
-		x.alerts = append(x.alerts, a)
-	}
-	n = r.Uvarint()
-	if n > MaxAlertHits {
-		return nil, item.ErrMalformed
-	}
-	for range n {
-		var h alertHit
-		r.Fixed(h.alert[:])
-		h.listing = r.ListingID()
-		h.at = r.Varint()
-		h.price = Money(r.Varint())
-		h.amount = r.Byte()
-		h.material = string(r.Bytes(256))
-		x.hits = append(x.hits, h)
-	}
-	x.readAt = r.Varint()
-	if r.Err != nil || len(r.B) != 0 {
-		return nil, item.ErrMalformed
-	}
-	return x, nil
-}
+const maxFavorites = record.MaxFavorites
 
 // clone copies x deeply enough that changing the copy's lists leaves x's
 // alone.
@@ -199,15 +109,10 @@ func (s *Service) writeExtra(p *playerRecord, x *playerExtra) error {
 	b := &s.batch
 	b.Reset()
 	b.add(s.extraOp(p, blob))
-	b.log(EventRow{Kind: KindPlayerData, At: s.nowMs(), Body: playerDataBody(p.id)})
+	b.log(EventRow{Kind: KindPlayerData, At: s.nowMs(), Body: record.EncodePlayerDataChanged(nil, p.id)})
 	if err := s.commit(b); err != nil {
 		return err
 	}
 	s.applied(func() { s.setExtraLocked(p, x, blob) })
 	return nil
-}
-
-// playerDataBody records that a player's own data changed.
-func playerDataBody(id uuid.UUID) []byte {
-	return append([]byte{eventBodyVersion}, id[:]...)
 }

@@ -1,12 +1,12 @@
 package market
 
 import (
-	"encoding/binary"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -83,7 +83,8 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 	if brought != (Issuance{}) {
 		b.add(Op{Kind: OpIssuance, Meta: MetaRow{Issuance: brought}})
 	}
-	b.log(EventRow{Kind: KindPlayerAdded, At: s.nowMs(), Body: playerAddedBody(&row)})
+	b.log(EventRow{Kind: KindPlayerAdded, At: s.nowMs(), Body: record.EncodePlayerAdded(nil, &record.PlayerAdded{
+		ID: row.ID, Name: row.Name, Perms: row.Perms, Balance: int64(row.Balance), Inventory: row.Inventory})})
 	if err := s.commit(b); err != nil {
 		return Player{}, err
 	}
@@ -163,7 +164,8 @@ func (s *Service) Join(id uuid.UUID, name string, perms []string) (Player, bool,
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpPlayerProfile, Int: p.version, Player: &row})
-	b.log(EventRow{Kind: KindPlayerChanged, At: s.nowMs(), Body: playerChangedBody(&row)})
+	b.log(EventRow{Kind: KindPlayerChanged, At: s.nowMs(), Body: record.EncodePlayerChanged(nil, &record.PlayerChanged{
+		ID: row.ID, Name: row.Name, Perms: row.Perms})})
 	if err := s.commit(b); err != nil {
 		return Player{}, false, err
 	}
@@ -196,15 +198,6 @@ func (s *Service) setProfileLocked(p *playerRecord, name string, perms []string)
 	}
 }
 
-// playerChangedBody records a profile change: the player's new name and
-// permissions.
-func playerChangedBody(p *PlayerRow) []byte {
-	b := []byte{eventBodyVersion}
-	b = append(b, p.ID[:]...)
-	b = item.AppendString(b, p.Name)
-	return item.AppendString(b, p.Perms)
-}
-
 // validPlayerName holds a name to the game's rules for player names.
 func validPlayerName(name string) error {
 	if len(name) < 3 || len(name) > 16 {
@@ -216,16 +209,6 @@ func validPlayerName(name string) error {
 		}
 	}
 	return nil
-}
-
-// playerAddedBody records a join: the player's row as it was inserted.
-func playerAddedBody(p *PlayerRow) []byte {
-	b := []byte{eventBodyVersion}
-	b = append(b, p.ID[:]...)
-	b = item.AppendString(b, p.Name)
-	b = item.AppendString(b, p.Perms)
-	b = binary.AppendVarint(b, int64(p.Balance))
-	return item.AppendString(b, string(p.Inventory))
 }
 
 // Players returns every player of the world, in load order.

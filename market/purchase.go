@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // The purchase saga.
@@ -73,7 +74,7 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 	now := s.nowMs()
 	t := &transactionRecord{id: uuid.Must(uuid.NewV7()), listing: r.id, buyer: b.idx, seller: r.seller, it: r.it,
 		price: r.price, fee: fee, net: r.price - fee, state: uint8(stateIndex(StateCreated)),
-		tl: timeline{{state: uint8(stateIndex(StateCreated)), at: now}}, created: now}
+		tl: record.Timeline{{State: uint8(stateIndex(StateCreated)), At: now}}, created: now}
 	run := &sagaRun{t: t, r: r, slot: -1, failAt: s.armed.take()}
 	s.mu.Lock()
 	if s.hist.fresh == nil {
@@ -92,7 +93,7 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 		// The very first write fails: nothing happened, so the record is FAILED.
 		t.state = uint8(stateIndex(StateFailed))
 		t.errCode = "INJECTED:" + string(StateCreated)
-		t.tl = append(t.tl, stamp{state: t.state, at: now})
+		t.tl = append(t.tl, record.Stamp{State: t.state, At: now})
 		if err := s.putTx(t); err != nil {
 			return Transaction{}, err
 		}
@@ -106,7 +107,7 @@ func (s *Service) putTx(t *transactionRecord) error {
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
-	b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].at,
+	b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].At,
 		Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil)})
 	if err := s.commit(b); err != nil {
 		return err
@@ -121,11 +122,6 @@ func (s *Service) addTxLocked(t *transactionRecord) {
 	s.txByID[t.id] = t
 	s.allTx = append(s.allTx, t)
 	s.indexTxPlayers(t)
-}
-
-// transactionBody is the log body of t entering the last state of tl.
-func (s *Service) transactionBody(t *transactionRecord, tl timeline, errCode string, toMailbox bool, to *destination, restored *listingRecord) []byte {
-	return transactionBody(t, s.players[t.buyer], s.players[t.seller], tl, errCode, toMailbox, to, restored)
 }
 
 func (s *Service) txSnapshot(t *transactionRecord) Transaction {
@@ -236,7 +232,7 @@ func (g *sagaGroup) write(at *int, op Op) {
 // sagaView is what the pending steps change.
 type sagaView struct {
 	state         uint8
-	tl            timeline
+	tl            record.Timeline
 	toMailbox     bool
 	buyerBalance  Money
 	sellerBalance Money
@@ -261,7 +257,7 @@ func (s *Service) newSagaGroup(run *sagaRun) *sagaGroup {
 	if run.fresh {
 		b := &s.batch
 		g.write(&g.rows.tx, Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
-		b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].at,
+		b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].At,
 			Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil)})
 		g.applies = append(g.applies, func() { s.addTxLocked(t) })
 	}
@@ -300,7 +296,7 @@ func (g *sagaGroup) step(next State) error {
 	buyer, seller := s.players[t.buyer], s.players[t.seller]
 	b := &s.batch
 	var apply func()
-	var to *destination
+	var to *record.Destination
 	toMail := v.toMailbox
 	switch next {
 	case StateListingReserved:
@@ -348,14 +344,14 @@ func (g *sagaGroup) step(next State) error {
 			inv := v.buyerInv
 			g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, &inv))
 			apply = func() { s.removeListingLocked(r); buyer.inv = inv }
-			to = &destination{slot: slot}
+			to = &record.Destination{Slot: slot}
 		} else {
 			m := mailEntry{id: uuid.New(), it: r.it, reason: MailPurchaseOverflow, created: now}
 			run.mail = m.id
 			toMail = true
 			b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: buyer.id, Item: s.blob(r.it), Reason: m.reason, Created: now}})
 			apply = func() { s.removeListingLocked(r); buyer.mail = append(buyer.mail, m) }
-			to = &destination{slot: -1, mail: m.id}
+			to = &record.Destination{Slot: -1, Mail: m.id}
 		}
 	case StateCompleted:
 		v.meta.Volume += t.price // the lifetime counters are persisted with the sale
@@ -370,7 +366,7 @@ func (g *sagaGroup) step(next State) error {
 	default:
 		return fmt.Errorf("no step enters %s", next)
 	}
-	tl := append(v.tl[:len(v.tl):len(v.tl)], stamp{state: uint8(stateIndex(next)), at: now})
+	tl := append(v.tl[:len(v.tl):len(v.tl)], record.Stamp{State: uint8(stateIndex(next)), At: now})
 	g.write(&g.rows.tx, Op{Kind: OpTxState, Tx: s.txRow(t, next, tl, t.errCode, toMail), ExpectState: cur})
 	kind := KindTransactionStep
 	if next == StateCompleted {

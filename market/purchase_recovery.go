@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // compensate undoes every effect of t so far in one commit and ends it in
@@ -36,7 +37,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 	buyerInv := buyer.inv
 	buyerTouched, invTouched := false, false
 	toMailbox := t.toMailbox
-	var from *destination // where a delivered item is taken back from
+	var from *record.Destination // where a delivered item is taken back from
 	var restored *listingRecord
 	if reached(StateItemDelivered) {
 		// Take the item back from where it was delivered and put the listing back.
@@ -47,9 +48,9 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		if run.slot >= 0 {
 			buyerInv[run.slot] = item.Item{}
 			buyerTouched, invTouched = true, true
-			from = &destination{slot: run.slot}
+			from = &record.Destination{Slot: run.slot}
 		} else {
-			from = &destination{slot: -1, mail: run.mail}
+			from = &record.Destination{Slot: -1, Mail: run.mail}
 			id := run.mail
 			b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: id}})
 			applies = append(applies, func() {
@@ -94,7 +95,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		}
 		b.add(s.playerOp(buyer, buyerBal, buyer.lastSell, inv))
 	}
-	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(final)), at: now})
+	tl := append(t.tl[:len(t.tl):len(t.tl)], record.Stamp{State: uint8(stateIndex(final)), At: now})
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, final, tl, code, toMailbox), ExpectState: cur})
 	b.log(EventRow{Kind: KindTransactionStep, At: now, Body: s.transactionBody(t, tl, code, toMailbox, from, restored)})
 	if err := s.commit(b); err != nil {

@@ -3,6 +3,7 @@ package market
 import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // playerRecord is a player of the embedded world.
@@ -62,8 +63,8 @@ type transactionRecord struct {
 	toMailbox bool
 	rating    uint8 // the buyer's stars, 1-5; 0 not rated
 	errCode   string
-	tl        timeline
-	// created is tl[0].at, kept apart because the history load sorts by it
+	tl        record.Timeline
+	// created is tl[0].At, kept apart because the history load sorts by it
 	// off the lock while the main thread appends to tl.
 	created int64
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -113,7 +114,7 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	b := &s.batch
 	b.Reset()
 	buyerInv, sellerInv := buyer.inv, seller.inv
-	var to *destination
+	var to *record.Destination
 	var sellerMail *mailEntry
 	var apply []func()
 	if held {
@@ -126,12 +127,12 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 		}
 		if free := item.FreeSlot(&sellerInv); free >= 0 {
 			sellerInv[free] = t.it
-			to = &destination{slot: free}
+			to = &record.Destination{Slot: free}
 		} else {
 			sellerMail = &mailEntry{id: uuid.New(), it: t.it, reason: MailAdminRefund, created: now, prev: t.price}
 			b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: sellerMail.id, Player: seller.id, Item: s.blob(t.it), Reason: MailAdminRefund,
 				Created: now, PrevPrice: t.price}})
-			to = &destination{slot: -1, mail: sellerMail.id}
+			to = &record.Destination{Slot: -1, Mail: sellerMail.id}
 			apply = append(apply, func() { seller.mail = append(seller.mail, *sellerMail) })
 		}
 	}
@@ -139,7 +140,7 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	if slot >= 0 {
 		buyerInvOp = &buyerInv
 	}
-	if to != nil && to.slot >= 0 {
+	if to != nil && to.Slot >= 0 {
 		sellerInvOp = &sellerInv
 	}
 	b.add(s.playerOp(buyer, buyer.balance+t.price, buyer.lastSell, buyerInvOp))
@@ -149,7 +150,7 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	m.Volume -= t.price
 	m.Sales--
 	b.add(s.countersOp(m))
-	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(StateRolledBack)), at: now})
+	tl := append(t.tl[:len(t.tl):len(t.tl)], record.Stamp{State: uint8(stateIndex(StateRolledBack)), At: now})
 	// Conditional on the whole record, as a rating is: a rating made on
 	// another server meanwhile makes this a conflict, not a lost update.
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, StateRolledBack, tl, code, t.toMailbox), ExpectState: StateCompleted,

@@ -103,7 +103,7 @@ func (s *Service) purchaseCapped(buyer, seller *playerRecord, now int64) error {
 	n := 0
 	s.mu.RLock()
 	for _, t := range buyer.txs {
-		if t.buyer == buyer.idx && t.seller == seller.idx && t.State() == StateCompleted && t.tl[len(t.tl)-1].at > since {
+		if t.buyer == buyer.idx && t.seller == seller.idx && t.State() == StateCompleted && t.tl[len(t.tl)-1].At > since {
 			n++
 		}
 	}

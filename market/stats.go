@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // stats is maintained incrementally on every completed transaction, so every
@@ -78,7 +79,7 @@ func (st *stats) record(s *Service, t *transactionRecord) {
 	is.amount += int64(t.it.Amount)
 	is.volume += t.price
 	st.addTop(t)
-	at := t.tl[len(t.tl)-1].at
+	at := t.tl[len(t.tl)-1].At
 	pts := st.hist[t.it.Mat]
 	pp := pricePoint{at: at, price: t.price, amount: t.it.Amount}
 	// Completions arrive in time order except after recovery; keep it sorted.
@@ -102,7 +103,7 @@ func (s *Service) rebuildStats() {
 // ids twice per comparison).
 func sortTx(ts []*transactionRecord) {
 	slices.SortFunc(ts, func(a, b *transactionRecord) int {
-		x, y := a.tl[len(a.tl)-1].at, b.tl[len(b.tl)-1].at
+		x, y := a.tl[len(a.tl)-1].At, b.tl[len(b.tl)-1].At
 		if x != y {
 			if x < y {
 				return -1
@@ -312,7 +313,7 @@ func (st *stats) unrecord(s *Service, t *transactionRecord) {
 			st.addTop(c)
 		}
 	}
-	at := t.tl[slices.IndexFunc(t.tl, func(x stamp) bool { return x.state == uint8(stateIndex(StateCompleted)) })].at
+	at := t.tl[slices.IndexFunc(t.tl, func(x record.Stamp) bool { return x.State == uint8(stateIndex(StateCompleted)) })].At
 	pts := st.hist[t.it.Mat]
 	for i := range pts {
 		if p := pts[i]; p.at == at && p.price == t.price && p.amount == t.it.Amount {

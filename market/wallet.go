@@ -1,11 +1,11 @@
 package market
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // Issuance is the market's issuance account: the money and items that came
@@ -53,23 +53,6 @@ func (i issue) account() Issuance {
 func (a Issuance) plus(b Issuance) Issuance {
 	return Issuance{MoneyIn: a.MoneyIn + b.MoneyIn, MoneyOut: a.MoneyOut + b.MoneyOut,
 		ItemsIn: a.ItemsIn + b.ItemsIn, ItemsOut: a.ItemsOut + b.ItemsOut}
-}
-
-// issuedBody records an issue: the player, the money moved, and the item
-// with its direction.
-func issuedBody(i issue) []byte {
-	b := []byte{eventBodyVersion}
-	b = append(b, i.player[:]...)
-	b = binary.AppendVarint(b, int64(i.money))
-	var stack []byte
-	if i.it.Mat != 0 {
-		stack = item.Encode(nil, i.it)
-	}
-	b = item.AppendString(b, string(stack))
-	if i.out {
-		return append(b, 1)
-	}
-	return append(b, 0)
 }
 
 // Deposit adds amount to the player's balance from outside the market (an
@@ -147,7 +130,7 @@ func (s *Service) GiveItem(player uuid.UUID, stack ItemStack) (ItemStack, bool, 
 	if err := s.commitIssue(i, Op{}, apply); err != nil {
 		return ItemStack{}, false, err
 	}
-	return stackOf(it), to.slot < 0, nil
+	return stackOf(it), to.Slot < 0, nil
 }
 
 // TakeItem takes the stack in the player's inventory slot (1 to
@@ -187,7 +170,8 @@ func (s *Service) commitIssue(i issue, op Op, apply func()) error {
 		b.add(op)
 	}
 	b.add(Op{Kind: OpIssuance, Meta: MetaRow{Issuance: i.account()}})
-	b.log(EventRow{Kind: KindIssued, At: s.nowMs(), Body: issuedBody(i)})
+	b.log(EventRow{Kind: KindIssued, At: s.nowMs(), Body: record.EncodeIssued(nil, &record.Issued{
+		Player: i.player, Money: int64(i.money), Item: i.it, Out: i.out})})
 	if err := s.commit(b); err != nil {
 		return err
 	}
