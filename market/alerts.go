@@ -11,6 +11,7 @@ import (
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -128,7 +129,7 @@ func (ai *alertIndex) fired(it item.Item, price Money, seller int32, sellerName 
 		return nil
 	}
 	words := listingWords(nil, it, sellerName)
-	unit := unitKey(price, it.Amount)
+	unit := search.UnitKey(int64(price), it.Amount)
 	ai.gen++
 	var out []alertRef
 	for wi, w := range words {
@@ -189,8 +190,8 @@ func (s *Service) AddAlert(player uuid.UUID, query string, maxUnitPrice float64)
 	if len(query) > MaxAlertQueryBytes {
 		return Alert{}, errf(CodeInvalidQuery, "an alert's search is at most %d bytes, not %d", MaxAlertQueryBytes, len(query))
 	}
-	pq := parseQueryText(query)
-	if len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad {
+	pq := search.ParseText(query)
+	if len(pq.Words) == 0 || len(pq.IDs) > 0 || pq.Bad {
 		return Alert{}, errf(CodeInvalidQuery, "an alert needs words to look for (not #ids), not %q", playertext.Excerpt(query))
 	}
 	maxUnit, err := toMoney("maximum unit price", maxUnitPrice, 1, s.cfg.MaxPrice)
@@ -201,7 +202,7 @@ func (s *Service) AddAlert(player uuid.UUID, query string, maxUnitPrice float64)
 	if n := len(x.alerts); n >= s.cfg.MaxAlertsPerPlayer {
 		return Alert{}, errf(CodeAlertLimit, "%s has %d price alerts; the limit is %d", p.name, n, s.cfg.MaxAlertsPerPlayer)
 	}
-	a := alertRecord{id: uuid.New(), query: query, maxUnit: maxUnit, created: s.nowMs(), words: pq.words}
+	a := alertRecord{id: uuid.New(), query: query, maxUnit: maxUnit, created: s.nowMs(), words: pq.Words}
 	x.alerts = append(x.alerts, a)
 	if err := s.writeExtra(p, x); err != nil {
 		return Alert{}, err

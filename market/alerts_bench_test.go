@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/search"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -45,7 +46,7 @@ func BenchmarkAlertsOnNewListing(b *testing.B) {
 				if rng.IntN(3) == 0 {
 					q += " " + vocab[rng.IntN(len(vocab))]
 				}
-				records[i] = alertRecord{query: q, maxUnit: Money(1 + rng.IntN(c.ceiling)), words: parseQueryText(q).words}
+				records[i] = alertRecord{query: q, maxUnit: Money(1 + rng.IntN(c.ceiling)), words: search.ParseText(q).Words}
 				ai.add(int32(i%10_000), &records[i])
 			}
 			fired := 0

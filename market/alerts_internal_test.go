@@ -6,6 +6,7 @@ import (
 
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/search"
 )
 
 // TestAlertIndexMatchesAsQueryDoes: an alert fires when each of its words
@@ -21,7 +22,7 @@ func TestAlertIndexMatchesAsQueryDoes(t *testing.T) {
 		query string
 		max   Money
 	}{{"diam", 100}, {"sword diamond", 10_000}, {"DIAMOND", 60}, {long, 10_000}, {"łódź", 10_000}, {"nothing", 10_000}} {
-		a := &alertRecord{query: c.query, maxUnit: c.max, words: parseQueryText(c.query).words}
+		a := &alertRecord{query: c.query, maxUnit: c.max, words: search.ParseText(c.query).Words}
 		alerts[c.query] = a
 		ai.add(1, a)
 	}

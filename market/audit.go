@@ -63,7 +63,7 @@ func (s *Service) auditLocked() Audit {
 		a.Stacks++
 		a.Items += int64(it.Amount)
 	})
-	s.listings.each(func(r *listingRecord) {
+	s.listings.Each(func(r *listingRecord) {
 		a.Listings++
 		if r.reserved != uuid.Nil {
 			t := s.txByID[r.reserved]
@@ -141,7 +141,7 @@ func (s *Service) eachStackLocked(see func(it item.Item, at stackPlace)) {
 			see(m.it, stackPlace{player: p.idx, slot: -1, mail: m.id})
 		}
 	}
-	s.listings.each(func(r *listingRecord) {
+	s.listings.Each(func(r *listingRecord) {
 		see(r.it, stackPlace{listing: r.id})
 	})
 }

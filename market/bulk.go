@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -111,11 +112,11 @@ func (k *Bulk) SetPlayerData(player uuid.UUID, favorites []int, alerts []BulkAle
 		}
 	}
 	for _, a := range alerts {
-		pq := parseQueryText(a.Query)
+		pq := search.ParseText(a.Query)
 		switch {
 		case len(a.Query) > MaxAlertQueryBytes:
 			return fmt.Errorf("bulk: alert %q is over %d bytes", playertext.Excerpt(a.Query), MaxAlertQueryBytes)
-		case len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad:
+		case len(pq.Words) == 0 || len(pq.IDs) > 0 || pq.Bad:
 			return fmt.Errorf("bulk: alert %q has no words to look for", playertext.Excerpt(a.Query))
 		case a.MaxUnitPrice <= 0:
 			return fmt.Errorf("bulk: alert %q has a ceiling of %s", playertext.Excerpt(a.Query), FormatMoney(a.MaxUnitPrice))
@@ -123,7 +124,7 @@ func (k *Bulk) SetPlayerData(player uuid.UUID, favorites []int, alerts []BulkAle
 		if a.ID == uuid.Nil {
 			a.ID = uuid.New()
 		}
-		x.alerts = append(x.alerts, alertRecord{id: a.ID, query: a.Query, maxUnit: a.MaxUnitPrice, created: a.Created.UnixMilli(), words: pq.words})
+		x.alerts = append(x.alerts, alertRecord{id: a.ID, query: a.Query, maxUnit: a.MaxUnitPrice, created: a.Created.UnixMilli(), words: pq.Words})
 	}
 	bp.extra = x
 	return nil

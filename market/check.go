@@ -354,7 +354,7 @@ func (c *checker) readHistory() error {
 // them.
 func (c *checker) readMemory() {
 	s := c.svc
-	s.listings.each(func(r *listingRecord) {
+	s.listings.Each(func(r *listingRecord) {
 		c.r.Listings++
 		if r.reserved == uuid.Nil {
 			return
@@ -374,7 +374,7 @@ func (c *checker) checkMemory() {
 	for _, t := range s.txByID {
 		switch t.State() {
 		case StateListingReserved, StateMoneyWithdrawn, StateSellerPaid:
-			if r := s.listings.get(t.listing); r == nil || r.reserved != t.id {
+			if r := s.listings.Get(t.listing); r == nil || r.reserved != t.id {
 				c.problem("transaction-listing-not-held", []any{"transaction", t.id, "listing", t.listing},
 					"the purchase is %s, which holds listing #%d, but the listing is %s", t.State(), t.listing, c.listingState(r))
 			}

@@ -223,7 +223,7 @@ func (c *checker) checkAgainstLog() {
 		c.problem("log-publication-ahead", nil, "delivery to listeners is marked at %d, past the newest entry, %d: the store refuses to open such a market", c.meta.PublishedSeq, l.Last)
 	}
 	for id, w := range f.listings {
-		onMarket := s.listings.get(id) != nil || c.badListings[int64(id)]
+		onMarket := s.listings.Get(id) != nil || c.badListings[int64(id)]
 		switch {
 		case w.present && !onMarket:
 			c.problem("log-listing-missing", []any{"listing", id, "seq", w.seq}, "the log's entry %d %s, and no later entry took it off the market, but it is not in the listings table", w.seq, w.how)
@@ -231,7 +231,7 @@ func (c *checker) checkAgainstLog() {
 			c.problem("log-listing-not-removed", []any{"listing", id, "seq", w.seq}, "the log's entry %d %s, but it is still in the listings table", w.seq, w.how)
 		}
 	}
-	s.listings.each(func(r *listingRecord) {
+	s.listings.Each(func(r *listingRecord) {
 		if _, ok := f.listings[r.id]; !ok && c.logged(r.created) {
 			c.problem("listing-not-logged", []any{"listing", r.id}, "listing #%d was created at %s, after the log's horizon and every bulk load, but the log has no entry of its creation",
 				r.id, at(r.created))

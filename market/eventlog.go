@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/rynek/rynek/market/internal/search"
 )
 
 // Publishing from the event log.
@@ -186,9 +188,9 @@ func (s *Service) Horizon() (version uint64, until time.Time) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	nowMs := s.nowMs()
-	s.ix.byExpiry.ascend(func(k sortKey) bool {
-		if k.k > nowMs {
-			until = time.UnixMilli(k.k)
+	s.ix.AscendExpiry(func(k search.Key) bool {
+		if k.K > nowMs {
+			until = time.UnixMilli(k.K)
 			return false
 		}
 		return true

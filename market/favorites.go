@@ -18,7 +18,7 @@ func (s *Service) ToggleFavorite(player uuid.UUID, listingID int) (bool, error) 
 	if err != nil {
 		return false, err
 	}
-	if listingID <= 0 || listingID > 1<<31-1 || s.listings.get(uint32(listingID)) == nil {
+	if listingID <= 0 || listingID > 1<<31-1 || s.listings.Get(uint32(listingID)) == nil {
 		return false, errf(CodeUnknownListing, "listing #%d does not exist", listingID)
 	}
 	id := uint32(listingID)
@@ -54,7 +54,7 @@ func (s *Service) Favorites(player uuid.UUID) ([]Listing, error) {
 	var out []Listing
 	if p.extra != nil {
 		for _, id := range p.extra.favorites {
-			if r := s.listings.get(id); r != nil && r.live(now) {
+			if r := s.listings.Get(id); r != nil && r.live(now) {
 				out = append(out, s.listingOf(r))
 			}
 		}

@@ -319,7 +319,7 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			id := int64(x.ID)
 			listing(id)
 			s.mu.RLock() // the seller, whose mailbox got the item
-			if l := s.listings.get(uint32(id)); l != nil {
+			if l := s.listings.Get(uint32(id)); l != nil {
 				player(s.players[l.seller].id)
 			}
 			s.mu.RUnlock()
@@ -547,7 +547,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 		if err != nil {
 			return fmt.Errorf("listing #%d: %w", row.ID, err)
 		}
-		if r := s.listings.get(uint32(row.ID)); r != nil {
+		if r := s.listings.Get(uint32(row.ID)); r != nil {
 			r.reserved = rec.reserved // all a listing's record can change
 			continue
 		}
@@ -561,7 +561,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 	}
 	for _, id := range rs.q.Listings {
 		if !found[id] && current(rowKey{kind: 'l', n: id}) {
-			if r := s.listings.get(uint32(id)); r != nil {
+			if r := s.listings.Get(uint32(id)); r != nil {
 				s.removeListingLocked(r)
 			}
 		}

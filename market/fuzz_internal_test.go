@@ -12,7 +12,7 @@ import (
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/internal/record"
-	"github.com/rynek/rynek/market/playertext"
+	"github.com/rynek/rynek/market/internal/search"
 )
 
 // FuzzPrice checks that price validation never panics, accepts exactly the
@@ -139,27 +139,6 @@ func FuzzDecodeItem(f *testing.F) {
 	})
 }
 
-// FuzzQueryText parses arbitrary search text: no panic, words are folded
-// word runes only.
-func FuzzQueryText(f *testing.F) {
-	for _, s := range []string{"diamond sword", "#12", "#", "##1", "łódź", "§b§l", "\x1b[2J", "a b c d e", "#4294967296"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		pq := parseQueryText(s)
-		for _, w := range pq.words {
-			if w == "" || playertext.Fold(w) != w {
-				t.Fatalf("word %q of %q is not folded", w, s)
-			}
-			for _, r := range w {
-				if !playertext.IsWordRune(r) {
-					t.Fatalf("word %q of %q has non-word rune %q", w, s, r)
-				}
-			}
-		}
-	})
-}
-
 // FuzzDecodeEvent feeds the event log's decoder, which reads every contract
 // entry a follower or a restarted process takes from the store, with any
 // kind and body: it never panics, refuses what is not a body with an error,
@@ -232,16 +211,16 @@ func FuzzAlertQuery(f *testing.F) {
 	}
 	diamond, _ := catalog.MaterialID("DIAMOND")
 	f.Fuzz(func(t *testing.T, q string) {
-		pq := parseQueryText(q)
-		if len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad || len(q) > MaxAlertQueryBytes || !utf8.ValidString(q) {
+		pq := search.ParseText(q)
+		if len(pq.Words) == 0 || len(pq.IDs) > 0 || pq.Bad || len(q) > MaxAlertQueryBytes || !utf8.ValidString(q) {
 			return
 		}
-		a := &alertRecord{query: q, maxUnit: 1, words: pq.words}
+		a := &alertRecord{query: q, maxUnit: 1, words: pq.Words}
 		var ai alertIndex
 		ai.add(1, a)
-		it := item.Item{Mat: diamond, Amount: 1, X: &item.Extra{Name: strings.Join(pq.words, " ")}}
+		it := item.Item{Mat: diamond, Amount: 1, X: &item.Extra{Name: strings.Join(pq.Words, " ")}}
 		if got := ai.fired(it, 1, 2, "Someone"); len(got) != 1 {
-			t.Fatalf("alert %q did not fire for a listing named with its own words %q", q, pq.words)
+			t.Fatalf("alert %q did not fire for a listing named with its own words %q", q, pq.Words)
 		}
 		ai.remove(1, a)
 		if len(ai.byWord) != 0 {

@@ -59,7 +59,7 @@ func TestImportsPointDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{marketPkg, marketPkg + "/catalog", marketPkg + "/playertext", marketPkg + "/internal/item", marketPkg + "/internal/record"} {
+	for _, want := range []string{marketPkg, marketPkg + "/catalog", marketPkg + "/playertext", marketPkg + "/internal/item", marketPkg + "/internal/record", marketPkg + "/internal/search"} {
 		if _, ok := imports[want]; !ok {
 			t.Fatalf("the walk did not find %s: %v", want, imports)
 		}

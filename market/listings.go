@@ -7,6 +7,7 @@ import (
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
 )
 
 // idBlock is how many listing ids the service takes from the store at a
@@ -217,18 +218,20 @@ func (s *Service) RelistMail(player, entry uuid.UUID) (Listing, error) {
 
 func (s *Service) addListingLocked(r *listingRecord) {
 	p := s.players[r.seller]
-	s.listings.set(r)
+	s.listings.Set(r.id, r)
 	p.listings++
-	s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
-	s.ix.add(r, s.tokenScratch)
+	e := r.entry()
+	s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
+	s.ix.Add(e, s.tokenScratch)
 }
 
 func (s *Service) removeListingLocked(r *listingRecord) {
 	p := s.players[r.seller]
-	s.listings.delete(r.id)
+	s.listings.Delete(r.id)
 	p.listings--
-	s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
-	s.ix.remove(r, s.tokenScratch)
+	e := r.entry()
+	s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
+	s.ix.Remove(e, s.tokenScratch)
 	s.forgetFavoritesLocked(r.id)
 }
 
@@ -356,11 +359,11 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	}
 	now := s.nowMs()
 	var due []*listingRecord
-	s.ix.byExpiry.ascend(func(k sortKey) bool {
-		if k.k > now {
+	s.ix.AscendExpiry(func(k search.Key) bool {
+		if k.K > now {
 			return false
 		}
-		if r := s.listings.get(k.id); r != nil && r.reserved == uuid.Nil {
+		if r := s.listings.Get(k.ID); r != nil && r.reserved == uuid.Nil {
 			if len(due) == SweepBatch {
 				more = true
 				return false
@@ -442,7 +445,7 @@ func (s *Service) GetListing(id int) (Listing, error) {
 func (s *Service) lookupListing(id int) (*listingRecord, error) {
 	var r *listingRecord
 	if id > 0 && id <= 1<<31-1 {
-		r = s.listings.get(uint32(id))
+		r = s.listings.Get(uint32(id))
 	}
 	if r == nil {
 		return nil, errf(CodeUnknownListing, "listing #%d does not exist", id)
@@ -484,7 +487,7 @@ func (s *Service) GetActiveListingsCount() (int, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.listings.len() - s.expiredUnswept(s.nowMs()), nil
+	return s.listings.Len() - s.expiredUnswept(s.nowMs()), nil
 }
 
 // expiredUnswept counts listings whose expiry has passed but that the sweep
@@ -492,8 +495,8 @@ func (s *Service) GetActiveListingsCount() (int, error) {
 // only the expired prefix of the expiry order).
 func (s *Service) expiredUnswept(nowMs int64) int {
 	n := 0
-	s.ix.byExpiry.ascend(func(k sortKey) bool {
-		if k.k > nowMs {
+	s.ix.AscendExpiry(func(k search.Key) bool {
+		if k.K > nowMs {
 			return false
 		}
 		n++

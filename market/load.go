@@ -38,10 +38,11 @@ func (l *loader) startWorker() {
 		for batch := range l.work {
 			for _, r := range batch {
 				p := s.players[r.seller]
-				s.listings.set(r)
+				s.listings.Set(r.id, r)
 				p.listings++
-				tokenScratch = s.ix.tokenIDs(tokenScratch, r, p.name)
-				s.ix.add(r, tokenScratch)
+				e := r.entry()
+				tokenScratch = s.ix.TokenIDs(tokenScratch, e, p.name)
+				s.ix.Add(e, tokenScratch)
 			}
 		}
 	}()
@@ -80,9 +81,7 @@ func (l *loader) Meta(m MetaRow) error {
 	l.total = m.Listings + m.Transactions
 	// Size the tables once instead of growing them a million times.
 	l.s.txByID = make(map[uuid.UUID]*transactionRecord, m.Transactions)
-	for i := range l.s.ix.pending {
-		l.s.ix.pending[i] = make([]sortKey, 0, m.Listings)
-	}
+	l.s.ix.StartLoad(int(m.Listings))
 	return nil
 }
 
@@ -179,7 +178,7 @@ func (s *Service) load() error {
 	// during the load and at the program's setting afterwards.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	s.reset()
-	s.ix.loading = true
+	s.ix.StartLoad(0)
 	l := &loader{s: s}
 	err := s.store.Load(l)
 	l.flush()
@@ -191,7 +190,7 @@ func (s *Service) load() error {
 		return fmt.Errorf("load market: %w", err)
 	}
 	s.idCeil = s.nextID
-	s.ix.finishLoad()
+	s.ix.FinishLoad()
 	slices.SortFunc(s.allTx, func(a, b *transactionRecord) int { return cmpTxCreated(a, b) })
 	for _, t := range s.allTx {
 		s.indexTxPlayers(t)

@@ -77,7 +77,7 @@ func nonNilBlob(b []byte) []byte {
 }
 
 // liveListing reports whether listing id is on the market, for encodeExtra.
-func (s *Service) liveListing(id uint32) bool { return s.listings.get(id) != nil }
+func (s *Service) liveListing(id uint32) bool { return s.listings.Get(id) != nil }
 
 // setExtraLocked gives p new data, keeping the indexes of favourites and
 // alerts in step.

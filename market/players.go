@@ -181,20 +181,22 @@ func (s *Service) setProfileLocked(p *playerRecord, name string, perms []string)
 		return
 	}
 	var mine []*listingRecord
-	if ids := s.ix.sellers[p.idx]; ids != nil {
+	if ids := s.ix.Seller(p.idx); ids != nil {
 		for it := ids.Iterator(); it.HasNext(); {
-			mine = append(mine, s.listings.get(it.Next()))
+			mine = append(mine, s.listings.Get(it.Next()))
 		}
 	}
 	for _, r := range mine { // out of the index under the old name's words…
-		s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
-		s.ix.remove(r, s.tokenScratch)
+		e := r.entry()
+		s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
+		s.ix.Remove(e, s.tokenScratch)
 	}
 	p.name = name
-	delete(s.ix.sellerToks, p.idx)
+	s.ix.ForgetSeller(p.idx)
 	for _, r := range mine { // …and in under the new one's
-		s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
-		s.ix.add(r, s.tokenScratch)
+		e := r.entry()
+		s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
+		s.ix.Add(e, s.tokenScratch)
 	}
 }
 

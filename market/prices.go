@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/search"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -20,7 +21,7 @@ type pricePoint struct {
 }
 
 // unit is the sale's unit price in 1/1000 cent (unitKey).
-func (p pricePoint) unit() int64 { return unitKey(p.price, p.amount) }
+func (p pricePoint) unit() int64 { return search.UnitKey(int64(p.price), p.amount) }
 
 // PriceWindow summarizes sales of one material over a window.
 type PriceWindow struct {

@@ -250,7 +250,7 @@ func (s *Service) newSagaGroup(run *sagaRun) *sagaGroup {
 	g := &sagaGroup{s: s, run: run, view: sagaView{state: t.state, tl: t.tl, toMailbox: t.toMailbox,
 		buyerBalance: buyer.balance, sellerBalance: seller.balance, buyerInv: buyer.inv, meta: s.meta()},
 		rows: groupRows{tx: -1, buyer: -1, seller: -1, meta: -1, listing: -1}}
-	if r := s.listings.get(t.listing); r != nil && r.reserved == t.id {
+	if r := s.listings.Get(t.listing); r != nil && r.reserved == t.id {
 		g.view.reserved = true
 	}
 	s.batch.Reset()
@@ -300,7 +300,7 @@ func (g *sagaGroup) step(next State) error {
 	toMail := v.toMailbox
 	switch next {
 	case StateListingReserved:
-		r := s.listings.get(t.listing)
+		r := s.listings.Get(t.listing)
 		if r == nil {
 			return errf(CodeUnknownListing, "listing #%d no longer exists", t.listing)
 		}
@@ -331,7 +331,7 @@ func (g *sagaGroup) step(next State) error {
 		g.write(&g.rows.meta, s.countersOp(v.meta))
 		apply = func() { seller.balance += t.net; s.feeBalance += t.fee }
 	case StateItemDelivered:
-		r := s.listings.get(t.listing)
+		r := s.listings.Get(t.listing)
 		if r == nil || !v.reserved || v.delivered {
 			return errf(CodeUnknownListing, "listing #%d is not held by this purchase", t.listing)
 		}

@@ -69,7 +69,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		applies = append(applies, func() { r.reserved = uuid.Nil; s.addListingLocked(r) })
 		toMailbox = false
 	} else if reached(StateListingReserved) {
-		if r := s.listings.get(t.listing); r != nil && r.reserved == t.id {
+		if r := s.listings.Get(t.listing); r != nil && r.reserved == t.id {
 			released := *r
 			released.reserved = uuid.Nil
 			b.add(Op{Kind: OpListingState, Listing: s.listingRow(&released), Expect: s.listingRow(r).Rec})

@@ -4,6 +4,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
 )
 
 // playerRecord is a player of the embedded world.
@@ -103,3 +104,8 @@ func (p *playerRecord) has(perm string) bool {
 }
 
 func (p *playerRecord) freeSlot() int { return item.FreeSlot(&p.inv) }
+
+// entry is what the search index files r under.
+func (r *listingRecord) entry() *search.Listing {
+	return &search.Listing{ID: r.id, Seller: r.seller, Item: r.it, Price: int64(r.price), Expires: r.expires}
+}

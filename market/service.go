@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/search"
 )
 
 // Service is the marketplace. Create it with New, bind the main thread with
@@ -46,8 +47,8 @@ type Service struct {
 	favoredBy map[uint32][]int32
 	alerts    alertIndex // the price alerts, by letter pair (main thread only)
 
-	listings listingTable
-	ix       *index
+	listings search.Table[listingRecord]
+	ix       *search.Index
 
 	txByID    map[uuid.UUID]*transactionRecord
 	completed []*transactionRecord // in completion order
@@ -86,8 +87,8 @@ func (s *Service) reset() {
 	s.playerByID = map[uuid.UUID]*playerRecord{}
 	s.favoredBy = map[uint32][]int32{}
 	s.alerts = alertIndex{}
-	s.listings = listingTable{}
-	s.ix = newIndex()
+	s.listings = search.Table[listingRecord]{}
+	s.ix = search.New()
 	s.txByID = map[uuid.UUID]*transactionRecord{}
 	s.completed = nil
 	s.allTx = nil

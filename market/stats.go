@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
 )
 
 // stats is maintained incrementally on every completed transaction, so every
@@ -155,7 +156,7 @@ func (s *Service) Stats(n int) (Stats, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := Stats{
-		ActiveListings: s.listings.len() - s.expiredUnswept(s.nowMs()),
+		ActiveListings: s.listings.Len() - s.expiredUnswept(s.nowMs()),
 		MarketVolume:   s.volume.Float(),
 		TotalSales:     s.sales,
 		FeeBalance:     s.feeBalance.Float(),
@@ -226,7 +227,7 @@ func (s *Service) Profile(id uuid.UUID) (Profile, error) {
 		return Profile{}, err
 	}
 	pr := Profile{ID: p.id, Name: p.name, Version: s.log.head}
-	if b := s.ix.sellers[p.idx]; b != nil {
+	if b := s.ix.Seller(p.idx); b != nil {
 		pr.ActiveListings = int(b.GetCardinality())
 	}
 	if ss := s.stats.seller[p.idx]; ss != nil {
@@ -261,19 +262,19 @@ func (s *Service) CategoryCounts() ([]CategoryCount, uint64, error) {
 	nowMs := s.nowMs()
 	out := make([]CategoryCount, 0, catalog.NumCategories)
 	for _, c := range catalog.AllCategories() {
-		n := s.listings.len()
+		n := s.listings.Len()
 		if c != catalog.CategoryAll {
-			n = int(s.ix.cats[c].GetCardinality())
+			n = int(s.ix.Category(c).GetCardinality())
 		}
 		out = append(out, CategoryCount{Category: c, Active: n})
 	}
-	s.ix.byExpiry.ascend(func(k sortKey) bool {
-		if k.k > nowMs {
+	s.ix.AscendExpiry(func(k search.Key) bool {
+		if k.K > nowMs {
 			return false
 		}
 		out[0].Active--
 		for i := 1; i < len(out); i++ {
-			if s.ix.cats[out[i].Category].Contains(k.id) {
+			if s.ix.Category(out[i].Category).Contains(k.ID) {
 				out[i].Active--
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
 )
 
 // The private records as market/internal/record stores them, and back. The
@@ -120,7 +121,7 @@ func decodeExtra(b []byte) (*playerExtra, error) {
 	x := &playerExtra{favorites: d.Favorites, readAt: d.ReadAt}
 	for _, a := range d.Alerts {
 		x.alerts = append(x.alerts, alertRecord{id: a.ID, query: a.Query, maxUnit: Money(a.MaxUnit), created: a.Created,
-			words: parseQueryText(a.Query).words})
+			words: search.ParseText(a.Query).Words})
 	}
 	for _, h := range d.Hits {
 		x.hits = append(x.hits, alertHit{alert: h.Alert, listing: h.Listing, at: h.At, price: Money(h.Price),

@@ -1,6 +1,6 @@
-package market
+package search
 
-// listingTable maps listing ids to records.
+// A Table maps listing ids to the market's records of them (T).
 //
 // Why not a map: ids are dense and increasing (a persisted counter), so a
 // two-level page table finds a record with two array loads and no hashing,
@@ -8,15 +8,16 @@ package market
 // scans in id order (queries collecting sort keys) touch memory in order.
 // A page holds 65,536 slots and is freed when its last listing goes, so old
 // id ranges cost nothing once their listings have ended.
-type listingTable struct {
-	pages [][]*listingRecord // pages[id>>16][id&0xffff]
-	used  []int32            // live records per page
+type Table[T any] struct {
+	pages [][]*T  // pages[id>>16][id&0xffff]
+	used  []int32 // live records per page
 	n     int
 }
 
 const pageBits = 16
 
-func (t *listingTable) get(id uint32) *listingRecord {
+// Get returns the record of id, nil for none.
+func (t *Table[T]) Get(id uint32) *T {
 	p := int(id >> pageBits)
 	if p >= len(t.pages) || t.pages[p] == nil {
 		return nil
@@ -24,16 +25,17 @@ func (t *listingTable) get(id uint32) *listingRecord {
 	return t.pages[p][id&(1<<pageBits-1)]
 }
 
-func (t *listingTable) set(r *listingRecord) {
-	p := int(r.id >> pageBits)
+// Set makes r the record of id.
+func (t *Table[T]) Set(id uint32, r *T) {
+	p := int(id >> pageBits)
 	for p >= len(t.pages) {
 		t.pages = append(t.pages, nil)
 		t.used = append(t.used, 0)
 	}
 	if t.pages[p] == nil {
-		t.pages[p] = make([]*listingRecord, 1<<pageBits)
+		t.pages[p] = make([]*T, 1<<pageBits)
 	}
-	slot := &t.pages[p][r.id&(1<<pageBits-1)]
+	slot := &t.pages[p][id&(1<<pageBits-1)]
 	if *slot == nil {
 		t.used[p]++
 		t.n++
@@ -41,7 +43,8 @@ func (t *listingTable) set(r *listingRecord) {
 	*slot = r
 }
 
-func (t *listingTable) delete(id uint32) {
+// Delete removes the record of id.
+func (t *Table[T]) Delete(id uint32) {
 	p := int(id >> pageBits)
 	if p >= len(t.pages) || t.pages[p] == nil {
 		return
@@ -57,10 +60,11 @@ func (t *listingTable) delete(id uint32) {
 	}
 }
 
-func (t *listingTable) len() int { return t.n }
+// Len is the number of records.
+func (t *Table[T]) Len() int { return t.n }
 
-// each calls fn for every record in id order.
-func (t *listingTable) each(fn func(*listingRecord)) {
+// Each calls fn for every record in id order.
+func (t *Table[T]) Each(fn func(*T)) {
 	for _, pg := range t.pages {
 		for _, r := range pg {
 			if r != nil {

@@ -1,4 +1,4 @@
-package market
+package search
 
 import (
 	"math/rand/v2"
@@ -12,32 +12,32 @@ import (
 func TestOrderMatchesSortedSlice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	keyOf := map[uint32]int64{}
-	var initial []sortKey
+	var initial []Key
 	for id := uint32(1); id <= 5000; id++ {
 		k := int64(rng.IntN(300))
 		keyOf[id] = k
-		initial = append(initial, sortKey{k, id})
+		initial = append(initial, Key{k, id})
 	}
 	o := newOrder()
 	o.load(slices.Clone(initial))
 	live := map[uint32]bool{}
 	for _, k := range initial {
-		live[k.id] = true
+		live[k.ID] = true
 	}
 	next := uint32(5001)
 	check := func(step int) {
-		var want []sortKey
+		var want []Key
 		for id := range live {
-			want = append(want, sortKey{keyOf[id], id})
+			want = append(want, Key{keyOf[id], id})
 		}
 		slices.SortFunc(want, cmpKey)
-		var got []sortKey
-		o.ascend(func(k sortKey) bool { got = append(got, k); return true })
+		var got []Key
+		o.Ascend(func(k Key) bool { got = append(got, k); return true })
 		if !slices.Equal(got, want) {
 			t.Fatalf("step %d: ascend has %d entries, want %d", step, len(got), len(want))
 		}
-		var down []sortKey
-		o.descend(func(k sortKey) bool { down = append(down, k); return true })
+		var down []Key
+		o.descend(func(k Key) bool { down = append(down, k); return true })
 		slices.Reverse(down)
 		if !slices.Equal(down, want) {
 			t.Fatalf("step %d: descend differs", step)
@@ -47,7 +47,7 @@ func TestOrderMatchesSortedSlice(t *testing.T) {
 		}
 		// Early stop works from both ends.
 		n := 0
-		o.ascend(func(sortKey) bool { n++; return n < 3 })
+		o.Ascend(func(Key) bool { n++; return n < 3 })
 		if len(want) >= 3 && n != 3 {
 			t.Fatalf("step %d: ascend did not stop", step)
 		}
@@ -59,11 +59,11 @@ func TestOrderMatchesSortedSlice(t *testing.T) {
 			id := next
 			next++
 			keyOf[id] = int64(rng.IntN(300))
-			o.insert(sortKey{keyOf[id], id})
+			o.insert(Key{keyOf[id], id})
 			live[id] = true
 		case r < 8:
 			for id := range live {
-				o.remove(sortKey{keyOf[id], id})
+				o.remove(Key{keyOf[id], id})
 				delete(live, id)
 				removed = append(removed, id)
 				break
@@ -73,7 +73,7 @@ func TestOrderMatchesSortedSlice(t *testing.T) {
 				i := rng.IntN(len(removed))
 				id := removed[i]
 				removed = slices.Delete(removed, i, i+1)
-				o.insert(sortKey{keyOf[id], id}) // a rolled-back purchase restores a listing
+				o.insert(Key{keyOf[id], id}) // a rolled-back purchase restores a listing
 				live[id] = true
 			}
 		}
@@ -88,9 +88,9 @@ func TestSortKeysMatchesComparisonSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{0, 1, 100, 255, 256, 5000, 100000} {
 		for _, spread := range []int64{1, 64, 1 << 20, 1 << 62} {
-			keys := make([]sortKey, n)
+			keys := make([]Key, n)
 			for i := range keys {
-				keys[i] = sortKey{k: rng.Int64N(spread) - spread/2, id: uint32(i + 1)}
+				keys[i] = Key{K: rng.Int64N(spread) - spread/2, ID: uint32(i + 1)}
 			}
 			want := slices.Clone(keys)
 			slices.SortFunc(want, cmpKey)
@@ -101,9 +101,9 @@ func TestSortKeysMatchesComparisonSort(t *testing.T) {
 		}
 	}
 	// Unordered ids fall back to the comparison sort.
-	keys := []sortKey{{5, 9}, {5, 2}, {1, 7}}
+	keys := []Key{{5, 9}, {5, 2}, {1, 7}}
 	sortKeys(keys)
-	if !slices.Equal(keys, []sortKey{{1, 7}, {5, 2}, {5, 9}}) {
+	if !slices.Equal(keys, []Key{{1, 7}, {5, 2}, {5, 9}}) {
 		t.Fatalf("fallback %v", keys)
 	}
 }

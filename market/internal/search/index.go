@@ -1,4 +1,19 @@
-package market
+// Package search is the market's search index: the listings filed by their
+// words, categories, seller and material as roaring bitmaps, kept in order
+// by price, unit price, amount and expiry (Order), the parsing of search
+// text (ParseText), and the matching and paging of a query over them
+// (Match, Page). It also holds the listing id table (Table) the market keeps
+// its listings in.
+//
+// It exists so that the index, with its own vocabulary of tokens, grams,
+// bitmaps and orders, can be read and tested apart from the service. It
+// works over listing ids and keys: the market hands it a Listing (id,
+// seller index, item, price, expiry) when a listing comes or goes, and a
+// function from id to sort key where a page needs one; it never sees the
+// market's records. It imports market/internal/item, market/catalog and
+// market/playertext, never market. The market calls it under its own lock:
+// nothing here is safe for concurrent use.
+package search
 
 import (
 	"slices"
@@ -7,11 +22,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/playertext"
 )
 
-// index answers searches without looking at every listing.
+// Index answers searches without looking at every listing.
 //
 // Matching: a query is split into words (appendTokens); a listing matches a
 // word when one of its own words contains the query word as a substring
@@ -40,7 +57,7 @@ import (
 // Loading: while loading, add skips the gram bitmaps and collects sort keys;
 // finishLoad then sorts each order once and builds the grams from the token
 // bitmaps, which is several times faster than a million incremental updates.
-type index struct {
+type Index struct {
 	active *roaring.Bitmap
 
 	vocab      []string
@@ -58,7 +75,7 @@ type index struct {
 	sellers    map[int32]*roaring.Bitmap
 	byMaterial map[uint16]*roaring.Bitmap // listings by material, for the material filter
 
-	byPrice, byUnit, byAmount, byExpiry *order
+	byPrice, byUnit, byAmount, byExpiry *Order
 
 	// Token ids cached per material and per seller: most listings have no
 	// name, lore or enchantment, so their words are their material's and
@@ -69,25 +86,50 @@ type index struct {
 	tokGen     uint32
 
 	loading bool
-	pending [4][]sortKey // price, unit, amount, expiry keys collected while loading
+	pending [4][]Key // price, unit, amount, expiry keys collected while loading
 }
 
-// sortKey orders listings by a key and then by id, so that equal keys have a
+// Key orders listings by a key and then by id, so that equal keys have a
 // stable order.
-type sortKey struct {
-	k  int64
-	id uint32
+type Key struct {
+	K  int64
+	ID uint32
 }
 
-func lessKey(a, b sortKey) bool {
-	if a.k != b.k {
-		return a.k < b.k
+func lessKey(a, b Key) bool {
+	if a.K != b.K {
+		return a.K < b.K
 	}
-	return a.id < b.id
+	return a.ID < b.ID
 }
 
-func newIndex() *index {
-	ix := &index{
+// A Listing is what the index files a listing under: its id, its seller (by
+// the market's player index), its item (words, material, categories) and
+// the price and expiry it is ordered by. None of these change while the
+// listing exists.
+type Listing struct {
+	ID      uint32
+	Seller  int32
+	Item    item.Item
+	Price   int64 // cents
+	Expires int64 // unix ms
+}
+
+// By names an order of listings: by id (the order they were made in),
+// price, unit price or amount.
+type By uint8
+
+// The orders a page can be read in.
+const (
+	ByID By = iota
+	ByPrice
+	ByUnit
+	ByAmount
+)
+
+// New returns an empty index.
+func New() *Index {
+	ix := &Index{
 		active:     roaring.New(),
 		tokID:      map[string]uint32{},
 		vocabGrams: map[string][]uint32{},
@@ -107,17 +149,17 @@ func newIndex() *index {
 	return ix
 }
 
-// unitKey is the unit price in 1/1000 of a cent, so that ordering by unit
+// UnitKey is the unit price in 1/1000 of a cent, so that ordering by unit
 // price is exact for every amount up to 64.
-func unitKey(price Money, amount uint8) int64 {
+func UnitKey(price int64, amount uint8) int64 {
 	if amount == 0 {
 		amount = 1
 	}
-	return int64(price) * 1000 / int64(amount)
+	return price * 1000 / int64(amount)
 }
 
 // wordsOf appends the words of text to dst as token ids.
-func (ix *index) wordsOf(dst []uint32, text string) []uint32 {
+func (ix *Index) wordsOf(dst []uint32, text string) []uint32 {
 	var buf [16]string
 	for _, w := range playertext.AppendWords(buf[:0], text) {
 		dst = append(dst, ix.token(w))
@@ -125,24 +167,24 @@ func (ix *index) wordsOf(dst []uint32, text string) []uint32 {
 	return dst
 }
 
-// tokenIDs returns the distinct token ids of a listing: its material's and
+// TokenIDs returns the distinct token ids of a listing: its material's and
 // seller's (cached) and those of its name, lore and enchantments.
-func (ix *index) tokenIDs(dst []uint32, r *listingRecord, sellerName string) []uint32 {
+func (ix *Index) TokenIDs(dst []uint32, r *Listing, sellerName string) []uint32 {
 	dst = dst[:0]
-	mt := ix.matToks[r.it.Mat]
+	mt := ix.matToks[r.Item.Mat]
 	if mt == nil {
-		info := catalog.Material(r.it.Mat)
+		info := catalog.Material(r.Item.Mat)
 		mt = ix.wordsOf(ix.wordsOf(ix.wordsOf(nil, info.Key), info.Name), info.PolishWords)
-		ix.matToks[r.it.Mat] = mt
+		ix.matToks[r.Item.Mat] = mt
 	}
-	st, ok := ix.sellerToks[r.seller]
+	st, ok := ix.sellerToks[r.Seller]
 	if !ok {
 		st = ix.wordsOf(nil, playertext.Sanitize(sellerName))
-		ix.sellerToks[r.seller] = st
+		ix.sellerToks[r.Seller] = st
 	}
 	dst = append(dst, mt...)
 	dst = append(dst, st...)
-	if x := r.it.X; x != nil {
+	if x := r.Item.X; x != nil {
 		dst = ix.wordsOf(dst, playertext.Plain(x.Name))
 		for _, l := range x.Lore {
 			dst = ix.wordsOf(dst, playertext.Plain(l))
@@ -165,7 +207,7 @@ func (ix *index) tokenIDs(dst []uint32, r *listingRecord, sellerName string) []u
 }
 
 // token returns the id of word w, adding it to the vocabulary if new.
-func (ix *index) token(w string) uint32 {
+func (ix *Index) token(w string) uint32 {
 	if id, ok := ix.tokID[w]; ok {
 		return id
 	}
@@ -194,7 +236,7 @@ func (ix *index) token(w string) uint32 {
 	return id
 }
 
-func (ix *index) gram(g string) uint32 {
+func (ix *Index) gram(g string) uint32 {
 	if id, ok := ix.gramID[g]; ok {
 		return id
 	}
@@ -205,9 +247,9 @@ func (ix *index) gram(g string) uint32 {
 	return id
 }
 
-// add indexes listing r; tids must be tokenIDs(r).
-func (ix *index) add(r *listingRecord, tids []uint32) {
-	id := r.id
+// Add indexes listing r; tids must be TokenIDs(r).
+func (ix *Index) Add(r *Listing, tids []uint32) {
+	id := r.ID
 	ix.active.Add(id)
 	ix.gramGen++
 	for _, tid := range tids {
@@ -222,25 +264,25 @@ func (ix *index) add(r *listingRecord, tids []uint32) {
 			}
 		}
 	}
-	cs := r.it.Categories()
+	cs := r.Item.Categories()
 	for c := range ix.cats {
 		if cs.Has(catalog.Category(c)) {
 			ix.cats[c].Add(id)
 		}
 	}
-	sb := ix.sellers[r.seller]
+	sb := ix.sellers[r.Seller]
 	if sb == nil {
 		sb = roaring.New()
-		ix.sellers[r.seller] = sb
+		ix.sellers[r.Seller] = sb
 	}
 	sb.Add(id)
-	mb := ix.byMaterial[r.it.Mat]
+	mb := ix.byMaterial[r.Item.Mat]
 	if mb == nil {
 		mb = roaring.New()
-		ix.byMaterial[r.it.Mat] = mb
+		ix.byMaterial[r.Item.Mat] = mb
 	}
 	mb.Add(id)
-	keys := r.sortKeys()
+	keys := r.keys()
 	if ix.loading {
 		for i, k := range keys {
 			ix.pending[i] = append(ix.pending[i], k)
@@ -252,19 +294,32 @@ func (ix *index) add(r *listingRecord, tids []uint32) {
 	}
 }
 
-// sortKeys returns r's keys in the order of index.orders.
-func (r *listingRecord) sortKeys() [4]sortKey {
-	return [4]sortKey{{int64(r.price), r.id}, {unitKey(r.price, r.it.Amount), r.id},
-		{int64(r.it.Amount), r.id}, {r.expires, r.id}}
+// keys returns r's keys in the order of Index.orders.
+func (r *Listing) keys() [4]Key {
+	return [4]Key{{r.Price, r.ID}, {UnitKey(r.Price, r.Item.Amount), r.ID},
+		{int64(r.Item.Amount), r.ID}, {r.Expires, r.ID}}
 }
 
-func (ix *index) orders() [4]*order {
-	return [4]*order{ix.byPrice, ix.byUnit, ix.byAmount, ix.byExpiry}
+// Key is r's key in the order by (0 for ByID: the id is the order).
+func (r *Listing) Key(by By) int64 {
+	switch by {
+	case ByPrice:
+		return r.Price
+	case ByUnit:
+		return UnitKey(r.Price, r.Item.Amount)
+	case ByAmount:
+		return int64(r.Item.Amount)
+	}
+	return 0
 }
 
-// remove undoes add.
-func (ix *index) remove(r *listingRecord, tids []uint32) {
-	id := r.id
+func (ix *Index) orders() [4]*Order {
+	return [4]*Order{ix.byPrice, ix.byUnit, ix.byAmount, ix.byExpiry}
+}
+
+// Remove undoes Add.
+func (ix *Index) Remove(r *Listing, tids []uint32) {
+	id := r.ID
 	ix.active.Remove(id)
 	ix.gramGen++
 	for _, tid := range tids {
@@ -279,21 +334,30 @@ func (ix *index) remove(r *listingRecord, tids []uint32) {
 	for c := range ix.cats {
 		ix.cats[c].Remove(id)
 	}
-	if sb := ix.sellers[r.seller]; sb != nil {
+	if sb := ix.sellers[r.Seller]; sb != nil {
 		sb.Remove(id)
 	}
-	if mb := ix.byMaterial[r.it.Mat]; mb != nil {
+	if mb := ix.byMaterial[r.Item.Mat]; mb != nil {
 		mb.Remove(id)
 	}
-	keys := r.sortKeys()
+	keys := r.keys()
 	for i, o := range ix.orders() {
 		o.remove(keys[i])
 	}
 }
 
-// finishLoad ends loading mode: it sorts the orders (two at a time, one per
+// StartLoad puts the index in loading mode, for about n listings: Add
+// collects sort keys and skips the gram bitmaps until FinishLoad.
+func (ix *Index) StartLoad(n int) {
+	ix.loading = true
+	for i := range ix.pending {
+		ix.pending[i] = make([]Key, 0, n)
+	}
+}
+
+// FinishLoad ends loading mode: it sorts the orders (two at a time, one per
 // core), builds the gram bitmaps and compresses the bitmaps.
-func (ix *index) finishLoad() {
+func (ix *Index) FinishLoad() {
 	var wg sync.WaitGroup
 	for i, o := range ix.orders() {
 		wg.Add(1)
@@ -312,7 +376,7 @@ func (ix *index) finishLoad() {
 // buildGrams fills the gram bitmaps from the token bitmaps in one pass; used
 // after a bulk load, where adding grams listing by listing would cost about
 // a hundred bitmap insertions per listing.
-func (ix *index) buildGrams() {
+func (ix *Index) buildGrams() {
 	members := make([][]*roaring.Bitmap, len(ix.gramBM))
 	for tid, gs := range ix.tokGrams {
 		for _, g := range gs {
@@ -327,7 +391,7 @@ func (ix *index) buildGrams() {
 }
 
 // optimize compresses bitmaps after a bulk load.
-func (ix *index) optimize() {
+func (ix *Index) optimize() {
 	for _, b := range ix.tokBM {
 		b.RunOptimize()
 	}
@@ -337,9 +401,25 @@ func (ix *index) optimize() {
 	ix.active.RunOptimize()
 }
 
+// Seller returns the bitmap of seller's listings, nil for none. Callers
+// must not modify it.
+func (ix *Index) Seller(seller int32) *roaring.Bitmap { return ix.sellers[seller] }
+
+// Category returns the bitmap of the listings in category c. Callers must
+// not modify it.
+func (ix *Index) Category(c catalog.Category) *roaring.Bitmap { return ix.cats[c] }
+
+// ForgetSeller drops the cached words of seller's name, for a rename: the
+// listings are removed under the old words first and added under the new.
+func (ix *Index) ForgetSeller(seller int32) { delete(ix.sellerToks, seller) }
+
+// AscendExpiry calls fn for the listings in order of expiry, soonest first,
+// until fn returns false.
+func (ix *Index) AscendExpiry(fn func(Key) bool) { ix.byExpiry.Ascend(fn) }
+
 // wordBitmap returns the listings matching one folded query word. The result
 // may be shared with the index: callers must not modify it.
-func (ix *index) wordBitmap(w string) *roaring.Bitmap {
+func (ix *Index) wordBitmap(w string) *roaring.Bitmap {
 	n := utf8.RuneCountInString(w)
 	if n <= 2 {
 		if id, ok := ix.gramID[w]; ok {

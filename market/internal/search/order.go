@@ -1,4 +1,4 @@
-package market
+package search
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 	"github.com/google/btree"
 )
 
-// order keeps listing ids sorted by a key (price, unit price, amount or
+// An Order keeps listing ids sorted by a key (price, unit price, amount or
 // expiry) for paged queries.
 //
 // Why not one B-tree: a million B-tree insertions cost about 3 s at load,
@@ -22,39 +22,39 @@ import (
 // A listing's key never changes while it exists (prices and expiry are fixed
 // at listing time), which is what lets a re-added listing (a purchase rolled
 // back) simply revive its dead base entry.
-type order struct {
-	base   []sortKey
+type Order struct {
+	base   []Key
 	inBase *roaring.Bitmap // ids present in base (alive or dead)
 	dead   *roaring.Bitmap // ids in base that were removed
-	delta  *btree.BTreeG[sortKey]
+	delta  *btree.BTreeG[Key]
 }
 
-func newOrder() *order {
-	return &order{inBase: roaring.New(), dead: roaring.New(), delta: btree.NewG(16, lessKey)}
+func newOrder() *Order {
+	return &Order{inBase: roaring.New(), dead: roaring.New(), delta: btree.NewG(16, lessKey)}
 }
 
-func cmpKey(a, b sortKey) int {
+func cmpKey(a, b Key) int {
 	switch {
-	case a.k < b.k:
+	case a.K < b.K:
 		return -1
-	case a.k > b.k:
+	case a.K > b.K:
 		return 1
-	case a.id < b.id:
+	case a.ID < b.ID:
 		return -1
-	case a.id > b.id:
+	case a.ID > b.ID:
 		return 1
 	}
 	return 0
 }
 
 // load replaces the order's content with keys (any order; keys is kept).
-func (o *order) load(keys []sortKey) {
+func (o *Order) load(keys []Key) {
 	sortKeys(keys)
 	o.base = keys
 	o.inBase = roaring.New()
 	ids := make([]uint32, len(keys))
 	for i, k := range keys {
-		ids[i] = k.id
+		ids[i] = k.ID
 	}
 	slices.Sort(ids)
 	o.inBase.AddMany(ids)
@@ -63,18 +63,18 @@ func (o *order) load(keys []sortKey) {
 	o.delta = btree.NewG(16, lessKey)
 }
 
-func (o *order) insert(k sortKey) {
-	if o.inBase.Contains(k.id) {
-		o.dead.Remove(k.id)
+func (o *Order) insert(k Key) {
+	if o.inBase.Contains(k.ID) {
+		o.dead.Remove(k.ID)
 		return
 	}
 	o.delta.ReplaceOrInsert(k)
 	o.maybeCompact()
 }
 
-func (o *order) remove(k sortKey) {
-	if o.inBase.Contains(k.id) {
-		o.dead.Add(k.id)
+func (o *Order) remove(k Key) {
+	if o.inBase.Contains(k.ID) {
+		o.dead.Add(k.ID)
 		o.maybeCompact()
 		return
 	}
@@ -82,11 +82,11 @@ func (o *order) remove(k sortKey) {
 }
 
 // len is the number of live entries.
-func (o *order) len() int {
+func (o *Order) len() int {
 	return len(o.base) - int(o.dead.GetCardinality()) + o.delta.Len()
 }
 
-func (o *order) maybeCompact() {
+func (o *Order) maybeCompact() {
 	limit := max(len(o.base)/8, 4096)
 	if o.delta.Len() > limit || int(o.dead.GetCardinality()) > limit {
 		o.compact()
@@ -94,33 +94,33 @@ func (o *order) maybeCompact() {
 }
 
 // compact merges base (without the dead) and delta into a new base.
-func (o *order) compact() {
-	merged := make([]sortKey, 0, o.len())
-	o.ascend(func(k sortKey) bool {
+func (o *Order) compact() {
+	merged := make([]Key, 0, o.len())
+	o.Ascend(func(k Key) bool {
 		merged = append(merged, k)
 		return true
 	})
 	o.load(merged) // already sorted: the sort is a linear pass
 }
 
-// ascend calls fn for live entries in ascending order until fn returns false.
-func (o *order) ascend(fn func(sortKey) bool) { o.walk(false, nil, fn) }
+// Ascend calls fn for live entries in ascending order until fn returns false.
+func (o *Order) Ascend(fn func(Key) bool) { o.walk(false, nil, fn) }
 
 // descend calls fn for live entries in descending order until fn returns false.
-func (o *order) descend(fn func(sortKey) bool) { o.walk(true, nil, fn) }
+func (o *Order) descend(fn func(Key) bool) { o.walk(true, nil, fn) }
 
-// ascendFrom is ascend starting at the first entry not below *from: a keyset
+// ascendFrom is Ascend starting at the first entry not below *from: a keyset
 // page's seek, O(log n) instead of a walk from the start.
-func (o *order) ascendFrom(from *sortKey, fn func(sortKey) bool) { o.walk(false, from, fn) }
+func (o *Order) ascendFrom(from *Key, fn func(Key) bool) { o.walk(false, from, fn) }
 
 // descendFrom is descend starting at the last entry not above *from.
-func (o *order) descendFrom(from *sortKey, fn func(sortKey) bool) { o.walk(true, from, fn) }
+func (o *Order) descendFrom(from *Key, fn func(Key) bool) { o.walk(true, from, fn) }
 
 // walk calls fn for live entries in ascending order, or descending when desc
 // is set, from *from on (the whole order when from is nil), until fn returns
 // false: it merges the base array, skipping dead entries, with the delta
 // B-tree, walking both in the same direction.
-func (o *order) walk(desc bool, from *sortKey, fn func(sortKey) bool) {
+func (o *Order) walk(desc bool, from *Key, fn func(Key) bool) {
 	i, step := 0, 1
 	if desc {
 		i, step = len(o.base)-1, -1
@@ -135,7 +135,7 @@ func (o *order) walk(desc bool, from *sortKey, fn func(sortKey) bool) {
 	deadEmpty := o.dead.IsEmpty()
 	// emit calls fn for the base entries before limit in the walk's
 	// direction (all that are left when limit is nil).
-	emit := func(limit *sortKey) bool {
+	emit := func(limit *Key) bool {
 		for ; i >= 0 && i < len(o.base); i += step {
 			k := o.base[i]
 			if limit != nil {
@@ -147,7 +147,7 @@ func (o *order) walk(desc bool, from *sortKey, fn func(sortKey) bool) {
 					return true
 				}
 			}
-			if !deadEmpty && o.dead.Contains(k.id) {
+			if !deadEmpty && o.dead.Contains(k.ID) {
 				continue
 			}
 			if !fn(k) {
@@ -157,7 +157,7 @@ func (o *order) walk(desc bool, from *sortKey, fn func(sortKey) bool) {
 		return true
 	}
 	ok := true
-	visit := func(d sortKey) bool {
+	visit := func(d Key) bool {
 		if ok = emit(&d); !ok {
 			return false
 		}
@@ -184,31 +184,31 @@ func (o *order) walk(desc bool, from *sortKey, fn func(sortKey) bool) {
 // (k, id) order: an LSD radix sort, about four times faster than a
 // comparison sort on a million keys, skipping byte positions where all keys
 // agree. Input not in id order falls back to the comparison sort.
-func sortKeys(keys []sortKey) {
+func sortKeys(keys []Key) {
 	for i := 1; i < len(keys); i++ {
-		if keys[i].id <= keys[i-1].id {
+		if keys[i].ID <= keys[i-1].ID {
 			slices.SortFunc(keys, cmpKey)
 			return
 		}
 	}
 	if len(keys) < 256 {
-		slices.SortStableFunc(keys, func(a, b sortKey) int { return cmpKey(a, b) })
+		slices.SortStableFunc(keys, func(a, b Key) int { return cmpKey(a, b) })
 		return
 	}
-	src, dst := keys, make([]sortKey, len(keys))
+	src, dst := keys, make([]Key, len(keys))
 	for shift := uint(0); shift < 64; shift += 8 {
 		var count [257]int
 		for _, x := range src {
-			count[radixByte(x.k, shift)+1]++
+			count[radixByte(x.K, shift)+1]++
 		}
-		if count[radixByte(src[0].k, shift)+1] == len(src) {
+		if count[radixByte(src[0].K, shift)+1] == len(src) {
 			continue // every key has the same byte here
 		}
 		for i := 1; i < len(count); i++ {
 			count[i] += count[i-1]
 		}
 		for _, x := range src {
-			b := radixByte(x.k, shift)
+			b := radixByte(x.K, shift)
 			dst[count[b]] = x
 			count[b]++
 		}
