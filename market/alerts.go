@@ -1,15 +1,12 @@
 package market
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
-	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/internal/record"
 	"github.com/rynek/rynek/market/internal/search"
 	"github.com/rynek/rynek/market/playertext"
@@ -31,147 +28,6 @@ type Alert struct {
 	Query        string  // the search it matches, as Query's text
 	MaxUnitPrice float64 // the highest price per item that fires it
 	Created      time.Time
-}
-
-// alertIndex files each alert under its longest word. A listing looks up
-// every piece of its own words (an alert's word matches a listing when it
-// is inside one of the listing's words, as Query matches), so it finds only
-// the alerts whose longest word it contains, without a scan.
-type alertIndex struct {
-	byWord map[string][]alertRef
-	gen    uint32 // stamps the alerts one listing has checked (alertRecord.seen)
-}
-
-// alertRef is an alert in the index, with its owner and ceiling: a word's
-// alerts are kept by ceiling, highest first, so a listing stops at the
-// first alert its unit price is above.
-type alertRef struct {
-	owner   int32
-	maxUnit Money
-	a       *alertRecord
-}
-
-// maxAlertWordBytes bounds the pieces a listing looks up: a longer alert
-// word is filed under its first maxAlertWordBytes bytes (whole runes).
-const maxAlertWordBytes = 24
-
-func (ai *alertIndex) key(a *alertRecord) string {
-	longest := ""
-	for _, w := range a.words {
-		if len(w) > len(longest) {
-			longest = w
-		}
-	}
-	if len(longest) > maxAlertWordBytes {
-		cut := 0
-		for i := range longest {
-			if i > maxAlertWordBytes {
-				break
-			}
-			cut = i
-		}
-		longest = longest[:cut]
-	}
-	return longest
-}
-
-func (ai *alertIndex) add(owner int32, a *alertRecord) {
-	if ai.byWord == nil {
-		ai.byWord = map[string][]alertRef{}
-	}
-	k := ai.key(a)
-	refs := ai.byWord[k]
-	i, _ := slices.BinarySearchFunc(refs, a.maxUnit, func(r alertRef, m Money) int { return cmp.Compare(m, r.maxUnit) })
-	ai.byWord[k] = slices.Insert(refs, i, alertRef{owner: owner, maxUnit: a.maxUnit, a: a})
-}
-
-func (ai *alertIndex) remove(owner int32, a *alertRecord) {
-	k := ai.key(a)
-	refs := ai.byWord[k]
-	if i := slices.IndexFunc(refs, func(r alertRef) bool { return r.a == a }); i >= 0 {
-		refs = slices.Delete(refs, i, i+1)
-	}
-	if len(refs) == 0 {
-		delete(ai.byWord, k)
-	} else {
-		ai.byWord[k] = refs
-	}
-}
-
-// listingWords are the folded words a listing is found by, as Query finds
-// it: its material's key, name and Polish words, its seller's name, its own
-// name, lore and enchantments.
-func listingWords(dst []string, it item.Item, sellerName string) []string {
-	info := catalog.Material(it.Mat)
-	dst = playertext.AppendWords(dst, info.Key)
-	dst = playertext.AppendWords(dst, info.Name)
-	dst = playertext.AppendWords(dst, info.PolishWords)
-	dst = playertext.AppendWords(dst, playertext.Sanitize(sellerName))
-	if x := it.X; x != nil {
-		dst = playertext.AppendWords(dst, playertext.Plain(x.Name))
-		for _, l := range x.Lore {
-			dst = playertext.AppendWords(dst, playertext.Plain(l))
-		}
-		for _, e := range x.Ench {
-			dst = playertext.AppendWords(dst, catalog.Enchantment(e.ID).Key)
-			dst = playertext.AppendWords(dst, catalog.Enchantment(e.ID).Name)
-		}
-	}
-	return dst
-}
-
-// fired returns the alerts a new listing of it by seller at price fires:
-// each matches every one of its words somewhere in the listing's words (as
-// Query would find it) and has a unit ceiling at or above the listing's
-// unit price. A seller's own alerts never fire for their listing.
-func (ai *alertIndex) fired(it item.Item, price Money, seller int32, sellerName string) []alertRef {
-	if len(ai.byWord) == 0 {
-		return nil
-	}
-	words := listingWords(nil, it, sellerName)
-	unit := search.UnitKey(int64(price), it.Amount)
-	ai.gen++
-	var out []alertRef
-	for wi, w := range words {
-		if slices.Contains(words[:wi], w) {
-			continue
-		}
-		// Every piece of w that starts and ends on a rune boundary.
-		for i := range w {
-			for j := i + 1; j <= len(w) && j-i <= maxAlertWordBytes; j++ {
-				if j < len(w) && !utf8.RuneStart(w[j]) {
-					continue
-				}
-				for _, ref := range ai.byWord[w[i:j]] {
-					if unit > int64(ref.maxUnit)*1000 {
-						break // the rest are cheaper still
-					}
-					a := ref.a
-					if a.seen == ai.gen {
-						continue
-					}
-					a.seen = ai.gen
-					// The piece is the alert's longest word, found: only
-					// its other words are left to look for.
-					if ref.owner == seller || (len(a.words) > 1 || len(a.words[0]) > maxAlertWordBytes) && !allIn(a.words, words) {
-						continue
-					}
-					out = append(out, ref)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// allIn reports whether every word of want is inside some word of have.
-func allIn(want, have []string) bool {
-	for _, w := range want {
-		if !slices.ContainsFunc(have, func(h string) bool { return strings.Contains(h, w) }) {
-			return false
-		}
-	}
-	return true
 }
 
 // AddAlert sets a price alert for player: new listings that query (Query's
@@ -256,10 +112,10 @@ func (a alertRecord) public() Alert {
 // (each owner's data once, with the hits appended) and returns how to apply
 // them to memory once the batch commits.
 func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, now int64) func() {
-	// Under the write lock: fired stamps the alert records it checks,
-	// which readers on other goroutines copy.
+	// Under the write lock, as every change of the alert index: Fired
+	// stamps the entries it checks.
 	s.mu.Lock()
-	refs := s.alerts.fired(r.it, r.price, r.seller, sellerName)
+	refs := s.alerts.Fired(r.it, int64(r.price), r.seller, sellerName)
 	s.mu.Unlock()
 	if len(refs) == 0 {
 		return nil
@@ -268,13 +124,13 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 	var owners []int32
 	mat := catalog.Material(r.it.Mat).Key
 	for _, ref := range refs {
-		x := byOwner[ref.owner]
+		x := byOwner[ref.Owner]
 		if x == nil {
-			x = s.players[ref.owner].extra.clone()
-			byOwner[ref.owner] = x
-			owners = append(owners, ref.owner)
+			x = s.players[ref.Owner].extra.clone()
+			byOwner[ref.Owner] = x
+			owners = append(owners, ref.Owner)
 		}
-		x.hits = append(x.hits, alertHit{alert: ref.a.id, listing: r.id, at: now, price: r.price, amount: r.it.Amount, material: mat})
+		x.hits = append(x.hits, alertHit{alert: ref.Alert.id, listing: r.id, at: now, price: r.price, amount: r.it.Amount, material: mat})
 		if over := len(x.hits) - MaxAlertHits; over > 0 {
 			x.hits = slices.Delete(x.hits, 0, over)
 		}

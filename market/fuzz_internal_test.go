@@ -216,14 +216,14 @@ func FuzzAlertQuery(f *testing.F) {
 			return
 		}
 		a := &alertRecord{query: q, maxUnit: 1, words: pq.Words}
-		var ai alertIndex
-		ai.add(1, a)
+		var ai search.Alerts[*alertRecord]
+		ai.Add(1, a, a.words, int64(a.maxUnit))
 		it := item.Item{Mat: diamond, Amount: 1, X: &item.Extra{Name: strings.Join(pq.Words, " ")}}
-		if got := ai.fired(it, 1, 2, "Someone"); len(got) != 1 {
+		if got := ai.Fired(it, 1, 2, "Someone"); len(got) != 1 {
 			t.Fatalf("alert %q did not fire for a listing named with its own words %q", q, pq.Words)
 		}
-		ai.remove(1, a)
-		if len(ai.byWord) != 0 {
+		ai.Remove(a, a.words)
+		if ai.Len() != 0 {
 			t.Fatalf("alert %q left the index non-empty", q)
 		}
 	})

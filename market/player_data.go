@@ -28,8 +28,7 @@ type alertRecord struct {
 	query   string
 	maxUnit Money
 	created int64
-	words   []string // query's words (parseQueryText), not stored
-	seen    uint32   // alertIndex.gen when a listing last checked it, not stored
+	words   []string // query's words (search.ParseText), not stored
 }
 
 // alertHit is an alert that fired: what it found, as it was then.
@@ -87,7 +86,7 @@ func (s *Service) setExtraLocked(p *playerRecord, x *playerExtra, stored []byte)
 			s.unfavorLocked(id, p.idx)
 		}
 		for i := range old.alerts {
-			s.alerts.remove(p.idx, &old.alerts[i])
+			s.alerts.Remove(&old.alerts[i], old.alerts[i].words)
 		}
 	}
 	p.extra, p.storedExtra = x, stored
@@ -98,7 +97,7 @@ func (s *Service) setExtraLocked(p *playerRecord, x *playerExtra, stored []byte)
 		s.favoredBy[id] = append(s.favoredBy[id], p.idx)
 	}
 	for i := range x.alerts {
-		s.alerts.add(p.idx, &x.alerts[i])
+		s.alerts.Add(p.idx, &x.alerts[i], x.alerts[i].words, int64(x.alerts[i].maxUnit))
 	}
 }
 

@@ -45,7 +45,7 @@ type Service struct {
 	// favoredBy lists, for each listing, the players who favour it, so a
 	// listing that leaves the market leaves their lists without a scan.
 	favoredBy map[uint32][]int32
-	alerts    alertIndex // the price alerts, by letter pair (main thread only)
+	alerts    search.Alerts[*alertRecord] // the price alerts, by letter pair (main thread only)
 
 	listings search.Table[listingRecord]
 	ix       *search.Index
@@ -86,7 +86,7 @@ func (s *Service) reset() {
 	s.players = nil
 	s.playerByID = map[uuid.UUID]*playerRecord{}
 	s.favoredBy = map[uint32][]int32{}
-	s.alerts = alertIndex{}
+	s.alerts = search.Alerts[*alertRecord]{}
 	s.listings = search.Table[listingRecord]{}
 	s.ix = search.New()
 	s.txByID = map[uuid.UUID]*transactionRecord{}

@@ -1,4 +1,4 @@
-package market
+package search
 
 import (
 	"math/rand/v2"
@@ -7,13 +7,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
-	"github.com/rynek/rynek/market/internal/search"
 	"github.com/rynek/rynek/market/playertext"
 )
 
 // BenchmarkAlertsOnNewListing is the main thread's extra work when a
 // listing is created in a market with 100,000 price alerts across players:
-// finding the alerts the listing fires (alertIndex.fired). The alerts look
+// finding the alerts the listing fires (Alerts.Fired). The alerts look
 // for words of the catalogue's item names; most do not match a given
 // listing, and of those that do, most are below its unit price. Compare
 // with BenchmarkAlertsOnNewListing/none; /100000-bargains has every
@@ -39,21 +38,21 @@ func BenchmarkAlertsOnNewListing(b *testing.B) {
 	}{{"none", 0, 0}, {"100000", 100_000, 500}, {"100000-bargains", 100_000, 1}} {
 		n := c.n
 		b.Run(c.name, func(b *testing.B) {
-			var ai alertIndex
-			records := make([]alertRecord, n)
+			var ai Alerts[*testAlert]
+			records := make([]testAlert, n)
 			for i := range records {
 				q := vocab[rng.IntN(len(vocab))]
 				if rng.IntN(3) == 0 {
 					q += " " + vocab[rng.IntN(len(vocab))]
 				}
-				records[i] = alertRecord{query: q, maxUnit: Money(1 + rng.IntN(c.ceiling)), words: search.ParseText(q).Words}
-				ai.add(int32(i%10_000), &records[i])
+				records[i] = testAlert{query: q, words: ParseText(q).Words}
+				ai.Add(int32(i%10_000), &records[i], records[i].words, int64(1+rng.IntN(c.ceiling)))
 			}
 			fired := 0
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				it := listings[i%len(listings)]
-				fired += len(ai.fired(it, Money(100+rng.IntN(100_000)), 10_001, "Sprzedawca_1"))
+				fired += len(ai.Fired(it, int64(100+rng.IntN(100_000)), 10_001, "Sprzedawca_1"))
 			}
 			b.ReportMetric(float64(fired)/float64(b.N), "fired/op")
 		})

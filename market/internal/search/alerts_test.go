@@ -1,4 +1,4 @@
-package market
+package search
 
 import (
 	"strings"
@@ -6,37 +6,43 @@ import (
 
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
-	"github.com/rynek/rynek/market/internal/search"
 )
 
-// TestAlertIndexMatchesAsQueryDoes: an alert fires when each of its words
+// testAlert is the tests' handle of an alert, as the market's record is
+// the market's.
+type testAlert struct {
+	query string
+	words []string
+}
+
+// TestAlertsMatchAsQueryDoes: an alert fires when each of its words
 // is inside one of the listing's words, at or under its unit ceiling, never
 // for its owner, and once however many of the listing's words lead to it.
-func TestAlertIndexMatchesAsQueryDoes(t *testing.T) {
+func TestAlertsMatchAsQueryDoes(t *testing.T) {
 	diamond, _ := catalog.MaterialID("DIAMOND")
 	sword, _ := catalog.MaterialID("DIAMOND_SWORD")
-	long := strings.Repeat("x", maxAlertWordBytes) + "yz"
-	var ai alertIndex
-	alerts := map[string]*alertRecord{}
+	long := strings.Repeat("x", MaxAlertWordBytes) + "yz"
+	var ai Alerts[*testAlert]
+	alerts := map[string]*testAlert{}
 	for _, c := range []struct {
 		query string
-		max   Money
+		max   int64
 	}{{"diam", 100}, {"sword diamond", 10_000}, {"DIAMOND", 60}, {long, 10_000}, {"łódź", 10_000}, {"nothing", 10_000}} {
-		a := &alertRecord{query: c.query, maxUnit: c.max, words: search.ParseText(c.query).Words}
+		a := &testAlert{query: c.query, words: ParseText(c.query).Words}
 		alerts[c.query] = a
-		ai.add(1, a)
+		ai.Add(1, a, a.words, c.max)
 	}
-	names := func(refs []alertRef) string {
+	names := func(refs []AlertRef[*testAlert]) string {
 		var out []string
 		for _, r := range refs {
-			out = append(out, r.a.query)
+			out = append(out, r.Alert.query)
 		}
 		return strings.Join(out, "|")
 	}
 	for _, c := range []struct {
 		name  string
 		it    item.Item
-		price Money
+		price int64
 		owner int32
 		want  []string
 	}{
@@ -44,9 +50,9 @@ func TestAlertIndexMatchesAsQueryDoes(t *testing.T) {
 		{"diamonds at 0.60 each", item.Item{Mat: diamond, Amount: 10}, 600, 2, []string{"diam", "DIAMOND"}},
 		{"the owner's own", item.Item{Mat: diamond, Amount: 10}, 600, 1, nil},
 		{"a sword at 90.00", item.Item{Mat: sword, Amount: 1}, 9000, 2, []string{"sword diamond"}},
-		{"a named sword", item.Item{Mat: sword, Amount: 1, X: &item.Extra{Name: "Miecz z Łodzi " + long[:maxAlertWordBytes]}}, 9000, 2, []string{"sword diamond", "łódź"}},
+		{"a named sword", item.Item{Mat: sword, Amount: 1, X: &item.Extra{Name: "Miecz z Łodzi " + long[:MaxAlertWordBytes]}}, 9000, 2, []string{"sword diamond", "łódź"}},
 	} {
-		got := ai.fired(c.it, c.price, c.owner, "Sprzedawca")
+		got := ai.Fired(c.it, c.price, c.owner, "Sprzedawca")
 		var want []string
 		for _, q := range c.want {
 			want = append(want, alerts[q].query)
@@ -61,14 +67,14 @@ func TestAlertIndexMatchesAsQueryDoes(t *testing.T) {
 			t.Errorf("%s: fired %q, want exactly %q", c.name, gotNames, strings.Join(want, "|"))
 		}
 	}
-	got := "|" + names(ai.fired(item.Item{Mat: sword, Amount: 1, X: &item.Extra{Name: "Lodz " + long}}, 100, 2, "Sprzedawca")) + "|"
+	got := "|" + names(ai.Fired(item.Item{Mat: sword, Amount: 1, X: &item.Extra{Name: "Lodz " + long}}, 100, 2, "Sprzedawca")) + "|"
 	if !strings.Contains(got, "|łódź|") || !strings.Contains(got, "|"+long+"|") {
 		t.Errorf("a sword named with the whole long word and Łódź unfolded: fired %q", got)
 	}
 	for _, a := range alerts {
-		ai.remove(1, a)
+		ai.Remove(a, a.words)
 	}
-	if len(ai.byWord) != 0 {
+	if ai.Len() != 0 {
 		t.Fatalf("%d words left after removing every alert", len(ai.byWord))
 	}
 }
