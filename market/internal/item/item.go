@@ -37,7 +37,7 @@ type Item struct {
 	UID    uuid.UUID
 	Mat    uint16
 	Amount uint8
-	// stackMax is the item's own maximum stack size (Paper's
+	// StackMax is the item's own maximum stack size (Paper's
 	// max_stack_size component), 1..MaxItemStack, or 0 when it has the
 	// material's. It fits in what would otherwise be padding.
 	StackMax uint8
@@ -65,15 +65,15 @@ type Ench struct {
 // or meta key a server or plugin wrote. It is
 // provenance, not identity: SameKind ignores it.
 type Original struct {
-	Format uint8  // originalNone, or what data is
+	Format uint8  // OriginalNone, or what Data is
 	Data   string // the bytes, never empty when format is set
 }
 
-// Formats of original.data, the numbers that ItemStack.Original's formats
+// Formats of Original.Data, the numbers that ItemStack.Original's formats
 // (OriginalFormat) have in the item blob.
 const (
 	OriginalNone = 0
-	// originalBukkitYAML is an item's subtree of the original plugin's
+	// OriginalBukkitYAML is an item's subtree of the original plugin's
 	// listings.yml or market-data.yml, as UTF-8 YAML.
 	OriginalBukkitYAML = 1
 )
@@ -81,6 +81,7 @@ const (
 // MaxOriginalBytes bounds an item's original form.
 const MaxOriginalBytes = 1 << 20
 
+// Name is the item's display name, "" for none.
 func (it Item) Name() string {
 	if it.X == nil {
 		return ""
@@ -88,6 +89,7 @@ func (it Item) Name() string {
 	return it.X.Name
 }
 
+// EnchIDs appends the ids of the item's enchantments to buf[:0].
 func (it Item) EnchIDs(buf []uint8) []uint8 {
 	if it.X == nil {
 		return buf[:0]
@@ -99,7 +101,7 @@ func (it Item) EnchIDs(buf []uint8) []uint8 {
 	return buf
 }
 
-// maxStack is how many of the item one stack may hold.
+// MaxStack is how many of the item one stack may hold.
 func (it Item) MaxStack() int {
 	if it.StackMax != 0 {
 		return int(it.StackMax)
@@ -107,13 +109,13 @@ func (it Item) MaxStack() int {
 	return catalog.Material(it.Mat).MaxStack
 }
 
-// categories returns the item's category set.
+// Categories returns the item's category set.
 func (it Item) Categories() catalog.CategorySet {
 	var buf [MaxEnchantments]uint8
 	return catalog.Categories(it.Mat, it.EnchIDs(buf[:0]))
 }
 
-// sameKind reports whether a and b are the same item apart from identity and
+// SameKind reports whether a and b are the same item apart from identity and
 // amount (Bukkit's isSimilar). The original form is provenance and does not
 // count.
 func (it Item) SameKind(o Item) bool {

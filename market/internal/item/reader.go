@@ -9,11 +9,15 @@ import (
 	"github.com/google/uuid"
 )
 
+// AppendString appends s as the format's str: a uvarint length, then the
+// bytes.
 func AppendString(dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
 }
 
+// ErrMalformed is the error of a blob that is not one the format's
+// encoders write.
 var ErrMalformed = errors.New("malformed item blob")
 
 // Reader reads the fields of a blob, remembering the first error. It
@@ -24,6 +28,7 @@ type Reader struct {
 	Err error
 }
 
+// Uvarint reads a minimal uvarint.
 func (r *Reader) Uvarint() uint64 {
 	if r.Err != nil {
 		return 0
@@ -86,6 +91,7 @@ func (r *Reader) Fixed(dst []byte) {
 	r.B = r.B[len(dst):]
 }
 
+// Bytes reads a str of at most max bytes; the result shares r's memory.
 func (r *Reader) Bytes(max int) []byte {
 	n := r.Uvarint()
 	if r.Err != nil {
@@ -100,11 +106,12 @@ func (r *Reader) Bytes(max int) []byte {
 	return s
 }
 
-// UvarintLen is the length of v's minimal uvarint encoding.
+// uvarintLen is the length of v's minimal uvarint encoding.
 func uvarintLen(v uint64) int {
 	return (bits.Len64(v|1) + 6) / 7
 }
 
+// UUID reads 16 bytes as an id.
 func (r *Reader) UUID() (u uuid.UUID) {
 	r.Fixed(u[:])
 	return u
