@@ -2,15 +2,17 @@
 // words, categories, seller and material as roaring bitmaps, kept in order
 // by price, unit price, amount and expiry (Order), the parsing of search
 // text (ParseText), and the matching and paging of a query over them
-// (Match, Page). It also holds the listing id table (Table) the market keeps
-// its listings in.
+// (Match, Page). It also holds the reverse of a search, the index of price
+// alerts a new listing fires (Alerts), and the listing id table (Table) the
+// market keeps its listings in.
 //
 // It exists so that the index, with its own vocabulary of tokens, grams,
 // bitmaps and orders, can be read and tested apart from the service. It
 // works over listing ids and keys: the market hands it a Listing (id,
 // seller index, item, price, expiry) when a listing comes or goes, and a
-// function from id to sort key where a page needs one; it never sees the
-// market's records. It imports market/internal/item, market/catalog and
+// function from id to sort key where a page needs one; it never looks into
+// the market's records (Table and Alerts hold them as opaque values of a
+// type parameter). It imports market/internal/item, market/catalog and
 // market/playertext, never market. The market calls it under its own lock:
 // nothing here is safe for concurrent use.
 package search
