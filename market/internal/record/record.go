@@ -10,7 +10,7 @@
 // apart from the service's locking and bookkeeping. The types here are plain
 // values in the format's own terms (amounts in cents as int64, players by
 // UUID); the market converts its private records to and from them. It
-// imports only market/internal/item and market/catalog, never market.
+// imports only market/internal/item, never market.
 package record
 
 // Version is the format version byte that starts a listing, transaction
