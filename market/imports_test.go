@@ -19,13 +19,23 @@ const (
 // market for it, as litestream's backends import its root package.
 var stores = []string{marketPkg + "/sqlite", marketPkg + "/postgres", marketPkg + "/storetest"}
 
+// allowed are the imports the engines under market/internal may have:
+// the codecs and the index sit above the catalogue and below the market,
+// and none of them reaches across to another's vocabulary.
+var allowed = map[string][]string{
+	marketPkg + "/internal/item":   {marketPkg + "/catalog"},
+	marketPkg + "/internal/record": {marketPkg + "/internal/item", marketPkg + "/catalog"},
+	marketPkg + "/internal/search": {marketPkg + "/internal/item", marketPkg + "/catalog", marketPkg + "/playertext"},
+}
+
 // TestImportsPointDown holds market/ to the arrows of docs/architecture.md:
 // the market package imports nothing of the module outside market/; the
 // engines under it (catalog, playertext, internal/...) import neither
 // market nor anything outside market/, so that none of them can close a
 // cycle with it; nothing under market/ imports the console, the commands or
-// the app's internal/ tree; and playertext, the leaf, imports nothing of the
-// module at all. Only the stores import market, for its port.
+// the app's internal/ tree; playertext, the leaf, imports nothing of the
+// module at all; and the engines under market/internal import only what
+// allowed lists. Only the stores import market, for its port.
 func TestImportsPointDown(t *testing.T) {
 	imports := map[string][]string{} // package -> module packages it imports (tests aside)
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -77,6 +87,8 @@ func TestImportsPointDown(t *testing.T) {
 				t.Errorf("playertext imports %s: it is the leaf, importing nothing of the module", imp)
 			case pkg == marketPkg+"/catalog" && imp != marketPkg+"/playertext":
 				t.Errorf("catalog imports %s: it may import only playertext", imp)
+			case allowed[pkg] != nil && !slices.Contains(allowed[pkg], imp):
+				t.Errorf("%s imports %s: it may import only %v", pkg, imp, allowed[pkg])
 			}
 		}
 	}
