@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // The exit codes of rynek check.

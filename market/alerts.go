@@ -1,14 +1,15 @@
 package market
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/rynek/rynek/internal/playertext"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Price alerts: a player asks to hear of new listings that match a search
@@ -19,10 +20,7 @@ import (
 // and a listing looks up only the pairs its own words contain.
 
 // MaxAlertQueryBytes bounds an alert's search text.
-const MaxAlertQueryBytes = 100
-
-// CodeAlertLimit: the player has as many alerts as the market allows.
-const CodeAlertLimit Code = "ALERT_LIMIT"
+const MaxAlertQueryBytes = record.MaxAlertQueryText
 
 // Alert is a player's price alert.
 type Alert struct {
@@ -30,147 +28,6 @@ type Alert struct {
 	Query        string  // the search it matches, as Query's text
 	MaxUnitPrice float64 // the highest price per item that fires it
 	Created      time.Time
-}
-
-// alertIndex files each alert under its longest word. A listing looks up
-// every piece of its own words (an alert's word matches a listing when it
-// is inside one of the listing's words, as Query matches), so it finds only
-// the alerts whose longest word it contains, without a scan.
-type alertIndex struct {
-	byWord map[string][]alertRef
-	gen    uint32 // stamps the alerts one listing has checked (alertRecord.seen)
-}
-
-// alertRef is an alert in the index, with its owner and ceiling: a word's
-// alerts are kept by ceiling, highest first, so a listing stops at the
-// first alert its unit price is above.
-type alertRef struct {
-	owner   int32
-	maxUnit Money
-	a       *alertRecord
-}
-
-// maxAlertWordBytes bounds the pieces a listing looks up: a longer alert
-// word is filed under its first maxAlertWordBytes bytes (whole runes).
-const maxAlertWordBytes = 24
-
-func (ai *alertIndex) key(a *alertRecord) string {
-	longest := ""
-	for _, w := range a.words {
-		if len(w) > len(longest) {
-			longest = w
-		}
-	}
-	if len(longest) > maxAlertWordBytes {
-		cut := 0
-		for i := range longest {
-			if i > maxAlertWordBytes {
-				break
-			}
-			cut = i
-		}
-		longest = longest[:cut]
-	}
-	return longest
-}
-
-func (ai *alertIndex) add(owner int32, a *alertRecord) {
-	if ai.byWord == nil {
-		ai.byWord = map[string][]alertRef{}
-	}
-	k := ai.key(a)
-	refs := ai.byWord[k]
-	i, _ := slices.BinarySearchFunc(refs, a.maxUnit, func(r alertRef, m Money) int { return cmp.Compare(m, r.maxUnit) })
-	ai.byWord[k] = slices.Insert(refs, i, alertRef{owner: owner, maxUnit: a.maxUnit, a: a})
-}
-
-func (ai *alertIndex) remove(owner int32, a *alertRecord) {
-	k := ai.key(a)
-	refs := ai.byWord[k]
-	if i := slices.IndexFunc(refs, func(r alertRef) bool { return r.a == a }); i >= 0 {
-		refs = slices.Delete(refs, i, i+1)
-	}
-	if len(refs) == 0 {
-		delete(ai.byWord, k)
-	} else {
-		ai.byWord[k] = refs
-	}
-}
-
-// listingWords are the folded words a listing is found by, as Query finds
-// it: its material's key, name and Polish words, its seller's name, its own
-// name, lore and enchantments.
-func listingWords(dst []string, it item, sellerName string) []string {
-	info := &materials[it.mat]
-	dst = appendTokens(dst, info.Key)
-	dst = appendTokens(dst, info.Name)
-	dst = appendTokens(dst, info.PolishWords)
-	dst = appendTokens(dst, playertext.Sanitize(sellerName))
-	if x := it.x; x != nil {
-		dst = appendTokens(dst, playertext.Plain(x.name))
-		for _, l := range x.lore {
-			dst = appendTokens(dst, playertext.Plain(l))
-		}
-		for _, e := range x.ench {
-			dst = appendTokens(dst, enchantments[e.id].Key)
-			dst = appendTokens(dst, enchantments[e.id].Name)
-		}
-	}
-	return dst
-}
-
-// fired returns the alerts a new listing of it by seller at price fires:
-// each matches every one of its words somewhere in the listing's words (as
-// Query would find it) and has a unit ceiling at or above the listing's
-// unit price. A seller's own alerts never fire for their listing.
-func (ai *alertIndex) fired(it item, price Money, seller int32, sellerName string) []alertRef {
-	if len(ai.byWord) == 0 {
-		return nil
-	}
-	words := listingWords(nil, it, sellerName)
-	unit := unitKey(price, it.amount)
-	ai.gen++
-	var out []alertRef
-	for wi, w := range words {
-		if slices.Contains(words[:wi], w) {
-			continue
-		}
-		// Every piece of w that starts and ends on a rune boundary.
-		for i := range w {
-			for j := i + 1; j <= len(w) && j-i <= maxAlertWordBytes; j++ {
-				if j < len(w) && !utf8.RuneStart(w[j]) {
-					continue
-				}
-				for _, ref := range ai.byWord[w[i:j]] {
-					if unit > int64(ref.maxUnit)*1000 {
-						break // the rest are cheaper still
-					}
-					a := ref.a
-					if a.seen == ai.gen {
-						continue
-					}
-					a.seen = ai.gen
-					// The piece is the alert's longest word, found: only
-					// its other words are left to look for.
-					if ref.owner == seller || (len(a.words) > 1 || len(a.words[0]) > maxAlertWordBytes) && !allIn(a.words, words) {
-						continue
-					}
-					out = append(out, ref)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// allIn reports whether every word of want is inside some word of have.
-func allIn(want, have []string) bool {
-	for _, w := range want {
-		if !slices.ContainsFunc(have, func(h string) bool { return strings.Contains(h, w) }) {
-			return false
-		}
-	}
-	return true
 }
 
 // AddAlert sets a price alert for player: new listings that query (Query's
@@ -181,17 +38,17 @@ func (s *Service) AddAlert(player uuid.UUID, query string, maxUnitPrice float64)
 	if err := s.mutGuard(); err != nil {
 		return Alert{}, err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return Alert{}, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return Alert{}, err
 	}
 	query = strings.TrimSpace(query)
 	if len(query) > MaxAlertQueryBytes {
 		return Alert{}, errf(CodeInvalidQuery, "an alert's search is at most %d bytes, not %d", MaxAlertQueryBytes, len(query))
 	}
-	pq := parseQueryText(query)
-	if len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad {
-		return Alert{}, errf(CodeInvalidQuery, "an alert needs words to look for (not #ids), not %q", truncateForMsg(query))
+	pq := search.ParseText(query)
+	if len(pq.Words) == 0 || len(pq.IDs) > 0 || pq.Bad {
+		return Alert{}, errf(CodeInvalidQuery, "an alert needs words to look for (not #ids), not %q", playertext.Excerpt(query))
 	}
 	maxUnit, err := toMoney("maximum unit price", maxUnitPrice, 1, s.cfg.MaxPrice)
 	if err != nil {
@@ -201,7 +58,7 @@ func (s *Service) AddAlert(player uuid.UUID, query string, maxUnitPrice float64)
 	if n := len(x.alerts); n >= s.cfg.MaxAlertsPerPlayer {
 		return Alert{}, errf(CodeAlertLimit, "%s has %d price alerts; the limit is %d", p.name, n, s.cfg.MaxAlertsPerPlayer)
 	}
-	a := alertRecord{id: uuid.New(), query: query, maxUnit: maxUnit, created: s.nowMs(), words: pq.words}
+	a := alertRecord{id: uuid.New(), query: query, maxUnit: maxUnit, created: s.nowMs(), words: pq.Words}
 	x.alerts = append(x.alerts, a)
 	if err := s.writeExtra(p, x); err != nil {
 		return Alert{}, err
@@ -214,9 +71,9 @@ func (s *Service) RemoveAlert(player, alert uuid.UUID) error {
 	if err := s.mutGuard(); err != nil {
 		return err
 	}
-	p := s.playerByID[player]
-	if p == nil {
-		return errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return err
 	}
 	x := p.extra.clone()
 	i := slices.IndexFunc(x.alerts, func(a alertRecord) bool { return a.id == alert })
@@ -234,9 +91,9 @@ func (s *Service) Alerts(player uuid.UUID) ([]Alert, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	p := s.playerByID[player]
-	if p == nil {
-		return nil, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return nil, err
 	}
 	var out []Alert
 	if p.extra != nil {
@@ -251,49 +108,29 @@ func (a alertRecord) public() Alert {
 	return Alert{ID: a.id, Query: a.query, MaxUnitPrice: a.maxUnit.Float(), Created: unixMilli(a.created)}
 }
 
-// writeExtra commits x as p's data with a PlayerData log entry, and puts it
-// in memory.
-func (s *Service) writeExtra(p *playerRecord, x *playerExtra) error {
-	blob := encodeExtra(x, s.liveListing)
-	b := &s.batch
-	b.Reset()
-	b.add(s.extraOp(p, blob))
-	b.log(EventRow{Kind: KindPlayerData, At: s.nowMs(), Body: playerDataBody(p.id)})
-	if err := s.commit(b); err != nil {
-		return err
-	}
-	s.applied(func() { s.setExtraLocked(p, x, blob) })
-	return nil
-}
-
-// playerDataBody records that a player's own data changed.
-func playerDataBody(id uuid.UUID) []byte {
-	return append([]byte{eventBodyVersion}, id[:]...)
-}
-
 // alertHitsOps adds to b the writes of the alerts a new listing r fires
 // (each owner's data once, with the hits appended) and returns how to apply
 // them to memory once the batch commits.
 func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, now int64) func() {
-	// Under the write lock: fired stamps the alert records it checks,
-	// which readers on other goroutines copy.
+	// Under the write lock, as every change of the alert index: Fired
+	// stamps the entries it checks.
 	s.mu.Lock()
-	refs := s.alerts.fired(r.it, r.price, r.seller, sellerName)
+	refs := s.alerts.Fired(r.it, int64(r.price), r.seller, sellerName)
 	s.mu.Unlock()
 	if len(refs) == 0 {
 		return nil
 	}
 	byOwner := map[int32]*playerExtra{}
 	var owners []int32
-	mat := materials[r.it.mat].Key
+	mat := catalog.Material(r.it.Mat).Key
 	for _, ref := range refs {
-		x := byOwner[ref.owner]
+		x := byOwner[ref.Owner]
 		if x == nil {
-			x = s.players[ref.owner].extra.clone()
-			byOwner[ref.owner] = x
-			owners = append(owners, ref.owner)
+			x = s.players[ref.Owner].extra.clone()
+			byOwner[ref.Owner] = x
+			owners = append(owners, ref.Owner)
 		}
-		x.hits = append(x.hits, alertHit{alert: ref.a.id, listing: r.id, at: now, price: r.price, amount: r.it.amount, material: mat})
+		x.hits = append(x.hits, alertHit{alert: ref.Alert.id, listing: r.id, at: now, price: r.price, amount: r.it.Amount, material: mat})
 		if over := len(x.hits) - MaxAlertHits; over > 0 {
 			x.hits = slices.Delete(x.hits, 0, over)
 		}
@@ -304,7 +141,7 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 		b.add(s.extraOp(s.players[o], blobs[i]))
 		// Named in the log, so that the other servers of a network read
 		// the owner's new data (and row version) too.
-		b.log(EventRow{Kind: KindPlayerData, At: now, Body: playerDataBody(s.players[o].id)})
+		b.log(EventRow{Kind: KindPlayerData, At: now, Body: record.EncodePlayerDataChanged(nil, s.players[o].id)})
 	}
 	return func() {
 		for i, o := range owners {

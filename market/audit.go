@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // Audit is a conservation check of the whole market: how much money exists
@@ -52,17 +53,17 @@ func (s *Service) Audit() (Audit, error) {
 
 func (s *Service) auditLocked() Audit {
 	a := Audit{StackPlace: map[uuid.UUID]string{}}
-	s.eachStackLocked(func(it item, at stackPlace) {
+	s.eachStackLocked(func(it item.Item, at stackPlace) {
 		where := s.placeName(at)
-		if prev, ok := a.StackPlace[it.uid]; ok {
-			a.Problems = append(a.Problems, fmt.Sprintf("stack %s is in %s and in %s", it.uid, prev, where))
+		if prev, ok := a.StackPlace[it.UID]; ok {
+			a.Problems = append(a.Problems, fmt.Sprintf("stack %s is in %s and in %s", it.UID, prev, where))
 			return
 		}
-		a.StackPlace[it.uid] = where
+		a.StackPlace[it.UID] = where
 		a.Stacks++
-		a.Items += int64(it.amount)
+		a.Items += int64(it.Amount)
 	})
-	s.listings.each(func(r *listingRecord) {
+	s.listings.Each(func(r *listingRecord) {
 		a.Listings++
 		if r.reserved != uuid.Nil {
 			t := s.txByID[r.reserved]
@@ -129,10 +130,10 @@ type stackPlace struct {
 // where it is: the inventories, the mailboxes and the listings. A feature
 // that holds items somewhere new adds its place here, and the audit and the
 // integrity check then count it.
-func (s *Service) eachStackLocked(see func(it item, at stackPlace)) {
+func (s *Service) eachStackLocked(see func(it item.Item, at stackPlace)) {
 	for _, p := range s.players {
 		for i, it := range p.inv {
-			if it.mat != 0 {
+			if it.Mat != 0 {
 				see(it, stackPlace{player: p.idx, slot: i})
 			}
 		}
@@ -140,7 +141,7 @@ func (s *Service) eachStackLocked(see func(it item, at stackPlace)) {
 			see(m.it, stackPlace{player: p.idx, slot: -1, mail: m.id})
 		}
 	}
-	s.listings.each(func(r *listingRecord) {
+	s.listings.Each(func(r *listingRecord) {
 		see(r.it, stackPlace{listing: r.id})
 	})
 }
@@ -171,7 +172,7 @@ func (s *Service) recordOpening() error {
 	for _, acc := range s.accountsLocked() {
 		money += acc.Money
 	}
-	s.eachStackLocked(func(it item, _ stackPlace) { items += int64(it.amount) })
+	s.eachStackLocked(func(it item.Item, _ stackPlace) { items += int64(it.Amount) })
 	issued, first := s.issuance, s.log.first
 	s.mu.RUnlock()
 	m := MetaRow{Opening: Opening{Money: money - (issued.MoneyIn - issued.MoneyOut), Items: items - (issued.ItemsIn - issued.ItemsOut),

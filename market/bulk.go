@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Bulk prepares a data load: players, inventories, listings, mail and
@@ -73,7 +77,7 @@ type Bulk struct {
 // written once.
 type bulkPlayer struct {
 	row   PlayerRow
-	inv   inventory
+	inv   item.Inventory
 	extra *playerExtra // favourites and alerts, nil for none
 }
 
@@ -108,19 +112,19 @@ func (k *Bulk) SetPlayerData(player uuid.UUID, favorites []int, alerts []BulkAle
 		}
 	}
 	for _, a := range alerts {
-		pq := parseQueryText(a.Query)
+		pq := search.ParseText(a.Query)
 		switch {
 		case len(a.Query) > MaxAlertQueryBytes:
-			return fmt.Errorf("bulk: alert %q is over %d bytes", truncateForMsg(a.Query), MaxAlertQueryBytes)
-		case len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad:
-			return fmt.Errorf("bulk: alert %q has no words to look for", truncateForMsg(a.Query))
+			return fmt.Errorf("bulk: alert %q is over %d bytes", playertext.Excerpt(a.Query), MaxAlertQueryBytes)
+		case len(pq.Words) == 0 || len(pq.IDs) > 0 || pq.Bad:
+			return fmt.Errorf("bulk: alert %q has no words to look for", playertext.Excerpt(a.Query))
 		case a.MaxUnitPrice <= 0:
-			return fmt.Errorf("bulk: alert %q has a ceiling of %s", truncateForMsg(a.Query), FormatMoney(a.MaxUnitPrice))
+			return fmt.Errorf("bulk: alert %q has a ceiling of %s", playertext.Excerpt(a.Query), FormatMoney(a.MaxUnitPrice))
 		}
 		if a.ID == uuid.Nil {
 			a.ID = uuid.New()
 		}
-		x.alerts = append(x.alerts, alertRecord{id: a.ID, query: a.Query, maxUnit: a.MaxUnitPrice, created: a.Created.UnixMilli(), words: pq.words})
+		x.alerts = append(x.alerts, alertRecord{id: a.ID, query: a.Query, maxUnit: a.MaxUnitPrice, created: a.Created.UnixMilli(), words: pq.Words})
 	}
 	bp.extra = x
 	return nil
@@ -144,9 +148,6 @@ type BulkSummary struct {
 	Players, Listings, Transactions, Mail                             int
 	SkippedPlayers, SkippedTransactions, SkippedListings, SkippedMail int
 }
-
-// ErrStoreNotEmpty is returned by NewBulk for a store that has data.
-var ErrStoreNotEmpty = errors.New("the market already has players; a bulk load goes into an empty market (merge explicitly to add to one)")
 
 // NewBulk starts a bulk load into store, which must be empty: a load that
 // silently overwrote a player's balance or inventory would destroy real data.
@@ -223,13 +224,13 @@ func (l *keyLoader) Meta(m MetaRow) error { l.k.base = m; return nil }
 
 func (l *keyLoader) Player(p PlayerRow) error {
 	l.k.existing.players[p.ID] = true
-	inv, err := decodeInventory(p.Inventory)
+	inv, err := item.DecodeInventory(p.Inventory)
 	if err != nil {
 		return fmt.Errorf("inventory of player %s: %w", p.ID, err)
 	}
 	for _, it := range inv {
-		if it.mat != 0 {
-			l.k.existing.stacks[it.uid] = true
+		if it.Mat != 0 {
+			l.k.existing.stacks[it.UID] = true
 		}
 	}
 	return nil
@@ -237,11 +238,11 @@ func (l *keyLoader) Player(p PlayerRow) error {
 
 func (l *keyLoader) Mail(m MailRow) error {
 	l.k.existing.mail[m.ID] = true
-	it, err := decodeItem(m.Item)
+	it, err := item.Decode(m.Item)
 	if err != nil {
 		return fmt.Errorf("mail %s: %w", m.ID, err)
 	}
-	l.k.existing.stacks[it.uid] = true
+	l.k.existing.stacks[it.UID] = true
 	return nil
 }
 
@@ -251,7 +252,7 @@ func (l *keyLoader) Listing(row ListingRow) error {
 	if _, err := decodeListing(row.Rec, &r); err != nil {
 		return fmt.Errorf("listing #%d: %w", row.ID, err)
 	}
-	l.k.existing.stacks[r.it.uid] = true
+	l.k.existing.stacks[r.it.UID] = true
 	return nil
 }
 
@@ -262,7 +263,7 @@ func (l *keyLoader) Transaction(row TxRow) error {
 		return fmt.Errorf("transaction %s: %w", row.ID, err)
 	}
 	l.maxListing = max(l.maxListing, int64(t.listing))
-	l.k.existing.stacks[t.it.uid] = true
+	l.k.existing.stacks[t.it.UID] = true
 	return nil
 }
 
@@ -378,8 +379,8 @@ func (k *Bulk) AddPlayer(p Player, balance Money) error {
 		k.summary.SkippedPlayers++
 		return nil
 	}
-	if err := validateText("player name", p.Name, 64); err != nil {
-		return err
+	if err := item.ValidateText("player name", p.Name, 64); err != nil {
+		return invalidItem(err)
 	}
 	if balance < 0 {
 		return fmt.Errorf("bulk: player %s's balance is %s: a balance is never below zero", p.Name, FormatMoney(balance))
@@ -415,8 +416,8 @@ func (k *Bulk) RenamePlayer(id uuid.UUID, name string) error {
 	if name == "" {
 		return fmt.Errorf("bulk: player %s needs a name", id)
 	}
-	if err := validateText("player name", name, 64); err != nil {
-		return err
+	if err := item.ValidateText("player name", name, 64); err != nil {
+		return invalidItem(err)
 	}
 	bp.row.Name = name
 	return nil
@@ -442,7 +443,7 @@ func (k *Bulk) SetSlot(player uuid.UUID, slot int, s ItemStack) error {
 	return nil
 }
 
-func (k *Bulk) item(s ItemStack) (item, error) {
+func (k *Bulk) item(s ItemStack) (item.Item, error) {
 	if s.ID == uuid.Nil {
 		s.ID = uuid.New()
 	}
@@ -468,15 +469,11 @@ func (k *Bulk) AddListing(seller uuid.UUID, s ItemStack, price Money, created, e
 	k.nextID++
 	k.handedOut = true
 	r := &listingRecord{id: uint32(id), price: price, created: created.UnixMilli(), expires: expires.UnixMilli(), it: it}
-	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, seller, r)}})
+	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: record.EncodeListing(nil, r.stored(seller))}})
 	k.brought(it, r.created)
 	k.summary.Listings++
 	return int(id), k.flushIfFull()
 }
-
-// ErrListingIDTaken is returned by AddListingKeepingID for an id that the
-// market may have given already.
-var ErrListingIDTaken = errors.New("bulk: the listing id is taken")
 
 // BulkListing is an active listing to load under an id of its own.
 type BulkListing struct {
@@ -522,7 +519,7 @@ func (k *Bulk) AddListingKeepingID(l BulkListing) (added bool, err error) {
 	k.keptIDs[id] = true
 	k.nextID = max(k.nextID, id+1)
 	r := &listingRecord{id: uint32(id), price: l.Price, created: l.Created.UnixMilli(), expires: l.Expires.UnixMilli(), it: it}
-	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: encodeListing(nil, l.Seller, r)}})
+	k.b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: id, Rec: record.EncodeListing(nil, r.stored(l.Seller))}})
 	k.brought(it, r.created)
 	k.summary.Listings++
 	return true, k.flushIfFull()
@@ -530,15 +527,15 @@ func (k *Bulk) AddListingKeepingID(l BulkListing) (added bool, err error) {
 
 // newStack validates a stack that a kept-id listing or a mailbox entry
 // brings, refusing one this load has added already.
-func (k *Bulk) newStack(s ItemStack) (item, error) {
+func (k *Bulk) newStack(s ItemStack) (item.Item, error) {
 	if s.ID != uuid.Nil && k.stacks[s.ID] {
-		return item{}, fmt.Errorf("bulk: item stack %s added twice", s.ID)
+		return item.Item{}, fmt.Errorf("bulk: item stack %s added twice", s.ID)
 	}
 	it, err := k.item(s)
 	if err != nil {
-		return item{}, err
+		return item.Item{}, err
 	}
-	k.stacks[it.uid] = true
+	k.stacks[it.UID] = true
 	return it, nil
 }
 
@@ -565,8 +562,8 @@ func (k *Bulk) AddMail(m BulkMail) (added bool, err error) {
 	if m.Reason == "" {
 		return false, fmt.Errorf("bulk: mail needs a reason")
 	}
-	if err := validateText("mail reason", m.Reason, 64); err != nil {
-		return false, err
+	if err := item.ValidateText("mail reason", m.Reason, 64); err != nil {
+		return false, invalidItem(err)
 	}
 	if m.PreviousPrice < 0 {
 		return false, fmt.Errorf("bulk: previous price %d is negative", m.PreviousPrice)
@@ -586,7 +583,7 @@ func (k *Bulk) AddMail(m BulkMail) (added bool, err error) {
 		return false, err
 	}
 	k.mailIDs[m.ID] = true
-	k.b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.ID, Player: m.Owner, Item: encodeItem(nil, it), Reason: m.Reason,
+	k.b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.ID, Player: m.Owner, Item: item.Encode(nil, it), Reason: m.Reason,
 		Created: m.Created.UnixMilli(), PrevPrice: m.PreviousPrice}})
 	k.brought(it, 0)
 	k.summary.Mail++
@@ -595,8 +592,8 @@ func (k *Bulk) AddMail(m BulkMail) (added bool, err error) {
 
 // brought counts a stack the load puts into the market, and the creation
 // time of the listing that holds it (0: none), into the opening account.
-func (k *Bulk) brought(it item, created int64) {
-	k.opening.Items += int64(it.amount)
+func (k *Bulk) brought(it item.Item, created int64) {
+	k.opening.Items += int64(it.Amount)
 	k.opening.LoadedThrough = max(k.opening.LoadedThrough, created)
 }
 
@@ -607,11 +604,11 @@ func (k *Bulk) Finish() error {
 		row := bp.row
 		k.opening.Money += row.Balance
 		for _, it := range bp.inv {
-			if it.mat != 0 {
+			if it.Mat != 0 {
 				k.brought(it, 0)
 			}
 		}
-		row.Inventory = encodeInventory(nil, &bp.inv)
+		row.Inventory = item.EncodeInventory(nil, &bp.inv)
 		if bp.extra != nil {
 			row.Extra = encodeExtra(bp.extra, nil)
 		}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // The integrity check (rynek check), in the spirit of git fsck and
@@ -205,7 +207,7 @@ func (x checkLoader) Player(p PlayerRow) error {
 	c := x.c
 	c.players[p.ID] = true
 	c.r.Players++
-	if _, err := decodeInventory(p.Inventory); err != nil {
+	if _, err := item.DecodeInventory(p.Inventory); err != nil {
 		c.problem("player-unreadable", []any{"player", p.ID}, "the inventory of %s cannot be read (%v): its stacks are not counted", p.Name, err)
 		p.Inventory = nil
 	}
@@ -226,7 +228,7 @@ func (x checkLoader) Mail(m MailRow) error {
 		c.problem("mail-unknown-owner", []any{"mail", m.ID, "player", m.Player}, "the mailbox entry belongs to a player who does not exist: its stack is not counted")
 		return nil
 	}
-	if _, err := decodeItem(m.Item); err != nil {
+	if _, err := item.Decode(m.Item); err != nil {
 		c.problem("mail-unreadable", []any{"mail", m.ID, "player", m.Player}, "the mailbox entry's item cannot be read (%v): its stack is not counted", err)
 		return nil
 	}
@@ -294,7 +296,7 @@ func (c *checker) transaction(row TxRow) *transactionRecord {
 			return nil
 		}
 	}
-	if last := t.tl[len(t.tl)-1].state; last != t.state {
+	if last := t.tl[len(t.tl)-1].State; last != t.state {
 		c.problem("transaction-state-disagrees", []any{"transaction", row.ID},
 			"its state is %s but its record's timeline ends in %s: every step writes both", row.State, States()[last])
 	}
@@ -352,7 +354,7 @@ func (c *checker) readHistory() error {
 // them.
 func (c *checker) readMemory() {
 	s := c.svc
-	s.listings.each(func(r *listingRecord) {
+	s.listings.Each(func(r *listingRecord) {
 		c.r.Listings++
 		if r.reserved == uuid.Nil {
 			return
@@ -372,22 +374,22 @@ func (c *checker) checkMemory() {
 	for _, t := range s.txByID {
 		switch t.State() {
 		case StateListingReserved, StateMoneyWithdrawn, StateSellerPaid:
-			if r := s.listings.get(t.listing); r == nil || r.reserved != t.id {
+			if r := s.listings.Get(t.listing); r == nil || r.reserved != t.id {
 				c.problem("transaction-listing-not-held", []any{"transaction", t.id, "listing", t.listing},
 					"the purchase is %s, which holds listing #%d, but the listing is %s", t.State(), t.listing, c.listingState(r))
 			}
 		}
 	}
 	places := make(map[uuid.UUID]stackPlace, c.r.Listings+c.r.Players*4)
-	s.eachStackLocked(func(it item, where stackPlace) {
-		if first, ok := places[it.uid]; ok {
-			c.problem("stack-twice", []any{"stack", it.uid}, "the stack (%d %s) is in %s and in %s", it.amount, materials[it.mat].Key,
+	s.eachStackLocked(func(it item.Item, where stackPlace) {
+		if first, ok := places[it.UID]; ok {
+			c.problem("stack-twice", []any{"stack", it.UID}, "the stack (%d %s) is in %s and in %s", it.Amount, catalog.Material(it.Mat).Key,
 				s.placeName(first), s.placeName(where))
 			return
 		}
-		places[it.uid] = where
+		places[it.UID] = where
 		c.r.Stacks++
-		c.r.Items += int64(it.amount)
+		c.r.Items += int64(it.Amount)
 	})
 	c.r.Accounts = s.accountsLocked()
 	for _, a := range c.r.Accounts {

@@ -115,6 +115,61 @@ var (
 	ErrInjectedFailure    = &Error{Code: CodeInjectedFailure, Msg: "injected failure"}
 )
 
+// CodeForbidden is returned when the actor lacks a permission the operation needs.
+const CodeForbidden Code = "FORBIDDEN"
+
+// ErrForbidden matches CodeForbidden errors.
+var ErrForbidden = &Error{Code: CodeForbidden, Msg: "forbidden"}
+
+// CodeNotRelistable: the mailbox entry has no previous price to relist at.
+const CodeNotRelistable Code = "NOT_RELISTABLE"
+
+// Error codes of Refund.
+const (
+	// CodeNotRefundable: the transaction is not a COMPLETED purchase (or
+	// was refunded already).
+	CodeNotRefundable Code = "NOT_REFUNDABLE"
+	// CodeItemGone: the buyer no longer holds the stack they bought, and
+	// the refund was asked to take it back.
+	CodeItemGone Code = "ITEM_GONE"
+)
+
+// CodeNotRatable: the purchase cannot be rated by this player (not theirs,
+// not COMPLETED, rated already), or the stars are not 1 to 5.
+const CodeNotRatable Code = "NOT_RATABLE"
+
+// CodeBusy: the change must wait: a purchase is in flight (rules), or the
+// history is still loading at start (refunds, ratings).
+const CodeBusy Code = "BUSY"
+
+// CodePurchaseCap: the buyer reached the cap on purchases from one seller.
+const CodePurchaseCap Code = "PURCHASE_CAP"
+
+// CodeAlertLimit: the player has as many alerts as the market allows.
+const CodeAlertLimit Code = "ALERT_LIMIT"
+
+// CodeEventsTrimmed is returned by EventsSince when the log no longer holds
+// the entries after the asked seq: the follower must read the market again
+// and follow it from the Version of that read.
+const CodeEventsTrimmed Code = "EVENTS_TRIMMED"
+
+// ErrEventsTrimmed matches CodeEventsTrimmed errors.
+var ErrEventsTrimmed = &Error{Code: CodeEventsTrimmed, Msg: "events trimmed"}
+
+// ErrConflict is returned by Commit when a conditional update matched no row.
+var ErrConflict = errors.New("store: conditional update matched no row")
+
+// ErrBulkOpen is returned by a store's writes while a data load's
+// transaction is open (Store.BeginBulk).
+var ErrBulkOpen = errors.New("store: a data load is in progress; the market takes no other writes until it ends")
+
+// ErrStoreNotEmpty is returned by NewBulk for a store that has data.
+var ErrStoreNotEmpty = errors.New("the market already has players; a bulk load goes into an empty market (merge explicitly to add to one)")
+
+// ErrListingIDTaken is returned by AddListingKeepingID for an id that the
+// market may have given already.
+var ErrListingIDTaken = errors.New("bulk: the listing id is taken")
+
 func errf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }

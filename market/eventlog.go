@@ -1,287 +1,336 @@
 package market
 
 import (
-	"encoding/binary"
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
+	"time"
 
-	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/search"
 )
 
-// The event log's entries, as the service writes them into each Batch.
+// Publishing from the event log.
 //
-// Every change of the market is one store transaction that holds its rows and
-// the log entries that record it. The three contract events are entries of
-// their own kind; the other kinds are internal changes that someone following
-// the log needs to keep a copy of the market right (the expiry timer, saga
-// steps, mailbox claims). Internal entries are never published as contract
-// events: timer expiry, in particular, still publishes nothing.
-//
-// Each body starts with a format version byte; the rest depends on the kind.
-// Listing and transaction records inside a body use record.go's formats.
+// A mutation commits its rows and log entries in one store transaction
+// (commit), changes memory (applied), and then the new contract events are
+// delivered to the listeners in seq order (deliver). How far delivery got is
+// recorded in the store, riding along with the next commit (Batch.Published),
+// so a crash can only lose the record of deliveries made since the last
+// commit: Enable delivers every entry after the recorded mark again. The
+// guarantee is at least once, in order: every committed contract event is
+// delivered; one delivered just before a crash may be delivered again by the
+// next process, with the same Seq, and consumers dedupe by Seq.
 
-// EventKind names the kind of a log entry.
-type EventKind string
+// recentEvents is how many of the newest log entries the service keeps in
+// memory for EventsSince; older ones are read from the store.
+const recentEvents = 1 << 14
 
-// The kinds of log entries. The first three are the contract's events, named
-// as the contract names them.
-const (
-	KindListingCreated       EventKind = "ListingCreatedEvent"
-	KindListingRemoved       EventKind = "ListingRemovedEvent"
-	KindTransactionCompleted EventKind = "TransactionCompletedEvent"
-	// KindListingExpired: the expiry timer removed a listing; its item went
-	// to the seller's mailbox. No contract event, by contract.
-	KindListingExpired EventKind = "ListingExpired"
-	// KindTransactionStep: a purchase entered a state other than COMPLETED
-	// (CREATED, a middle step, FAILED or ROLLED_BACK).
-	KindTransactionStep EventKind = "TransactionStep"
-	// KindMailClaimed: mailbox entries moved into a player's inventory.
-	KindMailClaimed EventKind = "MailClaimed"
-	// KindPlayerAdded: a player joined the embedded world (AddPlayer).
-	KindPlayerAdded EventKind = "PlayerAdded"
-	// KindPlayerChanged: a known player joined with another name or other
-	// permissions (Join).
-	KindPlayerChanged EventKind = "PlayerChanged"
-	// KindIssued: money or an item entered or left the market (Deposit,
-	// Withdraw, GiveItem, TakeItem).
-	KindIssued EventKind = "Issued"
-	// KindPlayerData: a player's own data changed (favourites, price
-	// alerts, what they have read).
-	KindPlayerData EventKind = "PlayerData"
-	// KindTransactionRated: a buyer rated a purchase (Rate); the body is
-	// the transaction's record with the rating, as a step's is.
-	KindTransactionRated EventKind = "TransactionRated"
-)
+// eventLog is the service's side of the store's event log.
+type eventLog struct {
+	// Guarded by Service.mu: written by the main thread, read by readers.
+	head   uint64   // the newest entry applied to memory: the market's version
+	first  uint64   // the oldest entry the store keeps (0: none yet)
+	recent []logged // ring of the newest entries, recent[seq%len(recent)]
+	kept   int      // how many entries of the ring are filled
 
-// Contract reports whether entries of kind k are published to listeners as
-// one of the contract's three events.
-func (k EventKind) Contract() bool {
-	return k == KindListingCreated || k == KindListingRemoved || k == KindTransactionCompleted
+	// The main thread's.
+	committed   []EventRow // committed, not applied to memory yet
+	undelivered []Event    // applied, not yet delivered to the listeners
+	delivered   uint64     // every contract event up to here reached the listeners
+	recorded    uint64     // the publication mark the store holds
+	delivering  bool       // deliver is running (a listener mutated)
+	held        bool       // Enable holds delivery until the market is ready
 }
 
-const eventBodyVersion = 1
-
-// noSlot marks a destination that is the mailbox, not an inventory slot.
-const noSlot = 0xFF
-
-// A destination is where an item went (or came back from): an inventory slot,
-// or the mailbox entry with the given id.
-type destination struct {
-	slot int // -1: the mailbox
-	mail uuid.UUID
+// logged is one entry of the ring. Internal entries have no event.
+type logged struct {
+	seq  uint64
+	kind EventKind
+	ev   Event
 }
 
-func appendDestination(dst []byte, d destination) []byte {
-	if d.slot >= 0 {
-		return append(dst, byte(d.slot))
+// appendLogLocked moves the committed entries into the ring and the
+// delivery queue. The event a listener gets is decoded from the entry itself,
+// so listeners, EventsSince and the next process all see the same thing.
+func (s *Service) appendLogLocked() {
+	l := &s.log
+	if l.recent == nil {
+		l.recent = make([]logged, recentEvents)
 	}
-	dst = append(dst, noSlot)
-	return append(dst, d.mail[:]...)
-}
-
-func (r *blobReader) destination() destination {
-	if r.err != nil || len(r.b) < 1 {
-		r.err = errBlob
-		return destination{}
-	}
-	slot := r.b[0]
-	r.b = r.b[1:]
-	switch {
-	case slot == noSlot:
-		return destination{slot: -1, mail: r.uuid()}
-	case int(slot) < InventorySize:
-		return destination{slot: int(slot)}
-	}
-	r.err = errBlob
-	return destination{}
-}
-
-func (r *blobReader) uuid() (u uuid.UUID) {
-	r.fixed(u[:])
-	return u
-}
-
-// listingCreatedBody records a sell: the listing, where its stack came from
-// (the seller's slot, and what was left in it: an empty blob for nothing) and
-// the listing fee paid.
-func listingCreatedBody(r *listingRecord, seller *playerRecord, slot int, rest item, fee Money) []byte {
-	b := []byte{eventBodyVersion}
-	b = binary.AppendUvarint(b, uint64(r.id))
-	b = appendStr(b, seller.name)
-	b = append(b, byte(slot))
-	var restBlob []byte
-	if rest.mat != 0 {
-		restBlob = encodeItem(nil, rest)
-	}
-	b = appendStr(b, string(restBlob))
-	b = binary.AppendVarint(b, int64(fee))
-	return encodeListing(b, seller.id, r)
-}
-
-// listingRemovedBody records a removal with a reason: the listing as it was
-// and where its item went.
-func listingRemovedBody(r *listingRecord, seller *playerRecord, reason string, to destination) []byte {
-	b := []byte{eventBodyVersion}
-	b = binary.AppendUvarint(b, uint64(r.id))
-	b = appendStr(b, seller.name)
-	b = appendStr(b, reason)
-	b = appendDestination(b, to)
-	return encodeListing(b, seller.id, r)
-}
-
-// listingExpiredBody records a removal by the expiry timer: the item went to
-// the seller's mailbox entry mail.
-func listingExpiredBody(id uint32, mail uuid.UUID) []byte {
-	b := []byte{eventBodyVersion}
-	b = binary.AppendUvarint(b, uint64(id))
-	return append(b, mail[:]...)
-}
-
-// transactionBody records a transaction entering its state: the whole record
-// in that state, with the names of both sides as they were. For a delivery
-// (or its undoing) to says where the item went (or came back from), and a
-// listing put back by a compensation is recorded whole.
-func transactionBody(t *transactionRecord, buyer, seller *playerRecord, tl timeline, errCode string, toMailbox bool, to *destination, restored *listingRecord) []byte {
-	b := []byte{eventBodyVersion}
-	b = append(b, t.id[:]...)
-	b = append(b, tl[len(tl)-1].state)
-	b = appendStr(b, buyer.name)
-	b = appendStr(b, seller.name)
-	if to != nil {
-		b = append(b, 1)
-		b = appendDestination(b, *to)
-	} else {
-		b = append(b, 0)
-	}
-	var rec []byte
-	if restored != nil {
-		rec = binary.AppendUvarint(rec, uint64(restored.id))
-		rec = encodeListing(rec, seller.id, restored)
-	}
-	b = appendStr(b, string(rec))
-	return encodeTx(b, buyer.id, seller.id, t, tl, errCode, toMailbox)
-}
-
-// mailClaimedBody records mailbox entries moved into inventory slots.
-func mailClaimedBody(player uuid.UUID, moved []mailMove) []byte {
-	b := []byte{eventBodyVersion}
-	b = append(b, player[:]...)
-	b = binary.AppendUvarint(b, uint64(len(moved)))
-	for _, m := range moved {
-		b = append(b, m.mail[:]...)
-		b = append(b, byte(m.slot))
-	}
-	return b
-}
-
-// mailMove is one claimed mailbox entry and the slot it went to.
-type mailMove struct {
-	mail uuid.UUID
-	slot int
-}
-
-// decodeEvent turns a contract entry of the log back into the event that was
-// published for it. Internal kinds have no contract event: (nil, nil).
-func decodeEvent(row EventRow) (Event, error) {
-	if !row.Kind.Contract() {
-		return nil, nil
-	}
-	base := eventBase{seq: row.Seq, at: unixMilli(row.At), origin: row.Origin}
-	r := blobReader{b: row.Body}
-	if len(r.b) < 1 || r.b[0] != eventBodyVersion {
-		return nil, fmt.Errorf("log entry %d (%s): unknown body version", row.Seq, row.Kind)
-	}
-	r.b = r.b[1:]
-	var ev Event
-	switch row.Kind {
-	case KindListingCreated:
-		id := r.uvarint()
-		name := r.bytes(256)
-		if r.err == nil && len(r.b) < 1 {
-			r.err = errBlob
+	// In a shared market entries come from two sides (this instance's
+	// commits, the follower) and not always in order: take them in seq
+	// order, skip a copy of one taken already, and stop at a gap, which the
+	// follower fills.
+	slices.SortStableFunc(l.committed, func(a, b EventRow) int { return cmp.Compare(a.Seq, b.Seq) })
+	taken := 0
+	for _, row := range l.committed {
+		if row.Seq <= l.head {
+			taken++
+			continue
 		}
-		if r.err == nil {
-			r.b = r.b[1:] // the source slot
+		if row.Seq != l.head+1 {
+			break
 		}
-		r.bytes(1 << 16) // what was left in it
-		r.varint()       // the listing fee
-		l, err := decodeListingBody(id, string(name), &r)
+		taken++
+		ev, err := decodeEvent(row)
 		if err != nil {
-			return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)
+			// The service wrote this body a moment ago; a failure is a bug.
+			s.reportPanic(fmt.Sprintf("event log entry %d cannot be read back: %v", row.Seq, err))
 		}
-		ev = ListingCreatedEvent{eventBase: base, listing: l}
-	case KindListingRemoved:
-		id := r.uvarint()
-		name := r.bytes(256)
-		reason := r.bytes(64)
-		r.destination()
-		l, err := decodeListingBody(id, string(name), &r)
-		if err != nil {
-			return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)
+		l.recent[row.Seq%recentEvents] = logged{seq: row.Seq, kind: row.Kind, ev: ev}
+		l.kept = min(l.kept+1, recentEvents)
+		if ev != nil {
+			l.undelivered = append(l.undelivered, ev)
 		}
-		ev = ListingRemovedEvent{eventBase: base, listing: l, reason: string(reason)}
-	case KindTransactionCompleted:
-		tx, err := decodeTransactionBody(&r)
-		if err != nil {
-			return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)
+		l.head = row.Seq
+		if l.first == 0 {
+			l.first = row.Seq
 		}
-		ev = TransactionCompletedEvent{eventBase: base, tx: tx}
 	}
-	return ev, nil
+	rest := copy(l.committed, l.committed[taken:])
+	clear(l.committed[rest:])
+	l.committed = l.committed[:rest]
 }
 
-// decodeListingBody reads the listing record that ends a listing entry.
-func decodeListingBody(id uint64, sellerName string, r *blobReader) (Listing, error) {
-	if r.err != nil || id == 0 || id > 1<<31-1 {
-		return Listing{}, errBlob
+// deliver hands the undelivered events to every listener, in order. A
+// listener that mutates queues its events behind the current ones.
+func (s *Service) deliver() {
+	l := &s.log
+	if l.delivering || l.held {
+		return
 	}
-	rec := listingRecord{id: uint32(id)}
-	seller, err := decodeListing(r.b, &rec)
+	l.delivering = true
+	defer func() { l.delivering = false }()
+	for len(l.undelivered) > 0 {
+		ev := l.undelivered[0]
+		l.undelivered[0] = nil
+		l.undelivered = l.undelivered[1:]
+		s.bus.mu.Lock()
+		subs, onPanic := s.bus.subs, s.bus.onPanic
+		s.bus.mu.Unlock()
+		if s.beforeDelivery != nil {
+			s.beforeDelivery(ev) // tests: a crash between a commit and its listeners
+		}
+		for _, sub := range subs {
+			deliver(sub.l, ev.clone(), onPanic)
+		}
+		l.delivered = ev.Seq()
+	}
+	l.undelivered = nil
+	l.delivered = max(l.delivered, l.head)
+}
+
+// loadBacklog queues what the store committed but never recorded as
+// delivered: a crash came between a commit and its listeners (or before
+// their delivery was recorded). Called by Enable before recovery.
+func (s *Service) loadBacklog(published uint64) error {
+	// The ring is filled again from the mark on. Entries past what Load
+	// saw (another instance's, in a shared market) are the follower's.
+	through := s.log.head
+	s.mu.Lock()
+	s.log.head = published
+	s.mu.Unlock()
+	for published < through {
+		n, err := s.store.ReadEvents(published, int(min(4096, through-published)), func(row EventRow) error {
+			row.Body = append([]byte(nil), row.Body...)
+			s.log.committed = append(s.log.committed, row)
+			published = row.Seq
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("read the undelivered events: %w", err)
+		}
+		s.mu.Lock()
+		s.appendLogLocked()
+		s.mu.Unlock()
+		if n == 0 {
+			break
+		}
+	}
+	s.mu.Lock()
+	s.log.head = max(s.log.head, through)
+	s.mu.Unlock()
+	return nil
+}
+
+// recordDelivery writes the publication mark now (at Enable, after a backlog
+// was delivered, and at Close) instead of with the next change.
+func (s *Service) recordDelivery() error {
+	if s.log.delivered <= s.log.recorded {
+		return nil
+	}
+	b := &s.batch
+	b.Reset()
+	return s.commit(b)
+}
+
+// Version is the seq of the newest change in memory: a read made after
+// Version returned v reflects every change up to v. The HTTP interface pages
+// and tags its answers with it, and a client that then follows EventsSince(v)
+// misses nothing.
+func (s *Service) Version() uint64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.log.head
+}
+
+// Horizon is the market's version and the moment until which a read at
+// that version gives the same answer: the first expiry still ahead among
+// the listings on the market (zero when none expires). Reads leave out a
+// listing once its expiry has passed, before the timer removes it with a
+// new version; until then only a change moves the version. A cache of
+// answers may keep an answer read at version while Version is still
+// version and the clock is before until. Answers that cover a span of time
+// ending now (price history) change with the clock alone and are not
+// covered.
+func (s *Service) Horizon() (version uint64, until time.Time) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	nowMs := s.nowMs()
+	s.ix.AscendExpiry(func(k search.Key) bool {
+		if k.K > nowMs {
+			until = time.UnixMilli(k.K)
+			return false
+		}
+		return true
+	})
+	return s.log.head, until
+}
+
+// EventPage is a stretch of the event log's contract events.
+type EventPage struct {
+	// Events are the contract events after the asked seq, oldest first.
+	Events []Event
+	// Through is how far the log was read: ask for the events after
+	// Through next. It is at least the last event's Seq, and past it when
+	// the rest of the stretch held only internal entries.
+	Through uint64
+	// Head is the newest seq of the log when it was read.
+	Head uint64
+}
+
+// MaxEventsPage bounds EventsSince's limit.
+const MaxEventsPage = 10_000
+
+// EventsSince returns up to limit contract events with seqs above after, in
+// order: what a follower (the HTTP event stream, another program) missed
+// since the last event it saw. It is safe from any goroutine and never waits
+// for the main thread. Recent entries come from memory; older ones from the
+// store.
+func (s *Service) EventsSince(after uint64, limit int) (EventPage, error) {
+	if err := s.readGuard(); err != nil {
+		return EventPage{}, err
+	}
+	if limit <= 0 || limit > MaxEventsPage {
+		return EventPage{}, errf(CodeInvalidQuery, "limit %d is outside 1..%d", limit, MaxEventsPage)
+	}
+	s.mu.RLock()
+	head, first, kept := s.log.head, s.log.first, uint64(s.log.kept)
+	if after > head {
+		s.mu.RUnlock()
+		return EventPage{}, errf(CodeInvalidQuery, "event %d is ahead of the log, whose newest event is %d", after, head)
+	}
+	page := EventPage{Through: head, Head: head}
+	if first > 0 && after+1 < first {
+		s.mu.RUnlock()
+		return EventPage{}, errf(CodeEventsTrimmed, "the events after %d are no longer kept (the oldest is %d); read the market again and follow it from its version", after, first)
+	}
+	if after >= head-kept {
+		for seq := after + 1; seq <= head; seq++ {
+			if e := s.log.recent[seq%recentEvents]; e.ev != nil {
+				page.Events = append(page.Events, e.ev.clone())
+				if len(page.Events) == limit {
+					page.Through = seq
+					break
+				}
+			}
+		}
+		s.mu.RUnlock()
+		return page, nil
+	}
+	s.mu.RUnlock()
+	return s.eventsFromStore(after, limit, page)
+}
+
+// eventsFromStore reads a stretch of the log older than the ring.
+func (s *Service) eventsFromStore(after uint64, limit int, page EventPage) (EventPage, error) {
+	const chunk = 1024
+	for after < page.Head {
+		n, err := s.store.ReadEvents(after, chunk, func(row EventRow) error {
+			if len(page.Events) == limit || row.Seq > page.Head {
+				return errPageFull
+			}
+			after = row.Seq
+			ev, err := decodeEvent(row)
+			if err != nil || ev == nil {
+				return err
+			}
+			page.Events = append(page.Events, ev)
+			if len(page.Events) == limit {
+				page.Through = row.Seq
+			}
+			return nil
+		})
+		if err == errPageFull || len(page.Events) == limit {
+			return page, nil
+		}
+		if err != nil {
+			return EventPage{}, &Error{Code: CodeStore, Msg: "the event log could not be read", Err: err}
+		}
+		if n < chunk {
+			break
+		}
+	}
+	return page, nil
+}
+
+var errPageFull = fmt.Errorf("page full")
+
+// EventRetention bounds the event log. Entries older than MaxAge, and the
+// oldest entries beyond the newest MaxCount, are deleted by TrimEventLog;
+// seqs are never reused or renumbered, and entries not yet delivered to the
+// listeners are kept whatever their age.
+type EventRetention struct {
+	MaxAge   time.Duration // 0: the default (30 days); negative: no age limit
+	MaxCount int           // 0: the default (1,000,000); negative: no count limit
+}
+
+// trimBatch bounds the entries one TrimEventLog call deletes, so that the
+// main thread is never held up for long.
+const trimBatch = 2000
+
+// TrimEventLog applies the retention policy (Config.EventRetention),
+// deleting at most a couple of thousand of the oldest entries per call: the
+// console and the server call it from their timer. Main thread only. It
+// returns how many entries it deleted.
+func (s *Service) TrimEventLog() (int, error) {
+	if err := s.mutGuard(); err != nil {
+		return 0, err
+	}
+	r := s.cfg.EventRetention
+	t := EventTrim{Below: s.log.recorded + 1, Limit: trimBatch, OlderThan: math.MinInt64}
+	if r.MaxCount > 0 && s.log.head > uint64(r.MaxCount) {
+		t.ThroughSeq = s.log.head - uint64(r.MaxCount)
+	}
+	if r.MaxAge > 0 {
+		t.OlderThan = s.nowMs() - r.MaxAge.Milliseconds()
+	}
+	if t.ThroughSeq < s.log.first && t.OlderThan == math.MinInt64 {
+		return 0, nil // only a count limit, and the log is within it
+	}
+	first, err := s.store.TrimEvents(t)
 	if err != nil {
-		return Listing{}, err
+		s.storeFailed(err)
+		return 0, &Error{Code: CodeStore, Msg: "the event log could not be trimmed", Err: err}
 	}
-	return publicListing(&rec, person{seller, sellerName}), nil
-}
-
-// decodeTransactionBody reads a transaction entry (transactionBody).
-func decodeTransactionBody(r *blobReader) (Transaction, error) {
-	t, _, err := decodeTransactionEntry(r)
-	return t, err
-}
-
-// decodeTransactionEntry reads a transaction entry (transactionBody): the
-// transaction, and the id of the listing a compensation put back (0: none).
-func decodeTransactionEntry(r *blobReader) (Transaction, uint32, error) {
-	id := r.uuid()
-	if r.err != nil || len(r.b) < 1 || int(r.b[0]) >= len(States()) {
-		return Transaction{}, 0, errBlob
+	s.storeWorked()
+	s.mu.Lock()
+	deleted := 0
+	if first > s.log.first {
+		deleted = int(first - s.log.first)
+		s.log.first = first
 	}
-	state := r.b[0]
-	r.b = r.b[1:]
-	buyerName := r.bytes(256)
-	sellerName := r.bytes(256)
-	if r.err != nil || len(r.b) < 1 {
-		return Transaction{}, 0, errBlob
-	}
-	if r.b[0] == 1 {
-		r.b = r.b[1:]
-		r.destination()
-	} else {
-		r.b = r.b[1:]
-	}
-	var restored uint32
-	if back := r.bytes(1 << 16); len(back) > 0 { // a listing put back: its id, then its record
-		rb := blobReader{b: back}
-		if restored = rb.listingID(); rb.err != nil {
-			return Transaction{}, 0, errBlob
-		}
-	}
-	if r.err != nil {
-		return Transaction{}, 0, errBlob
-	}
-	t := transactionRecord{id: id, state: state}
-	buyer, seller, err := decodeTx(r.b, &t)
-	if err != nil {
-		return Transaction{}, 0, err
-	}
-	return publicTransaction(&t, person{buyer, string(buyerName)}, person{seller, string(sellerName)}), restored, nil
+	s.mu.Unlock()
+	return deleted, nil
 }

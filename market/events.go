@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // Event is one of the contract's three events. Events are values: a listener
@@ -158,4 +160,92 @@ func deliver(l Listener, ev Event, onPanic func(any)) {
 		}
 	}()
 	l(ev)
+}
+
+// EventKind names the kind of a log entry.
+type EventKind string
+
+// The kinds of log entries. The first three are the contract's events, named
+// as the contract names them.
+const (
+	KindListingCreated       EventKind = "ListingCreatedEvent"
+	KindListingRemoved       EventKind = "ListingRemovedEvent"
+	KindTransactionCompleted EventKind = "TransactionCompletedEvent"
+	// KindListingExpired: the expiry timer removed a listing; its item went
+	// to the seller's mailbox. No contract event, by contract.
+	KindListingExpired EventKind = "ListingExpired"
+	// KindTransactionStep: a purchase entered a state other than COMPLETED
+	// (CREATED, a middle step, FAILED or ROLLED_BACK).
+	KindTransactionStep EventKind = "TransactionStep"
+	// KindMailClaimed: mailbox entries moved into a player's inventory.
+	KindMailClaimed EventKind = "MailClaimed"
+	// KindPlayerAdded: a player joined the embedded world (AddPlayer).
+	KindPlayerAdded EventKind = "PlayerAdded"
+	// KindPlayerChanged: a known player joined with another name or other
+	// permissions (Join).
+	KindPlayerChanged EventKind = "PlayerChanged"
+	// KindIssued: money or an item entered or left the market (Deposit,
+	// Withdraw, GiveItem, TakeItem).
+	KindIssued EventKind = "Issued"
+	// KindPlayerData: a player's own data changed (favourites, price
+	// alerts, what they have read).
+	KindPlayerData EventKind = "PlayerData"
+	// KindTransactionRated: a buyer rated a purchase (Rate); the body is
+	// the transaction's record with the rating, as a step's is.
+	KindTransactionRated EventKind = "TransactionRated"
+)
+
+// Contract reports whether entries of kind k are published to listeners as
+// one of the contract's three events.
+func (k EventKind) Contract() bool {
+	return k == KindListingCreated || k == KindListingRemoved || k == KindTransactionCompleted
+}
+
+// decodeEvent turns a contract entry of the log back into the event that was
+// published for it. Internal kinds have no contract event: (nil, nil).
+func decodeEvent(row EventRow) (Event, error) {
+	if !row.Kind.Contract() {
+		return nil, nil
+	}
+	base := eventBase{seq: row.Seq, at: unixMilli(row.At), origin: row.Origin}
+	if len(row.Body) < 1 || row.Body[0] != record.EntryVersion {
+		return nil, fmt.Errorf("log entry %d (%s): unknown body version", row.Seq, row.Kind)
+	}
+	var ev Event
+	var err error
+	switch row.Kind {
+	case KindListingCreated:
+		var e record.ListingCreated
+		if e, err = record.DecodeListingCreated(row.Body); err == nil {
+			ev = ListingCreatedEvent{eventBase: base, listing: storedListing(&e.Listing, e.SellerName)}
+		}
+	case KindListingRemoved:
+		var e record.ListingRemoved
+		if e, err = record.DecodeListingRemoved(row.Body); err == nil {
+			ev = ListingRemovedEvent{eventBase: base, listing: storedListing(&e.Listing, e.SellerName), reason: e.Reason}
+		}
+	case KindTransactionCompleted:
+		var e record.TransactionEntry
+		if e, err = record.DecodeTransactionEntry(row.Body); err == nil {
+			ev = TransactionCompletedEvent{eventBase: base, tx: storedTransaction(&e)}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)
+	}
+	return ev, nil
+}
+
+// storedListing is the public form of a listing the log recorded.
+func storedListing(l *record.Listing, sellerName string) Listing {
+	r := listingRecord{id: l.ID}
+	r.fromStored(l)
+	return publicListing(&r, person{l.Seller, sellerName})
+}
+
+// storedTransaction is the public form of a transaction the log recorded.
+func storedTransaction(e *record.TransactionEntry) Transaction {
+	t := transactionRecord{id: e.ID, state: e.State}
+	t.fromStored(&e.Transaction)
+	return publicTransaction(&t, person{e.Transaction.Buyer, e.BuyerName}, person{e.Transaction.Seller, e.SellerName})
 }

@@ -1,13 +1,15 @@
 package market
 
-import "time"
+import (
+	"time"
+
+	"github.com/rynek/rynek/market/internal/search"
+)
 
 // SetPagingThresholds lets the external tests drive every paging path with
 // small data; it returns a function restoring the defaults.
 func SetPagingThresholds(collect, walk int) (restore func()) {
-	c, w := collectMax, shortWalk
-	collectMax, shortWalk = collect, walk
-	return func() { collectMax, shortWalk = c, w }
+	return search.SetPagingThresholds(collect, walk)
 }
 
 // SetBeforeDelivery makes f run before each event reaches the listeners: the

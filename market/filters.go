@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // The search box's language, one for the console's search, the HTTP API's
@@ -31,7 +34,7 @@ func ParseQuery(text string, minPrice, maxPrice Money) (Query, error) {
 				return int64(m), err
 			})
 			if err != nil {
-				return Query{}, errf(CodeInvalidQuery, "%s: %v", truncateForMsg(f), err)
+				return Query{}, errf(CodeInvalidQuery, "%s: %v", playertext.Excerpt(f), err)
 			}
 			if !strings.Contains(value, "..") { // "price:50": at most 50
 				lo, hi = 0, lo
@@ -40,13 +43,13 @@ func ParseQuery(text string, minPrice, maxPrice Money) (Query, error) {
 		case ok && strings.EqualFold(name, "amount"):
 			lo, hi, err := bounds(value, func(s string) (int64, error) {
 				n, err := strconv.Atoi(s)
-				if err != nil || n < 1 || n > MaxItemStack {
-					return 0, fmt.Errorf("an amount is a whole number from 1 to %d, not %q", MaxItemStack, truncateForMsg(s))
+				if err != nil || n < 1 || n > catalog.MaxItemStack {
+					return 0, fmt.Errorf("an amount is a whole number from 1 to %d, not %q", catalog.MaxItemStack, playertext.Excerpt(s))
 				}
 				return int64(n), nil
 			})
 			if err != nil {
-				return Query{}, errf(CodeInvalidQuery, "%s: %v", truncateForMsg(f), err)
+				return Query{}, errf(CodeInvalidQuery, "%s: %v", playertext.Excerpt(f), err)
 			}
 			if !strings.Contains(value, "..") { // "amount:64": exactly 64
 				hi = lo
@@ -81,7 +84,7 @@ func bounds(value string, parse func(string) (int64, error)) (lo, hi int64, err 
 		}
 	}
 	if hi > 0 && lo > hi {
-		return 0, 0, fmt.Errorf("%s is above %s", truncateForMsg(from), truncateForMsg(to))
+		return 0, 0, fmt.Errorf("%s is above %s", playertext.Excerpt(from), playertext.Excerpt(to))
 	}
 	return lo, hi, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // TestParseQuery: the search box's range filters become the Query's
@@ -68,7 +69,7 @@ func FuzzRangeFilters(f *testing.F) {
 			return
 		}
 		if q.MinPrice < 0 || q.MaxPrice < 0 || q.MaxPrice > 0 && q.MinPrice > q.MaxPrice ||
-			q.MinAmount < 0 || q.MaxAmount > market.MaxItemStack || q.MaxAmount > 0 && q.MinAmount > q.MaxAmount {
+			q.MinAmount < 0 || q.MaxAmount > catalog.MaxItemStack || q.MaxAmount > 0 && q.MinAmount > q.MaxAmount {
 			t.Fatalf("%q gave the ranges %+v", text, q)
 		}
 		for _, w := range strings.Fields(q.Text) {

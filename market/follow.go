@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // Following the log: several instances on one SharedStore.
@@ -274,11 +276,9 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 		if e.Origin == self {
 			continue
 		}
-		r := blobReader{b: e.Body}
-		if len(r.b) < 1 || r.b[0] != eventBodyVersion {
+		if len(e.Body) < 1 || e.Body[0] != record.EntryVersion {
 			return q, fmt.Errorf("log entry %d (%s) from %s: unknown body version", e.Seq, e.Kind, e.Origin)
 		}
-		r.b = r.b[1:]
 		switch e.Kind {
 		case KindListingCreated, KindListingRemoved:
 			ev, err := decodeEvent(e)
@@ -295,10 +295,11 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			listing(int64(l.ID))
 			player(l.Seller)
 		case KindTransactionCompleted, KindTransactionStep, KindTransactionRated:
-			t, err := decodeTransactionBody(&r)
+			x, err := record.DecodeTransactionEntry(e.Body)
 			if err != nil {
 				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, err)
 			}
+			t := storedTransaction(&x)
 			id, err := uuid.Parse(t.ID)
 			if err != nil {
 				return q, fmt.Errorf("log entry %d: transaction id: %w", e.Seq, err)
@@ -311,21 +312,23 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			player(t.Buyer)
 			player(t.Seller)
 		case KindListingExpired:
-			id := int64(r.listingID())
-			if r.err != nil {
-				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.err)
+			x, err := record.DecodeListingExpired(e.Body)
+			if err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, err)
 			}
+			id := int64(x.ID)
 			listing(id)
 			s.mu.RLock() // the seller, whose mailbox got the item
-			if l := s.listings.get(uint32(id)); l != nil {
+			if l := s.listings.Get(uint32(id)); l != nil {
 				player(s.players[l.seller].id)
 			}
 			s.mu.RUnlock()
 		case KindMailClaimed, KindPlayerAdded, KindPlayerChanged, KindIssued, KindPlayerData:
-			player(r.uuid())
-			if r.err != nil {
-				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, r.err)
+			id, err := record.DecodeEntryPlayer(e.Body)
+			if err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, err)
 			}
+			player(id)
 		}
 	}
 	return q, nil
@@ -384,7 +387,7 @@ func (s *Service) takeOver() {
 	var left []*transactionRecord
 	s.mu.RLock()
 	for _, t := range s.txByID {
-		if !t.State().Terminal() && t.tl[len(t.tl)-1].at <= cutoff {
+		if !t.State().Terminal() && t.tl[len(t.tl)-1].At <= cutoff {
 			left = append(left, t)
 		}
 	}
@@ -498,7 +501,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 	}
 	mailOf := map[uuid.UUID][]mailEntry{}
 	for _, m := range rs.mail {
-		it, err := decodeItem(m.Item)
+		it, err := item.Decode(m.Item)
 		if err != nil {
 			return fmt.Errorf("mail %s: %w", m.ID, err)
 		}
@@ -508,7 +511,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 		if !current(rowKey{kind: 'p', id: row.ID}) {
 			continue
 		}
-		inv, err := decodeInventory(row.Inventory)
+		inv, err := item.DecodeInventory(row.Inventory)
 		if err != nil {
 			return fmt.Errorf("inventory of player %s: %w", row.ID, err)
 		}
@@ -544,7 +547,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 		if err != nil {
 			return fmt.Errorf("listing #%d: %w", row.ID, err)
 		}
-		if r := s.listings.get(uint32(row.ID)); r != nil {
+		if r := s.listings.Get(uint32(row.ID)); r != nil {
 			r.reserved = rec.reserved // all a listing's record can change
 			continue
 		}
@@ -558,7 +561,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 	}
 	for _, id := range rs.q.Listings {
 		if !found[id] && current(rowKey{kind: 'l', n: id}) {
-			if r := s.listings.get(uint32(id)); r != nil {
+			if r := s.listings.Get(uint32(id)); r != nil {
 				s.removeListingLocked(r)
 			}
 		}

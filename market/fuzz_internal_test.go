@@ -9,6 +9,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
 )
 
 // FuzzPrice checks that price validation never panics, accepts exactly the
@@ -86,18 +90,18 @@ func FuzzItemInput(f *testing.F) {
 			}
 			return
 		}
-		blob := encodeItem(nil, it)
-		back, err := decodeItem(blob)
+		blob := item.Encode(nil, it)
+		back, err := item.Decode(blob)
 		if err != nil {
 			t.Fatalf("accepted item does not decode: %v", err)
 		}
-		if !bytes.Equal(encodeItem(nil, back), blob) {
+		if !bytes.Equal(item.Encode(nil, back), blob) {
 			t.Fatal("round trip changed the item")
 		}
-		got := back.stack()
-		canon, _ := CanonicalMaterialKey(mat)
+		got := stackOf(back)
+		canon, _ := catalog.CanonicalMaterialKey(mat)
 		if got.ID != s.ID || got.Material != canon || got.Amount != s.Amount || got.DisplayName != s.DisplayName ||
-			maxStack != 0 && back.maxStack() != maxStack {
+			maxStack != 0 && back.MaxStack() != maxStack {
 			t.Fatalf("round trip %+v -> %+v", s, got)
 		}
 	})
@@ -109,127 +113,28 @@ func FuzzItemInput(f *testing.F) {
 func FuzzDecodeItem(f *testing.F) {
 	good, _ := toItem(ItemStack{ID: uuid.New(), Material: "DIAMOND_SWORD", Amount: 1, DisplayName: "x",
 		Lore: []string{"a"}, Enchantments: []Enchantment{{Key: "sharpness", Level: 5}}})
-	f.Add(encodeItem(nil, good))
+	f.Add(item.Encode(nil, good))
 	foreign, _ := toItem(ItemStack{ID: uuid.New(), Material: "nexo:ruby_sword", Amount: 7, MaxStack: 99,
 		Enchantments: []Enchantment{{Key: "nexo:lifesteal", Level: 2}}})
-	foreign.x.original = original{format: originalBukkitYAML, data: "id: nexo:ruby_sword\n"}
-	f.Add(encodeItem(nil, foreign))
+	foreign.X.Original = item.Original{Format: item.OriginalBukkitYAML, Data: "id: nexo:ruby_sword\n"}
+	f.Add(item.Encode(nil, foreign))
 	f.Add([]byte{})
 	f.Add([]byte{1})
 	f.Add(append([]byte{1}, make([]byte, 40)...))
 	f.Add(append([]byte{2}, make([]byte, 40)...))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		it, err := decodeItem(b)
+		it, err := item.Decode(b)
 		if err != nil {
 			return
 		}
-		if it.mat == 0 || it.amount == 0 || int(it.amount) > it.maxStack() {
+		if it.Mat == 0 || it.Amount == 0 || int(it.Amount) > it.MaxStack() {
 			t.Fatalf("decoded an invalid item %+v", it)
 		}
-		if _, err := toItem(it.stack()); err != nil {
+		if _, err := toItem(stackOf(it)); err != nil {
 			t.Fatalf("decoded item fails validation: %v", err)
 		}
-		if !bytes.Equal(encodeItem(nil, it), b) {
+		if !bytes.Equal(item.Encode(nil, it), b) {
 			t.Fatal("decoder accepted a non-canonical blob")
-		}
-	})
-}
-
-// FuzzDecodeInventory: what decodeInventory accepts re-encodes to the same
-// bytes.
-func FuzzDecodeInventory(f *testing.F) {
-	var inv inventory
-	inv[0], _ = toItem(ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 64})
-	inv[35], _ = toItem(ItemStack{ID: uuid.New(), Material: "nexo:ruby", Amount: 1, MaxStack: 1, DisplayName: "r"})
-	f.Add(encodeInventory(nil, &inv))
-	f.Add([]byte{})
-	f.Add([]byte{36, 0})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		inv, err := decodeInventory(b)
-		if err != nil {
-			return
-		}
-		if !bytes.Equal(encodeInventory(nil, &inv), b) {
-			t.Fatal("decoder accepted a non-canonical inventory")
-		}
-	})
-}
-
-// FuzzDecodeTimeline: what decodeTimeline accepts re-encodes to the same
-// bytes.
-func FuzzDecodeTimeline(f *testing.F) {
-	f.Add(encodeTimeline(nil, timeline{{state: 0, at: 1_790_000_000_000}, {state: 5, at: -1}}))
-	f.Add([]byte{})
-	f.Add([]byte{0, 0x80, 0})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		tl, err := decodeTimeline(b)
-		if err != nil {
-			return
-		}
-		if !bytes.Equal(encodeTimeline(nil, tl), b) {
-			t.Fatal("decoder accepted a non-canonical timeline")
-		}
-	})
-}
-
-// FuzzDecodeListing: what decodeListing accepts re-encodes to the same bytes.
-func FuzzDecodeListing(f *testing.F) {
-	it, _ := toItem(ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 3})
-	f.Add(encodeListing(nil, uuid.New(), &listingRecord{price: 12_345, created: 1_790_000_000_000, expires: 1_790_600_000_000, it: it}))
-	f.Add(encodeListing(nil, uuid.New(), &listingRecord{price: 1, reserved: uuid.New(), it: it}))
-	f.Add([]byte{1})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var r listingRecord
-		seller, err := decodeListing(b, &r)
-		if err != nil {
-			return
-		}
-		if r.price <= 0 {
-			t.Fatalf("accepted price %d", r.price)
-		}
-		if !bytes.Equal(encodeListing(nil, seller, &r), b) {
-			t.Fatal("decoder accepted a non-canonical listing")
-		}
-	})
-}
-
-// FuzzDecodeTx: what decodeTx accepts re-encodes to the same bytes.
-func FuzzDecodeTx(f *testing.F) {
-	it, _ := toItem(ItemStack{ID: uuid.New(), Material: "DIAMOND_SWORD", Amount: 1, DisplayName: "§bMiecz"})
-	tx := &transactionRecord{listing: 42, price: 10_000, fee: 500, net: 9_500, it: it}
-	tl := timeline{{state: 0, at: 1_790_000_000_000}, {state: 1, at: 1_790_000_000_001}}
-	f.Add(encodeTx(nil, uuid.New(), uuid.New(), tx, tl, "", false))
-	f.Add(encodeTx(nil, uuid.New(), uuid.New(), tx, tl, "INJECTED:SELLER_PAID", true))
-	f.Add([]byte{1})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var tx transactionRecord
-		buyer, seller, err := decodeTx(b, &tx)
-		if err != nil {
-			return
-		}
-		if !bytes.Equal(encodeTx(nil, buyer, seller, &tx, tx.tl, tx.errCode, tx.toMailbox), b) {
-			t.Fatal("decoder accepted a non-canonical transaction")
-		}
-	})
-}
-
-// FuzzQueryText parses arbitrary search text: no panic, words are folded
-// word runes only.
-func FuzzQueryText(f *testing.F) {
-	for _, s := range []string{"diamond sword", "#12", "#", "##1", "łódź", "§b§l", "\x1b[2J", "a b c d e", "#4294967296"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		pq := parseQueryText(s)
-		for _, w := range pq.words {
-			if w == "" || Fold(w) != w {
-				t.Fatalf("word %q of %q is not folded", w, s)
-			}
-			for _, r := range w {
-				if !isWordRune(r) {
-					t.Fatalf("word %q of %q has non-word rune %q", w, s, r)
-				}
-			}
 		}
 	})
 }
@@ -241,17 +146,22 @@ func FuzzQueryText(f *testing.F) {
 func FuzzDecodeEvent(f *testing.F) {
 	sword, _ := toItem(ItemStack{ID: uuid.New(), Material: "DIAMOND_SWORD", Amount: 1, DisplayName: "§bMiecz",
 		Lore: []string{"Łódź"}, Enchantments: []Enchantment{{Key: "sharpness", Level: 5}}})
-	seller := &playerRecord{id: uuid.New(), name: "Alice"}
-	buyer := &playerRecord{id: uuid.New(), name: "Bob"}
-	l := &listingRecord{id: 42, price: 12_345, created: 1_790_000_000_000, expires: 1_790_600_000_000, it: sword}
-	t := &transactionRecord{id: uuid.New(), listing: 42, price: 12_345, fee: 617, net: 11_728, it: sword,
-		state: uint8(stateIndex(StateCompleted)), tl: timeline{{state: 0, at: 1_790_000_000_000}, {state: uint8(stateIndex(StateCompleted)), at: 1_790_000_000_001}}}
-	f.Add(string(KindListingCreated), listingCreatedBody(l, seller, 3, item{}, 100))
-	f.Add(string(KindListingRemoved), listingRemovedBody(l, seller, "admin-removed", destination{slot: -1, mail: uuid.New()}))
-	f.Add(string(KindTransactionCompleted), transactionBody(t, buyer, seller, t.tl, "", false, &destination{slot: 4}, nil))
-	f.Add(string(KindTransactionStep), transactionBody(t, buyer, seller, t.tl, "INJECTED:SELLER_PAID", true, nil, l))
-	f.Add(string(KindMailClaimed), mailClaimedBody(buyer.id, []mailMove{{mail: uuid.New(), slot: 2}}))
-	f.Add(string(KindListingCreated), []byte{eventBodyVersion})
+	seller, buyer := uuid.New(), uuid.New()
+	l := &record.Listing{ID: 42, Seller: seller, Price: 12_345, Created: 1_790_000_000_000, Expires: 1_790_600_000_000, Item: sword}
+	completed := uint8(stateIndex(StateCompleted))
+	tx := record.Transaction{Listing: 42, Buyer: buyer, Seller: seller, Price: 12_345, Fee: 617, Net: 11_728, Item: sword,
+		Timeline: record.Timeline{{State: 0, At: 1_790_000_000_000}, {State: completed, At: 1_790_000_000_001}}}
+	stepped := tx
+	stepped.ErrCode, stepped.ToMailbox = "INJECTED:SELLER_PAID", true
+	f.Add(string(KindListingCreated), record.EncodeListingCreated(nil, &record.ListingCreated{Listing: *l, SellerName: "Alice", Slot: 3, Fee: 100}))
+	f.Add(string(KindListingRemoved), record.EncodeListingRemoved(nil, &record.ListingRemoved{Listing: *l, SellerName: "Alice",
+		Reason: "admin-removed", To: record.Destination{Slot: -1, Mail: uuid.New()}}))
+	f.Add(string(KindTransactionCompleted), record.EncodeTransactionEntry(nil, &record.TransactionEntry{ID: uuid.New(), Transaction: tx,
+		BuyerName: "Bob", SellerName: "Alice", To: &record.Destination{Slot: 4}}))
+	f.Add(string(KindTransactionStep), record.EncodeTransactionEntry(nil, &record.TransactionEntry{ID: uuid.New(), Transaction: stepped,
+		BuyerName: "Bob", SellerName: "Alice", Restored: l}))
+	f.Add(string(KindMailClaimed), record.EncodeMailClaimed(nil, &record.MailClaimed{Player: buyer, Moves: []record.MailMove{{Mail: uuid.New(), Slot: 2}}}))
+	f.Add(string(KindListingCreated), []byte{record.EntryVersion})
 	f.Fuzz(func(t *testing.T, kind string, body []byte) {
 		row := EventRow{Seq: 7, Kind: EventKind(kind), At: 1_790_000_000_000, Body: body}
 		ev, err := decodeEvent(row)
@@ -293,48 +203,27 @@ func checkDecodedListing(t *testing.T, l Listing) {
 	}
 }
 
-// FuzzDecodeExtra checks that a player's data blob from the store never
-// panics the decoder, and that what it accepts encodes back to the same
-// bytes (nothing is lost or invented on the next write).
-func FuzzDecodeExtra(f *testing.F) {
-	x := &playerExtra{favorites: []uint32{3, 9}, readAt: 1_700_000_000_000,
-		alerts: []alertRecord{{id: uuid.New(), query: "miecz łódź", maxUnit: 250, created: 5}},
-		hits:   []alertHit{{alert: uuid.New(), listing: 7, at: 9, price: 1200, amount: 16, material: "DIAMOND"}}}
-	f.Add(encodeExtra(x, nil))
-	f.Add([]byte{})
-	f.Add([]byte{extraVersion, 0, 0, 0, 0})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		x, err := decodeExtra(b)
-		if err != nil || x == nil {
-			return
-		}
-		if again := encodeExtra(x, nil); !bytes.Equal(again, b) {
-			t.Fatalf("decoded %x, encoded back as %x", b, again)
-		}
-	})
-}
-
 // FuzzAlertQuery checks that any alert text is either refused or matches a
 // listing made of its own words (an alert must be able to fire).
 func FuzzAlertQuery(f *testing.F) {
 	for _, q := range []string{"diamond", "miecz łódź", "#5", "", "§b", "a b c", strings.Repeat("x", 30)} {
 		f.Add(q)
 	}
-	diamond, _ := materialID("DIAMOND")
+	diamond, _ := catalog.MaterialID("DIAMOND")
 	f.Fuzz(func(t *testing.T, q string) {
-		pq := parseQueryText(q)
-		if len(pq.words) == 0 || len(pq.ids) > 0 || pq.bad || len(q) > MaxAlertQueryBytes || !utf8.ValidString(q) {
+		pq := search.ParseText(q)
+		if len(pq.Words) == 0 || len(pq.IDs) > 0 || pq.Bad || len(q) > MaxAlertQueryBytes || !utf8.ValidString(q) {
 			return
 		}
-		a := &alertRecord{query: q, maxUnit: 1, words: pq.words}
-		var ai alertIndex
-		ai.add(1, a)
-		it := item{mat: diamond, amount: 1, x: &itemExtra{name: strings.Join(pq.words, " ")}}
-		if got := ai.fired(it, 1, 2, "Someone"); len(got) != 1 {
-			t.Fatalf("alert %q did not fire for a listing named with its own words %q", q, pq.words)
+		a := &alertRecord{query: q, maxUnit: 1, words: pq.Words}
+		var ai search.Alerts[*alertRecord]
+		ai.Add(1, a, a.words, int64(a.maxUnit))
+		it := item.Item{Mat: diamond, Amount: 1, X: &item.Extra{Name: strings.Join(pq.Words, " ")}}
+		if got := ai.Fired(it, 1, 2, "Someone"); len(got) != 1 {
+			t.Fatalf("alert %q did not fire for a listing named with its own words %q", q, pq.Words)
 		}
-		ai.remove(1, a)
-		if len(ai.byWord) != 0 {
+		ai.Remove(a, a.words)
+		if ai.Len() != 0 {
 			t.Fatalf("alert %q left the index non-empty", q)
 		}
 	})

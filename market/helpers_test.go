@@ -250,3 +250,22 @@ func newBulk(t testing.TB, st market.Store) *market.Bulk {
 	must(t, err)
 	return b
 }
+
+// openLoaded starts a service on a store a bulk load filled, at t0.
+func openLoaded(t *testing.T, st market.Store) *market.Service {
+	t.Helper()
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(t0)})
+	svc.BindMainThread()
+	must(t, svc.Enable())
+	must(t, svc.WaitHistory())
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+func states(tx market.Transaction) []market.State {
+	var out []market.State
+	for _, s := range tx.Timeline {
+		out = append(out, s.State)
+	}
+	return out
+}

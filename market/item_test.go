@@ -2,10 +2,15 @@ package market
 
 import (
 	"bytes"
+	"fmt"
+	"sync"
 	"testing"
 	"unsafe"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // Blobs written by the build before the generated catalogue (version 1):
@@ -18,62 +23,65 @@ const (
 
 func TestOldBlobsStillDecode(t *testing.T) {
 	for _, blob := range []string{oldAxeBlob, oldPotBlob} {
-		it, err := decodeItem([]byte(blob))
+		it, err := item.Decode([]byte(blob))
 		if err != nil {
 			t.Fatalf("%q: %v", blob, err)
 		}
-		if got := encodeItem(nil, it); string(got) != blob {
+		if got := item.Encode(nil, it); string(got) != blob {
 			t.Errorf("re-encoded as %q, want the same bytes %q", got, blob)
 		}
 	}
-	axe, _ := decodeItem([]byte(oldAxeBlob))
-	s := axe.stack()
+	axe, _ := item.Decode([]byte(oldAxeBlob))
+	s := stackOf(axe)
 	if s.Material != "NETHERITE_AXE" || s.DisplayName != "§6Topór" || len(s.Enchantments) != 2 ||
 		s.Enchantments[0] != (Enchantment{Key: "cleaving", Level: 3}) {
 		t.Errorf("axe %+v", s)
 	}
-	if e, _ := LookupEnchantment("cleaving"); e.Name != "Cleaving" || e.Combat {
+	if e, _ := catalog.LookupEnchantment("cleaving"); e.Name != "Cleaving" || e.Combat {
 		t.Errorf("cleaving, kept from an old blob: %+v", e)
 	}
 }
+
+// blobV1 and blobV2 are the item blob's versions (internal/item/codec.go).
+const blobV1, blobV2 = 1, 2
 
 func TestItemBlobVersions(t *testing.T) {
 	id := uuid.MustParse("0190a8e0-0000-7000-8000-000000000003")
 	tests := []struct {
 		name    string
-		it      func() item
+		it      func() item.Item
 		version byte
 	}{
-		{"catalogue item", func() item { return mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 64}) }, itemBlobV1},
-		{"namespaced, default stack", func() item { return mustItem(t, ItemStack{ID: id, Material: "nexo:blob_gem", Amount: 64}) }, itemBlobV1},
-		{"own max stack", func() item {
+		{"catalogue item", func() item.Item { return mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 64}) }, blobV1},
+		{"namespaced, default stack", func() item.Item { return mustItem(t, ItemStack{ID: id, Material: "nexo:blob_gem", Amount: 64}) }, blobV1},
+		{"own max stack", func() item.Item {
 			return mustItem(t, ItemStack{ID: id, Material: "DIAMOND_SWORD", Amount: 99, MaxStack: 99})
-		}, itemBlobV2},
-		{"own max stack equal to the material's", func() item {
+		}, blobV2},
+		{"own max stack equal to the material's", func() item.Item {
 			return mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 64, MaxStack: 64})
-		}, itemBlobV1},
-		{"long key", func() item {
+		}, blobV1},
+		{"long key", func() item.Item {
 			return mustItem(t, ItemStack{ID: id, Material: "pack:" + string(bytes.Repeat([]byte("k"), 70)), Amount: 1})
-		}, itemBlobV2},
-		{"original form", func() item {
+		}, blobV2},
+		{"original form", func() item.Item {
 			it := mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 1})
-			it.x = &itemExtra{original: original{format: originalBukkitYAML, data: "==: org.bukkit.inventory.ItemStack\nid: minecraft:diamond\ncount: 1\n"}}
+			it.X = &item.Extra{Original: item.Original{Format: item.OriginalBukkitYAML, Data: "==: org.bukkit.inventory.ItemStack\nid: minecraft:diamond\ncount: 1\n"}}
 			return it
-		}, itemBlobV2},
+		}, blobV2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			it := tt.it()
-			blob := encodeItem(nil, it)
+			blob := item.Encode(nil, it)
 			if blob[0] != tt.version {
 				t.Fatalf("version %d, want %d", blob[0], tt.version)
 			}
-			back, err := decodeItem(blob)
+			back, err := item.Decode(blob)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(encodeItem(nil, back), blob) || back.mat != it.mat || back.stackMax != it.stackMax ||
-				(back.x == nil) != (it.x == nil) || back.x != nil && back.x.original != it.x.original {
+			if !bytes.Equal(item.Encode(nil, back), blob) || back.Mat != it.Mat || back.StackMax != it.StackMax ||
+				(back.X == nil) != (it.X == nil) || back.X != nil && back.X.Original != it.X.Original {
 				t.Fatalf("round trip %+v -> %+v", it, back)
 			}
 		})
@@ -82,16 +90,16 @@ func TestItemBlobVersions(t *testing.T) {
 	// one kind (a listing of an imported item can be sold from its stack).
 	plain := mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 1, DisplayName: "x"})
 	withOriginal := plain
-	withOriginal.x = &itemExtra{name: "x", original: original{format: originalBukkitYAML, data: "id: minecraft:diamond\n"}}
-	if !plain.sameKind(withOriginal) {
+	withOriginal.X = &item.Extra{Name: "x", Original: item.Original{Format: item.OriginalBukkitYAML, Data: "id: minecraft:diamond\n"}}
+	if !plain.SameKind(withOriginal) {
 		t.Error("the original form changed the kind")
 	}
-	if other := mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 1, DisplayName: "x", MaxStack: 16}); plain.sameKind(other) {
+	if other := mustItem(t, ItemStack{ID: id, Material: "DIAMOND", Amount: 1, DisplayName: "x", MaxStack: 16}); plain.SameKind(other) {
 		t.Error("a different max stack size is the same kind")
 	}
 }
 
-func mustItem(t *testing.T, s ItemStack) item {
+func mustItem(t *testing.T, s ItemStack) item.Item {
 	t.Helper()
 	it, err := toItem(s)
 	if err != nil {
@@ -125,17 +133,17 @@ func TestDecodersRefuseNonCanonical(t *testing.T) {
 		"padded original format in version": v2("\x10\x00\x00\x00\x80\x00"),
 	}
 	for name, blob := range items {
-		if it, err := decodeItem([]byte(blob)); err == nil {
+		if it, err := item.Decode([]byte(blob)); err == nil {
 			t.Errorf("%s: decoded %+v", name, it)
 		}
 	}
 	// A valid v2 blob for contrast, so that the cases above fail for their
 	// own reason.
-	if _, err := decodeItem([]byte(v2("\x10\x00\x00\x00\x01\x01x"))); err != nil {
+	if _, err := item.Decode([]byte(v2("\x10\x00\x00\x00\x01\x01x"))); err != nil {
 		t.Fatalf("valid version 2 blob: %v", err)
 	}
 
-	diamond := encodeItem(nil, mustItem(t, ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 1}))
+	diamond := item.Encode(nil, mustItem(t, ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 1}))
 	entry := func(slot byte) []byte {
 		return append(append([]byte{slot}, byte(len(diamond))), diamond...)
 	}
@@ -146,45 +154,153 @@ func TestDecodersRefuseNonCanonical(t *testing.T) {
 		"padded length":      append([]byte{1, byte(len(diamond)) | 0x80, 0}, diamond...),
 	}
 	for name, blob := range inventories {
-		if _, err := decodeInventory(blob); err == nil {
+		if _, err := item.DecodeInventory(blob); err == nil {
 			t.Errorf("inventory, %s: decoded", name)
 		}
 	}
-	if inv, err := decodeInventory(append(entry(1), entry(3)...)); err != nil || inv[1].mat == 0 || inv[3].mat == 0 {
+	if inv, err := item.DecodeInventory(append(entry(1), entry(3)...)); err != nil || inv[1].Mat == 0 || inv[3].Mat == 0 {
 		t.Fatalf("valid inventory: %v", err)
-	}
-
-	for name, blob := range map[string]string{
-		"padded time": "\x00\x80\x00",
-		"bad state":   "\x09\x00",
-		"cut short":   "\x00",
-	} {
-		if _, err := decodeTimeline([]byte(blob)); err == nil {
-			t.Errorf("timeline, %s: decoded", name)
-		}
-	}
-
-	seller := uuid.New()
-	good := encodeListing(nil, seller, &listingRecord{price: 100, created: 1, expires: 2, it: mustItem(t, ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 1})})
-	var r listingRecord
-	if _, err := decodeListing(good, &r); err != nil {
-		t.Fatalf("valid listing: %v", err)
-	}
-	flagAt := 1 + 16 + 4 // version, seller, price (2 bytes), created and expires (1 each)
-	reservedNil := append(append(append([]byte{}, good[:flagAt]...), 1), make([]byte, 16)...)
-	reservedNil = append(reservedNil, good[flagAt+1:]...)
-	paddedPrice := append(append(append([]byte{}, good[:17]...), 0xc8|0x80, 0x81, 0x00), good[19:]...)
-	for name, blob := range map[string][]byte{"reserved by the nil id": reservedNil, "padded price": paddedPrice} {
-		if _, err := decodeListing(blob, &r); err == nil {
-			t.Errorf("listing, %s: decoded", name)
-		}
 	}
 }
 
 // TestItemStaysSmall guards the memory budget of a million listings: the
 // per-item max stack size must live in the padding of the hot part.
 func TestItemStaysSmall(t *testing.T) {
-	if size := unsafe.Sizeof(item{}); size != 32 {
+	if size := unsafe.Sizeof(item.Item{}); size != 32 {
 		t.Fatalf("item is %d bytes, want 32", size)
+	}
+}
+
+// TestUnknownMaterialKept is the point of the runtime table: an item of a
+// newer game version or another namespace is accepted, filed under OTHER,
+// named from its key, and stacks as the item says.
+func TestUnknownMaterialKept(t *testing.T) {
+	it, err := toItem(ItemStack{ID: uuid.New(), Material: "Nexo:Ruby_Sword_Test", Amount: 1, MaxStack: 1,
+		Enchantments: []Enchantment{{Key: "nexo:lifesteal_test", Level: 3}, {Key: "sharpness", Level: 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := catalog.Material(it.Mat)
+	if int(it.Mat) <= len(catalog.Materials()) || info.Key != "nexo:ruby_sword_test" || info.Name != "Ruby Sword Test" ||
+		info.MaxStack != 64 || info.BasePrice != 0 || it.MaxStack() != 1 {
+		t.Fatalf("material %d %+v, item max stack %d", it.Mat, info, it.MaxStack())
+	}
+	if got := it.Categories(); got != catalog.CategorySet(1)<<catalog.CategoryAll {
+		// sharpness is combat, which takes OTHER away, as for any material
+		t.Errorf("with sharpness: %v", got.List())
+	}
+	if got := catalog.Categories(it.Mat, nil); got != catalog.CategorySet(1)<<catalog.CategoryAll|1<<catalog.CategoryOther {
+		t.Errorf("plain: %v", got.List())
+	}
+	s := stackOf(it)
+	if s.Material != "nexo:ruby_sword_test" || s.MaxStack != 1 || s.Enchantments[0].Key != "nexo:lifesteal_test" || s.Enchantments[1].Key != "sharpness" {
+		t.Errorf("stack %+v", s)
+	}
+	if e, ok := catalog.LookupEnchantment("NEXO:LIFESTEAL_TEST"); !ok || e.Name != "Lifesteal Test" || e.Combat || e.MaxLevel != catalog.MaxEnchantLevel {
+		t.Errorf("LookupEnchantment = %+v, %v", e, ok)
+	}
+	if m, ok := catalog.LookupMaterial(" nexo:ruby_sword_test "); !ok || m.Key != "nexo:ruby_sword_test" {
+		t.Errorf("LookupMaterial = %+v, %v", m, ok)
+	}
+	for _, m := range catalog.Materials() {
+		if m.Key == "nexo:ruby_sword_test" {
+			t.Error("Materials lists a runtime material")
+		}
+	}
+	// The same key in another form is the same material; a future vanilla
+	// item gets its upper-case name.
+	again, err := toItem(ItemStack{Material: "nexo:ruby_sword_test", Amount: 1})
+	if err != nil || again.Mat != it.Mat {
+		t.Errorf("second item: %d, %v; want %d", again.Mat, err, it.Mat)
+	}
+	future, err := toItem(ItemStack{Material: "minecraft:some_future_item_test", Amount: 64})
+	if err != nil || catalog.Material(future.Mat).Key != "SOME_FUTURE_ITEM_TEST" {
+		t.Errorf("future item %+v, %v", catalog.Material(future.Mat), err)
+	}
+	sword, _ := toItem(ItemStack{Material: "minecraft:diamond_sword", Amount: 1})
+	if id, _ := catalog.MaterialID("DIAMOND_SWORD"); sword.Mat != id {
+		t.Errorf("minecraft:diamond_sword is material %d, DIAMOND_SWORD %d", sword.Mat, id)
+	}
+	// A refused item teaches the market nothing.
+	if _, err := toItem(ItemStack{Material: "nexo:never_kept", Amount: 1, DisplayName: "\xff"}); err == nil {
+		t.Fatal("bad display name accepted")
+	}
+	if _, ok := catalog.MaterialID("nexo:never_kept"); ok {
+		t.Error("a refused item's material was kept")
+	}
+}
+
+// TestRuntimeTablesRace adds materials and enchantments from several
+// goroutines while others read the tables the way listings' readers do. Run
+// with -race: readers take no lock.
+func TestRuntimeTablesRace(t *testing.T) {
+	const writers, readers, keys = 4, 4, 200
+	ids := make([][keys]uint16, writers)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range keys {
+				// Every writer adds the same keys, in a different order.
+				n := (k + w*keys/writers) % keys
+				it, err := toItem(ItemStack{Material: fmt.Sprintf("race:item_%d", n), Amount: 1,
+					Enchantments: []Enchantment{{Key: fmt.Sprintf("race:ench_%d", n%50), Level: 1}}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				blob := item.Encode(nil, it)
+				back, err := item.Decode(blob)
+				if err != nil || back.Mat != it.Mat {
+					t.Errorf("decode: %v", err)
+					return
+				}
+				ids[w][n] = it.Mat
+			}
+		}()
+	}
+	var readerWG sync.WaitGroup
+	for range readers {
+		readerWG.Add(1)
+		go func() {
+			defer readerWG.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for n := 0; n < keys; n += 7 {
+					if m, ok := catalog.LookupMaterial(fmt.Sprintf("race:item_%d", n)); ok && m.Name == "" {
+						t.Error("a published material has no name")
+					}
+					if id, ok := catalog.MaterialID(fmt.Sprintf("race:item_%d", n)); ok {
+						_ = catalog.Categories(id, nil)
+						if catalog.Material(id).MaxStack != catalog.RuntimeMaterialStack {
+							t.Error("a published material is half written")
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	readerWG.Wait()
+	for w := 1; w < writers; w++ {
+		if ids[w] != ids[0] {
+			t.Fatalf("writers %d and 0 got different ids", w)
+		}
+	}
+}
+
+// TestStoredStatesAreTheStates: the record format stores a state as its
+// index in States() and refuses one past record.StateCount, so the two
+// must agree or a new state would be unreadable once stored.
+func TestStoredStatesAreTheStates(t *testing.T) {
+	if n := len(States()); n != record.StateCount {
+		t.Fatalf("States() has %d states, record.StateCount is %d", n, record.StateCount)
 	}
 }

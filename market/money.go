@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Money crosses the API as float64 prices and lives inside as integer cents:
@@ -70,16 +72,16 @@ func ParsePrice(s string, min, max Money) (Money, error) {
 		return 0, errf(CodeInvalidPrice, "price is empty")
 	}
 	if t[0] == '-' {
-		return 0, errf(CodeInvalidPrice, "price %q is negative; prices are %s to %s", truncateForMsg(s), FormatMoney(min), FormatMoney(max))
+		return 0, errf(CodeInvalidPrice, "price %q is negative; prices are %s to %s", playertext.Excerpt(s), FormatMoney(min), FormatMoney(max))
 	}
 	for _, r := range t {
 		if (r < '0' || r > '9') && r != '.' {
-			return 0, errf(CodeInvalidPrice, "price %q is not a number", truncateForMsg(s))
+			return 0, errf(CodeInvalidPrice, "price %q is not a number", playertext.Excerpt(s))
 		}
 	}
 	p, err := strconv.ParseFloat(t, 64)
 	if err != nil {
-		return 0, errf(CodeInvalidPrice, "price %q is not a number", truncateForMsg(s))
+		return 0, errf(CodeInvalidPrice, "price %q is not a number", playertext.Excerpt(s))
 	}
 	return PriceToMoney(p, min, max)
 }

@@ -1,10 +1,13 @@
 package market
 
 import (
-	"encoding/binary"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // NewPlayer is a player joining the embedded world (AddPlayer): who they
@@ -57,7 +60,7 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 	if len(n.Items) > InventorySize {
 		return Player{}, errf(CodeInvalidPlayer, "%d items do not fit in %d inventory slots", len(n.Items), InventorySize)
 	}
-	var inv inventory
+	var inv item.Inventory
 	for i, stack := range n.Items {
 		if stack.Material == "" && stack.Amount == 0 {
 			continue // an empty slot
@@ -70,17 +73,18 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 			return Player{}, errf(CodeInvalidItem, "item %d: %v", i+1, err)
 		}
 		inv[i] = it
-		brought.ItemsIn += int64(it.amount)
+		brought.ItemsIn += int64(it.Amount)
 	}
 	row := PlayerRow{ID: n.ID, Name: n.Name, Perms: strings.Join(n.Permissions, ","), Balance: balance,
-		Inventory: encodeInventory(nil, &inv)}
+		Inventory: item.EncodeInventory(nil, &inv)}
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpAddPlayer, Player: &row})
 	if brought != (Issuance{}) {
 		b.add(Op{Kind: OpIssuance, Meta: MetaRow{Issuance: brought}})
 	}
-	b.log(EventRow{Kind: KindPlayerAdded, At: s.nowMs(), Body: playerAddedBody(&row)})
+	b.log(EventRow{Kind: KindPlayerAdded, At: s.nowMs(), Body: record.EncodePlayerAdded(nil, &record.PlayerAdded{
+		ID: row.ID, Name: row.Name, Perms: row.Perms, Balance: int64(row.Balance), Inventory: row.Inventory})})
 	if err := s.commit(b); err != nil {
 		return Player{}, err
 	}
@@ -109,7 +113,7 @@ func (s *Service) nameHolder(name string) *playerRecord {
 func validPermissions(perms []string) error {
 	for _, perm := range perms {
 		if perm == "" || strings.ContainsAny(perm, ", \t\n") {
-			return errf(CodeInvalidPlayer, "permission %q must be one word without commas", truncateForMsg(perm))
+			return errf(CodeInvalidPlayer, "permission %q must be one word without commas", playertext.Excerpt(perm))
 		}
 	}
 	return nil
@@ -160,7 +164,8 @@ func (s *Service) Join(id uuid.UUID, name string, perms []string) (Player, bool,
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpPlayerProfile, Int: p.version, Player: &row})
-	b.log(EventRow{Kind: KindPlayerChanged, At: s.nowMs(), Body: playerChangedBody(&row)})
+	b.log(EventRow{Kind: KindPlayerChanged, At: s.nowMs(), Body: record.EncodePlayerChanged(nil, &record.PlayerChanged{
+		ID: row.ID, Name: row.Name, Perms: row.Perms})})
 	if err := s.commit(b); err != nil {
 		return Player{}, false, err
 	}
@@ -176,51 +181,105 @@ func (s *Service) setProfileLocked(p *playerRecord, name string, perms []string)
 		return
 	}
 	var mine []*listingRecord
-	if ids := s.ix.sellers[p.idx]; ids != nil {
+	if ids := s.ix.Seller(p.idx); ids != nil {
 		for it := ids.Iterator(); it.HasNext(); {
-			mine = append(mine, s.listings.get(it.Next()))
+			mine = append(mine, s.listings.Get(it.Next()))
 		}
 	}
 	for _, r := range mine { // out of the index under the old name's words…
-		s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
-		s.ix.remove(r, s.tokenScratch)
+		e := r.entry()
+		s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
+		s.ix.Remove(e, s.tokenScratch)
 	}
 	p.name = name
-	delete(s.ix.sellerToks, p.idx)
+	s.ix.ForgetSeller(p.idx)
 	for _, r := range mine { // …and in under the new one's
-		s.tokenScratch = s.ix.tokenIDs(s.tokenScratch, r, p.name)
-		s.ix.add(r, s.tokenScratch)
+		e := r.entry()
+		s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
+		s.ix.Add(e, s.tokenScratch)
 	}
-}
-
-// playerChangedBody records a profile change: the player's new name and
-// permissions.
-func playerChangedBody(p *PlayerRow) []byte {
-	b := []byte{eventBodyVersion}
-	b = append(b, p.ID[:]...)
-	b = appendStr(b, p.Name)
-	return appendStr(b, p.Perms)
 }
 
 // validPlayerName holds a name to the game's rules for player names.
 func validPlayerName(name string) error {
 	if len(name) < 3 || len(name) > 16 {
-		return errf(CodeInvalidPlayer, "a player name has 3 to 16 characters, %q has %d", truncateForMsg(name), len([]rune(name)))
+		return errf(CodeInvalidPlayer, "a player name has 3 to 16 characters, %q has %d", playertext.Excerpt(name), len([]rune(name)))
 	}
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
-			return errf(CodeInvalidPlayer, "a player name has only letters a–z, digits and underscores; %q has %q", truncateForMsg(name), r)
+			return errf(CodeInvalidPlayer, "a player name has only letters a–z, digits and underscores; %q has %q", playertext.Excerpt(name), r)
 		}
 	}
 	return nil
 }
 
-// playerAddedBody records a join: the player's row as it was inserted.
-func playerAddedBody(p *PlayerRow) []byte {
-	b := []byte{eventBodyVersion}
-	b = append(b, p.ID[:]...)
-	b = appendStr(b, p.Name)
-	b = appendStr(b, p.Perms)
-	b = binary.AppendVarint(b, int64(p.Balance))
-	return appendStr(b, string(p.Inventory))
+// Players returns every player of the world, in load order.
+func (s *Service) Players() ([]Player, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Player, len(s.players))
+	for i, p := range s.players {
+		out[i] = p.public()
+	}
+	return out, nil
+}
+
+// GetPlayer returns a snapshot of a player's state.
+func (s *Service) GetPlayer(id uuid.UUID) (PlayerState, error) {
+	if err := s.readGuard(); err != nil {
+		return PlayerState{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, err := s.player(id)
+	if err != nil {
+		return PlayerState{}, err
+	}
+	st := PlayerState{Player: p.public(), Balance: p.balance.Float()}
+	for i, it := range p.inv {
+		if it.Mat != 0 {
+			stack := stackOf(it)
+			st.Inventory[i] = &stack
+		}
+	}
+	for _, m := range p.mail {
+		st.Mailbox = append(st.Mailbox, MailboxEntry{ID: m.id, Item: stackOf(m.it), Reason: m.reason,
+			CreatedAt: time.UnixMilli(m.created).UTC(), PreviousPrice: m.prev.Float()})
+	}
+	return st, nil
+}
+
+func (s *Service) actor(p Player) (*playerRecord, error) { return s.player(p.ID) }
+
+// player is the record of player id, or the UNKNOWN_PLAYER error every
+// operation gives for an id the world does not have. A read calls it under
+// s.mu's read lock; the main thread may call it without.
+func (s *Service) player(id uuid.UUID) (*playerRecord, error) {
+	if p := s.playerByID[id]; p != nil {
+		return p, nil
+	}
+	return nil, errf(CodeUnknownPlayer, "player %s does not exist", id)
+}
+
+// PlayerByName finds a player by exact, then case-insensitive, name.
+func (s *Service) PlayerByName(name string) (Player, error) {
+	if err := s.readGuard(); err != nil {
+		return Player{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, p := range s.players {
+		if p.name == name {
+			return p.public(), nil
+		}
+	}
+	for _, p := range s.players {
+		if strings.EqualFold(p.name, name) {
+			return p.public(), nil
+		}
+	}
+	return Player{}, errf(CodeUnknownPlayer, "no player is called %q", playertext.Excerpt(name))
 }

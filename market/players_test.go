@@ -111,3 +111,80 @@ func TestAddPlayerGuards(t *testing.T) {
 		t.Fatalf("from another goroutine: %v", err)
 	}
 }
+
+// TestJoin: the game's join adds a new player, renames or re-ranks a known
+// one (and finds their listings by the new name only), and writes nothing
+// when nothing changed.
+func TestJoin(t *testing.T) {
+	w := newWorld(t)
+	newcomer := uuid.MustParse("0b6c3f47-5d1e-4c1a-9a43-2a0e7d7e1f11")
+	p, isNew, err := w.svc.Join(newcomer, "Zosia_K", []string{"market.use"})
+	must(t, err)
+	if !isNew || p.ID != newcomer || p.Name != "Zosia_K" || !p.HasPermission("market.use") {
+		t.Fatalf("joined %+v (new %v)", p, isNew)
+	}
+	st, err := w.svc.GetPlayer(newcomer)
+	must(t, err)
+	if st.Balance != 0 || st.Inventory != [market.InventorySize]*market.ItemStack{} {
+		t.Fatalf("a newcomer brings nothing: %+v", st)
+	}
+
+	l := w.sell(w.alice, 0, 10)
+	version := w.svc.Version()
+	if _, isNew, err := w.svc.Join(w.alice.ID, "Alice", nil); err != nil || isNew || w.svc.Version() != version {
+		t.Fatalf("an unchanged join: new %v, %v, version %d → %d", isNew, err, version, w.svc.Version())
+	}
+	renamed, isNew, err := w.svc.Join(w.alice.ID, "Alicja", []string{"vip"})
+	must(t, err)
+	if isNew || renamed.Name != "Alicja" || !renamed.HasPermission("vip") {
+		t.Fatalf("renamed %+v", renamed)
+	}
+	found := func(text string) int {
+		t.Helper()
+		page, err := w.svc.Query(market.Query{Text: text})
+		must(t, err)
+		return len(page.Listings)
+	}
+	check := func(when string) {
+		t.Helper()
+		if found("alicja") != 1 || found("alice") != 0 {
+			t.Fatalf("%s: %d listings found by the new name, %d by the old", when, found("alicja"), found("alice"))
+		}
+		got, err := w.svc.GetListing(l.ID)
+		must(t, err)
+		if got.SellerName != "Alicja" {
+			t.Fatalf("%s: the listing's seller is %q", when, got.SellerName)
+		}
+		if p, err := w.svc.PlayerByName("alicja"); err != nil || p.ID != w.alice.ID || !p.HasPermission("vip") {
+			t.Fatalf("%s: by name %+v, %v", when, p, err)
+		}
+	}
+	check("live")
+	w.reopen()
+	check("after a restart")
+
+	for _, c := range []struct {
+		name  string
+		id    uuid.UUID
+		pname string
+		perms []string
+		code  market.Code
+		msg   string
+	}{
+		{"nil id", uuid.Nil, "Nobody", nil, market.CodeInvalidPlayer, "a joining player needs their game id, not the nil UUID"},
+		{"another's name", w.alice.ID, "BOB", nil, market.CodePlayerExists, "the name Bob belongs to player " + w.bob.ID.String() + "; they join under their new name first"},
+		{"bad name", w.alice.ID, "A l", nil, market.CodeInvalidPlayer, `a player name has only letters a–z, digits and underscores; "A l" has ' '`},
+		{"bad permission", w.alice.ID, "Alicja", []string{"a b"}, market.CodeInvalidPlayer, `permission "a b" must be one word without commas`},
+		{"new player, taken name", uid(77), "alicja", nil, market.CodePlayerExists, "a player called Alicja exists"},
+	} {
+		version := w.svc.Version()
+		_, _, err := w.svc.Join(c.id, c.pname, c.perms)
+		var me *market.Error
+		if !errors.As(err, &me) || me.Code != c.code || me.Msg != c.msg {
+			t.Errorf("%s: got %v, want %s %q", c.name, err, c.code, c.msg)
+		}
+		if w.svc.Version() != version {
+			t.Errorf("%s: a refused join changed the log", c.name)
+		}
+	}
+}

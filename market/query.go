@@ -1,13 +1,15 @@
 package market
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/search"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // SortMode orders query results.
@@ -43,9 +45,9 @@ const MaxQueryTextBytes = 1024
 
 // Query selects, orders and pages listings.
 type Query struct {
-	Text     string    // search text; empty = everything
-	Category Category  // CategoryAll = no filter
-	Seller   uuid.UUID // uuid.Nil = any seller
+	Text     string           // search text; empty = everything
+	Category catalog.Category // CategoryAll = no filter
+	Seller   uuid.UUID        // uuid.Nil = any seller
 	Sort     SortMode
 	Offset   int
 	Limit    int // 0 = 200; negative = all
@@ -98,45 +100,6 @@ type Page struct {
 	Version uint64
 }
 
-// parsedQuery is the query text split into words and #id terms. Colour
-// codes are stripped first, as the original plugin does: "§b" is no text.
-// A word that begins with a Polish form of an item word is looked up as
-// that form ("diamentowy" as "diament"; see polishForms).
-type parsedQuery struct {
-	words []string
-	ids   []uint32
-	bad   bool // an #id term that can never match
-}
-
-func parseQueryText(text string) parsedQuery {
-	var pq parsedQuery
-	for _, f := range strings.Fields(StripColors(text)) {
-		if len(f) > 1 && f[0] == '#' {
-			n, err := strconv.ParseUint(f[1:], 10, 32)
-			if err == nil {
-				if n == 0 {
-					pq.bad = true
-				}
-				pq.ids = append(pq.ids, uint32(n))
-				continue
-			}
-		}
-		n := len(pq.words)
-		pq.words = appendTokens(pq.words, f)
-		for i := n; i < len(pq.words); i++ {
-			pq.words[i] = polishStem(pq.words[i])
-		}
-	}
-	if len(pq.words) == 0 && len(pq.ids) == 0 && strings.TrimSpace(text) != "" {
-		// Text that says something but leaves no word to look for (colour
-		// codes alone, punctuation) matches nothing, not everything.
-		pq.bad = true
-	}
-	slices.Sort(pq.words)
-	pq.words = slices.Compact(pq.words)
-	return pq
-}
-
 // SearchTerms is search text as Query reads it: the folded words every
 // match contains (sorted, each once; a Polish word of an item as its form,
 // "diamentowy" as "diament") and the "#<id>" terms; NoMatch is set when the
@@ -150,9 +113,9 @@ type SearchTerms struct {
 // ParseSearch splits search text exactly as Query does, for whoever must
 // answer with the same semantics (the comparison suite's contenders).
 func ParseSearch(text string) SearchTerms {
-	pq := parseQueryText(text)
-	t := SearchTerms{Words: pq.words, NoMatch: pq.bad}
-	for _, id := range pq.ids {
+	pq := search.ParseText(text)
+	t := SearchTerms{Words: pq.Words, NoMatch: pq.Bad}
+	for _, id := range pq.IDs {
 		t.IDs = append(t.IDs, int(id))
 	}
 	return t
@@ -167,7 +130,7 @@ func (s *Service) Query(q Query) (Page, error) {
 	if len(q.Text) > MaxQueryTextBytes {
 		return Page{}, errf(CodeInvalidQuery, "search text is %d bytes; at most %d allowed", len(q.Text), MaxQueryTextBytes)
 	}
-	if int(q.Category) >= categoryCount {
+	if int(q.Category) >= catalog.NumCategories {
 		return Page{}, errf(CodeInvalidQuery, "unknown category %d", q.Category)
 	}
 	if int(q.Sort) >= len(sortNames) {
@@ -181,17 +144,17 @@ func (s *Service) Query(q Query) (Page, error) {
 	}
 	var mat uint16
 	if q.Material != "" {
-		id, ok := materialID(strings.TrimSpace(q.Material))
+		id, ok := catalog.MaterialID(strings.TrimSpace(q.Material))
 		if !ok {
-			return Page{}, errf(CodeInvalidQuery, "unknown material %q", truncateForMsg(q.Material))
+			return Page{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(q.Material))
 		}
 		mat = id
 	}
 	if q.MinPrice < 0 || q.MaxPrice < 0 || (q.MaxPrice > 0 && q.MinPrice > q.MaxPrice) {
 		return Page{}, errf(CodeInvalidQuery, "price range %s..%s is empty", FormatMoney(q.MinPrice), FormatMoney(q.MaxPrice))
 	}
-	if q.MinAmount < 0 || q.MaxAmount < 0 || q.MinAmount > MaxItemStack || (q.MaxAmount > 0 && q.MinAmount > q.MaxAmount) {
-		return Page{}, errf(CodeInvalidQuery, "amount range %d..%d is empty (amounts are 1..%d)", q.MinAmount, q.MaxAmount, MaxItemStack)
+	if q.MinAmount < 0 || q.MaxAmount < 0 || q.MinAmount > catalog.MaxItemStack || (q.MaxAmount > 0 && q.MinAmount > q.MaxAmount) {
+		return Page{}, errf(CodeInvalidQuery, "amount range %d..%d is empty (amounts are 1..%d)", q.MinAmount, q.MaxAmount, catalog.MaxItemStack)
 	}
 	if a := q.After; a != nil {
 		switch {
@@ -203,7 +166,7 @@ func (s *Service) Query(q Query) (Page, error) {
 			return Page{}, errf(CodeInvalidQuery, "listing id %d of the position is out of range", a.ID)
 		}
 	}
-	pq := parseQueryText(q.Text)
+	pq := search.ParseText(q.Text)
 
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -228,48 +191,61 @@ func (s *Service) Query(q Query) (Page, error) {
 	}
 	// One more than asked tells whether a next page exists.
 	var ids []uint32
+	by, desc := sortOrder(q.Sort, q.Reverse)
 	if limit > 0 {
-		ids = s.pageLocked(res, q.Sort, q.Reverse, q.After, q.Offset, limit+1)
+		var after *search.Key
+		if q.After != nil {
+			after = &search.Key{K: q.After.Key, ID: uint32(q.After.ID)}
+		}
+		key := func(id uint32) int64 { return s.listings.Get(id).entry().Key(by) }
+		ids = s.ix.Page(res, by, desc, after, q.Offset, limit+1, key)
 	}
 	more := len(ids) > limit
 	ids = ids[:min(len(ids), limit)]
 	out := make([]Listing, len(ids))
 	for i, id := range ids {
-		out[i] = s.listingOf(s.listings.get(id))
+		out[i] = s.listingOf(s.listings.Get(id))
 	}
 	page := Page{Query: q, Listings: out, Total: total, Took: time.Since(start), Version: s.log.head}
 	if more && len(ids) > 0 {
-		last := s.listings.get(ids[len(ids)-1])
-		page.Next = &Cursor{Sort: q.Sort, Key: sortKeyOf(last, q.Sort), ID: int(last.id)}
+		last := s.listings.Get(ids[len(ids)-1])
+		page.Next = &Cursor{Sort: q.Sort, Key: last.entry().Key(by), ID: int(last.id)}
 	}
 	return page, nil
 }
 
-// sortKeyOf is r's key in the order of mode (0 for newest and oldest, which
-// are id order).
-func sortKeyOf(r *listingRecord, mode SortMode) int64 {
-	keys := r.sortKeys()
+// sortOrder is the index's order for mode, and whether a page reads it
+// descending.
+func sortOrder(mode SortMode, reverse bool) (by search.By, desc bool) {
 	switch mode {
-	case SortCheapest, SortExpensive:
-		return keys[0].k
+	case SortNewest:
+		by, desc = search.ByID, true
+	case SortOldest:
+		by = search.ByID
+	case SortCheapest:
+		by = search.ByPrice
+	case SortExpensive:
+		by, desc = search.ByPrice, true
 	case SortUnitPrice:
-		return keys[1].k
-	case SortAmount, SortLeastAmount:
-		return keys[2].k
+		by = search.ByUnit
+	case SortAmount:
+		by, desc = search.ByAmount, true
+	default: // SortLeastAmount
+		by = search.ByAmount
 	}
-	return 0
+	return by, desc != reverse
 }
 
 // idLookupLocked answers a query that is exactly one #id term with no
 // other words or filters: one page-table lookup instead of the bitmap
 // pipeline. ok is false for any other query.
-func (s *Service) idLookupLocked(pq parsedQuery, q Query, nowMs int64) (Page, bool) {
-	if len(pq.ids) != 1 || len(pq.words) != 0 || pq.bad || q.Category != CategoryAll || q.Seller != uuid.Nil ||
+func (s *Service) idLookupLocked(pq search.Terms, q Query, nowMs int64) (Page, bool) {
+	if len(pq.IDs) != 1 || len(pq.Words) != 0 || pq.Bad || q.Category != catalog.CategoryAll || q.Seller != uuid.Nil ||
 		q.Material != "" || q.MinPrice != 0 || q.MaxPrice != 0 || q.MinAmount != 0 || q.MaxAmount != 0 || q.After != nil {
 		return Page{}, false
 	}
 	page := Page{Query: q}
-	r := s.listings.get(pq.ids[0])
+	r := s.listings.Get(pq.IDs[0])
 	if r == nil || !r.live(nowMs) {
 		return page, true
 	}
@@ -281,291 +257,20 @@ func (s *Service) idLookupLocked(pq parsedQuery, q Query, nowMs int64) (Page, bo
 }
 
 // matchLocked returns the bitmap of live listings matching pq and q's
-// filters. The result is owned by the caller.
-func (s *Service) matchLocked(pq parsedQuery, q Query, mat uint16, nowMs int64) *roaring.Bitmap {
-	ix := s.ix
-	if pq.bad {
-		return roaring.New()
-	}
-	// Collect every constraint as a bitmap, then intersect smallest first.
-	var parts []*roaring.Bitmap
-	if len(pq.ids) > 0 {
-		b := roaring.New()
-		b.Add(pq.ids[0])
-		for _, id := range pq.ids[1:] {
-			if id != pq.ids[0] {
-				return roaring.New() // two different exact ids never match one listing
-			}
-		}
-		parts = append(parts, b)
-	}
-	for _, w := range pq.words {
-		parts = append(parts, ix.wordBitmap(w))
-	}
-	if q.Category != CategoryAll {
-		parts = append(parts, ix.cats[q.Category])
-	}
+// filters (mat: the material's id, when q names one). The result is owned
+// by the caller.
+func (s *Service) matchLocked(pq search.Terms, q Query, mat uint16, nowMs int64) *roaring.Bitmap {
+	f := search.Filter{Category: q.Category, Seller: search.AnySeller, Material: search.AnyMaterial,
+		MinPrice: int64(q.MinPrice), MaxPrice: int64(q.MaxPrice), MinAmount: int64(q.MinAmount), MaxAmount: int64(q.MaxAmount)}
 	if q.Seller != uuid.Nil {
 		p := s.playerByID[q.Seller]
-		if p == nil || ix.sellers[p.idx] == nil {
+		if p == nil {
 			return roaring.New()
 		}
-		parts = append(parts, ix.sellers[p.idx])
+		f.Seller = p.idx
 	}
 	if q.Material != "" {
-		mb := ix.byMaterial[mat]
-		if mb == nil {
-			return roaring.New()
-		}
-		parts = append(parts, mb)
+		f.Material = int32(mat)
 	}
-	if q.MinPrice > 0 || q.MaxPrice > 0 {
-		parts = append(parts, ix.byPrice.between(int64(q.MinPrice), int64(q.MaxPrice)))
-	}
-	if q.MinAmount > 0 || q.MaxAmount > 0 {
-		parts = append(parts, ix.byAmount.between(int64(q.MinAmount), int64(q.MaxAmount)))
-	}
-	var res *roaring.Bitmap
-	if len(parts) == 0 {
-		res = ix.active.Clone()
-	} else {
-		slices.SortFunc(parts, func(a, b *roaring.Bitmap) int {
-			return int(a.GetCardinality()) - int(b.GetCardinality())
-		})
-		res = parts[0].Clone()
-		for _, p := range parts[1:] {
-			if res.IsEmpty() {
-				break
-			}
-			res.And(p)
-		}
-		res.And(ix.active)
-	}
-	// Drop listings past their expiry that the sweep has not removed yet.
-	ix.byExpiry.ascend(func(k sortKey) bool {
-		if k.k > nowMs {
-			return false
-		}
-		res.Remove(k.id)
-		return true
-	})
-	return res
-}
-
-// collectMax is the result size up to which a sorted page is built by
-// collecting and selecting, and shortWalk the budget of the first, bitmap
-// tested walk (see pageLocked). Variables only so that tests can drive every
-// path with small data.
-var (
-	collectMax = 16384
-	shortWalk  = 8192
-)
-
-// pageLocked returns limit ids of res in the given order, skipping offset.
-// res belongs to the caller's query and may be modified.
-func (s *Service) pageLocked(res *roaring.Bitmap, mode SortMode, reverse bool, after *Cursor, offset, limit int) []uint32 {
-	if limit <= 0 {
-		return nil
-	}
-	out := make([]uint32, 0, limit)
-	if reverse && (mode == SortNewest || mode == SortOldest) {
-		mode = SortNewest + SortOldest - mode
-	}
-	switch mode {
-	case SortNewest:
-		if after != nil {
-			res.RemoveRange(uint64(after.ID), 1<<32)
-		}
-		total := int(res.GetCardinality())
-		it := res.ReverseIterator()
-		// Skip offset quickly: start from the element of rank total-1-offset.
-		if offset > 0 {
-			x, err := res.Select(uint32(total - 1 - offset))
-			if err != nil {
-				return nil
-			}
-			// res is this query's own bitmap: cut it at x instead of seeking
-			// (roaring's reverse iterator cannot seek).
-			res.RemoveRange(uint64(x)+1, 1<<32)
-			it = res.ReverseIterator()
-		}
-		for it.HasNext() && len(out) < limit {
-			out = append(out, it.Next())
-		}
-		return out
-	case SortOldest:
-		if after != nil {
-			res.RemoveRange(0, uint64(after.ID)+1)
-		}
-		it := res.Iterator()
-		if offset > 0 {
-			x, err := res.Select(uint32(offset))
-			if err != nil {
-				return nil
-			}
-			it.AdvanceIfNeeded(x)
-		}
-		for it.HasNext() && len(out) < limit {
-			out = append(out, it.Next())
-		}
-		return out
-	}
-	var tree *order
-	var key func(*listingRecord) int64
-	desc := false
-	switch mode {
-	case SortCheapest, SortExpensive:
-		tree, key, desc = s.ix.byPrice, func(r *listingRecord) int64 { return int64(r.price) }, mode == SortExpensive
-	case SortUnitPrice:
-		tree, key = s.ix.byUnit, func(r *listingRecord) int64 { return unitKey(r.price, r.it.amount) }
-	default:
-		tree, key, desc = s.ix.byAmount, func(r *listingRecord) int64 { return int64(r.it.amount) }, mode == SortAmount
-	}
-	if reverse {
-		desc = !desc
-	}
-	var from *sortKey
-	if after != nil {
-		from = &sortKey{after.Key, uint32(after.ID)}
-	}
-	n := int(res.GetCardinality())
-	need := offset + limit
-	// Two ways to a sorted page, chosen by the number of matches n:
-	//   - few matches: collect their keys and select the first `need`
-	//     (quickselect). Each match costs a record lookup, a cache miss, so
-	//     this is for n up to collectMax.
-	//   - many matches: walk the global order and keep the entries in the
-	//     result. First a short walk testing the bitmap directly (enough when
-	//     matches are spread over the order: the page fills in about
-	//     need*all/n visits); if that does not fill the page, copy the result
-	//     into a dense bitset (one bit per id, cache-resident) and walk again
-	//     with bit tests. That walk reads memory in order; even a full walk
-	//     of a million entries (matches correlated with the key, such as
-	//     "most expensive oak") stays within a few milliseconds.
-	if n > collectMax {
-		if ids, ok := walkOrder(tree, desc, from, offset, limit, shortWalk, res.Contains); ok {
-			return ids
-		}
-		bs := res.ToBitSet()
-		ids, _ := walkOrder(tree, desc, from, offset, limit, -1, func(id uint32) bool { return bs.Test(uint(id)) })
-		return ids
-	}
-	cmp := cmpKey
-	if desc {
-		cmp = func(a, b sortKey) int { return cmpKey(b, a) }
-	}
-	keys := make([]sortKey, 0, n)
-	it := res.Iterator()
-	for it.HasNext() {
-		id := it.Next()
-		k := sortKey{key(s.listings.get(id)), id}
-		if from == nil || cmp(k, *from) > 0 {
-			keys = append(keys, k)
-		}
-	}
-	if need < len(keys) {
-		selectFirst(keys, need, cmp)
-		keys = keys[:need]
-	}
-	slices.SortFunc(keys, cmp)
-	if offset >= len(keys) {
-		return out
-	}
-	for _, k := range keys[offset:] {
-		out = append(out, k.id)
-	}
-	return out
-}
-
-// walkOrder collects limit ids of o (after skipping offset) that match in,
-// visiting at most budget entries (negative: no limit). With from, the walk
-// starts after that entry. ok is false when the budget ran out before the
-// page was full.
-func walkOrder(o *order, desc bool, from *sortKey, offset, limit, budget int, in func(uint32) bool) (ids []uint32, ok bool) {
-	ids = make([]uint32, 0, limit)
-	skipped, visited := 0, 0
-	ok = true
-	visit := func(k sortKey) bool {
-		if from != nil && k == *from {
-			return true
-		}
-		if visited++; budget >= 0 && visited > budget {
-			ok = false
-			return false
-		}
-		if !in(k.id) {
-			return true
-		}
-		if skipped < offset {
-			skipped++
-			return true
-		}
-		ids = append(ids, k.id)
-		return len(ids) < limit
-	}
-	if desc {
-		o.descendFrom(from, visit)
-	} else {
-		o.ascendFrom(from, visit)
-	}
-	return ids, ok
-}
-
-// between returns the listings whose key in o is within [lo, hi] (hi 0: no
-// upper bound), walking only that stretch of the order.
-func (o *order) between(lo, hi int64) *roaring.Bitmap {
-	var ids []uint32
-	o.ascendFrom(&sortKey{k: lo}, func(k sortKey) bool {
-		if hi > 0 && k.k > hi {
-			return false
-		}
-		ids = append(ids, k.id)
-		return true
-	})
-	slices.Sort(ids)
-	b := roaring.New()
-	b.AddMany(ids)
-	return b
-}
-
-// selectFirst reorders keys so that its first k elements are the k smallest
-// under cmp (in no particular order): quickselect, O(len(keys)) on average.
-func selectFirst(keys []sortKey, k int, cmp func(a, b sortKey) int) {
-	lo, hi := 0, len(keys)-1
-	for lo < hi {
-		// Median of three as the pivot.
-		mid := lo + (hi-lo)/2
-		if cmp(keys[mid], keys[lo]) < 0 {
-			keys[mid], keys[lo] = keys[lo], keys[mid]
-		}
-		if cmp(keys[hi], keys[lo]) < 0 {
-			keys[hi], keys[lo] = keys[lo], keys[hi]
-		}
-		if cmp(keys[hi], keys[mid]) < 0 {
-			keys[hi], keys[mid] = keys[mid], keys[hi]
-		}
-		pivot := keys[mid]
-		i, j := lo, hi
-		for i <= j {
-			for cmp(keys[i], pivot) < 0 {
-				i++
-			}
-			for cmp(pivot, keys[j]) < 0 {
-				j--
-			}
-			if i <= j {
-				keys[i], keys[j] = keys[j], keys[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k-1 <= j:
-			hi = j
-		case k-1 >= i:
-			lo = i
-		default:
-			return
-		}
-	}
+	return s.ix.Match(pq, f, nowMs)
 }

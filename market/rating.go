@@ -4,11 +4,8 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/playertext"
 )
-
-// CodeNotRatable: the purchase cannot be rated by this player (not theirs,
-// not COMPLETED, rated already), or the stars are not 1 to 5.
-const CodeNotRatable Code = "NOT_RATABLE"
 
 // Rate records the buyer's rating of a COMPLETED purchase: 1 to 5 stars,
 // once. A refunded purchase cannot be rated, and a refund takes a rating
@@ -19,16 +16,16 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	if err := s.mutGuard(); err != nil {
 		return Transaction{}, err
 	}
-	p := s.playerByID[buyer]
-	if p == nil {
-		return Transaction{}, errf(CodeUnknownPlayer, "player %s does not exist", buyer)
+	p, err := s.player(buyer)
+	if err != nil {
+		return Transaction{}, err
 	}
 	if stars < 1 || stars > 5 {
 		return Transaction{}, errf(CodeNotRatable, "a rating is 1 to 5 stars, not %d", stars)
 	}
 	id, err := uuid.Parse(strings.TrimSpace(txID))
 	if err != nil {
-		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", playertext.Excerpt(txID))
 	}
 	if err := s.requireHistory(); err != nil {
 		return Transaction{}, err
@@ -36,7 +33,7 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	t := s.txRecord(id)
 	switch {
 	case t == nil:
-		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", playertext.Excerpt(txID))
 	case t.buyer != p.idx:
 		return Transaction{}, errf(CodeNotRatable, "%s did not buy in transaction %s: only its buyer rates it", p.name, id)
 	case t.State() != StateCompleted:
@@ -60,14 +57,6 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 		s.stats.rated(t)
 	})
 	return s.txOf(t), nil
-}
-
-// rated adds t's rating to its seller's figures.
-func (st *stats) rated(t *transactionRecord) {
-	if ss := st.seller[t.seller]; ss != nil && t.rating > 0 {
-		ss.ratings++
-		ss.stars += int64(t.rating)
-	}
 }
 
 // requireHistory refuses, while the history loads at start, what needs all

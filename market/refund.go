@@ -7,16 +7,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-)
-
-// Error codes of Refund.
-const (
-	// CodeNotRefundable: the transaction is not a COMPLETED purchase (or
-	// was refunded already).
-	CodeNotRefundable Code = "NOT_REFUNDABLE"
-	// CodeItemGone: the buyer no longer holds the stack they bought, and
-	// the refund was asked to take it back.
-	CodeItemGone Code = "ITEM_GONE"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // RefundMode says what Refund does when the buyer no longer holds the very
@@ -81,14 +75,14 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	}
 	id, err := uuid.Parse(strings.TrimSpace(txID))
 	if err != nil {
-		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", playertext.Excerpt(txID))
 	}
 	if err := s.requireHistory(); err != nil {
 		return Transaction{}, err
 	}
 	t := s.txRecord(id)
 	if t == nil {
-		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", truncateForMsg(txID))
+		return Transaction{}, errf(CodeUnknownTransaction, "transaction %q does not exist", playertext.Excerpt(txID))
 	}
 	if t.State() != StateCompleted {
 		if strings.HasPrefix(t.errCode, refundPrefix) {
@@ -101,7 +95,7 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	held := slot >= 0 || mail >= 0
 	if !held && mode != RefundMoneyOnly {
 		return Transaction{}, errf(CodeItemGone, "%s no longer holds the %s ×%d they bought (sold, split or used up); refund the money only, or not at all",
-			buyer.name, materials[t.it.mat].Name, t.it.amount)
+			buyer.name, catalog.Material(t.it.Mat).Name, t.it.Amount)
 	}
 	if seller.balance < t.net {
 		return Transaction{}, errf(CodeInsufficientFunds, "%s has %s, less than the %s of this sale the refund takes back",
@@ -120,33 +114,33 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	b := &s.batch
 	b.Reset()
 	buyerInv, sellerInv := buyer.inv, seller.inv
-	var to *destination
+	var to *record.Destination
 	var sellerMail *mailEntry
 	var apply []func()
 	if held {
 		if slot >= 0 {
-			buyerInv[slot] = item{}
+			buyerInv[slot] = item.Item{}
 		} else {
 			m := buyer.mail[mail]
 			b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
 			apply = append(apply, func() { buyer.mail = slices.Delete(buyer.mail, mail, mail+1) })
 		}
-		if free := freeSlot(&sellerInv); free >= 0 {
+		if free := item.FreeSlot(&sellerInv); free >= 0 {
 			sellerInv[free] = t.it
-			to = &destination{slot: free}
+			to = &record.Destination{Slot: free}
 		} else {
 			sellerMail = &mailEntry{id: uuid.New(), it: t.it, reason: MailAdminRefund, created: now, prev: t.price}
 			b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: sellerMail.id, Player: seller.id, Item: s.blob(t.it), Reason: MailAdminRefund,
 				Created: now, PrevPrice: t.price}})
-			to = &destination{slot: -1, mail: sellerMail.id}
+			to = &record.Destination{Slot: -1, Mail: sellerMail.id}
 			apply = append(apply, func() { seller.mail = append(seller.mail, *sellerMail) })
 		}
 	}
-	var buyerInvOp, sellerInvOp *inventory
+	var buyerInvOp, sellerInvOp *item.Inventory
 	if slot >= 0 {
 		buyerInvOp = &buyerInv
 	}
-	if to != nil && to.slot >= 0 {
+	if to != nil && to.Slot >= 0 {
 		sellerInvOp = &sellerInv
 	}
 	b.add(s.playerOp(buyer, buyer.balance+t.price, buyer.lastSell, buyerInvOp))
@@ -156,7 +150,7 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	m.Volume -= t.price
 	m.Sales--
 	b.add(s.countersOp(m))
-	tl := append(t.tl[:len(t.tl):len(t.tl)], stamp{state: uint8(stateIndex(StateRolledBack)), at: now})
+	tl := append(t.tl[:len(t.tl):len(t.tl)], record.Stamp{State: uint8(stateIndex(StateRolledBack)), At: now})
 	// Conditional on the whole record, as a rating is: a rating made on
 	// another server meanwhile makes this a conflict, not a lost update.
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, StateRolledBack, tl, code, t.toMailbox), ExpectState: StateCompleted,
@@ -178,18 +172,18 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 
 // holding finds the stack it (by identity, whole) in p's inventory or
 // mailbox: the slot or the mailbox index, -1 for neither.
-func (p *playerRecord) holding(it item) (slot, mail int) {
+func (p *playerRecord) holding(it item.Item) (slot, mail int) {
 	for i := range p.inv {
-		if p.inv[i].uid == it.uid && p.inv[i].mat != 0 {
-			if p.inv[i].amount == it.amount {
+		if p.inv[i].UID == it.UID && p.inv[i].Mat != 0 {
+			if p.inv[i].Amount == it.Amount {
 				return i, -1
 			}
 			return -1, -1
 		}
 	}
 	for i, m := range p.mail {
-		if m.it.uid == it.uid {
-			if m.it.amount == it.amount {
+		if m.it.UID == it.UID {
+			if m.it.Amount == it.Amount {
 				return -1, i
 			}
 			return -1, -1
@@ -221,47 +215,6 @@ func (s *Service) uncompleteLocked(t *transactionRecord) {
 		s.completed = slices.Delete(s.completed, i, i+1)
 	}
 	s.stats.unrecord(s, t)
-}
-
-// unrecord undoes record for t.
-func (st *stats) unrecord(s *Service, t *transactionRecord) {
-	st.volume -= t.price
-	st.sales--
-	if ss := st.seller[t.seller]; ss != nil {
-		ss.sales--
-		ss.earned -= t.net
-		if t.rating > 0 {
-			ss.ratings--
-			ss.stars -= int64(t.rating)
-		}
-		if ss.sales == 0 {
-			delete(st.seller, t.seller)
-		}
-	}
-	if is := st.items[t.it.mat]; is != nil {
-		is.sales--
-		is.amount -= int64(t.it.amount)
-		is.volume -= t.price
-		if is.sales == 0 {
-			delete(st.items, t.it.mat)
-		}
-	}
-	if i := slices.Index(st.top, t); i >= 0 {
-		// The list keeps the topKeep most expensive: the next one in line
-		// may be anywhere in the history.
-		st.top = st.top[:0]
-		for _, c := range s.completed {
-			st.addTop(c)
-		}
-	}
-	at := t.tl[slices.IndexFunc(t.tl, func(x stamp) bool { return x.state == uint8(stateIndex(StateCompleted)) })].at
-	pts := st.hist[t.it.mat]
-	for i := range pts {
-		if p := pts[i]; p.at == at && p.price == t.price && p.amount == t.it.amount {
-			st.hist[t.it.mat] = slices.Delete(pts, i, i+1)
-			break
-		}
-	}
 }
 
 // String names a refund mode as the console shows it.

@@ -31,9 +31,9 @@ func (s *Service) ListingRoom(player uuid.UUID) (ListingRoom, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	p := s.playerByID[player]
-	if p == nil {
-		return ListingRoom{}, errf(CodeUnknownPlayer, "player %s does not exist", player)
+	p, err := s.player(player)
+	if err != nil {
+		return ListingRoom{}, err
 	}
 	r := ListingRoom{Listings: p.listings, Limit: s.listingLimit(p)}
 	if cd := s.cfg.ListingCooldown; cd > 0 && p.lastSell > 0 {

@@ -4,14 +4,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rynek/rynek/market/catalog"
 )
-
-// CodeBusy: the change must wait: a purchase is in flight (rules), or the
-// history is still loading at start (refunds, ratings).
-const CodeBusy Code = "BUSY"
-
-// CodePurchaseCap: the buyer reached the cap on purchases from one seller.
-const CodePurchaseCap Code = "PURCHASE_CAP"
 
 // SetRules replaces the market's rules, as a reloaded config file does:
 // everything in c but Name, Clock, EventRetention and LoadProgress, which
@@ -108,7 +103,7 @@ func (s *Service) purchaseCapped(buyer, seller *playerRecord, now int64) error {
 	n := 0
 	s.mu.RLock()
 	for _, t := range buyer.txs {
-		if t.buyer == buyer.idx && t.seller == seller.idx && t.State() == StateCompleted && t.tl[len(t.tl)-1].at > since {
+		if t.buyer == buyer.idx && t.seller == seller.idx && t.State() == StateCompleted && t.tl[len(t.tl)-1].At > since {
 			n++
 		}
 	}
@@ -155,7 +150,7 @@ func NewListingRules(c Config) *ListingRules {
 	c = c.withDefaults()
 	r := &ListingRules{minPrice: c.MinPrice, maxPrice: c.MaxPrice, maxTransaction: c.MaxTransactionValue, blacklist: map[string]bool{}}
 	for _, k := range c.Blacklist {
-		if canon, err := CanonicalMaterialKey(k); err == nil {
+		if canon, err := catalog.CanonicalMaterialKey(k); err == nil {
 			r.blacklist[canon] = true
 		}
 	}
@@ -171,14 +166,14 @@ func (r *ListingRules) Check(s ItemStack, price Money) error {
 	if err := aboveMaxTransaction(price, r.maxTransaction); err != nil {
 		return err
 	}
-	if canon, err := CanonicalMaterialKey(s.Material); err == nil && r.blacklist[canon] {
+	if canon, err := catalog.CanonicalMaterialKey(s.Material); err == nil && r.blacklist[canon] {
 		return blacklisted(canon)
 	}
 	return nil
 }
 
 // refuses reports whether the blacklist holds material mat.
-func (r *ListingRules) refuses(mat uint16) bool { return r.blacklist[materials[mat].Key] }
+func (r *ListingRules) refuses(mat uint16) bool { return r.blacklist[catalog.Material(mat).Key] }
 
 // String says what the rules are, for a report.
 func (r *ListingRules) String() string {

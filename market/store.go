@@ -2,7 +2,6 @@ package market
 
 import (
 	"context"
-	"errors"
 
 	"github.com/google/uuid"
 )
@@ -111,13 +110,6 @@ type BulkTx interface {
 	// transaction has ended, it does nothing.
 	Rollback() error
 }
-
-// ErrBulkOpen is returned by a store's writes while a data load's
-// transaction is open (Store.BeginBulk).
-var ErrBulkOpen = errors.New("store: a data load is in progress; the market takes no other writes until it ends")
-
-// ErrConflict is returned by Commit when a conditional update matched no row.
-var ErrConflict = errors.New("store: conditional update matched no row")
 
 // Loader receives the rows of Store.Load.
 type Loader interface {
@@ -231,7 +223,7 @@ type PlayerRow struct {
 	Balance   Money
 	LastSell  int64  // unix ms of the last successful listing, for the cooldown
 	Inventory []byte // encodeInventory
-	// Extra is the player's own market data, one blob (encodeExtra):
+	// Extra is the player's own market data, one blob (record.EncodePlayerData):
 	// favourites, price alerts, alert hits, what they have read.
 	Extra []byte
 	// Version counts the row's changes: every write adds one. An instance
@@ -250,14 +242,14 @@ type MailRow struct {
 	PrevPrice Money
 }
 
-// ListingRow is one active listing: its id and its record (record.go).
+// ListingRow is one active listing: its id and its record (market/internal/record).
 type ListingRow struct {
 	ID  int64
 	Rec []byte
 }
 
 // TxRow is one transaction: its id, its state (a column of its own, for
-// conditional updates) and its record (record.go).
+// conditional updates) and its record (market/internal/record).
 type TxRow struct {
 	ID    uuid.UUID
 	State State

@@ -1,14 +1,3 @@
-// Package market is Rynek's in-process player-to-player marketplace service.
-//
-// It implements the service contract: twelve operations, three events, eight
-// transaction states and two exact errors. State
-// lives in memory for reads and in a Store (market/sqlite by default) for
-// durability: every mutation is written atomically to the store before the call
-// returns and before its event is published.
-//
-// Mutations run on one "main server thread" (the goroutine bound with
-// BindMainThread, in the console the Bubble Tea update loop). Reads are
-// snapshots and are safe from any goroutine.
 package market
 
 import (
@@ -16,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
 )
 
 // Money is an amount in minor units (grosze, cents). Inside the service all
@@ -94,11 +85,11 @@ type OriginalFormat uint8
 // The formats an ItemOriginal may have. A new format or a new version of one
 // gets a new number, so that stored data never changes meaning.
 const (
-	OriginalNone OriginalFormat = originalNone
+	OriginalNone OriginalFormat = item.OriginalNone
 	// OriginalBukkitYAML is a Bukkit ItemStack as the original plugin
 	// (GrzybcioRynek) wrote it into its YAML files: the item's subtree,
 	// re-encoded canonically (two-space indent, keys sorted, no comments).
-	OriginalBukkitYAML OriginalFormat = originalBukkitYAML
+	OriginalBukkitYAML OriginalFormat = item.OriginalBukkitYAML
 )
 
 // Listing is an active offer: one item stack at a total price.
@@ -110,7 +101,7 @@ type Listing struct {
 	Price      float64
 	CreatedAt  time.Time
 	ExpiresAt  time.Time
-	Categories []Category
+	Categories []catalog.Category
 	// Reserved is true while a purchase of this listing is in progress.
 	Reserved bool
 }
@@ -221,7 +212,7 @@ type MailboxEntry struct {
 }
 
 // InventorySize is the number of storage slots of a player inventory.
-const InventorySize = 36
+const InventorySize = item.InventorySize
 
 // PlayerState is a snapshot of everything the world holds about a player.
 type PlayerState struct {

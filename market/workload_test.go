@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // seedPlayers loads a small world for randomized tests: n players, each with
@@ -29,7 +30,7 @@ func seedPlayers(t testing.TB, b *market.Bulk, n int, seed uint64) []market.Play
 		must(t, b.AddPlayer(p, market.Money(5000+rng.IntN(500000))))
 		for slot := 0; slot < 28; slot++ {
 			m := mats[rng.IntN(len(mats))]
-			info, _ := market.LookupMaterial(m)
+			info, _ := catalog.LookupMaterial(m)
 			s := market.ItemStack{Material: m, Amount: 1 + rng.IntN(info.MaxStack)}
 			if m == "ENCHANTED_BOOK" {
 				s.Enchantments = []market.Enchantment{{Key: "mending", Level: 1}}

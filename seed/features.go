@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // The players' own data: favourites, price alerts with what they found,
@@ -103,7 +104,7 @@ func (l *load) planAlerts() *alertPlans {
 // plan makes player p's alert on material m's name at a unit ceiling,
 // made at unix ms made.
 func (a *alertPlans) plan(p int, m *mat, ceiling market.Money, made int64) *alertPlan {
-	info, _ := market.LookupMaterial(m.key)
+	info, _ := catalog.LookupMaterial(m.key)
 	q := strings.ToLower(info.Name)
 	ap := &alertPlan{owner: p, words: market.ParseSearch(q).Words,
 		alert: market.BulkAlert{ID: randUUID(a.r), Query: q, MaxUnitPrice: niceCeil(max(ceiling, 1)), Created: time.UnixMilli(made)}}
@@ -117,7 +118,7 @@ func (a *alertPlans) watch(ap *alertPlan) {
 		a.matText = make([]string, len(a.g.mats))
 		a.matching = map[string][]int{}
 		for k := range a.g.mats {
-			info, _ := market.LookupMaterial(a.g.mats[k].key)
+			info, _ := catalog.LookupMaterial(a.g.mats[k].key)
 			a.matText[k] = strings.Join(market.ParseSearch(info.Key+" "+info.Name).Words, " ")
 		}
 	}

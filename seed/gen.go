@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // excluded are materials never generated: the market's blacklist (the
@@ -24,7 +25,7 @@ func excluded(blacklist []string) map[string]bool {
 			m[strings.ToUpper(k)] = true
 		}
 	}
-	for _, info := range market.Materials() {
+	for _, info := range catalog.Materials() {
 		if strings.HasSuffix(info.Key, "_SPAWN_EGG") || strings.HasPrefix(info.Key, "INFESTED_") {
 			m[info.Key] = true
 		}
@@ -53,18 +54,18 @@ var popular = map[string]float64{
 
 // categoryShare is the share of listings each item's main category gets, so
 // that every one of the 12 categories is on the market.
-var categoryShare = map[market.Category]float64{
-	market.CategoryBlocks: 0.26, market.CategoryTools: 0.08, market.CategoryWeapons: 0.08,
-	market.CategoryArmor: 0.08, market.CategoryFood: 0.10, market.CategoryFarming: 0.08,
-	market.CategoryRedstone: 0.07, market.CategoryDecorations: 0.06, market.CategoryPotions: 0.05,
-	market.CategoryEnchantedBooks: 0.05, market.CategoryOther: 0.09,
+var categoryShare = map[catalog.Category]float64{
+	catalog.CategoryBlocks: 0.26, catalog.CategoryTools: 0.08, catalog.CategoryWeapons: 0.08,
+	catalog.CategoryArmor: 0.08, catalog.CategoryFood: 0.10, catalog.CategoryFarming: 0.08,
+	catalog.CategoryRedstone: 0.07, catalog.CategoryDecorations: 0.06, catalog.CategoryPotions: 0.05,
+	catalog.CategoryEnchantedBooks: 0.05, catalog.CategoryOther: 0.09,
 }
 
 // mainOrder picks one main category of an item that is in several.
-var mainOrder = []market.Category{
-	market.CategoryEnchantedBooks, market.CategoryPotions, market.CategoryWeapons,
-	market.CategoryTools, market.CategoryArmor, market.CategoryRedstone, market.CategoryFarming,
-	market.CategoryFood, market.CategoryDecorations, market.CategoryBlocks, market.CategoryOther,
+var mainOrder = []catalog.Category{
+	catalog.CategoryEnchantedBooks, catalog.CategoryPotions, catalog.CategoryWeapons,
+	catalog.CategoryTools, catalog.CategoryArmor, catalog.CategoryRedstone, catalog.CategoryFarming,
+	catalog.CategoryFood, catalog.CategoryDecorations, catalog.CategoryBlocks, catalog.CategoryOther,
 }
 
 type matKind uint8
@@ -133,8 +134,8 @@ func newGen(o Options) *gen {
 	r := newRand(o.Rand, streamMarket)
 
 	// Enchantments, in key order so that picked sets sort by index.
-	all := market.Enchantments()
-	slices.SortFunc(all, func(a, b market.EnchantmentInfo) int { return strings.Compare(a.Key, b.Key) })
+	all := catalog.Enchantments()
+	slices.SortFunc(all, func(a, b catalog.EnchantmentInfo) int { return strings.Compare(a.Key, b.Key) })
 	idx := map[string]int{}
 	for i, e := range all {
 		w := 1.0
@@ -155,17 +156,17 @@ func newGen(o Options) *gen {
 	// Materials, weighted so that each main category gets its share.
 	type cand struct {
 		m    mat
-		main market.Category
+		main catalog.Category
 		w    float64
 	}
 	var cands []cand
-	catWeight := map[market.Category]float64{}
-	for _, info := range market.Materials() {
+	catWeight := map[catalog.Category]float64{}
+	for _, info := range catalog.Materials() {
 		if skip[info.Key] || info.BasePrice <= 0 {
 			continue
 		}
 		cats := market.CategoriesOf(market.ItemStack{Material: info.Key, Amount: 1})
-		main := market.CategoryOther
+		main := catalog.CategoryOther
 		for _, c := range mainOrder {
 			if slices.Contains(cats, c) {
 				main = c
@@ -181,7 +182,7 @@ func newGen(o Options) *gen {
 		case "BOOK":
 			m.kind = kindBook
 		}
-		gear := info.MaxStack == 1 && (main == market.CategoryTools || main == market.CategoryWeapons || main == market.CategoryArmor)
+		gear := info.MaxStack == 1 && (main == catalog.CategoryTools || main == catalog.CategoryWeapons || main == catalog.CategoryArmor)
 		for i, e := range all {
 			if m.kind != kindPlain || gear {
 				if e.AppliesTo(info.Key) {
@@ -193,15 +194,15 @@ func newGen(o Options) *gen {
 			m.kind = kindGear
 		}
 		switch main {
-		case market.CategoryWeapons:
+		case catalog.CategoryWeapons:
 			m.names = coloredWeapon
-		case market.CategoryTools:
+		case catalog.CategoryTools:
 			m.names = coloredTool
-		case market.CategoryArmor:
+		case catalog.CategoryArmor:
 			m.names = coloredArmor
-		case market.CategoryPotions:
+		case catalog.CategoryPotions:
 			m.names = coloredPotion
-		case market.CategoryEnchantedBooks:
+		case catalog.CategoryEnchantedBooks:
 			m.names = coloredBook
 		default:
 			m.names = coloredGeneric

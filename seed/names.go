@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Name pools. Every entry is letters (ASCII or Polish), digits or '_' only.
@@ -144,7 +144,7 @@ func makeNames(r *rand.Rand, n int) []string {
 	out := make([]string, 0, n)
 	seen := make(map[string]bool, n)
 	add := func(name string) bool {
-		k := market.Fold(name)
+		k := playertext.Fold(name)
 		if seen[k] || runeLen(name) < 3 || runeLen(name) > 16 {
 			return false
 		}

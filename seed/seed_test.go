@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/seed"
 )
@@ -187,10 +188,10 @@ func TestLoad(t *testing.T) {
 	admins := 0
 	for _, p := range players {
 		checkName(t, p.Name)
-		if seen[market.Fold(p.Name)] {
+		if seen[playertext.Fold(p.Name)] {
 			t.Errorf("duplicate name %q", p.Name)
 		}
-		seen[market.Fold(p.Name)] = true
+		seen[playertext.Fold(p.Name)] = true
 		if p.HasPermission(market.PermAdmin) {
 			admins++
 		}
@@ -212,7 +213,7 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	for _, n := range names {
-		if !seen[market.Fold(n)] {
+		if !seen[playertext.Fold(n)] {
 			t.Errorf("Names() gives %q, not a player", n)
 		}
 	}

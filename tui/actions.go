@@ -10,8 +10,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/uuid"
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // action is what a key or a dialog asks the root model to do. Actions run in
@@ -241,7 +241,7 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 		}
 		m.changed = true
 		m.setStatus(statusMsg{text: fmt.Sprintf("listed #%d: %s ×%d for %s → ListingCreatedEvent", l.ID,
-			playertext.Sanitize(market.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
+			playertext.Sanitize(playertext.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
 	case actBuy:
 		m.buy(a)
 	case actRemove:

@@ -5,7 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/rynek/rynek/internal/playertext"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // dialog is a modal box. Like crush's dialogs it does not act itself: it

@@ -7,16 +7,17 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // categoryMsg is the category picker's answer.
-type categoryMsg struct{ cat market.Category }
+type categoryMsg struct{ cat catalog.Category }
 
 // categoryPicker chooses a category from the twelve, with the number of
 // active listings in each for the rest of the query.
 type categoryPicker struct {
 	dialogBase
-	cats   []market.Category
+	cats   []catalog.Category
 	counts []int
 	cursor int
 	nav    tableKeys

@@ -7,8 +7,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // The economy from outside the market, as an admin of the server moves it:
@@ -187,11 +187,11 @@ func (m *Model) issue(a actIssue) error {
 		if inMailbox {
 			where = "mailbox (the inventory is full)"
 		}
-		text = fmt.Sprintf("gave %s ×%d to %s's %s", playertext.Sanitize(market.StripColors(itemName(given))), given.Amount, name, where)
+		text = fmt.Sprintf("gave %s ×%d to %s's %s", playertext.Sanitize(playertext.StripColors(itemName(given))), given.Amount, name, where)
 	case issueTake:
 		var taken market.ItemStack
 		taken, err = c.Svc.TakeItem(a.player.ID, a.slot)
-		text = fmt.Sprintf("took %s ×%d from %s's slot %d", playertext.Sanitize(market.StripColors(itemName(taken))), taken.Amount, name, a.slot)
+		text = fmt.Sprintf("took %s ×%d from %s's slot %d", playertext.Sanitize(playertext.StripColors(itemName(taken))), taken.Amount, name, a.slot)
 	}
 	if err != nil {
 		m.fail(m.explainNoPlayer(err))

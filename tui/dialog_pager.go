@@ -7,7 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // pagerDialog shows lines that may not fit: help, the status history, the
@@ -39,7 +39,7 @@ func newPager(title string, lines []string) *pagerDialog {
 	}}
 	d.plain = make([]string, len(lines))
 	for i, l := range lines {
-		d.plain[i] = market.Fold(plainText(l))
+		d.plain[i] = playertext.Fold(plainText(l))
 	}
 	d.apply()
 	return d
@@ -49,7 +49,7 @@ func newPager(title string, lines []string) *pagerDialog {
 func plainText(s string) string { return strings.TrimSpace(ansi.Strip(s)) }
 
 func (d *pagerDialog) apply() {
-	q := market.Fold(strings.TrimSpace(d.filter.Value()))
+	q := playertext.Fold(strings.TrimSpace(d.filter.Value()))
 	d.shown = d.shown[:0]
 	for i, p := range d.plain {
 		if q == "" || strings.Contains(p, q) {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Players joining the market from the console: a new market (--seed 0)
@@ -191,10 +192,10 @@ func newPlayerPicker(c *Common) *playerPicker {
 }
 
 func (d *playerPicker) apply() {
-	q := market.Fold(strings.TrimSpace(d.filter.Value()))
+	q := playertext.Fold(strings.TrimSpace(d.filter.Value()))
 	d.shown = d.shown[:0]
 	for _, p := range d.all {
-		if q == "" || strings.Contains(market.Fold(p.Name), q) {
+		if q == "" || strings.Contains(playertext.Fold(p.Name), q) {
 			d.shown = append(d.shown, p)
 		}
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // actRefund refunds a completed purchase as the console's admin.

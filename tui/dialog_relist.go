@@ -7,8 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/uuid"
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // actRelist lists a mailbox entry again at its previous price.
@@ -88,6 +88,6 @@ func (m *Model) relist(a actRelist) error {
 	}
 	m.changed = true
 	m.setStatus(statusMsg{text: fmt.Sprintf("relisted #%d: %s ×%d for %s → ListingCreatedEvent", l.ID,
-		playertext.Sanitize(market.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
+		playertext.Sanitize(playertext.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // sellDialog lists an item from the acting player's inventory: choose the
@@ -80,7 +81,7 @@ func (d *sellDialog) suggest(c *Common) {
 	price := 10.0
 	if sum, ok := d.summaries[st.Material]; ok && sum.Week.Sales > 0 {
 		price = sum.Week.Median * float64(n) // what it sold at this week
-	} else if info, ok := market.LookupMaterial(st.Material); ok {
+	} else if info, ok := catalog.LookupMaterial(st.Material); ok {
 		price = float64(info.BasePrice) * float64(n) / 100
 	}
 	price = math.Round(price*100) / 100

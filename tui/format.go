@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // money renders 1234567.5 as "1 234 567.50" (thin groups read well in both
@@ -59,7 +60,7 @@ func itemName(s market.ItemStack) string {
 	if s.DisplayName != "" {
 		return s.DisplayName
 	}
-	if info, ok := market.LookupMaterial(s.Material); ok {
+	if info, ok := catalog.LookupMaterial(s.Material); ok {
 		return info.Name
 	}
 	return s.Material
@@ -70,7 +71,7 @@ func enchants(s market.ItemStack) string {
 	var parts []string
 	for _, e := range s.Enchantments {
 		name := e.Key
-		if info, ok := market.LookupEnchantment(e.Key); ok {
+		if info, ok := catalog.LookupEnchantment(e.Key); ok {
 			name = info.Name
 		}
 		parts = append(parts, name+" "+roman(e.Level))

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // headerPart is one piece of the header in the forms it can take, fullest

@@ -6,8 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // listingsPane shows every active listing with sort modes and a category

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // A search whose text has an error shows the error where the count was,
@@ -87,7 +88,7 @@ func TestSearchSortsAndFilters(t *testing.T) {
 	}
 	e.key("down")
 	e.key("enter")
-	if sp.table.q.Category != market.CategoryTools || sp.table.q.Text != "diamond" {
+	if sp.table.q.Category != catalog.CategoryTools || sp.table.q.Text != "diamond" {
 		t.Fatalf("after the picker: %+v", sp.table.q)
 	}
 }

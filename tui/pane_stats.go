@@ -8,8 +8,9 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // statsTop is how many rows each ranking shows at most.
@@ -405,7 +406,7 @@ func (p *statsPane) chart(c *Common, w, h int) []string {
 	s := c.Styles
 	sp := statsSpans[p.span]
 	name := p.material
-	if info, ok := market.LookupMaterial(p.material); ok {
+	if info, ok := catalog.LookupMaterial(p.material); ok {
 		name = info.Name
 	}
 	head := s.Title.Render("Price history · " + playertext.Sanitize(name))

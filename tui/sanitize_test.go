@@ -11,8 +11,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/google/uuid"
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 	"github.com/rynek/rynek/market/sqlite"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/rynek/rynek/internal/playertext"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // mcColors are Minecraft's 16 legacy colours, §0 to §f.

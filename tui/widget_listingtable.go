@@ -8,8 +8,9 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // listingTable is a virtualized table over a market query: it never holds
@@ -204,7 +205,7 @@ func (t *listingTable) view(c *Common, w, h int) string {
 	rows := h - 1
 	if t.total == 0 && t.err == nil {
 		msg := "No active listings."
-		if t.q.Text != "" || t.q.Category != market.CategoryAll {
+		if t.q.Text != "" || t.q.Category != catalog.CategoryAll {
 			msg = "No listings match."
 		}
 		b.WriteString("\n" + fit(c.Styles.Dim.Render(msg), w))
@@ -243,7 +244,7 @@ func (t *listingTable) queryKey(c *Common, k tea.KeyPressMsg, keys queryKeys, h 
 	case key.Matches(k, keys.Cat):
 		return func() tea.Msg { return openDialogMsg{newCategoryPicker(c, t.q)} }, true
 	case key.Matches(k, keys.CatAll):
-		q.Category = market.CategoryAll
+		q.Category = catalog.CategoryAll
 	default:
 		return nil, false
 	}

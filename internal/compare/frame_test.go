@@ -14,8 +14,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rynek/rynek/internal/benchdata"
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/playertext"
 	"github.com/rynek/rynek/market/sqlite"
 	"github.com/rynek/rynek/tui"
 )
@@ -150,7 +151,7 @@ func frameRow(l market.Listing, nowUnix int64) table.Row {
 	item := l.Item.DisplayName
 	if item != "" {
 		item = playertext.Plain(item)
-	} else if info, ok := market.LookupMaterial(l.Item.Material); ok {
+	} else if info, ok := catalog.LookupMaterial(l.Item.Material); ok {
 		item = info.Name
 	} else {
 		item = l.Item.Material

@@ -15,6 +15,8 @@ import (
 	"charm.land/bubbles/v2/list"
 	"github.com/rynek/rynek/internal/benchdata"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/playertext"
 	"github.com/rynek/rynek/market/sqlite"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -81,7 +83,7 @@ func (d *searchData) ftsTable(tb testing.TB) *searchFTS {
 // searchWords folds s and splits it into runs of letters and digits, the
 // words of the matching rule (market/index.go).
 func searchWords(dst []string, s string) []string {
-	return append(dst, strings.FieldsFunc(market.Fold(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })...)
+	return append(dst, strings.FieldsFunc(playertext.Fold(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })...)
 }
 
 // searchText is the searchable text of a listing: the words of its material
@@ -93,16 +95,16 @@ func searchWords(dst []string, s string) []string {
 // Rynek's rule on it.
 func searchText(l market.Listing) string {
 	var w []string
-	info, _ := market.LookupMaterial(l.Item.Material)
+	info, _ := catalog.LookupMaterial(l.Item.Material)
 	w = searchWords(w, info.Key)
 	w = searchWords(w, info.Name)
 	w = searchWords(w, info.PolishWords)
-	w = searchWords(w, market.StripColors(l.Item.DisplayName))
+	w = searchWords(w, playertext.StripColors(l.Item.DisplayName))
 	for _, line := range l.Item.Lore {
-		w = searchWords(w, market.StripColors(line))
+		w = searchWords(w, playertext.StripColors(line))
 	}
 	for _, e := range l.Item.Enchantments {
-		ei, _ := market.LookupEnchantment(e.Key)
+		ei, _ := catalog.LookupEnchantment(e.Key)
 		w = searchWords(w, ei.Key)
 		w = searchWords(w, ei.Name)
 	}

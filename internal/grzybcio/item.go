@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -86,7 +87,7 @@ func (x *extract) material(n *yaml.Node, key string) *skip {
 	case "AIR", "CAVE_AIR", "VOID_AIR":
 		return &skip{n, "its item is air"}
 	}
-	canon, err := market.CanonicalMaterialKey(key)
+	canon, err := catalog.CanonicalMaterialKey(key)
 	if err != nil {
 		return &skip{n, "its item's material is unreadable: " + err.Error()}
 	}
@@ -107,8 +108,8 @@ func (x *extract) amount(n *yaml.Node, given bool) *skip {
 		return &skip{n, "its item's amount " + kindName(n) + " is not a whole number"}
 	case v <= 0:
 		return &skip{n, fmt.Sprintf("its item's amount is %d", v)}
-	case v > market.MaxItemStack:
-		return &skip{n, fmt.Sprintf("its item's amount %d is above the game's largest stack, %d", v, market.MaxItemStack)}
+	case v > catalog.MaxItemStack:
+		return &skip{n, fmt.Sprintf("its item's amount %d is above the game's largest stack, %d", v, catalog.MaxItemStack)}
 	}
 	x.stack.Amount = int(v)
 	return nil
@@ -174,8 +175,8 @@ func (x *extract) current(n *yaml.Node) *skip {
 	}
 	x.enchantments(ench)
 	if v, ok := value("minecraft:max_stack_size").(float64); ok {
-		if v < 1 || v > market.MaxItemStack {
-			x.note("max stack size %v is outside 1..%d and is not used", v, market.MaxItemStack)
+		if v < 1 || v > catalog.MaxItemStack {
+			x.note("max stack size %v is outside 1..%d and is not used", v, catalog.MaxItemStack)
 		} else {
 			x.stack.MaxStack = int(v)
 		}
@@ -289,7 +290,7 @@ func (x *extract) fit(what, s string) string {
 func (x *extract) enchantments(in []market.Enchantment) {
 	var out []market.Enchantment
 	for _, e := range in {
-		key, err := market.CanonicalEnchantmentKey(e.Key)
+		key, err := catalog.CanonicalEnchantmentKey(e.Key)
 		if err != nil {
 			x.note("enchantment %q is not read: %v", truncate(e.Key, 40), err)
 			continue
@@ -301,9 +302,9 @@ func (x *extract) enchantments(in []market.Enchantment) {
 		case e.Level < 1:
 			x.note("enchantment %s has level %d and is not shown", key, e.Level)
 			continue
-		case e.Level > market.MaxEnchantLevel:
-			x.note("enchantment %s level %d is shown as %d", key, e.Level, market.MaxEnchantLevel)
-			e.Level = market.MaxEnchantLevel
+		case e.Level > catalog.MaxEnchantLevel:
+			x.note("enchantment %s level %d is shown as %d", key, e.Level, catalog.MaxEnchantLevel)
+			e.Level = catalog.MaxEnchantLevel
 		}
 		out = append(out, market.Enchantment{Key: key, Level: e.Level})
 	}

@@ -12,9 +12,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rynek/rynek/internal/playertext"
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // TicksPerSecond is the loop's rate: a Minecraft server's tick.

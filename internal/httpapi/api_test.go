@@ -18,6 +18,7 @@ import (
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/internal/wire"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/seed"
 )
 
@@ -64,7 +65,7 @@ func TestListingsFiltersAndSorts(t *testing.T) {
 		q     market.Query
 	}{
 		{"sort=price", market.Query{Sort: market.SortCheapest}},
-		{"sort=price_desc&category=tools", market.Query{Sort: market.SortExpensive, Category: market.CategoryTools}},
+		{"sort=price_desc&category=tools", market.Query{Sort: market.SortExpensive, Category: catalog.CategoryTools}},
 		{"sort=unit_price&material=oak_log", market.Query{Sort: market.SortUnitPrice, Material: "OAK_LOG"}},
 		{"sort=amount_desc&min_price=10&max_price=2000.50", market.Query{Sort: market.SortAmount, MinPrice: 10_00, MaxPrice: 2000_50}},
 		{"min_amount=16&max_amount=32&sort=price", market.Query{Sort: market.SortCheapest, MinAmount: 16, MaxAmount: 32}},

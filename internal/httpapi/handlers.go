@@ -11,6 +11,7 @@ import (
 
 	"github.com/rynek/rynek/internal/wire"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // reader reads a route's answer from the service: the body and the market
@@ -391,7 +392,7 @@ func (s *Server) priceSummary(r *http.Request) (reader, error) {
 	if _, err := parseParams(r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	info, ok := market.LookupMaterial(item)
+	info, ok := catalog.LookupMaterial(item)
 	if !ok {
 		return nil, notFound(CodeItemNotFound, fmt.Sprintf("no item %q in the market's catalogue", clip(item)))
 	}
@@ -419,7 +420,7 @@ func (s *Server) priceHistory(r *http.Request) (reader, error) {
 	if !ok {
 		return nil, badParameter("span", fmt.Sprintf("span must be 24h, 7d or 30d, got %q", clip(span)))
 	}
-	info, ok := market.LookupMaterial(item)
+	info, ok := catalog.LookupMaterial(item)
 	if !ok {
 		return nil, notFound(CodeItemNotFound, fmt.Sprintf("no item %q in the market's catalogue", clip(item)))
 	}

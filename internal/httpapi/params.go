@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // Page sizes of the collections.
@@ -135,7 +136,7 @@ func parseListingQuery(rawQuery string, minPrice, maxPrice market.Money) (market
 		}
 	}
 	if s := p.get("category"); s != "" {
-		c, ok := market.ParseCategory(s)
+		c, ok := catalog.ParseCategory(s)
 		if !ok {
 			return q, badParameter("category", fmt.Sprintf("unknown category %q (see /api/categories)", clip(s)))
 		}
@@ -149,7 +150,7 @@ func parseListingQuery(rawQuery string, minPrice, maxPrice market.Money) (market
 		q.Seller = u
 	}
 	if s := p.get("material"); s != "" {
-		info, ok := market.LookupMaterial(s)
+		info, ok := catalog.LookupMaterial(s)
 		if !ok {
 			return q, badParameter("material", fmt.Sprintf("unknown material %q", clip(s)))
 		}
@@ -177,8 +178,8 @@ func parseListingQuery(rawQuery string, minPrice, maxPrice market.Money) (market
 	}{{"min_amount", &q.MinAmount}, {"max_amount", &q.MaxAmount}} {
 		if s := p.get(b.name); s != "" {
 			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 || n > market.MaxItemStack || s[0] == '+' {
-				return q, badParameter(b.name, fmt.Sprintf("%s must be a whole number from 1 to %d, got %q", b.name, market.MaxItemStack, clip(s)))
+			if err != nil || n < 1 || n > catalog.MaxItemStack || s[0] == '+' {
+				return q, badParameter(b.name, fmt.Sprintf("%s must be a whole number from 1 to %d, got %q", b.name, catalog.MaxItemStack, clip(s)))
 			}
 			*b.dst = n
 		}

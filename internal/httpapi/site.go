@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // The market's website: one HTML page (static/index.html) that loads the
@@ -142,7 +142,7 @@ var sitePages = []struct {
 	params  []string // the query parameters the page takes
 }{
 	{"GET /{$}", func(*http.Request) bool { return true }, listingParamNames},
-	{"GET /item/{material}", func(r *http.Request) bool { _, ok := market.LookupMaterial(r.PathValue("material")); return ok }, []string{"span"}},
+	{"GET /item/{material}", func(r *http.Request) bool { _, ok := catalog.LookupMaterial(r.PathValue("material")); return ok }, []string{"span"}},
 	{"GET /listing/{id}", func(r *http.Request) bool { _, err := parseID(r.PathValue("id")); return err == nil }, nil},
 	{"GET /player/{uuid}", func(r *http.Request) bool { _, err := parseUUID(r.PathValue("uuid")); return err == nil }, nil},
 	{"GET /stats", func(*http.Request) bool { return true }, nil},

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // TestSiteFilters drives the market page's search form on a phone as a
@@ -22,7 +23,7 @@ func TestSiteFilters(t *testing.T) {
 	b.waitText("#status", "na żywo")
 	document := b.eval(`String(window.__document)`)
 	rows := `Array.from(document.querySelectorAll("table.listings tbody tr")).map(r => r.dataset.id).join(",")`
-	blocks, ok := market.ParseCategory("blocks")
+	blocks, ok := catalog.ParseCategory("blocks")
 	if !ok {
 		t.Fatal("no category blocks")
 	}

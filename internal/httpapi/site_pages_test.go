@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/playertext"
 	"github.com/rynek/rynek/seed"
 )
 
@@ -40,9 +42,9 @@ func plMoney(cents int64) string {
 
 // itemPhrase is how the website names a listing's item: "3× Diamond".
 func itemPhrase(l market.Listing) string {
-	name := market.StripColors(l.Item.DisplayName)
+	name := playertext.StripColors(l.Item.DisplayName)
 	if name == "" {
-		info, _ := market.LookupMaterial(l.Item.Material)
+		info, _ := catalog.LookupMaterial(l.Item.Material)
 		name = info.Name
 	}
 	if l.Item.Amount > 1 {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -306,7 +307,7 @@ func (p *parser) materials(key string, v *yaml.Node) []string {
 		if !ok {
 			return nil
 		}
-		info, found := market.LookupMaterial(s)
+		info, found := catalog.LookupMaterial(s)
 		if !found {
 			p.fail(e, "%s: unknown item %q", key, s)
 			return nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // The economy's constants.
@@ -250,7 +251,7 @@ func (b *bot) gather(p market.Player) bool {
 		page, err := b.svc.Query(market.Query{Offset: b.g.rng.IntN(active), Limit: 1})
 		if err == nil && len(page.Listings) > 0 {
 			m := page.Listings[0].Item.Material
-			if info, ok := market.LookupMaterial(m); ok {
+			if info, ok := catalog.LookupMaterial(m); ok {
 				stack = market.ItemStack{Material: m, Amount: info.MaxStack}
 			}
 		}
@@ -273,7 +274,7 @@ func (b *bot) price(p float64) float64 {
 // unit, 30% more for each enchantment level.
 func value(s market.ItemStack) float64 {
 	unit := 0.10
-	if info, ok := market.LookupMaterial(s.Material); ok && info.BasePrice > 0 {
+	if info, ok := catalog.LookupMaterial(s.Material); ok && info.BasePrice > 0 {
 		unit = float64(info.BasePrice) / 100
 	}
 	levels := 0

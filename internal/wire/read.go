@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // The shapes of the HTTP read API's answers beyond single listings and
@@ -205,7 +206,7 @@ func NewPriceHistory(ph market.PriceHistory, span string, version uint64) PriceH
 // materialName is a material's readable name, its key when the catalogue
 // lacks it.
 func materialName(key string) string {
-	if info, ok := market.LookupMaterial(key); ok {
+	if info, ok := catalog.LookupMaterial(key); ok {
 		return info.Name
 	}
 	return key

@@ -18,6 +18,8 @@ import (
 	"math"
 
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // Player is a player as others see them.
@@ -112,18 +114,18 @@ func NewPlayer(p market.Player) Player { return Player{UUID: p.ID.String(), Name
 
 // NewItem is the wire form of an item stack.
 func NewItem(s market.ItemStack) Item {
-	it := Item{Material: s.Material, Name: market.StripColors(s.DisplayName), DisplayName: s.DisplayName,
+	it := Item{Material: s.Material, Name: playertext.StripColors(s.DisplayName), DisplayName: s.DisplayName,
 		Amount: s.Amount, Enchanted: len(s.Enchantments) > 0, Enchantments: []Enchantment{},
 		Lore: append([]string{}, s.Lore...), StackID: s.ID.String()}
 	if it.Name == "" {
 		it.Name = s.Material
-		if info, ok := market.LookupMaterial(s.Material); ok {
+		if info, ok := catalog.LookupMaterial(s.Material); ok {
 			it.Name = info.Name
 		}
 	}
 	for _, e := range s.Enchantments {
 		name := e.Key
-		if info, ok := market.LookupEnchantment(e.Key); ok {
+		if info, ok := catalog.LookupEnchantment(e.Key); ok {
 			name = info.Name
 		}
 		it.Enchantments = append(it.Enchantments, Enchantment{Key: e.Key, Name: name, Level: e.Level})

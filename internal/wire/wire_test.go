@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/sqlite"
 )
 
@@ -39,7 +40,7 @@ func indent(t *testing.T, v any) []byte {
 func TestGoldenShapes(t *testing.T) {
 	l := market.Listing{ID: 3000, Seller: seller, SellerName: "Kowalski", Item: sampleItem(), Price: 703.2,
 		CreatedAt: at.In(time.FixedZone("CET", 3600)), ExpiresAt: at.Add(7 * 24 * time.Hour),
-		Categories: []market.Category{market.CategoryTools}}
+		Categories: []catalog.Category{catalog.CategoryTools}}
 	t.Run("Listing", func(t *testing.T) { golden.RequireEqual(t, indent(t, NewListing(l))) })
 	tx := market.Transaction{ID: "0190a1b2-0000-7000-8000-0000000000ff", ListingID: 2999, Buyer: buyer, BuyerName: "Nowak",
 		Seller: seller, SellerName: "Kowalski", Item: sampleItem(), Price: 1234567.5, Fee: 61728.38, SellerNet: 1172839.12,

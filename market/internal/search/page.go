@@ -1,0 +1,225 @@
+package search
+
+import (
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// collectMax is the result size up to which a sorted page is built by
+// collecting and selecting, and shortWalk the budget of the first, bitmap
+// tested walk (see Page). Variables only so that tests can drive every
+// path with small data (SetPagingThresholds).
+var (
+	collectMax = 16384
+	shortWalk  = 8192
+)
+
+// SetPagingThresholds sets the result size up to which Page collects and
+// selects, and the budget of its first walk, so that tests can drive every
+// path with small data; it returns a function restoring the values.
+func SetPagingThresholds(collect, walk int) (restore func()) {
+	c, w := collectMax, shortWalk
+	collectMax, shortWalk = collect, walk
+	return func() { collectMax, shortWalk = c, w }
+}
+
+// Page returns limit ids of res in the order by (descending when desc is
+// set; ByID descending is newest first), skipping offset, or after the
+// entry *after when it is given (of which ByID reads only the id). key
+// gives a listing's key in the order by, for a few matches that are
+// collected and selected rather than walked. res belongs to the caller's
+// query and may be modified.
+func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset, limit int, key func(id uint32) int64) []uint32 {
+	if limit <= 0 {
+		return nil
+	}
+	out := make([]uint32, 0, limit)
+	switch {
+	case by == ByID && desc:
+		if after != nil {
+			res.RemoveRange(uint64(after.ID), 1<<32)
+		}
+		total := int(res.GetCardinality())
+		it := res.ReverseIterator()
+		// Skip offset quickly: start from the element of rank total-1-offset.
+		if offset > 0 {
+			x, err := res.Select(uint32(total - 1 - offset))
+			if err != nil {
+				return nil
+			}
+			// res is this query's own bitmap: cut it at x instead of seeking
+			// (roaring's reverse iterator cannot seek).
+			res.RemoveRange(uint64(x)+1, 1<<32)
+			it = res.ReverseIterator()
+		}
+		for it.HasNext() && len(out) < limit {
+			out = append(out, it.Next())
+		}
+		return out
+	case by == ByID:
+		if after != nil {
+			res.RemoveRange(0, uint64(after.ID)+1)
+		}
+		it := res.Iterator()
+		if offset > 0 {
+			x, err := res.Select(uint32(offset))
+			if err != nil {
+				return nil
+			}
+			it.AdvanceIfNeeded(x)
+		}
+		for it.HasNext() && len(out) < limit {
+			out = append(out, it.Next())
+		}
+		return out
+	}
+	tree := ix.byAmount
+	switch by {
+	case ByPrice:
+		tree = ix.byPrice
+	case ByUnit:
+		tree = ix.byUnit
+	}
+	from := after
+	n := int(res.GetCardinality())
+	need := offset + limit
+	// Two ways to a sorted page, chosen by the number of matches n:
+	//   - few matches: collect their keys and select the first `need`
+	//     (quickselect). Each match costs a record lookup, a cache miss, so
+	//     this is for n up to collectMax.
+	//   - many matches: walk the global order and keep the entries in the
+	//     result. First a short walk testing the bitmap directly (enough when
+	//     matches are spread over the order: the page fills in about
+	//     need*all/n visits); if that does not fill the page, copy the result
+	//     into a dense bitset (one bit per id, cache-resident) and walk again
+	//     with bit tests. That walk reads memory in order; even a full walk
+	//     of a million entries (matches correlated with the key, such as
+	//     "most expensive oak") stays within a few milliseconds.
+	if n > collectMax {
+		if ids, ok := walkOrder(tree, desc, from, offset, limit, shortWalk, res.Contains); ok {
+			return ids
+		}
+		bs := res.ToBitSet()
+		ids, _ := walkOrder(tree, desc, from, offset, limit, -1, func(id uint32) bool { return bs.Test(uint(id)) })
+		return ids
+	}
+	cmp := cmpKey
+	if desc {
+		cmp = func(a, b Key) int { return cmpKey(b, a) }
+	}
+	keys := make([]Key, 0, n)
+	it := res.Iterator()
+	for it.HasNext() {
+		id := it.Next()
+		k := Key{key(id), id}
+		if from == nil || cmp(k, *from) > 0 {
+			keys = append(keys, k)
+		}
+	}
+	if need < len(keys) {
+		selectFirst(keys, need, cmp)
+		keys = keys[:need]
+	}
+	slices.SortFunc(keys, cmp)
+	if offset >= len(keys) {
+		return out
+	}
+	for _, k := range keys[offset:] {
+		out = append(out, k.ID)
+	}
+	return out
+}
+
+// walkOrder collects limit ids of o (after skipping offset) that match in,
+// visiting at most budget entries (negative: no limit). With from, the walk
+// starts after that entry. ok is false when the budget ran out before the
+// page was full.
+func walkOrder(o *Order, desc bool, from *Key, offset, limit, budget int, in func(uint32) bool) (ids []uint32, ok bool) {
+	ids = make([]uint32, 0, limit)
+	skipped, visited := 0, 0
+	ok = true
+	visit := func(k Key) bool {
+		if from != nil && k == *from {
+			return true
+		}
+		if visited++; budget >= 0 && visited > budget {
+			ok = false
+			return false
+		}
+		if !in(k.ID) {
+			return true
+		}
+		if skipped < offset {
+			skipped++
+			return true
+		}
+		ids = append(ids, k.ID)
+		return len(ids) < limit
+	}
+	if desc {
+		o.descendFrom(from, visit)
+	} else {
+		o.ascendFrom(from, visit)
+	}
+	return ids, ok
+}
+
+// between returns the listings whose key in o is within [lo, hi] (hi 0: no
+// upper bound), walking only that stretch of the order.
+func (o *Order) between(lo, hi int64) *roaring.Bitmap {
+	var ids []uint32
+	o.ascendFrom(&Key{K: lo}, func(k Key) bool {
+		if hi > 0 && k.K > hi {
+			return false
+		}
+		ids = append(ids, k.ID)
+		return true
+	})
+	slices.Sort(ids)
+	b := roaring.New()
+	b.AddMany(ids)
+	return b
+}
+
+// selectFirst reorders keys so that its first k elements are the k smallest
+// under cmp (in no particular order): quickselect, O(len(keys)) on average.
+func selectFirst(keys []Key, k int, cmp func(a, b Key) int) {
+	lo, hi := 0, len(keys)-1
+	for lo < hi {
+		// Median of three as the pivot.
+		mid := lo + (hi-lo)/2
+		if cmp(keys[mid], keys[lo]) < 0 {
+			keys[mid], keys[lo] = keys[lo], keys[mid]
+		}
+		if cmp(keys[hi], keys[lo]) < 0 {
+			keys[hi], keys[lo] = keys[lo], keys[hi]
+		}
+		if cmp(keys[hi], keys[mid]) < 0 {
+			keys[hi], keys[mid] = keys[mid], keys[hi]
+		}
+		pivot := keys[mid]
+		i, j := lo, hi
+		for i <= j {
+			for cmp(keys[i], pivot) < 0 {
+				i++
+			}
+			for cmp(pivot, keys[j]) < 0 {
+				j--
+			}
+			if i <= j {
+				keys[i], keys[j] = keys[j], keys[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k-1 <= j:
+			hi = j
+		case k-1 >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}

@@ -1,0 +1,506 @@
+package market
+
+import (
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
+)
+
+// idBlock is how many listing ids the service takes from the store at a
+// time (Store.ReserveListingIDs), so a sell does not write the counter every
+// time. A crash skips the unused rest of a block: ids can have gaps but are
+// never reused.
+const idBlock = 1024
+
+// takeListingID returns the next listing id, taking a new block from the
+// store when the current one is used up.
+func (s *Service) takeListingID() (int64, error) {
+	if s.nextID >= s.idCeil {
+		first, err := s.store.ReserveListingIDs(idBlock)
+		if err != nil {
+			s.storeFailed(err)
+			return 0, &Error{Code: CodeStore, Msg: "no listing id could be reserved", Err: err}
+		}
+		s.storeWorked()
+		s.nextID, s.idCeil = first, first+idBlock
+	}
+	if s.nextID > 1<<31-1 {
+		return 0, errf(CodeListingLimit, "the market has used every listing id")
+	}
+	return s.nextID, nil
+}
+
+// SellItem is the contract's sellItem(Player, ItemStack, double). The stack
+// must be in the seller's inventory (matched by its ID); selling fewer items
+// than the stack holds splits it, and the listed part gets a new ID. Returns
+// the new listing, which ListingCreatedEvent also carries.
+func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listing, error) {
+	if err := s.mutGuard(); err != nil {
+		return Listing{}, err
+	}
+	p, err := s.actor(seller)
+	if err != nil {
+		return Listing{}, err
+	}
+	cents, err := s.listingPrice(price)
+	if err != nil {
+		return Listing{}, err
+	}
+	it, err := toItem(stack)
+	if err != nil {
+		return Listing{}, err
+	}
+	now := s.nowMs()
+	if err := s.mayList(p, it, now); err != nil {
+		return Listing{}, err
+	}
+	slot := -1
+	if stack.ID != uuid.Nil {
+		for i := range p.inv {
+			if p.inv[i].Mat != 0 && p.inv[i].UID == stack.ID {
+				slot = i
+				break
+			}
+		}
+	}
+	if slot < 0 {
+		return Listing{}, errf(CodeItemNotInInventory, "%s does not have that %s stack in their inventory", p.name, catalog.Material(it.Mat).Key)
+	}
+	have := p.inv[slot]
+	if !have.SameKind(it) {
+		return Listing{}, errf(CodeItemNotInInventory, "the stack in slot %d is not the item offered", slot+1)
+	}
+	if it.Amount > have.Amount {
+		return Listing{}, errf(CodeItemNotInInventory, "%s has only %d of that stack, not %d", p.name, have.Amount, it.Amount)
+	}
+	listingFee, err := s.listingFee(p, cents)
+	if err != nil {
+		return Listing{}, err
+	}
+	rest := have
+	listed := have
+	if it.Amount < have.Amount {
+		listed.UID = uuid.New()
+		listed.Amount = it.Amount
+		rest.Amount -= it.Amount
+	} else {
+		rest = item.Item{}
+	}
+	b := &s.batch
+	b.Reset()
+	inv := p.inv
+	inv[slot] = rest
+	return s.list(p, listed, cents, listingFee, now, &inv, slot, rest, func() { p.inv = inv })
+}
+
+// listingPrice validates a new listing's price: the market's price range
+// and its maximum transaction value.
+func (s *Service) listingPrice(price float64) (Money, error) {
+	cents, err := PriceToMoney(price, s.cfg.MinPrice, s.cfg.MaxPrice)
+	if err != nil {
+		return 0, err
+	}
+	return cents, aboveMaxTransaction(cents, s.cfg.MaxTransactionValue)
+}
+
+// mayList checks the rules every new listing of it by p must pass: the
+// blacklist, the cooldown, the listing limit.
+func (s *Service) mayList(p *playerRecord, it item.Item, now int64) error {
+	if s.listingRules.refuses(it.Mat) {
+		return blacklisted(catalog.Material(it.Mat).Key)
+	}
+	if cd := s.cfg.ListingCooldown; cd > 0 && p.lastSell > 0 {
+		if wait := p.lastSell + cd.Milliseconds() - now; wait > 0 {
+			secs := (wait + 999) / 1000
+			return errf(CodeCooldown, "%s must wait %ds before listing again", p.name, secs)
+		}
+	}
+	if limit := s.listingLimit(p); p.listings >= limit {
+		return errf(CodeListingLimit, "%s already has %d active listings; the limit is %d", p.name, p.listings, limit)
+	}
+	return nil
+}
+
+// listingFee is the fee of listing at cents, which p must be able to pay.
+func (s *Service) listingFee(p *playerRecord, cents Money) (Money, error) {
+	fee := Money(0)
+	if s.cfg.ListingFeeBasisPoints > 0 {
+		fee = s.cfg.fee(cents, s.cfg.ListingFeeBasisPoints)
+	}
+	if fee > p.balance {
+		return 0, errf(CodeInsufficientFunds, "the listing fee is %s but %s has %s", FormatMoney(fee), p.name, FormatMoney(p.balance))
+	}
+	return fee, nil
+}
+
+// list commits a new listing of it by p, with what s.batch holds already
+// (where the item came from): p's row with the fee paid, the last sell time
+// and inv unless nil, the listing, the counters, the log entry (slot and
+// rest: where it came from, -1 for the mailbox); then taken changes memory
+// where the item came from.
+func (s *Service) list(p *playerRecord, it item.Item, cents, fee Money, now int64, inv *item.Inventory, slot int, rest item.Item, taken func()) (Listing, error) {
+	id, err := s.takeListingID()
+	if err != nil {
+		return Listing{}, err
+	}
+	r := &listingRecord{id: uint32(id), seller: p.idx, price: cents, fee: fee, created: now,
+		expires: now + s.cfg.ListingTTL.Milliseconds(), it: it}
+	b := &s.batch
+	b.add(s.playerOp(p, p.balance-fee, now, inv))
+	b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: int64(r.id), Rec: record.EncodeListing(nil, r.stored(p.id))}})
+	if fee != 0 {
+		m := s.meta()
+		m.FeeBalance += fee
+		b.add(s.countersOp(m))
+	}
+	b.log(EventRow{Kind: KindListingCreated, At: now, Body: record.EncodeListingCreated(nil, &record.ListingCreated{
+		Listing: *r.stored(p.id), SellerName: p.name, Slot: slot, Rest: rest, Fee: int64(fee)})})
+	fire := s.alertHitsOps(b, r, p.name, now)
+	if err := s.commit(b); err != nil {
+		return Listing{}, err
+	}
+	s.applied(func() {
+		if fire != nil {
+			fire()
+		}
+		taken()
+		p.lastSell = now
+		p.balance -= fee
+		s.feeBalance += fee
+		s.nextID++
+		s.addListingLocked(r)
+	})
+	return s.listingOf(r), nil
+}
+
+// RelistMail lists a mailbox entry again at its previous price, in one
+// action: an expired or returned listing goes back on the market without a
+// trip through the inventory, the same stack (its ID stays). Every rule of
+// a new listing applies (blacklist, cooldown, limit, listing fee, the
+// market's current price range).
+func (s *Service) RelistMail(player, entry uuid.UUID) (Listing, error) {
+	if err := s.mutGuard(); err != nil {
+		return Listing{}, err
+	}
+	p, err := s.player(player)
+	if err != nil {
+		return Listing{}, err
+	}
+	idx := slices.IndexFunc(p.mail, func(m mailEntry) bool { return m.id == entry })
+	if idx < 0 {
+		return Listing{}, errf(CodeMailboxEmpty, "%s has no mailbox entry %s", p.name, entry)
+	}
+	m := p.mail[idx]
+	if m.prev <= 0 {
+		return Listing{}, errf(CodeNotRelistable, "mailbox entry %s (%s) was never listed: sell it from the inventory", entry, m.reason)
+	}
+	cents, err := s.listingPrice(m.prev.Float())
+	if err != nil {
+		return Listing{}, err
+	}
+	now := s.nowMs()
+	if err := s.mayList(p, m.it, now); err != nil {
+		return Listing{}, err
+	}
+	fee, err := s.listingFee(p, cents)
+	if err != nil {
+		return Listing{}, err
+	}
+	b := &s.batch
+	b.Reset()
+	b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
+	return s.list(p, m.it, cents, fee, now, nil, -1, item.Item{}, func() { p.mail = slices.Delete(p.mail, idx, idx+1) })
+}
+
+func (s *Service) addListingLocked(r *listingRecord) {
+	p := s.players[r.seller]
+	s.listings.Set(r.id, r)
+	p.listings++
+	e := r.entry()
+	s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
+	s.ix.Add(e, s.tokenScratch)
+}
+
+func (s *Service) removeListingLocked(r *listingRecord) {
+	p := s.players[r.seller]
+	s.listings.Delete(r.id)
+	p.listings--
+	e := r.entry()
+	s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
+	s.ix.Remove(e, s.tokenScratch)
+	s.forgetFavoritesLocked(r.id)
+}
+
+// RemoveListing is the contract's removeListing(int, Player). The owner may
+// remove their own listing (reason "removed"); a player with market.admin may
+// remove anyone's ("admin-removed"). The item goes back to the seller: their
+// inventory if a slot is free, otherwise their mailbox. A listing that has
+// expired but is not swept yet can still be taken back this way.
+func (s *Service) RemoveListing(id int, actor Player) error {
+	if err := s.mutGuard(); err != nil {
+		return err
+	}
+	a, err := s.actor(actor)
+	if err != nil {
+		return err
+	}
+	r, err := s.lookupListing(id)
+	if r == nil {
+		return err
+	}
+	reason := ReasonRemoved
+	if r.seller != a.idx {
+		if !a.has(PermAdmin) {
+			return errf(CodeNotOwner, "%s does not own listing #%d and lacks %s", a.name, id, PermAdmin)
+		}
+		reason = ReasonAdminRemoved
+	}
+	return s.takeDown(r, reason)
+}
+
+// ForceExpire ends a listing now on an admin's order (reason "force-expire");
+// the item goes back to the seller like a removal.
+func (s *Service) ForceExpire(id int, actor Player) error {
+	if err := s.mutGuard(); err != nil {
+		return err
+	}
+	a, err := s.actor(actor)
+	if err != nil {
+		return err
+	}
+	if !a.has(PermAdmin) {
+		return errf(CodeForbidden, "%s lacks %s, which force-expire needs", a.name, PermAdmin)
+	}
+	r, err := s.lookupListing(id)
+	if err != nil {
+		return err
+	}
+	return s.takeDown(r, ReasonForceExpire)
+}
+
+// takeDown removes r and returns its item to the seller: a
+// ListingRemovedEvent with reason.
+func (s *Service) takeDown(r *listingRecord, reason string) error {
+	if r.reserved != uuid.Nil {
+		return errf(CodeListingReserved, "listing #%d is reserved by a purchase in progress", r.id)
+	}
+	seller := s.players[r.seller]
+	now := s.nowMs()
+	b := &s.batch
+	b.Reset()
+	b.add(Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
+	to, apply := s.returnTo(b, seller, r.it, reason, r.price, now)
+	s.refundListingFees(b, []*listingRecord{r})
+	b.log(EventRow{Kind: KindListingRemoved, At: now, Body: record.EncodeListingRemoved(nil, &record.ListingRemoved{
+		Listing: *r.stored(seller.id), SellerName: seller.name, Reason: reason, To: to})})
+	if err := s.commit(b); err != nil {
+		return err
+	}
+	s.applied(func() {
+		s.removeListingLocked(r)
+		apply()
+	})
+	return nil
+}
+
+// refundListingFees adds to b the refund of the listing fees of listings
+// leaving the market unsold, when the rules say so (Config.RefundListingFee):
+// from the fee account back to each seller, one write a seller. Memory
+// takes the balances and the account from what the store reports.
+func (s *Service) refundListingFees(b *Batch, gone []*listingRecord) {
+	if !s.cfg.RefundListingFee {
+		return
+	}
+	bySeller := map[int32]Money{}
+	var sellers []int32
+	var total Money
+	for _, r := range gone {
+		if r.fee <= 0 {
+			continue
+		}
+		if _, ok := bySeller[r.seller]; !ok {
+			sellers = append(sellers, r.seller)
+		}
+		bySeller[r.seller] += r.fee
+		total += r.fee
+	}
+	if total == 0 {
+		return
+	}
+	for _, idx := range sellers {
+		p := s.players[idx]
+		b.add(s.playerOp(p, p.balance+bySeller[idx], p.lastSell, nil))
+	}
+	m := s.meta()
+	m.FeeBalance -= total
+	b.add(s.countersOp(m))
+}
+
+// SweepBatch bounds the listings one SweepExpired call removes, so that a
+// sweep after a long pause does not stall the main thread.
+const SweepBatch = 2000
+
+// SweepExpired removes listings whose expiry has passed (the timer). Each
+// item goes to its seller's mailbox with reason "expired". By contract no
+// event is published. It returns how many listings it removed and whether
+// more are due. In a market several instances share, only the one with the
+// network's duty sweeps (SharedStore.Duty); the others do nothing here and
+// learn of the removals by following the log.
+func (s *Service) SweepExpired() (removed int, more bool, err error) {
+	if err := s.mutGuard(); err != nil {
+		return 0, false, err
+	}
+	if !s.hasDuty() {
+		return 0, false, nil
+	}
+	now := s.nowMs()
+	var due []*listingRecord
+	s.ix.AscendExpiry(func(k search.Key) bool {
+		if k.K > now {
+			return false
+		}
+		if r := s.listings.Get(k.ID); r != nil && r.reserved == uuid.Nil {
+			if len(due) == SweepBatch {
+				more = true
+				return false
+			}
+			due = append(due, r)
+		}
+		return true
+	})
+	if len(due) == 0 {
+		return 0, false, nil
+	}
+	b := &s.batch
+	b.Reset()
+	mails := make([]mailEntry, len(due))
+	for i, r := range due {
+		m := mailEntry{id: uuid.New(), it: r.it, reason: MailExpired, created: now, prev: r.price}
+		mails[i] = m
+		b.add(Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
+		b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: s.players[r.seller].id, Item: s.blob(r.it),
+			Reason: m.reason, Created: now, PrevPrice: m.prev}})
+		b.log(EventRow{Kind: KindListingExpired, At: now, Body: record.EncodeListingExpired(nil, record.ListingExpired{ID: r.id, Mail: m.id})})
+	}
+	s.refundListingFees(b, due)
+	if err := s.commit(b); err != nil {
+		return 0, false, err
+	}
+	s.applied(func() {
+		for i, r := range due {
+			seller := s.players[r.seller]
+			s.removeListingLocked(r)
+			seller.mail = append(seller.mail, mails[i])
+		}
+	})
+	return len(due), more, nil
+}
+
+func (s *Service) listingOf(r *listingRecord) Listing {
+	return publicListing(r, s.players[r.seller].person())
+}
+
+// publicListing is the public form of r, sold by seller. Live reads and the
+// event log's decoder both build listings here.
+func publicListing(r *listingRecord, seller person) Listing {
+	return Listing{
+		ID: int(r.id), Seller: seller.id, SellerName: seller.name, Item: stackOf(r.it), Price: r.price.Float(),
+		CreatedAt: unixMilli(r.created), ExpiresAt: unixMilli(r.expires),
+		Reserved: r.reserved != uuid.Nil, Categories: r.it.Categories().List(),
+	}
+}
+
+// GetListings is the contract's getListings(): every active listing, newest
+// first.
+func (s *Service) GetListings() ([]Listing, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	p, err := s.Query(Query{Limit: -1})
+	return p.Listings, err
+}
+
+// GetListing is the contract's getListing(int).
+func (s *Service) GetListing(id int) (Listing, error) {
+	if err := s.readGuard(); err != nil {
+		return Listing{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r, err := s.lookupListing(id)
+	if err != nil {
+		return Listing{}, err
+	}
+	return s.listingOf(r), nil
+}
+
+// lookupListing finds listing id. Every operation answers the same way: an
+// id that is not on the market is UNKNOWN_LISTING, and a listing whose expiry
+// has passed but that the sweep has not removed yet is LISTING_EXPIRED (r is
+// returned with that error, so that its owner can still take it back).
+func (s *Service) lookupListing(id int) (*listingRecord, error) {
+	var r *listingRecord
+	if id > 0 && id <= 1<<31-1 {
+		r = s.listings.Get(uint32(id))
+	}
+	if r == nil {
+		return nil, errf(CodeUnknownListing, "listing #%d does not exist", id)
+	}
+	if !r.live(s.nowMs()) {
+		return r, errf(CodeListingExpired, "listing #%d has expired", id)
+	}
+	return r, nil
+}
+
+// GetListingsBySeller is the contract's getListingsBySeller(UUID), newest first.
+func (s *Service) GetListingsBySeller(seller uuid.UUID) ([]Listing, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	if seller == uuid.Nil {
+		return nil, nil // no player has the nil UUID; Query reads it as "any seller"
+	}
+	p, err := s.Query(Query{Seller: seller, Limit: -1})
+	return p.Listings, err
+}
+
+// Search is the contract's search(String): every active listing matching the
+// text, newest first. See Query for paging and sorting.
+func (s *Service) Search(text string) ([]Listing, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	p, err := s.Query(Query{Text: text, Limit: -1})
+	return p.Listings, err
+}
+
+// GetActiveListingsCount is the contract's getActiveListingsCount(). O(1).
+// Listings past their expiry that the sweep has not removed yet are not
+// counted.
+func (s *Service) GetActiveListingsCount() (int, error) {
+	if err := s.readGuard(); err != nil {
+		return 0, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.listings.Len() - s.expiredUnswept(s.nowMs()), nil
+}
+
+// expiredUnswept counts listings whose expiry has passed but that the sweep
+// has not removed yet: normally none, so this is O(1) in practice (it walks
+// only the expired prefix of the expiry order).
+func (s *Service) expiredUnswept(nowMs int64) int {
+	n := 0
+	s.ix.AscendExpiry(func(k search.Key) bool {
+		if k.K > nowMs {
+			return false
+		}
+		n++
+		return true
+	})
+	return n
+}

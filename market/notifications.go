@@ -1,0 +1,130 @@
+package market
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// NotificationKind says what a notification is about.
+type NotificationKind string
+
+// The kinds of notifications.
+const (
+	NotifySale  NotificationKind = "sale"  // one of the player's listings sold
+	NotifyAlert NotificationKind = "alert" // a price alert found a new listing
+	NotifyMail  NotificationKind = "mail"  // an item came to the mailbox: expired, returned, refunded, given
+)
+
+// Notification is one thing that happened to a player's business, newest
+// first in Notifications. Nothing is merged: two equal sales are two
+// notifications.
+type Notification struct {
+	Kind NotificationKind
+	At   time.Time
+	Read bool // at or before the player's last MarkNotificationsRead
+	// A sale: the transaction, its buyer and price, the item.
+	Transaction string
+	Buyer       string
+	// An alert: the alert's search and the listing it found (which may
+	// have left the market since); Price is the listing's price.
+	Alert     uuid.UUID
+	Query     string
+	ListingID int
+	// A mailbox entry: its reason ("expired", "admin-removed", …).
+	Reason string
+	Item   ItemStack // an alert's has only the material and amount
+	Price  float64
+}
+
+// NotificationPage is a player's newest notifications and how many of all
+// of them are unread.
+type NotificationPage struct {
+	Notifications []Notification
+	Unread        int
+}
+
+// MaxNotificationsPage bounds one Notifications page.
+const MaxNotificationsPage = 500
+
+// Notifications returns the player's newest notifications (limit of them;
+// 0 means 50): their sales (from the history, so a seller who was away
+// finds every one), what their price alerts found (kept, the newest
+// MaxAlertHits), and what is in their mailbox (expiries, returns, refunds,
+// gifts; a claimed entry leaves with its item). Any goroutine; it waits for
+// the history's background load.
+func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, error) {
+	if err := s.readGuard(); err != nil {
+		return NotificationPage{}, err
+	}
+	if limit <= 0 {
+		limit = 50
+	}
+	limit = min(limit, MaxNotificationsPage)
+	s.waitHistory()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, err := s.player(player)
+	if err != nil {
+		return NotificationPage{}, err
+	}
+	var readAt int64
+	var x playerExtra
+	if p.extra != nil {
+		x = *p.extra
+		readAt = x.readAt
+	}
+	var all []Notification
+	for _, t := range p.txs {
+		if t.seller != p.idx || t.State() != StateCompleted {
+			continue
+		}
+		all = append(all, Notification{Kind: NotifySale, At: unixMilli(t.tl[len(t.tl)-1].At), Transaction: t.id.String(),
+			Buyer: s.players[t.buyer].name, ListingID: int(t.listing), Item: stackOf(t.it), Price: t.price.Float()})
+	}
+	queries := map[uuid.UUID]string{}
+	for _, a := range x.alerts {
+		queries[a.id] = a.query
+	}
+	for _, h := range x.hits {
+		all = append(all, Notification{Kind: NotifyAlert, At: unixMilli(h.at), Alert: h.alert, Query: queries[h.alert],
+			ListingID: int(h.listing), Item: ItemStack{Material: h.material, Amount: int(h.amount)}, Price: h.price.Float()})
+	}
+	for _, m := range p.mail {
+		all = append(all, Notification{Kind: NotifyMail, At: unixMilli(m.created), Reason: m.reason, Item: stackOf(m.it),
+			Price: m.prev.Float()})
+	}
+	page := NotificationPage{}
+	for i := range all {
+		all[i].Read = all[i].At.UnixMilli() <= readAt
+		if !all[i].Read {
+			page.Unread++
+		}
+	}
+	// Newest first; of equal times, the one added later first (each
+	// source lists oldest first).
+	slices.Reverse(all)
+	slices.SortStableFunc(all, func(a, b Notification) int { return cmp.Compare(b.At.UnixMilli(), a.At.UnixMilli()) })
+	page.Notifications = all[:min(limit, len(all))]
+	return page, nil
+}
+
+// MarkNotificationsRead marks everything up to now read for the player.
+func (s *Service) MarkNotificationsRead(player uuid.UUID) error {
+	if err := s.mutGuard(); err != nil {
+		return err
+	}
+	p, err := s.player(player)
+	if err != nil {
+		return err
+	}
+	x := p.extra.clone()
+	now := s.nowMs()
+	if x.readAt >= now {
+		return nil
+	}
+	x.readAt = now
+	return s.writeExtra(p, x)
+}

@@ -1,0 +1,117 @@
+package market
+
+import (
+	"slices"
+
+	"github.com/google/uuid"
+
+	"github.com/rynek/rynek/market/internal/record"
+)
+
+// A player's own market data: favourite listings, price alerts and what
+// they fired, and how far the player has read their notifications. It is
+// one blob in the player's row (PlayerRow.Extra), written by a conditional
+// update like the inventory.
+
+// playerExtra is a player's own market data, decoded.
+type playerExtra struct {
+	favorites []uint32 // listing ids, in the order added; gone listings are dropped on the next write
+	alerts    []alertRecord
+	hits      []alertHit // oldest first, at most MaxAlertHits
+	readAt    int64      // unix ms: notifications up to this time are read
+}
+
+// alertRecord is one price alert: listings whose text matches query, at a
+// unit price of at most maxUnit.
+type alertRecord struct {
+	id      uuid.UUID
+	query   string
+	maxUnit Money
+	created int64
+	words   []string // query's words (search.ParseText), not stored
+}
+
+// alertHit is an alert that fired: what it found, as it was then.
+type alertHit struct {
+	alert    uuid.UUID
+	listing  uint32
+	at       int64
+	price    Money
+	amount   uint8
+	material string
+}
+
+// MaxAlertHits bounds the alert notifications (what a player's price
+// alerts found) that a player keeps; the oldest go first. A generator of
+// demo data keeps as many.
+const MaxAlertHits = record.MaxHits
+
+// maxFavorites bounds a player's favourites.
+const maxFavorites = record.MaxFavorites
+
+// clone copies x deeply enough that changing the copy's lists leaves x's
+// alone.
+func (x *playerExtra) clone() *playerExtra {
+	if x == nil {
+		return &playerExtra{}
+	}
+	c := *x
+	c.favorites = slices.Clone(x.favorites)
+	c.alerts = slices.Clone(x.alerts)
+	c.hits = slices.Clone(x.hits)
+	return &c
+}
+
+// extraOp is the op that writes x as p's data, while the store still holds
+// what memory has.
+func (s *Service) extraOp(p *playerRecord, blob []byte) Op {
+	return Op{Kind: OpPlayerState, Player: &PlayerRow{ID: p.id, Extra: blob}, ExpectExtra: nonNilBlob(p.storedExtra)}
+}
+
+func nonNilBlob(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// liveListing reports whether listing id is on the market, for encodeExtra.
+func (s *Service) liveListing(id uint32) bool { return s.listings.Get(id) != nil }
+
+// setExtraLocked gives p new data, keeping the indexes of favourites and
+// alerts in step.
+func (s *Service) setExtraLocked(p *playerRecord, x *playerExtra, stored []byte) {
+	if old := p.extra; old != nil {
+		for _, id := range old.favorites {
+			s.unfavorLocked(id, p.idx)
+		}
+		for i := range old.alerts {
+			s.alerts.Remove(&old.alerts[i], old.alerts[i].words)
+		}
+	}
+	p.extra, p.storedExtra = x, stored
+	if x == nil {
+		return
+	}
+	for _, id := range x.favorites {
+		s.favoredBy[id] = append(s.favoredBy[id], p.idx)
+	}
+	for i := range x.alerts {
+		s.alerts.Add(p.idx, &x.alerts[i], x.alerts[i].words, int64(x.alerts[i].maxUnit))
+	}
+}
+
+// writeExtra commits x as p's data with a PlayerData log entry, and puts it
+// in memory.
+func (s *Service) writeExtra(p *playerRecord, x *playerExtra) error {
+	blob := encodeExtra(x, s.liveListing)
+	b := &s.batch
+	b.Reset()
+	b.add(s.extraOp(p, blob))
+	b.log(EventRow{Kind: KindPlayerData, At: s.nowMs(), Body: record.EncodePlayerDataChanged(nil, p.id)})
+	if err := s.commit(b); err != nil {
+		return err
+	}
+	s.applied(func() { s.setExtraLocked(p, x, blob) })
+	return nil
+}

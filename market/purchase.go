@@ -1,0 +1,384 @@
+package market
+
+import (
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
+)
+
+// The purchase saga.
+//
+//	CREATED ─▶ LISTING_RESERVED ─▶ MONEY_WITHDRAWN ─▶ SELLER_PAID ─▶ ITEM_DELIVERED ─▶ COMPLETED
+//	   │               │                  │                 │                │
+//	   ▼               └──────────────────┴─────────────────┴────────────────┴─▶ ROLLED_BACK
+//	 FAILED
+//
+// Each arrow is a step holding its effect and the new state, written with a
+// conditional update (WHERE state = <previous>) and its own log entry. Steps
+// are committed atomically, several to a commit when they succeed in a row
+// (runSaga), so the persisted state always says exactly which effects
+// happened, and replaying a step is idempotent: the (transaction id, expected
+// state) pair is the key, and a replay whose state no longer matches changes
+// nothing.
+//
+// The rule for failures: a failure before any effect (the transaction could
+// not even reserve the listing) ends in FAILED; a failure after an effect is
+// compensated in one commit that undoes every effect so far (release the
+// listing, refund the buyer, take back the seller's net and the fee, take back
+// the delivered item) and ends in ROLLED_BACK. Money and items are conserved
+// on every path. After a crash, recovery rolls every unfinished transaction
+// forward, compensating instead if a step can no longer succeed.
+
+// sagaRun is what one execution of the saga remembers to undo its own steps.
+type sagaRun struct {
+	t      *transactionRecord
+	r      *listingRecord // the listing, for restoring it after delivery
+	slot   int            // where the item was delivered: inventory slot, or -1
+	mail   uuid.UUID
+	failAt State
+	fresh  bool // the purchase's record is not in the store yet
+}
+
+// Buy purchases a listing for buyer: the purchase flow that creates
+// transactions (not in the contract, which has no buy operation). It refuses
+// with a typed error and no transaction when the listing is unknown, expired,
+// reserved or the buyer's own, or the buyer lacks funds. Otherwise it returns
+// the transaction in its final state: COMPLETED, or FAILED / ROLLED_BACK
+// together with an error saying why.
+func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
+	if err := s.mutGuard(); err != nil {
+		return Transaction{}, err
+	}
+	b, err := s.actor(buyer)
+	if err != nil {
+		return Transaction{}, err
+	}
+	r, err := s.lookupListing(listingID)
+	switch {
+	case err != nil:
+		return Transaction{}, err
+	case r.reserved != uuid.Nil:
+		return Transaction{}, errf(CodeListingReserved, "listing #%d is reserved by a purchase in progress", listingID)
+	case r.seller == b.idx:
+		return Transaction{}, errf(CodeOwnListing, "%s cannot buy their own listing #%d", b.name, listingID)
+	case b.balance < r.price:
+		return Transaction{}, errf(CodeInsufficientFunds, "listing #%d costs %s but %s has %s",
+			listingID, FormatMoney(r.price), b.name, FormatMoney(b.balance))
+	}
+	if err := s.purchaseCapped(b, s.players[r.seller], s.nowMs()); err != nil {
+		return Transaction{}, err
+	}
+	fee := s.cfg.fee(r.price, s.cfg.SaleFeeBasisPoints)
+	now := s.nowMs()
+	t := &transactionRecord{id: uuid.Must(uuid.NewV7()), listing: r.id, buyer: b.idx, seller: r.seller, it: r.it,
+		price: r.price, fee: fee, net: r.price - fee, state: uint8(stateIndex(StateCreated)),
+		tl: record.Timeline{{State: uint8(stateIndex(StateCreated)), At: now}}, created: now}
+	run := &sagaRun{t: t, r: r, slot: -1, failAt: s.armed.take()}
+	s.mu.Lock()
+	if s.hist.fresh == nil {
+		s.hist.fresh = map[uuid.UUID]bool{}
+	}
+	s.hist.fresh[t.id] = true
+	s.mu.Unlock()
+	defer func() {
+		// Applied (addTxLocked took it out) or never committed.
+		s.mu.Lock()
+		delete(s.hist.fresh, t.id)
+		s.mu.Unlock()
+	}()
+
+	if run.failAt == StateCreated {
+		// The very first write fails: nothing happened, so the record is FAILED.
+		t.state = uint8(stateIndex(StateFailed))
+		t.errCode = "INJECTED:" + string(StateCreated)
+		t.tl = append(t.tl, record.Stamp{State: t.state, At: now})
+		if err := s.putTx(t); err != nil {
+			return Transaction{}, err
+		}
+		return s.txSnapshot(t), errf(CodeInjectedFailure, "purchase of listing #%d failed at %s (injected); nothing changed", listingID, StateCreated)
+	}
+	run.fresh = true
+	return s.runSaga(run)
+}
+
+func (s *Service) putTx(t *transactionRecord) error {
+	b := &s.batch
+	b.Reset()
+	b.add(Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
+	b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].At,
+		Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil)})
+	if err := s.commit(b); err != nil {
+		return err
+	}
+	s.applied(func() { s.addTxLocked(t) })
+	return nil
+}
+
+// addTxLocked makes a new transaction known to the readers.
+func (s *Service) addTxLocked(t *transactionRecord) {
+	delete(s.hist.fresh, t.id)
+	s.txByID[t.id] = t
+	s.allTx = append(s.allTx, t)
+	s.indexTxPlayers(t)
+}
+
+func (s *Service) txSnapshot(t *transactionRecord) Transaction {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.txOf(t)
+}
+
+// runSaga drives t from its current state to a terminal one.
+//
+// Every effect of the saga lives in this one store, so the steps that succeed
+// in a row are committed together: a purchase that meets no failure is one
+// store transaction holding every state change, each with its own log entry,
+// in order. That keeps the rule above (a persisted state says exactly which
+// effects happened: here, all of them or none) at a sixth of the commits.
+// When a step fails, the steps before it are committed first, so the
+// compensation starts from a persisted state, as it always has.
+func (s *Service) runSaga(run *sagaRun) (Transaction, error) {
+	t := run.t
+	g := s.newSagaGroup(run)
+	for !g.state().Terminal() {
+		next := States()[g.view.state+1]
+		var err error
+		if run.failAt == next {
+			err = errf(CodeInjectedFailure, "purchase of listing #%d failed at %s (injected)", t.listing, next)
+		} else {
+			err = g.step(next)
+		}
+		if err == nil {
+			continue
+		}
+		if cerr := g.commit(); cerr != nil {
+			if run.fresh {
+				return Transaction{}, cerr // nothing happened
+			}
+			err = cerr
+		}
+		code := "INJECTED:" + string(next)
+		if e, ok := err.(*Error); !ok || e.Code != CodeInjectedFailure {
+			code = fmt.Sprintf("%s_FAILED", next)
+			if ok {
+				code += ":" + string(e.Code)
+			}
+		}
+		if cerr := s.compensate(run, code); cerr != nil {
+			return s.txSnapshot(t), fmt.Errorf("%w; compensation could not be saved either (recovery will finish it): %v", err, cerr)
+		}
+		return s.txSnapshot(t), err
+	}
+	if err := g.commit(); err != nil {
+		if run.fresh {
+			return Transaction{}, err
+		}
+		if t.State().Terminal() {
+			return s.txSnapshot(t), err // finished meanwhile: see compensate
+		}
+		if cerr := s.compensate(run, fmt.Sprintf("%s_FAILED:%s", States()[t.state+1], CodeStore)); cerr != nil {
+			return s.txSnapshot(t), fmt.Errorf("%w; compensation could not be saved either (recovery will finish it): %v", err, cerr)
+		}
+		return s.txSnapshot(t), err
+	}
+	return s.txSnapshot(t), nil
+}
+
+// sagaGroup is the steps of one run of the saga that are built into the
+// service's batch but not yet committed, and the market as those steps leave
+// it: each step reads the view, not the live records, which readers see
+// unchanged until the commit.
+type sagaGroup struct {
+	s       *Service
+	run     *sagaRun
+	applies []func() // each step's changes to memory, in order, after the commit
+	view    sagaView
+	rows    groupRows
+}
+
+// groupRows says where in the batch the group writes each row it touches
+// (-1: not yet). A row that several steps change is written once, in the
+// state the last of them leaves it: a purchase writes its transaction, its
+// buyer, its seller, the counters and the listing once each, not once per
+// step, while every step keeps its own log entry.
+type groupRows struct{ tx, buyer, seller, meta, listing int }
+
+// write adds op to the batch at *at, or, when an earlier step of the group
+// already writes that row, replaces that step's op: the row's final value
+// under the first step's condition. A transaction inserted by the group stays
+// an insert; a reservation followed by the delivery is just the delete, of a
+// listing that is free when the group starts.
+func (g *sagaGroup) write(at *int, op Op) {
+	b := &g.s.batch
+	if *at < 0 {
+		*at = len(b.Ops)
+		b.add(op)
+		return
+	}
+	prev := &b.Ops[*at]
+	switch prev.Kind {
+	case OpPutTx:
+		op.Kind = OpPutTx
+	case OpTxState:
+		op.ExpectState = prev.ExpectState
+	case OpListingState:
+		op.Expect = prev.Expect
+	}
+	*prev = op
+}
+
+// sagaView is what the pending steps change.
+type sagaView struct {
+	state         uint8
+	tl            record.Timeline
+	toMailbox     bool
+	buyerBalance  Money
+	sellerBalance Money
+	buyerInv      item.Inventory
+	meta          MetaRow
+	reserved      bool // the listing is held by this purchase
+	delivered     bool // the listing is gone: its item was delivered
+}
+
+// newSagaGroup starts a group at t's current state. A fresh purchase begins
+// with inserting its CREATED record.
+func (s *Service) newSagaGroup(run *sagaRun) *sagaGroup {
+	t := run.t
+	buyer, seller := s.players[t.buyer], s.players[t.seller]
+	g := &sagaGroup{s: s, run: run, view: sagaView{state: t.state, tl: t.tl, toMailbox: t.toMailbox,
+		buyerBalance: buyer.balance, sellerBalance: seller.balance, buyerInv: buyer.inv, meta: s.meta()},
+		rows: groupRows{tx: -1, buyer: -1, seller: -1, meta: -1, listing: -1}}
+	if r := s.listings.Get(t.listing); r != nil && r.reserved == t.id {
+		g.view.reserved = true
+	}
+	s.batch.Reset()
+	if run.fresh {
+		b := &s.batch
+		g.write(&g.rows.tx, Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
+		b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].At,
+			Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil)})
+		g.applies = append(g.applies, func() { s.addTxLocked(t) })
+	}
+	return g
+}
+
+func (g *sagaGroup) state() State { return States()[g.view.state] }
+
+// commit writes the pending steps, if any, and applies them to memory.
+func (g *sagaGroup) commit() error {
+	s := g.s
+	if len(g.applies) == 0 {
+		return nil
+	}
+	if err := s.commit(&s.batch); err != nil {
+		return err
+	}
+	applies := g.applies
+	g.applies = nil
+	s.applied(func() {
+		for _, f := range applies {
+			f()
+		}
+	})
+	g.run.fresh = false
+	return nil
+}
+
+// step adds the effect of entering state next, with the state change, to the
+// group.
+func (g *sagaGroup) step(next State) error {
+	s, run, v := g.s, g.run, &g.view
+	t := run.t
+	cur := States()[v.state]
+	now := s.nowMs()
+	buyer, seller := s.players[t.buyer], s.players[t.seller]
+	b := &s.batch
+	var apply func()
+	var to *record.Destination
+	toMail := v.toMailbox
+	switch next {
+	case StateListingReserved:
+		r := s.listings.Get(t.listing)
+		if r == nil {
+			return errf(CodeUnknownListing, "listing #%d no longer exists", t.listing)
+		}
+		if r.reserved != uuid.Nil && r.reserved != t.id {
+			return errf(CodeListingReserved, "listing #%d is reserved by another purchase", t.listing)
+		}
+		if !r.live(now) {
+			// Only recovery gets here: Buy refuses expired listings up front.
+			return errf(CodeListingExpired, "listing #%d expired before the purchase could reserve it", t.listing)
+		}
+		run.r = r
+		held := *r
+		held.reserved = t.id
+		g.write(&g.rows.listing, Op{Kind: OpListingState, Listing: s.listingRow(&held), Expect: s.listingRow(r).Rec})
+		v.reserved = true
+		apply = func() { r.reserved = t.id }
+	case StateMoneyWithdrawn:
+		if v.buyerBalance < t.price {
+			return errf(CodeInsufficientFunds, "%s has %s, needs %s", buyer.name, FormatMoney(v.buyerBalance), FormatMoney(t.price))
+		}
+		v.buyerBalance -= t.price
+		g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, nil))
+		apply = func() { buyer.balance -= t.price }
+	case StateSellerPaid:
+		v.sellerBalance += t.net
+		g.write(&g.rows.seller, s.playerOp(seller, v.sellerBalance, seller.lastSell, nil))
+		v.meta.FeeBalance += t.fee
+		g.write(&g.rows.meta, s.countersOp(v.meta))
+		apply = func() { seller.balance += t.net; s.feeBalance += t.fee }
+	case StateItemDelivered:
+		r := s.listings.Get(t.listing)
+		if r == nil || !v.reserved || v.delivered {
+			return errf(CodeUnknownListing, "listing #%d is not held by this purchase", t.listing)
+		}
+		run.r = r
+		v.delivered = true
+		g.write(&g.rows.listing, Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
+		if slot := item.FreeSlot(&v.buyerInv); slot >= 0 {
+			run.slot = slot
+			v.buyerInv[slot] = r.it
+			inv := v.buyerInv
+			g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, &inv))
+			apply = func() { s.removeListingLocked(r); buyer.inv = inv }
+			to = &record.Destination{Slot: slot}
+		} else {
+			m := mailEntry{id: uuid.New(), it: r.it, reason: MailPurchaseOverflow, created: now}
+			run.mail = m.id
+			toMail = true
+			b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: buyer.id, Item: s.blob(r.it), Reason: m.reason, Created: now}})
+			apply = func() { s.removeListingLocked(r); buyer.mail = append(buyer.mail, m) }
+			to = &record.Destination{Slot: -1, Mail: m.id}
+		}
+	case StateCompleted:
+		v.meta.Volume += t.price // the lifetime counters are persisted with the sale
+		v.meta.Sales++
+		g.write(&g.rows.meta, s.countersOp(v.meta))
+		apply = func() {
+			s.completed = append(s.completed, t)
+			s.stats.record(s, t)
+			s.volume += t.price
+			s.sales++
+		}
+	default:
+		return fmt.Errorf("no step enters %s", next)
+	}
+	tl := append(v.tl[:len(v.tl):len(v.tl)], record.Stamp{State: uint8(stateIndex(next)), At: now})
+	g.write(&g.rows.tx, Op{Kind: OpTxState, Tx: s.txRow(t, next, tl, t.errCode, toMail), ExpectState: cur})
+	kind := KindTransactionStep
+	if next == StateCompleted {
+		kind = KindTransactionCompleted
+	}
+	b.log(EventRow{Kind: kind, At: now, Body: s.transactionBody(t, tl, t.errCode, toMail, to, nil)})
+	v.state, v.tl, v.toMailbox = uint8(stateIndex(next)), tl, toMail
+	g.applies = append(g.applies, func() {
+		t.toMailbox = toMail
+		t.state = uint8(stateIndex(next))
+		t.tl = tl // before apply: stats record the COMPLETED time, as a reload would
+		apply()
+	})
+	return nil
+}

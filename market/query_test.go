@@ -1,0 +1,215 @@
+package market_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rynek/rynek/internal/traffic"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/sqlite"
+	"github.com/rynek/rynek/seed"
+)
+
+// seeded opens a generated market of n listings on the calling goroutine,
+// which becomes its main thread.
+func seeded(t *testing.T, n int) *market.Service {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	must(t, err)
+	if _, err := seed.Load(st, seed.Options{Listings: n, Players: 50, Days: 2, Now: t0}); err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(t0), ListingCooldown: -1})
+	must(t, svc.BindMainThread())
+	must(t, svc.Enable())
+	must(t, svc.WaitHistory())
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+// TestCursorPagingMatchesOneRead: paging with After through a still market
+// gives exactly the one-read answer, for every sort and several filters,
+// on both the broad (order walk) and the narrow (collect) paths.
+func TestCursorPagingMatchesOneRead(t *testing.T) {
+	svc := seeded(t, 20_000)
+	filters := []market.Query{
+		{},
+		{Category: catalog.CategoryTools},
+		{Material: "diamond"},
+		{MinPrice: 10_00, MaxPrice: 500_00},
+		{Text: "a"},
+		{MinPrice: 1_000_00},
+		{MinAmount: 16, MaxAmount: 48},
+		{Text: "a", MinAmount: 2, MinPrice: 5_00},
+	}
+	for _, f := range filters {
+		for _, mode := range market.SortModes() {
+			q := f
+			q.Sort, q.Limit = mode, -1
+			all, err := svc.Query(q)
+			must(t, err)
+			q.Limit = 97
+			var got []int
+			for pages := 0; ; pages++ {
+				p, err := svc.Query(q)
+				must(t, err)
+				for _, l := range p.Listings {
+					got = append(got, l.ID)
+				}
+				if p.Next == nil {
+					break
+				}
+				if pages > len(all.Listings) {
+					t.Fatalf("%+v: paging does not end", q)
+				}
+				q.After = p.Next
+			}
+			want := make([]int, len(all.Listings))
+			for i, l := range all.Listings {
+				want[i] = l.ID
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("sort %s, filters %+v: paged %d listings, one read %d; first difference at %d", mode, f, len(got), len(want), firstDiff(got, want))
+			}
+		}
+	}
+}
+
+func firstDiff(a, b []int) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// TestCursorPagingUnderTraffic: while traffic sells, buys and removes
+// between pages, a listing that stays on the market the whole time is
+// returned exactly once, nothing is returned twice, and every page follows
+// the sort order from where the last one ended.
+func TestCursorPagingUnderTraffic(t *testing.T) {
+	svc := seeded(t, 5_000)
+	players, err := svc.Players()
+	must(t, err)
+	rng := rand.New(rand.NewPCG(7, 7))
+	gen := traffic.New(7)
+	for _, mode := range market.SortModes() {
+		before, err := svc.Query(market.Query{Sort: mode, Limit: -1})
+		must(t, err)
+		q := market.Query{Sort: mode, Limit: 1 + rng.IntN(60)}
+		seen := map[int]int{}
+		for {
+			p, err := svc.Query(q)
+			must(t, err)
+			for _, l := range p.Listings {
+				seen[l.ID]++
+			}
+			if p.Next == nil {
+				break
+			}
+			q.After = p.Next
+			for range 1 + rng.IntN(20) {
+				gen.One(svc, players)
+			}
+		}
+		after, err := svc.Query(market.Query{Sort: mode, Limit: -1})
+		must(t, err)
+		still := map[int]bool{}
+		for _, l := range after.Listings {
+			still[l.ID] = true
+		}
+		for _, l := range before.Listings {
+			if still[l.ID] && seen[l.ID] != 1 {
+				t.Errorf("sort %s: listing %d stayed on the market and was returned %d times", mode, l.ID, seen[l.ID])
+			}
+		}
+		for id, n := range seen {
+			if n > 1 {
+				t.Errorf("sort %s: listing %d returned %d times", mode, id, n)
+			}
+		}
+	}
+}
+
+func TestQueryFiltersAndCursorRefusals(t *testing.T) {
+	svc := seeded(t, 2_000)
+	p, err := svc.Query(market.Query{Material: "minecraft:diamond", MinPrice: 5_00, MaxPrice: 50_000_00, Limit: -1})
+	must(t, err)
+	for _, l := range p.Listings {
+		if l.Item.Material != "DIAMOND" || l.Price < 5 || l.Price > 50_000 {
+			t.Fatalf("listing %d (%s at %v) passed the filters", l.ID, l.Item.Material, l.Price)
+		}
+	}
+	p, err = svc.Query(market.Query{MinAmount: 10, MaxAmount: 20, Limit: -1})
+	must(t, err)
+	if len(p.Listings) == 0 {
+		t.Fatal("no listing of 10 to 20 items in a seeded market")
+	}
+	for _, l := range p.Listings {
+		if l.Item.Amount < 10 || l.Item.Amount > 20 {
+			t.Fatalf("listing %d of %d items passed the amount range 10..20", l.ID, l.Item.Amount)
+		}
+	}
+	all, err := svc.Query(market.Query{Limit: -1})
+	must(t, err)
+	inRange := 0
+	for _, l := range all.Listings {
+		if l.Item.Amount >= 10 && l.Item.Amount <= 20 {
+			inRange++
+		}
+	}
+	if inRange != len(p.Listings) || p.Total != inRange {
+		t.Fatalf("the amount range found %d (total %d) of %d", len(p.Listings), p.Total, inRange)
+	}
+	for _, c := range []struct {
+		q    market.Query
+		want string
+	}{
+		{market.Query{Material: "NO_SUCH_THING"}, `unknown material "NO_SUCH_THING"`},
+		{market.Query{MinAmount: 20, MaxAmount: 10}, "amount range 20..10 is empty (amounts are 1..99)"},
+		{market.Query{MinAmount: 100}, "amount range 100..0 is empty (amounts are 1..99)"},
+		{market.Query{MaxAmount: -1}, "amount range 0..-1 is empty (amounts are 1..99)"},
+		{market.Query{MinPrice: 10_00, MaxPrice: 5_00}, "price range 10.00..5.00 is empty"},
+		{market.Query{Sort: market.SortCheapest, After: &market.Cursor{Sort: market.SortNewest, ID: 5}}, "the position is one of the newest order, the query sorts by cheapest"},
+		{market.Query{Reverse: true, After: &market.Cursor{ID: 5}}, "a position cannot be combined with a reversed order"},
+		{market.Query{After: &market.Cursor{ID: 0}}, "listing id 0 of the position is out of range"},
+	} {
+		_, err := svc.Query(c.q)
+		if err == nil || err.Error() != c.want || !errorsIsInvalidQuery(err) {
+			t.Errorf("%+v: %v, want %q", c.q, err, c.want)
+		}
+	}
+}
+
+func errorsIsInvalidQuery(err error) bool {
+	me, ok := err.(*market.Error)
+	return ok && me.Code == market.CodeInvalidQuery
+}
+
+func errorsIsCode(err error, c market.Code) bool {
+	me, ok := err.(*market.Error)
+	return ok && me.Code == c
+}
+
+func TestQueryHugeOffsetAndLimit(t *testing.T) {
+	w := newWorld(t)
+	w.sell(w.alice, 0, 10)
+	for _, q := range []market.Query{
+		{Offset: 1, Limit: math.MaxInt},
+		{Offset: math.MaxInt},
+		{Offset: math.MaxInt, Sort: market.SortCheapest},
+		{Offset: math.MaxInt - 5, Limit: 10, Sort: market.SortUnitPrice, Reverse: true},
+	} {
+		p, err := w.svc.Query(q)
+		must(t, err)
+		if len(p.Listings) > 1 || p.Total != 1 {
+			t.Fatalf("%+v: %d listings of %d", q, len(p.Listings), p.Total)
+		}
+	}
+}

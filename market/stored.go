@@ -1,0 +1,131 @@
+package market
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
+)
+
+// The private records as market/internal/record stores them, and back. The
+// records keep players by index and amounts as Money; the stored form names
+// players by UUID and counts cents.
+
+// stored is r's record, sold by seller.
+func (r *listingRecord) stored(seller uuid.UUID) *record.Listing {
+	return &record.Listing{ID: r.id, Seller: seller, Price: int64(r.price), Fee: int64(r.fee),
+		Created: r.created, Expires: r.expires, Reserved: r.reserved, Item: r.it}
+}
+
+// fromStored gives r what the stored record l holds: all but the seller's
+// index (and the id, which the row has beside the record).
+func (r *listingRecord) fromStored(l *record.Listing) {
+	r.price, r.created, r.expires, r.reserved, r.it, r.fee = Money(l.Price), l.Created, l.Expires, l.Reserved, l.Item, Money(l.Fee)
+}
+
+// decodeListing fills r from a listing record (all but id and seller index)
+// and returns the seller.
+func decodeListing(b []byte, r *listingRecord) (uuid.UUID, error) {
+	l, err := record.DecodeListing(b)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	r.fromStored(&l)
+	return l.Seller, nil
+}
+
+// listingRow is r as the store keeps it.
+func (s *Service) listingRow(r *listingRecord) *ListingRow {
+	return &ListingRow{ID: int64(r.id), Rec: record.EncodeListing(nil, r.stored(s.players[r.seller].id))}
+}
+
+// stored is t's record between buyer and seller, in timeline tl with
+// errCode and toMailbox (which a write may give before memory has them).
+func (t *transactionRecord) stored(buyer, seller uuid.UUID, tl record.Timeline, errCode string, toMailbox bool) *record.Transaction {
+	return &record.Transaction{Listing: t.listing, Buyer: buyer, Seller: seller,
+		Price: int64(t.price), Fee: int64(t.fee), Net: int64(t.net), ErrCode: errCode, ToMailbox: toMailbox,
+		Rating: t.rating, Timeline: tl, Item: t.it}
+}
+
+// fromStored gives t what the stored record x holds: all but id, state and
+// the players' indexes.
+func (t *transactionRecord) fromStored(x *record.Transaction) {
+	t.listing, t.price, t.fee, t.net = x.Listing, Money(x.Price), Money(x.Fee), Money(x.Net)
+	t.errCode, t.toMailbox, t.rating, t.tl, t.it = x.ErrCode, x.ToMailbox, x.Rating, x.Timeline, x.Item
+	t.created = x.Timeline[0].At
+}
+
+// decodeTx fills t from a transaction record (all but id, state and player
+// indexes) and returns the buyer and seller.
+func decodeTx(b []byte, t *transactionRecord) (buyer, seller uuid.UUID, err error) {
+	x, err := record.DecodeTransaction(b)
+	if err != nil {
+		return uuid.Nil, uuid.Nil, err
+	}
+	t.fromStored(&x)
+	return x.Buyer, x.Seller, nil
+}
+
+// txRow is t as the store keeps it, in state st with timeline tl.
+func (s *Service) txRow(t *transactionRecord, st State, tl record.Timeline, errCode string, toMailbox bool) *TxRow {
+	return &TxRow{ID: t.id, State: st,
+		Rec: record.EncodeTransaction(nil, t.stored(s.players[t.buyer].id, s.players[t.seller].id, tl, errCode, toMailbox))}
+}
+
+// transactionBody is the log entry of t entering the last state of tl. For
+// a delivery (or its undoing) to says where the item went (or came back
+// from); restored is a listing a compensation put back.
+func (s *Service) transactionBody(t *transactionRecord, tl record.Timeline, errCode string, toMailbox bool, to *record.Destination, restored *listingRecord) []byte {
+	buyer, seller := s.players[t.buyer], s.players[t.seller]
+	e := record.TransactionEntry{ID: t.id, Transaction: *t.stored(buyer.id, seller.id, tl, errCode, toMailbox),
+		BuyerName: buyer.name, SellerName: seller.name, To: to}
+	if restored != nil {
+		e.Restored = restored.stored(seller.id)
+	}
+	return record.EncodeTransactionEntry(nil, &e)
+}
+
+// stored is x's record; favourites that are not live (live == nil keeps
+// all) are left out, which is how a gone listing leaves the stored list.
+func (x *playerExtra) stored(live func(uint32) bool) *record.PlayerData {
+	if x == nil {
+		return nil
+	}
+	d := &record.PlayerData{ReadAt: x.readAt}
+	for _, id := range x.favorites {
+		if live == nil || live(id) {
+			d.Favorites = append(d.Favorites, id)
+		}
+	}
+	for _, a := range x.alerts {
+		d.Alerts = append(d.Alerts, record.Alert{ID: a.id, Query: a.query, MaxUnit: int64(a.maxUnit), Created: a.created})
+	}
+	for _, h := range x.hits {
+		d.Hits = append(d.Hits, record.Hit{Alert: h.alert, Listing: h.listing, At: h.at, Price: int64(h.price),
+			Amount: h.amount, Material: h.material})
+	}
+	return d
+}
+
+// encodeExtra is x's blob, without the favourites that are not live.
+func encodeExtra(x *playerExtra, live func(uint32) bool) []byte {
+	return record.EncodePlayerData(x.stored(live))
+}
+
+// decodeExtra reads a player's data blob; the empty blob is no data.
+func decodeExtra(b []byte) (*playerExtra, error) {
+	d, err := record.DecodePlayerData(b)
+	if d == nil || err != nil {
+		return nil, err
+	}
+	x := &playerExtra{favorites: d.Favorites, readAt: d.ReadAt}
+	for _, a := range d.Alerts {
+		x.alerts = append(x.alerts, alertRecord{id: a.ID, query: a.Query, maxUnit: Money(a.MaxUnit), created: a.Created,
+			words: search.ParseText(a.Query).Words})
+	}
+	for _, h := range d.Hits {
+		x.hits = append(x.hits, alertHit{alert: h.Alert, listing: h.Listing, at: h.At, price: Money(h.Price),
+			amount: h.Amount, material: h.Material})
+	}
+	return x, nil
+}
