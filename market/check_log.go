@@ -125,6 +125,18 @@ func (c *checker) readEntry(e EventRow) {
 		}
 		f.listings[uint32(l.ID)] = word
 		player(l.Seller)
+	case KindBidPlaced:
+		var x record.BidPlaced
+		if x, err = record.DecodeBidPlaced(e.Body); err == nil {
+			f.listings[x.Listing.ID] = listingWord{seq: e.Seq, present: true, how: "took a bid on it"}
+			player(x.Listing.Auction.Leader)
+			player(x.Previous)
+		}
+	case KindAuctionEnded:
+		var x record.AuctionEnded
+		if x, err = record.DecodeAuctionEnded(e.Body); err == nil && x.Winner == uuid.Nil {
+			f.listings[x.ID] = listingWord{seq: e.Seq, how: "ended it without a bid"}
+		}
 	case KindListingExpired:
 		var x record.ListingExpired
 		if x, err = record.DecodeListingExpired(e.Body); err == nil {

@@ -45,6 +45,8 @@ type Config struct {
 	ListingCooldown time.Duration
 	// Blacklist holds material keys that may not be listed.
 	Blacklist []string
+	// Auctions are the rules of listings sold by auction.
+	Auctions AuctionRules
 	// Clock supplies the time; tests and the console's QA controls replace it.
 	Clock Clock
 	// EventRetention bounds the event log (TrimEventLog).
@@ -60,6 +62,27 @@ type Config struct {
 type PurchaseCap struct {
 	Max    int
 	Window time.Duration
+}
+
+// AuctionRules are the rules of auctions. An auction keeps the increments
+// and the anti-snipe window it was started under: a rules change applies
+// to the auctions started after it.
+type AuctionRules struct {
+	// MinDuration and MaxDuration bound an auction's duration;
+	// DefaultDuration is the one a seller gets who names none.
+	MinDuration, MaxDuration, DefaultDuration time.Duration
+	// A bid beats the leading one by at least the larger of MinIncrement
+	// and IncrementBasisPoints of it (negative: no such increment; a bid
+	// is always at least a cent more).
+	MinIncrement         Money
+	IncrementBasisPoints int64
+	// AntiSnipe: a bid closer than this to the end moves the end to the
+	// bid's time plus AntiSnipe (negative: never).
+	AntiSnipe time.Duration
+	// SaleFeeBasisPoints and ListingFeeBasisPoints replace the market's
+	// fees for auctions when not 0 (negative: none); 0 keeps the fees of
+	// fixed-price listings.
+	SaleFeeBasisPoints, ListingFeeBasisPoints int64
 }
 
 // PermListingLimit prefixes the permissions that give a player a listing
@@ -82,6 +105,8 @@ func DefaultConfig() Config {
 		Blacklist:            catalog.DefaultBlacklist(),
 		Clock:                SystemClock{},
 		EventRetention:       EventRetention{MaxAge: 30 * 24 * time.Hour, MaxCount: 1_000_000},
+		Auctions: AuctionRules{MinDuration: time.Minute, MaxDuration: 7 * 24 * time.Hour, DefaultDuration: 24 * time.Hour,
+			MinIncrement: 100, IncrementBasisPoints: 500, AntiSnipe: time.Minute},
 	}
 }
 
@@ -131,7 +156,33 @@ func (c Config) withDefaults() Config {
 	if c.EventRetention.MaxCount == 0 {
 		c.EventRetention.MaxCount = d.EventRetention.MaxCount
 	}
+	c.Auctions = c.Auctions.withDefaults(d.Auctions)
 	return c
+}
+
+func (a AuctionRules) withDefaults(d AuctionRules) AuctionRules {
+	if a.MinDuration <= 0 {
+		a.MinDuration = d.MinDuration
+	}
+	if a.MaxDuration <= 0 {
+		a.MaxDuration = d.MaxDuration
+	}
+	if a.DefaultDuration <= 0 {
+		a.DefaultDuration = min(max(d.DefaultDuration, a.MinDuration), a.MaxDuration)
+	}
+	if a.MinIncrement == 0 {
+		a.MinIncrement = d.MinIncrement
+	}
+	a.MinIncrement = max(a.MinIncrement, 0)
+	if a.IncrementBasisPoints == 0 {
+		a.IncrementBasisPoints = d.IncrementBasisPoints
+	}
+	a.IncrementBasisPoints = max(a.IncrementBasisPoints, 0)
+	if a.AntiSnipe == 0 {
+		a.AntiSnipe = d.AntiSnipe
+	}
+	a.AntiSnipe = max(a.AntiSnipe, 0)
+	return a
 }
 
 // fee computes a fee of bp basis points on amount, rounded half up to a

@@ -148,6 +148,22 @@ const CodePurchaseCap Code = "PURCHASE_CAP"
 // CodeAlertLimit: the player has as many alerts as the market allows.
 const CodeAlertLimit Code = "ALERT_LIMIT"
 
+// Codes of auctions.
+const (
+	// CodeBidTooLow: a bid below the auction's minimum next bid.
+	CodeBidTooLow Code = "BID_TOO_LOW"
+	// CodeOwnAuction: a seller bidding on their own auction.
+	CodeOwnAuction Code = "OWN_AUCTION"
+	// CodeAuctionEnded: a bid on an auction whose end has passed.
+	CodeAuctionEnded Code = "AUCTION_ENDED"
+	// CodeNotAnAuction: a bid on a listing sold at a fixed price.
+	CodeNotAnAuction Code = "NOT_AN_AUCTION"
+	// CodeIsAnAuction: buying an auction as if it had a fixed price.
+	CodeIsAnAuction Code = "IS_AN_AUCTION"
+	// CodeAuctionHasBids: the seller taking back an auction that has bids.
+	CodeAuctionHasBids Code = "AUCTION_HAS_BIDS"
+)
+
 // CodeEventsTrimmed is returned by EventsSince when the log no longer holds
 // the entries after the asked seq: the follower must read the market again
 // and follow it from the Version of that read.

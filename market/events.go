@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/record"
 )
 
@@ -98,6 +99,78 @@ func (e TransactionCompletedEvent) clone() Event { e.tx = e.tx.Clone(); return e
 
 // Transaction is the contract's getTransaction().
 func (e TransactionCompletedEvent) Transaction() Transaction { return e.tx }
+
+// BidPlacedEvent is published after a bid (Bid).
+type BidPlacedEvent struct {
+	eventBase
+	listing  Listing
+	bidder   uuid.UUID
+	amount   Money
+	previous uuid.UUID
+}
+
+// EventName returns "BidPlacedEvent".
+func (BidPlacedEvent) EventName() string { return "BidPlacedEvent" }
+
+func (e BidPlacedEvent) clone() Event { e.listing = e.listing.Clone(); return e }
+
+// Listing is the auction after the bid.
+func (e BidPlacedEvent) Listing() Listing { return e.listing }
+
+// Bidder is who bid.
+func (e BidPlacedEvent) Bidder() uuid.UUID { return e.bidder }
+
+// Amount is the bid.
+func (e BidPlacedEvent) Amount() float64 { return e.amount.Float() }
+
+// PreviousLeader is the leader the bid outbid, whose bid went back to
+// them; uuid.Nil for the first bid or a leader raising their own.
+func (e BidPlacedEvent) PreviousLeader() uuid.UUID { return e.previous }
+
+// EndsAt is the auction's end after the bid (a late bid moves it).
+func (e BidPlacedEvent) EndsAt() time.Time { return e.listing.ExpiresAt }
+
+// bidPlacedEvent is the event of the log's entry e.
+func bidPlacedEvent(base eventBase, e *record.BidPlaced) BidPlacedEvent {
+	r := listingRecord{id: e.Listing.ID}
+	r.fromStored(&e.Listing)
+	a := e.Listing.Auction
+	return BidPlacedEvent{eventBase: base, listing: publicListing(&r, person{e.Listing.Seller, e.SellerName}, e.BidderName),
+		bidder: a.Leader, amount: Money(a.Bid), previous: e.Previous}
+}
+
+// AuctionEndedEvent is published once an auction has ended: sold to its
+// winner (the transaction COMPLETED), or, without a bid, its stack back in
+// the seller's mailbox.
+type AuctionEndedEvent struct {
+	eventBase
+	listing     int
+	winner      uuid.UUID
+	price       Money
+	transaction uuid.UUID
+}
+
+// EventName returns "AuctionEndedEvent".
+func (AuctionEndedEvent) EventName() string { return "AuctionEndedEvent" }
+
+func (e AuctionEndedEvent) clone() Event { return e }
+
+// ListingID is the auction's listing.
+func (e AuctionEndedEvent) ListingID() int { return e.listing }
+
+// Winner is who won it; uuid.Nil when nobody bid.
+func (e AuctionEndedEvent) Winner() uuid.UUID { return e.winner }
+
+// Price is what the winner paid; 0 when nobody bid.
+func (e AuctionEndedEvent) Price() float64 { return e.price.Float() }
+
+// TransactionID is the winner's purchase, empty when nobody bid.
+func (e AuctionEndedEvent) TransactionID() string {
+	if e.transaction == uuid.Nil {
+		return ""
+	}
+	return e.transaction.String()
+}
 
 // Listener receives events on the main thread, synchronously, after the
 // change is durable, in log order. It must be quick: a slow listener slows
@@ -193,18 +266,26 @@ const (
 	// KindTransactionRated: a buyer rated a purchase (Rate); the body is
 	// the transaction's record with the rating, as a step's is.
 	KindTransactionRated EventKind = "TransactionRated"
+	// KindBidPlaced and KindAuctionEnded are the auctions' events, named
+	// as they are published.
+	KindBidPlaced    EventKind = "BidPlacedEvent"
+	KindAuctionEnded EventKind = "AuctionEndedEvent"
 )
 
-// Contract reports whether entries of kind k are published to listeners as
-// one of the contract's three events.
-func (k EventKind) Contract() bool {
-	return k == KindListingCreated || k == KindListingRemoved || k == KindTransactionCompleted
+// Published reports whether entries of kind k are published to listeners:
+// the contract's three events and the auctions' two.
+func (k EventKind) Published() bool {
+	switch k {
+	case KindListingCreated, KindListingRemoved, KindTransactionCompleted, KindBidPlaced, KindAuctionEnded:
+		return true
+	}
+	return false
 }
 
-// decodeEvent turns a contract entry of the log back into the event that was
-// published for it. Internal kinds have no contract event: (nil, nil).
+// decodeEvent turns a published entry of the log back into the event that
+// was published for it. Internal kinds have no event: (nil, nil).
 func decodeEvent(row EventRow) (Event, error) {
-	if !row.Kind.Contract() {
+	if !row.Kind.Published() {
 		return nil, nil
 	}
 	base := eventBase{seq: row.Seq, at: unixMilli(row.At), origin: row.Origin}
@@ -229,6 +310,16 @@ func decodeEvent(row EventRow) (Event, error) {
 		if e, err = record.DecodeTransactionEntry(row.Body); err == nil {
 			ev = TransactionCompletedEvent{eventBase: base, tx: storedTransaction(&e)}
 		}
+	case KindBidPlaced:
+		var e record.BidPlaced
+		if e, err = record.DecodeBidPlaced(row.Body); err == nil {
+			ev = bidPlacedEvent(base, &e)
+		}
+	case KindAuctionEnded:
+		var e record.AuctionEnded
+		if e, err = record.DecodeAuctionEnded(row.Body); err == nil {
+			ev = AuctionEndedEvent{eventBase: base, listing: int(e.ID), winner: e.Winner, price: Money(e.Price), transaction: e.Transaction}
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)
@@ -240,7 +331,7 @@ func decodeEvent(row EventRow) (Event, error) {
 func storedListing(l *record.Listing, sellerName string) Listing {
 	r := listingRecord{id: l.ID}
 	r.fromStored(l)
-	return publicListing(&r, person{l.Seller, sellerName})
+	return publicListing(&r, person{l.Seller, sellerName}, "")
 }
 
 // storedTransaction is the public form of a transaction the log recorded.

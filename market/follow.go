@@ -294,6 +294,28 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			}
 			listing(int64(l.ID))
 			player(l.Seller)
+			if a := l.Auction; a != nil {
+				player(a.Leader) // an auction taken down: the leader's bid went back
+			}
+		case KindBidPlaced:
+			x, err := record.DecodeBidPlaced(e.Body)
+			if err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, err)
+			}
+			listing(int64(x.Listing.ID))
+			player(x.Listing.Auction.Leader) // the bidder, whose money went into the escrow
+			player(x.Previous)               // the leader outbid, whose came back
+		case KindAuctionEnded:
+			x, err := record.DecodeAuctionEnded(e.Body)
+			if err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, err)
+			}
+			listing(int64(x.ID))
+			s.mu.RLock() // the seller, whose mailbox got an unsold stack
+			if l := s.listings.Get(x.ID); l != nil {
+				player(s.players[l.seller].id)
+			}
+			s.mu.RUnlock()
 		case KindTransactionCompleted, KindTransactionStep, KindTransactionRated:
 			x, err := record.DecodeTransactionEntry(e.Body)
 			if err != nil {
@@ -311,6 +333,13 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			listing(int64(t.ListingID))
 			player(t.Buyer)
 			player(t.Seller)
+			if x.Transaction.Auction {
+				s.mu.RLock() // a buy-now's reservation gave the leader their bid back
+				if l := s.listings.Get(uint32(t.ListingID)); l != nil && l.auction != nil && l.auction.Bids > 0 {
+					player(l.auction.Leader)
+				}
+				s.mu.RUnlock()
+			}
 		case KindListingExpired:
 			x, err := record.DecodeListingExpired(e.Body)
 			if err != nil {
@@ -548,7 +577,11 @@ func (s *Service) installLocked(rs *rowSet) error {
 			return fmt.Errorf("listing #%d: %w", row.ID, err)
 		}
 		if r := s.listings.Get(uint32(row.ID)); r != nil {
-			r.reserved = rec.reserved // all a listing's record can change
+			// A listing's record changes by its reservation and, for an
+			// auction, by bids: the leading bid and perhaps the end, which
+			// the search index keys.
+			rec.id, rec.seller = r.id, r.seller
+			s.replaceListingLocked(r, &rec)
 			continue
 		}
 		p := s.playerByID[seller]

@@ -171,7 +171,7 @@ func FuzzDecodeEvent(f *testing.F) {
 				t.Fatalf("an error and an event: %v", err)
 			}
 			return
-		case !row.Kind.Contract():
+		case !row.Kind.Published():
 			if ev != nil {
 				t.Fatalf("internal kind %q decoded to %T", kind, ev)
 			}

@@ -58,43 +58,62 @@ func (s *Service) SellItem(seller Player, stack ItemStack, price float64) (Listi
 	if err := s.mayList(p, it, now); err != nil {
 		return Listing{}, err
 	}
+	slot, err := s.slotOf(p, stack.ID, it)
+	if err != nil {
+		return Listing{}, err
+	}
+	listingFee, err := s.listingFee(p, cents, s.cfg.ListingFeeBasisPoints)
+	if err != nil {
+		return Listing{}, err
+	}
+	r := &listingRecord{price: cents, fee: listingFee, expires: now + s.cfg.ListingTTL.Milliseconds()}
+	return s.listFromSlot(p, r, slot, it.Amount, now)
+}
+
+// slotOf finds the inventory slot of p's stack id, which must hold at
+// least the items of it, of its kind.
+func (s *Service) slotOf(p *playerRecord, id uuid.UUID, it item.Item) (int, error) {
 	slot := -1
-	if stack.ID != uuid.Nil {
+	if id != uuid.Nil {
 		for i := range p.inv {
-			if p.inv[i].Mat != 0 && p.inv[i].UID == stack.ID {
+			if p.inv[i].Mat != 0 && p.inv[i].UID == id {
 				slot = i
 				break
 			}
 		}
 	}
 	if slot < 0 {
-		return Listing{}, errf(CodeItemNotInInventory, "%s does not have that %s stack in their inventory", p.name, catalog.Material(it.Mat).Key)
+		return -1, errf(CodeItemNotInInventory, "%s does not have that %s stack in their inventory", p.name, catalog.Material(it.Mat).Key)
 	}
 	have := p.inv[slot]
 	if !have.SameKind(it) {
-		return Listing{}, errf(CodeItemNotInInventory, "the stack in slot %d is not the item offered", slot+1)
+		return -1, errf(CodeItemNotInInventory, "the stack in slot %d is not the item offered", slot+1)
 	}
 	if it.Amount > have.Amount {
-		return Listing{}, errf(CodeItemNotInInventory, "%s has only %d of that stack, not %d", p.name, have.Amount, it.Amount)
+		return -1, errf(CodeItemNotInInventory, "%s has only %d of that stack, not %d", p.name, have.Amount, it.Amount)
 	}
-	listingFee, err := s.listingFee(p, cents)
-	if err != nil {
-		return Listing{}, err
-	}
-	rest := have
-	listed := have
-	if it.Amount < have.Amount {
+	return slot, nil
+}
+
+// listFromSlot lists amount items of p's stack in slot as r (its price,
+// fee, expiry and auction set): selling fewer items than the stack holds
+// splits it, and the listed part gets a new ID.
+func (s *Service) listFromSlot(p *playerRecord, r *listingRecord, slot int, amount uint8, now int64) (Listing, error) {
+	have := p.inv[slot]
+	rest, listed := have, have
+	if amount < have.Amount {
 		listed.UID = uuid.New()
-		listed.Amount = it.Amount
-		rest.Amount -= it.Amount
+		listed.Amount = amount
+		rest.Amount -= amount
 	} else {
 		rest = item.Item{}
 	}
+	r.it = listed
 	b := &s.batch
 	b.Reset()
 	inv := p.inv
 	inv[slot] = rest
-	return s.list(p, listed, cents, listingFee, now, &inv, slot, rest, func() { p.inv = inv })
+	return s.list(p, r, now, &inv, slot, rest, func() { p.inv = inv })
 }
 
 // listingPrice validates a new listing's price: the market's price range
@@ -125,11 +144,12 @@ func (s *Service) mayList(p *playerRecord, it item.Item, now int64) error {
 	return nil
 }
 
-// listingFee is the fee of listing at cents, which p must be able to pay.
-func (s *Service) listingFee(p *playerRecord, cents Money) (Money, error) {
+// listingFee is the fee of listing at cents at bp basis points, which p
+// must be able to pay.
+func (s *Service) listingFee(p *playerRecord, cents Money, bp int64) (Money, error) {
 	fee := Money(0)
-	if s.cfg.ListingFeeBasisPoints > 0 {
-		fee = s.cfg.fee(cents, s.cfg.ListingFeeBasisPoints)
+	if bp > 0 {
+		fee = s.cfg.fee(cents, bp)
 	}
 	if fee > p.balance {
 		return 0, errf(CodeInsufficientFunds, "the listing fee is %s but %s has %s", FormatMoney(fee), p.name, FormatMoney(p.balance))
@@ -137,18 +157,19 @@ func (s *Service) listingFee(p *playerRecord, cents Money) (Money, error) {
 	return fee, nil
 }
 
-// list commits a new listing of it by p, with what s.batch holds already
-// (where the item came from): p's row with the fee paid, the last sell time
-// and inv unless nil, the listing, the counters, the log entry (slot and
-// rest: where it came from, -1 for the mailbox); then taken changes memory
-// where the item came from.
-func (s *Service) list(p *playerRecord, it item.Item, cents, fee Money, now int64, inv *item.Inventory, slot int, rest item.Item, taken func()) (Listing, error) {
+// list commits r, a new listing by p (its item, price, fee, expiry and
+// auction set), with what s.batch holds already (where the item came
+// from): p's row with the fee paid, the last sell time and inv unless nil,
+// the listing, the counters, the log entry (slot and rest: where it came
+// from, -1 for the mailbox); then taken changes memory where the item came
+// from.
+func (s *Service) list(p *playerRecord, r *listingRecord, now int64, inv *item.Inventory, slot int, rest item.Item, taken func()) (Listing, error) {
 	id, err := s.takeListingID()
 	if err != nil {
 		return Listing{}, err
 	}
-	r := &listingRecord{id: uint32(id), seller: p.idx, price: cents, fee: fee, created: now,
-		expires: now + s.cfg.ListingTTL.Milliseconds(), it: it}
+	r.id, r.seller, r.created = uint32(id), p.idx, now
+	fee := r.fee
 	b := &s.batch
 	b.add(s.playerOp(p, p.balance-fee, now, inv))
 	b.add(Op{Kind: OpAddListing, Listing: &ListingRow{ID: int64(r.id), Rec: record.EncodeListing(nil, r.stored(p.id))}})
@@ -206,14 +227,15 @@ func (s *Service) RelistMail(player, entry uuid.UUID) (Listing, error) {
 	if err := s.mayList(p, m.it, now); err != nil {
 		return Listing{}, err
 	}
-	fee, err := s.listingFee(p, cents)
+	fee, err := s.listingFee(p, cents, s.cfg.ListingFeeBasisPoints)
 	if err != nil {
 		return Listing{}, err
 	}
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
-	return s.list(p, m.it, cents, fee, now, nil, -1, item.Item{}, func() { p.mail = slices.Delete(p.mail, idx, idx+1) })
+	r := &listingRecord{price: cents, fee: fee, expires: now + s.cfg.ListingTTL.Milliseconds(), it: m.it}
+	return s.list(p, r, now, nil, -1, item.Item{}, func() { p.mail = slices.Delete(p.mail, idx, idx+1) })
 }
 
 func (s *Service) addListingLocked(r *listingRecord) {
@@ -288,6 +310,15 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 	if r.reserved != uuid.Nil {
 		return errf(CodeListingReserved, "listing #%d is reserved by a purchase in progress", r.id)
 	}
+	var leader *playerRecord // an auction's leading bidder, whose bid goes back to them
+	if a := r.auction; a != nil && a.Bids > 0 {
+		if reason == ReasonRemoved {
+			return errf(CodeAuctionHasBids, "auction #%d has %s: only an admin may take it down now", r.id, bidsWord(a.Bids))
+		}
+		if leader = s.playerByID[a.Leader]; leader == nil {
+			return errf(CodeUnknownPlayer, "the leader of auction #%d, %s, does not exist", r.id, a.Leader)
+		}
+	}
 	seller := s.players[r.seller]
 	now := s.nowMs()
 	b := &s.batch
@@ -295,6 +326,9 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 	b.add(Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
 	to, apply := s.returnTo(b, seller, r.it, reason, r.price, now)
 	s.refundListingFees(b, []*listingRecord{r})
+	if leader != nil {
+		b.add(s.playerOp(leader, leader.balance+Money(r.auction.Bid), leader.lastSell, nil))
+	}
 	b.log(EventRow{Kind: KindListingRemoved, At: now, Body: record.EncodeListingRemoved(nil, &record.ListingRemoved{
 		Listing: *r.stored(seller.id), SellerName: seller.name, Reason: reason, To: to})})
 	if err := s.commit(b); err != nil {
@@ -303,6 +337,9 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 	s.applied(func() {
 		s.removeListingLocked(r)
 		apply()
+		if leader != nil {
+			leader.balance += Money(r.auction.Bid)
+		}
 	})
 	return nil
 }
@@ -344,12 +381,19 @@ func (s *Service) refundListingFees(b *Batch, gone []*listingRecord) {
 // sweep after a long pause does not stall the main thread.
 const SweepBatch = 2000
 
+// SettleBatch bounds the auctions with a winner one SweepExpired call
+// settles: each is a purchase, so that ten thousand auctions ending in one
+// second are spread over ticks.
+const SettleBatch = 8
+
 // SweepExpired removes listings whose expiry has passed (the timer). Each
 // item goes to its seller's mailbox with reason "expired". By contract no
-// event is published. It returns how many listings it removed and whether
-// more are due. In a market several instances share, only the one with the
-// network's duty sweeps (SharedStore.Duty); the others do nothing here and
-// learn of the removals by following the log.
+// event is published. An auction at its end is settled with its leader
+// (settleAuction), or, without a bid, goes to the mailbox the same way; each
+// publishes AuctionEndedEvent. It returns how many listings it removed and
+// whether more are due. In a market several instances share, only the one
+// with the network's duty sweeps (SharedStore.Duty); the others do nothing
+// here and learn of the removals by following the log.
 func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	if err := s.mutGuard(); err != nil {
 		return 0, false, err
@@ -358,22 +402,36 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 		return 0, false, nil
 	}
 	now := s.nowMs()
-	var due []*listingRecord
+	var due, sold []*listingRecord
 	s.ix.AscendExpiry(func(k search.Key) bool {
 		if k.K > now {
 			return false
 		}
-		if r := s.listings.Get(k.ID); r != nil && r.reserved == uuid.Nil {
-			if len(due) == SweepBatch {
+		r := s.listings.Get(k.ID)
+		switch {
+		case r == nil || r.reserved != uuid.Nil:
+		case r.auction != nil && r.auction.Bids > 0:
+			if len(sold) == SettleBatch {
 				more = true
-				return false
+				return len(due) < SweepBatch
 			}
+			sold = append(sold, r)
+		case len(due) == SweepBatch:
+			more = true
+			return len(sold) < SettleBatch
+		default:
 			due = append(due, r)
 		}
 		return true
 	})
+	for _, r := range sold {
+		if err := s.settleAuction(r); err != nil {
+			return removed, more, err
+		}
+		removed++
+	}
 	if len(due) == 0 {
-		return 0, false, nil
+		return removed, more, nil
 	}
 	b := &s.batch
 	b.Reset()
@@ -384,11 +442,15 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 		b.add(Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
 		b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: s.players[r.seller].id, Item: s.blob(r.it),
 			Reason: m.reason, Created: now, PrevPrice: m.prev}})
-		b.log(EventRow{Kind: KindListingExpired, At: now, Body: record.EncodeListingExpired(nil, record.ListingExpired{ID: r.id, Mail: m.id})})
+		if r.auction != nil {
+			b.log(EventRow{Kind: KindAuctionEnded, At: now, Body: record.EncodeAuctionEnded(nil, record.AuctionEnded{ID: r.id, Mail: m.id})})
+		} else {
+			b.log(EventRow{Kind: KindListingExpired, At: now, Body: record.EncodeListingExpired(nil, record.ListingExpired{ID: r.id, Mail: m.id})})
+		}
 	}
 	s.refundListingFees(b, due)
 	if err := s.commit(b); err != nil {
-		return 0, false, err
+		return removed, more, err
 	}
 	s.applied(func() {
 		for i, r := range due {
@@ -397,21 +459,36 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 			seller.mail = append(seller.mail, mails[i])
 		}
 	})
-	return len(due), more, nil
+	return removed + len(due), more, nil
 }
 
 func (s *Service) listingOf(r *listingRecord) Listing {
-	return publicListing(r, s.players[r.seller].person())
+	leader := ""
+	if a := r.auction; a != nil && a.Bids > 0 {
+		if p := s.playerByID[a.Leader]; p != nil {
+			leader = p.name
+		}
+	}
+	return publicListing(r, s.players[r.seller].person(), leader)
 }
 
-// publicListing is the public form of r, sold by seller. Live reads and the
-// event log's decoder both build listings here.
-func publicListing(r *listingRecord, seller person) Listing {
-	return Listing{
-		ID: int(r.id), Seller: seller.id, SellerName: seller.name, Item: stackOf(r.it), Price: r.price.Float(),
+// publicListing is the public form of r, sold by seller; leaderName names
+// an auction's leading bidder. Live reads and the event log's decoder both
+// build listings here.
+func publicListing(r *listingRecord, seller person, leaderName string) Listing {
+	l := Listing{
+		ID: int(r.id), Seller: seller.id, SellerName: seller.name, Item: stackOf(r.it), Price: r.current().Float(),
 		CreatedAt: unixMilli(r.created), ExpiresAt: unixMilli(r.expires),
 		Reserved: r.reserved != uuid.Nil, Categories: r.it.Categories().List(),
 	}
+	if a := r.auction; a != nil {
+		l.Auction = &AuctionState{StartingBid: r.price.Float(), Bids: int(a.Bids),
+			MinimumBid: Money(a.MinimumBid(int64(r.price))).Float(), BuyNow: Money(a.BuyNow).Float()}
+		if a.Bids > 0 {
+			l.Auction.CurrentBid, l.Auction.Leader, l.Auction.LeaderName = Money(a.Bid).Float(), a.Leader, leaderName
+		}
+	}
+	return l
 }
 
 // GetListings is the contract's getListings(): every active listing, newest

@@ -59,6 +59,8 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 	switch {
 	case err != nil:
 		return Transaction{}, err
+	case r.auction != nil:
+		return Transaction{}, errf(CodeIsAnAuction, "listing #%d is an auction: bid on it, or buy it now", listingID)
 	case r.reserved != uuid.Nil:
 		return Transaction{}, errf(CodeListingReserved, "listing #%d is reserved by a purchase in progress", listingID)
 	case r.seller == b.idx:
@@ -70,12 +72,24 @@ func (s *Service) Buy(buyer Player, listingID int) (Transaction, error) {
 	if err := s.purchaseCapped(b, s.players[r.seller], s.nowMs()); err != nil {
 		return Transaction{}, err
 	}
-	fee := s.cfg.fee(r.price, s.cfg.SaleFeeBasisPoints)
+	return s.purchase(s.newPurchase(r, b, r.price, s.cfg.SaleFeeBasisPoints), r, s.armed.take())
+}
+
+// newPurchase is the CREATED record of b's purchase of r at price, with a
+// sale fee of bp basis points.
+func (s *Service) newPurchase(r *listingRecord, b *playerRecord, price Money, bp int64) *transactionRecord {
+	fee := s.cfg.fee(price, bp)
 	now := s.nowMs()
-	t := &transactionRecord{id: uuid.Must(uuid.NewV7()), listing: r.id, buyer: b.idx, seller: r.seller, it: r.it,
-		price: r.price, fee: fee, net: r.price - fee, state: uint8(stateIndex(StateCreated)),
-		tl: record.Timeline{{State: uint8(stateIndex(StateCreated)), At: now}}, created: now}
-	run := &sagaRun{t: t, r: r, slot: -1, failAt: s.armed.take()}
+	return &transactionRecord{id: uuid.Must(uuid.NewV7()), listing: r.id, buyer: b.idx, seller: r.seller, it: r.it,
+		price: price, fee: fee, net: price - fee, state: uint8(stateIndex(StateCreated)),
+		tl: record.Timeline{{State: uint8(stateIndex(StateCreated)), At: now}}, created: now, auction: r.auction != nil}
+}
+
+// purchase runs the saga of t, a new purchase of r, failing at failAt when
+// the QA control armed one.
+func (s *Service) purchase(t *transactionRecord, r *listingRecord, failAt State) (Transaction, error) {
+	now, listingID := t.created, t.listing
+	run := &sagaRun{t: t, r: r, slot: -1, failAt: failAt}
 	s.mu.Lock()
 	if s.hist.fresh == nil {
 		s.hist.fresh = map[uuid.UUID]bool{}
@@ -307,17 +321,45 @@ func (g *sagaGroup) step(next State) error {
 		if r.reserved != uuid.Nil && r.reserved != t.id {
 			return errf(CodeListingReserved, "listing #%d is reserved by another purchase", t.listing)
 		}
-		if !r.live(now) {
+		if !r.live(now) && !t.escrowed {
 			// Only recovery gets here: Buy refuses expired listings up front.
+			// An auction's settlement comes after its end, by design.
 			return errf(CodeListingExpired, "listing #%d expired before the purchase could reserve it", t.listing)
 		}
 		run.r = r
 		held := *r
 		held.reserved = t.id
+		var refund func() // a buy-now's: the leader's bid back to them
+		if a := r.auction; a != nil && a.Bids > 0 && !t.escrowed {
+			leader := s.playerByID[a.Leader]
+			if leader == nil {
+				return errf(CodeUnknownPlayer, "the leader of auction #%d, %s, does not exist", r.id, a.Leader)
+			}
+			held.auction = withoutBids(a)
+			back := Money(a.Bid)
+			if leader == buyer {
+				v.buyerBalance += back
+				g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, nil))
+			} else {
+				b.add(s.playerOp(leader, leader.balance+back, leader.lastSell, nil))
+			}
+			refund = func() { leader.balance += back }
+		}
 		g.write(&g.rows.listing, Op{Kind: OpListingState, Listing: s.listingRow(&held), Expect: s.listingRow(r).Rec})
 		v.reserved = true
-		apply = func() { r.reserved = t.id }
+		apply = func() {
+			if refund != nil {
+				refund()
+			}
+			s.replaceListingLocked(r, &held)
+		}
 	case StateMoneyWithdrawn:
+		if t.escrowed {
+			// The auction's escrow holds the winner's price already: from
+			// here on the purchase holds it (settling, accountsLocked).
+			apply = func() {}
+			break
+		}
 		if v.buyerBalance < t.price {
 			return errf(CodeInsufficientFunds, "%s has %s, needs %s", buyer.name, FormatMoney(v.buyerBalance), FormatMoney(t.price))
 		}
@@ -373,6 +415,10 @@ func (g *sagaGroup) step(next State) error {
 		kind = KindTransactionCompleted
 	}
 	b.log(EventRow{Kind: kind, At: now, Body: s.transactionBody(t, tl, t.errCode, toMail, to, nil)})
+	if next == StateCompleted && t.auction {
+		b.log(EventRow{Kind: KindAuctionEnded, At: now, Body: record.EncodeAuctionEnded(nil,
+			record.AuctionEnded{ID: t.listing, Winner: buyer.id, Price: int64(t.price), Transaction: t.id})})
+	}
 	v.state, v.tl, v.toMailbox = uint8(stateIndex(next)), tl, toMail
 	g.applies = append(g.applies, func() {
 		t.toMailbox = toMail

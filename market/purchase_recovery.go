@@ -64,16 +64,22 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		}
 		back := *r
 		back.reserved = uuid.Nil
+		if t.escrowed {
+			back.auction = withoutBids(r.auction) // the winner's price goes back to them below
+		}
 		restored = &back
 		b.add(Op{Kind: OpAddListing, Listing: s.listingRow(restored)})
-		applies = append(applies, func() { r.reserved = uuid.Nil; s.addListingLocked(r) })
+		applies = append(applies, func() { *r = back; s.addListingLocked(r) })
 		toMailbox = false
 	} else if reached(StateListingReserved) {
 		if r := s.listings.Get(t.listing); r != nil && r.reserved == t.id {
 			released := *r
 			released.reserved = uuid.Nil
+			if t.escrowed && reached(StateMoneyWithdrawn) {
+				released.auction = withoutBids(r.auction) // the winner's price goes back to them below
+			}
 			b.add(Op{Kind: OpListingState, Listing: s.listingRow(&released), Expect: s.listingRow(r).Rec})
-			applies = append(applies, func() { r.reserved = uuid.Nil })
+			applies = append(applies, func() { s.replaceListingLocked(r, &released) })
 		}
 	}
 	if reached(StateSellerPaid) {

@@ -48,6 +48,11 @@ type listingRecord struct {
 	expires  int64
 	it       item.Item
 	reserved uuid.UUID
+	// auction is the bidding of a listing sold by auction (price is its
+	// starting bid, expires its end), nil for a fixed price. It is never
+	// changed in place: a bid writes a new one, so that a record the store
+	// holds (the condition of the next write) stays what it was.
+	auction *record.Auction
 }
 
 // transactionRecord is a transaction.
@@ -63,8 +68,11 @@ type transactionRecord struct {
 	state     uint8 // index into States()
 	toMailbox bool
 	rating    uint8 // the buyer's stars, 1-5; 0 not rated
-	errCode   string
-	tl        record.Timeline
+	// auction and escrowed: the purchase ends an auction, paid from its
+	// escrow (record.Transaction's Auction and Escrowed).
+	auction, escrowed bool
+	errCode           string
+	tl                record.Timeline
 	// created is tl[0].At, kept apart because the history load sorts by it
 	// off the lock while the main thread appends to tl.
 	created int64
@@ -107,5 +115,14 @@ func (p *playerRecord) freeSlot() int { return item.FreeSlot(&p.inv) }
 
 // entry is what the search index files r under.
 func (r *listingRecord) entry() *search.Listing {
-	return &search.Listing{ID: r.id, Seller: r.seller, Item: r.it, Price: int64(r.price), Expires: r.expires}
+	return &search.Listing{ID: r.id, Seller: r.seller, Item: r.it, Price: int64(r.current()), Expires: r.expires}
+}
+
+// current is what r costs now: its price, or an auction's leading bid
+// (its starting bid before the first bid). Searches sort and filter by it.
+func (r *listingRecord) current() Money {
+	if a := r.auction; a != nil && a.Bids > 0 {
+		return Money(a.Bid)
+	}
+	return r.price
 }

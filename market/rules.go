@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // SetRules replaces the market's rules, as a reloaded config file does:
@@ -51,6 +52,7 @@ func (c *Config) setRules(from Config) {
 	c.RefundListingFee = from.RefundListingFee
 	c.MinPrice, c.MaxPrice, c.MaxTransactionValue = from.MinPrice, from.MaxPrice, from.MaxTransactionValue
 	c.MaxListingsPerPlayer, c.MaxAlertsPerPlayer, c.PurchaseCap = from.MaxListingsPerPlayer, from.MaxAlertsPerPlayer, from.PurchaseCap
+	c.Auctions = from.Auctions
 }
 
 // check refuses rules that contradict themselves.
@@ -66,6 +68,20 @@ func (c Config) check() error {
 		return errf(CodeInvalidPrice, "a fee is at most 100%%")
 	case c.PurchaseCap.Max < 0 || c.PurchaseCap.Max > 0 && c.PurchaseCap.Window <= 0:
 		return errf(CodeInvalidQuery, "a purchase cap needs a positive count and window, not %d in %s", c.PurchaseCap.Max, c.PurchaseCap.Window)
+	}
+	return c.Auctions.check()
+}
+
+func (a AuctionRules) check() error {
+	switch {
+	case a.MinDuration > a.MaxDuration:
+		return errf(CodeInvalidQuery, "an auction's shortest duration %s is above its longest %s", a.MinDuration, a.MaxDuration)
+	case a.DefaultDuration < a.MinDuration || a.DefaultDuration > a.MaxDuration:
+		return errf(CodeInvalidQuery, "an auction's default duration %s is outside %s..%s", a.DefaultDuration, a.MinDuration, a.MaxDuration)
+	case a.IncrementBasisPoints > record.MaxIncrementBP:
+		return errf(CodeInvalidPrice, "an auction's increment is at most %d%%", record.MaxIncrementBP/100)
+	case a.SaleFeeBasisPoints > 10_000 || a.ListingFeeBasisPoints > 10_000:
+		return errf(CodeInvalidPrice, "a fee is at most 100%%")
 	}
 	return nil
 }

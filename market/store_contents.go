@@ -153,7 +153,7 @@ func (r *contentsReader) Listing(row ListingRow) error {
 	if err != nil {
 		return fmt.Errorf("listing #%d: %w", row.ID, err)
 	}
-	r.c.Listings = append(r.c.Listings, publicListing(&lr, p))
+	r.c.Listings = append(r.c.Listings, publicListing(&lr, p, ""))
 	return nil
 }
 

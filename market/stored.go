@@ -14,13 +14,14 @@ import (
 // stored is r's record, sold by seller.
 func (r *listingRecord) stored(seller uuid.UUID) *record.Listing {
 	return &record.Listing{ID: r.id, Seller: seller, Price: int64(r.price), Fee: int64(r.fee),
-		Created: r.created, Expires: r.expires, Reserved: r.reserved, Item: r.it}
+		Created: r.created, Expires: r.expires, Reserved: r.reserved, Item: r.it, Auction: r.auction}
 }
 
 // fromStored gives r what the stored record l holds: all but the seller's
 // index (and the id, which the row has beside the record).
 func (r *listingRecord) fromStored(l *record.Listing) {
 	r.price, r.created, r.expires, r.reserved, r.it, r.fee = Money(l.Price), l.Created, l.Expires, l.Reserved, l.Item, Money(l.Fee)
+	r.auction = l.Auction
 }
 
 // decodeListing fills r from a listing record (all but id and seller index)
@@ -44,7 +45,7 @@ func (s *Service) listingRow(r *listingRecord) *ListingRow {
 func (t *transactionRecord) stored(buyer, seller uuid.UUID, tl record.Timeline, errCode string, toMailbox bool) *record.Transaction {
 	return &record.Transaction{Listing: t.listing, Buyer: buyer, Seller: seller,
 		Price: int64(t.price), Fee: int64(t.fee), Net: int64(t.net), ErrCode: errCode, ToMailbox: toMailbox,
-		Rating: t.rating, Timeline: tl, Item: t.it}
+		Rating: t.rating, Auction: t.auction, Escrowed: t.escrowed, Timeline: tl, Item: t.it}
 }
 
 // fromStored gives t what the stored record x holds: all but id, state and
@@ -52,6 +53,7 @@ func (t *transactionRecord) stored(buyer, seller uuid.UUID, tl record.Timeline, 
 func (t *transactionRecord) fromStored(x *record.Transaction) {
 	t.listing, t.price, t.fee, t.net = x.Listing, Money(x.Price), Money(x.Fee), Money(x.Net)
 	t.errCode, t.toMailbox, t.rating, t.tl, t.it = x.ErrCode, x.ToMailbox, x.Rating, x.Timeline, x.Item
+	t.auction, t.escrowed = x.Auction, x.Escrowed
 	t.created = x.Timeline[0].At
 }
 

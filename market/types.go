@@ -104,6 +104,36 @@ type Listing struct {
 	Categories []catalog.Category
 	// Reserved is true while a purchase of this listing is in progress.
 	Reserved bool
+	// Auction is the bidding of a listing sold by auction, nil for one
+	// sold at a fixed price. Price is then what the listing costs now: the
+	// leading bid, or the starting bid before the first; ExpiresAt is the
+	// auction's end.
+	Auction *AuctionState
+}
+
+// AuctionState is the bidding of an auction as a read sees it.
+type AuctionState struct {
+	StartingBid float64
+	// CurrentBid is the leading bid, 0 before the first bid; Leader and
+	// LeaderName its bidder. Bids counts the bids placed.
+	CurrentBid float64
+	Leader     uuid.UUID
+	LeaderName string
+	Bids       int
+	// MinimumBid is the least the next bid may be.
+	MinimumBid float64
+	// BuyNow is the price at which anyone may buy the stack at once while
+	// the leading bid is below it; 0: none.
+	BuyNow float64
+}
+
+// Kind is "auction" for a listing sold by auction, "fixed" for one sold
+// at a fixed price.
+func (l Listing) Kind() string {
+	if l.Auction != nil {
+		return "auction"
+	}
+	return "fixed"
 }
 
 // Clone returns a deep copy of s: no slice is shared with s.
@@ -117,6 +147,10 @@ func (s ItemStack) Clone() ItemStack {
 func (l Listing) Clone() Listing {
 	l.Item = l.Item.Clone()
 	l.Categories = slices.Clone(l.Categories)
+	if l.Auction != nil {
+		a := *l.Auction
+		l.Auction = &a
+	}
 	return l
 }
 

@@ -186,6 +186,98 @@ func DecodeListingExpired(b []byte) (ListingExpired, error) {
 	return e, nil
 }
 
+// BidPlaced records a bid: the auction's listing after it (its leader and
+// leading bid are the bidder and the bid), and the leader it outbid with
+// their bid, whose escrow went back to them (Previous uuid.Nil: none, the
+// first bid or the leader raising their own).
+type BidPlaced struct {
+	Listing     Listing // with its ID and Auction
+	SellerName  string
+	BidderName  string
+	Previous    uuid.UUID
+	PreviousBid int64
+}
+
+// EncodeBidPlaced appends e's body.
+func EncodeBidPlaced(dst []byte, e *BidPlaced) []byte {
+	dst = append(dst, EntryVersion)
+	dst = binary.AppendUvarint(dst, uint64(e.Listing.ID))
+	dst = item.AppendString(dst, e.SellerName)
+	dst = item.AppendString(dst, e.BidderName)
+	dst = append(dst, e.Previous[:]...)
+	dst = binary.AppendVarint(dst, e.PreviousBid)
+	return EncodeListing(dst, &e.Listing)
+}
+
+// DecodeBidPlaced reads a body EncodeBidPlaced wrote: of an auction with
+// a leader, and an outbid leader with a bid exactly when one is named.
+func DecodeBidPlaced(b []byte) (BidPlaced, error) {
+	var e BidPlaced
+	r := entryReader(b)
+	id := r.Uvarint()
+	seller := r.Bytes(256)
+	bidder := r.Bytes(256)
+	r.Fixed(e.Previous[:])
+	e.PreviousBid = r.Varint()
+	l, err := decodeListingOf(id, &r)
+	if err != nil {
+		return BidPlaced{}, err
+	}
+	if l.Auction == nil || l.Auction.Bids == 0 || (e.Previous == uuid.Nil) != (e.PreviousBid == 0) || e.PreviousBid < 0 {
+		return BidPlaced{}, item.ErrMalformed
+	}
+	e.Listing, e.SellerName, e.BidderName = l, string(seller), string(bidder)
+	return e, nil
+}
+
+// AuctionEnded records an auction's end: sold to Winner at Price through
+// Transaction, or, with no bid, its stack into the seller's mailbox entry
+// Mail (the other fields zero).
+type AuctionEnded struct {
+	ID          uint32
+	Winner      uuid.UUID
+	Price       int64
+	Transaction uuid.UUID
+	Mail        uuid.UUID
+}
+
+// EncodeAuctionEnded appends e's body.
+func EncodeAuctionEnded(dst []byte, e AuctionEnded) []byte {
+	dst = append(dst, EntryVersion)
+	dst = binary.AppendUvarint(dst, uint64(e.ID))
+	if e.Winner == uuid.Nil {
+		dst = append(dst, 0)
+		return append(dst, e.Mail[:]...)
+	}
+	dst = append(dst, 1)
+	dst = append(dst, e.Winner[:]...)
+	dst = binary.AppendVarint(dst, e.Price)
+	return append(dst, e.Transaction[:]...)
+}
+
+// DecodeAuctionEnded reads a body EncodeAuctionEnded wrote.
+func DecodeAuctionEnded(b []byte) (AuctionEnded, error) {
+	r := entryReader(b)
+	e := AuctionEnded{ID: r.ListingID()}
+	switch r.Byte() {
+	case 0:
+		e.Mail = r.UUID()
+	case 1:
+		e.Winner = r.UUID()
+		e.Price = r.Varint()
+		e.Transaction = r.UUID()
+		if e.Winner == uuid.Nil || e.Price <= 0 || e.Transaction == uuid.Nil {
+			return AuctionEnded{}, item.ErrMalformed
+		}
+	default:
+		return AuctionEnded{}, item.ErrMalformed
+	}
+	if r.Err != nil || len(r.B) != 0 {
+		return AuctionEnded{}, item.ErrMalformed
+	}
+	return e, nil
+}
+
 // TransactionEntry records a transaction entering its state: the whole
 // record in that state, with the names of both sides as they were. For a
 // delivery (or its undoing) To says where the item went (or came back

@@ -27,16 +27,40 @@ type Listing struct {
 	Expires  int64 // unix ms
 	Reserved uuid.UUID
 	Item     item.Item
+	// Auction is the bidding of a listing sold by auction, nil for a
+	// fixed-price one. Price is then the starting bid and Expires the end.
+	Auction *Auction
 }
+
+// Auction is what a listing sold by auction holds besides a fixed-price
+// listing's fields: the increments and the anti-snipe window it was started
+// under (a rules reload does not change a running auction), the buy-now
+// price, and the leading bid, whose money the listing holds in escrow.
+type Auction struct {
+	BuyNow       int64 // cents; 0: none, else above the starting bid
+	IncrementAbs int64 // cents a next bid adds at least
+	IncrementBP  int64 // basis points of the leading bid a next bid adds at least
+	AntiSnipe    int64 // ms: a bid closer than this to the end moves it to now + AntiSnipe
+	Bids         int64 // bids placed; the leader and Bid are set from the first
+	Leader       uuid.UUID
+	Bid          int64 // cents, the leader's bid, held in escrow
+}
+
+// MaxIncrementBP bounds an auction's percent increment (1,000%), which
+// keeps the next bid's arithmetic far from overflowing.
+const MaxIncrementBP = 100_000
 
 // EncodeListing appends l's record, version 1:
 //
 //	byte     version
 //	[16]     seller
 //	varint   price (cents), created, expires (unix ms)
-//	byte     flags: bit 0 a reservation follows, bit 1 a fee follows
+//	byte     flags: bit 0 a reservation follows, bit 1 a fee follows,
+//	         bit 2 an auction follows
 //	[16]     the reserving transaction's id, if flagged
 //	varint   the listing fee (cents), if flagged
+//	varint   the auction's buy-now, increments, anti-snipe and bids,
+//	[16]     leader, varint bid, the last two only after a bid, if flagged
 //	...      item blob (the rest)
 func EncodeListing(dst []byte, l *Listing) []byte {
 	dst = append(dst, Version)
@@ -54,12 +78,26 @@ func EncodeListing(dst []byte, l *Listing) []byte {
 	if l.Fee > 0 {
 		flags |= 2
 	}
+	if l.Auction != nil {
+		flags |= 4
+	}
 	dst = append(dst, flags)
 	if l.Reserved != uuid.Nil {
 		dst = append(dst, l.Reserved[:]...)
 	}
 	if l.Fee > 0 {
 		dst = binary.AppendVarint(dst, l.Fee)
+	}
+	if a := l.Auction; a != nil {
+		dst = binary.AppendVarint(dst, a.BuyNow)
+		dst = binary.AppendVarint(dst, a.IncrementAbs)
+		dst = binary.AppendVarint(dst, a.IncrementBP)
+		dst = binary.AppendVarint(dst, a.AntiSnipe)
+		dst = binary.AppendVarint(dst, a.Bids)
+		if a.Bids > 0 {
+			dst = append(dst, a.Leader[:]...)
+			dst = binary.AppendVarint(dst, a.Bid)
+		}
 	}
 	return item.Encode(dst, l.Item)
 }
@@ -75,7 +113,7 @@ func DecodeListing(b []byte) (Listing, error) {
 	rd.Fixed(l.Seller[:])
 	l.Price, l.Created, l.Expires = rd.Varint(), rd.Varint(), rd.Varint()
 	flags := rd.Byte()
-	if flags > 3 {
+	if flags > 7 {
 		return Listing{}, item.ErrMalformed
 	}
 	if flags&1 != 0 {
@@ -89,6 +127,17 @@ func DecodeListing(b []byte) (Listing, error) {
 			return Listing{}, item.ErrMalformed // EncodeListing writes no fee for that
 		}
 	}
+	if flags&4 != 0 {
+		a := &Auction{BuyNow: rd.Varint(), IncrementAbs: rd.Varint(), IncrementBP: rd.Varint(), AntiSnipe: rd.Varint(), Bids: rd.Varint()}
+		if a.Bids > 0 {
+			rd.Fixed(a.Leader[:])
+			a.Bid = rd.Varint()
+		}
+		if !a.sound(l.Price) {
+			return Listing{}, item.ErrMalformed
+		}
+		l.Auction = a
+	}
 	if rd.Err != nil || l.Price <= 0 || l.Fee > l.Price {
 		return Listing{}, item.ErrMalformed
 	}
@@ -98,4 +147,32 @@ func DecodeListing(b []byte) (Listing, error) {
 	}
 	l.Item = it
 	return l, nil
+}
+
+// sound reports whether a is an auction EncodeListing writes, starting at
+// startingBid: a buy-now above the starting bid or none, increments and the
+// anti-snipe window not negative, and a leader with a bid of at least the
+// starting bid exactly when there were bids.
+func (a *Auction) sound(startingBid int64) bool {
+	switch {
+	case a.BuyNow < 0 || a.BuyNow != 0 && a.BuyNow <= startingBid:
+		return false
+	case a.IncrementAbs < 0 || a.IncrementBP < 0 || a.IncrementBP > MaxIncrementBP || a.AntiSnipe < 0 || a.Bids < 0:
+		return false
+	case a.Bids == 0:
+		return true
+	}
+	return a.Leader != uuid.Nil && a.Bid >= startingBid
+}
+
+// MinimumBid is the least the next bid on a may be, started at
+// startingBid: the starting bid before the first bid, then the leading bid
+// plus the larger of the absolute and the percent increment (the percent
+// rounded up to a cent), and always at least a cent more.
+func (a *Auction) MinimumBid(startingBid int64) int64 {
+	if a.Bids == 0 {
+		return startingBid
+	}
+	step := max(a.IncrementAbs, (a.Bid*a.IncrementBP+9_999)/10_000, 1)
+	return a.Bid + step
 }

@@ -58,8 +58,12 @@ type Transaction struct {
 	ErrCode   string
 	ToMailbox bool  // the item was delivered to the buyer's mailbox
 	Rating    uint8 // the buyer's stars, 1-5; 0 not rated
-	Timeline  Timeline
-	Item      item.Item
+	// Auction: the purchase ends an auction (its settlement with the
+	// winner, or a buy-now). Escrowed: the price was held by the auction's
+	// escrow, not taken from the buyer's balance (the settlement).
+	Auction, Escrowed bool
+	Timeline          Timeline
+	Item              item.Item
 }
 
 // EncodeTransaction appends t's record, version 1 (the state is a column of
@@ -70,7 +74,9 @@ type Transaction struct {
 //	[16][16] buyer, seller
 //	varint   price, fee, net (cents)
 //	str      error code
-//	byte     flags: bit 0 delivered to the mailbox, bits 1-3 the rating
+//	byte     flags: bit 0 delivered to the mailbox, bits 1-3 the rating,
+//	         bit 4 the price came from an auction's escrow, bit 5 the
+//	         purchase ends an auction
 //	str      timeline (EncodeTimeline)
 //	...      item blob (the rest)
 func EncodeTransaction(dst []byte, t *Transaction) []byte {
@@ -88,6 +94,12 @@ func EncodeTransaction(dst []byte, t *Transaction) []byte {
 	flags := t.Rating << 1
 	if t.ToMailbox {
 		flags |= 1
+	}
+	if t.Escrowed {
+		flags |= 1 << 4
+	}
+	if t.Auction {
+		flags |= 1 << 5
 	}
 	dst = append(dst, flags)
 	var buf [8 * 12]byte
@@ -110,7 +122,7 @@ func DecodeTransaction(b []byte) (Transaction, error) {
 	code := r.Bytes(256)
 	flags := r.Byte()
 	tlb := r.Bytes(1024)
-	if r.Err != nil || flags>>1 > 5 {
+	if r.Err != nil || flags>>1&7 > 5 || flags>>6 != 0 || flags&(1<<4) != 0 && flags&(1<<5) == 0 {
 		return Transaction{}, item.ErrMalformed
 	}
 	if t.Price <= 0 || t.Fee < 0 || t.Fee > t.Price || t.Net != t.Price-t.Fee {
@@ -124,6 +136,7 @@ func DecodeTransaction(b []byte) (Transaction, error) {
 	if err != nil {
 		return Transaction{}, err
 	}
-	t.ErrCode, t.ToMailbox, t.Rating, t.Timeline, t.Item = string(code), flags&1 == 1, flags>>1, tl, it
+	t.ErrCode, t.ToMailbox, t.Rating, t.Timeline, t.Item = string(code), flags&1 == 1, flags>>1&7, tl, it
+	t.Escrowed, t.Auction = flags&(1<<4) != 0, flags&(1<<5) != 0
 	return t, nil
 }

@@ -1,0 +1,67 @@
+package record
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// TestAuctionRecords: an auction's record round-trips before and after its
+// first bid, and the decoder refuses every auction EncodeListing would not
+// write.
+func TestAuctionRecords(t *testing.T) {
+	leader := uuid.New()
+	base := func(a Auction) *Listing {
+		return &Listing{Seller: uuid.New(), Price: 10_00, Created: 1, Expires: 86_400_001, Fee: 50,
+			Item: stack(t, "DIAMOND_SWORD", 1, ""), Auction: &a}
+	}
+	for name, l := range map[string]*Listing{
+		"no bid yet":          base(Auction{IncrementAbs: 1_00, IncrementBP: 500, AntiSnipe: 60_000}),
+		"with a buy-now":      base(Auction{BuyNow: 50_00, IncrementAbs: 1_00}),
+		"after three bids":    base(Auction{IncrementBP: 500, Bids: 3, Leader: leader, Bid: 12_50}),
+		"reserved at the end": {Seller: uuid.New(), Price: 1_00, Expires: 5, Reserved: uuid.New(), Item: stack(t, "DIRT", 64, ""), Auction: &Auction{Bids: 1, Leader: leader, Bid: 1_00}},
+	} {
+		blob := EncodeListing(nil, l)
+		got, err := DecodeListing(blob)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if *got.Auction != *l.Auction || !bytes.Equal(EncodeListing(nil, &got), blob) {
+			t.Errorf("%s: decoded %+v, want %+v", name, *got.Auction, *l.Auction)
+		}
+	}
+	for name, a := range map[string]Auction{
+		"buy-now at the starting bid": {BuyNow: 10_00},
+		"buy-now below it":            {BuyNow: 9_99},
+		"a negative buy-now":          {BuyNow: -1},
+		"a negative increment":        {IncrementAbs: -1},
+		"a percent past the bound":    {IncrementBP: MaxIncrementBP + 1},
+		"a negative anti-snipe":       {AntiSnipe: -1},
+		"bids without a leader":       {Bids: 1, Bid: 10_00},
+		"a bid below the start":       {Bids: 1, Leader: leader, Bid: 9_99},
+	} {
+		if _, err := DecodeListing(EncodeListing(nil, base(a))); err == nil {
+			t.Errorf("%s: decoded", name)
+		}
+	}
+}
+
+// TestMinimumBid: the starting bid first, then the leading bid plus the
+// larger increment, the percent rounded up, never less than a cent.
+func TestMinimumBid(t *testing.T) {
+	for _, c := range []struct {
+		a    Auction
+		want int64
+	}{
+		{Auction{IncrementAbs: 1_00, IncrementBP: 500}, 10_00},
+		{Auction{IncrementAbs: 1_00, IncrementBP: 500, Bids: 1, Bid: 10_00}, 11_00},
+		{Auction{IncrementAbs: 1_00, IncrementBP: 500, Bids: 2, Bid: 100_00}, 105_00},
+		{Auction{IncrementBP: 500, Bids: 1, Bid: 10_01}, 10_52},
+		{Auction{Bids: 1, Bid: 10_00}, 10_01},
+	} {
+		if got := c.a.MinimumBid(10_00); got != c.want {
+			t.Errorf("%+v: minimum %d, want %d", c.a, got, c.want)
+		}
+	}
+}
