@@ -106,6 +106,19 @@ func (s *Service) Bid(bidder Player, listingID int, amount float64) (Listing, er
 	if err := s.mutGuard(); err != nil {
 		return Listing{}, err
 	}
+	l, err := s.bid(bidder, listingID, amount)
+	if e, ok := err.(*Error); ok && e.Code == CodeConflict {
+		// Another server's bid (or buy-now) came first, and the commit
+		// caught up with it: this bid is judged again against the auction
+		// as it is now, so that it is refused with the new minimum, or goes
+		// through when it still beats it.
+		l, err = s.bid(bidder, listingID, amount)
+	}
+	return l, err
+}
+
+// bid is one try of Bid.
+func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, error) {
 	p, err := s.actor(bidder)
 	if err != nil {
 		return Listing{}, err

@@ -37,7 +37,7 @@ func (f *flakyStore) Commit(b *market.Batch) error {
 // the in-memory state.
 func TestPropertyConservation(t *testing.T) {
 	seeds := []uint64{1, 2, 3}
-	steps := 400
+	steps := 500
 	if testing.Short() {
 		seeds, steps = seeds[:1], 300
 	}
@@ -54,8 +54,12 @@ func TestPropertyConservation(t *testing.T) {
 		must(t, svc.Enable())
 		var events int
 		completedEvents := map[string]int{}
+		won := 0 // auctions settled with their winners
 		svc.Subscribe(func(e market.Event) {
 			events++
+			if ae, ok := e.(market.AuctionEndedEvent); ok && ae.Winner() != uuid.Nil {
+				won++
+			}
 			if ce, ok := e.(market.TransactionCompletedEvent); ok {
 				completedEvents[ce.Transaction().ID]++
 				if ce.Transaction().State != market.StateCompleted {
@@ -83,14 +87,17 @@ func TestPropertyConservation(t *testing.T) {
 				}
 			}
 		}
-		covered := []string{"sell", "remove", "buy", "force-expire", "sweep", "claim"}
+		covered := []string{"sell", "remove", "buy", "force-expire", "sweep", "claim", "auction", "bid"}
 		if !testing.Short() { // the rarer ones, in the long run
-			covered = append(covered, "deposit", "withdraw", "give", "take", "join", "refund", "relist", "rate", "alert", "favorite", "rules")
+			covered = append(covered, "buy-now", "deposit", "withdraw", "give", "take", "join", "refund", "relist", "rate", "alert", "favorite", "rules")
 		}
 		for _, op := range covered {
 			if wl.ops[op] == 0 {
 				t.Errorf("seed %d: no successful %s in %d steps (errors %d)", seed, op, steps, wl.errs[op])
 			}
+		}
+		if won == 0 {
+			t.Errorf("seed %d: no auction was settled with its winner", seed)
 		}
 		if flaky.hits == 0 {
 			t.Errorf("seed %d: no store failure was injected", seed)

@@ -56,6 +56,11 @@ func (c *Config) setRules(from Config) {
 }
 
 // check refuses rules that contradict themselves.
+// Check reports whether rules c, with their defaults, contradict
+// themselves, as SetRules and New would find: a rules file is refused for
+// it as a whole.
+func (c Config) Check() error { return c.check() }
+
 func (c Config) check() error {
 	switch {
 	case c.MinPrice > c.MaxPrice:

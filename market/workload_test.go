@@ -100,6 +100,15 @@ func (w *workload) step() (string, error) {
 		if w.rng.IntN(20) == 0 {
 			price = -1 // an invalid price now and then
 		}
+		if w.rng.IntN(4) == 0 {
+			name = "auction"
+			buyNow := 0.0
+			if w.rng.IntN(2) == 0 {
+				buyNow = price * float64(2+w.rng.IntN(3))
+			}
+			_, err = w.svc.StartAuction(p, s, price, buyNow, time.Duration(1+w.rng.IntN(48*60))*time.Minute)
+			break
+		}
 		_, err = w.svc.SellItem(p, s, price)
 	case r < 40:
 		name = "remove"
@@ -117,6 +126,20 @@ func (w *workload) step() (string, error) {
 		l, ok := w.listing()
 		if !ok {
 			return name, nil
+		}
+		if a := l.Auction; a != nil {
+			if a.BuyNow > 0 && w.rng.IntN(4) == 0 {
+				name = "buy-now"
+				_, err = w.svc.BuyNow(w.player(), l.ID)
+				break
+			}
+			name = "bid" // at the minimum, above it, or now and then below it
+			amount := a.MinimumBid + float64(w.rng.IntN(3000))/100
+			if w.rng.IntN(10) == 0 {
+				amount = a.MinimumBid - 0.01
+			}
+			_, err = w.svc.Bid(w.player(), l.ID, amount)
+			break
 		}
 		if w.rng.IntN(3) == 0 {
 			steps := []market.State{market.StateCreated, market.StateListingReserved, market.StateMoneyWithdrawn,

@@ -48,6 +48,15 @@ anti-abuse:
   window-hours: 24
 alerts:
   max-per-player: 10
+auctions:
+  min-duration-seconds: 60
+  max-duration-hours: 168
+  default-duration-hours: 24
+  min-increment: 1.00       # a bid beats the leading one by at least this
+  increment-percent: 5      # or by this much of it, whichever is more
+  anti-snipe-seconds: 60    # a bid in the last minute moves the end to a minute after it; 0: never
+  # sale-percent: 5         # the auctions' own fees; the fees above when left out
+  # listing-percent: 0
 `
 
 // Load reads and parses the rules file at path. A missing file is an error
@@ -82,7 +91,7 @@ func Parse(data []byte, name string) (market.Config, error) {
 		return c, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return c, fmt.Errorf("%s:%d:%d: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts)", name, root.Line, root.Column)
+		return c, fmt.Errorf("%s:%d:%d: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts, auctions)", name, root.Line, root.Column)
 	}
 	p := parser{name: name}
 	p.sections(root, map[string]func(*yaml.Node){
@@ -136,6 +145,45 @@ func Parse(data []byte, name string) (market.Config, error) {
 				"max-per-player": func(k string, v *yaml.Node) { c.MaxAlertsPerPlayer = p.whole(k, v, 1, 1000) },
 			})
 		},
+		"auctions": func(n *yaml.Node) {
+			a := &c.Auctions
+			p.keys("auctions", n, map[string]func(string, *yaml.Node){
+				"min-duration-seconds": func(k string, v *yaml.Node) {
+					a.MinDuration = time.Duration(p.whole(k, v, 1, 366*86_400)) * time.Second
+				},
+				"max-duration-hours": func(k string, v *yaml.Node) {
+					a.MaxDuration = time.Duration(p.whole(k, v, 1, 24*366)) * time.Hour
+				},
+				"default-duration-hours": func(k string, v *yaml.Node) {
+					a.DefaultDuration = time.Duration(p.whole(k, v, 1, 24*366)) * time.Hour
+				},
+				"min-increment": func(k string, v *yaml.Node) {
+					if a.MinIncrement = p.money(k, v, true); a.MinIncrement == 0 {
+						a.MinIncrement = -1 // none
+					}
+				},
+				"increment-percent": func(k string, v *yaml.Node) {
+					if a.IncrementBasisPoints = p.percent(k, v); a.IncrementBasisPoints == 0 {
+						a.IncrementBasisPoints = -1 // none
+					}
+				},
+				"anti-snipe-seconds": func(k string, v *yaml.Node) {
+					if a.AntiSnipe = time.Duration(p.whole(k, v, 0, 86_400)) * time.Second; a.AntiSnipe == 0 {
+						a.AntiSnipe = -1 // never
+					}
+				},
+				"sale-percent": func(k string, v *yaml.Node) {
+					if a.SaleFeeBasisPoints = p.percent(k, v); a.SaleFeeBasisPoints == 0 {
+						a.SaleFeeBasisPoints = -1 // none
+					}
+				},
+				"listing-percent": func(k string, v *yaml.Node) {
+					if a.ListingFeeBasisPoints = p.percent(k, v); a.ListingFeeBasisPoints == 0 {
+						a.ListingFeeBasisPoints = -1 // none
+					}
+				},
+			})
+		},
 	})
 	if p.err != nil {
 		return market.Config{}, p.err
@@ -145,6 +193,9 @@ func Parse(data []byte, name string) (market.Config, error) {
 	}
 	if c.MinPrice > 0 && c.MaxPrice > 0 && c.MinPrice > c.MaxPrice {
 		return market.Config{}, fmt.Errorf("%s: prices.min %s is above prices.max %s", name, market.FormatMoney(c.MinPrice), market.FormatMoney(c.MaxPrice))
+	}
+	if err := c.WithDefaults().Check(); err != nil {
+		return market.Config{}, fmt.Errorf("%s: %v", name, err)
 	}
 	return c, nil
 }

@@ -44,9 +44,42 @@ func TestParseMeaningsOfNone(t *testing.T) {
 	}
 }
 
+// TestParseAuctions: the auctions' section, its meanings of none, and
+// durations that contradict each other refused with the file's name.
+func TestParseAuctions(t *testing.T) {
+	c, err := Parse([]byte(Example), FileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := market.DefaultConfig().Auctions; c.Auctions != d {
+		t.Fatalf("the example's auctions %+v, the market's defaults %+v", c.Auctions, d)
+	}
+	c, err = Parse([]byte("auctions:\n  min-duration-seconds: 5\n  max-duration-hours: 2\n  min-increment: 0\n  increment-percent: 0\n  anti-snipe-seconds: 0\n  sale-percent: 0\n  listing-percent: 1.5\n"), "r.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := market.AuctionRules{MinDuration: 5 * time.Second, MaxDuration: 2 * time.Hour, MinIncrement: -1, IncrementBasisPoints: -1,
+		AntiSnipe: -1, SaleFeeBasisPoints: -1, ListingFeeBasisPoints: 150}
+	if c.Auctions != want {
+		t.Fatalf("parsed %+v, want %+v", c.Auctions, want)
+	}
+	if a := c.WithDefaults().Auctions; a.DefaultDuration != 2*time.Hour || a.MinIncrement != 0 || a.AntiSnipe != 0 {
+		t.Fatalf("with its defaults %+v: want a default of the longest, 2 h, and no increment or anti-snipe", a)
+	}
+	for text, want := range map[string]string{
+		"auctions:\n  min-duration-seconds: 7200\n  max-duration-hours: 1\n": "r.yml: an auction's shortest duration 2h0m0s is above its longest 1h0m0s",
+		"auctions:\n  default-duration-hours: 200\n":                         "r.yml: an auction's default duration 200h0m0s is outside 1m0s..168h0m0s",
+		"auctions:\n  anti-snipe-seconds: soon\n":                            `r.yml:2:23: auctions.anti-snipe-seconds: a whole number from 0 to 86400, not "soon"`,
+	} {
+		if _, err := Parse([]byte(text), "r.yml"); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+	}
+}
+
 func TestParseRefusals(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
-		{"listing:\n  limit: 5\n", "r.yml:1:1: unknown key listing (known: alerts, anti-abuse, fees, listings, prices)"},
+		{"listing:\n  limit: 5\n", "r.yml:1:1: unknown key listing (known: alerts, anti-abuse, auctions, fees, listings, prices)"},
 		{"listings:\n  limit: many\n", `r.yml:2:10: listings.limit: a whole number from 1 to 100000, not "many"`},
 		{"listings:\n  limits: 5\n", "r.yml:2:3: unknown key listings.limits (known: blacklist, cooldown-seconds, expiry-days, limit)"},
 		{"listings:\n  limit: 5\n  limit: 6\n", "r.yml:3:3: listings.limit is given twice"},
@@ -60,7 +93,7 @@ func TestParseRefusals(t *testing.T) {
 		{"fees:\n  refund-listing-fee: maybe\n", `r.yml:2:23: fees.refund-listing-fee: true or false, not "maybe"`},
 		{"fees:\n  sale-percent: 2.555\n", `r.yml:2:17: fees.sale-percent: a percentage from 0 to 100 with at most two decimals, not "2.555"`},
 		{"alerts:\n  max-per-player:\n", "r.yml:2:18: alerts.max-per-player: a value, not a nothing"},
-		{"- a\n- b\n", "r.yml:1:1: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts)"},
+		{"- a\n- b\n", "r.yml:1:1: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts, auctions)"},
 		{"listings: [\n", "r.yml: not YAML: yaml: line 1: did not find expected node content"},
 	} {
 		_, err := Parse([]byte(c.text), "r.yml")
