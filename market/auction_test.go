@@ -97,12 +97,12 @@ func TestBiddingWar(t *testing.T) {
 	}
 	money := w.audit().Money
 	for _, b := range []struct {
-		who     market.Player
-		amount  float64
-		leader  market.Player
-		escrow  market.Money
-		bob     float64 // Bob's balance after the bid
-		admin   float64 // Admin's
+		who    market.Player
+		amount float64
+		leader market.Player
+		escrow market.Money
+		bob    float64 // Bob's balance after the bid
+		admin  float64 // Admin's
 	}{
 		{w.bob, 100, w.bob, 100_00, 900, 1000},
 		{w.admin, 150, w.admin, 150_00, 1000, 850},
