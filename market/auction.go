@@ -1,6 +1,7 @@
 package market
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -136,6 +137,7 @@ func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, er
 	case r.seller == p.idx:
 		return Listing{}, errf(CodeOwnAuction, "%s cannot bid on their own auction #%d", p.name, listingID)
 	}
+	now := s.nowMs()
 	cents, err := toMoney("bid", amount, 1, s.cfg.MaxPrice)
 	if err != nil {
 		return Listing{}, err
@@ -157,10 +159,11 @@ func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, er
 		return Listing{}, errf(CodeInsufficientFunds, "a bid of %s on #%d needs %s but %s has %s",
 			FormatMoney(cents), listingID, FormatMoney(pay), p.name, FormatMoney(p.balance))
 	}
-	now := s.nowMs()
 	next := *a
 	next.Bids++
 	next.Leader, next.Bid = p.id, int64(cents)
+	keep := a.History[max(0, len(a.History)-(record.MaxBidHistory-1)):]
+	next.History = append(slices.Clip(keep), record.Bid{Bidder: p.id, Amount: int64(cents), At: now})
 	after := *r
 	after.auction = &next
 	if left := r.expires - now; left < a.AntiSnipe {
@@ -243,7 +246,7 @@ func (s *Service) settling(r *listingRecord) bool {
 // (a buy-now's reservation, a settlement undone).
 func withoutBids(a *record.Auction) *record.Auction {
 	c := *a
-	c.Bids, c.Leader, c.Bid = 0, uuid.Nil, 0
+	c.Bids, c.Leader, c.Bid, c.History = 0, uuid.Nil, 0, nil
 	return &c
 }
 
@@ -308,4 +311,45 @@ func (s *Service) settleAuction(r *listingRecord) error {
 		return err // left in flight: recovery finishes it
 	}
 	return nil
+}
+
+// AuctionBid is one bid of an auction's history.
+type AuctionBid struct {
+	Bidder     uuid.UUID
+	BidderName string
+	Amount     float64
+	At         time.Time
+}
+
+// MaxBidHistory is how many of an auction's newest bids AuctionBids
+// returns: the auction's record keeps no more.
+const MaxBidHistory = record.MaxBidHistory
+
+// AuctionBids returns auction listingID's newest bids, newest first (at
+// most MaxBidHistory; Listing.Auction.Bids counts them all). An auction
+// past its end that the sweep has not settled yet still answers. Any
+// goroutine.
+func (s *Service) AuctionBids(listingID int) ([]AuctionBid, error) {
+	if err := s.readGuard(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r, err := s.lookupListing(listingID)
+	switch {
+	case r == nil:
+		return nil, err
+	case r.auction == nil:
+		return nil, errf(CodeNotAnAuction, "listing #%d is sold at a fixed price, not by auction", listingID)
+	}
+	h := r.auction.History
+	out := make([]AuctionBid, len(h))
+	for i, b := range h {
+		name := ""
+		if p := s.playerByID[b.Bidder]; p != nil {
+			name = p.name
+		}
+		out[len(h)-1-i] = AuctionBid{Bidder: b.Bidder, BidderName: name, Amount: Money(b.Amount).Float(), At: unixMilli(b.At)}
+	}
+	return out, nil
 }

@@ -126,6 +126,11 @@ func TestBiddingWar(t *testing.T) {
 			t.Fatalf("after %s's %.2f: the last event is %#v", b.who.Name, b.amount, w.events[len(w.events)-1])
 		}
 	}
+	bids, err := w.svc.AuctionBids(a.ID)
+	must(t, err)
+	if len(bids) != 4 || bids[0].BidderName != "Bob" || bids[0].Amount != 210 || bids[3].Bidder != w.bob.ID || bids[3].Amount != 100 || !bids[0].At.Equal(w.clock.Now()) {
+		t.Fatalf("the bids, newest first: %+v", bids)
+	}
 	if l, _ := w.svc.GetListing(a.ID); l.Auction.Bids != 4 || l.Auction.MinimumBid != 220.5 {
 		t.Fatalf("bids %d, minimum %.2f; want 4 and 220.50 (5%% over 210.00)", l.Auction.Bids, l.Auction.MinimumBid)
 	}

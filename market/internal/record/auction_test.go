@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 
 	"github.com/google/uuid"
@@ -17,17 +18,19 @@ func TestAuctionRecords(t *testing.T) {
 			Item: stack(t, "DIAMOND_SWORD", 1, ""), Auction: &a}
 	}
 	for name, l := range map[string]*Listing{
-		"no bid yet":          base(Auction{IncrementAbs: 1_00, IncrementBP: 500, AntiSnipe: 60_000}),
-		"with a buy-now":      base(Auction{BuyNow: 50_00, IncrementAbs: 1_00}),
-		"after three bids":    base(Auction{IncrementBP: 500, Bids: 3, Leader: leader, Bid: 12_50}),
-		"reserved at the end": {Seller: uuid.New(), Price: 1_00, Expires: 5, Reserved: uuid.New(), Item: stack(t, "DIRT", 64, ""), Auction: &Auction{Bids: 1, Leader: leader, Bid: 1_00}},
+		"no bid yet":     base(Auction{IncrementAbs: 1_00, IncrementBP: 500, AntiSnipe: 60_000}),
+		"with a buy-now": base(Auction{BuyNow: 50_00, IncrementAbs: 1_00}),
+		"after three bids": base(Auction{IncrementBP: 500, Bids: 3, Leader: leader, Bid: 12_50, History: []Bid{
+			{Bidder: uuid.New(), Amount: 10_00, At: 5}, {Bidder: leader, Amount: 11_00, At: 5}, {Bidder: leader, Amount: 12_50, At: 9}}}),
+		"reserved at the end": {Seller: uuid.New(), Price: 1_00, Expires: 5, Reserved: uuid.New(), Item: stack(t, "DIRT", 64, ""),
+			Auction: &Auction{Bids: 1, Leader: leader, Bid: 1_00, History: []Bid{{Bidder: leader, Amount: 1_00, At: 1}}}},
 	} {
 		blob := EncodeListing(nil, l)
 		got, err := DecodeListing(blob)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if *got.Auction != *l.Auction || !bytes.Equal(EncodeListing(nil, &got), blob) {
+		if !reflect.DeepEqual(got.Auction, l.Auction) || !bytes.Equal(EncodeListing(nil, &got), blob) {
 			t.Errorf("%s: decoded %+v, want %+v", name, *got.Auction, *l.Auction)
 		}
 	}
@@ -38,8 +41,12 @@ func TestAuctionRecords(t *testing.T) {
 		"a negative increment":        {IncrementAbs: -1},
 		"a percent past the bound":    {IncrementBP: MaxIncrementBP + 1},
 		"a negative anti-snipe":       {AntiSnipe: -1},
-		"bids without a leader":       {Bids: 1, Bid: 10_00},
-		"a bid below the start":       {Bids: 1, Leader: leader, Bid: 9_99},
+		"bids without a history":      {Bids: 1, Leader: leader, Bid: 10_00},
+		"a bid below the start":       {Bids: 1, History: []Bid{{Bidder: leader, Amount: 9_99}}},
+		"a bid by nobody":             {Bids: 1, History: []Bid{{Amount: 10_00}}},
+		"a bid not above the last":    {Bids: 2, History: []Bid{{Bidder: leader, Amount: 10_00}, {Bidder: leader, Amount: 10_00}}},
+		"a bid before the last":       {Bids: 2, History: []Bid{{Bidder: leader, Amount: 10_00, At: 5}, {Bidder: leader, Amount: 11_00, At: 4}}},
+		"fewer bids kept than placed": {Bids: 3, History: []Bid{{Bidder: leader, Amount: 10_00}, {Bidder: leader, Amount: 11_00}}},
 	} {
 		if _, err := DecodeListing(EncodeListing(nil, base(a))); err == nil {
 			t.Errorf("%s: decoded", name)
@@ -62,6 +69,34 @@ func TestMinimumBid(t *testing.T) {
 	} {
 		if got := c.a.MinimumBid(10_00); got != c.want {
 			t.Errorf("%+v: minimum %d, want %d", c.a, got, c.want)
+		}
+	}
+}
+
+// TestBidHistoryKeepsTheNewest: an auction's record keeps its newest
+// MaxBidHistory bids, and no more or fewer.
+func TestBidHistoryKeepsTheNewest(t *testing.T) {
+	history := func(n int) []Bid {
+		h := make([]Bid, n)
+		for i := range h {
+			h[i] = Bid{Bidder: uuid.New(), Amount: int64(10_00 + i), At: int64(i)}
+		}
+		return h
+	}
+	l := &Listing{Seller: uuid.New(), Price: 10_00, Expires: 1, Item: stack(t, "DIRT", 1, "")}
+	for _, c := range []struct {
+		bids, kept int
+		ok         bool
+	}{{150, MaxBidHistory, true}, {150, MaxBidHistory + 1, false}, {150, MaxBidHistory - 1, false}, {7, 7, true}} {
+		h := history(c.kept)
+		l.Auction = &Auction{Bids: int64(c.bids), History: h, Leader: h[len(h)-1].Bidder, Bid: h[len(h)-1].Amount}
+		got, err := DecodeListing(EncodeListing(nil, l))
+		if (err == nil) != c.ok {
+			t.Errorf("%d bids, %d kept: %v", c.bids, c.kept, err)
+		}
+		if err == nil && (got.Auction.Leader != l.Auction.Leader || got.Auction.Bid != l.Auction.Bid) {
+			t.Errorf("%d bids, %d kept: the leader %v with %d, want %v with %d", c.bids, c.kept,
+				got.Auction.Leader, got.Auction.Bid, l.Auction.Leader, l.Auction.Bid)
 		}
 	}
 }

@@ -44,7 +44,22 @@ type Auction struct {
 	Bids         int64 // bids placed; the leader and Bid are set from the first
 	Leader       uuid.UUID
 	Bid          int64 // cents, the leader's bid, held in escrow
+	// History is the newest bids, oldest first, at most MaxBidHistory:
+	// the last is the leader's. The record keeps it, not the leader and
+	// the bid apart, which DecodeListing sets from it.
+	History []Bid
 }
+
+// Bid is one bid of an auction's history.
+type Bid struct {
+	Bidder uuid.UUID
+	Amount int64 // cents
+	At     int64 // unix ms
+}
+
+// MaxBidHistory bounds the bids an auction's record keeps: a bidding war
+// rewrites the record with every bid, so its size must not grow with it.
+const MaxBidHistory = 100
 
 // MaxIncrementBP bounds an auction's percent increment (1,000%), which
 // keeps the next bid's arithmetic far from overflowing.
@@ -60,7 +75,8 @@ const MaxIncrementBP = 100_000
 //	[16]     the reserving transaction's id, if flagged
 //	varint   the listing fee (cents), if flagged
 //	varint   the auction's buy-now, increments, anti-snipe and bids,
-//	[16]     leader, varint bid, the last two only after a bid, if flagged
+//	uvarint  after a bid: the bids kept, then each bid's [16] bidder,
+//	         varint amount and time, oldest first, if flagged
 //	...      item blob (the rest)
 func EncodeListing(dst []byte, l *Listing) []byte {
 	dst = append(dst, Version)
@@ -95,8 +111,12 @@ func EncodeListing(dst []byte, l *Listing) []byte {
 		dst = binary.AppendVarint(dst, a.AntiSnipe)
 		dst = binary.AppendVarint(dst, a.Bids)
 		if a.Bids > 0 {
-			dst = append(dst, a.Leader[:]...)
-			dst = binary.AppendVarint(dst, a.Bid)
+			dst = binary.AppendUvarint(dst, uint64(len(a.History)))
+			for _, b := range a.History {
+				dst = append(dst, b.Bidder[:]...)
+				dst = binary.AppendVarint(dst, b.Amount)
+				dst = binary.AppendVarint(dst, b.At)
+			}
 		}
 	}
 	return item.Encode(dst, l.Item)
@@ -130,8 +150,20 @@ func DecodeListing(b []byte) (Listing, error) {
 	if flags&4 != 0 {
 		a := &Auction{BuyNow: rd.Varint(), IncrementAbs: rd.Varint(), IncrementBP: rd.Varint(), AntiSnipe: rd.Varint(), Bids: rd.Varint()}
 		if a.Bids > 0 {
-			rd.Fixed(a.Leader[:])
-			a.Bid = rd.Varint()
+			n := rd.Uvarint()
+			if n != uint64(min(a.Bids, MaxBidHistory)) {
+				return Listing{}, item.ErrMalformed // the newest bids, as many as kept
+			}
+			a.History = make([]Bid, n)
+			for i := range a.History {
+				b := &a.History[i]
+				rd.Fixed(b.Bidder[:])
+				b.Amount, b.At = rd.Varint(), rd.Varint()
+			}
+			if rd.Err == nil {
+				last := a.History[n-1]
+				a.Leader, a.Bid = last.Bidder, last.Amount
+			}
 		}
 		if !a.sound(l.Price) {
 			return Listing{}, item.ErrMalformed
@@ -160,7 +192,15 @@ func (a *Auction) sound(startingBid int64) bool {
 	case a.IncrementAbs < 0 || a.IncrementBP < 0 || a.IncrementBP > MaxIncrementBP || a.AntiSnipe < 0 || a.Bids < 0:
 		return false
 	case a.Bids == 0:
-		return true
+		return len(a.History) == 0
+	}
+	for i, b := range a.History {
+		switch {
+		case b.Bidder == uuid.Nil || b.Amount < startingBid:
+			return false
+		case i > 0 && (b.Amount <= a.History[i-1].Amount || b.At < a.History[i-1].At):
+			return false // each bid beats the one before, later
+		}
 	}
 	return a.Leader != uuid.Nil && a.Bid >= startingBid
 }
