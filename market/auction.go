@@ -177,7 +177,7 @@ func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, er
 	if prev != nil {
 		back = Money(a.Bid)
 		b.add(s.playerOp(prev, prev.balance+back, prev.lastSell, nil))
-		entry.Previous, entry.PreviousBid = prev.id, a.Bid
+		entry.Previous, entry.PrevName, entry.PreviousBid = prev.id, prev.name, a.Bid
 	}
 	b.add(Op{Kind: OpListingState, Listing: s.listingRow(&after), Expect: s.listingRow(r).Rec})
 	b.log(EventRow{Kind: KindBidPlaced, At: now, Body: record.EncodeBidPlaced(nil, &entry)})

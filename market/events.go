@@ -106,7 +106,7 @@ type BidPlacedEvent struct {
 	listing  Listing
 	bidder   uuid.UUID
 	amount   Money
-	previous uuid.UUID
+	previous person
 }
 
 // EventName returns "BidPlacedEvent".
@@ -125,7 +125,10 @@ func (e BidPlacedEvent) Amount() float64 { return e.amount.Float() }
 
 // PreviousLeader is the leader the bid outbid, whose bid went back to
 // them; uuid.Nil for the first bid or a leader raising their own.
-func (e BidPlacedEvent) PreviousLeader() uuid.UUID { return e.previous }
+func (e BidPlacedEvent) PreviousLeader() uuid.UUID { return e.previous.id }
+
+// PreviousLeaderName is the outbid leader's name, "" when none.
+func (e BidPlacedEvent) PreviousLeaderName() string { return e.previous.name }
 
 // EndsAt is the auction's end after the bid (a late bid moves it).
 func (e BidPlacedEvent) EndsAt() time.Time { return e.listing.ExpiresAt }
@@ -136,7 +139,7 @@ func bidPlacedEvent(base eventBase, e *record.BidPlaced) BidPlacedEvent {
 	r.fromStored(&e.Listing)
 	a := e.Listing.Auction
 	return BidPlacedEvent{eventBase: base, listing: publicListing(&r, person{e.Listing.Seller, e.SellerName}, e.BidderName),
-		bidder: a.Leader, amount: Money(a.Bid), previous: e.Previous}
+		bidder: a.Leader, amount: Money(a.Bid), previous: person{e.Previous, e.PrevName}}
 }
 
 // AuctionEndedEvent is published once an auction has ended: sold to its
@@ -145,7 +148,7 @@ func bidPlacedEvent(base eventBase, e *record.BidPlaced) BidPlacedEvent {
 type AuctionEndedEvent struct {
 	eventBase
 	listing     int
-	winner      uuid.UUID
+	winner      person
 	price       Money
 	transaction uuid.UUID
 }
@@ -159,7 +162,10 @@ func (e AuctionEndedEvent) clone() Event { return e }
 func (e AuctionEndedEvent) ListingID() int { return e.listing }
 
 // Winner is who won it; uuid.Nil when nobody bid.
-func (e AuctionEndedEvent) Winner() uuid.UUID { return e.winner }
+func (e AuctionEndedEvent) Winner() uuid.UUID { return e.winner.id }
+
+// WinnerName is the winner's name, "" when nobody bid.
+func (e AuctionEndedEvent) WinnerName() string { return e.winner.name }
 
 // Price is what the winner paid; 0 when nobody bid.
 func (e AuctionEndedEvent) Price() float64 { return e.price.Float() }
@@ -318,7 +324,7 @@ func decodeEvent(row EventRow) (Event, error) {
 	case KindAuctionEnded:
 		var e record.AuctionEnded
 		if e, err = record.DecodeAuctionEnded(row.Body); err == nil {
-			ev = AuctionEndedEvent{eventBase: base, listing: int(e.ID), winner: e.Winner, price: Money(e.Price), transaction: e.Transaction}
+			ev = AuctionEndedEvent{eventBase: base, listing: int(e.ID), winner: person{e.Winner, e.WinnerName}, price: Money(e.Price), transaction: e.Transaction}
 		}
 	}
 	if err != nil {

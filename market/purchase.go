@@ -417,7 +417,7 @@ func (g *sagaGroup) step(next State) error {
 	b.log(EventRow{Kind: kind, At: now, Body: s.transactionBody(t, tl, t.errCode, toMail, to, nil)})
 	if next == StateCompleted && t.auction {
 		b.log(EventRow{Kind: KindAuctionEnded, At: now, Body: record.EncodeAuctionEnded(nil,
-			record.AuctionEnded{ID: t.listing, Winner: buyer.id, Price: int64(t.price), Transaction: t.id})})
+			record.AuctionEnded{ID: t.listing, Winner: buyer.id, WinnerName: buyer.name, Price: int64(t.price), Transaction: t.id})})
 	}
 	v.state, v.tl, v.toMailbox = uint8(stateIndex(next)), tl, toMail
 	g.applies = append(g.applies, func() {

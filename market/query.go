@@ -24,9 +24,10 @@ const (
 	SortUnitPrice                   // price per item ascending
 	SortAmount                      // stack amount descending
 	SortLeastAmount                 // stack amount ascending
+	SortEnding                      // expiry soonest first: auctions about to end
 )
 
-var sortNames = [...]string{"newest", "oldest", "cheapest", "most expensive", "unit price", "amount", "least amount"}
+var sortNames = [...]string{"newest", "oldest", "cheapest", "most expensive", "unit price", "amount", "least amount", "ending"}
 
 func (m SortMode) String() string {
 	if int(m) < len(sortNames) {
@@ -37,7 +38,7 @@ func (m SortMode) String() string {
 
 // SortModes lists all modes in cycling order.
 func SortModes() []SortMode {
-	return []SortMode{SortNewest, SortOldest, SortCheapest, SortExpensive, SortUnitPrice, SortAmount, SortLeastAmount}
+	return []SortMode{SortNewest, SortOldest, SortCheapest, SortExpensive, SortUnitPrice, SortAmount, SortLeastAmount, SortEnding}
 }
 
 // MaxQueryTextBytes bounds query text; longer text is refused.
@@ -65,6 +66,9 @@ type Query struct {
 	// MinAmount and MaxAmount bound the stack's amount, both inclusive; 0 =
 	// no bound.
 	MinAmount, MaxAmount int
+	// Kind keeps only auctions ("auction") or only fixed-price listings
+	// ("fixed"); "" keeps both.
+	Kind string
 	// After continues a keyset page: the results start with the listing
 	// that follows this position of the sort order. Unlike Offset, a
 	// position does not move when listings before it come and go, so a
@@ -132,6 +136,9 @@ func (s *Service) Query(q Query) (Page, error) {
 	}
 	if int(q.Category) >= catalog.NumCategories {
 		return Page{}, errf(CodeInvalidQuery, "unknown category %d", q.Category)
+	}
+	if q.Kind != "" && q.Kind != "auction" && q.Kind != "fixed" {
+		return Page{}, errf(CodeInvalidQuery, "unknown kind %q: auction or fixed", playertext.Excerpt(q.Kind))
 	}
 	if int(q.Sort) >= len(sortNames) {
 		return Page{}, errf(CodeInvalidQuery, "unknown sort mode %d", q.Sort)
@@ -230,6 +237,8 @@ func sortOrder(mode SortMode, reverse bool) (by search.By, desc bool) {
 		by = search.ByUnit
 	case SortAmount:
 		by, desc = search.ByAmount, true
+	case SortEnding:
+		by = search.ByExpiry
 	default: // SortLeastAmount
 		by = search.ByAmount
 	}
@@ -241,7 +250,7 @@ func sortOrder(mode SortMode, reverse bool) (by search.By, desc bool) {
 // pipeline. ok is false for any other query.
 func (s *Service) idLookupLocked(pq search.Terms, q Query, nowMs int64) (Page, bool) {
 	if len(pq.IDs) != 1 || len(pq.Words) != 0 || pq.Bad || q.Category != catalog.CategoryAll || q.Seller != uuid.Nil ||
-		q.Material != "" || q.MinPrice != 0 || q.MaxPrice != 0 || q.MinAmount != 0 || q.MaxAmount != 0 || q.After != nil {
+		q.Material != "" || q.MinPrice != 0 || q.MaxPrice != 0 || q.MinAmount != 0 || q.MaxAmount != 0 || q.Kind != "" || q.After != nil {
 		return Page{}, false
 	}
 	page := Page{Query: q}
@@ -271,6 +280,12 @@ func (s *Service) matchLocked(pq search.Terms, q Query, mat uint16, nowMs int64)
 	}
 	if q.Material != "" {
 		f.Material = int32(mat)
+	}
+	switch q.Kind {
+	case "auction":
+		f.Kind = search.Auctions
+	case "fixed":
+		f.Kind = search.FixedPrice
 	}
 	return s.ix.Match(pq, f, nowMs)
 }

@@ -115,7 +115,7 @@ func (p *playerRecord) freeSlot() int { return item.FreeSlot(&p.inv) }
 
 // entry is what the search index files r under.
 func (r *listingRecord) entry() *search.Listing {
-	return &search.Listing{ID: r.id, Seller: r.seller, Item: r.it, Price: int64(r.current()), Expires: r.expires}
+	return &search.Listing{ID: r.id, Seller: r.seller, Item: r.it, Price: int64(r.current()), Expires: r.expires, Auction: r.auction != nil}
 }
 
 // current is what r costs now: its price, or an auction's leading bid

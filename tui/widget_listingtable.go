@@ -139,8 +139,8 @@ func columns(w int) [7]int {
 
 // sortMarks puts the sort order on the column it orders: ▼ descending,
 // ▲ ascending (ids grow with creation time).
-func sortMarks(mode market.SortMode) (id, qty, price, unit string) {
-	id, qty, price, unit = "id", "qty", "price", "unit"
+func sortMarks(mode market.SortMode) (id, qty, price, unit, expires string) {
+	id, qty, price, unit, expires = "id", "qty", "price", "unit", "expires"
 	switch mode {
 	case market.SortNewest:
 		id = "▼id"
@@ -156,8 +156,10 @@ func sortMarks(mode market.SortMode) (id, qty, price, unit string) {
 		qty = "▼qty"
 	case market.SortLeastAmount:
 		qty = "▲qty"
+	case market.SortEnding:
+		expires = "▲expires"
 	}
-	return id, qty, price, unit
+	return id, qty, price, unit, expires
 }
 
 func (t *listingTable) header(c *Common, w int) string {
@@ -165,9 +167,9 @@ func (t *listingTable) header(c *Common, w int) string {
 		return fit(c.Styles.Err.Render("✗ "+t.err.Error())+c.Styles.Dim.Render(" · stale: the rows as last read"), w)
 	}
 	cols := columns(w - 2)
-	id, qty, price, unit := sortMarks(t.q.Sort)
+	id, qty, price, unit, expires := sortMarks(t.q.Sort)
 	h := "  " + fitLeft(id, cols[0]) + " " + fit("item", cols[1]) + " " + fitLeft(qty, cols[2]) + " " +
-		fitLeft(price, cols[3]) + " " + fitLeft(unit, cols[4]) + " " + fit("seller", cols[5]) + " " + fitLeft("expires", cols[6])
+		fitLeft(price, cols[3]) + " " + fitLeft(unit, cols[4]) + " " + fit("seller", cols[5]) + " " + fitLeft(expires, cols[6])
 	return c.Styles.Dim.Render(fit(h, w))
 }
 

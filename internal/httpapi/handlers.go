@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -214,6 +215,65 @@ func (s *Server) listing(r *http.Request) (reader, error) {
 			return nil, 0, err
 		}
 		return wire.NewListing(l), v, nil
+	}, nil
+}
+
+// bids answers an auction's bids, newest first, paged by the amount of the
+// last bid shown.
+func (s *Server) bids(r *http.Request) (reader, error) {
+	id, err := parseID(r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	p, err := parseParams(r.URL.RawQuery, "limit", "cursor")
+	if err != nil {
+		return nil, err
+	}
+	limit, err := p.limit()
+	if err != nil {
+		return nil, err
+	}
+	var below int64
+	if c := p.get("cursor"); c != "" {
+		if below, err = decodeBidsCursor(c); err != nil {
+			return nil, err
+		}
+	}
+	return func() (any, uint64, error) {
+		v := s.svc.Version()
+		l, err := s.svc.GetListing(id)
+		if errors.Is(err, market.ErrUnknownListing) {
+			return nil, 0, notFound(CodeListingNotFound, fmt.Sprintf("listing %d is not on the market", id))
+		}
+		if err != nil && !errors.Is(err, market.ErrListingExpired) {
+			return nil, 0, err
+		}
+		bids, err := s.svc.AuctionBids(id)
+		var me *market.Error
+		if errors.As(err, &me) && me.Code == market.CodeNotAnAuction {
+			return nil, 0, notFound(CodeNotAnAuction, fmt.Sprintf("listing %d is sold at a fixed price and has no bids", id))
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		page := wire.BidPage{Items: []wire.Bid{}, Version: v}
+		if l.Auction != nil {
+			page.Total = l.Auction.Bids
+		}
+		var last int64 // the cents of the last bid on the page
+		for _, b := range bids {
+			cents := int64(math.Round(b.Amount * 100))
+			if below > 0 && cents >= below {
+				continue
+			}
+			if len(page.Items) == limit {
+				page.NextCursor = encodeBidsCursor(last)
+				break
+			}
+			page.Items = append(page.Items, wire.NewBid(b))
+			last = cents
+		}
+		return page, v, nil
 	}, nil
 }
 

@@ -34,10 +34,11 @@ var sortParams = map[string]market.SortMode{
 	"unit_price":  market.SortUnitPrice,
 	"amount":      market.SortLeastAmount,
 	"amount_desc": market.SortAmount,
+	"ending":      market.SortEnding,
 }
 
 // SortValues lists the sort parameter's values, for documentation and errors.
-var SortValues = []string{"newest", "oldest", "price", "price_desc", "unit_price", "amount", "amount_desc"}
+var SortValues = []string{"newest", "oldest", "price", "price_desc", "unit_price", "amount", "amount_desc", "ending"}
 
 // params reads a request's query parameters strictly: every parameter must
 // be one the route knows and appear at most once, and values must be valid
@@ -100,7 +101,7 @@ func (p params) limit() (int, error) {
 
 // listingParamNames are the parameters of GET /api/listings.
 var listingParamNames = []string{"q", "category", "seller", "material", "min_price", "max_price", "min_amount", "max_amount",
-	"sort", "limit", "cursor"}
+	"kind", "sort", "limit", "cursor"}
 
 // parseListingQuery turns GET /api/listings's parameters into a service
 // query. q is the search box's language (market.ParseQuery: words, #ids,
@@ -187,6 +188,12 @@ func parseListingQuery(rawQuery string, minPrice, maxPrice market.Money) (market
 	if q.MaxAmount > 0 && q.MinAmount > q.MaxAmount {
 		return q, badParameter("min_amount", fmt.Sprintf("min_amount %d is above max_amount %d", q.MinAmount, q.MaxAmount))
 	}
+	switch s := p.get("kind"); s {
+	case "", "auction", "fixed":
+		q.Kind = s
+	default:
+		return q, badParameter("kind", fmt.Sprintf("kind must be auction or fixed, got %q", clip(s)))
+	}
 	if s := p.get("sort"); s != "" {
 		m, ok := sortParams[s]
 		if !ok {
@@ -229,6 +236,7 @@ const (
 	cursorListings    = 'L'
 	cursorTransaction = 'H'
 	cursorPlayer      = 'P'
+	cursorBids        = 'B'
 )
 
 // filterHash identifies a query's filters (everything but the page).
@@ -311,6 +319,26 @@ func decodeHistoryCursor(s string) (int, error) {
 		return 0, badCursor("cursor is not one this API gave out; pass nextCursor back unchanged")
 	}
 	return int(pos), nil
+}
+
+// A bids cursor holds the amount (cents) of the last bid a page showed:
+// bids only ever rise, so the next page is the bids below it, however many
+// came on top meanwhile.
+func encodeBidsCursor(below int64) string {
+	b := binary.AppendUvarint([]byte{cursorVersion, cursorBids}, uint64(below))
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeBidsCursor(s string) (int64, error) {
+	b, err := cursorBytes(s, cursorBids)
+	if err != nil {
+		return 0, err
+	}
+	below, n := binary.Uvarint(b)
+	if n <= 0 || n != len(b) || below == 0 || below > 1<<50 {
+		return 0, badCursor("cursor is not one this API gave out; pass nextCursor back unchanged")
+	}
+	return int64(below), nil
 }
 
 // A player's history cursor holds a position in the player's completed

@@ -29,6 +29,7 @@ const (
 	CodeBadPath            = "bad-path"
 	CodeNotFound           = "not-found"
 	CodeListingNotFound    = "listing-not-found"
+	CodeNotAnAuction       = "not-an-auction"
 	CodePlayerNotFound     = "player-not-found"
 	CodeTransactionMissing = "transaction-not-found"
 	CodeItemNotFound       = "item-not-found"

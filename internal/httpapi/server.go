@@ -144,6 +144,7 @@ func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /api/listings", s.read(s.listings, kept))
 	m.HandleFunc("GET /api/listings/{id}", s.read(s.listing, kept))
+	m.HandleFunc("GET /api/listings/{id}/bids", s.read(s.bids, kept))
 	m.HandleFunc("GET /api/categories", s.read(s.categories, kept))
 	m.HandleFunc("GET /api/players/{uuid}", s.read(s.player, kept))
 	m.HandleFunc("GET /api/stats", s.read(s.stats, kept))

@@ -28,6 +28,15 @@ type TransactionPage struct {
 	Version    uint64        `json:"version"`
 }
 
+// BidPage is a page of an auction's bids, newest first. Total counts
+// every bid placed; the market keeps the newest 100 of them.
+type BidPage struct {
+	Items      []Bid  `json:"items"`
+	Total      int    `json:"total"`
+	NextCursor string `json:"nextCursor,omitempty"`
+	Version    uint64 `json:"version"`
+}
+
 // Category is a market category with its active listings.
 type Category struct {
 	Name        string `json:"name"`        // contract name, "TOOLS"

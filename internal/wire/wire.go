@@ -17,6 +17,7 @@ package wire
 import (
 	"math"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/playertext"
@@ -64,6 +65,45 @@ type Listing struct {
 	CreatedAt  Time     `json:"createdAt"`
 	ExpiresAt  Time     `json:"expiresAt"`
 	Reserved   bool     `json:"reserved"` // a purchase of it is in progress
+	Kind       string   `json:"kind"`     // "fixed" or "auction"
+	Auction    *Auction `json:"auction,omitempty"`
+}
+
+// Auction is the bidding of a listing sold by auction. Price is then what
+// it costs now (the current bid, or the starting bid before the first).
+type Auction struct {
+	StartingBid string  `json:"startingBid"`
+	CurrentBid  *string `json:"currentBid"` // null before the first bid
+	MinimumBid  string  `json:"minimumBid"` // the least the next bid may be
+	Bids        int     `json:"bids"`
+	Leader      *Player `json:"leader"` // null before the first bid
+	EndsAt      Time    `json:"endsAt"`
+	BuyNow      *string `json:"buyNow"` // null: none
+}
+
+// Bid is one bid of an auction's history.
+type Bid struct {
+	Bidder Player `json:"bidder"`
+	Amount string `json:"amount"`
+	At     Time   `json:"at"`
+}
+
+// BidPlaced is what a BidPlacedEvent adds to its listing: the bid, the
+// leader it outbid (null: none) and the auction's end after it.
+type BidPlaced struct {
+	Bidder         Player  `json:"bidder"`
+	Amount         string  `json:"amount"`
+	PreviousLeader *Player `json:"previousLeader"`
+	EndsAt         Time    `json:"endsAt"`
+}
+
+// AuctionEnded is an AuctionEndedEvent: the auction's listing and, when it
+// was sold, its winner, price and transaction (each null when nobody bid).
+type AuctionEnded struct {
+	ListingID     int     `json:"listingId"`
+	Winner        *Player `json:"winner"`
+	Price         *string `json:"price"`
+	TransactionID *string `json:"transactionId"`
 }
 
 // StateTime is when a transaction entered a state.
@@ -96,13 +136,15 @@ type Transaction struct {
 // Event is one of the contract's three events, as a JSONL line or the data
 // of a server-sent event (whose id is Seq).
 type Event struct {
-	Seq         uint64       `json:"seq"`
-	Event       string       `json:"event"` // ListingCreatedEvent, ListingRemovedEvent or TransactionCompletedEvent
-	At          Time         `json:"at"`
-	Origin      string       `json:"origin,omitempty"`      // the server whose change it was, in a network
-	Listing     *Listing     `json:"listing,omitempty"`     // created and removed
-	Reason      string       `json:"reason,omitempty"`      // removed: "removed", "admin-removed" or "force-expire"
-	Transaction *Transaction `json:"transaction,omitempty"` // completed
+	Seq         uint64        `json:"seq"`
+	Event       string        `json:"event"` // ListingCreatedEvent, ListingRemovedEvent or TransactionCompletedEvent
+	At          Time          `json:"at"`
+	Origin      string        `json:"origin,omitempty"`      // the server whose change it was, in a network
+	Listing     *Listing      `json:"listing,omitempty"`     // created and removed
+	Reason      string        `json:"reason,omitempty"`      // removed: "removed", "admin-removed" or "force-expire"
+	Transaction *Transaction  `json:"transaction,omitempty"` // completed
+	Bid         *BidPlaced    `json:"bid,omitempty"`         // a bid: with the auction after it as listing
+	Ended       *AuctionEnded `json:"ended,omitempty"`       // an auction's end
 }
 
 // Money renders a contract price (a float of major units) as a decimal
@@ -138,11 +180,27 @@ func NewListing(l market.Listing) Listing {
 	out := Listing{ID: l.ID, Item: NewItem(l.Item), Categories: make([]string, 0, len(l.Categories)),
 		Price: Money(l.Price), UnitPrice: Money(l.UnitPrice()),
 		Seller:    NewPlayer(market.Player{ID: l.Seller, Name: l.SellerName}),
-		CreatedAt: At(l.CreatedAt), ExpiresAt: At(l.ExpiresAt), Reserved: l.Reserved}
+		CreatedAt: At(l.CreatedAt), ExpiresAt: At(l.ExpiresAt), Reserved: l.Reserved, Kind: l.Kind()}
 	for _, c := range l.Categories {
 		out.Categories = append(out.Categories, c.String())
 	}
+	if a := l.Auction; a != nil {
+		out.Auction = &Auction{StartingBid: Money(a.StartingBid), MinimumBid: Money(a.MinimumBid), Bids: a.Bids, EndsAt: At(l.ExpiresAt)}
+		if a.Bids > 0 {
+			bid, leader := Money(a.CurrentBid), NewPlayer(market.Player{ID: a.Leader, Name: a.LeaderName})
+			out.Auction.CurrentBid, out.Auction.Leader = &bid, &leader
+		}
+		if a.BuyNow > 0 {
+			buyNow := Money(a.BuyNow)
+			out.Auction.BuyNow = &buyNow
+		}
+	}
 	return out
+}
+
+// NewBid is the wire form of one bid of an auction.
+func NewBid(b market.AuctionBid) Bid {
+	return Bid{Bidder: NewPlayer(market.Player{ID: b.Bidder, Name: b.BidderName}), Amount: Money(b.Amount), At: At(b.At)}
 }
 
 // NewTransaction is the wire form of a transaction.
@@ -175,6 +233,21 @@ func NewEvent(e market.Event) Event {
 	case market.TransactionCompletedEvent:
 		t := NewTransaction(e.Transaction())
 		out.Transaction = &t
+	case market.BidPlacedEvent:
+		l := e.Listing()
+		wl := NewListing(l)
+		out.Listing = &wl
+		out.Bid = &BidPlaced{Bidder: NewPlayer(market.Player{ID: e.Bidder(), Name: l.Auction.LeaderName}), Amount: Money(e.Amount()), EndsAt: At(e.EndsAt())}
+		if prev := e.PreviousLeader(); prev != uuid.Nil {
+			p := NewPlayer(market.Player{ID: prev, Name: e.PreviousLeaderName()})
+			out.Bid.PreviousLeader = &p
+		}
+	case market.AuctionEndedEvent:
+		out.Ended = &AuctionEnded{ListingID: e.ListingID()}
+		if w := e.Winner(); w != uuid.Nil {
+			p, price, tx := NewPlayer(market.Player{ID: w, Name: e.WinnerName()}), Money(e.Price()), e.TransactionID()
+			out.Ended.Winner, out.Ended.Price, out.Ended.TransactionID = &p, &price, &tx
+		}
 	}
 	return out
 }

@@ -195,6 +195,7 @@ type BidPlaced struct {
 	SellerName  string
 	BidderName  string
 	Previous    uuid.UUID
+	PrevName    string // the outbid leader's name
 	PreviousBid int64
 }
 
@@ -205,6 +206,7 @@ func EncodeBidPlaced(dst []byte, e *BidPlaced) []byte {
 	dst = item.AppendString(dst, e.SellerName)
 	dst = item.AppendString(dst, e.BidderName)
 	dst = append(dst, e.Previous[:]...)
+	dst = item.AppendString(dst, e.PrevName)
 	dst = binary.AppendVarint(dst, e.PreviousBid)
 	return EncodeListing(dst, &e.Listing)
 }
@@ -218,15 +220,17 @@ func DecodeBidPlaced(b []byte) (BidPlaced, error) {
 	seller := r.Bytes(256)
 	bidder := r.Bytes(256)
 	r.Fixed(e.Previous[:])
+	prev := r.Bytes(256)
 	e.PreviousBid = r.Varint()
 	l, err := decodeListingOf(id, &r)
 	if err != nil {
 		return BidPlaced{}, err
 	}
-	if l.Auction == nil || l.Auction.Bids == 0 || (e.Previous == uuid.Nil) != (e.PreviousBid == 0) || e.PreviousBid < 0 {
+	if l.Auction == nil || l.Auction.Bids == 0 || (e.Previous == uuid.Nil) != (e.PreviousBid == 0) || e.PreviousBid < 0 ||
+		e.Previous == uuid.Nil && len(prev) > 0 {
 		return BidPlaced{}, item.ErrMalformed
 	}
-	e.Listing, e.SellerName, e.BidderName = l, string(seller), string(bidder)
+	e.Listing, e.SellerName, e.BidderName, e.PrevName = l, string(seller), string(bidder), string(prev)
 	return e, nil
 }
 
@@ -236,6 +240,7 @@ func DecodeBidPlaced(b []byte) (BidPlaced, error) {
 type AuctionEnded struct {
 	ID          uint32
 	Winner      uuid.UUID
+	WinnerName  string
 	Price       int64
 	Transaction uuid.UUID
 	Mail        uuid.UUID
@@ -251,6 +256,7 @@ func EncodeAuctionEnded(dst []byte, e AuctionEnded) []byte {
 	}
 	dst = append(dst, 1)
 	dst = append(dst, e.Winner[:]...)
+	dst = item.AppendString(dst, e.WinnerName)
 	dst = binary.AppendVarint(dst, e.Price)
 	return append(dst, e.Transaction[:]...)
 }
@@ -264,6 +270,7 @@ func DecodeAuctionEnded(b []byte) (AuctionEnded, error) {
 		e.Mail = r.UUID()
 	case 1:
 		e.Winner = r.UUID()
+		e.WinnerName = string(r.Bytes(256))
 		e.Price = r.Varint()
 		e.Transaction = r.UUID()
 		if e.Winner == uuid.Nil || e.Price <= 0 || e.Transaction == uuid.Nil {

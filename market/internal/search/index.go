@@ -78,6 +78,7 @@ type Index struct {
 	byMaterial map[uint16]*roaring.Bitmap // listings by material, for the material filter
 
 	byPrice, byUnit, byAmount, byExpiry *Order
+	auctions                            *roaring.Bitmap // listings sold by auction
 
 	// Token ids cached per material and per seller: most listings have no
 	// name, lore or enchantment, so their words are their material's and
@@ -115,6 +116,7 @@ type Listing struct {
 	Item    item.Item
 	Price   int64 // cents
 	Expires int64 // unix ms
+	Auction bool  // sold by auction (Filter.Kind)
 }
 
 // By names an order of listings: by id (the order they were made in),
@@ -127,6 +129,7 @@ const (
 	ByPrice
 	ByUnit
 	ByAmount
+	ByExpiry
 )
 
 // New returns an empty index.
@@ -142,6 +145,7 @@ func New() *Index {
 		byUnit:     newOrder(),
 		byAmount:   newOrder(),
 		byExpiry:   newOrder(),
+		auctions:   roaring.New(),
 		matToks:    make([][]uint32, catalog.MaterialCapacity),
 		sellerToks: map[int32][]uint32{},
 	}
@@ -278,6 +282,9 @@ func (ix *Index) Add(r *Listing, tids []uint32) {
 		ix.sellers[r.Seller] = sb
 	}
 	sb.Add(id)
+	if r.Auction {
+		ix.auctions.Add(id)
+	}
 	mb := ix.byMaterial[r.Item.Mat]
 	if mb == nil {
 		mb = roaring.New()
@@ -311,6 +318,8 @@ func (r *Listing) Key(by By) int64 {
 		return UnitKey(r.Price, r.Item.Amount)
 	case ByAmount:
 		return int64(r.Item.Amount)
+	case ByExpiry:
+		return r.Expires
 	}
 	return 0
 }
@@ -342,6 +351,7 @@ func (ix *Index) Remove(r *Listing, tids []uint32) {
 	if mb := ix.byMaterial[r.Item.Mat]; mb != nil {
 		mb.Remove(id)
 	}
+	ix.auctions.Remove(id)
 	keys := r.keys()
 	for i, o := range ix.orders() {
 		o.remove(keys[i])

@@ -16,7 +16,19 @@ type Filter struct {
 	// Price (cents) and amount ranges; 0 leaves an end open.
 	MinPrice, MaxPrice   int64
 	MinAmount, MaxAmount int64
+	// Kind keeps auctions only, fixed-price listings only, or both.
+	Kind Kind
 }
+
+// Kind says which sales a Filter keeps.
+type Kind uint8
+
+// The kinds of sale a Filter keeps.
+const (
+	AnyKind Kind = iota
+	Auctions
+	FixedPrice
+)
 
 // AnySeller and AnyMaterial leave a Filter's seller and material open.
 const (
@@ -67,6 +79,9 @@ func (ix *Index) Match(t Terms, f Filter, nowMs int64) *roaring.Bitmap {
 	if f.MinAmount > 0 || f.MaxAmount > 0 {
 		parts = append(parts, ix.byAmount.between(f.MinAmount, f.MaxAmount))
 	}
+	if f.Kind == Auctions {
+		parts = append(parts, ix.auctions)
+	}
 	var res *roaring.Bitmap
 	if len(parts) == 0 {
 		res = ix.active.Clone()
@@ -82,6 +97,9 @@ func (ix *Index) Match(t Terms, f Filter, nowMs int64) *roaring.Bitmap {
 			res.And(p)
 		}
 		res.And(ix.active)
+	}
+	if f.Kind == FixedPrice {
+		res.AndNot(ix.auctions)
 	}
 	// Drop listings past their expiry that the sweep has not removed yet.
 	ix.byExpiry.Ascend(func(k Key) bool {

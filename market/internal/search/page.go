@@ -80,6 +80,8 @@ func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset,
 		tree = ix.byPrice
 	case ByUnit:
 		tree = ix.byUnit
+	case ByExpiry:
+		tree = ix.byExpiry
 	}
 	from := after
 	n := int(res.GetCardinality())
