@@ -22,6 +22,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("rynek export", exportUsage, stderr)
 	to := fs.String("to", "", "the folder to write listings.yml and market-data.yml into (required)")
 	dbPath := fs.String("db", "", dbUsage)
+	withoutAuctions := fs.Bool("without-auctions", false, "leave the market's auctions out (the plugin sells at fixed prices only); without it a market with auctions is refused")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -43,7 +44,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer snap.Close()
-	sum, err := grzybcio.Export(snap, *to)
+	sum, err := grzybcio.Export(snap, *to, grzybcio.ExportOptions{WithoutAuctions: *withoutAuctions})
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek export: %v\n", err)
 		return 1

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,15 @@ type ExportSummary struct {
 	// Favorites, Alerts and Ratings are the players' own: favourites of
 	// listings on the market, price alerts, and buyers' ratings of sales.
 	Favorites, Alerts, Ratings int
+	// LeftOut counts the auctions the export left out (ExportOptions).
+	LeftOut int
+}
+
+// ExportOptions say what an export may leave behind.
+type ExportOptions struct {
+	// WithoutAuctions leaves the market's auctions out: the plugin sells at
+	// fixed prices only. Without it, a market with auctions is refused.
+	WithoutAuctions bool
 }
 
 // WriteSummary says what the export wrote, and what the plugin makes of it.
@@ -30,6 +40,9 @@ func (s ExportSummary) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "exported %s, %s and %s to %s and %s\n",
 		count(s.Listings, "listing"), count(s.Mail, "mailbox entry"), count(s.Transactions, "transaction"), filepath.Join(s.Dir, ListingsFile), filepath.Join(s.Dir, MarketDataFile))
 	fmt.Fprintf(w, "  with the players' %s, %s and %s\n", count(s.Favorites, "favourite"), count(s.Alerts, "price alert"), count(s.Ratings, "rating"))
+	if s.LeftOut > 0 {
+		fmt.Fprintf(w, "  left out %s, which the plugin cannot hold: they stay in this market with their bids\n", count(s.LeftOut, "auction"))
+	}
 	fmt.Fprintln(w, "the plugin computes each listing's expiry from its own listing-expiry-days")
 }
 
@@ -53,11 +66,15 @@ func count(n int, noun string) string {
 // a temporary file first). A market with a purchase in flight is refused:
 // the plugin could not finish it, and Rynek settles it the next time the
 // market opens.
-func Export(store market.Reader, dir string) (ExportSummary, error) {
+func Export(store market.Reader, dir string, opts ExportOptions) (ExportSummary, error) {
 	var sum ExportSummary
 	c, err := market.ReadStore(store)
 	if err != nil {
 		return sum, err
+	}
+	leftOut := leaveOutAuctions(c)
+	if leftOut > 0 && !opts.WithoutAuctions {
+		return sum, fmt.Errorf("the market has %s, which the plugin cannot hold (it sells at fixed prices only); --without-auctions leaves them out: they stay in this market with their bids", count(leftOut, "auction"))
 	}
 	for _, t := range c.Transactions {
 		if !t.State.Terminal() {
@@ -76,7 +93,7 @@ func Export(store market.Reader, dir string) (ExportSummary, error) {
 	if err != nil {
 		return sum, err
 	}
-	written := ExportSummary{Dir: dir, Listings: len(c.Listings), Mail: len(c.Mail), Transactions: len(c.Transactions)}
+	written := ExportSummary{Dir: dir, Listings: len(c.Listings), Mail: len(c.Mail), Transactions: len(c.Transactions), LeftOut: leftOut}
 	data, err := marketDataDocument(c, &written)
 	if err != nil {
 		return sum, err
@@ -88,6 +105,30 @@ func Export(store market.Reader, dir string) (ExportSummary, error) {
 		return sum, err
 	}
 	return written, nil
+}
+
+// leaveOutAuctions takes the auctions out of c, and the players'
+// favourites of them, and says how many it took.
+func leaveOutAuctions(c *market.StoreContents) int {
+	gone := map[int]bool{}
+	c.Listings = slices.DeleteFunc(c.Listings, func(l market.Listing) bool {
+		gone[l.ID] = l.Auction != nil
+		return l.Auction != nil
+	})
+	n := 0
+	for _, g := range gone {
+		if g {
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	for id, d := range c.PlayerData {
+		d.Favorites = slices.DeleteFunc(d.Favorites, func(l int) bool { return gone[l] })
+		c.PlayerData[id] = d
+	}
+	return n
 }
 
 // writeFiles writes each file to a temporary one, then renames them all:

@@ -454,9 +454,9 @@ func comparable(c *market.StoreContents, keepOriginals bool) *market.StoreConten
 func roundTrip(t *testing.T, st market.Store) *market.StoreContents {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "GrzybcioRynek")
-	_, err := Export(st, dir)
+	_, err := Export(st, dir, ExportOptions{})
 	must(t, err)
-	_, err = Export(st, dir)
+	_, err = Export(st, dir, ExportOptions{})
 	if err == nil || !strings.Contains(err.Error(), "listings.yml exists: an export never overwrites") {
 		t.Errorf("a second export: %v", err)
 	}
@@ -573,7 +573,7 @@ func TestExportSummaryCountsThePlayersData(t *testing.T) {
 	st := newStore(t)
 	importDir(t, st, "testdata/server", ImportOptions{ExpiryDays: 36500})
 	dir := filepath.Join(t.TempDir(), "GrzybcioRynek")
-	sum, err := Export(st, dir)
+	sum, err := Export(st, dir, ExportOptions{})
 	must(t, err)
 	var out strings.Builder
 	sum.WriteSummary(&out)
