@@ -404,7 +404,7 @@ func (c *checker) checkMemory() {
 	} else {
 		o := c.meta.Opening
 		if want := o.Money + i.MoneyIn - i.MoneyOut; c.r.Money != want {
-			c.problem("money-unbalanced", nil, "the accounts hold %s, but the opening account (%s) and the issuance account (in %s, out %s) allow %s: %s %s; a balance, the fee account or a purchase was changed outside Rynek",
+			c.problem("money-unbalanced", nil, "the accounts hold %s, but the opening account (%s) and the issuance account (in %s, out %s) allow %s: %s %s; a balance, the fee account, a purchase or an auction's bid was changed outside Rynek",
 				FormatMoney(c.r.Money), FormatMoney(o.Money), FormatMoney(i.MoneyIn), FormatMoney(i.MoneyOut), FormatMoney(want),
 				FormatMoney(absMoney(c.r.Money-want)), moreOrLess(c.r.Money > want))
 		}

@@ -125,6 +125,8 @@ func oracleLess(mode market.SortMode) func(a, b market.Listing) int {
 		return func(a, b market.Listing) int { return cmp(unit(a), unit(b), a, b) }
 	case market.SortAmount:
 		return func(a, b market.Listing) int { return -cmp(int64(a.Item.Amount), int64(b.Item.Amount), a, b) }
+	case market.SortEnding:
+		return func(a, b market.Listing) int { return cmp(a.ExpiresAt.UnixMilli(), b.ExpiresAt.UnixMilli(), a, b) }
 	default:
 		return func(a, b market.Listing) int { return cmp(int64(a.Item.Amount), int64(b.Item.Amount), a, b) }
 	}

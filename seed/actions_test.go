@@ -109,6 +109,10 @@ func TestSeededMarketKeepsItsRules(t *testing.T) {
 					t.Fatalf("listing #%d sells blacklisted %s", l.ID, l.Item.Material)
 				case cents < rules.MinPrice || cents > rules.MaxPrice || rules.MaxTransactionValue > 0 && cents > rules.MaxTransactionValue:
 					t.Fatalf("listing #%d costs %v, outside the rules' prices", l.ID, l.Price)
+				case l.Auction != nil:
+					if d := l.ExpiresAt.Sub(l.CreatedAt); d < rules.Auctions.MinDuration || d > rules.Auctions.MaxDuration {
+						t.Fatalf("auction #%d lasts %v, outside the rules' %v..%v", l.ID, d, rules.Auctions.MinDuration, rules.Auctions.MaxDuration)
+					}
 				case !l.ExpiresAt.Equal(l.CreatedAt.Add(rules.ListingTTL)):
 					t.Fatalf("listing #%d expires %v after it was made, not the rules' %v", l.ID, l.ExpiresAt.Sub(l.CreatedAt), rules.ListingTTL)
 				}
@@ -195,7 +199,7 @@ func TestEverySeededPlayerCanAct(t *testing.T) {
 			players, err := svc.Players()
 			must(t, err)
 			// The typical listing: the median price.
-			byPrice, err := svc.Query(market.Query{Sort: market.SortCheapest, Limit: -1})
+			byPrice, err := svc.Query(market.Query{Sort: market.SortCheapest, Kind: "fixed", Limit: -1})
 			must(t, err)
 			median := byPrice.Listings[len(byPrice.Listings)/2].Price
 			t.Logf("%d listings, median price %.2f", byPrice.Total, median)
@@ -203,12 +207,14 @@ func TestEverySeededPlayerCanAct(t *testing.T) {
 			// Each takes back a listing of theirs first: a buyer before
 			// them could have bought the one a small seller has.
 			for _, p := range players {
-				mine, err := svc.Query(market.Query{Seller: p.ID, Limit: 1})
+				mine, err := svc.Query(market.Query{Seller: p.ID, Limit: -1})
 				must(t, err)
-				if len(mine.Listings) == 0 {
+				// Any but an auction with bids, which runs to its end.
+				i := slices.IndexFunc(mine.Listings, func(l market.Listing) bool { return l.Auction == nil || l.Auction.Bids == 0 })
+				if i < 0 {
 					t.Fatalf("%s has no listing to take back", p.Name)
 				}
-				if err := svc.RemoveListing(mine.Listings[0].ID, p); err != nil {
+				if err := svc.RemoveListing(mine.Listings[i].ID, p); err != nil {
 					t.Fatalf("%s takes a listing back: %v", p.Name, err)
 				}
 			}

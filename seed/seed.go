@@ -33,13 +33,16 @@ import (
 
 // Options controls generation. Everything is deterministic from Rand.
 type Options struct {
-	Players     int           // default 300; at least 2
-	Listings    int           // active listings, default 3000; negative = none
-	Days        int           // days of completed-transaction history, default 30; negative = none
-	SalesPerDay int           // default max(50, Listings/20) capped at 20_000; negative = none
-	Rand        int64         // generator seed, default 1
-	Now         time.Time     // "now" of the generated market; default time.Now()
-	ListingTTL  time.Duration // default the rules' (7 days); active listings get created in (now-TTL+1h, now] and expire created+TTL
+	Players     int   // default 300; at least 2
+	Listings    int   // active listings, default 3000; negative = none
+	Days        int   // days of completed-transaction history, default 30; negative = none
+	SalesPerDay int   // default max(50, Listings/20) capped at 20_000; negative = none
+	Rand        int64 // generator seed, default 1
+	// Auctions makes one listing in so many an auction, default 40;
+	// negative: none (a market of fixed prices only).
+	Auctions   int
+	Now        time.Time     // "now" of the generated market; default time.Now()
+	ListingTTL time.Duration // default the rules' (7 days); active listings get created in (now-TTL+1h, now] and expire created+TTL
 	// Rules are the market's rules the generated market obeys: zero
 	// values are the defaults, as market.New reads them.
 	Rules market.Config
@@ -53,6 +56,8 @@ type Options struct {
 // Result describes what was generated.
 type Result struct {
 	Players, Listings, Transactions, Completed, Failed, RolledBack int
+	// Auctions of Listings are sold by auction.
+	Auctions int
 	// Refunded of RolledBack are refunds; Rated of Completed have the
 	// buyer's rating.
 	Refunded, Rated int
@@ -61,7 +66,8 @@ type Result struct {
 	// Mail, Favorites, Alerts and AlertHits count the players' own data.
 	Mail, Favorites, Alerts, AlertHits int
 	// Money is all the money of the world after the load: every balance plus
-	// the fee account (which holds the fees of the completed history).
+	// the fee account (which holds the fees of the completed history) and
+	// the auctions' leading bids.
 	Money market.Money
 	Took  time.Duration
 }
@@ -79,6 +85,7 @@ const (
 	streamMail      = 0xa54ff53a5f1d36f1
 	streamFavorites = 0x510e527fade682d1
 	streamAlerts    = 0x9b05688c2b3e6c1f
+	streamAuctions  = 0x1f83d9abfb41bd6b
 )
 
 func newRand(seed int64, stream uint64) *rand.Rand {
@@ -109,6 +116,9 @@ func (o Options) withDefaults() (Options, error) {
 		o.SalesPerDay = min(max(50, o.Listings/20), 20_000)
 	case o.SalesPerDay < 0:
 		o.SalesPerDay = 0
+	}
+	if o.Auctions == 0 {
+		o.Auctions = 40
 	}
 	if o.Rand == 0 {
 		o.Rand = 1
@@ -315,6 +325,8 @@ func (l *load) listings() error {
 	favs := l.planFavorites()
 	l.alerts = l.planAlerts()
 	rl := newRand(o.Rand, streamListings)
+	ra := newRand(o.Rand, streamAuctions)
+	auctions := 0
 	nowMs := o.Now.UnixMilli()
 	ttl := o.ListingTTL.Milliseconds()
 	lw := newWarp(nowMs-ttl+time.Hour.Milliseconds()+1, nowMs)
@@ -324,7 +336,16 @@ func (l *load) listings() error {
 		m := g.pickMaterial(rl)
 		st := g.item(rl, m, 0.08, 0.05)
 		price := g.price(m, &st, created, math.Exp(0.05+0.25*rl.NormFloat64()), 0.6, 1.8)
-		id, err := l.b.AddListing(g.ids[seller], st, price, time.UnixMilli(created), time.UnixMilli(created+ttl))
+		var id int
+		var err error
+		// An auction's seller has other listings too: each player can take
+		// one back, and an auction with bids runs to its end.
+		if every := o.Auctions; every > 0 && i%every == every/2 && l.plan.count[seller] > 1 {
+			id, err = l.auction(ra, auctions, seller, st, price, created)
+			auctions++
+		} else {
+			id, err = l.b.AddListing(g.ids[seller], st, price, time.UnixMilli(created), time.UnixMilli(created+ttl))
+		}
 		if err != nil {
 			return fmt.Errorf("listing %d (%s): %w", i+1, st.Material, err)
 		}
@@ -335,5 +356,57 @@ func (l *load) listings() error {
 		l.pr.add(1)
 	}
 	l.res.Listings = o.Listings
+	l.res.Auctions = auctions
 	return nil
+}
+
+// auction adds the n-th auction of the seed: the stack sold by seller from
+// a starting bid below its price, ending over the next twelve hours (the
+// first three within two minutes, for a demo to watch), half of them with a
+// buy-now price and most with a few bids by other players. The leading
+// bid's money is the world's too: it counts in Result.Money.
+func (l *load) auction(r *rand.Rand, n, seller int, st market.ItemStack, price market.Money, created int64) (int, error) {
+	o, g := l.o, l.g
+	rules := o.rules.Auctions
+	start := max(price*6/10/100*100, o.rules.MinPrice)
+	a := market.BulkAuction{Seller: g.ids[seller], Item: st, StartingBid: start, Created: time.UnixMilli(created), Rules: rules}
+	ends := o.Now.Add(time.Duration(45+r.IntN(75)) * time.Second)
+	if n >= 3 {
+		ends = o.Now.Add(time.Duration(2+r.IntN(12*60)) * time.Minute)
+	}
+	// Within the rules' durations from its start (a week at most: the
+	// oldest listings are a week old, so every auction still runs).
+	first, last := a.Created.Add(rules.MinDuration), a.Created.Add(rules.MaxDuration)
+	a.Ends = ends
+	if a.Ends.Before(first) {
+		a.Ends = first
+	}
+	if a.Ends.After(last) {
+		a.Ends = last
+	}
+	if r.IntN(2) == 0 {
+		a.BuyNow = min(max(price*3/2, start+100), o.rules.MaxPrice)
+		if a.BuyNow <= start {
+			a.BuyNow = 0
+		}
+	}
+	bid, at := start, created
+	for range r.IntN(6) {
+		bidder := r.IntN(len(g.ids))
+		if bidder == seller || len(a.Bids) > 0 && g.ids[bidder] == a.Bids[len(a.Bids)-1].Bidder {
+			continue
+		}
+		if len(a.Bids) > 0 {
+			bid += max(rules.MinIncrement, (bid*market.Money(rules.IncrementBasisPoints)+9_999)/10_000, 1)
+		}
+		if a.BuyNow > 0 && bid >= a.BuyNow || bid > o.rules.MaxPrice {
+			break
+		}
+		at += r.Int64N(max(o.Now.UnixMilli()-at, 1))
+		a.Bids = append(a.Bids, market.BulkBid{Bidder: g.ids[bidder], Amount: bid, At: time.UnixMilli(at)})
+	}
+	if len(a.Bids) > 0 {
+		l.res.Money += a.Bids[len(a.Bids)-1].Amount
+	}
+	return l.b.AddAuction(a)
 }

@@ -89,7 +89,7 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var named, lored, enchanted, books int
+	var named, lored, enchanted, books, auctions, soon int
 	blacklist := map[string]bool{}
 	for _, k := range market.DefaultConfig().Blacklist {
 		blacklist[k] = true
@@ -116,7 +116,15 @@ func TestLoad(t *testing.T) {
 		if l.Price < 1 || l.Price > 1_000_000 {
 			t.Errorf("listing #%d price %v", l.ID, l.Price)
 		}
-		if !l.CreatedAt.After(now.Add(-7*24*time.Hour)) || l.CreatedAt.After(now) || !l.ExpiresAt.Equal(l.CreatedAt.Add(7*24*time.Hour)) {
+		if l.Auction != nil {
+			auctions++
+			if !l.ExpiresAt.After(now) || l.ExpiresAt.After(now.Add(13*time.Hour)) || l.ExpiresAt.Sub(l.CreatedAt) > 7*24*time.Hour {
+				t.Errorf("auction #%d created %v ends %v: not within the next 13 hours and a week of its start", l.ID, l.CreatedAt, l.ExpiresAt)
+			}
+			if l.ExpiresAt.Before(now.Add(2 * time.Minute)) {
+				soon++
+			}
+		} else if !l.CreatedAt.After(now.Add(-7*24*time.Hour)) || l.CreatedAt.After(now) || !l.ExpiresAt.Equal(l.CreatedAt.Add(7*24*time.Hour)) {
 			t.Errorf("listing #%d created %v expires %v", l.ID, l.CreatedAt, l.ExpiresAt)
 		}
 		if i > 0 && l.CreatedAt.After(all[i-1].CreatedAt) {
@@ -124,6 +132,9 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	t.Logf("named %d, lore %d, enchanted %d, enchanted books %d", named, lored, enchanted, books)
+	if auctions != res.Auctions || auctions < len(all)/50 || auctions > len(all)/40 || soon != 3 {
+		t.Errorf("%d auctions (the result says %d), %d ending within two minutes; want about one listing in 40 and 3", auctions, res.Auctions, soon)
+	}
 	if named < 80 || named > 250 {
 		t.Errorf("%d named listings, want about 8%%", named)
 	}
@@ -305,6 +316,10 @@ func snapshot(t *testing.T, opts seed.Options) []string {
 	all, err := svc.GetListings()
 	must(t, err)
 	for _, l := range all {
+		if a := l.Auction; a != nil {
+			add("  auction %+v", *a) // its fields, not the pointer's address
+			l.Auction = nil
+		}
 		add("listing %+v", l)
 	}
 	page, err := svc.Transactions(market.TxQuery{AllStates: true, Limit: 10_000_000})

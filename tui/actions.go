@@ -161,7 +161,7 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.toggleService()
 	case key.Matches(msg, k.Background):
 		return m.backgroundMutation(), true
-	case key.Matches(msg, k.Hour, k.Day):
+	case key.Matches(msg, k.Hour, k.Day, k.EndAuction):
 		m.advance(msg)
 	case key.Matches(msg, k.Bots, k.Faster, k.Slower):
 		m.botKey(msg)
@@ -180,6 +180,11 @@ func (m *Model) confirmFor(msg tea.KeyPressMsg, l market.Listing) {
 	reason := func(r string) string { return s.Dim.Render("publishes ListingRemovedEvent, reason \"" + r + "\"") }
 	owner := market.Player{ID: l.Seller, Name: l.SellerName}
 	switch {
+	case key.Matches(msg, k.Buy) && l.Auction != nil:
+		if now, err := c.Svc.GetListing(l.ID); err == nil {
+			l = now // the bidding as it is, not as the table last read it
+		}
+		m.dialog = newBidDialog(c, l)
 	case key.Matches(msg, k.Buy):
 		lines := []string{what}
 		if st, err := c.Svc.GetPlayer(c.Actor.ID); err == nil {
@@ -244,6 +249,12 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 			playertext.Sanitize(playertext.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
 	case actBuy:
 		m.buy(a)
+	case actBid:
+		return nil, m.placeBid(a)
+	case actStartAuction:
+		return nil, m.startAuction(a)
+	case actBuyNow:
+		m.buyNow(a)
 	case actRemove:
 		if err := c.Svc.RemoveListing(a.id, a.actor); err != nil {
 			m.fail(err)

@@ -30,6 +30,10 @@ type sellDialog struct {
 	focus     int     // sellAmount or sellPrice: the stack list is ↑/↓'s, never a stop of tab
 	ok        float64 // the validated price when err is empty (set in Update, read by View)
 	list      key.Binding
+	// auction: the stack goes up for auction, the price being its starting
+	// bid, for the rules' default duration (kind toggles it).
+	auction bool
+	kind    key.Binding
 }
 
 // The sell dialog's fields, in the order tab visits them.
@@ -41,6 +45,7 @@ const (
 
 func newSellDialog(c *Common, ps market.PlayerState) *sellDialog {
 	d := &sellDialog{dialogBase: newDialogBase(typing), player: ps, list: binding([]string{"enter"}, "enter", "list it"),
+		kind: binding([]string{"ctrl+t"}, "ctrl+t", "auction / fixed price"),
 		// The amount takes any whole number typed and says when the stack
 		// holds fewer; the price, what ParsePrice reads.
 		amount: newTextField("", "", 9, 6), price: newTextField("", "", 16, 14)}
@@ -132,7 +137,7 @@ func (d *sellDialog) validate(c *Common) (market.ItemStack, float64, bool) {
 }
 
 func (d *sellDialog) Help() []key.Binding {
-	return []key.Binding{d.list, d.keys.Up, d.keys.Down, d.keys.NextField, d.closeKey()}
+	return []key.Binding{d.list, d.keys.Up, d.keys.Down, d.keys.NextField, d.kind, d.closeKey()}
 }
 
 // priceSummariesMsg answers summarize.
@@ -187,8 +192,14 @@ func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 		return nil, true
 	case key.Matches(k, d.list):
 		if st, price, ok := d.validate(c); ok {
+			if d.auction {
+				return actStartAuction{stack: st, start: price}, true
+			}
 			return actSell{stack: st, price: price}, true
 		}
+		return nil, false
+	case key.Matches(k, d.kind):
+		d.auction = !d.auction
 		return nil, false
 	case key.Matches(k, d.keys.NextField, d.keys.PrevField):
 		step := 1
@@ -227,9 +238,13 @@ func (d *sellDialog) edit(c *Common, msg tea.Msg) {
 func (d *sellDialog) View(c *Common, w, _ int) string {
 	s := c.Styles
 	var b strings.Builder
-	b.WriteString(s.Title.Render("Sell as " + playerName(d.player.Player)))
+	title, priceLabel := "Sell as ", "price"
+	if d.auction {
+		title, priceLabel = "Auction as ", "starting bid"
+	}
+	b.WriteString(s.Title.Render(title + playerName(d.player.Player)))
 	b.WriteString(s.Dim.Render(fmt.Sprintf("  balance %s", money(d.player.Balance))))
-	b.WriteString("\n" + s.Dim.Render("↑/↓ stack · tab field · enter list it · esc cancel"))
+	b.WriteString("\n" + s.Dim.Render("↑/↓ stack · tab field · enter list it · ctrl+t auction / fixed price · esc cancel"))
 	show := 8
 	start := max(0, min(d.pick-show/2, len(d.stacks)-show))
 	for i := start; i < min(len(d.stacks), start+show); i++ {
@@ -248,11 +263,15 @@ func (d *sellDialog) View(c *Common, w, _ int) string {
 		return l + " " + in.View(s)
 	}
 	b.WriteString("\n\n" + d.summaryLine(c))
-	b.WriteString("\n" + field("amount", &d.amount, d.focus == sellAmount) + "   " + field("price", &d.price, d.focus == sellPrice) +
+	b.WriteString("\n" + field("amount", &d.amount, d.focus == sellAmount) + "   " + field(priceLabel, &d.price, d.focus == sellPrice) +
 		selectedHint(s, d.field()))
 	if d.err != "" {
 		b.WriteString("\n" + s.Err.Render(d.err))
-	} else if price := d.ok; price > 0 {
+	} else if price := d.ok; price > 0 && d.auction {
+		cfg := c.Svc.Config()
+		b.WriteString("\n" + s.OK.Render(fmt.Sprintf("ok · an auction for %s from %s: the highest bid at its end buys it, less the sale fee",
+			shortDur(cfg.Auctions.DefaultDuration), money(price))))
+	} else if price > 0 {
 		cfg := c.Svc.Config()
 		fee := float64(cfg.SaleFeeBasisPoints) / 100
 		b.WriteString("\n" + s.OK.Render(fmt.Sprintf("ok · on sale you receive %s after the %.0f%% fee", money(price*(1-fee/100)), fee)))

@@ -18,7 +18,7 @@ type globalKeys struct {
 
 	Player, AddPlayer, Sell, Buy, Remove, AdminRemove, ForceExpire, RemoveAsActor, ExpireAsActor, Claim, Relist, Favorite, Alerts, Economy, Backup, Reload key.Binding
 
-	Toggle, Background, Hour, Day, Bots, Faster, Slower key.Binding
+	Toggle, Background, Hour, Day, EndAuction, Bots, Faster, Slower key.Binding
 }
 
 func newGlobalKeys() globalKeys {
@@ -40,7 +40,7 @@ func newGlobalKeys() globalKeys {
 		Player:        b([]string{"p"}, "p", "act as player…"),
 		AddPlayer:     b([]string{"A"}, "A", "add a player… (a new market has none)"),
 		Sell:          b([]string{"s"}, "s", "sell from inventory"),
-		Buy:           b([]string{"b"}, "b", "buy (1-6 in the dialog arms a failure)"),
+		Buy:           b([]string{"b"}, "b", "buy, or bid on an auction (1-6 in the buy dialog arms a failure)"),
 		Remove:        b([]string{"x"}, "x", "remove as its owner → removed"),
 		AdminRemove:   b([]string{"X"}, "X", "remove as admin → admin-removed"),
 		ForceExpire:   b([]string{"F"}, "F", "force-expire as admin → force-expire"),
@@ -58,6 +58,7 @@ func newGlobalKeys() globalKeys {
 		Background: b([]string{"T"}, "T", "QA: mutate from a background goroutine"),
 		Hour:       b([]string{"]"}, "]", "QA: advance the clock 1 hour"),
 		Day:        b([]string{"}"}, "}", "QA: advance the clock 1 day"),
+		EndAuction: b([]string{")"}, ")", "QA: advance the clock to the selected auction's end"),
 		Bots:       b([]string{"R"}, "R", "QA: start / stop traffic bots"),
 		Faster:     b([]string{"+", "="}, "+", "QA: bots faster"),
 		Slower:     b([]string{"-"}, "-", "QA: bots slower"),
@@ -79,7 +80,7 @@ func (k globalKeys) actions() []key.Binding {
 }
 
 func (k globalKeys) qa() []key.Binding {
-	return []key.Binding{k.Toggle, k.Background, k.Hour, k.Day, k.Bots, k.Faster, k.Slower}
+	return []key.Binding{k.Toggle, k.Background, k.Hour, k.Day, k.EndAuction, k.Bots, k.Faster, k.Slower}
 }
 
 // dialogKeys are the keys dialogs share.

@@ -48,8 +48,19 @@ func (m *Model) advance(msg tea.KeyPressMsg) {
 		return
 	}
 	d := time.Hour
-	if key.Matches(msg, m.keys.Day) {
+	switch {
+	case key.Matches(msg, m.keys.Day):
 		d = 24 * time.Hour
+	case key.Matches(msg, m.keys.EndAuction):
+		l, ok := m.panes[m.active].Selected()
+		if ok {
+			l, _ = c.Svc.GetListing(l.ID)
+		}
+		if !ok || l.Auction == nil {
+			m.fail(errors.New("select an auction first (⚑ in Listings, Search or Seller)"))
+			return
+		}
+		d = max(l.ExpiresAt.Sub(c.Svc.Now()), 0) // to its end, on the market's clock
 	}
 	c.Clock.Advance(d)
 	c.NowUnix = c.Svc.Now().Unix()
@@ -61,6 +72,12 @@ func (m *Model) advance(msg tea.KeyPressMsg) {
 	switch {
 	case err != nil:
 		m.fail(err)
+	case n > 0 && key.Matches(msg, m.keys.EndAuction):
+		text := fmt.Sprintf("clock +%s to the auction's end: %d listing%s ended (an auction publishes AuctionEndedEvent)", shortDur(d), n, plural(n))
+		if more {
+			text += " · sweeping…"
+		}
+		m.setStatus(statusMsg{text: text, qa: true})
 	case n > 0:
 		text := fmt.Sprintf("clock +%s: %s", shortDur(d), expiredText(n))
 		if more {

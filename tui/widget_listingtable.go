@@ -173,9 +173,10 @@ func (t *listingTable) header(c *Common, w int) string {
 	return c.Styles.Dim.Render(fit(h, w))
 }
 
-// row renders (and caches) one listing row without the gutter.
+// row renders (and caches) one listing row without the gutter. An
+// auction's row is not cached: its time left ticks by the second.
 func (t *listingTable) row(c *Common, l market.Listing, w int) string {
-	if r, ok := t.rows[l.ID]; ok {
+	if r, ok := t.rows[l.ID]; ok && l.Auction == nil {
 		return r
 	}
 	cols := columns(w)
@@ -183,6 +184,9 @@ func (t *listingTable) row(c *Common, l market.Listing, w int) string {
 	item := RenderMC(itemName(l.Item), lipglossPlain)
 	if len(l.Item.Enchantments) > 0 {
 		item += s.Dim.Render(" ✦")
+	}
+	if a := l.Auction; a != nil {
+		item = s.Warn.Render("⚑ ") + item + s.Dim.Render(fmt.Sprintf(" · %d bid%s", a.Bids, plural(a.Bids)))
 	}
 	exp := Until(l.ExpiresAt, c.NowUnix)
 	if l.Reserved {

@@ -16,7 +16,7 @@ import (
 // first, /bids pages its bids newest first, and the stream carries each bid
 // and the end; every answer matches the served document.
 func TestAuctionsOverHTTP(t *testing.T) {
-	e := newEnv(t, seed.Options{Listings: 60}, Options{})
+	e := newEnv(t, seed.Options{Listings: 60, Auctions: -1}, Options{})
 	c := loadContract(t, e)
 	players, err := e.svc.Players()
 	if err != nil {

@@ -31,6 +31,9 @@ const (
 	fewStacks = 3
 	// browse is how many of the newest offers of a kind a buyer compares.
 	browse = 16
+	// auctionShare of the offers are auctions, from startShare of the
+	// stack's worth, for a few minutes to a few hours.
+	auctionShare, startShare = 0.1, 0.7
 )
 
 // turn is one bot's turn: below the target count of listings it is more
@@ -156,6 +159,16 @@ func (b *bot) offer(players []market.Player) {
 	if !ok || !b.afford(p, st, price) {
 		b.r.record(Waited, 0, nil) // nothing the rules let them sell, or the fee
 		return
+	}
+	if b.g.rng.Float64() < auctionShare {
+		start := b.price(price * startShare)
+		if market.NewListingRules(b.cfg).Check(stack, market.Money(math.Round(start*100))) == nil {
+			d := time.Duration(5+b.g.rng.IntN(6*60)) * time.Minute
+			d = min(max(d, b.cfg.Auctions.MinDuration), b.cfg.Auctions.MaxDuration)
+			_, err := b.svc.StartAuction(p, stack, start, 0, d)
+			b.r.record(Auctioned, 1, err)
+			return
+		}
 	}
 	_, err := b.svc.SellItem(p, stack, price)
 	b.r.record(Sold, 1, err)
@@ -298,6 +311,10 @@ func (b *bot) buy(p market.Player, active int) {
 		b.r.record(Waited, 0, err)
 		return
 	}
+	if a := seen.Listings[0].Auction; a != nil {
+		b.bid(p, seen.Listings[0])
+		return
+	}
 	// The newest offers of the kind: a page in id order costs the main
 	// thread little at any size, where the whole market's unit-price
 	// order, filtered to one material, is walked up to the first match.
@@ -309,7 +326,7 @@ func (b *bot) buy(p market.Player, active int) {
 	willing := math.Exp(0.25 + 0.2*b.g.rng.NormFloat64())
 	best := -1
 	for i, l := range page.Listings {
-		if l.Seller != p.ID && l.Price <= value(l.Item)*willing && (best < 0 || unit(l) < unit(page.Listings[best])) {
+		if l.Auction == nil && l.Seller != p.ID && l.Price <= value(l.Item)*willing && (best < 0 || unit(l) < unit(page.Listings[best])) {
 			best = i
 		}
 	}
@@ -330,6 +347,28 @@ func (b *bot) buy(p market.Player, active int) {
 	b.r.record(Bought, 1, err)
 }
 
+// bid is p bidding on auction l: its minimum, when that is worth it to
+// them and they can pay (or earn what they lack). The leader does not
+// outbid themselves.
+func (b *bot) bid(p market.Player, l market.Listing) {
+	a := l.Auction
+	willing := math.Exp(0.25 + 0.2*b.g.rng.NormFloat64())
+	if l.Seller == p.ID || a.Leader == p.ID || a.MinimumBid > value(l.Item)*willing || !l.ExpiresAt.After(b.now) {
+		b.r.record(Waited, 0, nil)
+		return
+	}
+	st, ok := b.state(p)
+	if !ok {
+		return
+	}
+	if st.Balance < a.MinimumBid && !b.earn(p, a.MinimumBid-st.Balance) {
+		b.r.record(Waited, 0, nil) // saving up
+		return
+	}
+	_, err := b.svc.Bid(p, l.ID, a.MinimumBid)
+	b.r.record(Bid, 1, err)
+}
+
 // unit is a listing's price an item.
 func unit(l market.Listing) float64 { return l.Price / float64(l.Item.Amount) }
 
@@ -340,9 +379,9 @@ func (b *bot) takeBack(players []market.Player) {
 	if !ok {
 		return
 	}
-	page, err := b.svc.Query(market.Query{Seller: p.ID, Sort: market.SortOldest, Limit: 1})
+	page, err := b.svc.Query(market.Query{Seller: p.ID, Sort: market.SortOldest, Kind: "fixed", Limit: 1})
 	if err != nil || len(page.Listings) == 0 {
-		b.r.record(Waited, 0, err)
+		b.r.record(Waited, 0, err) // an auction runs to its end
 		return
 	}
 	b.r.record(Removed, 1, b.svc.RemoveListing(page.Listings[0].ID, p))

@@ -68,20 +68,23 @@ type Action uint8
 
 // The actions. Each but Waited is one change to the market.
 const (
-	Waited   Action = iota // nothing worth doing: nobody could list, nothing worth its price
-	Sold                   // listed a stack of the inventory
-	Relisted               // listed a mailbox entry again at its price (an expired listing)
-	Bought                 // bought the cheapest listing of something, at a fair price
-	Removed                // took back their oldest listing, to price it again
-	Claimed                // took a mailbox entry into the inventory
-	Earned                 // money from the game (a deposit into the issuance account)
-	Spent                  // money spent in the game (a withdrawal)
-	Gathered               // a stack from the game (mined, farmed: a gift into the market)
-	UsedUp                 // a stack used up in the game (taken out of the market)
+	Waited    Action = iota // nothing worth doing: nobody could list, nothing worth its price
+	Sold                    // listed a stack of the inventory
+	Relisted                // listed a mailbox entry again at its price (an expired listing)
+	Bought                  // bought the cheapest listing of something, at a fair price
+	Removed                 // took back their oldest listing, to price it again
+	Claimed                 // took a mailbox entry into the inventory
+	Earned                  // money from the game (a deposit into the issuance account)
+	Spent                   // money spent in the game (a withdrawal)
+	Gathered                // a stack from the game (mined, farmed: a gift into the market)
+	UsedUp                  // a stack used up in the game (taken out of the market)
+	Auctioned               // put a stack up for auction
+	Bid                     // bid on an auction, at its minimum
 	actionCount
 )
 
-var actionNames = [actionCount]string{"waited", "sold", "relisted", "bought", "removed", "claimed", "earned", "spent", "gathered", "used up"}
+var actionNames = [actionCount]string{"waited", "sold", "relisted", "bought", "removed", "claimed", "earned", "spent", "gathered", "used up",
+	"auctioned", "bid"}
 
 func (a Action) String() string {
 	if a < actionCount {

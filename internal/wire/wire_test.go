@@ -42,6 +42,13 @@ func TestGoldenShapes(t *testing.T) {
 		CreatedAt: at.In(time.FixedZone("CET", 3600)), ExpiresAt: at.Add(7 * 24 * time.Hour),
 		Categories: []catalog.Category{catalog.CategoryTools}}
 	t.Run("Listing", func(t *testing.T) { golden.RequireEqual(t, indent(t, NewListing(l))) })
+	before := l
+	before.Price, before.Auction = 100, &market.AuctionState{StartingBid: 100, MinimumBid: 100}
+	t.Run("AuctionBeforeABid", func(t *testing.T) { golden.RequireEqual(t, indent(t, NewListing(before))) })
+	after := l
+	after.Auction = &market.AuctionState{StartingBid: 100, CurrentBid: 703.2, Leader: buyer, LeaderName: "Nowak", Bids: 7,
+		MinimumBid: 738.36, BuyNow: 1000}
+	t.Run("AuctionAfterBids", func(t *testing.T) { golden.RequireEqual(t, indent(t, NewListing(after))) })
 	tx := market.Transaction{ID: "0190a1b2-0000-7000-8000-0000000000ff", ListingID: 2999, Buyer: buyer, BuyerName: "Nowak",
 		Seller: seller, SellerName: "Kowalski", Item: sampleItem(), Price: 1234567.5, Fee: 61728.38, SellerNet: 1172839.12,
 		State: market.StateRolledBack, ErrorCode: "INJECTED:SELLER_PAID",
