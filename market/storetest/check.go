@@ -181,6 +181,27 @@ func CheckedMarket(t *testing.T, tb Tables, inFlight market.State) Checked {
 	must(t, err)
 	_, err = svc.Withdraw(c.Cecylia, 1.5)
 	must(t, err)
+	// Auctions: one settled with its winner, one with a bid in its escrow
+	// when the market is checked.
+	give := func() market.ItemStack {
+		t.Helper()
+		st, _, err := svc.GiveItem(ala.ID, market.ItemStack{Material: "IRON_INGOT", Amount: 4})
+		must(t, err)
+		return st
+	}
+	won, err := svc.StartAuction(ala, give(), 10, 0, time.Minute)
+	must(t, err)
+	step()
+	_, err = svc.Bid(bartek, won.ID, 10)
+	must(t, err)
+	clock.Advance(2 * time.Minute)
+	_, _, err = svc.SweepExpired()
+	must(t, err)
+	open, err := svc.StartAuction(ala, give(), 10, 0, time.Hour)
+	must(t, err)
+	step()
+	_, err = svc.Bid(cecylia, open.ID, 12)
+	must(t, err)
 	if inFlight != "" {
 		c.Held = sell(0, 1, 6)
 		step()
@@ -244,9 +265,14 @@ func CheckSuite(t *testing.T, tb Tables) {
 		// Ala 100.00 + 10.00 deposited, Bartek 250.00, Cecylia 80.00
 		// brought less 1.50 withdrawn; fees 0.40 of the historic sale.
 		want := market.Money(100_00 + 10_00 + 250_00 + 80_00 - 1_50 + 40)
-		if r.Players != 4 || r.Listings != 2 || r.Completed != 2 || r.Ended != 2 || r.InFlight != 0 || r.Money != want || !r.HasOpening ||
+		// Two listings and the open auction; two sales and the settled one.
+		if r.Players != 4 || r.Listings != 3 || r.Completed != 3 || r.Ended != 2 || r.InFlight != 0 || r.Money != want || !r.HasOpening ||
 			r.Log.First != 1 || r.Log.Last != c.LastSeq || r.Log.Entries != int(c.LastSeq) {
 			t.Fatalf("figures: %+v", r)
+		}
+		if i := slices.IndexFunc(r.Accounts, func(a market.Account) bool { return a.Name == "bids held by auctions" }); i < 0 ||
+			r.Accounts[i].Money != 12_00 || r.Accounts[i].Rows != 1 {
+			t.Fatalf("the auctions' escrow: %+v", r.Accounts)
 		}
 	})
 
@@ -306,7 +332,7 @@ func CheckSuite(t *testing.T, tb Tables) {
 			[]string{"money-unbalanced"}, func(Checked) string { return "0.01 more" }},
 		{"the volume raised", "", one("raise the volume", func(c Checked) []any { return []any{5_00} }),
 			[]string{"counters-disagree"}, func(Checked) string {
-				return "problem counters-disagree: the lifetime counters say 2 sales for 14.00, the COMPLETED transactions are 2 for 9.00"
+				return "problem counters-disagree: the lifetime counters say 3 sales for 24.00, the COMPLETED transactions are 3 for 19.00"
 			}},
 		{"an event deleted", "", one("delete an event", func(c Checked) []any { return []any{6} }),
 			[]string{"log-gap"}, func(Checked) string { return "problem log-gap seq=6: the log goes from 5 to 7" }},
