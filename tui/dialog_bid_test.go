@@ -62,7 +62,7 @@ func TestBidOnAnAuction(t *testing.T) {
 	e.key("esc")
 
 	e.key(")")
-	if !strings.Contains(e.status(), "to the auction's end: 1 listing ended (an auction publishes AuctionEndedEvent)") {
+	if !strings.Contains(e.status(), "to the auction's end: 1 auction ended, each AuctionEndedEvent") {
 		t.Fatalf("status %q", e.status())
 	}
 	won, err := e.svc.GetPlayer(bidder.ID)
@@ -70,6 +70,11 @@ func TestBidOnAnAuction(t *testing.T) {
 	if won.Balance != 487.5 || won.Inventory[0] == nil || won.Inventory[0].Material != "DIAMOND" {
 		t.Fatalf("the winner: %.2f, %+v", won.Balance, won.Inventory[0])
 	}
+	e.tick()
+	e.key("6")
+	e.mustContain("bids 1 · auctions ended 1")
+	e.mustContain("#" + itoa(a.ID) + " Diamond ×8  Licytant bids 12.50")
+	e.mustContain("#" + itoa(a.ID) + " won by Licytant for 12.50 · transaction ")
 }
 
 // TestStartAnAuctionFromTheSellDialog: ctrl+t in the sell dialog makes the

@@ -14,7 +14,7 @@ import (
 // log's internal entries, so a jump is checked against it (next).
 type eventLog struct {
 	all     []market.Event
-	byKind  [3][]int32 // indexes into all, per kind
+	byKind  [kinds][]int32 // indexes into all, per kind
 	pending []market.Event
 	lastSeq uint64
 	gaps    int // contract events the market logged but the console missed (must stay 0)
@@ -31,9 +31,12 @@ const (
 	kindCreated = iota
 	kindRemoved
 	kindCompleted
+	kindBid
+	kindEnded
+	kinds
 )
 
-var kindNames = [3]string{"ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent"}
+var kindNames = [kinds]string{"ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent", "BidPlacedEvent", "AuctionEndedEvent"}
 
 func kindOf(e market.Event) int {
 	switch e.(type) {
@@ -41,6 +44,10 @@ func kindOf(e market.Event) int {
 		return kindCreated
 	case market.ListingRemovedEvent:
 		return kindRemoved
+	case market.BidPlacedEvent:
+		return kindBid
+	case market.AuctionEndedEvent:
+		return kindEnded
 	default:
 		return kindCompleted
 	}
@@ -94,7 +101,7 @@ func (l *eventLog) prepend(events []market.Event) int {
 		return 0
 	}
 	l.all = append(slices.Clip(events), l.all...)
-	var byKind [3][]int32
+	var byKind [kinds][]int32
 	for i, e := range events {
 		k := kindOf(e)
 		byKind[k] = append(byKind[k], int32(i))

@@ -68,6 +68,7 @@ type Model struct {
 	storeAway error
 	histDone  bool // the market's history had loaded at the last tick
 	swept     int  // listings the timer has removed in the current backlog
+	ended     int  // of them, auctions (each published AuctionEndedEvent)
 	backup    func(dest string) error
 	backupOf  string                     // the database a backup copies
 	reload    func() (string, error)     // Options.ReloadRules
@@ -396,13 +397,14 @@ func (m *Model) onTick() tea.Cmd {
 		// What the other instances of a shared market did, first.
 		m.follow()
 		m.bots.step(c, m.tick)
-		if n, more, err := m.sweep(); err == nil && n > 0 {
+		if n, auctions, more, err := m.sweep(); err == nil && n > 0 {
 			m.swept += n
-			text := expiredText(m.swept)
+			m.ended += auctions
+			text := expiredText(m.swept-m.ended, m.ended)
 			if more {
 				text += " · sweeping…"
 			} else {
-				m.swept = 0
+				m.swept, m.ended = 0, 0
 			}
 			m.setStatus(statusMsg{text: text, qa: true})
 		}
@@ -429,13 +431,20 @@ func (m *Model) onTick() tea.Cmd {
 // sweep runs one batch of the expiry timer (market.SweepBatch listings).
 // A backlog — a market opened after a long pause, or the clock moved ahead
 // a week — is worked off one batch per tick, about 20,000 listings a
-// second, so the console stays responsive meanwhile.
-func (m *Model) sweep() (n int, more bool, err error) {
+// second, so the console stays responsive meanwhile. auctions counts the
+// auctions of the n that ended, by the events they published.
+func (m *Model) sweep() (n, auctions int, more bool, err error) {
+	from := len(m.log.pending)
 	n, more, err = m.c.Svc.SweepExpired()
 	if n > 0 {
 		m.changed = true
 	}
-	return n, more, err
+	for _, e := range m.log.pending[from:] {
+		if _, ok := e.(market.AuctionEndedEvent); ok {
+			auctions++
+		}
+	}
+	return n, auctions, more, err
 }
 
 func (m *Model) tabAt(x int) int {

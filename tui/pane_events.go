@@ -11,6 +11,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/wire"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/playertext"
@@ -28,7 +29,7 @@ type eventFilter struct {
 var eventFilters = []eventFilter{
 	{kind: -1}, {kind: kindCreated}, {kind: kindRemoved},
 	{kind: kindRemoved, reason: market.ReasonRemoved}, {kind: kindRemoved, reason: market.ReasonAdminRemoved},
-	{kind: kindRemoved, reason: market.ReasonForceExpire}, {kind: kindCompleted},
+	{kind: kindRemoved, reason: market.ReasonForceExpire}, {kind: kindCompleted}, {kind: kindBid}, {kind: kindEnded},
 }
 
 func (f eventFilter) String() string {
@@ -72,6 +73,10 @@ func eventListing(e market.Event) int {
 		return e.Listing().ID
 	case market.TransactionCompletedEvent:
 		return e.Transaction().ListingID
+	case market.BidPlacedEvent:
+		return e.Listing().ID
+	case market.AuctionEndedEvent:
+		return e.ListingID()
 	}
 	return 0
 }
@@ -138,6 +143,8 @@ func (p *eventsPane) Selected() (market.Listing, bool) {
 			return e.Listing(), true
 		case market.ListingRemovedEvent:
 			return e.Listing(), true
+		case market.BidPlacedEvent:
+			return e.Listing(), true
 		}
 	}
 	return market.Listing{}, false
@@ -151,6 +158,9 @@ func (p *eventsPane) SelectedID() string {
 	}
 	if t, ok := e.(market.TransactionCompletedEvent); ok {
 		return t.Transaction().ID
+	}
+	if a, ok := e.(market.AuctionEndedEvent); ok && a.TransactionID() != "" {
+		return a.TransactionID()
 	}
 	return fmt.Sprintf("#%d", eventListing(e))
 }
@@ -326,6 +336,13 @@ func (p *eventsPane) open() tea.Cmd {
 		a = actOpen{listing: e.Listing(), hasList: true}
 	case market.TransactionCompletedEvent:
 		a = actOpen{txID: e.Transaction().ID}
+	case market.BidPlacedEvent:
+		a = actOpen{listing: e.Listing(), hasList: true}
+	case market.AuctionEndedEvent:
+		if e.TransactionID() == "" {
+			return nil // nobody bid: the stack went back to its seller's mailbox
+		}
+		a = actOpen{txID: e.TransactionID()}
 	}
 	return request(a)
 }
@@ -394,7 +411,10 @@ func (p *eventsPane) View(c *Common, w, h int) string {
 		head += s.Err.Render(fmt.Sprintf(" · %d sequence gaps!", p.log.gaps))
 	}
 	head += s.Dim.Render(fmt.Sprintf(" · created %s · removed %s · completed %s",
-		count(len(p.log.byKind[0])), count(len(p.log.byKind[1])), count(len(p.log.byKind[2]))))
+		count(len(p.log.byKind[kindCreated])), count(len(p.log.byKind[kindRemoved])), count(len(p.log.byKind[kindCompleted]))))
+	if n, m := len(p.log.byKind[kindBid]), len(p.log.byKind[kindEnded]); n+m > 0 {
+		head += s.Dim.Render(fmt.Sprintf(" · bids %s · auctions ended %s", count(n), count(m)))
+	}
 	b.WriteString(fit(head, w))
 	rows := h - 1
 	n := p.visible()
@@ -448,6 +468,20 @@ func (p *eventsPane) row(c *Common, e market.Event) string {
 		return head + fmt.Sprintf("%s %s %s ×%d  %s → %s  %s (fee %s)", s.OK.Render(string(t.State)),
 			shortID(t.ID), RenderMC(itemName(t.Item), lipglossPlain), t.Item.Amount, playertext.Sanitize(t.SellerName), playertext.Sanitize(t.BuyerName),
 			s.Price.Render(money(t.Price)), money(t.Fee))
+	case market.BidPlacedEvent:
+		l := e.Listing()
+		line := fmt.Sprintf("#%d %s ×%d  %s bids %s", l.ID, RenderMC(itemName(l.Item), lipglossPlain), l.Item.Amount,
+			playertext.Sanitize(l.Auction.LeaderName), s.Price.Render(money(e.Amount())))
+		if e.PreviousLeader() != uuid.Nil {
+			line += s.Dim.Render(" · outbids " + playertext.Sanitize(e.PreviousLeaderName()))
+		}
+		return head + line + s.Dim.Render(" · ends "+e.EndsAt().UTC().Format("15:04:05"))
+	case market.AuctionEndedEvent:
+		if e.Winner() == uuid.Nil {
+			return head + fmt.Sprintf("#%d ", e.ListingID()) + s.Dim.Render("no bid: the stack went back to its seller's mailbox")
+		}
+		return head + fmt.Sprintf("#%d won by %s for %s", e.ListingID(), playertext.Sanitize(e.WinnerName()), s.Price.Render(money(e.Price()))) +
+			s.Dim.Render(" · transaction "+shortID(e.TransactionID()))
 	}
 	return head
 }

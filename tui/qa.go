@@ -64,22 +64,20 @@ func (m *Model) advance(msg tea.KeyPressMsg) {
 	}
 	c.Clock.Advance(d)
 	c.NowUnix = c.Svc.Now().Unix()
-	n, more, err := m.sweep()
-	m.swept = 0
+	n, auctions, more, err := m.sweep()
+	m.swept, m.ended = 0, 0
 	if more {
-		m.swept = n // the tick carries on with the rest and counts on from here
+		m.swept, m.ended = n, auctions // the tick carries on with the rest and counts on from here
 	}
 	switch {
 	case err != nil:
 		m.fail(err)
-	case n > 0 && key.Matches(msg, m.keys.EndAuction):
-		text := fmt.Sprintf("clock +%s to the auction's end: %d listing%s ended (an auction publishes AuctionEndedEvent)", shortDur(d), n, plural(n))
-		if more {
-			text += " · sweeping…"
-		}
-		m.setStatus(statusMsg{text: text, qa: true})
 	case n > 0:
-		text := fmt.Sprintf("clock +%s: %s", shortDur(d), expiredText(n))
+		to := ""
+		if key.Matches(msg, m.keys.EndAuction) {
+			to = " to the auction's end"
+		}
+		text := fmt.Sprintf("clock +%s%s: %s", shortDur(d), to, expiredText(n-auctions, auctions))
 		if more {
 			text += " · sweeping…"
 		}
@@ -90,8 +88,17 @@ func (m *Model) advance(msg tea.KeyPressMsg) {
 	m.refreshAll()
 }
 
-func expiredText(n int) string {
-	return fmt.Sprintf("%d listing%s expired by timer: no event, by contract (items went to their sellers' mailboxes)", n, plural(n))
+// expiredText says what the timer ended: n fixed-price listings, which
+// publish nothing, and auctions, which publish AuctionEndedEvent.
+func expiredText(n, auctions int) string {
+	fixed := fmt.Sprintf("%d listing%s expired by timer: no event, by contract (items went to their sellers' mailboxes)", n, plural(n))
+	switch {
+	case auctions == 0:
+		return fixed
+	case n == 0:
+		return fmt.Sprintf("%d auction%s ended, each AuctionEndedEvent", auctions, plural(auctions))
+	}
+	return fmt.Sprintf("%d auction%s ended, each AuctionEndedEvent; %s", auctions, plural(auctions), fixed)
 }
 
 // catchUpClock moves the QA clock forward to the newest time the market

@@ -65,7 +65,7 @@ func TestTimerExpiryPublishesNoEvent(t *testing.T) {
 // TestExpiredTextIsSingularForOne: the timer's message counts one listing
 // in the singular.
 func TestExpiredTextIsSingularForOne(t *testing.T) {
-	if got := expiredText(1); !strings.HasPrefix(got, "1 listing expired") {
+	if got := expiredText(1, 0); !strings.HasPrefix(got, "1 listing expired") {
 		t.Errorf("%q", got)
 	}
 }
