@@ -124,18 +124,9 @@ func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, er
 	if err != nil {
 		return Listing{}, err
 	}
-	r, err := s.lookupListing(listingID)
-	switch {
-	case r != nil && r.auction == nil:
-		return Listing{}, errf(CodeNotAnAuction, "listing #%d is sold at a fixed price, not by auction", listingID)
-	case r != nil && err != nil:
-		return Listing{}, errf(CodeAuctionEnded, "the auction of listing #%d has ended", listingID)
-	case err != nil:
+	r, err := s.openAuction(p, listingID, "bid on")
+	if err != nil {
 		return Listing{}, err
-	case r.reserved != uuid.Nil:
-		return Listing{}, errf(CodeListingReserved, "listing #%d is reserved by a purchase in progress", listingID)
-	case r.seller == p.idx:
-		return Listing{}, errf(CodeOwnAuction, "%s cannot bid on their own auction #%d", p.name, listingID)
 	}
 	now := s.nowMs()
 	cents, err := toMoney("bid", amount, 1, s.cfg.MaxPrice)
@@ -242,6 +233,26 @@ func (s *Service) settling(r *listingRecord) bool {
 	return t != nil && t.escrowed && int(t.state) >= stateIndex(StateMoneyWithdrawn)
 }
 
+// openAuction finds auction listingID for p to act on (verb says how, for
+// the refusal of their own): refused when it is sold at a fixed price, has
+// ended, is held by a purchase, or is p's.
+func (s *Service) openAuction(p *playerRecord, listingID int, verb string) (*listingRecord, error) {
+	r, err := s.lookupListing(listingID)
+	switch {
+	case r != nil && r.auction == nil:
+		return nil, errf(CodeNotAnAuction, "listing #%d is sold at a fixed price, not by auction", listingID)
+	case r != nil && err != nil:
+		return nil, errf(CodeAuctionEnded, "the auction of listing #%d has ended", listingID)
+	case err != nil:
+		return nil, err
+	case r.reserved != uuid.Nil:
+		return nil, errf(CodeListingReserved, "listing #%d is reserved by a purchase in progress", listingID)
+	case r.seller == p.idx:
+		return nil, errf(CodeOwnAuction, "%s cannot %s their own auction #%d", p.name, verb, listingID)
+	}
+	return r, nil
+}
+
 // withoutBids is a with its bids gone: its leader has their money back
 // (a buy-now's reservation, a settlement undone).
 func withoutBids(a *record.Auction) *record.Auction {
@@ -262,18 +273,10 @@ func (s *Service) BuyNow(buyer Player, listingID int) (Transaction, error) {
 	if err != nil {
 		return Transaction{}, err
 	}
-	r, err := s.lookupListing(listingID)
+	r, err := s.openAuction(b, listingID, "buy")
 	switch {
-	case r != nil && r.auction == nil:
-		return Transaction{}, errf(CodeNotAnAuction, "listing #%d is sold at a fixed price: buy it", listingID)
-	case r != nil && err != nil:
-		return Transaction{}, errf(CodeAuctionEnded, "the auction of listing #%d has ended", listingID)
 	case err != nil:
 		return Transaction{}, err
-	case r.reserved != uuid.Nil:
-		return Transaction{}, errf(CodeListingReserved, "listing #%d is reserved by a purchase in progress", listingID)
-	case r.seller == b.idx:
-		return Transaction{}, errf(CodeOwnAuction, "%s cannot buy their own auction #%d", b.name, listingID)
 	case r.auction.BuyNow == 0:
 		return Transaction{}, errf(CodeInvalidPrice, "auction #%d has no buy-now price", listingID)
 	case r.auction.Bids > 0 && r.auction.Bid >= r.auction.BuyNow:

@@ -66,7 +66,7 @@ func TestAuctionRefusals(t *testing.T) {
 		{"buying an auction", second(w.svc.Buy(w.admin, a.ID)),
 			market.CodeIsAnAuction, "listing #2 is an auction: bid on it, or buy it now"},
 		{"buy-now on a fixed price", second(w.svc.BuyNow(w.admin, fixed.ID)),
-			market.CodeNotAnAuction, "listing #1 is sold at a fixed price: buy it"},
+			market.CodeNotAnAuction, "listing #1 is sold at a fixed price, not by auction"},
 		{"the seller taking it back", w.svc.RemoveListing(a.ID, w.alice),
 			market.CodeAuctionHasBids, "auction #2 has 1 bid: only an admin may take it down now"},
 	} {
