@@ -10,7 +10,8 @@ import (
 	"github.com/rynek/rynek/market/internal/record"
 )
 
-// Event is one of the contract's three events. Events are values: a listener
+// Event is one of the events the market publishes: the contract's three and
+// the auctions' two (BidPlacedEvent, AuctionEndedEvent). Events are values: a listener
 // receives a copy and cannot change the market through it, and there is no
 // way to cancel one (the contract's events are non-cancellable).
 type Event interface {
