@@ -55,6 +55,13 @@ func ParseQuery(text string, minPrice, maxPrice Money) (Query, error) {
 				hi = lo
 			}
 			q.MinAmount, q.MaxAmount = int(lo), int(hi)
+		case ok && strings.EqualFold(name, "kind"):
+			switch strings.ToLower(value) {
+			case "auction", "fixed":
+				q.Kind = strings.ToLower(value)
+			default:
+				return Query{}, errf(CodeInvalidQuery, "%s: a kind is auction or fixed", playertext.Excerpt(f))
+			}
 		default:
 			words = append(words, f)
 		}

@@ -38,6 +38,9 @@ func TestParseQuery(t *testing.T) {
 		{"price:..", market.Query{}, "price:..: give at least one end, as in 10..200"},
 		{"amount:0", market.Query{}, `amount:0: an amount is a whole number from 1 to 99, not "0"`},
 		{"amount:5..x", market.Query{}, `amount:5..x: an amount is a whole number from 1 to 99, not "x"`},
+		{"miecz kind:auction", market.Query{Text: "miecz", Kind: "auction"}, ""},
+		{"KIND:Fixed", market.Query{Kind: "fixed"}, ""},
+		{"kind:barter", market.Query{}, "kind:barter: a kind is auction or fixed"},
 	} {
 		q, err := market.ParseQuery(c.text, lo, hi)
 		if c.err != "" {

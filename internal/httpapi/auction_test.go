@@ -57,6 +57,11 @@ func TestAuctionsOverHTTP(t *testing.T) {
 	if len(page.Items) != 1 || page.Items[0].ID != a.ID {
 		t.Fatalf("kind=auction: %d listings", len(page.Items))
 	}
+	var inQ wire.ListingPage
+	e.getJSON("/api/listings?q=kind:auction", &inQ)
+	if len(inQ.Items) != 1 || inQ.Items[0].ID != a.ID {
+		t.Fatalf("q=kind:auction: %d listings", len(inQ.Items))
+	}
 	var fixedPage wire.ListingPage // decoded afresh: a reused page keeps what a key left out
 	e.getJSON("/api/listings?kind=fixed&limit=500", &fixedPage)
 	for _, x := range fixedPage.Items {
@@ -99,6 +104,8 @@ func TestAuctionsOverHTTP(t *testing.T) {
 		{404, "/api/listings/999999/bids", CodeListingNotFound},
 		{400, fmt.Sprintf("/api/listings/%d/bids?cursor=zz", a.ID), CodeBadCursor},
 		{400, "/api/listings?kind=barter", CodeBadParameter},
+		{400, "/api/listings?q=kind:auction&kind=fixed", CodeBadParameter},
+		{400, "/api/listings?q=kind:barter", CodeBadParameter},
 	} {
 		if p := c.check(t, e, x.status, x.path).problem(t); p.Code != x.code {
 			t.Errorf("%s: %s, want %s", x.path, p.Code, x.code)

@@ -188,8 +188,11 @@ func parseListingQuery(rawQuery string, minPrice, maxPrice market.Money) (market
 	if q.MaxAmount > 0 && q.MinAmount > q.MaxAmount {
 		return q, badParameter("min_amount", fmt.Sprintf("min_amount %d is above max_amount %d", q.MinAmount, q.MaxAmount))
 	}
-	switch s := p.get("kind"); s {
-	case "", "auction", "fixed":
+	switch s := p.get("kind"); {
+	case s == "":
+	case q.Kind != "":
+		return q, badParameter("kind", "q already keeps one kind with kind:; give kind or the filter, not both")
+	case s == "auction" || s == "fixed":
 		q.Kind = s
 	default:
 		return q, badParameter("kind", fmt.Sprintf("kind must be auction or fixed, got %q", clip(s)))

@@ -119,6 +119,7 @@ export function refusal(err, filters) {
         ", np. amount:64 albo amount:16..64";
     }
     if (/^price:/i.test(token)) return "„" + token + "”: cena to kwota, np. price:10..200 albo price:..50";
+    if (/^kind:/i.test(token)) return "„" + token + "”: rodzaj to kind:auction (licytacje) albo kind:fixed (stałe ceny)";
   }
   if (FIELDS[p]) {
     const other = FIELDS[p.replace("min_", "max_")];
