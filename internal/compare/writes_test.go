@@ -407,6 +407,9 @@ func auctionBids(tb testing.TB, svc *market.Service, src []writesSource, n int) 
 			for j := 2; bidder.ID == seller.ID; j++ {
 				bidder = src[(i+j+k*7)%len(src)].p
 			}
+			if _, err := svc.Deposit(bidder.ID, amount); err != nil { // the bidder can pay, whatever they spent
+				tb.Fatal(err)
+			}
 			s, err := measure(tb, func() error { _, err := svc.Bid(bidder, l.ID, amount); return err })
 			if err != nil {
 				tb.Fatal(err)
