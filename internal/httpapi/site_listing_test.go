@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
@@ -50,4 +51,55 @@ func TestSiteListingShowsTheWholeItem(t *testing.T) {
 	b.waitFor(`document.querySelector(".state").textContent.replace(/ \d.*$/, "")`, "Oferta wycofana przez sprzedawcę")
 	b.waitFor(`document.querySelector(".listing-page").classList.contains("ended") ? "ended" : "open"`, "ended")
 	b.clean("a listing withdrawn while open")
+}
+
+// TestSiteAuctionListing: an auction's page shows its bidding and bids, and
+// follows the market: a bid made while it is open (a new leader, a new
+// least next bid, the bid on top of the list), then its end with the winner.
+func TestSiteAuctionListing(t *testing.T) {
+	e := siteEnv(t)
+	players, _ := e.svc.Players()
+	seller, first, second := players[2], players[3], players[4]
+	for _, p := range []market.Player{first, second} {
+		if _, err := e.svc.Deposit(p.ID, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stack, _, err := e.svc.GiveItem(seller.ID, market.ItemStack{ID: uuid.New(), Material: "DIAMOND_SWORD", Amount: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := e.svc.StartAuction(seller, stack, 10, 40, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Bid(first, l.ID, 12); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, e.srv.URL, phone)
+	b.open(fmt.Sprintf("/listing/%d", l.ID))
+	b.waitText(".price.big", "12,00")
+	b.waitContains(`section[aria-labelledby="s-licytacja"]`, "Prowadzi"+first.Name)
+	b.waitContains(`section[aria-labelledby="s-licytacja"]`, "Najniższa następna oferta13,00")
+	b.waitContains(`section[aria-labelledby="s-licytacja"]`, "Złożone oferty1")
+	b.waitContains(`section[aria-labelledby="s-licytacja"]`, "Kup teraz40,00")
+	b.waitFor(`document.querySelectorAll("ol.bids li").length + ""`, "1")
+	b.clean("an auction")
+	b.accessible("an auction")
+	b.fits("an auction")
+
+	if _, err := e.svc.Bid(second, l.ID, 15); err != nil {
+		t.Fatal(err)
+	}
+	b.waitText(".price.big", "15,00")
+	b.waitContains(`section[aria-labelledby="s-licytacja"]`, "Prowadzi"+second.Name)
+	b.waitContains(`section[aria-labelledby="s-licytacja"]`, "Złożone oferty2")
+	b.waitFor(`document.querySelector("ol.bids li").textContent.replace(/ · .*$/, "")`, "15,00 — "+second.Name)
+
+	e.clock.Advance(2 * time.Hour)
+	if _, _, err := e.svc.SweepExpired(); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(`document.querySelector(".state").textContent.replace(/ \d.*? za /, " … za ")`, "Licytacja wygrana … za 15,00. Wygrał(a): "+second.Name+".")
+	b.clean("an auction won while open")
 }

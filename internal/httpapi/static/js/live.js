@@ -8,7 +8,10 @@ import { $ } from "./dom.js";
 import { counted, number, NOUNS } from "./polish.js";
 
 const HEALTH_EVERY = 5000, STATS_EVERY = 60000;
-const NAMES = ["ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent"];
+const NAMES = ["ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent", "BidPlacedEvent", "AuctionEndedEvent"];
+// AUCTIONS are the auctions' events, which reach only the pages that ask
+// for them (subscribe's auctions).
+const AUCTIONS = new Set(["BidPlacedEvent", "AuctionEndedEvent"]);
 
 const live = {
   version: 0,    // the stream's position: the newest event seen or read
@@ -20,9 +23,10 @@ const live = {
 // subscribe calls fn with every event (parsed), and with {event: "reset"}
 // when the stream had to start again (the page should read again); it
 // returns the unsubscribe.
-export function subscribe(fn) {
-  live.listeners.add(fn);
-  return () => live.listeners.delete(fn);
+export function subscribe(fn, { auctions = false } = {}) {
+  const l = { fn, auctions };
+  live.listeners.add(l);
+  return () => live.listeners.delete(l);
 }
 
 export function version() { return live.version; }
@@ -65,9 +69,11 @@ function moveActive(seq, by) {
 function onEvent(msg) {
   const e = JSON.parse(msg.data);
   if (e.seq > live.version) { live.version = e.seq; showVersion(); }
+  // The count: a listing came, or went (sold, removed, or an auction that
+  // ended without a bid; one sold was counted by its purchase).
   if (e.event === "ListingCreatedEvent") moveActive(e.seq, +1);
-  else moveActive(e.seq, -1);
-  for (const fn of live.listeners) fn(e);
+  else if (e.event === "ListingRemovedEvent" || e.event === "TransactionCompletedEvent" || e.event === "AuctionEndedEvent" && !e.ended.winner) moveActive(e.seq, -1);
+  for (const l of live.listeners) if (l.auctions || !AUCTIONS.has(e.event)) l.fn(e);
 }
 
 function follow() {
@@ -84,7 +90,7 @@ function follow() {
     source.close();
     live.source = null;
     try { live.version = JSON.parse(msg.data).version; } catch (_) { /* keep ours */ }
-    for (const fn of live.listeners) fn({ event: "reset" });
+    for (const l of live.listeners) l.fn({ event: "reset" });
     start();
   });
   source.onopen = () => setStatus("na żywo", true);

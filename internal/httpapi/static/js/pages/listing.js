@@ -1,8 +1,10 @@
 // A listing: the whole item (enchantments, lore, stack), seller, price and
 // unit price, when it was listed and a live countdown to its expiry; the
-// item's week of prices beside it. When the listing goes while the page is
-// open the page says how (sold, to whom; withdrawn; removed; expired), and
-// a listing already gone gets a page that says so.
+// item's week of prices beside it. An auction also shows its bidding (the
+// current bid, its leader, the least next bid, buy-now) and its bids, which
+// follow the market live. When the listing goes while the page is open the
+// page says how (sold, to whom; won; withdrawn; removed; expired), and a
+// listing already gone gets a page that says so.
 
 import { api, categories } from "../api.js";
 import { el, link, section, figures } from "../dom.js";
@@ -25,18 +27,22 @@ export async function listingPage(ctx, id) {
   const countdown = el("span", { class: "countdown" });
   const state = el("p", { class: "state", role: "status" });
   const market = el("div");
+  const bidding = el("div");
+  const bids = el("ol", { class: "bids" });
+  const price = el("strong", { class: "price big", text: money(l.price) });
   const it = l.item;
+  const auction = l.kind === "auction";
   ctx.main.replaceChildren(
     el("nav", { class: "crumbs", "aria-label": "Ścieżka" }, link("/", "Oferty"), " › ", link("/item/" + it.material, plain(it.name)), " › ", el("span", { text: "#" + l.id })),
     el("h1", { tabindex: "-1", class: it.enchanted ? "ench" : "", text: itemText(it) }),
     state,
     el("div", { class: "listing-page" },
       section("Oferta", figures([
-        ["Cena", el("strong", { class: "price big", text: money(l.price) })],
+        [auction ? "Aktualna cena" : "Cena", price],
         it.amount > 1 && ["Za sztukę", money(l.unitPrice)],
         ["Sprzedawca", playerLink(l.seller)],
         ["Wystawiona", el("span", {}, dateTime(l.createdAt), el("span", { class: "muted", text: " (" + ago(l.createdAt) + ")" }))],
-        ["Wygasa", el("span", {}, dateTime(l.expiresAt), el("br"), countdown)],
+        [auction ? "Kończy się" : "Wygasa", el("span", {}, el("span", { class: "ends", text: dateTime(l.expiresAt) }), el("br"), countdown)],
         ["Numer oferty", "#" + l.id],
       ])),
       section("Przedmiot", figures([
@@ -50,16 +56,42 @@ export async function listingPage(ctx, id) {
       it.lore.length ? el("div", {}, el("h3", { text: "Opis" }),
         el("ul", { class: "lore" }, it.lore.map((line) => el("li", { text: plain(line) })))) : "",
       el("p", { class: "muted small stack", text: "Identyfikator stosu: " + it.stackId })),
+      auction ? section("Licytacja", bidding, el("h3", { text: "Ostatnie oferty" }), bids) : "",
       section("Ceny tego przedmiotu", market)));
+
+  // An auction's bidding as the listing l says, and its newest bids.
+  function showBidding(x) {
+    const a = x.auction;
+    price.textContent = money(x.price);
+    bidding.replaceChildren(figures([
+      ["Aktualna oferta", a.currentBid ? money(a.currentBid) : "brak — cena wywoławcza " + money(a.startingBid)],
+      ["Prowadzi", a.leader ? playerLink(a.leader) : "nikt"],
+      ["Najniższa następna oferta", money(a.minimumBid)],
+      ["Złożone oferty", number(a.bids)],
+      a.buyNow && ["Kup teraz", money(a.buyNow)],
+    ]));
+  }
+  const bidLine = (b) => el("li", {}, el("strong", { class: "price", text: money(b.amount) }), " — ", playerLink(b.bidder),
+    el("span", { class: "muted", text: " · " + dateTime(b.at) }));
+  if (auction) {
+    showBidding(l);
+    const page = await api("/api/listings/" + l.id + "/bids?limit=20", ctx.signal).catch(() => null);
+    bids.replaceChildren(...(page && page.items.length ? page.items.map(bidLine) : [el("li", { class: "muted", text: "Nikt jeszcze nie licytował." })]));
+  }
 
   if (l.reserved) state.textContent = "Ktoś właśnie ją kupuje.";
 
   // The countdown, every second; at zero the listing has expired (the timer
   // takes it off the market without an event).
-  const expires = Date.parse(l.expiresAt);
+  let expires = Date.parse(l.expiresAt);
   let over = false;
   const tickDown = () => {
     const left = expires - Date.now();
+    if (left <= 0 && auction) {
+      countdown.textContent = "zakończona";
+      if (!over) { over = true; state.textContent = "Licytacja dobiegła końca; trwa rozliczenie."; }
+      return;
+    }
     if (left <= 0) {
       countdown.textContent = "wygasła";
       if (!over) { over = true; end("Oferta wygasła " + dateTime(l.expiresAt) + " i wróciła do sprzedawcy."); }
@@ -84,8 +116,19 @@ export async function listingPage(ctx, id) {
       end("Sprzedana " + dateTime(t.updatedAt) + " za " + money(t.price) + ".", el("span", {}, " Kupił(a): ", playerLink(t.buyer), "."));
     } else if (e.event === "ListingRemovedEvent" && e.listing.id === l.id) {
       end("Oferta " + reason(e.reason) + " " + dateTime(e.at) + ".");
+    } else if (e.event === "BidPlacedEvent" && e.listing.id === l.id) {
+      showBidding(e.listing);
+      if (bids.querySelector("li.muted")) bids.replaceChildren();
+      bids.prepend(bidLine({ bidder: e.bid.bidder, amount: e.bid.amount, at: e.at }));
+      expires = Date.parse(e.listing.expiresAt); // a late bid moves the end
+      ctx.main.querySelector(".ends").textContent = dateTime(e.listing.expiresAt);
+      tickDown();
+    } else if (e.event === "AuctionEndedEvent" && e.ended.listingId === l.id) {
+      const x = e.ended;
+      if (x.winner) end("Licytacja wygrana " + dateTime(e.at) + " za " + money(x.price) + ".", el("span", {}, " Wygrał(a): ", playerLink(x.winner), "."));
+      else end("Licytacja zakończona " + dateTime(e.at) + " bez ofert; przedmiot wrócił do sprzedawcy.");
     }
-  }));
+  }, { auctions: true }));
 
   const s = await api("/api/price-summary/" + it.material, ctx.signal).catch(() => null);
   if (!s) return;
