@@ -165,6 +165,7 @@ func (c *checker) readEntry(e EventRow) {
 		}
 		player(t.Buyer)
 		player(t.Seller)
+		player(x.Refunded)
 	case KindMailClaimed:
 		var x record.MailClaimed
 		x, err = record.DecodeMailClaimed(e.Body)

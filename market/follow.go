@@ -333,13 +333,7 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			listing(int64(t.ListingID))
 			player(t.Buyer)
 			player(t.Seller)
-			if x.Transaction.Auction {
-				s.mu.RLock() // a buy-now's reservation gave the leader their bid back
-				if l := s.listings.Get(uint32(t.ListingID)); l != nil && l.auction != nil && l.auction.Bids > 0 {
-					player(l.auction.Leader)
-				}
-				s.mu.RUnlock()
-			}
+			player(x.Refunded) // a buy-now's reservation gave the leader their bid back
 		case KindListingExpired:
 			x, err := record.DecodeListingExpired(e.Body)
 			if err != nil {

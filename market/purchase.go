@@ -122,7 +122,7 @@ func (s *Service) putTx(t *transactionRecord) error {
 	b.Reset()
 	b.add(Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
 	b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].At,
-		Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil)})
+		Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil, uuid.Nil)})
 	if err := s.commit(b); err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func (s *Service) newSagaGroup(run *sagaRun) *sagaGroup {
 		b := &s.batch
 		g.write(&g.rows.tx, Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
 		b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].At,
-			Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil)})
+			Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil, uuid.Nil)})
 		g.applies = append(g.applies, func() { s.addTxLocked(t) })
 	}
 	return g
@@ -311,6 +311,7 @@ func (g *sagaGroup) step(next State) error {
 	b := &s.batch
 	var apply func()
 	var to *record.Destination
+	var refunded uuid.UUID // a buy-now's leader, their bid back
 	toMail := v.toMailbox
 	switch next {
 	case StateListingReserved:
@@ -344,6 +345,7 @@ func (g *sagaGroup) step(next State) error {
 				b.add(s.playerOp(leader, leader.balance+back, leader.lastSell, nil))
 			}
 			refund = func() { leader.balance += back }
+			refunded = leader.id
 		}
 		g.write(&g.rows.listing, Op{Kind: OpListingState, Listing: s.listingRow(&held), Expect: s.listingRow(r).Rec})
 		v.reserved = true
@@ -414,7 +416,7 @@ func (g *sagaGroup) step(next State) error {
 	if next == StateCompleted {
 		kind = KindTransactionCompleted
 	}
-	b.log(EventRow{Kind: kind, At: now, Body: s.transactionBody(t, tl, t.errCode, toMail, to, nil)})
+	b.log(EventRow{Kind: kind, At: now, Body: s.transactionBody(t, tl, t.errCode, toMail, to, nil, refunded)})
 	if next == StateCompleted && t.auction {
 		b.log(EventRow{Kind: KindAuctionEnded, At: now, Body: record.EncodeAuctionEnded(nil,
 			record.AuctionEnded{ID: t.listing, Winner: buyer.id, WinnerName: buyer.name, Price: int64(t.price), Transaction: t.id})})

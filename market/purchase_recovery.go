@@ -103,7 +103,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 	}
 	tl := append(t.tl[:len(t.tl):len(t.tl)], record.Stamp{State: uint8(stateIndex(final)), At: now})
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, final, tl, code, toMailbox), ExpectState: cur})
-	b.log(EventRow{Kind: KindTransactionStep, At: now, Body: s.transactionBody(t, tl, code, toMailbox, from, restored)})
+	b.log(EventRow{Kind: KindTransactionStep, At: now, Body: s.transactionBody(t, tl, code, toMailbox, from, restored, uuid.Nil)})
 	if err := s.commit(b); err != nil {
 		return err
 	}

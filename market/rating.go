@@ -48,7 +48,7 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpTxState, Tx: row, ExpectState: StateCompleted, Expect: was.Rec})
-	b.log(EventRow{Kind: KindTransactionRated, At: s.nowMs(), Body: s.transactionBody(&rated, t.tl, t.errCode, t.toMailbox, nil, nil)})
+	b.log(EventRow{Kind: KindTransactionRated, At: s.nowMs(), Body: s.transactionBody(&rated, t.tl, t.errCode, t.toMailbox, nil, nil, uuid.Nil)})
 	if err := s.commit(b); err != nil {
 		return Transaction{}, err
 	}

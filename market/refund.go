@@ -155,7 +155,7 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	// another server meanwhile makes this a conflict, not a lost update.
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, StateRolledBack, tl, code, t.toMailbox), ExpectState: StateCompleted,
 		Expect: s.txRow(t, StateCompleted, t.tl, t.errCode, t.toMailbox).Rec})
-	b.log(EventRow{Kind: KindTransactionStep, At: now, Body: s.transactionBody(t, tl, code, t.toMailbox, to, nil)})
+	b.log(EventRow{Kind: KindTransactionStep, At: now, Body: s.transactionBody(t, tl, code, t.toMailbox, to, nil, uuid.Nil)})
 	if err := s.commit(b); err != nil {
 		return Transaction{}, err
 	}

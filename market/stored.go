@@ -77,10 +77,10 @@ func (s *Service) txRow(t *transactionRecord, st State, tl record.Timeline, errC
 // transactionBody is the log entry of t entering the last state of tl. For
 // a delivery (or its undoing) to says where the item went (or came back
 // from); restored is a listing a compensation put back.
-func (s *Service) transactionBody(t *transactionRecord, tl record.Timeline, errCode string, toMailbox bool, to *record.Destination, restored *listingRecord) []byte {
+func (s *Service) transactionBody(t *transactionRecord, tl record.Timeline, errCode string, toMailbox bool, to *record.Destination, restored *listingRecord, refunded uuid.UUID) []byte {
 	buyer, seller := s.players[t.buyer], s.players[t.seller]
 	e := record.TransactionEntry{ID: t.id, Transaction: *t.stored(buyer.id, seller.id, tl, errCode, toMailbox),
-		BuyerName: buyer.name, SellerName: seller.name, To: to}
+		BuyerName: buyer.name, SellerName: seller.name, To: to, Refunded: refunded}
 	if restored != nil {
 		e.Restored = restored.stored(seller.id)
 	}

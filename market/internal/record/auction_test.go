@@ -99,3 +99,28 @@ func TestBidHistoryKeepsTheNewest(t *testing.T) {
 		}
 	}
 }
+
+// TestTransactionEntryNamesTheRefundedLeader: a buy-now's reservation entry
+// names the leader whose bid went back, so that a follower reads their row;
+// entries without one decode as before, and a nil leader is not written.
+func TestTransactionEntryNamesTheRefundedLeader(t *testing.T) {
+	leader := uuid.New()
+	tx := Transaction{Listing: 3, Buyer: uuid.New(), Seller: uuid.New(), Price: 40_00, Net: 40_00,
+		Timeline: Timeline{{State: 0, At: 1}, {State: 1, At: 2}}, Item: stack(t, "DIRT", 1, ""), Auction: true}
+	for _, e := range []TransactionEntry{
+		{ID: uuid.New(), Transaction: tx, Refunded: leader},
+		{ID: uuid.New(), Transaction: tx, To: &Destination{Slot: 4}, Refunded: leader},
+		{ID: uuid.New(), Transaction: tx},
+	} {
+		got, err := DecodeTransactionEntry(EncodeTransactionEntry(nil, &e))
+		if err != nil || got.Refunded != e.Refunded || (got.To == nil) != (e.To == nil) {
+			t.Fatalf("%+v: refunded %v to %v (%v)", e.Refunded, got.Refunded, got.To, err)
+		}
+	}
+	bad := EncodeTransactionEntry(nil, &TransactionEntry{ID: uuid.New(), Transaction: tx, Refunded: leader})
+	i := bytes.Index(bad, leader[:])
+	nilLeader := append(append(append([]byte{}, bad[:i]...), make([]byte, 16)...), bad[i+16:]...)
+	if _, err := DecodeTransactionEntry(nilLeader); err == nil {
+		t.Fatal("an entry naming the nil player as the refunded leader decoded")
+	}
+}

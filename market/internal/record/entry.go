@@ -299,6 +299,10 @@ type TransactionEntry struct {
 	// Restored is the listing a compensation put back, nil for none. Of
 	// it DecodeTransactionEntry reads only the ID: the rows carry the rest.
 	Restored *Listing
+	// Refunded is the auction's leader whose bid went back to them with
+	// this step (a buy-now's reservation), uuid.Nil for none: a follower
+	// reads their row again.
+	Refunded uuid.UUID
 }
 
 // EncodeTransactionEntry appends e's body.
@@ -309,11 +313,21 @@ func EncodeTransactionEntry(dst []byte, e *TransactionEntry) []byte {
 	dst = append(dst, t.Timeline[len(t.Timeline)-1].State)
 	dst = item.AppendString(dst, e.BuyerName)
 	dst = item.AppendString(dst, e.SellerName)
+	// One byte of flags: bit 0 a destination follows, bit 1 a refunded
+	// leader (entries from before auctions have only bit 0).
+	var flags byte
 	if e.To != nil {
-		dst = append(dst, 1)
+		flags |= 1
+	}
+	if e.Refunded != uuid.Nil {
+		flags |= 2
+	}
+	dst = append(dst, flags)
+	if e.To != nil {
 		dst = appendDestination(dst, *e.To)
-	} else {
-		dst = append(dst, 0)
+	}
+	if e.Refunded != uuid.Nil {
+		dst = append(dst, e.Refunded[:]...)
 	}
 	var rec []byte
 	if e.Restored != nil {
@@ -339,12 +353,19 @@ func DecodeTransactionEntry(b []byte) (TransactionEntry, error) {
 	if r.Err != nil || len(r.B) < 1 {
 		return TransactionEntry{}, item.ErrMalformed
 	}
-	if r.B[0] == 1 {
-		r.B = r.B[1:]
+	flags := r.B[0]
+	r.B = r.B[1:]
+	if flags > 3 {
+		return TransactionEntry{}, item.ErrMalformed
+	}
+	if flags&1 != 0 {
 		to := readDestination(&r)
 		e.To = &to
-	} else {
-		r.B = r.B[1:]
+	}
+	if flags&2 != 0 {
+		if e.Refunded = r.UUID(); e.Refunded == uuid.Nil {
+			return TransactionEntry{}, item.ErrMalformed
+		}
 	}
 	if back := r.Bytes(1 << 16); len(back) > 0 { // a listing put back: its id, then its record
 		rb := item.Reader{B: back}
