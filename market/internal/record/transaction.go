@@ -60,10 +60,13 @@ type Transaction struct {
 	Rating    uint8 // the buyer's stars, 1-5; 0 not rated
 	// Auction: the purchase ends an auction (its settlement with the
 	// winner, or a buy-now). Escrowed: the price was held by the auction's
-	// escrow, not taken from the buyer's balance (the settlement).
+	// or the buy order's escrow, not taken from the buyer's balance (the
+	// settlement, a fill).
 	Auction, Escrowed bool
-	Timeline          Timeline
-	Item              item.Item
+	// Order is the buy order that made the purchase (a fill), 0 for none.
+	Order    uint32
+	Timeline Timeline
+	Item     item.Item
 }
 
 // EncodeTransaction appends t's record, version 1 (the state is a column of
@@ -75,8 +78,9 @@ type Transaction struct {
 //	varint   price, fee, net (cents)
 //	str      error code
 //	byte     flags: bit 0 delivered to the mailbox, bits 1-3 the rating,
-//	         bit 4 the price came from an auction's escrow, bit 5 the
-//	         purchase ends an auction
+//	         bit 4 the price came from an escrow, bit 5 the purchase ends
+//	         an auction, bit 6 a buy order made it
+//	uvarint  the buy order, only with bit 6
 //	str      timeline (EncodeTimeline)
 //	...      item blob (the rest)
 func EncodeTransaction(dst []byte, t *Transaction) []byte {
@@ -101,7 +105,13 @@ func EncodeTransaction(dst []byte, t *Transaction) []byte {
 	if t.Auction {
 		flags |= 1 << 5
 	}
+	if t.Order != 0 {
+		flags |= 1 << 6
+	}
 	dst = append(dst, flags)
+	if t.Order != 0 {
+		dst = binary.AppendUvarint(dst, uint64(t.Order))
+	}
 	var buf [8 * 12]byte
 	dst = item.AppendString(dst, string(EncodeTimeline(buf[:0], t.Timeline)))
 	return item.Encode(dst, t.Item)
@@ -121,8 +131,15 @@ func DecodeTransaction(b []byte) (Transaction, error) {
 	t.Price, t.Fee, t.Net = r.Varint(), r.Varint(), r.Varint()
 	code := r.Bytes(256)
 	flags := r.Byte()
+	if flags&(1<<6) != 0 {
+		t.Order = r.ListingID()
+	}
 	tlb := r.Bytes(1024)
-	if r.Err != nil || flags>>1&7 > 5 || flags>>6 != 0 || flags&(1<<4) != 0 && flags&(1<<5) == 0 {
+	// An escrow pays for an auction's end or an order's fill, and never
+	// for both: an auction is no commodity an order buys.
+	auction, order := flags&(1<<5) != 0, flags&(1<<6) != 0
+	if r.Err != nil || flags>>1&7 > 5 || flags>>7 != 0 || flags&(1<<4) != 0 && !auction && !order || auction && order ||
+		order && (flags&(1<<4) == 0 || t.Order == 0) {
 		return Transaction{}, item.ErrMalformed
 	}
 	if t.Price <= 0 || t.Fee < 0 || t.Fee > t.Price || t.Net != t.Price-t.Fee {
