@@ -52,7 +52,7 @@ listings +\d+ \(0 reserved by a purchase\)
 mailboxes +\d+ entries
 stacks +\d+ holding \d+ items
 transactions +\d+ completed, \d+ failed or rolled back, 0 in flight
-money +\d+\.\d\d: balances \d+\.\d\d \(\d+\), fee account \d+\.\d\d \(1\), purchases in flight 0\.00 \(0\), bids held by auctions \d+\.\d\d \(\d+\)
+money +\d+\.\d\d: balances \d+\.\d\d \(\d+\), fee account \d+\.\d\d \(1\), purchases in flight 0\.00 \(0\), bids held by auctions \d+\.\d\d \(\d+\), held by buy orders \d+\.\d\d \(\d+\)
   against +opening \d+\.\d\d \+ issued in 0\.00 - out 0\.00 = \d+\.\d\d
 items +\d+ against opening \d+ \+ issued in 0 - out 0 = \d+
 volume +\d+\.\d\d over \d+ sales
@@ -88,7 +88,7 @@ func TestCheckCommand(t *testing.T) {
 	os.WriteFile(raised, before, 0o600)
 	sqlExec(t, raised, "UPDATE players SET balance = balance + 12345 WHERE rowid = 3")
 	code, out, _ = check(t, "--db", raised)
-	if code != 1 || !regexp.MustCompile(`(?m)^problem money-unbalanced: the accounts hold \d+\.\d\d, but the opening account \(\d+\.\d\d\) and the issuance account \(in 0\.00, out 0\.00\) allow \d+\.\d\d: 123\.45 more; a balance, the fee account, a purchase or an auction's bid was changed outside Rynek$`).MatchString(out) ||
+	if code != 1 || !regexp.MustCompile(`(?m)^problem money-unbalanced: the accounts hold \d+\.\d\d, but the opening account \(\d+\.\d\d\) and the issuance account \(in 0\.00, out 0\.00\) allow \d+\.\d\d: 123\.45 more; a balance, the fee account, a purchase, an auction's bid or a buy order's escrow was changed outside Rynek$`).MatchString(out) ||
 		!strings.HasSuffix(out, "\n1 problem found (checked in "+regexp.MustCompile(`checked in (\d+ms)`).FindStringSubmatch(out)[1]+")\n") {
 		t.Fatalf("a raised balance: exit %d:\n%s", code, out)
 	}
@@ -166,7 +166,7 @@ func TestCheckCommandPostgres(t *testing.T) {
 	if _, err := conn.Exec(ctx, "UPDATE players SET balance = balance + 500 WHERE id = (SELECT id FROM players ORDER BY id LIMIT 1)"); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, _ := check(t, "--db", dsn); code != 1 || !strings.Contains(out, ": 5.00 more; a balance, the fee account, a purchase or an auction's bid was changed outside Rynek\n") {
+	if code, out, _ := check(t, "--db", dsn); code != 1 || !strings.Contains(out, ": 5.00 more; a balance, the fee account, a purchase, an auction's bid or a buy order's escrow was changed outside Rynek\n") {
 		t.Fatalf("a raised balance: exit %d:\n%s", code, out)
 	}
 }

@@ -114,7 +114,7 @@ func (s *Service) accountsLocked() []Account {
 			inFlight.Rows++
 		}
 	}
-	return []Account{balances, {Name: "fee account", Money: s.feeBalance, Rows: 1}, inFlight, s.escrowLocked()}
+	return []Account{balances, {Name: "fee account", Money: s.feeBalance, Rows: 1}, inFlight, s.escrowLocked(), s.escrowOrdersLocked()}
 }
 
 // stackPlace is where a stack is, compactly (placeName says it in words):

@@ -256,6 +256,12 @@ func (l *keyLoader) Listing(row ListingRow) error {
 	return nil
 }
 
+// Order counts an order's id, which the listings' ids give.
+func (l *keyLoader) Order(row OrderRow) error {
+	l.maxListing = max(l.maxListing, row.ID)
+	return nil
+}
+
 func (l *keyLoader) Transaction(row TxRow) error {
 	l.k.existing.transactions[row.ID] = true
 	var t transactionRecord
@@ -289,6 +295,7 @@ func (emptinessLoader) Player(PlayerRow) error   { return errHasData }
 func (emptinessLoader) Mail(MailRow) error       { return errHasData }
 func (emptinessLoader) Listing(ListingRow) error { return errHasData }
 func (emptinessLoader) Transaction(TxRow) error  { return errHasData }
+func (emptinessLoader) Order(OrderRow) error     { return errHasData }
 
 // Summary reports what the load added and skipped so far.
 func (k *Bulk) Summary() BulkSummary { return k.summary }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // The integrity check (rynek check), in the spirit of git fsck and
@@ -263,6 +264,29 @@ func (x checkLoader) Listing(row ListingRow) error {
 	return x.l.Listing(row)
 }
 
+func (x checkLoader) Order(row OrderRow) error {
+	c := x.c
+	if row.ID <= 0 || row.ID > math.MaxInt32 {
+		c.problem("order-unreadable", []any{"order", row.ID}, "an order id must be 1 to %d", math.MaxInt32)
+		return nil
+	}
+	o, err := record.DecodeOrder(row.Rec)
+	if err != nil {
+		c.problem("order-unreadable", []any{"order", row.ID}, "buy order #%d's record cannot be read (%v): its escrow is not counted", row.ID, err)
+		return nil
+	}
+	if !c.players[o.Buyer] {
+		c.problem("order-unknown-buyer", []any{"order", row.ID, "player", o.Buyer},
+			"buy order #%d was placed by a player who does not exist: its escrow is not counted", row.ID)
+		return nil
+	}
+	if next := max(c.meta.NextListingID, 1); row.ID >= next {
+		c.problem("listing-id-ahead", []any{"order", row.ID}, "buy order #%d is at or past the next listing id, %d: the market would give #%d to a new listing again",
+			row.ID, next, row.ID)
+	}
+	return x.l.Order(row)
+}
+
 func (x checkLoader) Transaction(row TxRow) error {
 	if si := stateIndex(row.State); si >= 0 && States()[si].Terminal() {
 		return nil // a store from before the counters loads its history here: it is checked with the rest of it
@@ -404,7 +428,7 @@ func (c *checker) checkMemory() {
 	} else {
 		o := c.meta.Opening
 		if want := o.Money + i.MoneyIn - i.MoneyOut; c.r.Money != want {
-			c.problem("money-unbalanced", nil, "the accounts hold %s, but the opening account (%s) and the issuance account (in %s, out %s) allow %s: %s %s; a balance, the fee account, a purchase or an auction's bid was changed outside Rynek",
+			c.problem("money-unbalanced", nil, "the accounts hold %s, but the opening account (%s) and the issuance account (in %s, out %s) allow %s: %s %s; a balance, the fee account, a purchase, an auction's bid or a buy order's escrow was changed outside Rynek",
 				FormatMoney(c.r.Money), FormatMoney(o.Money), FormatMoney(i.MoneyIn), FormatMoney(i.MoneyOut), FormatMoney(want),
 				FormatMoney(absMoney(c.r.Money-want)), moreOrLess(c.r.Money > want))
 		}

@@ -1,6 +1,7 @@
 package market
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -166,6 +167,21 @@ func (c *checker) readEntry(e EventRow) {
 		player(t.Buyer)
 		player(t.Seller)
 		player(x.Refunded)
+	case KindOrderPlaced, KindOrderClosed:
+		var o record.Order
+		if o, err = orderOfEntry(e); err == nil {
+			player(o.Buyer)
+		}
+	case KindOrderFilled:
+		var x record.OrderFilled
+		if x, err = record.DecodeOrderFilled(e.Body); err == nil {
+			player(x.Order.Buyer)
+			player(x.Seller)
+			if x.ListingLeft > 0 { // the fill took part of the stack: the rest stays on sale
+				f.listings[x.Listing] = listingWord{seq: e.Seq, present: true,
+					how: fmt.Sprintf("sold %d of its items to buy order #%d", x.Amount, x.Order.ID)}
+			}
+		}
 	case KindMailClaimed:
 		var x record.MailClaimed
 		x, err = record.DecodeMailClaimed(e.Body)

@@ -47,6 +47,8 @@ type Config struct {
 	Blacklist []string
 	// Auctions are the rules of listings sold by auction.
 	Auctions AuctionRules
+	// Orders are the rules of buy orders.
+	Orders OrderRules
 	// Clock supplies the time; tests and the console's QA controls replace it.
 	Clock Clock
 	// EventRetention bounds the event log (TrimEventLog).
@@ -85,6 +87,44 @@ type AuctionRules struct {
 	SaleFeeBasisPoints, ListingFeeBasisPoints int64
 }
 
+// OrderRules are the rules of buy orders.
+type OrderRules struct {
+	// MaxAmount bounds the items one order buys (default 2,304: 36
+	// stacks of 64).
+	MaxAmount int
+	// MaxPerPlayer bounds a player's open orders (default 10); a
+	// market.orders.<n> permission gives a player n.
+	MaxPerPlayer int
+	// MinDuration and MaxDuration bound how long an order rests;
+	// DefaultDuration is the one a buyer gets who names none.
+	MinDuration, MaxDuration, DefaultDuration time.Duration
+	// FeeBasisPoints is the placement fee, of the order's whole value
+	// (0: none); it goes to the fee account and never comes back.
+	FeeBasisPoints int64
+}
+
+func (o OrderRules) withDefaults(d OrderRules) OrderRules {
+	if o.MaxAmount <= 0 {
+		o.MaxAmount = d.MaxAmount
+	}
+	if o.MaxPerPlayer <= 0 {
+		o.MaxPerPlayer = d.MaxPerPlayer
+	}
+	if o.MinDuration <= 0 {
+		o.MinDuration = d.MinDuration
+	}
+	if o.MaxDuration <= 0 {
+		o.MaxDuration = d.MaxDuration
+	}
+	if o.DefaultDuration <= 0 {
+		o.DefaultDuration = min(max(d.DefaultDuration, o.MinDuration), o.MaxDuration)
+	}
+	if o.FeeBasisPoints < 0 {
+		o.FeeBasisPoints = 0
+	}
+	return o
+}
+
 // PermListingLimit prefixes the permissions that give a player a listing
 // limit of their own: market.limit.50 allows 50 active listings.
 const PermListingLimit = "market.limit."
@@ -107,6 +147,8 @@ func DefaultConfig() Config {
 		EventRetention:       EventRetention{MaxAge: 30 * 24 * time.Hour, MaxCount: 1_000_000},
 		Auctions: AuctionRules{MinDuration: time.Minute, MaxDuration: 7 * 24 * time.Hour, DefaultDuration: 24 * time.Hour,
 			MinIncrement: 100, IncrementBasisPoints: 500, AntiSnipe: time.Minute},
+		Orders: OrderRules{MaxAmount: 2304, MaxPerPlayer: 10, MinDuration: time.Minute, MaxDuration: 30 * 24 * time.Hour,
+			DefaultDuration: 7 * 24 * time.Hour},
 	}
 }
 
@@ -157,6 +199,7 @@ func (c Config) withDefaults() Config {
 		c.EventRetention.MaxCount = d.EventRetention.MaxCount
 	}
 	c.Auctions = c.Auctions.withDefaults(d.Auctions)
+	c.Orders = c.Orders.withDefaults(d.Orders)
 	return c
 }
 

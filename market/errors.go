@@ -164,6 +164,22 @@ const (
 	CodeAuctionHasBids Code = "AUCTION_HAS_BIDS"
 )
 
+// Codes of buy orders.
+const (
+	// CodeOrderLimit: the buyer has as many open orders as they may.
+	CodeOrderLimit Code = "ORDER_LIMIT"
+	// CodeUnknownOrder: no order has the id.
+	CodeUnknownOrder Code = "UNKNOWN_ORDER"
+	// CodeNotOrderOwner: cancelling someone else's order without market.admin.
+	CodeNotOrderOwner Code = "NOT_ORDER_OWNER"
+	// CodeOrderClosed: the order was filled, cancelled or expired already.
+	CodeOrderClosed Code = "ORDER_CLOSED"
+	// CodeNotACommodity: a named, enchanted or lored stack offered to an order.
+	CodeNotACommodity Code = "NOT_A_COMMODITY"
+	// CodeNoMatchingOrder: no open order buys the stack offered.
+	CodeNoMatchingOrder Code = "NO_MATCHING_ORDER"
+)
+
 // CodeEventsTrimmed is returned by EventsSince when the log no longer holds
 // the entries after the asked seq: the follower must read the market again
 // and follow it from the Version of that read.

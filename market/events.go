@@ -11,7 +11,8 @@ import (
 )
 
 // Event is one of the events the market publishes: the contract's three and
-// the auctions' two (BidPlacedEvent, AuctionEndedEvent). Events are values: a listener
+// the auctions' two (BidPlacedEvent, AuctionEndedEvent) and the buy orders'
+// three (order_events.go). Events are values: a listener
 // receives a copy and cannot change the market through it, and there is no
 // way to cancel one (the contract's events are non-cancellable).
 type Event interface {
@@ -277,13 +278,19 @@ const (
 	// as they are published.
 	KindBidPlaced    EventKind = "BidPlacedEvent"
 	KindAuctionEnded EventKind = "AuctionEndedEvent"
+	// KindOrderPlaced, KindOrderFilled and KindOrderClosed are the buy
+	// orders' events, named as they are published.
+	KindOrderPlaced EventKind = "BuyOrderPlacedEvent"
+	KindOrderFilled EventKind = "BuyOrderFilledEvent"
+	KindOrderClosed EventKind = "BuyOrderClosedEvent"
 )
 
 // Published reports whether entries of kind k are published to listeners:
-// the contract's three events and the auctions' two.
+// the contract's three events, the auctions' two and the buy orders' three.
 func (k EventKind) Published() bool {
 	switch k {
-	case KindListingCreated, KindListingRemoved, KindTransactionCompleted, KindBidPlaced, KindAuctionEnded:
+	case KindListingCreated, KindListingRemoved, KindTransactionCompleted, KindBidPlaced, KindAuctionEnded,
+		KindOrderPlaced, KindOrderFilled, KindOrderClosed:
 		return true
 	}
 	return false
@@ -327,6 +334,8 @@ func decodeEvent(row EventRow) (Event, error) {
 		if e, err = record.DecodeAuctionEnded(row.Body); err == nil {
 			ev = AuctionEndedEvent{eventBase: base, listing: int(e.ID), winner: person{e.Winner, e.WinnerName}, price: Money(e.Price), transaction: e.Transaction}
 		}
+	case KindOrderPlaced, KindOrderFilled, KindOrderClosed:
+		ev, err = decodeOrderEvent(base, row)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("log entry %d (%s): %w", row.Seq, row.Kind, err)

@@ -104,6 +104,7 @@ type rowSet struct {
 	mail     []MailRow
 	listings []ListingRow
 	txs      []TxRow
+	orders   []OrderRow
 }
 
 func (r *rowSet) Meta(m MetaRow) error { r.meta = m; return nil }
@@ -120,6 +121,11 @@ func (r *rowSet) Mail(m MailRow) error {
 func (r *rowSet) Listing(l ListingRow) error {
 	l.Rec = slices.Clone(l.Rec)
 	r.listings = append(r.listings, l)
+	return nil
+}
+func (r *rowSet) Order(o OrderRow) error {
+	o.Rec = slices.Clone(o.Rec)
+	r.orders = append(r.orders, o)
 	return nil
 }
 func (r *rowSet) Transaction(t TxRow) error {
@@ -253,13 +259,13 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 }
 
 func (q RowQuery) empty() bool {
-	return len(q.Players) == 0 && len(q.Listings) == 0 && len(q.Transactions) == 0
+	return len(q.Players) == 0 && len(q.Listings) == 0 && len(q.Transactions) == 0 && len(q.Orders) == 0
 }
 
 // touched names the rows that the entries of other instances changed.
 func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 	var q RowQuery
-	players, listings, txs := map[uuid.UUID]bool{}, map[int64]bool{}, map[uuid.UUID]bool{}
+	players, listings, txs, orders := map[uuid.UUID]bool{}, map[int64]bool{}, map[uuid.UUID]bool{}, map[int64]bool{}
 	player := func(id uuid.UUID) {
 		if id != uuid.Nil && !players[id] {
 			players[id] = true
@@ -271,6 +277,13 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 			listings[id] = true
 			q.Listings = append(q.Listings, id)
 		}
+	}
+	order := func(id uint32, buyer uuid.UUID) {
+		if !orders[int64(id)] {
+			orders[int64(id)] = true
+			q.Orders = append(q.Orders, int64(id))
+		}
+		player(buyer) // whose money went into the escrow or came back
 	}
 	for _, e := range entries {
 		if e.Origin == self {
@@ -346,6 +359,12 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 				player(s.players[l.seller].id)
 			}
 			s.mu.RUnlock()
+		case KindOrderPlaced, KindOrderFilled, KindOrderClosed:
+			o, err := orderOfEntry(e)
+			if err != nil {
+				return q, fmt.Errorf("log entry %d (%s) from %s: %w", e.Seq, e.Kind, e.Origin, err)
+			}
+			order(o.ID, o.Buyer)
 		case KindMailClaimed, KindPlayerAdded, KindPlayerChanged, KindIssued, KindPlayerData:
 			id, err := record.DecodeEntryPlayer(e.Body)
 			if err != nil {
@@ -499,6 +518,8 @@ func (f *follower) ownCommit(b *Batch, seq uint64) {
 			k = rowKey{kind: 'l', n: op.Int}
 		case OpPutTx, OpTxState:
 			k = rowKey{kind: 't', id: op.Tx.ID}
+		case OpAddOrder, OpOrderState:
+			k = rowKey{kind: 'o', n: op.Order.ID}
 		case OpCounters:
 			k = countersKey
 		case OpIssuance:
@@ -590,6 +611,13 @@ func (s *Service) installLocked(rs *rowSet) error {
 		if !found[id] && current(rowKey{kind: 'l', n: id}) {
 			if r := s.listings.Get(uint32(id)); r != nil {
 				s.removeListingLocked(r)
+			}
+		}
+	}
+	for _, row := range rs.orders {
+		if current(rowKey{kind: 'o', n: row.ID}) {
+			if err := s.loadOrderLocked(row); err != nil {
+				return err
 			}
 		}
 	}

@@ -195,7 +195,11 @@ func (s *Service) list(p *playerRecord, r *listingRecord, now int64, inv *item.I
 		s.nextID++
 		s.addListingLocked(r)
 	})
-	return s.listingOf(r), nil
+	l := s.listingOf(r)
+	if len(s.orders.open[r.it.Mat]) > 0 {
+		s.fillListing(r.id) // the book is never crossed: orders that would pay for it buy it now
+	}
+	return l, nil
 }
 
 // RelistMail lists a mailbox entry again at its previous price, in one
@@ -402,6 +406,13 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 		return 0, false, nil
 	}
 	now := s.nowMs()
+	if _, more, err = s.expireOrders(now, SettleBatch); err != nil {
+		return 0, more, err
+	}
+	if now-s.uncrossedAt >= uncrossEvery.Milliseconds() || now < s.uncrossedAt {
+		s.uncrossedAt = now
+		s.uncross()
+	}
 	var due, sold []*listingRecord
 	s.ix.AscendExpiry(func(k search.Key) bool {
 		if k.K > now {

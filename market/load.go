@@ -151,6 +151,14 @@ func (l *loader) Listing(row ListingRow) error {
 	return nil
 }
 
+func (l *loader) Order(row OrderRow) error {
+	if err := l.s.loadOrderLocked(row); err != nil {
+		return err
+	}
+	l.s.nextID = max(l.s.nextID, row.ID+1) // order ids are listing ids
+	return nil
+}
+
 func (l *loader) Transaction(row TxRow) error {
 	l.flush() // listings come first; the worker must be done with them
 	l.progress()

@@ -167,6 +167,12 @@ func (s *Service) runSaga(run *sagaRun) (Transaction, error) {
 		if err == nil {
 			continue
 		}
+		if t.order != 0 {
+			// An order's fill happens whole or not at all: nothing of it
+			// was written, and memory is unchanged until a commit.
+			s.batch.Reset()
+			return Transaction{}, err
+		}
 		if cerr := g.commit(); cerr != nil {
 			if run.fresh {
 				return Transaction{}, cerr // nothing happened
@@ -217,7 +223,7 @@ type sagaGroup struct {
 // state the last of them leaves it: a purchase writes its transaction, its
 // buyer, its seller, the counters and the listing once each, not once per
 // step, while every step keeps its own log entry.
-type groupRows struct{ tx, buyer, seller, meta, listing int }
+type groupRows struct{ tx, buyer, seller, meta, listing, order int }
 
 // write adds op to the batch at *at, or, when an earlier step of the group
 // already writes that row, replaces that step's op: the row's final value
@@ -237,7 +243,7 @@ func (g *sagaGroup) write(at *int, op Op) {
 		op.Kind = OpPutTx
 	case OpTxState:
 		op.ExpectState = prev.ExpectState
-	case OpListingState:
+	case OpListingState, OpOrderState:
 		op.Expect = prev.Expect
 	}
 	*prev = op
@@ -252,8 +258,9 @@ type sagaView struct {
 	sellerBalance Money
 	buyerInv      item.Inventory
 	meta          MetaRow
-	reserved      bool // the listing is held by this purchase
-	delivered     bool // the listing is gone: its item was delivered
+	reserved      bool         // the listing is held by this purchase
+	delivered     bool         // the listing is gone: its item was delivered
+	order         *orderRecord // a fill's order as the steps leave it
 }
 
 // newSagaGroup starts a group at t's current state. A fresh purchase begins
@@ -263,7 +270,10 @@ func (s *Service) newSagaGroup(run *sagaRun) *sagaGroup {
 	buyer, seller := s.players[t.buyer], s.players[t.seller]
 	g := &sagaGroup{s: s, run: run, view: sagaView{state: t.state, tl: t.tl, toMailbox: t.toMailbox,
 		buyerBalance: buyer.balance, sellerBalance: seller.balance, buyerInv: buyer.inv, meta: s.meta()},
-		rows: groupRows{tx: -1, buyer: -1, seller: -1, meta: -1, listing: -1}}
+		rows: groupRows{tx: -1, buyer: -1, seller: -1, meta: -1, listing: -1, order: -1}}
+	if t.order != 0 {
+		g.view.order = s.orders.byID[t.order]
+	}
 	if r := s.listings.Get(t.listing); r != nil && r.reserved == t.id {
 		g.view.reserved = true
 	}
@@ -322,7 +332,7 @@ func (g *sagaGroup) step(next State) error {
 		if r.reserved != uuid.Nil && r.reserved != t.id {
 			return errf(CodeListingReserved, "listing #%d is reserved by another purchase", t.listing)
 		}
-		if !r.live(now) && !t.escrowed {
+		if !r.live(now) && !(t.escrowed && t.auction) {
 			// Only recovery gets here: Buy refuses expired listings up front.
 			// An auction's settlement comes after its end, by design.
 			return errf(CodeListingExpired, "listing #%d expired before the purchase could reserve it", t.listing)
@@ -356,6 +366,20 @@ func (g *sagaGroup) step(next State) error {
 			s.replaceListingLocked(r, &held)
 		}
 	case StateMoneyWithdrawn:
+		if t.order != 0 {
+			// A fill: the order's escrow pays, and the order counts the items.
+			o := v.order
+			if o == nil || !o.open() || o.escrow < t.price || o.remaining() < uint32(t.it.Amount) {
+				return errf(CodeOrderClosed, "buy order #%d can no longer pay for %d items at %s", t.order, t.it.Amount, FormatMoney(t.price))
+			}
+			paid := *o
+			paid.escrow -= t.price
+			paid.filled += uint32(t.it.Amount)
+			g.write(&g.rows.order, Op{Kind: OpOrderState, Order: s.orderRow(&paid), Expect: s.orderRow(o).Rec})
+			v.order = &paid
+			apply = func() { s.orders.set(&paid) }
+			break
+		}
 		if t.escrowed {
 			// The auction's escrow holds the winner's price already: from
 			// here on the purchase holds it (settling, accountsLocked).
@@ -381,20 +405,32 @@ func (g *sagaGroup) step(next State) error {
 		}
 		run.r = r
 		v.delivered = true
-		g.write(&g.rows.listing, Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
+		// The listing leaves, or, when a fill took part of its stack,
+		// stays on sale with the rest at the rest of its price.
+		leave := func() { s.removeListingLocked(r) }
+		if t.it.Amount < r.it.Amount {
+			rest := *r
+			rest.reserved = uuid.Nil
+			rest.it.Amount -= t.it.Amount
+			rest.price -= t.price
+			g.write(&g.rows.listing, Op{Kind: OpListingState, Listing: s.listingRow(&rest), Expect: s.listingRow(r).Rec})
+			leave = func() { s.replaceListingLocked(r, &rest) }
+		} else {
+			g.write(&g.rows.listing, Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
+		}
 		if slot := item.FreeSlot(&v.buyerInv); slot >= 0 {
 			run.slot = slot
-			v.buyerInv[slot] = r.it
+			v.buyerInv[slot] = t.it
 			inv := v.buyerInv
 			g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, &inv))
-			apply = func() { s.removeListingLocked(r); buyer.inv = inv }
+			apply = func() { leave(); buyer.inv = inv }
 			to = &record.Destination{Slot: slot}
 		} else {
-			m := mailEntry{id: uuid.New(), it: r.it, reason: MailPurchaseOverflow, created: now}
+			m := mailEntry{id: uuid.New(), it: t.it, reason: MailPurchaseOverflow, created: now}
 			run.mail = m.id
 			toMail = true
-			b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: buyer.id, Item: s.blob(r.it), Reason: m.reason, Created: now}})
-			apply = func() { s.removeListingLocked(r); buyer.mail = append(buyer.mail, m) }
+			b.add(Op{Kind: OpPutMail, Mail: &MailRow{ID: m.id, Player: buyer.id, Item: s.blob(t.it), Reason: m.reason, Created: now}})
+			apply = func() { leave(); buyer.mail = append(buyer.mail, m) }
 			to = &record.Destination{Slot: -1, Mail: m.id}
 		}
 	case StateCompleted:
@@ -417,6 +453,11 @@ func (g *sagaGroup) step(next State) error {
 		kind = KindTransactionCompleted
 	}
 	b.log(EventRow{Kind: kind, At: now, Body: s.transactionBody(t, tl, t.errCode, toMail, to, nil, refunded)})
+	if next == StateCompleted && t.order != 0 {
+		done := apply
+		closed := g.logFill(now)
+		apply = func() { done(); closed() }
+	}
 	if next == StateCompleted && t.auction {
 		b.log(EventRow{Kind: KindAuctionEnded, At: now, Body: record.EncodeAuctionEnded(nil,
 			record.AuctionEnded{ID: t.listing, Winner: buyer.id, WinnerName: buyer.name, Price: int64(t.price), Transaction: t.id})})

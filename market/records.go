@@ -69,8 +69,10 @@ type transactionRecord struct {
 	toMailbox bool
 	rating    uint8 // the buyer's stars, 1-5; 0 not rated
 	// auction and escrowed: the purchase ends an auction, paid from its
-	// escrow (record.Transaction's Auction and Escrowed).
+	// escrow (record.Transaction's Auction and Escrowed); order: the buy
+	// order whose fill it is, paid from that order's escrow.
 	auction, escrowed bool
+	order             uint32
 	errCode           string
 	tl                record.Timeline
 	// created is tl[0].At, kept apart because the history load sorts by it

@@ -74,7 +74,24 @@ func (c Config) check() error {
 	case c.PurchaseCap.Max < 0 || c.PurchaseCap.Max > 0 && c.PurchaseCap.Window <= 0:
 		return errf(CodeInvalidQuery, "a purchase cap needs a positive count and window, not %d in %s", c.PurchaseCap.Max, c.PurchaseCap.Window)
 	}
-	return c.Auctions.check()
+	if err := c.Auctions.check(); err != nil {
+		return err
+	}
+	return c.Orders.check()
+}
+
+func (o OrderRules) check() error {
+	switch {
+	case o.MaxAmount > record.MaxOrderAmount:
+		return errf(CodeInvalidQuery, "an order buys at most %d items, not %d", record.MaxOrderAmount, o.MaxAmount)
+	case o.MinDuration > o.MaxDuration:
+		return errf(CodeInvalidQuery, "an order's shortest duration %s is above its longest %s", o.MinDuration, o.MaxDuration)
+	case o.DefaultDuration < o.MinDuration || o.DefaultDuration > o.MaxDuration:
+		return errf(CodeInvalidQuery, "an order's default duration %s is outside %s..%s", o.DefaultDuration, o.MinDuration, o.MaxDuration)
+	case o.FeeBasisPoints > 10_000:
+		return errf(CodeInvalidPrice, "a fee is at most 100%%")
+	}
+	return nil
 }
 
 func (a AuctionRules) check() error {
@@ -94,10 +111,15 @@ func (a AuctionRules) check() error {
 // listingLimit is how many active listings p may have: the market's limit,
 // or the highest market.limit.<n> among p's permissions.
 func (s *Service) listingLimit(p *playerRecord) int {
-	limit := s.cfg.MaxListingsPerPlayer
+	return permTier(p, PermListingLimit, s.cfg.MaxListingsPerPlayer)
+}
+
+// permTier is the largest n of p's permissions prefix<n>, or limit when
+// p has none.
+func permTier(p *playerRecord, prefix string, limit int) int {
 	tier := -1
 	for _, perm := range p.perms {
-		if rest, ok := strings.CutPrefix(perm, PermListingLimit); ok {
+		if rest, ok := strings.CutPrefix(perm, prefix); ok {
 			if n, err := strconv.Atoi(rest); err == nil && n >= 0 && n > tier {
 				tier = n
 			}

@@ -50,6 +50,9 @@ type Service struct {
 	listings search.Table[listingRecord]
 	ix       *search.Index
 
+	orders      orderBook // every buy order, the open ones by material
+	uncrossedAt int64     // when the sweep last looked for a crossed book (unix ms)
+
 	txByID    map[uuid.UUID]*transactionRecord
 	completed []*transactionRecord // in completion order
 	allTx     []*transactionRecord // in creation order
@@ -89,6 +92,7 @@ func (s *Service) reset() {
 	s.alerts = search.Alerts[*alertRecord]{}
 	s.listings = search.Table[listingRecord]{}
 	s.ix = search.New()
+	s.orders = newOrderBook()
 	s.txByID = map[uuid.UUID]*transactionRecord{}
 	s.completed = nil
 	s.allTx = nil

@@ -118,6 +118,8 @@ type Loader interface {
 	Mail(m MailRow) error
 	Listing(l ListingRow) error
 	Transaction(t TxRow) error
+	// Order receives a buy order, open or closed, after the listings.
+	Order(o OrderRow) error
 }
 
 // MetaRow holds the service-wide counters that cannot be derived from rows.
@@ -211,6 +213,7 @@ type RowQuery struct {
 	Players      []uuid.UUID
 	Listings     []int64
 	Transactions []uuid.UUID
+	Orders       []int64
 }
 
 // PlayerRow is a player of the embedded world. The inventory is one blob
@@ -244,6 +247,14 @@ type MailRow struct {
 
 // ListingRow is one active listing: its id and its record (market/internal/record).
 type ListingRow struct {
+	ID  int64
+	Rec []byte
+}
+
+// OrderRow is one buy order: its id (drawn from the listings' ids, so that
+// "#3001" names one thing) and its record (market/internal/record). A
+// closed order's row stays, closed, as a finished transaction's does.
+type OrderRow struct {
 	ID  int64
 	Rec []byte
 }
@@ -316,6 +327,11 @@ const (
 	// Meta.TrimmedAt where the store keeps no opening account yet; a store
 	// that keeps one is left as it is.
 	OpRecordOpening
+	// OpAddOrder inserts Order; the id must be new.
+	OpAddOrder
+	// OpOrderState sets order Order.ID's record to Order.Rec while it
+	// still is Expect: two fills of one order never both count.
+	OpOrderState
 )
 
 // Op is one change of a Batch.
@@ -326,10 +342,11 @@ type Op struct {
 	Mail        *MailRow
 	Listing     *ListingRow
 	Tx          *TxRow
+	Order       *OrderRow
 	ExpectState State
 	Meta        MetaRow
 	Delta       Money  // OpPlayerState: the balance change
-	Expect      []byte // the inventory, listing record or transaction record being replaced
+	Expect      []byte // the inventory, listing, transaction or order record being replaced
 	ExpectExtra []byte // OpPlayerState: the extra blob being replaced
 }
 

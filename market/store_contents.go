@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // StoreContents is everything a market's store holds, in public form: what
@@ -27,6 +28,8 @@ type StoreContents struct {
 	// PlayerData are the players' favourites (listings on the market) and
 	// price alerts, for the players who have any.
 	PlayerData map[uuid.UUID]PlayerData
+	// Orders are every buy order, open and closed, by id.
+	Orders []Order
 }
 
 // PlayerData is a player's favourites and price alerts.
@@ -83,6 +86,10 @@ func ReadStore(store Reader) (*StoreContents, error) {
 	}
 	for _, t := range c.Transactions {
 		c.NextListingID = max(c.NextListingID, t.ListingID+1)
+	}
+	slices.SortFunc(c.Orders, func(a, b Order) int { return cmp.Compare(a.ID, b.ID) })
+	for _, o := range c.Orders {
+		c.NextListingID = max(c.NextListingID, o.ID+1)
 	}
 	return c, nil
 }
@@ -154,6 +161,20 @@ func (r *contentsReader) Listing(row ListingRow) error {
 		return fmt.Errorf("listing #%d: %w", row.ID, err)
 	}
 	r.c.Listings = append(r.c.Listings, publicListing(&lr, p, ""))
+	return nil
+}
+
+func (r *contentsReader) Order(row OrderRow) error {
+	o, err := record.DecodeOrder(row.Rec)
+	if err != nil {
+		return fmt.Errorf("order #%d: %w", row.ID, err)
+	}
+	p, err := r.person(o.Buyer)
+	if err != nil {
+		return fmt.Errorf("order #%d: %w", row.ID, err)
+	}
+	o.ID = uint32(row.ID)
+	r.c.Orders = append(r.c.Orders, storedOrder(&o, p.name))
 	return nil
 }
 

@@ -45,7 +45,7 @@ func (s *Service) listingRow(r *listingRecord) *ListingRow {
 func (t *transactionRecord) stored(buyer, seller uuid.UUID, tl record.Timeline, errCode string, toMailbox bool) *record.Transaction {
 	return &record.Transaction{Listing: t.listing, Buyer: buyer, Seller: seller,
 		Price: int64(t.price), Fee: int64(t.fee), Net: int64(t.net), ErrCode: errCode, ToMailbox: toMailbox,
-		Rating: t.rating, Auction: t.auction, Escrowed: t.escrowed, Timeline: tl, Item: t.it}
+		Rating: t.rating, Auction: t.auction, Escrowed: t.escrowed, Order: t.order, Timeline: tl, Item: t.it}
 }
 
 // fromStored gives t what the stored record x holds: all but id, state and
@@ -53,7 +53,7 @@ func (t *transactionRecord) stored(buyer, seller uuid.UUID, tl record.Timeline, 
 func (t *transactionRecord) fromStored(x *record.Transaction) {
 	t.listing, t.price, t.fee, t.net = x.Listing, Money(x.Price), Money(x.Fee), Money(x.Net)
 	t.errCode, t.toMailbox, t.rating, t.tl, t.it = x.ErrCode, x.ToMailbox, x.Rating, x.Timeline, x.Item
-	t.auction, t.escrowed = x.Auction, x.Escrowed
+	t.auction, t.escrowed, t.order = x.Auction, x.Escrowed, x.Order
 	t.created = x.Timeline[0].At
 }
 

@@ -37,6 +37,9 @@ var statements = map[market.OpKind]string{
 		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'listing ' || $2::text || ' as this instance knew it')`,
 	market.OpDelListing: `WITH c AS (DELETE FROM listings WHERE id = $1 AND rec = $2 RETURNING 1)
 		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'listing ' || $1::text || ' as this instance knew it')`,
+	market.OpAddOrder: `INSERT INTO orders (id, rec) VALUES ($1, $2)`,
+	market.OpOrderState: `WITH c AS (UPDATE orders SET rec = $1 WHERE id = $2 AND rec = $3 RETURNING 1)
+		SELECT rynek_expect((SELECT count(*) FROM c), '` + codeConflict + `', 'order ' || $2::text || ' as this instance knew it')`,
 	market.OpPutTx: `INSERT INTO transactions (id, state, rec) VALUES ($1, $2, $3)`,
 	market.OpTxState: `WITH c AS (UPDATE transactions SET state = $1, rec = $2 WHERE id = $3 AND state = $4
 			AND ($5::bytea IS NULL OR rec = $5) RETURNING 1)
@@ -239,6 +242,10 @@ func queueOps(pb *pgx.Batch, ops []market.Op, adds map[int]market.MetaRow) {
 			pb.Queue(q, nonNil(op.Listing.Rec), op.Listing.ID, nonNil(op.Expect))
 		case market.OpDelListing:
 			pb.Queue(q, op.Int, nonNil(op.Expect))
+		case market.OpAddOrder:
+			pb.Queue(q, op.Order.ID, nonNil(op.Order.Rec))
+		case market.OpOrderState:
+			pb.Queue(q, nonNil(op.Order.Rec), op.Order.ID, nonNil(op.Expect))
 		case market.OpPutTx:
 			t := op.Tx
 			pb.Queue(q, t.ID, string(t.State), nonNil(t.Rec))

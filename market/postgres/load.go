@@ -120,8 +120,8 @@ func (s *Store) ReadRows(q market.RowQuery, l market.Loader) error {
 			return err
 		}
 		return readRows(s.ctx, tx, l, rowFilter{players: "WHERE id = ANY($1)", mail: "WHERE player = ANY($1)",
-			listings: "WHERE id = ANY($1)", transactions: "WHERE id = ANY($1)",
-			playerIDs: q.Players, listingIDs: q.Listings, transactionIDs: q.Transactions})
+			listings: "WHERE id = ANY($1)", transactions: "WHERE id = ANY($1)", orders: "WHERE id = ANY($1)",
+			playerIDs: q.Players, listingIDs: q.Listings, transactionIDs: q.Transactions, orderIDs: q.Orders})
 	})
 }
 
@@ -152,13 +152,13 @@ func readMeta(ctx context.Context, tx pgx.Tx, m *market.MetaRow) error {
 // every row), whose $1 is the ids of that kind (the mail's are the
 // players').
 type rowFilter struct {
-	players, mail, listings, transactions string
-	playerIDs                             []uuid.UUID
-	listingIDs                            []int64
-	transactionIDs                        []uuid.UUID
+	players, mail, listings, transactions, orders string
+	playerIDs                                     []uuid.UUID
+	listingIDs, orderIDs                          []int64
+	transactionIDs                                []uuid.UUID
 }
 
-// readRows streams the players, mail, listings and transactions that f
+// readRows streams the players, mail, listings, orders and transactions that f
 // selects, in the order Loader wants them.
 func readRows(ctx context.Context, tx pgx.Tx, l market.Loader, f rowFilter) error {
 	each := func(query string, ids any, fn func(pgx.Rows) error) error {
@@ -204,6 +204,15 @@ func readRows(ctx context.Context, tx pgx.Tx, l market.Loader, f rowFilter) erro
 		return l.Listing(lr)
 	}); err != nil {
 		return fmt.Errorf("listings: %w", err)
+	}
+	if err := each("SELECT id, rec FROM orders "+f.orders, f.orderIDs, func(r pgx.Rows) error {
+		var or market.OrderRow
+		if err := r.Scan(&or.ID, &or.Rec); err != nil {
+			return err
+		}
+		return l.Order(or)
+	}); err != nil {
+		return fmt.Errorf("orders: %w", err)
 	}
 	if err := each("SELECT id, state, rec FROM transactions "+f.transactions, f.transactionIDs, scanTx(l.Transaction)); err != nil {
 		return fmt.Errorf("transactions: %w", err)

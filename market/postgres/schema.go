@@ -9,7 +9,7 @@ import (
 
 // SchemaVersion is the version of the schema this package writes: one per
 // migration.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // application marks a database as a Rynek market, in rynek_schema.
 const application = "rynek-market"
@@ -66,6 +66,9 @@ INSERT INTO meta (k, v) VALUES ('issued_money_in', 0), ('issued_money_out', 0), 
 -- Each player's own market data (favourites, price alerts, what they have
 -- read), one blob.
 ALTER TABLE players ADD COLUMN extra bytea NOT NULL DEFAULT '';
+`, `
+-- Buy orders, each (id, record) like a listing; a closed one stays.
+CREATE TABLE orders (id bigint PRIMARY KEY, rec bytea NOT NULL);
 `}
 
 // migrate creates or upgrades the schema, under a transaction-level

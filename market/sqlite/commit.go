@@ -24,6 +24,8 @@ var statements = map[market.OpKind]string{
 	market.OpAddListing:   `INSERT INTO listings (id, rec) VALUES (?, ?)`,
 	market.OpListingState: `UPDATE listings SET rec = ? WHERE id = ? AND rec = ?`,
 	market.OpDelListing:   `DELETE FROM listings WHERE id = ? AND rec = ?`,
+	market.OpAddOrder:     `INSERT INTO orders (id, rec) VALUES (?, ?)`,
+	market.OpOrderState:   `UPDATE orders SET rec = ? WHERE id = ? AND rec = ?`,
 	market.OpPutTx:        `INSERT INTO transactions (id, state, rec) VALUES (?, ?, ?)`,
 	market.OpTxState:      `UPDATE transactions SET state = ?1, rec = ?2 WHERE id = ?3 AND state = ?4 AND (?5 IS NULL OR rec = ?5)`,
 	// A file from before the volume and sales counters lacks their rows:
@@ -160,6 +162,10 @@ func (s *Store) apply(op *market.Op) error {
 		res, err = st.Exec(nonNil(op.Listing.Rec), op.Listing.ID, nonNil(op.Expect))
 	case market.OpDelListing:
 		res, err = st.Exec(op.Int, nonNil(op.Expect))
+	case market.OpAddOrder:
+		_, err = st.Exec(op.Order.ID, nonNil(op.Order.Rec))
+	case market.OpOrderState:
+		res, err = st.Exec(nonNil(op.Order.Rec), op.Order.ID, nonNil(op.Expect))
 	case market.OpPutTx:
 		t := op.Tx
 		_, err = st.Exec(t.ID[:], string(t.State), nonNil(t.Rec))

@@ -39,3 +39,4 @@ func (r *recorder) Mail(market.MailRow) error { return nil }
 func (r *recorder) Listing(market.ListingRow) error { return nil }
 
 func (r *recorder) Transaction(t market.TxRow) error { r.txs = append(r.txs, t); return nil }
+func (r *recorder) Order(market.OrderRow) error      { return nil }

@@ -93,6 +93,15 @@ func load(ctx context.Context, q queryer, l market.Loader, log market.MetaRow) e
 	}); err != nil {
 		return fmt.Errorf("listings: %w", err)
 	}
+	if err := each(ctx, q, "SELECT id, rec FROM orders", func(r *sql.Rows) error {
+		var or market.OrderRow
+		if err := r.Scan(&or.ID, (*sql.RawBytes)(&or.Rec)); err != nil {
+			return err
+		}
+		return l.Order(or)
+	}); err != nil {
+		return fmt.Errorf("orders: %w", err)
+	}
 	open := "SELECT id, state, rec FROM transactions"
 	if m.HasCounters {
 		// History loads later (LoadHistory); the partial index finds the rest.

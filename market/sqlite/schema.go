@@ -10,9 +10,9 @@ import (
 const applicationID = 0x52594E4B
 
 // SchemaVersion is the version of the schema this package writes. Version 1
-// had no event log, version 2 no player row versions; Open upgrades both in
-// place.
-const SchemaVersion = 4
+// had no event log, version 2 no player row versions, version 3 no player
+// data, version 4 no buy orders; Open upgrades each in place.
+const SchemaVersion = 5
 
 const schema = `
 CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
@@ -60,6 +60,10 @@ const versionSchema = `ALTER TABLE players ADD COLUMN version INTEGER NOT NULL D
 // (favourites, price alerts, what they have read), one blob.
 const extraSchema = `ALTER TABLE players ADD COLUMN extra BLOB NOT NULL DEFAULT x'';`
 
+// ordersSchema is what version 5 added: buy orders, each (id, record) like
+// a listing.
+const ordersSchema = `CREATE TABLE orders (id INTEGER PRIMARY KEY, rec BLOB NOT NULL);`
+
 // init creates the schema in a new file, upgrades an older one, and refuses
 // what is not a Rynek market of a version this program knows.
 func (s *Store) init() error {
@@ -76,17 +80,19 @@ func (s *Store) init() error {
 		if tables > 0 {
 			return fmt.Errorf("%w: the SQLite file already holds %d other objects", ErrForeign, tables)
 		}
-		return s.migrate(schema, eventsSchema, versionSchema, extraSchema, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
+		return s.migrate(schema, eventsSchema, versionSchema, extraSchema, ordersSchema, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
 	case app != applicationID:
 		return fmt.Errorf("%w: application_id is %#x", ErrForeign, app)
 	case ver > SchemaVersion:
 		return fmt.Errorf("the database has schema version %d, newer than this program's %d; use a newer Rynek", ver, SchemaVersion)
 	case ver == 1:
-		return s.migrate(eventsSchema, versionSchema, extraSchema)
+		return s.migrate(eventsSchema, versionSchema, extraSchema, ordersSchema)
 	case ver == 2:
-		return s.migrate(versionSchema, extraSchema)
+		return s.migrate(versionSchema, extraSchema, ordersSchema)
 	case ver == 3:
-		return s.migrate(extraSchema)
+		return s.migrate(extraSchema, ordersSchema)
+	case ver == 4:
+		return s.migrate(ordersSchema)
 	case ver < 1:
 		return fmt.Errorf("the database has unknown schema version %d", ver)
 	}

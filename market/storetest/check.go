@@ -74,6 +74,7 @@ func (r *rowsOf) Listing(l market.ListingRow) error {
 	return nil
 }
 func (r *rowsOf) Transaction(market.TxRow) error { return nil }
+func (r *rowsOf) Order(market.OrderRow) error    { return nil }
 
 func read(t *testing.T, st market.Store) *rowsOf {
 	t.Helper()
@@ -202,6 +203,18 @@ func CheckedMarket(t *testing.T, tb Tables, inFlight market.State) Checked {
 	step()
 	_, err = svc.Bid(cecylia, open.ID, 12)
 	must(t, err)
+	// Buy orders: one that bought part of a listing and closed filled (the
+	// rest of the listing on sale), one resting with its escrow.
+	logs, _, err := svc.GiveItem(ala.ID, market.ItemStack{Material: "OAK_LOG", Amount: 16})
+	must(t, err)
+	step()
+	_, err = svc.SellItem(ala, logs, 16)
+	must(t, err)
+	step()
+	_, err = svc.PlaceOrder(bartek, "OAK_LOG", 4, 1.5, 0)
+	must(t, err)
+	_, err = svc.PlaceOrder(cecylia, "STONE", 10, 0.5, 0)
+	must(t, err)
 	if inFlight != "" {
 		c.Held = sell(0, 1, 6)
 		step()
@@ -265,14 +278,19 @@ func CheckSuite(t *testing.T, tb Tables) {
 		// Ala 100.00 + 10.00 deposited, Bartek 250.00, Cecylia 80.00
 		// brought less 1.50 withdrawn; fees 0.40 of the historic sale.
 		want := market.Money(100_00 + 10_00 + 250_00 + 80_00 - 1_50 + 40)
-		// Two listings and the open auction; two sales and the settled one.
-		if r.Players != 4 || r.Listings != 3 || r.Completed != 3 || r.Ended != 2 || r.InFlight != 0 || r.Money != want || !r.HasOpening ||
+		// Two listings, the open auction and the rest of the logs; two
+		// sales, the settled auction and the order's fill.
+		if r.Players != 4 || r.Listings != 4 || r.Completed != 4 || r.Ended != 2 || r.InFlight != 0 || r.Money != want || !r.HasOpening ||
 			r.Log.First != 1 || r.Log.Last != c.LastSeq || r.Log.Entries != int(c.LastSeq) {
 			t.Fatalf("figures: %+v", r)
 		}
 		if i := slices.IndexFunc(r.Accounts, func(a market.Account) bool { return a.Name == "bids held by auctions" }); i < 0 ||
 			r.Accounts[i].Money != 12_00 || r.Accounts[i].Rows != 1 {
 			t.Fatalf("the auctions' escrow: %+v", r.Accounts)
+		}
+		if i := slices.IndexFunc(r.Accounts, func(a market.Account) bool { return a.Name == "held by buy orders" }); i < 0 ||
+			r.Accounts[i].Money != 5_00 || r.Accounts[i].Rows != 1 {
+			t.Fatalf("the buy orders' escrow: %+v", r.Accounts)
 		}
 	})
 
@@ -332,7 +350,7 @@ func CheckSuite(t *testing.T, tb Tables) {
 			[]string{"money-unbalanced"}, func(Checked) string { return "0.01 more" }},
 		{"the volume raised", "", one("raise the volume", func(c Checked) []any { return []any{5_00} }),
 			[]string{"counters-disagree"}, func(Checked) string {
-				return "problem counters-disagree: the lifetime counters say 3 sales for 24.00, the COMPLETED transactions are 3 for 19.00"
+				return "problem counters-disagree: the lifetime counters say 4 sales for 28.00, the COMPLETED transactions are 4 for 23.00"
 			}},
 		{"an event deleted", "", one("delete an event", func(c Checked) []any { return []any{6} }),
 			[]string{"log-gap"}, func(Checked) string { return "problem log-gap seq=6: the log goes from 5 to 7" }},
@@ -384,7 +402,7 @@ func CheckSuite(t *testing.T, tb Tables) {
 				return fmt.Sprintf("problem listing-id-ahead listing=%d: listing #%d is at or past the next listing id, 1", c.Bulk, c.Bulk)
 			}},
 		{"a player deleted", "", one("delete a player", func(c Checked) []any { return []any{c.Cecylia} }),
-			[]string{"log-player-missing", "money-unbalanced", "transaction-unknown-player"}, func(c Checked) string {
+			[]string{"log-player-missing", "money-unbalanced", "order-unknown-buyer", "transaction-unknown-player"}, func(c Checked) string {
 				return fmt.Sprintf("problem log-player-missing player=%s seq=%d: the log's entry %d names the player, who is not in the players table", c.Cecylia, c.LastSeq, c.LastSeq)
 			}},
 		{"a claimed mailbox entry put back", "", one("insert a mailbox entry", func(c Checked) []any {

@@ -15,6 +15,7 @@ type Dump struct {
 	Mail      []string
 	Listings  []string
 	Txs       []string
+	Orders    []string
 	Events    []string
 	Published uint64
 }
@@ -24,7 +25,7 @@ func eventString(e market.EventRow) string {
 }
 
 func (d *Dump) sort() {
-	for _, s := range [][]string{d.Players, d.Mail, d.Listings, d.Txs} {
+	for _, s := range [][]string{d.Players, d.Mail, d.Listings, d.Txs, d.Orders} {
 		sort.Strings(s)
 	}
 }
@@ -45,6 +46,11 @@ func (x dumper) Mail(m market.MailRow) error {
 
 func (x dumper) Listing(l market.ListingRow) error {
 	x.d.Listings = append(x.d.Listings, fmt.Sprintf("%d %x", l.ID, l.Rec))
+	return nil
+}
+
+func (x dumper) Order(o market.OrderRow) error {
+	x.d.Orders = append(x.d.Orders, fmt.Sprintf("%d %x", o.ID, o.Rec))
 	return nil
 }
 

@@ -417,6 +417,10 @@ func (ix *Index) optimize() {
 // must not modify it.
 func (ix *Index) Seller(seller int32) *roaring.Bitmap { return ix.sellers[seller] }
 
+// Material returns the bitmap of the listings of material mat, nil for
+// none. Callers must not modify it.
+func (ix *Index) Material(mat uint16) *roaring.Bitmap { return ix.byMaterial[mat] }
+
 // Category returns the bitmap of the listings in category c. Callers must
 // not modify it.
 func (ix *Index) Category(c catalog.Category) *roaring.Bitmap { return ix.cats[c] }

@@ -1,0 +1,210 @@
+package market_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+// orderEscrow is what the audit counts in the buy orders' escrow.
+func orderEscrow(a market.Audit) market.Money {
+	for _, acc := range a.Accounts {
+		if acc.Name == "held by buy orders" {
+			return acc.Money
+		}
+	}
+	return -1
+}
+
+// eventNames lists the names of the events since the n-th.
+func (w *world) eventNames(n int) []string {
+	var out []string
+	for _, e := range w.events[n:] {
+		out = append(out, e.EventName())
+	}
+	return out
+}
+
+func (w *world) order(p market.Player, material string, amount int, unit float64) market.Order {
+	w.t.Helper()
+	o, err := w.svc.PlaceOrder(p, material, amount, unit, 0)
+	must(w.t, err)
+	return o
+}
+
+// TestOrderRefusals: every refusal of a placing and a cancelling, with its
+// code and exact text, changes nothing.
+func TestOrderRefusals(t *testing.T) {
+	w := newWorld(t, func(c *market.Config) { c.Orders.MaxPerPlayer = 2 })
+	o := w.order(w.alice, "OAK_LOG", 10, 1)
+	w.order(w.alice, "DIAMOND", 1, 1)
+	poor := market.Player{ID: w.bob.ID, Name: "Bob"}
+	before := w.audit()
+	for _, c := range []struct {
+		name string
+		err  error
+		code market.Code
+		text string
+	}{
+		{"unknown material", second(w.svc.PlaceOrder(w.bob, "KRZESLO", 1, 1, 0)), market.CodeInvalidItem, `unknown material "KRZESLO"`},
+		{"no items", second(w.svc.PlaceOrder(w.bob, "OAK_LOG", 0, 1, 0)), market.CodeInvalidItem, "an order buys 1 to 2304 items, not 0"},
+		{"too many", second(w.svc.PlaceOrder(w.bob, "OAK_LOG", 2305, 1, 0)), market.CodeInvalidItem, "an order buys 1 to 2304 items, not 2305"},
+		{"free", second(w.svc.PlaceOrder(w.bob, "OAK_LOG", 1, 0, 0)), market.CodeInvalidPrice, "unit price must be greater than 0, got 0"},
+		{"too short", second(w.svc.PlaceOrder(w.bob, "OAK_LOG", 1, 1, time.Second)), market.CodeInvalidQuery,
+			"an order lasts 1m0s to 720h0m0s, not 1s"},
+		{"more than the balance", second(w.svc.PlaceOrder(poor, "OAK_LOG", 2000, 0.51, 0)), market.CodeInsufficientFunds,
+			"2000 × 0.51 is 1020.00 (and a fee of 0.00) but Bob has 1000.00"},
+		{"the limit", second(w.svc.PlaceOrder(w.alice, "STONE", 1, 1, 0)), market.CodeOrderLimit,
+			"Alice already has 2 open buy orders; the limit is 2"},
+		{"someone else's", w.svc.CancelOrder(o.ID, w.bob), market.CodeNotOrderOwner, "Bob did not place order #1 and lacks market.admin"},
+		{"no such order", w.svc.CancelOrder(99, w.alice), market.CodeUnknownOrder, "there is no buy order #99"},
+	} {
+		var e *market.Error
+		if !errors.As(c.err, &e) || e.Code != c.code || e.Msg != c.text {
+			t.Errorf("%s: %v, want %s %q", c.name, c.err, c.code, c.text)
+		}
+	}
+	if after := w.audit(); after.Money != before.Money || orderEscrow(after) != orderEscrow(before) || orderEscrow(after) != 11_00 {
+		t.Errorf("a refusal changed the money: escrow %d then %d", orderEscrow(before), orderEscrow(after))
+	}
+	must(t, w.svc.CancelOrder(o.ID, w.admin)) // an admin may
+	var e *market.Error
+	if err := w.svc.CancelOrder(o.ID, w.alice); !errors.As(err, &e) || e.Code != market.CodeOrderClosed || e.Msg != "buy order #1 is closed (cancelled)" {
+		t.Errorf("cancelling twice: %v", err)
+	}
+}
+
+// TestOrderBuysFromListings: an order placed above the cheapest listings
+// buys them at once, cheapest first, a part of the last one, and closes
+// filled with what it did not spend back to its buyer.
+func TestOrderBuysFromListings(t *testing.T) {
+	w := newWorld(t)
+	cheap := w.sell(w.bob, 2, 64)  // 32 logs at 2.00
+	dear := w.sell(w.admin, 2, 80) // 32 logs at 2.50
+	w.sell(w.bob, 1, 5)            // a named sword: no commodity
+	own := w.sell(w.alice, 2, 32)  // Alice's own logs at 1.00: never her order's
+	before, n := w.audit(), len(w.events)
+	o, err := w.svc.PlaceOrder(w.alice, "minecraft:oak_log", 40, 2.5, 0)
+	must(t, err)
+	if o.State != "filled" || o.Filled != 40 || o.Escrow != 0 {
+		t.Errorf("the order after placing: %+v", o)
+	}
+	want := []string{"BuyOrderPlacedEvent", "TransactionCompletedEvent", "BuyOrderFilledEvent", "TransactionCompletedEvent",
+		"BuyOrderFilledEvent", "BuyOrderClosedEvent"}
+	if got := w.eventNames(n); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	f1, f2 := w.events[n+2].(market.BuyOrderFilledEvent), w.events[n+4].(market.BuyOrderFilledEvent)
+	if f1.ListingID() != cheap.ID || f1.Amount() != 32 || f1.Price() != 64 || f1.ListingLeft() != 0 || f1.SellerName() != "Bob" {
+		t.Errorf("first fill: #%d %d for %.2f, %d left", f1.ListingID(), f1.Amount(), f1.Price(), f1.ListingLeft())
+	}
+	if f2.ListingID() != dear.ID || f2.Amount() != 8 || f2.Price() != 20 || f2.UnitPrice() != 2.5 || f2.ListingLeft() != 24 {
+		t.Errorf("second fill: #%d %d for %.2f, %d left", f2.ListingID(), f2.Amount(), f2.Price(), f2.ListingLeft())
+	}
+	closed := w.events[n+5].(market.BuyOrderClosedEvent)
+	if closed.Reason() != "filled" || closed.Refund() != 16 {
+		t.Errorf("closed %s with %.2f back", closed.Reason(), closed.Refund())
+	}
+	tx := w.events[n+3].(market.TransactionCompletedEvent).Transaction()
+	if tx.Item.Amount != 8 || tx.Price != 20 || tx.State != market.StateCompleted {
+		t.Errorf("the partial purchase: %d items for %.2f, %s", tx.Item.Amount, tx.Price, tx.State)
+	}
+	rest, err := w.svc.GetListing(dear.ID)
+	must(t, err)
+	if rest.Item.Amount != 24 || rest.Price != 60 || rest.Item.ID != dear.Item.ID {
+		t.Errorf("the rest on sale: %d for %.2f (%s)", rest.Item.Amount, rest.Price, rest.Item.ID)
+	}
+	if _, err := w.svc.GetListing(own.ID); err != nil {
+		t.Errorf("Alice's own listing went: %v", err)
+	}
+	if got := w.balance(w.alice); got != 1000-84 {
+		t.Errorf("Alice has %.2f, want 916.00: 84.00 spent, the rest of the escrow back", got)
+	}
+	after := w.audit()
+	if after.Money != before.Money || after.Items != before.Items || orderEscrow(after) != 0 {
+		t.Errorf("audit: %+v", after)
+	}
+	w.reopen()
+	if got, err := w.svc.GetOrder(o.ID); err != nil || got.State != "filled" || got.Filled != 40 {
+		t.Errorf("after a reopen: %+v, %v", got, err)
+	}
+}
+
+// TestNewListingFillsOrders: a listing at or below the best order's limit
+// is created as usual, then bought by the orders at once.
+func TestNewListingFillsOrders(t *testing.T) {
+	w := newWorld(t)
+	start := w.audit()
+	best := w.order(w.alice, "OAK_LOG", 20, 3)
+	low := w.order(w.admin, "OAK_LOG", 100, 1.5)
+	n := len(w.events)
+	l := w.sell(w.bob, 2, 64) // 32 at 2.00: Alice's order takes 20, Admin's pays too little
+	want := []string{"ListingCreatedEvent", "TransactionCompletedEvent", "BuyOrderFilledEvent", "BuyOrderClosedEvent"}
+	if got := w.eventNames(n); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	rest, err := w.svc.GetListing(l.ID)
+	must(t, err)
+	if rest.Item.Amount != 12 || rest.Price != 24 {
+		t.Errorf("the rest on sale: %d for %.2f", rest.Item.Amount, rest.Price)
+	}
+	if o, _ := w.svc.GetOrder(best.ID); o.State != "filled" {
+		t.Errorf("Alice's order: %+v", o)
+	}
+	if o, _ := w.svc.GetOrder(low.ID); o.State != "open" || o.Filled != 0 || o.Escrow != 150 {
+		t.Errorf("Admin's order: %+v", o)
+	}
+	if got := w.balance(w.alice); got != 1000-40 {
+		t.Errorf("Alice has %.2f, want 960.00", got)
+	}
+	book, err := w.svc.GetOrderBook("OAK_LOG", 0)
+	must(t, err)
+	if fmt.Sprint(book.Buy) != "[{1.5 100 1}]" || fmt.Sprint(book.Sell) != "[{2 12 1}]" {
+		t.Errorf("book: buy %v sell %v", book.Buy, book.Sell)
+	}
+	if a := w.audit(); a.Money != start.Money || a.Items != start.Items || orderEscrow(a) != 150_00 {
+		t.Errorf("audit: %+v", a)
+	}
+}
+
+// TestOrderCancelAndExpiry: a cancelled order and an expired one give
+// their escrow back, and say so.
+func TestOrderCancelAndExpiry(t *testing.T) {
+	w := newWorld(t, func(c *market.Config) { c.Orders.FeeBasisPoints = 100 })
+	start := w.audit()
+	a := w.order(w.alice, "STONE", 100, 0.5)
+	if got := w.balance(w.alice); got != 1000-50-0.5 {
+		t.Errorf("Alice has %.2f after placing, want 949.50 (50.00 held, 0.50 fee)", got)
+	}
+	must(t, w.svc.CancelOrder(a.ID, w.alice))
+	if got := w.balance(w.alice); got != 999.5 {
+		t.Errorf("Alice has %.2f after cancelling, want 999.50 (the fee stays)", got)
+	}
+	b, err := w.svc.PlaceOrder(w.bob, "STONE", 10, 1, time.Hour)
+	must(t, err)
+	n := len(w.events)
+	w.clock.Advance(time.Hour)
+	if _, _, err := w.svc.SweepExpired(); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.eventNames(n); fmt.Sprint(got) != "[BuyOrderClosedEvent]" {
+		t.Fatalf("events %v", got)
+	}
+	if e := w.events[n].(market.BuyOrderClosedEvent); e.Reason() != "expired" || e.Refund() != 10 || e.Order().ID != b.ID {
+		t.Errorf("closed: %s, %.2f", e.Reason(), e.Refund())
+	}
+	if got := w.balance(w.bob); got != 999.9 {
+		t.Errorf("Bob has %.2f, want 999.90", got)
+	}
+	page, err := w.svc.Orders(market.OrderQuery{All: true})
+	must(t, err)
+	if page.Total != 2 || page.Orders[0].State != "expired" || page.Orders[1].State != "cancelled" {
+		t.Errorf("orders: %+v", page)
+	}
+	if a := w.audit(); a.Money != start.Money || orderEscrow(a) != 0 {
+		t.Errorf("audit: %+v", a)
+	}
+}
