@@ -24,9 +24,11 @@ import (
 //
 // A fill is a purchase through the saga (purchase.go) whose money comes
 // from the order's escrow, taking min(what the order still wants, the
-// listing's amount) items. A partial fill pays the listing's price for that
-// share, rounded down to the cent (never more than the order's limit an
-// item), and leaves the rest on sale at the rest of the price. The whole
+// listing's amount) items (share). A partial fill pays the listing's price
+// for that share, rounded down to the cent (never more than the order's
+// limit an item), and leaves the rest on sale at the rest of the price; a
+// share worth less than a cent is not sold, so the book stays crossed by
+// such a listing until an order takes more of it, or it leaves. The whole
 // fill, from CREATED to COMPLETED with the order's new state, is one store
 // transaction: it happens whole or not at all, so no fill is ever left half
 // done for recovery.
@@ -73,7 +75,7 @@ func (s *Service) fillOrder(o *orderRecord) {
 		if o = s.orders.byID[o.id]; !o.open() || !crosses(o, r) {
 			return
 		}
-		if s.purchaseCapped(s.players[o.buyer], s.players[r.seller], s.nowMs()) != nil {
+		if _, _, ok := share(o, r); !ok || s.purchaseCapped(s.players[o.buyer], s.players[r.seller], s.nowMs()) != nil {
 			continue
 		}
 		if _, err := s.fill(o, r); err != nil {
@@ -95,7 +97,7 @@ func (s *Service) fillListing(id uint32) {
 			if !crosses(o, r) {
 				return // the rest pay less still
 			}
-			if o.buyer != r.seller && s.purchaseCapped(s.players[o.buyer], s.players[r.seller], s.nowMs()) == nil {
+			if _, _, ok := share(o, r); ok && o.buyer != r.seller && s.purchaseCapped(s.players[o.buyer], s.players[r.seller], s.nowMs()) == nil {
 				best = o
 				break
 			}
@@ -131,14 +133,30 @@ func (s *Service) uncross() {
 	}
 }
 
+// share is what o buys of r: what it still wants of the stack, or all of
+// it, for the listing's price of that share, rounded down to the cent (so
+// never more than the order's limit an item, and the rest keeps a price of
+// at least a cent). A share worth less than a cent cannot be bought (ok
+// false): the listing waits for an order that takes more of it.
+func share(o *orderRecord, r *listingRecord) (k uint32, price Money, ok bool) {
+	k = min(o.remaining(), uint32(r.it.Amount))
+	if k == uint32(r.it.Amount) {
+		return k, r.price, true
+	}
+	price = r.price * Money(k) / Money(r.it.Amount)
+	return k, price, price > 0
+}
+
 // fill runs the purchase of what o still wants of r (or all of r): one
 // store transaction from CREATED to COMPLETED.
 func (s *Service) fill(o *orderRecord, r *listingRecord) (Transaction, error) {
-	k := min(o.remaining(), uint32(r.it.Amount))
-	bought, price := r.it, r.price
+	k, price, ok := share(o, r)
+	if !ok {
+		return Transaction{}, errf(CodeNoMatchingOrder, "%d items of listing #%d cost less than a cent: no order buys a part so small", k, r.id)
+	}
+	bought := r.it
 	if k < uint32(r.it.Amount) {
 		bought.UID, bought.Amount = uuid.New(), uint8(k)
-		price = max(1, r.price*Money(k)/Money(r.it.Amount))
 	}
 	now := s.nowMs()
 	fee := s.cfg.fee(price, s.cfg.SaleFeeBasisPoints)

@@ -208,3 +208,104 @@ func TestOrderCancelAndExpiry(t *testing.T) {
 		t.Errorf("audit: %+v", a)
 	}
 }
+
+// TestSellToOrder: a seller sells into an order from the inventory at the
+// order's price, less the fee; the order takes only what it still wants.
+func TestSellToOrder(t *testing.T) {
+	w := newWorld(t)
+	start := w.audit()
+	o := w.order(w.alice, "OAK_LOG", 40, 2.5)
+	for _, c := range []struct {
+		name string
+		err  error
+		code market.Code
+		text string
+	}{
+		{"a named sword", second(w.svc.SellToOrder(w.bob, w.stack(w.bob, 1), 0)), market.CodeNotACommodity,
+			"orders buy plain stacks of DIAMOND_SWORD: not one with a name, lore, enchantments or a stack size of its own"},
+		{"nobody buys diamonds", second(w.svc.SellToOrder(w.bob, w.stack(w.bob, 0), 0)), market.CodeNoMatchingOrder, "no open buy order buys DIAMOND"},
+		{"the wrong material", second(w.svc.SellToOrder(w.bob, w.stack(w.bob, 0), o.ID)), market.CodeNoMatchingOrder, "buy order #1 buys OAK_LOG, not DIAMOND"},
+		{"one's own order", second(w.svc.SellToOrder(w.alice, w.stack(w.alice, 2), o.ID)), market.CodeNoMatchingOrder,
+			"Alice cannot sell into their own buy order #1"},
+		{"only Alice buys logs", second(w.svc.SellToOrder(w.alice, w.stack(w.alice, 2), 0)), market.CodeNoMatchingOrder, "no open buy order buys OAK_LOG"},
+	} {
+		var e *market.Error
+		if !errors.As(c.err, &e) || e.Code != c.code || e.Msg != c.text {
+			t.Errorf("%s: %v, want %s %q", c.name, c.err, c.code, c.text)
+		}
+	}
+	n := len(w.events)
+	tx, err := w.svc.SellToOrder(w.bob, w.stack(w.bob, 2), 0)
+	must(t, err)
+	if tx.Price != 80 || tx.Fee != 4 || tx.Item.Amount != 32 || tx.ListingID != 0 || tx.State != market.StateCompleted {
+		t.Errorf("the sale: %+v", tx)
+	}
+	if got := w.eventNames(n); fmt.Sprint(got) != "[TransactionCompletedEvent BuyOrderFilledEvent]" {
+		t.Fatalf("events %v", got)
+	}
+	if got := w.balance(w.bob); got != 1076 {
+		t.Errorf("Bob has %.2f, want 1076.00", got)
+	}
+	tx, err = w.svc.SellToOrder(w.admin, w.stack(w.admin, 2), o.ID)
+	must(t, err)
+	if tx.Price != 20 || tx.Item.Amount != 8 {
+		t.Errorf("the last 8: %+v", tx)
+	}
+	if left := w.stack(w.admin, 2); left.Amount != 24 {
+		t.Errorf("Admin kept %d logs, want 24", left.Amount)
+	}
+	ps, err := w.svc.GetPlayer(w.alice.ID)
+	must(t, err)
+	if ps.Inventory[3] == nil || ps.Inventory[3].Amount != 32 || ps.Inventory[4] == nil || ps.Inventory[4].Amount != 8 {
+		t.Errorf("Alice's inventory: %v %v", ps.Inventory[3], ps.Inventory[4])
+	}
+	var e *market.Error
+	if _, err := w.svc.SellToOrder(w.admin, w.stack(w.admin, 2), o.ID); !errors.As(err, &e) || e.Code != market.CodeOrderClosed {
+		t.Errorf("selling into a filled order: %v", err)
+	}
+	if a := w.audit(); a.Money != start.Money || a.Items != start.Items || orderEscrow(a) != 0 {
+		t.Errorf("audit: %+v", a)
+	}
+	w.reopen()
+	if got := w.balance(w.alice); got != 900 {
+		t.Errorf("after a reopen Alice has %.2f, want 900.00", got)
+	}
+}
+
+// TestOrderLeavesACentsShare: a part of a listing worth less than a cent
+// is not bought (its rest would be free); the order buys what it can
+// elsewhere and rests.
+func TestOrderLeavesACentsShare(t *testing.T) {
+	w := newWorld(t, func(c *market.Config) { c.MinPrice = 1 })
+	tiny := w.sell(w.bob, 2, 0.01) // 32 logs for a cent
+	w.sell(w.admin, 2, 8)          // 32 logs at 0.25
+	o, err := w.svc.PlaceOrder(w.alice, "OAK_LOG", 1, 0.25, 0)
+	must(t, err)
+	if o.State != "filled" {
+		t.Fatalf("the order: %+v", o)
+	}
+	l, err := w.svc.GetListing(tiny.ID)
+	must(t, err)
+	if l.Item.Amount != 32 || l.Price != 0.01 {
+		t.Errorf("the cent's listing: %d for %.2f", l.Item.Amount, l.Price)
+	}
+}
+
+// TestPartialFillSharesTheListingFee: the rest of a listing keeps only its
+// share of the listing fee, which a refund of it would give back.
+func TestPartialFillSharesTheListingFee(t *testing.T) {
+	w := newWorld(t, func(c *market.Config) { c.ListingFeeBasisPoints = 1000; c.RefundListingFee = true })
+	l := w.sell(w.bob, 2, 64) // 32 logs, a fee of 6.40
+	w.order(w.alice, "OAK_LOG", 31, 2)
+	rest, err := w.svc.GetListing(l.ID)
+	must(t, err)
+	if rest.Item.Amount != 1 || rest.Price != 2 {
+		t.Fatalf("the rest: %d for %.2f", rest.Item.Amount, rest.Price)
+	}
+	before := w.balance(w.bob)
+	must(t, w.svc.RemoveListing(l.ID, w.bob))
+	if got := w.balance(w.bob) - before; got < 0.199 || got > 0.201 {
+		t.Errorf("the rest's fee refunded: %.2f, want 0.20 (a 32nd of 6.40)", got)
+	}
+	w.reopen() // every record as written decodes
+}

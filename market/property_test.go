@@ -54,9 +54,12 @@ func TestPropertyConservation(t *testing.T) {
 		must(t, svc.Enable())
 		var events int
 		completedEvents := map[string]int{}
-		won := 0 // auctions settled with their winners
+		won, fills := 0, 0 // auctions settled with their winners; orders' fills
 		svc.Subscribe(func(e market.Event) {
 			events++
+			if _, ok := e.(market.BuyOrderFilledEvent); ok {
+				fills++
+			}
 			if ae, ok := e.(market.AuctionEndedEvent); ok && ae.Winner() != uuid.Nil {
 				won++
 			}
@@ -87,7 +90,7 @@ func TestPropertyConservation(t *testing.T) {
 				}
 			}
 		}
-		covered := []string{"sell", "remove", "buy", "force-expire", "sweep", "claim", "auction", "bid"}
+		covered := []string{"sell", "remove", "buy", "force-expire", "sweep", "claim", "auction", "bid", "order", "cancel order", "sell to order"}
 		if !testing.Short() { // the rarer ones, in the long run
 			covered = append(covered, "buy-now", "deposit", "withdraw", "give", "take", "join", "refund", "relist", "rate", "alert", "favorite", "rules")
 		}
@@ -98,6 +101,9 @@ func TestPropertyConservation(t *testing.T) {
 		}
 		if won == 0 {
 			t.Errorf("seed %d: no auction was settled with its winner", seed)
+		}
+		if fills <= wl.ops["sell to order"] {
+			t.Errorf("seed %d: %d fills of orders, %d of them sales into orders: no order bought from a listing", seed, fills, wl.ops["sell to order"])
 		}
 		if flaky.hits == 0 {
 			t.Errorf("seed %d: no store failure was injected", seed)

@@ -413,6 +413,9 @@ func (g *sagaGroup) step(next State) error {
 			rest.reserved = uuid.Nil
 			rest.it.Amount -= t.it.Amount
 			rest.price -= t.price
+			// The listing fee of the part sold is spent: a refund of the
+			// rest's fee, if the rules give one, is the rest's share.
+			rest.fee = r.fee * Money(rest.it.Amount) / Money(r.it.Amount)
 			g.write(&g.rows.listing, Op{Kind: OpListingState, Listing: s.listingRow(&rest), Expect: s.listingRow(r).Rec})
 			leave = func() { s.replaceListingLocked(r, &rest) }
 		} else {

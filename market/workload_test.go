@@ -121,7 +121,7 @@ func (w *workload) step() (string, error) {
 			actor = market.Player{ID: l.Seller}
 		}
 		err = w.svc.RemoveListing(l.ID, actor)
-	case r < 68:
+	case r < 60:
 		name = "buy"
 		l, ok := w.listing()
 		if !ok {
@@ -154,6 +154,8 @@ func (w *workload) step() (string, error) {
 		if err == nil && tx.State != market.StateCompleted {
 			return name, fmt.Errorf("purchase returned %s with no error", tx.State)
 		}
+	case r < 68:
+		name, err = w.orderStep()
 	case r < 72:
 		name = "force-expire"
 		l, ok := w.listing()
@@ -177,6 +179,51 @@ func (w *workload) step() (string, error) {
 		w.errs[name]++
 	}
 	return name, err
+}
+
+// orderStep places a buy order, cancels one, or sells into one.
+func (w *workload) orderStep() (string, error) {
+	mats := []string{"DIAMOND", "OAK_LOG", "BREAD", "IRON_INGOT", "COBBLESTONE"}
+	switch w.rng.IntN(4) {
+	case 0, 3:
+		unit := float64(1+w.rng.IntN(2000)) / 100
+		_, err := w.svc.PlaceOrder(w.player(), mats[w.rng.IntN(len(mats))], 1+w.rng.IntN(64), unit,
+			time.Duration(1+w.rng.IntN(30*24))*time.Hour)
+		return "order", err
+	case 1:
+		page, err := w.svc.Orders(market.OrderQuery{})
+		if err != nil || len(page.Orders) == 0 {
+			return "cancel order (none open)", err
+		}
+		o := page.Orders[w.rng.IntN(len(page.Orders))]
+		actor := w.player()
+		if w.rng.IntN(2) == 0 {
+			actor = market.Player{ID: o.Buyer}
+		}
+		return "cancel order", w.svc.CancelOrder(o.ID, actor)
+	default: // into an open order, a stack of its material (named ones are refused)
+		page, err := w.svc.Orders(market.OrderQuery{})
+		if err != nil || len(page.Orders) == 0 {
+			return "sell to order (none open)", err
+		}
+		o := page.Orders[w.rng.IntN(len(page.Orders))]
+		p := w.player()
+		st, err := w.svc.GetPlayer(p.ID)
+		if err != nil {
+			return "sell to order", err
+		}
+		var stacks []market.ItemStack
+		for _, s := range st.Inventory {
+			if s != nil && s.Material == o.Material {
+				stacks = append(stacks, *s)
+			}
+		}
+		if len(stacks) == 0 {
+			return "sell to order (nothing to sell)", nil
+		}
+		_, err = w.svc.SellToOrder(p, stacks[w.rng.IntN(len(stacks))], o.ID)
+		return "sell to order", err
+	}
 }
 
 // withMail is a player with a mailbox entry, from a random one on, or a
