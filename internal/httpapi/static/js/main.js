@@ -41,8 +41,15 @@ function context(main, controller) {
   };
 }
 
+// show draws the page the address names. focus (a link followed, back or
+// forward) moves the keyboard's focus to the new page's heading once the
+// page is drawn, unless the reader has moved it meanwhile: a page is drawn
+// when its slowest read ends, and a reader who tabbed to a result the
+// first read drew, or pressed Enter on it, must not lose it (nor the Enter)
+// to the heading a later read's end focuses.
 async function show(focus) {
   if (current) current.leave();
+  const from = document.activeElement; // the link followed, or the body
   const main = document.getElementById("main");
   main.replaceChildren(el("p", { class: "note", text: "Wczytywanie…" }));
   const path = location.pathname;
@@ -58,7 +65,8 @@ async function show(focus) {
         if (err.name === "AbortError") return;
         main.replaceChildren(el("h1", { text: "Nie udało się wczytać strony" }), el("p", { class: "bad", text: "Powód: " + trouble(err) + "." }));
       }
-      if (focus) main.querySelector("h1")?.focus();
+      const now = document.activeElement;
+      if (focus && current === ctx && (!now || now === from || now === document.body)) main.querySelector("h1")?.focus();
       return;
     }
   }
