@@ -3,9 +3,11 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/wire"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/seed"
@@ -142,6 +144,59 @@ func TestAuctionsOverHTTP(t *testing.T) {
 				t.Fatalf("after %d bids, the end: %s", bidEvents, ev.data)
 			}
 			return
+		}
+	}
+}
+
+// TestAuctionsSortByCurrentBid: sort=price (and price_desc, unit_price)
+// orders an auction by what it costs now: its starting bid before the
+// first bid, its current bid after, moved in the order by the bid.
+func TestAuctionsSortByCurrentBid(t *testing.T) {
+	e := newEnv(t, seed.Options{Listings: 10, Auctions: -1}, Options{})
+	players, err := e.svc.Players()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seller, bidder := players[1], players[2]
+	if _, err := e.svc.Deposit(bidder.ID, 100); err != nil {
+		t.Fatal(err)
+	}
+	start := func(startingBid float64) market.Listing {
+		t.Helper()
+		stack, _, err := e.svc.GiveItem(seller.ID, market.ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := e.svc.StartAuction(seller, stack, startingBid, 0, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	low, high := start(10), start(20)
+	order := func(sort string) string {
+		t.Helper()
+		var page wire.ListingPage
+		e.getJSON("/api/listings?kind=auction&sort="+sort, &page)
+		var ids []string
+		for _, l := range page.Items {
+			ids = append(ids, fmt.Sprintf("#%d %s", l.ID, l.Price))
+		}
+		return strings.Join(ids, ", ")
+	}
+	if got, want := order("price"), fmt.Sprintf("#%d 10.00, #%d 20.00", low.ID, high.ID); got != want {
+		t.Fatalf("sort=price before the bid: %s, want %s", got, want)
+	}
+	if _, err := e.svc.Bid(bidder, low.ID, 25); err != nil {
+		t.Fatal(err)
+	}
+	for sort, want := range map[string]string{
+		"price":      fmt.Sprintf("#%d 20.00, #%d 25.00", high.ID, low.ID),
+		"price_desc": fmt.Sprintf("#%d 25.00, #%d 20.00", low.ID, high.ID),
+		"unit_price": fmt.Sprintf("#%d 20.00, #%d 25.00", high.ID, low.ID),
+	} {
+		if got := order(sort); got != want {
+			t.Errorf("sort=%s after a bid of 25.00 on #%d: %s, want %s", sort, low.ID, got, want)
 		}
 	}
 }
