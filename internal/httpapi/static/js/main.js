@@ -74,9 +74,14 @@ async function show(focus) {
   missingPage(ctx);
 }
 
+// markNav marks the header's link to the page shown: the auctions view is
+// the market page with kind=auction, whatever else it filters by.
 function markNav(path) {
+  const auctions = path === "/" && new URLSearchParams(location.search).get("kind") === "auction";
   for (const a of document.querySelectorAll("header nav a")) {
-    if (a.getAttribute("href") === path) a.setAttribute("aria-current", "page");
+    const url = new URL(a.href);
+    const here = url.pathname === path && (url.searchParams.get("kind") === "auction") === auctions;
+    if (here) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
 }

@@ -2,7 +2,7 @@
 // the live feed's line, a pager.
 
 import { el, link, table } from "./dom.js";
-import { money, ago, plain, level, reason, number } from "./polish.js";
+import { money, ago, plain, level, reason, number, counted, left, NOUNS } from "./polish.js";
 
 // itemText names a stack: "64× Oak Log" (the display name when it has one).
 export function itemText(item) {
@@ -21,7 +21,10 @@ export function itemLabel(item) {
 export function playerLink(p) { return link("/player/" + p.uuid, plain(p.name)); }
 
 // listingRow is a listing in a table of listings: its item (a link to the
-// listing), seller, price, unit price and expiry.
+// listing), seller, price, unit price and expiry. An auction's row is
+// marked as one and shows its bidding (auctionCells): the price is its
+// current bid (its starting bid before the first), and its end ticks down
+// (countdowns).
 export function listingRow(l, now = Date.now()) {
   const tr = el("tr", { "data-id": l.id },
     el("td", { class: "item" }, link("/listing/" + l.id, ...itemLabel(l.item))),
@@ -30,21 +33,82 @@ export function listingRow(l, now = Date.now()) {
     el("td", { class: "num unit", text: l.item.amount > 1 ? money(l.unitPrice) : "" }),
     el("td", { class: "num expires", text: ago(l.expiresAt, now) }));
   if (l.reserved) tr.classList.add("reserved");
+  if (l.auction) auctionCells(tr, l, now);
   return tr;
 }
 
-// listingTable is a table of listings; cls adds a class to it ("by-unit":
-// listed by unit price, which a phone then shows too).
-export function listingTable(caption, listings, cls) {
-  const now = Date.now();
-  return table(caption, [["Przedmiot", "item"], ["Sprzedawca", "seller"], ["Cena", "num price"], ["Za sztukę", "num unit"], ["Wygasa", "num expires"]],
-    listings.map((l) => listingRow(l, now)), "listings " + (cls || ""));
+// AUCTION_MARK is what marks an auction wherever a listing is shown.
+export const AUCTION_MARK = "licytacja";
+
+// auctionMark is the mark an auction carries beside its item.
+export function auctionMark() { return el("span", { class: "mark", text: AUCTION_MARK }); }
+
+// auctionCells draws an auction's bidding into its row: the mark and the
+// leader beside the item, the current bid with the count of bids ("brak
+// ofert" before the first) and the buy-now price, and the end to count
+// down to.
+function auctionCells(tr, l, now) {
+  const a = l.auction;
+  tr.classList.add("auction");
+  const item = tr.querySelector("td.item");
+  for (const old of item.querySelectorAll(".mark, .leader")) old.remove();
+  item.append(auctionMark());
+  if (a.leader) item.append(el("span", { class: "leader muted small" }, "prowadzi ", playerLink(a.leader)));
+  tr.querySelector("td.price").replaceChildren(money(l.price),
+    el("span", { class: "bids muted small", text: a.bids ? counted(a.bids, NOUNS.bid) : "brak ofert" }),
+    a.buyNow ? el("span", { class: "buy-now muted small", text: "kup teraz " + money(a.buyNow) }) : "");
+  tr.querySelector("td.unit").textContent = l.item.amount > 1 ? money(l.unitPrice) : "";
+  const ends = tr.querySelector("td.expires");
+  ends.dataset.ends = l.expiresAt;
+  ends.textContent = left(Date.parse(l.expiresAt) - now);
 }
 
-// markGone marks a listing's row as gone (sold, withdrawn) and takes it out
-// a moment later, so that the eye sees what happened.
+// showBid redraws an auction's row in root after a bid (the listing as the
+// BidPlacedEvent carries it: the new bid, its leader, the end a late bid
+// moved) and lights it up a moment; false when root does not show it.
+export function showBid(root, l) {
+  const tr = root.querySelector('tr[data-id="' + l.id + '"]');
+  if (!tr || tr.classList.contains("gone")) return false;
+  auctionCells(tr, l, Date.now());
+  tr.classList.add("fresh");
+  clearTimeout(fresh.get(tr));
+  fresh.set(tr, setTimeout(() => tr.classList.remove("fresh"), 2000));
+  return true;
+}
+
+// listingTable is a table of listings; cls adds a class to it ("by-unit":
+// listed by unit price, which a phone then shows too). A table of auctions
+// only ("auctions") heads its columns for them and keeps their countdowns
+// in sight on a phone.
+export function listingTable(caption, listings, cls) {
+  const now = Date.now();
+  const auctions = (cls || "").split(" ").includes("auctions");
+  return table(caption, [["Przedmiot", "item"], ["Sprzedawca", "seller"], [auctions ? "Aktualna oferta" : "Cena", "num price"], ["Za sztukę", "num unit"],
+    [auctions ? "Do końca" : "Wygasa", "num expires"]], listings.map((l) => listingRow(l, now)), "listings " + (cls || ""));
+}
+
+// fresh holds the timers that take a bid's highlight off its row.
+const fresh = new WeakMap();
+
+// countdowns keeps the auctions' countdowns in root ticking every second
+// (from the ends their rows hold: nothing is read again); it returns the
+// stop.
+export function countdowns(root) {
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (const td of root.querySelectorAll("tr:not(.gone) td[data-ends]")) td.textContent = left(Date.parse(td.dataset.ends) - now);
+  }, 1000);
+  return () => clearInterval(timer);
+}
+
+// markGone marks a listing's row as gone (sold, withdrawn, an auction
+// ended) and takes it out a moment later, so that the eye sees what
+// happened. A row marked already gets the newer word: an auction's sale
+// (TransactionCompletedEvent) is followed by its end, which names the
+// winner.
 export function markGone(root, id, text) {
   const tr = root.querySelector('tr[data-id="' + id + '"]');
+  if (tr && tr.classList.contains("gone")) tr.querySelector("td.item .badge").textContent = text;
   if (!tr || tr.classList.contains("gone")) return false;
   tr.classList.add("gone");
   tr.querySelector("td.item").append(el("span", { class: "badge", text }));
@@ -55,6 +119,7 @@ export function markGone(root, id, text) {
 // goneText is what became of a listing an event took off the market.
 export function goneText(e) {
   if (e.event === "TransactionCompletedEvent") return "sprzedana";
+  if (e.event === "AuctionEndedEvent") return e.ended.winner ? "wygrywa " + plain(e.ended.winner.name) : "zakończona bez ofert";
   return reason(e.reason);
 }
 
@@ -62,6 +127,7 @@ export function goneText(e) {
 export function eventListingId(e) {
   if (e.listing) return e.listing.id;
   if (e.transaction) return e.transaction.listingId;
+  if (e.ended) return e.ended.listingId;
   return 0;
 }
 
@@ -76,6 +142,14 @@ export function feedLine(e) {
   if (e.event === "ListingRemovedEvent") {
     const l = e.listing;
     return el("li", { class: "gone" }, time, link("/item/" + l.item.material, itemText(l.item)), " — oferta " + reason(e.reason));
+  }
+  if (e.event === "BidPlacedEvent") {
+    return el("li", { class: "bid" }, time, playerLink(e.bid.bidder), " licytuje ", link("/listing/" + e.listing.id, "#" + e.listing.id), ": " + money(e.bid.amount));
+  }
+  if (e.event === "AuctionEndedEvent") {
+    const x = e.ended, auction = link("/listing/" + x.listingId, "#" + x.listingId);
+    if (!x.winner) return el("li", { class: "gone" }, time, "Licytacja ", auction, " zakończona bez ofert");
+    return el("li", { class: "sale" }, time, "Licytacja ", auction, " zakończona: wygrywa ", playerLink(x.winner), " za " + money(x.price));
   }
   const t = e.transaction;
   return el("li", { class: "sale" }, time, playerLink(t.buyer), " kupuje ", link("/item/" + t.item.material, itemText(t.item)),

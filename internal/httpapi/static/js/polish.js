@@ -19,6 +19,8 @@ const relative = new Intl.RelativeTimeFormat("pl-PL", { numeric: "auto" });
 // other (fractions).
 export const NOUNS = {
   listing: { one: "oferta", few: "oferty", many: "ofert", other: "oferty" },
+  bid: { one: "oferta", few: "oferty", many: "ofert", other: "oferty" },
+  auction: { one: "licytacja", few: "licytacje", many: "licytacji", other: "licytacji" },
   active: { one: "aktywna oferta", few: "aktywne oferty", many: "aktywnych ofert", other: "aktywnej oferty" },
   matching: { one: "pasująca oferta", few: "pasujące oferty", many: "pasujących ofert", other: "pasującej oferty" },
   sale: { one: "sprzedaż", few: "sprzedaże", many: "sprzedaży", other: "sprzedaży" },
@@ -82,6 +84,21 @@ export function duration(ms) {
   return shown.map(([n, noun]) => counted(n, noun)).join(" ");
 }
 
+// left is an auction's time left as its row's countdown shows it, ticking
+// every second: "za 45 s", "za 12 min 03 s", "za 3 godz. 05 min", "za 2 dni
+// 3 godz.", and "kończy się…" once it is over (until its end's event).
+export function left(ms) {
+  const s = Math.floor(ms / 1000);
+  if (s <= 0) return "kończy się…";
+  const d = Math.floor(s / 86400), h = Math.floor(s / 3600) % 24, m = Math.floor(s / 60) % 60, sec = s % 60;
+  // No-break spaces keep each number with its unit when a phone wraps it.
+  const two = (n) => String(n).padStart(2, "0"), nb = "\u00a0";
+  if (d > 0) return "za" + nb + counted(d, NOUNS.day).replace(" ", nb) + (h ? " " + h + nb + "godz." : "");
+  if (h > 0) return "za" + nb + h + nb + "godz. " + two(m) + nb + "min";
+  if (m > 0) return "za" + nb + m + nb + "min " + two(sec) + nb + "s";
+  return "za" + nb + sec + nb + "s";
+}
+
 // REASONS are the removal reasons of ListingRemovedEvent.
 export const REASONS = {
   "removed": "wycofana przez sprzedawcę",
@@ -98,6 +115,14 @@ export const SORTS = [
   ["unit_price", "najtańsze za sztukę"],
   ["amount", "najmniejsze stosy"],
   ["amount_desc", "największe stosy"],
+  ["ending", "kończące się najwcześniej"],
+];
+
+// KINDS are the market's kinds of listing, as the kind filter names them.
+export const KINDS = [
+  ["", "wszystkie"],
+  ["fixed", "stała cena"],
+  ["auction", "licytacje"],
 ];
 
 const ROMAN = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"];

@@ -1,12 +1,13 @@
 // An item: its price over 24 h, 7 d or 30 d (median line, min–max band,
-// volume bars), the week's price summary and the cheapest listings by unit
-// price, all following the market live.
+// volume bars), the week's price summary, the cheapest fixed-price listings
+// by unit price and, beside them, its auctions ending soonest, their
+// countdowns ticking, all following the market live.
 
 import { api, query } from "../api.js";
 import { el, link, section, figures, status } from "../dom.js";
 import { subscribe, seen } from "../live.js";
 import { counted, number, money, moneyValue, NOUNS } from "../polish.js";
-import { listingTable, markGone, goneText, eventListingId, paged } from "../parts.js";
+import { listingTable, markGone, goneText, eventListingId, paged, showBid, countdowns } from "../parts.js";
 import { chartBox, priceChart, priceTable } from "../chart.js";
 import { missingPage } from "./missing.js";
 
@@ -35,6 +36,9 @@ export async function itemPage(ctx, material) {
   const listings = el("div");
   const listingsNote = status("");
   const pagerSlot = el("div");
+  const auctions = el("div");
+  const auctionsNote = status("");
+  const auctionsPager = el("div");
   ctx.main.replaceChildren(
     el("nav", { class: "crumbs", "aria-label": "Ścieżka" }, link("/", "Oferty"), " › ", el("span", { text: summary.name })),
     el("h1", { tabindex: "-1", text: summary.name }),
@@ -45,8 +49,10 @@ export async function itemPage(ctx, material) {
         el("div", { class: "chart-head" }, el("h2", { id: "chart-title", text: "Cena i obrót" }),
           el("div", { class: "spans", role: "group", "aria-label": "Okres wykresu" }, spanButtons)),
         spanFigures, box, data),
-      el("section", { class: "wide", "aria-labelledby": "cheapest-title" },
-        el("h2", { id: "cheapest-title", text: "Najtańsze oferty (za sztukę)" }), listingsNote, listings, pagerSlot)));
+      el("section", { "aria-labelledby": "cheapest-title" },
+        el("h2", { id: "cheapest-title", text: "Najtańsze oferty (za sztukę)" }), listingsNote, listings, pagerSlot),
+      el("section", { "aria-labelledby": "auctions-title" },
+        el("h2", { id: "auctions-title", text: "Licytacje (kończące się najwcześniej)" }), auctionsNote, auctions, auctionsPager)));
 
   let stopChart = null;
   ctx.onLeave(() => stopChart?.());
@@ -97,29 +103,49 @@ export async function itemPage(ctx, material) {
     loadChart().catch(() => {});
   }
 
-  // The cheapest listings, paged by cursor within the page.
+  // The cheapest fixed-price listings and the auctions, each paged by
+  // cursor within the page.
   const listingPages = paged(pagerSlot, "Strony ofert", PAGE, async (cursor) => {
-    const page = await api("/api/listings" + query({ material, sort: "unit_price", limit: PAGE, cursor }), ctx.signal);
+    const page = await api("/api/listings" + query({ material, kind: "fixed", sort: "unit_price", limit: PAGE, cursor }), ctx.signal);
     seen(page.version);
-    listingsNote.textContent = counted(page.total, NOUNS.active);
-    listings.replaceChildren(page.items.length ? listingTable("Najtańsze oferty", page.items, "by-unit") : el("p", { class: "empty", text: "Nikt teraz nie sprzedaje tego przedmiotu." }));
+    listingsNote.textContent = counted(page.total, NOUNS.active) + " po stałej cenie";
+    listings.replaceChildren(page.items.length ? listingTable("Najtańsze oferty", page.items, "by-unit") : el("p", { class: "empty", text: "Nikt teraz nie sprzedaje tego przedmiotu po stałej cenie." }));
     return page;
   });
+  const auctionPages = paged(auctionsPager, "Strony licytacji", PAGE, async (cursor) => {
+    const page = await api("/api/listings" + query({ material, kind: "auction", sort: "ending", limit: PAGE, cursor }), ctx.signal);
+    seen(page.version);
+    auctionsNote.textContent = counted(page.total, NOUNS.auction);
+    auctions.replaceChildren(page.items.length ? listingTable("Licytacje", page.items, "auctions") : el("p", { class: "empty", text: "Nikt teraz nie licytuje tego przedmiotu." }));
+    return page;
+  });
+  ctx.onLeave(countdowns(auctions));
 
   const soon = new Set();
   let timer = null;
   const later = (fn) => { soon.add(fn); timer ??= setTimeout(() => { timer = null; for (const f of soon) f().catch(() => {}); soon.clear(); }, 800); };
   ctx.onLeave(() => clearTimeout(timer));
   ctx.onLeave(subscribe((e) => {
-    if (e.event === "reset") { loadSummary(); loadChart(); listingPages.first(); return; }
+    if (e.event === "reset") { loadSummary(); loadChart(); listingPages.first(); auctionPages.first(); return; }
+    // An auction's end names only its listing: its row, if shown, says it.
+    if (e.event === "AuctionEndedEvent") {
+      if (markGone(auctions, eventListingId(e), goneText(e))) later(auctionPages.again);
+      return;
+    }
     const mat = (e.listing || e.transaction).item.material;
     if (mat !== material) return;
-    if (e.event !== "ListingCreatedEvent") markGone(listings, eventListingId(e), goneText(e));
+    if (e.event === "BidPlacedEvent") {
+      const ends = auctions.querySelector('tr[data-id="' + e.listing.id + '"] td[data-ends]')?.dataset.ends;
+      if (showBid(auctions, e.listing) && ends !== e.listing.expiresAt) later(auctionPages.again); // a late bid moved its end, and its place
+      return;
+    }
+    if (e.event !== "ListingCreatedEvent") { markGone(listings, eventListingId(e), goneText(e)); markGone(auctions, eventListingId(e), goneText(e)); }
     if (e.event === "TransactionCompletedEvent") later(loadChart);
     later(loadSummary);
     later(listingPages.again);
-  }));
+    later(auctionPages.again);
+  }, { auctions: true }));
 
   showSummary(summary);
-  await Promise.all([loadChart(), listingPages.first()]);
+  await Promise.all([loadChart(), listingPages.first(), auctionPages.first()]);
 }

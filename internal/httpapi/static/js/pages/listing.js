@@ -10,7 +10,7 @@ import { api, categories } from "../api.js";
 import { el, link, section, figures } from "../dom.js";
 import { subscribe, seen } from "../live.js";
 import { money, dateTime, ago, duration, plain, level, reason, number, counted, NOUNS } from "../polish.js";
-import { itemText, playerLink } from "../parts.js";
+import { itemText, playerLink, auctionMark } from "../parts.js";
 
 export async function listingPage(ctx, id) {
   let l;
@@ -41,6 +41,7 @@ export async function listingPage(ctx, id) {
         [auction ? "Aktualna cena" : "Cena", price],
         it.amount > 1 && ["Za sztukę", money(l.unitPrice)],
         ["Sprzedawca", playerLink(l.seller)],
+        ["Rodzaj", auction ? auctionMark() : "stała cena"],
         ["Wystawiona", el("span", {}, dateTime(l.createdAt), el("span", { class: "muted", text: " (" + ago(l.createdAt) + ")" }))],
         [auction ? "Kończy się" : "Wygasa", el("span", {}, el("span", { class: "ends", text: dateTime(l.expiresAt) }), el("br"), countdown)],
         ["Numer oferty", "#" + l.id],

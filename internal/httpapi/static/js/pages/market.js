@@ -1,17 +1,21 @@
-// The market: search in the console's language with category, price and
-// amount ranges and sorts, paged by cursor; the market's figures, its
+// The market: search in the console's language with category, kind, price
+// and amount ranges and sorts, paged by cursor; the market's figures, its
 // categories and the live feed. The search is the page's query string, so
-// a search is a link.
+// a search is a link: /?kind=auction&sort=ending is the auctions view, the
+// auctions ending soonest, their bids and ends followed live.
 
 import { api, categories, query } from "../api.js";
 import { el, link, section, figures, status } from "../dom.js";
 import { subscribe, setStats, seen } from "../live.js";
-import { counted, number, money, NOUNS, SORTS, plain } from "../polish.js";
-import { listingTable, markGone, goneText, eventListingId, feed, pager } from "../parts.js";
+import { counted, number, money, NOUNS, SORTS, KINDS, plain } from "../polish.js";
+import { listingTable, markGone, goneText, eventListingId, feed, pager, showBid, countdowns } from "../parts.js";
 import { go } from "../nav.js";
 
 const PAGE = 20, FEED = 40;
-const FILTERS = ["q", "category", "min_price", "max_price", "min_amount", "max_amount", "sort"];
+const FILTERS = ["q", "category", "kind", "min_price", "max_price", "min_amount", "max_amount", "sort"];
+// BY_BID are the orders a bid can change: by what an auction costs now,
+// and by its end (a late bid moves it).
+const BY_BID = new Set(["price", "price_desc", "unit_price", "ending"]);
 
 // cursors are the pages before the one shown, per search, for "previous".
 const cursors = new Map();
@@ -24,8 +28,9 @@ export async function marketPage(ctx) {
   const stack = cursors.get(key) || [];
   if (!cursor) stack.length = 0;
   cursors.set(key, stack);
-  const searching = FILTERS.some((k) => k !== "sort" && filters[k]);
-  ctx.title(filters.q ? "Szukaj: " + filters.q : "Oferty");
+  const searching = FILTERS.some((k) => k !== "sort" && k !== "kind" && filters[k]);
+  const auctions = filters.kind === "auction";
+  ctx.title(filters.q ? "Szukaj: " + filters.q : auctions ? "Licytacje" : "Oferty");
 
   const form = searchForm(filters);
   const count = status("");
@@ -37,7 +42,7 @@ export async function marketPage(ctx) {
   ctx.main.replaceChildren(
     el("div", { class: "market" },
       el("div", { class: "primary" },
-        el("h1", { tabindex: "-1", text: searching ? "Wyniki wyszukiwania" : "Najnowsze oferty" }),
+        el("h1", { tabindex: "-1", text: searching ? "Wyniki wyszukiwania" : heading(filters) }),
         form, count, results, pagerSlot),
       el("aside", { class: "side", "aria-label": "Rynek na żywo" },
         section("Rynek", stats),
@@ -61,15 +66,15 @@ export async function marketPage(ctx) {
     }
     seen(page.version);
     count.className = "note";
-    count.textContent = searching ? counted(page.total, NOUNS.matching) : "";
-    results.replaceChildren(page.items.length ? listingTable("Oferty", page.items)
-      : el("p", { class: "empty", text: searching ? "Nic nie pasuje do wyszukiwania." : "Na rynku nie ma ofert." }));
+    count.textContent = searching ? counted(page.total, NOUNS.matching) : auctions ? counted(page.total, NOUNS.auction) : "";
+    results.replaceChildren(page.items.length ? listingTable(auctions ? "Licytacje" : "Oferty", page.items, auctions ? "auctions" : "")
+      : el("p", { class: "empty", text: searching ? "Nic nie pasuje do wyszukiwania." : auctions ? "Nikt teraz niczego nie licytuje." : "Na rynku nie ma ofert." }));
     if (!performance.getEntriesByName("listings-shown").length) performance.mark("listings-shown"); // the first page's time, for its benchmark
     const shown = stack.length * PAGE;
     pagerSlot.replaceChildren(page.total > PAGE || cursor ? pager("Strony wyników", {
       hasPrevious: !!cursor,
       hasNext: !!page.nextCursor,
-      position: "oferty " + number(shown + 1) + "–" + number(shown + page.items.length) + " z " + number(page.total),
+      position: (auctions ? "licytacje " : "oferty ") + number(shown + 1) + "–" + number(shown + page.items.length) + " z " + number(page.total),
       first: () => go("/" + query(filters)),
       previous: () => { stack.pop(); go("/" + query({ ...filters, cursor: stack[stack.length - 1] })); },
       next: () => { stack.push(page.nextCursor); go("/" + query({ ...filters, cursor: page.nextCursor })); },
@@ -93,10 +98,17 @@ export async function marketPage(ctx) {
   ctx.onLeave(subscribe((e) => {
     if (e.event === "reset") { load(); loadStats(); return; }
     events.add(e);
+    if (e.event === "BidPlacedEvent") {
+      // The auction's row shows the bid at once; the page is read again
+      // only when the bid can move the row in its order.
+      if (showBid(results, e.listing) && !cursor && BY_BID.has(filters.sort)) reread();
+      return;
+    }
     if (e.event !== "ListingCreatedEvent") markGone(results, eventListingId(e), goneText(e));
     if (!cursor) reread(); // the first page follows the market; later ones only mark what went
     restats();
-  }));
+  }, { auctions: true }));
+  ctx.onLeave(countdowns(results));
   ctx.onLeave(() => { reread.cancel(); restats.cancel(); });
   await Promise.all([load(), loadStats()]);
 }
@@ -129,8 +141,16 @@ export function refusal(err, filters) {
   }
   if (p === "category") return "nie ma kategorii „" + filters.category + "”";
   if (p === "sort") return "nie ma kolejności „" + filters.sort + "”";
+  if (p === "kind") return "nie ma rodzaju ofert „" + filters.kind + "”; są licytacje i stała cena";
   if (p === "cursor") return "ta strona wyników jest już nieaktualna; zacznij od pierwszej";
   return "serwer odrzucił wyszukiwanie";
+}
+
+// heading is the market's heading without a search: what it lists.
+function heading(f) {
+  if (f.kind === "auction") return f.sort === "ending" ? "Licytacje kończące się najwcześniej" : "Licytacje";
+  if (f.kind === "fixed") return "Oferty po stałej cenie";
+  return "Najnowsze oferty";
 }
 
 // later runs fn once, delay ms after the first call of a burst: a burst of
@@ -153,6 +173,7 @@ function searchForm(f) {
     el("span", { text: label }), el("input", { name, value: f[name], ...props }));
   const sort = el("select", { name: "sort" }, SORTS.map(([v, t]) => el("option", { value: v, text: t, selected: (f.sort || "newest") === v })));
   const category = el("select", { name: "category" }, el("option", { value: "", text: "wszystkie" }));
+  const kind = el("select", { name: "kind" }, KINDS.map(([v, t]) => el("option", { value: v, text: t, selected: f.kind === v })));
   if (f.category) category.append(el("option", { value: f.category, text: f.category, selected: true }));
   const toggle = el("button", { type: "button", class: "filters-toggle", text: "Filtry i kolejność" });
   const form = el("form", { class: "search", role: "search" },
@@ -163,9 +184,13 @@ function searchForm(f) {
     input("max_price", "Cena do", { inputMode: "decimal", size: 7 }),
     input("min_amount", "Sztuk od", { type: "number", min: 1, max: 99, size: 3 }),
     input("max_amount", "Sztuk do", { type: "number", min: 1, max: 99, size: 3 }),
+    el("label", { class: "field filter kind" }, el("span", { text: "Rodzaj" }), kind),
     el("label", { class: "field filter sort" }, el("span", { text: "Kolejność" }), sort),
     el("div", { class: "actions" }, el("button", { type: "submit", text: "Szukaj" }), toggle, link("/", "Wyczyść")));
-  const filtered = FILTERS.some((k) => k !== "q" && f[k]);
+  // The auctions view (kind=auction, ending soonest) is named by its
+  // heading: its filters wait behind the button too.
+  const view = (k) => f.kind === "auction" && (k === "kind" || k === "sort" && f.sort === "ending");
+  const filtered = FILTERS.some((k) => k !== "q" && f[k] && !view(k));
   const show = (open) => { form.classList.toggle("open", open); toggle.setAttribute("aria-expanded", String(open)); };
   toggle.addEventListener("click", () => show(!form.classList.contains("open")));
   show(filtered);
@@ -182,6 +207,12 @@ function searchForm(f) {
   // A category chosen is a search at once.
   category.addEventListener("change", () => form.requestSubmit());
   sort.addEventListener("change", () => form.requestSubmit());
+  // Auctions chosen in the default order are shown ending soonest first:
+  // what one looks at auctions for.
+  kind.addEventListener("change", () => {
+    if (kind.value === "auction" && sort.value === "newest") sort.value = "ending";
+    form.requestSubmit();
+  });
   return form;
 }
 

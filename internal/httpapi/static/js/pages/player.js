@@ -6,7 +6,7 @@ import { api, query } from "../api.js";
 import { el, link, section, figures, table, status } from "../dom.js";
 import { subscribe, seen } from "../live.js";
 import { counted, number, money, rating, NOUNS, plain } from "../polish.js";
-import { listingTable, markGone, goneText, eventListingId, txRow, paged } from "../parts.js";
+import { listingTable, markGone, goneText, eventListingId, txRow, paged, showBid, countdowns } from "../parts.js";
 import { missingPage } from "./missing.js";
 
 const PAGE = 10;
@@ -72,8 +72,15 @@ export async function playerPage(ctx, uuid) {
 
   let timer = null;
   ctx.onLeave(() => clearTimeout(timer));
+  ctx.onLeave(countdowns(listings));
   ctx.onLeave(subscribe((e) => {
     if (e.event === "reset") { loadProfile(); listingPages.first(); historyPages.first(); return; }
+    // The player's auctions show their bids; an end names only its listing.
+    if (e.event === "BidPlacedEvent") { showBid(listings, e.listing); return; }
+    if (e.event === "AuctionEndedEvent") {
+      if (markGone(listings, eventListingId(e), goneText(e))) timer ??= setTimeout(() => { timer = null; loadProfile().catch(() => {}); listingPages.again().catch(() => {}); }, 800);
+      return;
+    }
     const mine = e.listing ? e.listing.seller.uuid === uuid : e.transaction.seller.uuid === uuid || e.transaction.buyer.uuid === uuid;
     if (e.event !== "ListingCreatedEvent") markGone(listings, eventListingId(e), goneText(e));
     if (!mine) return;
@@ -83,7 +90,7 @@ export async function playerPage(ctx, uuid) {
       listingPages.again().catch(() => {});
       if (e.event === "TransactionCompletedEvent") historyPages.again().catch(() => {});
     }, 800);
-  }));
+  }, { auctions: true }));
 
   showProfile(p);
   await Promise.all([listingPages.first(), historyPages.first()]);
