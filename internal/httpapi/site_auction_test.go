@@ -171,4 +171,12 @@ func TestSiteAuctionsView(t *testing.T) {
 	b.waitText("h1", "Oferty po stałej cenie")
 	b.waitFor(`document.querySelectorAll("table.listings tbody tr").length > 0 && !document.querySelector("tr.auction, .mark") ? "fixed only" : "not yet"`, "fixed only")
 	b.clean("fixed prices only")
+
+	// A kind the market lacks, or two kinds at once, is told in Polish.
+	b.open("/?kind=barter")
+	b.waitText("p.note[role=status]", "Nie można wyszukać: nie ma rodzaju ofert „barter”; są licytacje i stała cena.")
+	b.waitFor(`document.querySelector("select[name=kind]").getAttribute("aria-invalid")`, "true")
+	b.open("/?q=kind:auction&kind=fixed")
+	b.waitText("p.note[role=status]", "Nie można wyszukać: wyszukiwanie już wybiera rodzaj (kind:); wybierz go tam albo w polu „Rodzaj”, nie w obu.")
+	b.clean("a bad kind", "400")
 }

@@ -115,7 +115,7 @@ export async function itemPage(ctx, material) {
   const auctionPages = paged(auctionsPager, "Strony licytacji", PAGE, async (cursor) => {
     const page = await api("/api/listings" + query({ material, kind: "auction", sort: "ending", limit: PAGE, cursor }), ctx.signal);
     seen(page.version);
-    auctionsNote.textContent = counted(page.total, NOUNS.auction);
+    auctionsNote.textContent = page.total ? counted(page.total, NOUNS.auction) : ""; // none: the empty list says so
     auctions.replaceChildren(page.items.length ? listingTable("Licytacje", page.items, "auctions") : el("p", { class: "empty", text: "Nikt teraz nie licytuje tego przedmiotu." }));
     return page;
   });

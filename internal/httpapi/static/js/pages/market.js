@@ -141,6 +141,7 @@ export function refusal(err, filters) {
   }
   if (p === "category") return "nie ma kategorii „" + filters.category + "”";
   if (p === "sort") return "nie ma kolejności „" + filters.sort + "”";
+  if (p === "kind" && /^q already/.test(d)) return "wyszukiwanie już wybiera rodzaj (kind:); wybierz go tam albo w polu „Rodzaj”, nie w obu";
   if (p === "kind") return "nie ma rodzaju ofert „" + filters.kind + "”; są licytacje i stała cena";
   if (p === "cursor") return "ta strona wyników jest już nieaktualna; zacznij od pierwszej";
   return "serwer odrzucił wyszukiwanie";
