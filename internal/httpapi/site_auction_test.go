@@ -26,8 +26,8 @@ func row(id int) string { return fmt.Sprintf(`document.querySelector('tr[data-id
 // or "brak ofert", the bids, the buy-now and a countdown that ticks without
 // a read; a bid redraws its row live (amount, leader, the end a late bid
 // moved) and is a line of the live feed; the item's page lists its auctions
-// beside its fixed-price listings; and each end marks its row and writes
-// its line, with the winner or without bids.
+// beside its fixed-price listings, the seller's page follows them; and each
+// end marks its row and writes its line, with the winner or without bids.
 func TestSiteAuctionsView(t *testing.T) {
 	e := newEnv(t, seed.Options{Players: 30, Listings: 40, Auctions: -1, Now: time.Now().UTC().Truncate(time.Second)}, Options{})
 	players, _ := e.svc.Players()
@@ -140,6 +140,17 @@ func TestSiteAuctionsView(t *testing.T) {
 	b.clean("an item's auctions")
 	b.accessible("an item's auctions")
 
+	// The seller's page: their auction's row follows its bids too.
+	b.open("/player/" + seller.ID.String())
+	b.waitFor(textOf(sw+`?.querySelector(".bids")`), "2 oferty")
+	if _, err := e.svc.Bid(first, sword.ID, 16); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(textOf(sw+`.querySelector(".bids")`), "3 oferty")
+	b.waitFor(textOf(sw+`.querySelector(".leader")`), "prowadzi "+first.Name)
+	b.waitFor(sw+`.querySelector("td.price").firstChild.textContent`, "16,00")
+	b.clean("a seller's auction")
+
 	// The ends: the won auction's row says who won and goes; its line
 	// names the winner and the price; the one without bids says so.
 	b.open("/?kind=auction&sort=ending")
@@ -150,9 +161,9 @@ func TestSiteAuctionsView(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitFor(`Array.from(document.querySelectorAll("ul.feed li")).map((li) => li.textContent.replace(/^\S+ /, "")).find((s) => s.startsWith("Licytacja")) ?? ""`,
-		fmt.Sprintf("Licytacja #%d zakończona: wygrywa %s za 14,00", sword.ID, second.Name))
-	b.waitFor(`document.querySelector("ul.feed li.sale a[href='/player/`+second.ID.String()+`']") ? "linked" : "no link"`, "linked")
-	b.waitFor(textOf(sw+`?.querySelector(".badge")`), "wygrywa "+second.Name)
+		fmt.Sprintf("Licytacja #%d zakończona: wygrywa %s za 16,00", sword.ID, first.Name))
+	b.waitFor(`document.querySelector("ul.feed li.sale a[href='/player/`+first.ID.String()+`']") ? "linked" : "no link"`, "linked")
+	b.waitFor(textOf(sw+`?.querySelector(".badge")`), "wygrywa "+first.Name)
 	b.waitFor(rowsOf, fmt.Sprint(logs.ID))
 	b.waitText("main .note", "1 licytacja")
 
