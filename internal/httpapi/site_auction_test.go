@@ -64,7 +64,7 @@ func TestSiteAuctionsView(t *testing.T) {
 	b.open("/")
 	b.waitText("#status", "na żywo")
 	// The market's rows: an auction is marked and shows its bidding.
-	b.waitFor(textOf(sw+`?.querySelector(".mark")`), "licytacja")
+	b.waitFor(textOf(sw+`?.querySelector(".mark")`), "⚑ licytacja")
 	b.waitFor(textOf(sw+`?.querySelector(".bids")`), "brak ofert")
 	b.waitFor(textOf(sw+`?.querySelector(".buy-now")`), "kup teraz 40,00")
 	b.waitFor(sw+`.querySelector("td.price").firstChild.textContent`, "10,00")

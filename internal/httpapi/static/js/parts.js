@@ -37,11 +37,11 @@ export function listingRow(l, now = Date.now()) {
   return tr;
 }
 
-// AUCTION_MARK is what marks an auction wherever a listing is shown.
-export const AUCTION_MARK = "licytacja";
-
-// auctionMark is the mark an auction carries beside its item.
-export function auctionMark() { return el("span", { class: "mark", text: AUCTION_MARK }); }
+// auctionMark is the mark an auction carries wherever a listing is shown:
+// the console's ⚑ (a picture only, for a screen reader) and the word.
+export function auctionMark() {
+  return el("span", { class: "mark" }, el("span", { "aria-hidden": "true", text: "⚑ " }), "licytacja");
+}
 
 // auctionCells draws an auction's bidding into its row: the mark and the
 // leader beside the item, the current bid with the count of bids ("brak
