@@ -38,7 +38,8 @@ export function listingRow(l, now = Date.now()) {
 }
 
 // auctionMark is the mark an auction carries wherever a listing is shown:
-// the console's ⚑ (a picture only, for a screen reader) and the word.
+// the console's ⚑ (hidden from screen readers, which read the word) and
+// the word.
 export function auctionMark() {
   return el("span", { class: "mark" }, el("span", { "aria-hidden": "true", text: "⚑ " }), "licytacja");
 }
@@ -62,6 +63,9 @@ function auctionCells(tr, l, now) {
   ends.dataset.ends = l.expiresAt;
   ends.textContent = left(Date.parse(l.expiresAt) - now);
 }
+
+// fresh holds the timers that take a bid's highlight off its row.
+const fresh = new WeakMap();
 
 // showBid redraws an auction's row in root after a bid (the listing as the
 // BidPlacedEvent carries it: the new bid, its leader, the end a late bid
@@ -87,9 +91,6 @@ export function listingTable(caption, listings, cls) {
     [auctions ? "Do końca" : "Wygasa", "num expires"]], listings.map((l) => listingRow(l, now)), "listings " + (cls || ""));
 }
 
-// fresh holds the timers that take a bid's highlight off its row.
-const fresh = new WeakMap();
-
 // countdowns keeps the auctions' countdowns in root ticking every second
 // (from the ends their rows hold: nothing is read again); it returns the
 // stop.
@@ -108,8 +109,11 @@ export function countdowns(root) {
 // winner.
 export function markGone(root, id, text) {
   const tr = root.querySelector('tr[data-id="' + id + '"]');
-  if (tr && tr.classList.contains("gone")) tr.querySelector("td.item .badge").textContent = text;
-  if (!tr || tr.classList.contains("gone")) return false;
+  if (!tr) return false;
+  if (tr.classList.contains("gone")) {
+    tr.querySelector("td.item .badge").textContent = text;
+    return false;
+  }
   tr.classList.add("gone");
   tr.querySelector("td.item").append(el("span", { class: "badge", text }));
   setTimeout(() => tr.remove(), 4000);
