@@ -20,6 +20,18 @@ func (s *Service) SellToOrder(seller Player, stack ItemStack, orderID int) (Tran
 	if err := s.mutGuard(); err != nil {
 		return Transaction{}, err
 	}
+	t, err := s.sellToOrder(seller, stack, orderID)
+	if e, ok := err.(*Error); ok && e.Code == CodeConflict {
+		// Another server filled or closed the order first, and the commit
+		// caught up with it: the sale is judged again against the order
+		// as it is now (it may want fewer items, or be closed).
+		t, err = s.sellToOrder(seller, stack, orderID)
+	}
+	return t, err
+}
+
+// sellToOrder is one try of SellToOrder.
+func (s *Service) sellToOrder(seller Player, stack ItemStack, orderID int) (Transaction, error) {
 	p, err := s.actor(seller)
 	if err != nil {
 		return Transaction{}, err

@@ -272,7 +272,16 @@ func (s *Service) CancelOrder(id int, actor Player) error {
 	if o.buyer != a.idx && !a.has(PermAdmin) {
 		return errf(CodeNotOrderOwner, "%s did not place order #%d and lacks %s", a.name, id, PermAdmin)
 	}
-	return s.closeOrder(o, record.OrderStateCancelled)
+	err = s.closeOrder(o, record.OrderStateCancelled)
+	if e, ok := err.(*Error); ok && e.Code == CodeConflict {
+		// A fill on another server came first and the commit caught up
+		// with it: cancel what is left, or say the order is closed.
+		if o, err = s.lookupOrder(id); err != nil {
+			return err
+		}
+		err = s.closeOrder(o, record.OrderStateCancelled)
+	}
+	return err
 }
 
 // lookupOrder is the open order id, or why there is none.
