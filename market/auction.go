@@ -195,19 +195,22 @@ func bidsWord(n int64) string {
 
 // replaceListingLocked gives listing r what now holds (its record as a
 // commit changed it), keeping the search index in step: a bid changes what
-// the auction costs now and may move its end. Every purchase's reservation
-// comes here too, and changes no key.
+// the auction costs now and may move its end; a buy order's fill leaves
+// the rest of a stack at the rest of its price. Every purchase's
+// reservation comes here too, and changes no key.
 func (s *Service) replaceListingLocked(r, now *listingRecord) {
-	if r.current() == now.current() && r.expires == now.expires && (r.auction == nil) == (now.auction == nil) {
-		*r = *now // what the index files it under is the same (a reservation, say): no re-filing
+	if r.current() == now.current() && r.expires == now.expires && (r.auction == nil) == (now.auction == nil) && r.it.Amount == now.it.Amount {
+		*r = *now // what the indexes file it under is the same (a reservation, say): no re-filing
 		return
 	}
 	p := s.players[r.seller]
 	e := r.entry()
 	s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
 	s.ix.Remove(e, s.tokenScratch)
+	s.unfileListingLocked(r)
 	*r = *now
 	s.ix.Add(r.entry(), s.tokenScratch)
+	s.fileListingLocked(r)
 }
 
 // escrowLocked is the money auctions hold for their leaders: every leading

@@ -196,7 +196,7 @@ func (s *Service) list(p *playerRecord, r *listingRecord, now int64, inv *item.I
 		s.addListingLocked(r)
 	})
 	l := s.listingOf(r)
-	if len(s.orders.open[r.it.Mat]) > 0 {
+	if s.orders.best(r.it.Mat) != nil {
 		s.fillListing(r.id) // the book is never crossed: orders that would pay for it buy it now
 	}
 	return l, nil
@@ -249,10 +249,12 @@ func (s *Service) addListingLocked(r *listingRecord) {
 	e := r.entry()
 	s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
 	s.ix.Add(e, s.tokenScratch)
+	s.fileListingLocked(r)
 }
 
 func (s *Service) removeListingLocked(r *listingRecord) {
 	p := s.players[r.seller]
+	s.unfileListingLocked(r)
 	s.listings.Delete(r.id)
 	p.listings--
 	e := r.entry()
@@ -409,7 +411,7 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	if _, more, err = s.expireOrders(now, SettleBatch); err != nil {
 		return 0, more, err
 	}
-	if now-s.uncrossedAt >= uncrossEvery.Milliseconds() || now < s.uncrossedAt {
+	if s.crossed || now-s.uncrossedAt >= uncrossEvery.Milliseconds() || now < s.uncrossedAt {
 		s.uncrossedAt = now
 		s.uncross()
 	}

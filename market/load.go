@@ -152,6 +152,7 @@ func (l *loader) Listing(row ListingRow) error {
 }
 
 func (l *loader) Order(row OrderRow) error {
+	l.flush() // listings come first; an open order's material is indexed from them
 	if err := l.s.loadOrderLocked(row); err != nil {
 		return err
 	}

@@ -1,10 +1,10 @@
 package market
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
+	"github.com/google/btree"
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/internal/record"
@@ -43,27 +43,96 @@ func mayFill(r *listingRecord, now int64) bool {
 	return r.auction == nil && commodity(r.it) && r.reserved == uuid.Nil && r.live(now)
 }
 
-// commodityListings returns the listings of mat that orders may buy,
-// cheapest unit price first, then the oldest, then the lowest id; skip is
-// a seller whose listings are left out (an order's own buyer), -1 none.
+// commodityIndex holds, for each material that has had an open order,
+// its fixed-price commodity listings by unit price, then the oldest, then
+// the lowest id: matching reads the cheapest in a tree's first steps,
+// whatever the number of listings. A material's tree is built when its
+// first order is filed (the main thread, or the load), and kept from then
+// on by every change of a listing (fileListingLocked).
+type commodityIndex map[uint16]*btree.BTreeG[*listingRecord]
+
+// cheaper orders listings by unit price exactly (cross-multiplied), then
+// by age, then by id.
+func cheaper(a, b *listingRecord) bool {
+	if x, y := a.price*Money(b.it.Amount), b.price*Money(a.it.Amount); x != y {
+		return x < y
+	}
+	if a.created != b.created {
+		return a.created < b.created
+	}
+	return a.id < b.id
+}
+
+// indexable reports whether r belongs in its material's commodity tree.
+func indexable(r *listingRecord) bool { return r.auction == nil && commodity(r.it) }
+
+// setOrderLocked files o in the book, and builds its material's commodity
+// tree when o is the first open order of it.
+func (s *Service) setOrderLocked(o *orderRecord) {
+	s.orders.set(o)
+	if !o.open() || s.commodities[o.mat] != nil {
+		return
+	}
+	t := btree.NewG(16, cheaper)
+	if bm := s.ix.Material(o.mat); bm != nil {
+		bm.Iterate(func(id uint32) bool {
+			if r := s.listings.Get(id); r != nil && indexable(r) {
+				t.ReplaceOrInsert(r)
+			}
+			return true
+		})
+	}
+	s.commodities[o.mat] = t
+}
+
+// fileListingLocked and unfileListingLocked keep r in its material's
+// commodity tree, if the material has one; unfile before r changes.
+func (s *Service) fileListingLocked(r *listingRecord) {
+	if t := s.commodities[r.it.Mat]; t != nil && indexable(r) {
+		t.ReplaceOrInsert(r)
+	}
+}
+
+func (s *Service) unfileListingLocked(r *listingRecord) {
+	if t := s.commodities[r.it.Mat]; t != nil && indexable(r) {
+		t.Delete(r)
+	}
+}
+
+// eachCommodity calls visit with the listings of mat that orders may buy,
+// cheapest unit price first, then the oldest, while it returns true; skip
+// is a seller whose listings are left out (an order's own buyer), -1
+// none. A material with a tree is read from it; one without (no order has
+// asked for it) is scanned and sorted, which only a read of its book does.
 // The main thread, or a reader holding s.mu.
-func (s *Service) commodityListings(mat uint16, now int64, skip int32) []*listingRecord {
+func (s *Service) eachCommodity(mat uint16, now int64, skip int32, visit func(r *listingRecord) bool) {
+	keep := func(r *listingRecord) bool { return r.seller != skip && mayFill(r, now) }
+	if t := s.commodities[mat]; t != nil {
+		t.Ascend(func(r *listingRecord) bool { return !keep(r) || visit(r) })
+		return
+	}
 	bm := s.ix.Material(mat)
 	if bm == nil {
-		return nil
+		return
 	}
-	var out []*listingRecord
+	var all []*listingRecord
 	bm.Iterate(func(id uint32) bool {
-		if r := s.listings.Get(id); r != nil && r.seller != skip && mayFill(r, now) {
-			out = append(out, r)
+		if r := s.listings.Get(id); r != nil && indexable(r) && keep(r) {
+			all = append(all, r)
 		}
 		return true
 	})
-	slices.SortFunc(out, func(a, b *listingRecord) int {
-		return cmp.Or(cmp.Compare(a.price*Money(b.it.Amount), b.price*Money(a.it.Amount)), cmp.Compare(a.created, b.created),
-			cmp.Compare(a.id, b.id))
+	slices.SortFunc(all, func(a, b *listingRecord) int {
+		if cheaper(a, b) {
+			return -1
+		}
+		return 1
 	})
-	return out
+	for _, r := range all {
+		if !visit(r) {
+			return
+		}
+	}
 }
 
 // fillOrder buys for o from the listings it would pay for, cheapest first,
@@ -71,8 +140,16 @@ func (s *Service) commodityListings(mat uint16, now int64, skip int32) []*listin
 // server took the listing first, say) ends the round; the timer's next
 // look at the book tries again.
 func (s *Service) fillOrder(o *orderRecord) {
-	for _, r := range s.commodityListings(o.mat, s.nowMs(), o.buyer) {
-		if o = s.orders.byID[o.id]; !o.open() || !crosses(o, r) {
+	var cands []*listingRecord // read first: each fill changes the index
+	s.eachCommodity(o.mat, s.nowMs(), o.buyer, func(r *listingRecord) bool {
+		if !crosses(o, r) {
+			return false
+		}
+		cands = append(cands, r)
+		return len(cands) < fillBatch
+	})
+	for _, r := range cands {
+		if o = s.orders.byID[o.id]; !o.open() {
 			return
 		}
 		if _, _, ok := share(o, r); !ok || s.purchaseCapped(s.players[o.buyer], s.players[r.seller], s.nowMs()) != nil {
@@ -82,26 +159,25 @@ func (s *Service) fillOrder(o *orderRecord) {
 			return
 		}
 	}
+	if len(cands) == fillBatch {
+		s.crossed = true // the rest on a later tick (SweepExpired)
+	}
 }
+
+// fillBatch bounds the fills one call makes: an order crossing more
+// listings than this buys the rest on the next ticks, so that no tick
+// waits for hundreds of commits.
+const fillBatch = 32
 
 // fillListing sells the new listing id to the best orders that would pay
 // for it, until it is gone or none does.
 func (s *Service) fillListing(id uint32) {
-	for {
+	for range fillBatch {
 		r := s.listings.Get(id)
 		if r == nil || !mayFill(r, s.nowMs()) {
 			return
 		}
-		var best *orderRecord
-		for _, o := range s.orders.open[r.it.Mat] {
-			if !crosses(o, r) {
-				return // the rest pay less still
-			}
-			if _, _, ok := share(o, r); ok && o.buyer != r.seller && s.purchaseCapped(s.players[o.buyer], s.players[r.seller], s.nowMs()) == nil {
-				best = o
-				break
-			}
-		}
+		best := s.bestOrderFor(r)
 		if best == nil {
 			return
 		}
@@ -109,25 +185,54 @@ func (s *Service) fillListing(id uint32) {
 			return
 		}
 	}
+	s.crossed = true
+}
+
+// bestOrderFor is the best open order that would buy from r, nil for
+// none: the book's first orders of r's material, down to the first that
+// pays less than r asks.
+func (s *Service) bestOrderFor(r *listingRecord) *orderRecord {
+	var best *orderRecord
+	s.orders.each(r.it.Mat, func(o *orderRecord) bool {
+		if !crosses(o, r) {
+			return false // the rest pay less still
+		}
+		if _, _, ok := share(o, r); ok && o.buyer != r.seller && s.purchaseCapped(s.players[o.buyer], s.players[r.seller], s.nowMs()) == nil {
+			best = o
+		}
+		return best == nil
+	})
+	return best
 }
 
 // uncrossEvery is how often the timer looks for a crossed book.
 const uncrossEvery = time.Second
 
 // uncross fills what crosses in the book: the orders and listings that
-// another server added at the same time as their other side, or that a
-// crash left between an order's placing and its fills. The timer calls it.
+// another server added at the same time as their other side, what a crash
+// left between an order's placing and its fills, and what a call left to
+// later ticks (fillBatch). The timer calls it.
 func (s *Service) uncross() {
+	s.crossed = false
 	now := s.nowMs()
-	for mat, list := range s.orders.open {
-		cheapest := s.commodityListings(mat, now, -1)
-		if len(cheapest) == 0 {
+	var mats []uint16
+	for mat := range s.orders.open {
+		mats = append(mats, mat)
+	}
+	for _, mat := range mats {
+		var cheapest *listingRecord
+		s.eachCommodity(mat, now, -1, func(r *listingRecord) bool { cheapest = r; return false })
+		if cheapest == nil {
 			continue
 		}
-		for _, o := range slices.Clone(list) {
-			if !crosses(o, cheapest[0]) {
-				break // the orders after it pay less still
+		var crossing []*orderRecord
+		s.orders.each(mat, func(o *orderRecord) bool {
+			if crosses(o, cheapest) {
+				crossing = append(crossing, o)
 			}
+			return len(crossing) < fillBatch && crosses(o, cheapest) // the orders after pay less still
+		})
+		for _, o := range crossing {
 			s.fillOrder(o)
 		}
 	}
@@ -194,7 +299,7 @@ func (g *sagaGroup) logFill(now int64) (apply func()) {
 		v.order = &closed
 		apply = func() {
 			buyer.balance += refund
-			s.orders.set(&closed)
+			s.setOrderLocked(&closed)
 		}
 	}
 	b := &s.batch

@@ -60,12 +60,12 @@ func (s *Service) sellToOrder(seller Player, stack ItemStack, orderID int) (Tran
 			return Transaction{}, errf(CodeNoMatchingOrder, "%s cannot sell into their own buy order #%d", p.name, orderID)
 		}
 	} else {
-		for _, x := range s.orders.open[it.Mat] {
+		s.orders.each(it.Mat, func(x *orderRecord) bool {
 			if x.buyer != p.idx {
 				o = x
-				break
 			}
-		}
+			return o == nil
+		})
 		if o == nil {
 			return Transaction{}, errf(CodeNoMatchingOrder, "no open buy order buys %s", key)
 		}
@@ -161,7 +161,7 @@ func (s *Service) sellToOrder(seller Player, stack ItemStack, orderID int) (Tran
 			buyer.inv = buyerInv
 		}
 		buyer.balance += refund
-		s.orders.set(&paid)
+		s.setOrderLocked(&paid)
 		s.feeBalance += fee
 		s.volume += price
 		s.sales++

@@ -309,3 +309,29 @@ func TestPartialFillSharesTheListingFee(t *testing.T) {
 	}
 	w.reopen() // every record as written decodes
 }
+
+// TestOrderFillsOverTicks: an order crossing more listings than one call
+// fills (32) buys the rest on the timer's next look, so no tick waits for
+// dozens of commits.
+func TestOrderFillsOverTicks(t *testing.T) {
+	w := newWorld(t, func(c *market.Config) { c.MaxListingsPerPlayer = 50 })
+	_, _, err := w.svc.GiveItem(w.bob.ID, market.ItemStack{Material: "OAK_LOG", Amount: 64})
+	must(t, err)
+	for range 40 {
+		s := w.stack(w.bob, 3)
+		s.Amount = 1
+		_, err := w.svc.SellItem(w.bob, s, 1)
+		must(t, err)
+	}
+	o, err := w.svc.PlaceOrder(w.alice, "OAK_LOG", 40, 1, 0)
+	must(t, err)
+	if o.Filled != 32 || !o.Open() {
+		t.Fatalf("after placing: %d filled, %s", o.Filled, o.State)
+	}
+	if _, _, err := w.svc.SweepExpired(); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ = w.svc.GetOrder(o.ID); o.Filled != 40 || o.State != "filled" {
+		t.Fatalf("after a sweep: %d filled, %s", o.Filled, o.State)
+	}
+}

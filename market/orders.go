@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/btree"
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
@@ -112,16 +113,18 @@ func orderFromStored(o *record.Order) *orderRecord {
 }
 
 // orderBook holds every order the market knows, open and closed, and the
-// open ones of each material best first: the highest unit price, then the
-// oldest, then the lowest id.
+// open ones of each material in a tree, best first: the highest unit
+// price, then the oldest, then the lowest id. Matching a new listing reads
+// the best order of its material; placing or closing one is a tree's
+// insert or delete, whatever the number of orders.
 type orderBook struct {
 	byID  map[uint32]*orderRecord
-	open  map[uint16][]*orderRecord
+	open  map[uint16]*btree.BTreeG[*orderRecord]
 	count map[int32]int // open orders per buyer, for the limit
 }
 
 func newOrderBook() orderBook {
-	return orderBook{byID: map[uint32]*orderRecord{}, open: map[uint16][]*orderRecord{}, count: map[int32]int{}}
+	return orderBook{byID: map[uint32]*orderRecord{}, open: map[uint16]*btree.BTreeG[*orderRecord]{}, count: map[int32]int{}}
 }
 
 func betterOrder(a, b *orderRecord) int {
@@ -141,9 +144,12 @@ func (b *orderBook) set(o *orderRecord) {
 	}
 	b.byID[o.id] = o
 	if o.open() {
-		list := b.open[o.mat]
-		i, _ := slices.BinarySearchFunc(list, o, betterOrder)
-		b.open[o.mat] = slices.Insert(list, i, o)
+		t := b.open[o.mat]
+		if t == nil {
+			t = btree.NewG(8, func(a, b *orderRecord) bool { return betterOrder(a, b) < 0 })
+			b.open[o.mat] = t
+		}
+		t.ReplaceOrInsert(o)
 		b.count[o.buyer]++
 	}
 }
@@ -152,17 +158,37 @@ func (b *orderBook) unfile(o *orderRecord) {
 	if !o.open() {
 		return
 	}
-	list := b.open[o.mat]
-	if i := slices.Index(list, o); i >= 0 {
-		list = slices.Delete(list, i, i+1)
-	}
-	if len(list) == 0 {
-		delete(b.open, o.mat)
-	} else {
-		b.open[o.mat] = list
+	if t := b.open[o.mat]; t != nil {
+		t.Delete(o)
+		if t.Len() == 0 {
+			delete(b.open, o.mat)
+		}
 	}
 	if b.count[o.buyer]--; b.count[o.buyer] <= 0 {
 		delete(b.count, o.buyer)
+	}
+}
+
+// each calls fn with mat's open orders, best first, while it returns true.
+func (b *orderBook) each(mat uint16, fn func(o *orderRecord) bool) {
+	if t := b.open[mat]; t != nil {
+		t.Ascend(fn)
+	}
+}
+
+// best is mat's best open order, nil for none.
+func (b *orderBook) best(mat uint16) *orderRecord {
+	if t := b.open[mat]; t != nil {
+		o, _ := t.Min()
+		return o
+	}
+	return nil
+}
+
+// eachOpen calls fn with every open order, by material.
+func (b *orderBook) eachOpen(fn func(o *orderRecord)) {
+	for _, t := range b.open {
+		t.Ascend(func(o *orderRecord) bool { fn(o); return true })
 	}
 }
 
@@ -248,7 +274,7 @@ func (s *Service) PlaceOrder(buyer Player, material string, amount int, unitPric
 		p.balance -= value + fee
 		s.feeBalance += fee
 		s.nextID++
-		s.orders.set(o)
+		s.setOrderLocked(o)
 	})
 	s.fillOrder(s.orders.byID[o.id])
 	return s.GetOrder(int(o.id))
@@ -314,7 +340,7 @@ func (s *Service) closeOrder(o *orderRecord, state uint8) error {
 	}
 	s.applied(func() {
 		p.balance += o.escrow
-		s.orders.set(&closed)
+		s.setOrderLocked(&closed)
 	})
 	return nil
 }
@@ -324,13 +350,11 @@ func (s *Service) closeOrder(o *orderRecord, state uint8) error {
 // and whether more are due.
 func (s *Service) expireOrders(now int64, limit int) (closed int, more bool, err error) {
 	var due []*orderRecord
-	for _, list := range s.orders.open {
-		for _, o := range list {
-			if o.expires <= now {
-				due = append(due, o)
-			}
+	s.orders.eachOpen(func(o *orderRecord) {
+		if o.expires <= now {
+			due = append(due, o)
 		}
-	}
+	})
 	slices.SortFunc(due, func(a, b *orderRecord) int { return cmp.Or(cmp.Compare(a.expires, b.expires), cmp.Compare(a.id, b.id)) })
 	for _, o := range due[:min(limit, len(due))] {
 		if err := s.closeOrder(o, record.OrderStateExpired); err != nil {
@@ -404,15 +428,11 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 	}
 	keep := func(o *orderRecord) bool { return (mat == 0 || o.mat == mat) && (buyer < 0 || o.buyer == buyer) }
 	var open, closed []*orderRecord
-	for m, list := range s.orders.open {
-		if mat == 0 || m == mat {
-			for _, o := range list {
-				if keep(o) {
-					open = append(open, o)
-				}
-			}
+	s.orders.eachOpen(func(o *orderRecord) {
+		if keep(o) {
+			open = append(open, o)
 		}
-	}
+	})
 	slices.SortFunc(open, betterOrder)
 	if q.All {
 		for _, o := range s.orders.byID {
@@ -464,29 +484,37 @@ func (s *Service) GetOrderBook(material string, depth int) (OrderBook, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	book := OrderBook{Material: catalog.Material(mat).Key}
-	for _, o := range s.orders.open[mat] {
+	s.orders.each(mat, func(o *orderRecord) bool {
 		n := len(book.Buy)
 		if n > 0 && book.Buy[n-1].UnitPrice == o.limit.Float() {
 			book.Buy[n-1].Amount += int(o.remaining())
 			book.Buy[n-1].Count++
-			continue
+			return true
 		}
 		if n == depth {
-			break
+			return false
 		}
 		book.Buy = append(book.Buy, BookLevel{UnitPrice: o.limit.Float(), Amount: int(o.remaining()), Count: 1})
-	}
+		return true
+	})
+	// Listings come cheapest unit price first; a level is a unit price
+	// rounded to the cent, so one level may hold listings from either side
+	// of the order the index keeps them in: levels are merged, then sorted.
 	levels := map[Money]*BookLevel{}
-	for _, r := range s.commodityListings(mat, now, -1) {
+	s.eachCommodity(mat, now, -1, func(r *listingRecord) bool {
 		unit := (r.price + Money(r.it.Amount)/2) / Money(r.it.Amount)
 		l := levels[unit]
 		if l == nil {
+			if len(levels) == depth+1 {
+				return false
+			}
 			l = &BookLevel{UnitPrice: unit.Float()}
 			levels[unit] = l
 		}
 		l.Amount += int(r.it.Amount)
 		l.Count++
-	}
+		return true
+	})
 	for _, l := range levels {
 		book.Sell = append(book.Sell, *l)
 	}
@@ -502,12 +530,10 @@ func commodity(it item.Item) bool { return it.X == nil && it.StackMax == 0 }
 // escrowOrdersLocked is the money open orders hold.
 func (s *Service) escrowOrdersLocked() Account {
 	acc := Account{Name: orderEscrowAccount}
-	for _, list := range s.orders.open {
-		for _, o := range list {
-			acc.Money += o.escrow
-			acc.Rows++
-		}
-	}
+	s.orders.eachOpen(func(o *orderRecord) {
+		acc.Money += o.escrow
+		acc.Rows++
+	})
 	return acc
 }
 
@@ -530,7 +556,7 @@ func (s *Service) loadOrderLocked(row OrderRow) error {
 	}
 	r := orderFromStored(&o)
 	r.id, r.buyer = uint32(row.ID), p.idx
-	s.orders.set(r)
+	s.setOrderLocked(r)
 	return nil
 }
 

@@ -377,7 +377,7 @@ func (g *sagaGroup) step(next State) error {
 			paid.filled += uint32(t.it.Amount)
 			g.write(&g.rows.order, Op{Kind: OpOrderState, Order: s.orderRow(&paid), Expect: s.orderRow(o).Rec})
 			v.order = &paid
-			apply = func() { s.orders.set(&paid) }
+			apply = func() { s.setOrderLocked(&paid) }
 			break
 		}
 		if t.escrowed {

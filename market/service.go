@@ -50,8 +50,10 @@ type Service struct {
 	listings search.Table[listingRecord]
 	ix       *search.Index
 
-	orders      orderBook // every buy order, the open ones by material
-	uncrossedAt int64     // when the sweep last looked for a crossed book (unix ms)
+	orders      orderBook      // every buy order, the open ones by material
+	commodities commodityIndex // listings orders may buy, by material and unit price
+	uncrossedAt int64          // when the sweep last looked for a crossed book (unix ms)
+	crossed     bool           // a call left fills to the sweep (fillBatch)
 
 	txByID    map[uuid.UUID]*transactionRecord
 	completed []*transactionRecord // in completion order
@@ -93,6 +95,7 @@ func (s *Service) reset() {
 	s.listings = search.Table[listingRecord]{}
 	s.ix = search.New()
 	s.orders = newOrderBook()
+	s.commodities = commodityIndex{}
 	s.txByID = map[uuid.UUID]*transactionRecord{}
 	s.completed = nil
 	s.allTx = nil

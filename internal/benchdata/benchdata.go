@@ -74,7 +74,7 @@ func copyFile(src, dst string) error {
 
 // Unlimited is a Config whose limits never stop a benchmark: no listing
 // cooldown, no cap on a player's listings.
-var Unlimited = market.Config{ListingCooldown: -1, MaxListingsPerPlayer: 1 << 30}
+var Unlimited = market.Config{ListingCooldown: -1, MaxListingsPerPlayer: 1 << 30, Orders: market.OrderRules{MaxPerPlayer: 1 << 30}}
 
 // Open opens the market at path to ready, on a clock stopped at Now unless
 // cfg has one, with the calling goroutine as its main thread. The store is

@@ -367,27 +367,31 @@ func BenchmarkMutationLatency(b *testing.B) {
 	buys := purchases(b, svc, planPurchases(b, svc, max(b.N/6, 1)), max(b.N/6, 1))
 	bids := auctionBids(b, svc, src[b.N:], max(b.N/12, 1))
 	b.StopTimer()
-	report := func(name string, samples []sample) {
-		for _, clock := range []struct {
-			suffix string
-			of     func(sample) time.Duration
-		}{{"", func(s sample) time.Duration { return s.wall }}, {"-cpu", func(s sample) time.Duration { return s.cpu }}} {
-			d := make([]time.Duration, len(samples))
-			for i, s := range samples {
-				d[i] = clock.of(s)
-			}
-			slices.Sort(d)
-			at := func(q float64) float64 { return float64(d[int(q*float64(len(d)-1))].Microseconds()) }
-			b.ReportMetric(at(0.5), name+clock.suffix+"-p50-µs")
-			b.ReportMetric(at(0.99), name+clock.suffix+"-p99-µs")
-			b.ReportMetric(at(0.999), name+clock.suffix+"-p99.9-µs")
-			b.ReportMetric(float64(d[len(d)-1].Microseconds()), name+clock.suffix+"-max-µs")
+	reportSamples(b, "sell", sells)
+	reportSamples(b, "purchase", buys)
+	reportSamples(b, "bid", bids)
+	reportSamples(b, "mutation", append(slices.Clone(sells), buys...))
+}
+
+// reportSamples reports the distribution of samples by the wall clock and
+// by the thread's CPU time: name-p50-µs, name-cpu-p50-µs, and p99, p99.9,
+// max.
+func reportSamples(b *testing.B, name string, samples []sample) {
+	for _, clock := range []struct {
+		suffix string
+		of     func(sample) time.Duration
+	}{{"", func(s sample) time.Duration { return s.wall }}, {"-cpu", func(s sample) time.Duration { return s.cpu }}} {
+		d := make([]time.Duration, len(samples))
+		for i, s := range samples {
+			d[i] = clock.of(s)
 		}
+		slices.Sort(d)
+		at := func(q float64) float64 { return float64(d[int(q*float64(len(d)-1))].Microseconds()) }
+		b.ReportMetric(at(0.5), name+clock.suffix+"-p50-µs")
+		b.ReportMetric(at(0.99), name+clock.suffix+"-p99-µs")
+		b.ReportMetric(at(0.999), name+clock.suffix+"-p99.9-µs")
+		b.ReportMetric(float64(d[len(d)-1].Microseconds()), name+clock.suffix+"-max-µs")
 	}
-	report("sell", sells)
-	report("purchase", buys)
-	report("bid", bids)
-	report("mutation", append(slices.Clone(sells), buys...))
 }
 
 // auctionBids starts up to n auctions from src and bids on each twice, a
