@@ -90,8 +90,12 @@ func FuzzDecodePlayerData(f *testing.F) {
 		Alerts: []Alert{{ID: uuid.New(), Query: "miecz łódź", MaxUnit: 250, Created: 5}},
 		Hits:   []Hit{{Alert: uuid.New(), Listing: 7, At: 9, Price: 1200, Amount: 16, Material: "DIAMOND"}}}
 	f.Add(EncodePlayerData(d))
+	d.Outbids = []Outbid{{Listing: 42, At: 3, Bid: 15_000, Refunded: 12_000, Amount: 16, Material: "DIAMOND"},
+		{Listing: 43, At: 4, Bid: 1, Refunded: 1, BoughtNow: true, Amount: 1, Material: "ŁÓDŹ"}}
+	f.Add(EncodePlayerData(d))
 	f.Add([]byte{})
 	f.Add([]byte{Version, 0, 0, 0, 0})
+	f.Add([]byte{PlayerDataVersionOutbids, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := DecodePlayerData(b)
 		if err != nil || d == nil {

@@ -10,15 +10,21 @@ import (
 )
 
 // A player's own market data: favourite listings, price alerts and what
-// they fired, and how far the player has read their notifications. It is
-// one blob in the player's row (PlayerRow.Extra), written by a conditional
-// update like the inventory.
+// they fired, the auctions where they were outbid, and how far the player
+// has read their notifications. It is one blob in the player's row
+// (PlayerRow.Extra), written by a conditional update like the inventory.
+//
+// Two versions: a blob without outbid notices is version 1, byte for byte
+// what was written before auctions, so an older binary still reads it; one
+// with them is PlayerDataVersionOutbids, version 1's fields followed by the
+// notices.
 
 // Limits of a player's data, which the decoder holds a blob to.
 const (
 	MaxFavorites      = 500 // favourite listings
 	MaxAlerts         = 1000
 	MaxHits           = 200 // alert notifications kept, the oldest go first
+	MaxOutbids        = 200 // outbid notifications kept, the oldest go first
 	MaxAlertQueryText = 100 // bytes of an alert's search text
 	maxMaterialText   = 256
 )
@@ -27,8 +33,27 @@ const (
 type PlayerData struct {
 	Favorites []uint32 // listing ids, in the order added
 	Alerts    []Alert
-	Hits      []Hit // oldest first, at most MaxHits
-	ReadAt    int64 // unix ms: notifications up to this time are read
+	Hits      []Hit    // oldest first, at most MaxHits
+	ReadAt    int64    // unix ms: notifications up to this time are read
+	Outbids   []Outbid // oldest first, at most MaxOutbids
+}
+
+// PlayerDataVersionOutbids is the version of a player's data blob that
+// carries outbid notices.
+const PlayerDataVersionOutbids = 2
+
+// Outbid is the notice of a leading bid that another player beat: the
+// auction, the new leading bid (or the buy-now price another player bought
+// it at), the player's bid that came back to them, and what the auction
+// sells, as it was then (the auction may be gone when it is read).
+type Outbid struct {
+	Listing   uint32
+	At        int64
+	Bid       int64 // the new leading bid, or the buy-now price (cents)
+	Refunded  int64 // the player's bid, back in their balance (cents)
+	BoughtNow bool  // another player bought the auction at its buy-now price
+	Amount    uint8
+	Material  string
 }
 
 // Alert is one price alert: listings whose text matches Query, at a unit
@@ -50,12 +75,27 @@ type Hit struct {
 	Material string
 }
 
-// EncodePlayerData encodes d, version 1; nil is the empty blob (no data).
+// EncodePlayerData encodes d: version 1 without outbid notices,
+// PlayerDataVersionOutbids with them; nil is the empty blob (no data).
+//
+//	byte     version
+//	uvarint  favourites, then each listing id
+//	uvarint  alerts, then each [16] id, query, varint unit price, created
+//	uvarint  hits, then each [16] alert, uvarint listing, varint time and
+//	         price, byte amount, material
+//	varint   read up to (unix ms)
+//	uvarint  outbid notices (at least 1), then each uvarint listing,
+//	         varint time, leading bid and refunded bid, byte 1 when
+//	         bought now (else 0), byte amount, material; version 2 only
 func EncodePlayerData(d *PlayerData) []byte {
 	if d == nil {
 		return []byte{}
 	}
-	b := []byte{Version}
+	v := byte(Version)
+	if len(d.Outbids) > 0 {
+		v = PlayerDataVersionOutbids
+	}
+	b := []byte{v}
 	b = binary.AppendUvarint(b, uint64(len(d.Favorites)))
 	for _, id := range d.Favorites {
 		b = binary.AppendUvarint(b, uint64(id))
@@ -76,7 +116,23 @@ func EncodePlayerData(d *PlayerData) []byte {
 		b = append(b, h.Amount)
 		b = item.AppendString(b, h.Material)
 	}
-	return binary.AppendVarint(b, d.ReadAt)
+	b = binary.AppendVarint(b, d.ReadAt)
+	if v == PlayerDataVersionOutbids {
+		b = binary.AppendUvarint(b, uint64(len(d.Outbids)))
+		for _, o := range d.Outbids {
+			b = binary.AppendUvarint(b, uint64(o.Listing))
+			b = binary.AppendVarint(b, o.At)
+			b = binary.AppendVarint(b, o.Bid)
+			b = binary.AppendVarint(b, o.Refunded)
+			var now byte
+			if o.BoughtNow {
+				now = 1
+			}
+			b = append(b, now, o.Amount)
+			b = item.AppendString(b, o.Material)
+		}
+	}
+	return b
 }
 
 // DecodePlayerData decodes what EncodePlayerData wrote; the empty blob is
@@ -86,7 +142,8 @@ func DecodePlayerData(b []byte) (*PlayerData, error) {
 		return nil, nil
 	}
 	r := item.Reader{B: b}
-	if r.Byte() != Version {
+	v := r.Byte()
+	if v != Version && v != PlayerDataVersionOutbids {
 		return nil, fmt.Errorf("player data: unknown version")
 	}
 	d := &PlayerData{}
@@ -124,6 +181,29 @@ func DecodePlayerData(b []byte) (*PlayerData, error) {
 		d.Hits = append(d.Hits, h)
 	}
 	d.ReadAt = r.Varint()
+	if v == PlayerDataVersionOutbids {
+		n = r.Uvarint()
+		if n == 0 || n > MaxOutbids {
+			return nil, item.ErrMalformed // version 1 is the blob without them
+		}
+		for range n {
+			var o Outbid
+			o.Listing = r.ListingID()
+			o.At = r.Varint()
+			o.Bid = r.Varint()
+			o.Refunded = r.Varint()
+			switch r.Byte() {
+			case 0:
+			case 1:
+				o.BoughtNow = true
+			default:
+				return nil, item.ErrMalformed
+			}
+			o.Amount = r.Byte()
+			o.Material = string(r.Bytes(maxMaterialText))
+			d.Outbids = append(d.Outbids, o)
+		}
+	}
 	if r.Err != nil || len(r.B) != 0 {
 		return nil, item.ErrMalformed
 	}
