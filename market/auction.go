@@ -99,7 +99,8 @@ func (s *Service) auctionFee(market, auction int64) int64 {
 // at least the auction's minimum next bid (MinimumBid); the leader may
 // raise their own. The money leaves the bidder's balance into the
 // auction's escrow (a leader raising their bid pays the difference), and
-// the leader it outbids gets their bid back in the same commit. A bid
+// the leader it outbids gets their bid back in the same commit, with an
+// outbid notice in their stored data (Notifications, NotifyOutbid). A bid
 // closer to the end than the auction's anti-snipe window moves the end to
 // the bid's time plus the window. Returns the auction after the bid, which
 // BidPlacedEvent also carries. Main thread.
@@ -164,10 +165,14 @@ func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, er
 	b.Reset()
 	b.add(s.playerOp(p, p.balance-(cents-held), p.lastSell, nil))
 	var back Money
+	var notified *playerExtra // prev's data with the outbid notice
+	var notifiedBlob []byte
 	entry := record.BidPlaced{Listing: *after.stored(s.players[r.seller].id), SellerName: s.players[r.seller].name, BidderName: p.name}
 	if prev != nil {
 		back = Money(a.Bid)
-		b.add(s.playerOp(prev, prev.balance+back, prev.lastSell, nil))
+		op := s.playerOp(prev, prev.balance+back, prev.lastSell, nil)
+		notified, notifiedBlob = s.outbidOp(&op, prev, r, cents, back, now)
+		b.add(op)
 		entry.Previous, entry.PrevName, entry.PreviousBid = prev.id, prev.name, a.Bid
 	}
 	b.add(Op{Kind: OpListingState, Listing: s.listingRow(&after), Expect: s.listingRow(r).Rec})
@@ -179,6 +184,7 @@ func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, er
 		p.balance -= cents - held
 		if prev != nil {
 			prev.balance += back
+			s.setOutbidsLocked(prev, notified, notifiedBlob)
 		}
 		s.replaceListingLocked(r, &after)
 	})

@@ -16,6 +16,9 @@ const (
 	NotifySale  NotificationKind = "sale"  // one of the player's listings sold
 	NotifyAlert NotificationKind = "alert" // a price alert found a new listing
 	NotifyMail  NotificationKind = "mail"  // an item came to the mailbox: expired, returned, refunded, given
+	// NotifyOutbid: another bidder beat the player's leading bid on an
+	// auction, and the bid came back to their balance.
+	NotifyOutbid NotificationKind = "outbid"
 )
 
 // Notification is one thing that happened to a player's business, newest
@@ -35,8 +38,13 @@ type Notification struct {
 	ListingID int
 	// A mailbox entry: its reason ("expired", "admin-removed", …).
 	Reason string
-	Item   ItemStack // an alert's has only the material and amount
-	Price  float64
+	Item   ItemStack // an alert's and an outbid's have only the material and amount
+	// Price is a sale's price, the listing's price an alert found, a
+	// mailbox entry's previous price, or the leading bid that beat the
+	// player's (an outbid).
+	Price float64
+	// Refunded is an outbid's bid of the player's, back in their balance.
+	Refunded float64
 }
 
 // NotificationPage is a player's newest notifications and how many of all
@@ -52,8 +60,10 @@ const MaxNotificationsPage = 500
 // Notifications returns the player's newest notifications (limit of them;
 // 0 means 50): their sales (from the history, so a seller who was away
 // finds every one), what their price alerts found (kept, the newest
-// MaxAlertHits), and what is in their mailbox (expiries, returns, refunds,
-// gifts; a claimed entry leaves with its item). Any goroutine; it waits for
+// MaxAlertHits), the auctions where another bidder beat their bid (kept,
+// the newest MaxOutbidNotices; ListingID names the auction), and what is in
+// their mailbox (expiries, returns, refunds, gifts; a claimed entry leaves
+// with its item). Any goroutine; it waits for
 // the history's background load.
 func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, error) {
 	if err := s.readGuard(); err != nil {
@@ -91,6 +101,10 @@ func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, 
 	for _, h := range x.hits {
 		all = append(all, Notification{Kind: NotifyAlert, At: unixMilli(h.at), Alert: h.alert, Query: queries[h.alert],
 			ListingID: int(h.listing), Item: ItemStack{Material: h.material, Amount: int(h.amount)}, Price: h.price.Float()})
+	}
+	for _, o := range x.outbids {
+		all = append(all, Notification{Kind: NotifyOutbid, At: unixMilli(o.at), ListingID: int(o.listing),
+			Item: ItemStack{Material: o.material, Amount: int(o.amount)}, Price: o.bid.Float(), Refunded: o.refunded.Float()})
 	}
 	for _, m := range p.mail {
 		all = append(all, Notification{Kind: NotifyMail, At: unixMilli(m.created), Reason: m.reason, Item: stackOf(m.it),

@@ -9,7 +9,8 @@ import (
 )
 
 // A player's own market data: favourite listings, price alerts and what
-// they fired, and how far the player has read their notifications. It is
+// they fired, the auctions where they were outbid, and how far the player
+// has read their notifications. It is
 // one blob in the player's row (PlayerRow.Extra), written by a conditional
 // update like the inventory.
 
@@ -17,8 +18,9 @@ import (
 type playerExtra struct {
 	favorites []uint32 // listing ids, in the order added; gone listings are dropped on the next write
 	alerts    []alertRecord
-	hits      []alertHit // oldest first, at most MaxAlertHits
-	readAt    int64      // unix ms: notifications up to this time are read
+	hits      []alertHit     // oldest first, at most MaxAlertHits
+	readAt    int64          // unix ms: notifications up to this time are read
+	outbids   []outbidNotice // oldest first, at most MaxOutbidNotices
 }
 
 // alertRecord is one price alert: listings whose text matches query, at a
@@ -59,6 +61,7 @@ func (x *playerExtra) clone() *playerExtra {
 	c.favorites = slices.Clone(x.favorites)
 	c.alerts = slices.Clone(x.alerts)
 	c.hits = slices.Clone(x.hits)
+	c.outbids = slices.Clone(x.outbids)
 	return &c
 }
 

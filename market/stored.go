@@ -106,6 +106,10 @@ func (x *playerExtra) stored(live func(uint32) bool) *record.PlayerData {
 		d.Hits = append(d.Hits, record.Hit{Alert: h.alert, Listing: h.listing, At: h.at, Price: int64(h.price),
 			Amount: h.amount, Material: h.material})
 	}
+	for _, o := range x.outbids {
+		d.Outbids = append(d.Outbids, record.Outbid{Listing: o.listing, At: o.at, Bid: int64(o.bid), Refunded: int64(o.refunded),
+			Amount: o.amount, Material: o.material})
+	}
 	return d
 }
 
@@ -128,6 +132,10 @@ func decodeExtra(b []byte) (*playerExtra, error) {
 	for _, h := range d.Hits {
 		x.hits = append(x.hits, alertHit{alert: h.Alert, listing: h.Listing, at: h.At, price: Money(h.Price),
 			amount: h.Amount, material: h.Material})
+	}
+	for _, o := range d.Outbids {
+		x.outbids = append(x.outbids, outbidNotice{listing: o.Listing, at: o.At, bid: Money(o.Bid), refunded: Money(o.Refunded),
+			amount: o.Amount, material: o.Material})
 	}
 	return x, nil
 }

@@ -1,0 +1,87 @@
+package market_test
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/rynek/rynek/internal/pgtest"
+	"github.com/rynek/rynek/market"
+)
+
+// TestNetworkOutbidNotice: a bid on server b beats a leader who bid on
+// server a; a reads the leader's row again and shows the outbid notice b
+// stored; a's next write of the leader's data succeeds.
+// Then the leader's data changes on a while b has not read it yet: b's bid
+// meets the conflict on that row, catches up and goes through on the
+// second try, keeping both the change and the notice.
+func TestNetworkOutbidNotice(t *testing.T) {
+	dsn := pgtest.Database(t)
+	np := seedNetwork(t, dsn, 1, 2, 0)
+	a, b := networkOpen(t, dsn, "a"), networkOpen(t, dsn, "b")
+	seller, first, second := np.sellers[0], np.buyers[0], np.buyers[1]
+	stack, _, err := a.GiveItem(seller.ID, market.ItemStack{Material: "NETHERITE_SWORD", Amount: 1})
+	must(t, err)
+	auc, err := a.StartAuction(seller, stack, 100, 0, time.Hour)
+	must(t, err)
+	leads := func(svc *market.Service, p market.Player, bid float64) func() bool {
+		return func() bool {
+			l, err := svc.GetListing(auc.ID)
+			return err == nil && l.Auction.Leader == p.ID && l.Auction.CurrentBid == bid
+		}
+	}
+	_, err = a.Bid(first, auc.ID, 100)
+	must(t, err)
+	networkWait(t, b, "b sees the first bid", leads(b, first, 100))
+	_, err = b.Bid(second, auc.ID, 150)
+	must(t, err)
+	networkWait(t, a, "a sees the second bid", leads(a, second, 150))
+	notice := func(svc *market.Service, p market.Player) []market.Notification {
+		t.Helper()
+		page, err := svc.Notifications(p.ID, 0)
+		must(t, err)
+		var out []market.Notification
+		for _, n := range page.Notifications {
+			if n.Kind == market.NotifyOutbid {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	sword := market.ItemStack{Material: "NETHERITE_SWORD", Amount: 1}
+	want := []market.Notification{{Kind: market.NotifyOutbid, At: t0, ListingID: auc.ID, Item: sword, Price: 150, Refunded: 100}}
+	if got := notice(a, first); !reflect.DeepEqual(got, want) {
+		t.Fatalf("a: the first bidder's outbid notices:\n got %+v\nwant %+v", got, want)
+	}
+	_, err = a.AddAlert(first.ID, "miecz", 500) // a holds the row b wrote: no conflict
+	must(t, err)
+
+	// The first bidder leads again from a; b reads that, but not the
+	// alert that a adds next: b's bid expects the data it has, meets the
+	// conflict, catches up and is placed on the second try.
+	_, err = a.Bid(first, auc.ID, 200)
+	must(t, err)
+	networkWait(t, b, "b sees the third bid", leads(b, first, 200))
+	_, err = a.AddAlert(first.ID, "netherite", 600)
+	must(t, err)
+	_, err = b.Bid(second, auc.ID, 250)
+	must(t, err)
+	networkWait(t, a, "a sees the fourth bid", leads(a, second, 250))
+	want = append([]market.Notification{{Kind: market.NotifyOutbid, At: t0, ListingID: auc.ID, Item: sword, Price: 250, Refunded: 200}}, want...)
+	for _, svc := range []*market.Service{a, b} {
+		if got := notice(svc, first); !reflect.DeepEqual(got, want) {
+			t.Errorf("the first bidder's outbid notices:\n got %+v\nwant %+v", got, want)
+		}
+		alerts, err := svc.Alerts(first.ID)
+		must(t, err)
+		if len(alerts) != 2 {
+			t.Errorf("the first bidder has %d alerts, want both", len(alerts))
+		}
+		if got := notice(svc, second); len(got) != 1 || got[0].Price != 200 || got[0].Refunded != 150 {
+			t.Errorf("the second bidder's outbid notices: %+v", got)
+		}
+		if au := mustAudit(t, svc); au.Money != np.money {
+			t.Errorf("the market holds %d, want %d", au.Money, np.money)
+		}
+	}
+}

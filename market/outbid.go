@@ -1,0 +1,67 @@
+package market
+
+import (
+	"slices"
+
+	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/internal/record"
+)
+
+// Outbid notices. A bid that beats another bidder's gives them their bid
+// back and, in the same commit, a notice in their own stored data (the
+// extra blob of their player row, written on the condition that it still is
+// what this instance read): a bidder who is offline, or on another server
+// of a network, finds it in Notifications when they come back. The notice
+// is stored, not derived from the event log, so that it outlives the log's
+// trimming and reaches the other servers as the row they read again.
+
+// outbidNotice is a bid of the player's that another bidder beat.
+type outbidNotice struct {
+	listing  uint32
+	at       int64 // unix ms of the bid that beat it
+	bid      Money // the new leading bid
+	refunded Money // the player's bid, back in their balance
+	amount   uint8
+	material string // the auction's material key, as it was then
+}
+
+// MaxOutbidNotices bounds the outbid notices a player keeps; the oldest go
+// first.
+const MaxOutbidNotices = record.MaxOutbids
+
+// withOutbid is x with notice o appended (the oldest dropped past
+// MaxOutbidNotices), as a new value: x itself is left as it is, for a
+// commit that may fail. The favourites and alerts are x's own slices, not
+// copies, so that the alert index's pointers into them stay good once the
+// new value replaces x (setOutbidsLocked); nothing changes them in place
+// but the owner of the current value.
+func (x *playerExtra) withOutbid(o outbidNotice) *playerExtra {
+	var c playerExtra
+	if x != nil {
+		c = *x
+	}
+	keep := c.outbids[max(0, len(c.outbids)-(MaxOutbidNotices-1)):]
+	c.outbids = append(slices.Clip(keep), o)
+	return &c
+}
+
+// outbidOp adds to b's op of the previous leader prev (their refund) the
+// write of their data with the notice of the bid that beat theirs; it
+// returns the data, for setOutbidsLocked once the batch commits. The write
+// holds only while prev's stored data is still what this instance read:
+// another server's change of it meanwhile makes the bid's commit a
+// conflict, and Bid tries again on the data as it is then.
+func (s *Service) outbidOp(op *Op, prev *playerRecord, r *listingRecord, bid, refunded Money, now int64) (*playerExtra, []byte) {
+	x := prev.extra.withOutbid(outbidNotice{listing: r.id, at: now, bid: bid, refunded: refunded, amount: r.it.Amount,
+		material: catalog.Material(r.it.Mat).Key})
+	blob := encodeExtra(x, s.liveListing)
+	op.Player.Extra, op.ExpectExtra = blob, nonNilBlob(prev.storedExtra)
+	return x, blob
+}
+
+// setOutbidsLocked gives p data x that differs from its own only in its
+// outbid notices: unlike setExtraLocked it re-files no favourite and no
+// alert, which x shares with the data it replaces (withOutbid).
+func (s *Service) setOutbidsLocked(p *playerRecord, x *playerExtra, stored []byte) {
+	p.extra, p.storedExtra = x, stored
+}
