@@ -205,6 +205,7 @@ func bidsWord(n int64) string {
 // the rest of a stack at the rest of its price. Every purchase's
 // reservation comes here too, and changes no key.
 func (s *Service) replaceListingLocked(r, now *listingRecord) {
+	s.refileBidsLocked(r.id, r.auction, now.auction)
 	if r.current() == now.current() && r.expires == now.expires && (r.auction == nil) == (now.auction == nil) && r.it.Amount == now.it.Amount {
 		*r = *now // what the indexes file it under is the same (a reservation, say): no re-filing
 		return

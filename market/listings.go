@@ -250,6 +250,7 @@ func (s *Service) addListingLocked(r *listingRecord) {
 	s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
 	s.ix.Add(e, s.tokenScratch)
 	s.fileListingLocked(r)
+	s.refileBidsLocked(r.id, nil, r.auction)
 }
 
 func (s *Service) removeListingLocked(r *listingRecord) {
@@ -261,6 +262,7 @@ func (s *Service) removeListingLocked(r *listingRecord) {
 	s.tokenScratch = s.ix.TokenIDs(s.tokenScratch, e, p.name)
 	s.ix.Remove(e, s.tokenScratch)
 	s.forgetFavoritesLocked(r.id)
+	s.refileBidsLocked(r.id, r.auction, nil)
 }
 
 // RemoveListing is the contract's removeListing(int, Player). The owner may

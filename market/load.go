@@ -43,6 +43,11 @@ func (l *loader) startWorker() {
 				e := r.entry()
 				tokenScratch = s.ix.TokenIDs(tokenScratch, e, p.name)
 				s.ix.Add(e, tokenScratch)
+				if a := r.auction; a != nil {
+					for _, b := range a.History {
+						fileBid(s.bidOn, b.Bidder, r.id)
+					}
+				}
 			}
 		}
 	}()

@@ -11,7 +11,7 @@ import (
 
 // TestNetworkOutbidNotice: a bid on server b beats a leader who bid on
 // server a; a reads the leader's row again and shows the outbid notice b
-// stored; a's next write of the leader's data succeeds.
+// stored, and their bids; a's next write of the leader's data succeeds.
 // Then the leader's data changes on a while b has not read it yet: b's bid
 // meets the conflict on that row, catches up and goes through on the
 // second try, keeping both the change and the notice.
@@ -52,6 +52,11 @@ func TestNetworkOutbidNotice(t *testing.T) {
 	want := []market.Notification{{Kind: market.NotifyOutbid, At: t0, ListingID: auc.ID, Item: sword, Price: 150, Refunded: 100}}
 	if got := notice(a, first); !reflect.DeepEqual(got, want) {
 		t.Fatalf("a: the first bidder's outbid notices:\n got %+v\nwant %+v", got, want)
+	}
+	bids, err := a.PlayerBids(first.ID)
+	must(t, err)
+	if len(bids) != 1 || bids[0].Leading || bids[0].LastBid != 100 || bids[0].Listing.Auction.CurrentBid != 150 {
+		t.Fatalf("a: the first bidder's bids: %+v", bids)
 	}
 	_, err = a.AddAlert(first.ID, "miecz", 500) // a holds the row b wrote: no conflict
 	must(t, err)

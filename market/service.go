@@ -46,6 +46,10 @@ type Service struct {
 	// listing that leaves the market leaves their lists without a scan.
 	favoredBy map[uint32][]int32
 	alerts    search.Alerts[*alertRecord] // the price alerts, by letter pair (main thread only)
+	// bidOn files the live auctions under each bidder their histories
+	// hold (PlayerBids); bidScratch is refileBidsLocked's.
+	bidOn      map[uuid.UUID]map[uint32]struct{}
+	bidScratch map[uuid.UUID]uint8
 
 	listings search.Table[listingRecord]
 	ix       *search.Index
@@ -91,6 +95,8 @@ func (s *Service) reset() {
 	s.players = nil
 	s.playerByID = map[uuid.UUID]*playerRecord{}
 	s.favoredBy = map[uint32][]int32{}
+	s.bidOn = map[uuid.UUID]map[uint32]struct{}{}
+	s.bidScratch = map[uuid.UUID]uint8{}
 	s.alerts = search.Alerts[*alertRecord]{}
 	s.listings = search.Table[listingRecord]{}
 	s.ix = search.New()
