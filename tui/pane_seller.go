@@ -12,9 +12,11 @@ import (
 )
 
 // sellerPane shows one player — the acting player, picked with "p" — with
-// their balance, listings, inventory, mailbox, sales and purchases. "v"
-// switches between the listings table, the inventory and mailbox, and the
-// history of sales and purchases (a scrollable table; enter opens a row).
+// their balance, listings, inventory, mailbox, sales and purchases, their
+// own data and notifications, and their bids. "v" switches between the
+// listings table, the inventory and mailbox, the history of sales and
+// purchases (a scrollable table; enter opens a row), the notifications, and
+// the bids (enter bids on the selected auction).
 type sellerPane struct {
 	player  uuid.UUID
 	state   market.PlayerState
@@ -22,16 +24,24 @@ type sellerPane struct {
 	history *txTable
 	sums    historySums
 	notes   []string // the fourth view's lines, read when it opened
-	view    int      // 0 listings, 1 inventory & mailbox, 2 sales & purchases
+	bids    bidList  // the fifth view's rows
+	view    int      // 0 listings, 1 inventory & mailbox, 2 sales & purchases, 3 notifications, 4 bids
 	err     error
 	keys    sellerKeys
 }
 
 type sellerKeys struct {
-	View, Open key.Binding
+	View, Open, Bid key.Binding
 }
 
-var sellerViews = []string{"listings", "inventory & mailbox", "sales & purchases", "favourites, alerts & notifications"}
+var sellerViews = []string{"listings", "inventory & mailbox", "sales & purchases", "favourites, alerts & notifications", "bids"}
+
+// sellerViewsShort name the views where sellerViews do not fit the width,
+// so that every view's name, the last too, stays on screen.
+var sellerViewsShort = []string{"listings", "inventory", "history", "notifications", "bids"}
+
+// sellerBidsView is the index of the bids view in sellerViews.
+const sellerBidsView = 4
 
 // historySums are the player's completed sales and purchases, summed when
 // the history is small enough to read whole on a refresh.
@@ -48,8 +58,9 @@ const historySumMax = 2000
 func newSellerPane() *sellerPane {
 	return &sellerPane{table: newListingTable(market.Query{}), history: newTxTable(market.TxQuery{AllStates: true}),
 		keys: sellerKeys{
-			View: binding([]string{"v"}, "v", "listings / inventory / history / notifications"),
+			View: binding([]string{"v"}, "v", "listings / inventory / history / notifications / bids"),
 			Open: binding([]string{"enter"}, "enter", "open the transaction"),
+			Bid:  binding([]string{"enter"}, "enter", "bid on the selected auction"),
 		}}
 }
 
@@ -59,8 +70,11 @@ func (p *sellerPane) showsActor() {}
 
 func (p *sellerPane) Help() []key.Binding {
 	n := p.table.nav
-	if p.view == 2 {
+	switch p.view {
+	case 2:
 		return []key.Binding{p.keys.View, p.keys.Open, n.PgDown, n.End, n.Up, n.Down, n.PgUp, n.Home}
+	case sellerBidsView:
+		return []key.Binding{p.keys.View, p.keys.Bid, n.Up, n.Down, n.PgDown, n.End, n.PgUp, n.Home}
 	}
 	return []key.Binding{p.keys.View, n.PgDown, n.End, n.Up, n.Down, n.PgUp, n.Home}
 }
@@ -68,10 +82,14 @@ func (p *sellerPane) Help() []key.Binding {
 func (p *sellerPane) TextFocused() bool { return false }
 
 func (p *sellerPane) Selected() (market.Listing, bool) {
-	if p.view != 0 {
-		return market.Listing{}, false
+	switch p.view {
+	case 0:
+		return p.table.selected()
+	case sellerBidsView:
+		b, ok := p.bids.selected()
+		return b.Listing, ok
 	}
-	return p.table.selected()
+	return market.Listing{}, false
 }
 
 // SelectedID is the selected transaction's id on the history view.
@@ -100,10 +118,12 @@ func (p *sellerPane) Refresh(c *Common) {
 		if p.view == 3 && p.player != uuid.Nil {
 			p.notes = notificationLines(c, p.player)
 		}
+		p.bids.reset()
 	} else {
 		p.table.refresh(c, p.rows(c))
 	}
 	p.history.refresh(c, p.rows(c))
+	p.bids.refresh(c, p.player, p.rows(c))
 	if p.player == uuid.Nil {
 		p.err = errors.New(noPlayersText)
 		return
@@ -152,6 +172,8 @@ func (p *sellerPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 				return request(actOpen{txID: t.ID})
 			}
 			return nil
+		case p.view == sellerBidsView && key.Matches(k, p.keys.Bid):
+			return p.bidDialog(c)
 		}
 	}
 	switch p.view {
@@ -161,8 +183,25 @@ func (p *sellerPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 		if d, ok := p.history.delta(msg, h, paneTop+4); ok {
 			p.history.move(c, d, h)
 		}
+	case sellerBidsView:
+		p.bids.update(msg, h, paneTop+4)
 	}
 	return nil
+}
+
+// bidDialog asks the root to open the bid dialog on the selected auction,
+// as it stands now (the row may be a tick old).
+func (p *sellerPane) bidDialog(c *Common) tea.Cmd {
+	b, ok := p.bids.selected()
+	if !ok {
+		return nil
+	}
+	l, err := c.Svc.GetListing(b.Listing.ID)
+	if err != nil {
+		return func() tea.Msg { return statusMsg{text: err.Error(), err: true} }
+	}
+	d := newBidDialog(c, l)
+	return func() tea.Msg { return openDialogMsg{d} }
 }
 
 func (p *sellerPane) View(c *Common, w, h int) string {
@@ -195,13 +234,9 @@ func (p *sellerPane) View(c *Common, w, h int) string {
 		info = balance + sums
 	}
 	head += id
-	tabs := s.Dim.Render("v: ")
-	for i, name := range sellerViews {
-		if i == p.view {
-			tabs += s.Cursor.Render(name) + " "
-		} else {
-			tabs += s.Dim.Render(name) + " "
-		}
+	tabs := viewTabs(s, sellerViews, p.view)
+	if width(tabs) > w {
+		tabs = viewTabs(s, sellerViewsShort, p.view)
 	}
 	top := fit(head, w) + "\n" + fit(info, w) + "\n" + fit(tabs, w)
 	if p.err != nil {
@@ -214,8 +249,23 @@ func (p *sellerPane) View(c *Common, w, h int) string {
 		return top + "\n" + block(p.inventoryLines(c, w), w, h-3)
 	case 3:
 		return top + "\n" + block(p.notes, w, h-3)
+	case sellerBidsView:
+		return top + "\n" + p.bids.view(c, w, h-3, playerName(st.Player))
 	}
 	return top + "\n" + p.history.view(c, w, h-3)
+}
+
+// viewTabs is the line naming the views, the one shown marked.
+func viewTabs(s Styles, names []string, shown int) string {
+	tabs := s.Dim.Render("v: ")
+	for i, name := range names {
+		if i == shown {
+			tabs += s.Cursor.Render(name) + " "
+		} else {
+			tabs += s.Dim.Render(name) + " "
+		}
+	}
+	return tabs
 }
 
 func (p *sellerPane) inventoryLines(c *Common, w int) []string {
@@ -319,6 +369,9 @@ func notificationLines(c *Common, player uuid.UUID) []string {
 		case market.NotifyAlert:
 			what = fmt.Sprintf("alert %q: #%d %s ×%d for %s", playertext.Sanitize(n.Query), n.ListingID,
 				RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, money(n.Price))
+		case market.NotifyOutbid:
+			what = fmt.Sprintf("outbid on #%d %s ×%d: the bid is %s now, your %s is back in the balance", n.ListingID,
+				RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, money(n.Price), money(n.Refunded))
 		case market.NotifyMail:
 			what = fmt.Sprintf("mailbox: %s ×%d (%s)", RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, playertext.Sanitize(n.Reason))
 		}

@@ -1,0 +1,110 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+// actAs picks the acting player with the picker, as a user does: p, the
+// name, enter.
+func (e *testEnv) actAs(name string) {
+	e.t.Helper()
+	e.key("p")
+	e.typeText(name)
+	e.key("enter")
+	if e.m.c.Actor.Name != name {
+		e.t.Fatalf("acting as %q after picking %q (status %q)", e.m.c.Actor.Name, name, e.status())
+	}
+}
+
+// selectedRow is the screen's selected row (▶) with its runs of spaces
+// made one, or "" when there is none.
+func (e *testEnv) selectedRow() string {
+	for _, line := range strings.Split(e.view(), "\n") {
+		if strings.HasPrefix(line, "▶") {
+			return strings.Join(strings.Fields(line), " ")
+		}
+	}
+	return ""
+}
+
+// mustSelect checks the selected row, its columns one space apart.
+func (e *testEnv) mustSelect(want string) {
+	e.t.Helper()
+	if got := e.selectedRow(); got != want {
+		e.t.Fatalf("selected row\n got %q\nwant %q\n%s", got, want, e.view())
+	}
+}
+
+// TestSellerBidsShowOutbid: the Seller pane's bids view lists the acting
+// player's auction as "prowadzisz" after their bid and as "przebity" once
+// another player outbids them, with the current bid, their last bid, the
+// minimum and the time left ticking; enter opens the bid dialog on it and
+// the new bid leads again. The notifications view shows the outbid notice.
+func TestSellerBidsShowOutbid(t *testing.T) {
+	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
+	seller := e.m.c.Actor
+	st, err := e.svc.GetPlayer(seller.ID)
+	must(t, err)
+	a, err := e.svc.StartAuction(seller, *st.Inventory[0], 10, 0, time.Hour)
+	must(t, err)
+	for _, name := range []string{"Licytant", "Rywal"} {
+		_, err := e.svc.AddPlayer(market.NewPlayer{Name: name, Balance: 500})
+		must(t, err)
+	}
+	id := "#" + itoa(a.ID)
+	header := "         id item" + strings.Repeat(" ", 79) + "state             current       last bid        minimum      ends"
+
+	e.actAs("Licytant")
+	e.key("3")
+	for range 4 {
+		e.key("v")
+	}
+	e.mustContain(header)
+	e.mustContain("No bids on live auctions: b on an auction (⚑) in Listings or Search bids as Licytant.")
+
+	e.key("1")
+	e.key("b")
+	e.key("enter") // the minimum, 10.00
+	e.key("3")
+	e.mustSelect("▶ " + id + " Diamond ×8 · 1 bid prowadzisz 10.00 10.00 11.00 1h 0m")
+
+	e.actAs("Rywal")
+	e.key("1")
+	e.key("b")
+	e.key("enter") // the minimum, 11.00
+	e.actAs("Licytant")
+	e.key("3")
+	e.clock.Advance(90 * time.Second)
+	e.wall.advance(90 * time.Second)
+	e.tick()
+	e.mustSelect("▶ " + id + " Diamond ×8 · 2 bids przebity 11.00 10.00 12.00 58m 30s")
+
+	e.key("?")
+	e.key("/")
+	e.typeText("selected auction")
+	e.mustContain(" enter        bid on the selected auction")
+	e.key("esc")
+	e.key("esc")
+
+	e.key("enter")
+	if _, ok := e.m.dialog.(*bidDialog); !ok {
+		t.Fatalf("enter on the bids view opened %T (status %q)", e.m.dialog, e.status())
+	}
+	e.mustContain("Bid as Licytant")
+	e.mustContain("Rywal leads with 11.00 after 2 bids")
+	e.key("enter") // the minimum, 12.00
+	if e.m.dialog != nil || !strings.HasPrefix(e.status(), "bid 12.00 on "+id+" as Licytant: leads after 3 bids") {
+		t.Fatalf("dialog %T, status %q", e.m.dialog, e.status())
+	}
+	e.mustSelect("▶ " + id + " Diamond ×8 · 3 bids prowadzisz 12.00 12.00 13.00 58m 30s")
+
+	e.key("v") // back to the listings
+	for range 3 {
+		e.key("v")
+	}
+	e.mustContain("outbid on " + id + " Diamond ×8: the bid is 11.00 now, your 10.00 is back in the balance")
+}
