@@ -1,6 +1,7 @@
 package market_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -119,4 +120,45 @@ func TestPlayerBidsPastTheHistory(t *testing.T) {
 	if got := w.playerBids(w.bob); !reflect.DeepEqual(got, want) {
 		t.Errorf("Bob's bids after a restart:\n got %+v\nwant %+v", got, want)
 	}
+}
+
+// TestPlayerBidsWhileBidding: PlayerBids is read from another goroutine
+// while the main thread bids (run with -race): every read sees each
+// auction whole, one leader's bid as the current one.
+func TestPlayerBidsWhileBidding(t *testing.T) {
+	w := newWorld(t, func(c *market.Config) { c.Auctions.MinIncrement, c.Auctions.IncrementBasisPoints = -1, -1 })
+	a := w.auction(w.alice, 0, 1, 0)
+	stop := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		var bad error
+		for {
+			select {
+			case <-stop:
+				done <- bad
+				return
+			default:
+			}
+			bids, err := w.svc.PlayerBids(w.bob.ID)
+			if err != nil {
+				bad = err
+				continue
+			}
+			for _, b := range bids {
+				if b.Leading && b.LastBid != b.Listing.Auction.CurrentBid {
+					bad = fmt.Errorf("Bob leads with %.2f but the auction's bid is %.2f", b.LastBid, b.Listing.Auction.CurrentBid)
+				}
+			}
+		}
+	}()
+	for i := range 60 {
+		who := w.bob
+		if i%2 == 1 {
+			who = w.admin
+		}
+		_, err := w.svc.Bid(who, a.ID, float64(1+i))
+		must(t, err)
+	}
+	close(stop)
+	must(t, <-done)
 }
