@@ -78,7 +78,7 @@ type Bulk struct {
 type bulkPlayer struct {
 	row   PlayerRow
 	inv   item.Inventory
-	extra *playerExtra // favourites and alerts, nil for none
+	extra *playerExtra // favourites, alerts and outbid notices, nil for none
 }
 
 // BulkAlert is a price alert to load (SetPlayerData).
@@ -125,6 +125,9 @@ func (k *Bulk) SetPlayerData(player uuid.UUID, favorites []int, alerts []BulkAle
 			a.ID = uuid.New()
 		}
 		x.alerts = append(x.alerts, alertRecord{id: a.ID, query: a.Query, maxUnit: a.MaxUnitPrice, created: a.Created.UnixMilli(), words: pq.Words})
+	}
+	if bp.extra != nil {
+		x.outbids = bp.extra.outbids // the loaded auctions' notices (AddAuction) stay
 	}
 	bp.extra = x
 	return nil

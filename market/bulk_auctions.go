@@ -1,10 +1,13 @@
 package market
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/record"
 )
 
@@ -77,5 +80,33 @@ func (k *Bulk) AddAuction(a BulkAuction) (int, error) {
 	k.brought(it, r.created)
 	k.opening.Money += Money(auction.Bid) // held in the escrow
 	k.summary.Listings++
+	k.outbidNotices(r)
 	return int(id), k.flushIfFull()
+}
+
+// outbidNotices gives each bidder of loaded auction r whom the next bid
+// beat the outbid notice a live bid would have left them, kept oldest
+// first, the newest MaxOutbidNotices, as the live market keeps them. A
+// player the store had already keeps their data as it is: a merge never
+// overwrites.
+func (k *Bulk) outbidNotices(r *listingRecord) {
+	h := r.auction.History
+	mat := catalog.Material(r.it.Mat).Key
+	for i := 1; i < len(h); i++ {
+		prev := h[i-1]
+		bp := k.players[prev.Bidder]
+		if prev.Bidder == h[i].Bidder || bp == nil {
+			continue // a leader raising their own bid, or a player from before
+		}
+		if bp.extra == nil {
+			bp.extra = &playerExtra{}
+		}
+		x := bp.extra
+		x.outbids = append(x.outbids, outbidNotice{listing: r.id, at: h[i].At, bid: Money(h[i].Amount),
+			refunded: Money(prev.Amount), amount: r.it.Amount, material: mat})
+		slices.SortStableFunc(x.outbids, func(a, b outbidNotice) int { return cmp.Compare(a.at, b.at) })
+		if over := len(x.outbids) - MaxOutbidNotices; over > 0 {
+			x.outbids = slices.Delete(x.outbids, 0, over)
+		}
+	}
 }

@@ -11,7 +11,8 @@ import (
 // first screen has something in every feature: favourites on the market,
 // price alerts of which one has fired, notifications of each kind (a sale,
 // an alert's find, an expired item), sales rated by their buyers, and a
-// refunded purchase they took part in.
+// refunded purchase they took part in; and the seeded auctions' outbid
+// bidders have their notices.
 func TestSeededPlayersShowEveryFeature(t *testing.T) {
 	opts := seed.Options{Rand: 1, Now: now}
 	svc, res := load(t, opts)
@@ -42,6 +43,7 @@ func TestSeededPlayersShowEveryFeature(t *testing.T) {
 	if refunds == 0 || refunds != res.Refunded {
 		t.Fatalf("%d refunded purchases, the result says %d", refunds, res.Refunded)
 	}
+	outbid := 0 // players whom a seeded auction's next bid beat
 	for _, p := range players {
 		favs, err := svc.Favorites(p.ID)
 		must(t, err)
@@ -72,5 +74,11 @@ func TestSeededPlayersShowEveryFeature(t *testing.T) {
 				t.Errorf("%s's mail %+v", p.Name, n)
 			}
 		}
+		if kinds[market.NotifyOutbid] > 0 {
+			outbid++
+		}
+	}
+	if outbid == 0 {
+		t.Error("no player was outbid on a seeded auction, or none was told")
 	}
 }
