@@ -234,9 +234,10 @@ func (p *sellerPane) View(c *Common, w, h int) string {
 		info = balance + sums
 	}
 	head += id
-	tabs := viewTabs(s, sellerViews, p.view)
+	names := p.bids.label(sellerViews)
+	tabs := viewTabs(s, names, p.view)
 	if width(tabs) > w {
-		tabs = viewTabs(s, sellerViewsShort, p.view)
+		tabs = viewTabs(s, p.bids.label(sellerViewsShort), p.view)
 	}
 	top := fit(head, w) + "\n" + fit(info, w) + "\n" + fit(tabs, w)
 	if p.err != nil {

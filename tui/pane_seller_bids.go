@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,7 +12,8 @@ import (
 
 // The Seller pane's fifth view: the acting player's bids, the live
 // auctions they lead ("prowadzisz") and those where another bidder outbid
-// them ("przebity"), the soonest to end first, with the time left ticking.
+// them ("przebity"), the soonest to end first, with the time left ticking;
+// the view's name counts them, the outbid apart, on every view.
 // Enter (or b, the console's bid key) opens the bid dialog on the selected
 // auction. The rows come from the market's PlayerBids, a read of memory.
 
@@ -63,6 +65,27 @@ func (b *bidList) update(msg tea.Msg, h, y0 int) {
 		b.nav.cursor += d
 		b.nav.clamp(h)
 	}
+}
+
+// label is names with the bids view's name counting the bids, and the
+// outbid ones apart ("bids 3, 1 przebity"), so that an outbid shows from
+// every view.
+func (b *bidList) label(names []string) []string {
+	if len(b.bids) == 0 {
+		return names
+	}
+	out := slices.Clone(names)
+	outbid := 0
+	for _, x := range b.bids {
+		if !x.Leading {
+			outbid++
+		}
+	}
+	out[sellerBidsView] += fmt.Sprintf(" %d", len(b.bids))
+	if outbid > 0 {
+		out[sellerBidsView] += fmt.Sprintf(", %d %s", outbid, bidOutbid)
+	}
+	return out
 }
 
 // bidColumns are the widths of a bid row w cells wide (the gutter

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/market"
 )
 
@@ -42,8 +43,8 @@ func (e *testEnv) mustSelect(want string) {
 // TestSellerBidsShowOutbid: the Seller pane's bids view lists the acting
 // player's auction as "prowadzisz" after their bid and as "przebity" once
 // another player outbids them, with the current bid, their last bid, the
-// minimum and the time left ticking; enter opens the bid dialog on it and
-// the new bid leads again. The notifications view shows the outbid notice.
+// minimum and the time left ticking, and the view's name counting the
+// outbid; enter opens the bid dialog on it and the new bid leads again. The notifications view shows the outbid notice.
 func TestSellerBidsShowOutbid(t *testing.T) {
 	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
 	seller := e.m.c.Actor
@@ -82,6 +83,12 @@ func TestSellerBidsShowOutbid(t *testing.T) {
 	e.wall.advance(90 * time.Second)
 	e.tick()
 	e.mustSelect("▶ " + id + " Diamond ×8 · 2 bids przebity 11.00 10.00 12.00 58m 30s")
+	e.mustContain("v: listings inventory & mailbox sales & purchases favourites, alerts & notifications bids 1, 1 przebity ")
+	e.send(tea.WindowSizeMsg{Width: 80, Height: 24}) // the short names, the row whole but the item
+	checkScreen(t, e.m.View().Content, 80, 24)
+	e.mustContain("v: listings inventory history notifications bids 1, 1 przebity ")
+	e.mustSelect("▶ " + id + " Diamond ×8 · … przebity 11.00 10.00 12.00 58m 30s")
+	e.send(tea.WindowSizeMsg{Width: 160, Height: 48})
 
 	e.key("?")
 	e.key("/")
@@ -101,6 +108,7 @@ func TestSellerBidsShowOutbid(t *testing.T) {
 		t.Fatalf("dialog %T, status %q", e.m.dialog, e.status())
 	}
 	e.mustSelect("▶ " + id + " Diamond ×8 · 3 bids prowadzisz 12.00 12.00 13.00 58m 30s")
+	e.mustContain("favourites, alerts & notifications bids 1 ")
 
 	e.key("v") // back to the listings
 	for range 3 {
