@@ -171,7 +171,7 @@ func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, er
 	if prev != nil {
 		back = Money(a.Bid)
 		op := s.playerOp(prev, prev.balance+back, prev.lastSell, nil)
-		notified, notifiedBlob = s.outbidOp(&op, prev, r, cents, back, now)
+		notified, notifiedBlob = s.outbidOp(&op, prev, r, cents, back, false, now)
 		b.add(op)
 		entry.Previous, entry.PrevName, entry.PreviousBid = prev.id, prev.name, a.Bid
 	}
@@ -278,12 +278,26 @@ func withoutBids(a *record.Auction) *record.Auction {
 
 // BuyNow buys auction listingID at its buy-now price, through the purchase
 // saga as Buy does, while the leading bid is below that price. The leader's
-// bid goes back to them when the listing is reserved. Returns the
+// bid goes back to them when the listing is reserved, with an outbid notice
+// (Notification.Reason OutbidBoughtNow) unless the leader is the buyer. Returns the
 // transaction in its final state, as Buy does. Main thread.
 func (s *Service) BuyNow(buyer Player, listingID int) (Transaction, error) {
 	if err := s.mutGuard(); err != nil {
 		return Transaction{}, err
 	}
+	tx, err := s.buyNow(buyer, listingID)
+	if e, ok := err.(*Error); ok && e.Code == CodeConflict && tx.ID == "" {
+		// Another server's bid, or its change of the leader's data (whose
+		// notice the reservation writes), came first; nothing was written,
+		// and the commit caught up: judged again against the auction as it
+		// is now, as Bid does.
+		tx, err = s.buyNow(buyer, listingID)
+	}
+	return tx, err
+}
+
+// buyNow is one try of BuyNow.
+func (s *Service) buyNow(buyer Player, listingID int) (Transaction, error) {
 	b, err := s.actor(buyer)
 	if err != nil {
 		return Transaction{}, err

@@ -90,3 +90,56 @@ func TestNetworkOutbidNotice(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkBuyNowNotifiesTheLeader: a buy-now on server b takes the
+// auction from a leader whose data a changed a moment before, which b has
+// not read: the reservation meets the conflict on the leader's row, b
+// catches up and buys on the second try; the leader has their bid back
+// and a bought-now notice, with the change a made.
+func TestNetworkBuyNowNotifiesTheLeader(t *testing.T) {
+	dsn := pgtest.Database(t)
+	np := seedNetwork(t, dsn, 1, 2, 0)
+	a, b := networkOpen(t, dsn, "a"), networkOpen(t, dsn, "b")
+	seller, leader, buyer := np.sellers[0], np.buyers[0], np.buyers[1]
+	stack, _, err := a.GiveItem(seller.ID, market.ItemStack{Material: "ELYTRA", Amount: 1})
+	must(t, err)
+	auc, err := a.StartAuction(seller, stack, 100, 300, time.Hour)
+	must(t, err)
+	_, err = a.Bid(leader, auc.ID, 120)
+	must(t, err)
+	networkWait(t, b, "b sees the bid", func() bool {
+		l, err := b.GetListing(auc.ID)
+		return err == nil && l.Auction.Leader == leader.ID
+	})
+	_, err = a.AddAlert(leader.ID, "elytra", 500)
+	must(t, err)
+	tx, err := b.BuyNow(buyer, auc.ID)
+	if err != nil {
+		t.Fatalf("buy-now on b: %v", err)
+	}
+	if tx.State != market.StateCompleted || tx.Price != 300 {
+		t.Fatalf("buy-now: %s at %.2f", tx.State, tx.Price)
+	}
+	networkWait(t, a, "a sees the sale", func() bool { _, err := a.GetListing(auc.ID); return err != nil })
+	want := []market.Notification{{Kind: market.NotifyOutbid, At: t0, ListingID: auc.ID, Reason: market.OutbidBoughtNow,
+		Item: market.ItemStack{Material: "ELYTRA", Amount: 1}, Price: 300, Refunded: 120}}
+	for name, svc := range map[string]*market.Service{"a": a, "b": b} {
+		page, err := svc.Notifications(leader.ID, 0)
+		must(t, err)
+		var got []market.Notification
+		for _, n := range page.Notifications {
+			if n.Kind == market.NotifyOutbid {
+				got = append(got, n)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the leader's outbid notices:\n got %+v\nwant %+v", name, got, want)
+		}
+		if alerts, _ := svc.Alerts(leader.ID); len(alerts) != 1 {
+			t.Errorf("%s: the leader has %d alerts, want the one a added", name, len(alerts))
+		}
+		if au := mustAudit(t, svc); au.Money != np.money {
+			t.Errorf("%s: the market holds %d, want %d", name, au.Money, np.money)
+		}
+	}
+}

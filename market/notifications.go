@@ -16,10 +16,15 @@ const (
 	NotifySale  NotificationKind = "sale"  // one of the player's listings sold
 	NotifyAlert NotificationKind = "alert" // a price alert found a new listing
 	NotifyMail  NotificationKind = "mail"  // an item came to the mailbox: expired, returned, refunded, given
-	// NotifyOutbid: another bidder beat the player's leading bid on an
-	// auction, and the bid came back to their balance.
+	// NotifyOutbid: another player beat the player's leading bid on an
+	// auction, with a higher bid or by buying it now (Reason
+	// OutbidBoughtNow), and the bid came back to their balance.
 	NotifyOutbid NotificationKind = "outbid"
 )
+
+// OutbidBoughtNow is the Reason of an outbid notification when another
+// player bought the auction at its buy-now price (Price).
+const OutbidBoughtNow = "bought-now"
 
 // Notification is one thing that happened to a player's business, newest
 // first in Notifications. Nothing is merged: two equal sales are two
@@ -36,12 +41,13 @@ type Notification struct {
 	Alert     uuid.UUID
 	Query     string
 	ListingID int
-	// A mailbox entry: its reason ("expired", "admin-removed", …).
+	// A mailbox entry: its reason ("expired", "admin-removed", …); an
+	// outbid: OutbidBoughtNow when the auction was bought now, else "".
 	Reason string
 	Item   ItemStack // an alert's and an outbid's have only the material and amount
 	// Price is a sale's price, the listing's price an alert found, a
 	// mailbox entry's previous price, or the leading bid that beat the
-	// player's (an outbid).
+	// player's (an outbid; the buy-now price when bought now).
 	Price float64
 	// Refunded is an outbid's bid of the player's, back in their balance.
 	Refunded float64
@@ -103,8 +109,12 @@ func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, 
 			ListingID: int(h.listing), Item: ItemStack{Material: h.material, Amount: int(h.amount)}, Price: h.price.Float()})
 	}
 	for _, o := range x.outbids {
-		all = append(all, Notification{Kind: NotifyOutbid, At: unixMilli(o.at), ListingID: int(o.listing),
-			Item: ItemStack{Material: o.material, Amount: int(o.amount)}, Price: o.bid.Float(), Refunded: o.refunded.Float()})
+		n := Notification{Kind: NotifyOutbid, At: unixMilli(o.at), ListingID: int(o.listing),
+			Item: ItemStack{Material: o.material, Amount: int(o.amount)}, Price: o.bid.Float(), Refunded: o.refunded.Float()}
+		if o.boughtNow {
+			n.Reason = OutbidBoughtNow
+		}
+		all = append(all, n)
 	}
 	for _, m := range p.mail {
 		all = append(all, Notification{Kind: NotifyMail, At: unixMilli(m.created), Reason: m.reason, Item: stackOf(m.it),

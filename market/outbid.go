@@ -8,7 +8,8 @@ import (
 )
 
 // Outbid notices. A bid that beats another bidder's gives them their bid
-// back and, in the same commit, a notice in their own stored data (the
+// back and, in the same commit, a notice in their own stored data; so does
+// a buy-now that takes the auction from its leader (the
 // extra blob of their player row, written on the condition that it still is
 // what this instance read): a bidder who is offline, or on another server
 // of a network, finds it in Notifications when they come back. The notice
@@ -17,12 +18,13 @@ import (
 
 // outbidNotice is a bid of the player's that another bidder beat.
 type outbidNotice struct {
-	listing  uint32
-	at       int64 // unix ms of the bid that beat it
-	bid      Money // the new leading bid
-	refunded Money // the player's bid, back in their balance
-	amount   uint8
-	material string // the auction's material key, as it was then
+	listing   uint32
+	at        int64 // unix ms of the bid that beat it
+	bid       Money // the new leading bid, or the buy-now price
+	refunded  Money // the player's bid, back in their balance
+	boughtNow bool  // another player bought the auction at its buy-now price
+	amount    uint8
+	material  string // the auction's material key, as it was then
 }
 
 // MaxOutbidNotices bounds the outbid notices a player keeps; the oldest go
@@ -45,15 +47,15 @@ func (x *playerExtra) withOutbid(o outbidNotice) *playerExtra {
 	return &c
 }
 
-// outbidOp adds to b's op of the previous leader prev (their refund) the
-// write of their data with the notice of the bid that beat theirs; it
-// returns the data, for setOutbidsLocked once the batch commits. The write
-// holds only while prev's stored data is still what this instance read:
-// another server's change of it meanwhile makes the bid's commit a
-// conflict, and Bid tries again on the data as it is then.
-func (s *Service) outbidOp(op *Op, prev *playerRecord, r *listingRecord, bid, refunded Money, now int64) (*playerExtra, []byte) {
-	x := prev.extra.withOutbid(outbidNotice{listing: r.id, at: now, bid: bid, refunded: refunded, amount: r.it.Amount,
-		material: catalog.Material(r.it.Mat).Key})
+// outbidOp adds to op, the previous leader prev's (their refund), the
+// write of their data with the notice of the bid (or the buy-now, at that
+// price) that beat theirs; it returns the data, for setOutbidsLocked once
+// the batch commits. The write holds only while prev's stored data is
+// still what this instance read: another server's change of it meanwhile
+// makes the commit a conflict (Bid then tries again on the data as it is).
+func (s *Service) outbidOp(op *Op, prev *playerRecord, r *listingRecord, bid, refunded Money, boughtNow bool, now int64) (*playerExtra, []byte) {
+	x := prev.extra.withOutbid(outbidNotice{listing: r.id, at: now, bid: bid, refunded: refunded, boughtNow: boughtNow,
+		amount: r.it.Amount, material: catalog.Material(r.it.Mat).Key})
 	blob := encodeExtra(x, s.liveListing)
 	op.Player.Extra, op.ExpectExtra = blob, nonNilBlob(prev.storedExtra)
 	return x, blob

@@ -102,3 +102,42 @@ func TestOutbidNoticesKeepTheNewest(t *testing.T) {
 			float64(100+2*(n-1))/100, float64(100+2*3)/100)
 	}
 }
+
+// TestBuyNowNotifiesTheLeader: a buy-now takes the auction from its leader
+// with their bid back and a bought-now notice, in the reservation's commit
+// (kept through a restart); a leader who buys it now themselves is told
+// nothing.
+func TestBuyNowNotifiesTheLeader(t *testing.T) {
+	w := newWorld(t)
+	a := w.auction(w.alice, 0, 100, 300)
+	_, err := w.svc.Bid(w.bob, a.ID, 120)
+	must(t, err)
+	w.clock.Advance(time.Minute)
+	tx, err := w.svc.BuyNow(w.admin, a.ID)
+	must(t, err)
+	if tx.State != market.StateCompleted {
+		t.Fatalf("buy-now ended %s", tx.State)
+	}
+	want := []market.Notification{{Kind: market.NotifyOutbid, At: t0.Add(time.Minute), ListingID: a.ID, Reason: market.OutbidBoughtNow,
+		Item: market.ItemStack{Material: "DIAMOND", Amount: 64}, Price: 300, Refunded: 120}}
+	if got := w.outbids(w.bob); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Bob's outbid notices:\n got %+v\nwant %+v", got, want)
+	}
+	if got := w.balance(w.bob); got != 1000 {
+		t.Errorf("Bob's balance %.2f, want all 1000.00 back", got)
+	}
+	w.crashAndRestart()
+	if got := w.outbids(w.bob); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a crash, Bob's outbid notices:\n got %+v\nwant %+v", got, want)
+	}
+
+	own := w.auction(w.alice, 1, 100, 300)
+	_, err = w.svc.Bid(w.admin, own.ID, 120)
+	must(t, err)
+	_, err = w.svc.BuyNow(w.admin, own.ID)
+	must(t, err)
+	if got := w.outbids(w.admin); len(got) != 0 {
+		t.Errorf("the leader buying it now was told: %+v", got)
+	}
+	w.audit()
+}

@@ -348,13 +348,22 @@ func (g *sagaGroup) step(next State) error {
 			}
 			held.auction = withoutBids(a)
 			back := Money(a.Bid)
+			var notified *playerExtra // the leader's data with the notice of the buy-now
+			var notifiedBlob []byte
 			if leader == buyer {
 				v.buyerBalance += back
 				g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, nil))
 			} else {
-				b.add(s.playerOp(leader, leader.balance+back, leader.lastSell, nil))
+				op := s.playerOp(leader, leader.balance+back, leader.lastSell, nil)
+				notified, notifiedBlob = s.outbidOp(&op, leader, r, t.price, back, true, now)
+				b.add(op)
 			}
-			refund = func() { leader.balance += back }
+			refund = func() {
+				leader.balance += back
+				if notified != nil {
+					s.setOutbidsLocked(leader, notified, notifiedBlob)
+				}
+			}
 			refunded = leader.id
 		}
 		g.write(&g.rows.listing, Op{Kind: OpListingState, Listing: s.listingRow(&held), Expect: s.listingRow(r).Rec})

@@ -371,8 +371,12 @@ func notificationLines(c *Common, player uuid.UUID) []string {
 			what = fmt.Sprintf("alert %q: #%d %s ×%d for %s", playertext.Sanitize(n.Query), n.ListingID,
 				RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, money(n.Price))
 		case market.NotifyOutbid:
-			what = fmt.Sprintf("outbid on #%d %s ×%d: the bid is %s now, your %s is back in the balance", n.ListingID,
-				RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, money(n.Price), money(n.Refunded))
+			how := "the bid is " + money(n.Price) + " now"
+			if n.Reason == market.OutbidBoughtNow {
+				how = "bought now for " + money(n.Price)
+			}
+			what = fmt.Sprintf("outbid on #%d %s ×%d: %s, your %s is back in the balance", n.ListingID,
+				RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, how, money(n.Refunded))
 		case market.NotifyMail:
 			what = fmt.Sprintf("mailbox: %s ×%d (%s)", RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, playertext.Sanitize(n.Reason))
 		}

@@ -116,3 +116,45 @@ func TestSellerBidsShowOutbid(t *testing.T) {
 	}
 	e.mustContain("outbid on " + id + " Diamond ×8: the bid is 11.00 now, your 10.00 is back in the balance")
 }
+
+// TestBoughtNowLeavesTheBids: another player buying the acting player's
+// auction now takes it off their bids and tells them so among the
+// notifications.
+func TestBoughtNowLeavesTheBids(t *testing.T) {
+	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
+	seller := e.m.c.Actor
+	st, err := e.svc.GetPlayer(seller.ID)
+	must(t, err)
+	a, err := e.svc.StartAuction(seller, *st.Inventory[0], 10, 50, time.Hour)
+	must(t, err)
+	for _, name := range []string{"Licytant", "Rywal"} {
+		_, err := e.svc.AddPlayer(market.NewPlayer{Name: name, Balance: 500})
+		must(t, err)
+	}
+	id := "#" + itoa(a.ID)
+	e.actAs("Licytant")
+	e.key("1")
+	e.key("b")
+	e.key("enter") // 10.00
+	e.key("3")
+	for range 4 {
+		e.key("v")
+	}
+	e.mustSelect("▶ " + id + " Diamond ×8 · 1 bid prowadzisz 10.00 10.00 11.00 1h 0m")
+
+	e.actAs("Rywal")
+	e.key("1")
+	e.key("b")
+	e.send(tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl}) // buy it now
+	if !strings.HasPrefix(e.status(), "bought "+id+" now") {
+		t.Fatalf("status %q", e.status())
+	}
+	e.actAs("Licytant")
+	e.key("3")
+	e.mustContain("No bids on live auctions: b on an auction (⚑) in Listings or Search bids as Licytant.")
+	e.key("v")
+	for range 3 {
+		e.key("v")
+	}
+	e.mustContain("outbid on " + id + " Diamond ×8: bought now for 50.00, your 10.00 is back in the balance")
+}
