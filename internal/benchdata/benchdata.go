@@ -28,8 +28,10 @@ func Path(tb testing.TB, listings, days int) string {
 		dir = os.TempDir()
 	}
 	// The version changes whenever seed's output does (v6: the catalogue
-	// generated from the game's data, and the event log), so that no stale data set is used.
-	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-v6-%d-%d.db", listings, days))
+	// generated from the game's data, and the event log; v7: the seeded
+	// auctions' outbid notices in the players' data), so that no stale
+	// data set is used.
+	cached := filepath.Join(dir, fmt.Sprintf("rynek-bench-v7-%d-%d.db", listings, days))
 	if _, err := os.Stat(cached); err != nil {
 		tmp := cached + ".tmp"
 		os.Remove(tmp)
