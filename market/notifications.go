@@ -20,6 +20,10 @@ const (
 	// auction, with a higher bid or by buying it now (Reason
 	// OutbidBoughtNow), and the bid came back to their balance.
 	NotifyOutbid NotificationKind = "outbid"
+	// NotifyFill: one of the player's buy orders bought items (from a
+	// listing, or a seller sold into it); they are in the inventory, or
+	// the mailbox when it was full.
+	NotifyFill NotificationKind = "fill"
 )
 
 // OutbidBoughtNow is the Reason of an outbid notification when another
@@ -33,9 +37,12 @@ type Notification struct {
 	Kind NotificationKind
 	At   time.Time
 	Read bool // at or before the player's last MarkNotificationsRead
-	// A sale: the transaction, its buyer and price, the item.
+	// A sale: the transaction, its buyer and price, the item. A fill: the
+	// transaction, its seller and price, the items, and the order.
 	Transaction string
 	Buyer       string
+	Seller      string
+	Order       int
 	// An alert: the alert's search and the listing it found (which may
 	// have left the market since); Price is the listing's price.
 	Alert     uuid.UUID
@@ -64,13 +71,13 @@ type NotificationPage struct {
 const MaxNotificationsPage = 500
 
 // Notifications returns the player's newest notifications (limit of them;
-// 0 means 50): their sales (from the history, so a seller who was away
-// finds every one), what their price alerts found (kept, the newest
-// MaxAlertHits), the auctions where another bidder beat their bid (kept,
-// the newest MaxOutbidNotices; ListingID names the auction), and what is in
-// their mailbox (expiries, returns, refunds, gifts; a claimed entry leaves
-// with its item). Any goroutine; it waits for
-// the history's background load.
+// 0 means 50): their sales and their buy orders' fills (from the history,
+// so a player who was away finds every one), what their price alerts found
+// (kept, the newest MaxAlertHits), the auctions where another bidder beat
+// their bid (kept, the newest MaxOutbidNotices; ListingID names the
+// auction), and what is in their mailbox (expiries, returns, refunds,
+// gifts; a claimed entry leaves with its item). Any goroutine; it waits
+// for the history's background load.
 func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, error) {
 	if err := s.readGuard(); err != nil {
 		return NotificationPage{}, err
@@ -94,11 +101,18 @@ func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, 
 	}
 	var all []Notification
 	for _, t := range p.txs {
-		if t.seller != p.idx || t.State() != StateCompleted {
+		if t.State() != StateCompleted {
 			continue
 		}
-		all = append(all, Notification{Kind: NotifySale, At: unixMilli(t.tl[len(t.tl)-1].At), Transaction: t.id.String(),
-			Buyer: s.players[t.buyer].name, ListingID: int(t.listing), Item: stackOf(t.it), Price: t.price.Float()})
+		switch {
+		case t.seller == p.idx:
+			all = append(all, Notification{Kind: NotifySale, At: unixMilli(t.tl[len(t.tl)-1].At), Transaction: t.id.String(),
+				Buyer: s.players[t.buyer].name, ListingID: int(t.listing), Item: stackOf(t.it), Price: t.price.Float()})
+		case t.order != 0: // the buyer's order bought it, maybe while they were away
+			all = append(all, Notification{Kind: NotifyFill, At: unixMilli(t.tl[len(t.tl)-1].At), Transaction: t.id.String(),
+				Seller: s.players[t.seller].name, Order: int(t.order), ListingID: int(t.listing), Item: stackOf(t.it),
+				Price: t.price.Float()})
+		}
 	}
 	queries := map[uuid.UUID]string{}
 	for _, a := range x.alerts {

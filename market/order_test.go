@@ -270,6 +270,18 @@ func TestSellToOrder(t *testing.T) {
 	if got := w.balance(w.alice); got != 900 {
 		t.Errorf("after a reopen Alice has %.2f, want 900.00", got)
 	}
+	// Alice, away meanwhile, finds both fills among her notifications.
+	page, err := w.svc.Notifications(w.alice.ID, 0)
+	must(t, err)
+	var fills []string
+	for _, n := range page.Notifications {
+		if n.Kind == market.NotifyFill {
+			fills = append(fills, fmt.Sprintf("#%d %s %d×%s %.2f", n.Order, n.Seller, n.Item.Amount, n.Item.Material, n.Price))
+		}
+	}
+	if got := fmt.Sprint(fills); got != "[#1 Admin 8×OAK_LOG 20.00 #1 Bob 32×OAK_LOG 80.00]" {
+		t.Errorf("Alice's fills: %s", got)
+	}
 }
 
 // TestOrderLeavesACentsShare: a part of a listing worth less than a cent
