@@ -184,7 +184,13 @@ func (p *searchPane) View(c *Common, w, h int) string {
 	if !p.input.Focused() {
 		input = s.Dim.Render(input)
 	}
-	summary := s.Dim.Render("type to search: words match names, lore, enchantments and sellers; #id finds one listing; price:lo..hi, amount:lo..hi filter")
+	// Until the input has the focus, keys are the pane's (o sorts, 1-6
+	// switch panes): the hint says how to start typing.
+	hint := "press / to search: "
+	if p.input.Focused() {
+		hint = "type to search: "
+	}
+	summary := s.Dim.Render(hint + "words match names, lore, enchantments and sellers; #id finds one listing; price:lo..hi, amount:lo..hi filter")
 	if p.shown > 0 || p.text != "" {
 		noun := "matches"
 		if t.total == 1 {

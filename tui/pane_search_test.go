@@ -144,3 +144,20 @@ func TestSearchWithRangeFilters(t *testing.T) {
 	e.key("esc")
 	e.mustContain(`price:nope: price "nope" is not a number`)
 }
+
+// The empty Search pane's hint says how to start typing: until / gives the
+// box the cursor, letters and digits are keys (o sorts, 1-6 switch panes),
+// and "type to search" had a new user type #61 into a pane switch.
+func TestSearchHintSaysHowToType(t *testing.T) {
+	e := newEnv(t, 160, 40)
+	e.key("2")
+	hint := func() string { return strings.TrimRight(strings.Split(e.view(), "\n")[3], " ") }
+	want := "press / to search: words match names, lore, enchantments and sellers; #id finds one listing; price:lo..hi, amount:lo..hi filter"
+	if got := hint(); got != want {
+		t.Fatalf("before /:\n%q, want\n%q", got, want)
+	}
+	e.key("/")
+	if got := hint(); !strings.HasPrefix(got, "type to search: words match") {
+		t.Fatalf("after /: %q", got)
+	}
+}
