@@ -160,6 +160,14 @@ func TestNewListingFillsOrders(t *testing.T) {
 	if got := w.balance(w.alice); got != 1000-40 {
 		t.Errorf("Alice has %.2f, want 960.00", got)
 	}
+	page, err := w.svc.Orders(market.OrderQuery{Material: "oak_log"})
+	must(t, err)
+	if page.Total != 1 || page.Orders[0].ID != low.ID {
+		t.Errorf("open oak log orders: %+v", page)
+	}
+	if page, _ = w.svc.Orders(market.OrderQuery{Material: "OAK_LOG", All: true}); page.Total != 2 || page.Orders[1].ID != best.ID {
+		t.Errorf("all oak log orders: %+v", page)
+	}
 	book, err := w.svc.GetOrderBook("OAK_LOG", 0)
 	must(t, err)
 	if fmt.Sprint(book.Buy) != "[{1.5 100 1}]" || fmt.Sprint(book.Sell) != "[{2 12 1}]" {

@@ -428,12 +428,21 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 	}
 	keep := func(o *orderRecord) bool { return (mat == 0 || o.mat == mat) && (buyer < 0 || o.buyer == buyer) }
 	var open, closed []*orderRecord
-	s.orders.eachOpen(func(o *orderRecord) {
-		if keep(o) {
-			open = append(open, o)
-		}
-	})
-	slices.SortFunc(open, betterOrder)
+	if mat != 0 { // one material's tree, best first already
+		s.orders.each(mat, func(o *orderRecord) bool {
+			if keep(o) {
+				open = append(open, o)
+			}
+			return true
+		})
+	} else {
+		s.orders.eachOpen(func(o *orderRecord) {
+			if keep(o) {
+				open = append(open, o)
+			}
+		})
+		slices.SortFunc(open, betterOrder)
+	}
 	if q.All {
 		for _, o := range s.orders.byID {
 			if !o.open() && keep(o) {
