@@ -11,9 +11,12 @@ import (
 	"database/sql"
 	"fmt"
 	"golang.org/x/sys/unix"
+	"math"
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -37,8 +40,7 @@ type writesSource struct {
 	s market.ItemStack
 }
 
-// writesSources lists one-item sells that the players' inventories allow,
-// of the players without permissions.
+// writesSources lists one-item sells that the players' inventories allow.
 func writesSources(tb testing.TB, svc *market.Service) []writesSource {
 	players, err := svc.Players()
 	if err != nil {
@@ -46,8 +48,20 @@ func writesSources(tb testing.TB, svc *market.Service) []writesSource {
 	}
 	var out []writesSource
 	for _, p := range players {
-		if len(p.Permissions) > 0 {
-			continue // an admin or a tier of the demo: a limit of their own, which a long run reaches
+		// The demo gives its busy sellers a listing tier of their own
+		// (market.limit.<n>), which beats the benchmark's unlimited rules:
+		// a seller's items are offered only up to the listings their tier
+		// still allows.
+		room := math.MaxInt
+		for _, perm := range p.Permissions {
+			rest, tier := strings.CutPrefix(perm, market.PermListingLimit)
+			if n, err := strconv.Atoi(rest); tier && err == nil {
+				listed, err := svc.GetListingsBySeller(p.ID)
+				if err != nil {
+					tb.Fatal(err)
+				}
+				room = n - len(listed)
+			}
 		}
 		st, _ := svc.GetPlayer(p.ID)
 		for _, x := range st.Inventory {
@@ -56,8 +70,9 @@ func writesSources(tb testing.TB, svc *market.Service) []writesSource {
 			}
 			one := *x
 			one.Amount = 1
-			for k := 0; k < x.Amount; k++ {
+			for k := 0; k < x.Amount && room > 0; k++ {
 				out = append(out, writesSource{p, one})
+				room--
 			}
 		}
 	}
