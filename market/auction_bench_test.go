@@ -1,0 +1,240 @@
+package market_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"golang.org/x/sys/unix"
+
+	"github.com/rynek/rynek/internal/pgtest"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/postgres"
+	"github.com/rynek/rynek/market/sqlite"
+)
+
+// endingsTotal is how many auctions BenchmarkAuctionEndings ends at once:
+// the issue's 10,000, or RYNEK_BENCH_AUCTIONS.
+func endingsTotal(tb testing.TB) int {
+	n := 10_000
+	if v := os.Getenv("RYNEK_BENCH_AUCTIONS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			tb.Fatalf("RYNEK_BENCH_AUCTIONS=%q: want a positive number", v)
+		}
+	}
+	return n
+}
+
+// BenchmarkAuctionEndings ends 10,000 auctions, each with a leader, in one
+// second and runs the server's expiry timer (SweepExpired, the call the
+// console and `rynek serve` make every tick) back to back until every one
+// has settled, measuring each tick by the wall clock and by the main
+// thread's CPU time. The target: no tick over 5 ms. One iteration is one
+// whole drain of a new market; run it with -benchtime 1x and -count.
+// Afterwards each auction has ended exactly once, to its leader at the
+// leading bid, and the audit and the integrity check find the money and the
+// items all there: the benchmark fails otherwise.
+func BenchmarkAuctionEndings(b *testing.B) {
+	b.Run("store=sqlite", func(b *testing.B) {
+		benchAuctionEndings(b, func(tb testing.TB) string {
+			return "sqlite:" + filepath.Join(tb.TempDir(), "market.db")
+		})
+	})
+	b.Run("store=postgres", func(b *testing.B) { benchAuctionEndings(b, pgtest.Database) })
+}
+
+// endingsMarket is a market of auctions all ending in the same second, as
+// BenchmarkAuctionEndings seeds it.
+type endingsMarket struct {
+	spec    string
+	end     time.Time              // the last auction's end
+	leaders map[int]market.BulkBid // each auction's leading bid
+	sellers map[int]uuid.UUID      // each auction's seller
+	ended   map[int]market.AuctionEndedEvent
+	svc     *market.Service
+	before  market.Audit
+}
+
+func benchAuctionEndings(b *testing.B, database func(testing.TB) string) {
+	n := endingsTotal(b)
+	runtime.LockOSThread() // the thread the service binds; its CPU time is measured
+	defer runtime.UnlockOSThread()
+	var wall, cpu []time.Duration
+	ticks, settled, spent := 0, 0, time.Duration(0)
+	b.StopTimer()
+	for range b.N {
+		m := seedEndings(b, database(b), n)
+		m.open(b)
+		w, c := m.drain(b)
+		b.StopTimer()
+		m.verify(b)
+		wall, cpu = append(wall, w...), append(cpu, c...)
+		ticks += len(w)
+		settled += len(m.ended)
+		for _, d := range w {
+			spent += d
+		}
+	}
+	slices.Sort(wall)
+	slices.Sort(cpu)
+	at := func(ds []time.Duration, q float64) float64 {
+		return float64(ds[int(q*float64(len(ds)-1))].Microseconds())
+	}
+	b.ReportMetric(at(wall, 1), "tick-max-µs")
+	b.ReportMetric(at(wall, 0.99), "tick-p99-µs")
+	b.ReportMetric(at(wall, 0.5), "tick-p50-µs")
+	b.ReportMetric(at(cpu, 1), "tick-cpu-max-µs")
+	b.ReportMetric(at(cpu, 0.99), "tick-cpu-p99-µs")
+	b.ReportMetric(at(cpu, 0.5), "tick-cpu-p50-µs")
+	b.ReportMetric(float64(ticks)/float64(b.N), "ticks-to-drain")
+	b.ReportMetric(float64(settled)/spent.Seconds(), "settlements/s")
+}
+
+// seedEndings loads n auctions into a new market at spec: 1,000 sellers
+// (ten auctions each) and 1,000 bidders, every auction with one to three
+// bids whose leading one the market holds in escrow, all ending within one
+// second, an hour after they started.
+func seedEndings(tb testing.TB, spec string, n int) *endingsMarket {
+	tb.Helper()
+	st, err := openSpecAs(spec, "seed")
+	must(tb, err)
+	defer st.Close()
+	k, err := market.NewBulk(st)
+	must(tb, err)
+	players := max(3, min(1000, n)) // three bidders at least: an auction's bids are by three
+	sellers, bidders := make([]uuid.UUID, players), make([]uuid.UUID, players)
+	for i := range players {
+		sellers[i], bidders[i] = uuid.New(), uuid.New()
+		must(tb, k.AddPlayer(market.Player{ID: sellers[i], Name: fmt.Sprintf("Seller%d", i)}, 0))
+		must(tb, k.AddPlayer(market.Player{ID: bidders[i], Name: fmt.Sprintf("Bidder%d", i)}, 1_000_00))
+	}
+	m := &endingsMarket{spec: spec, end: t0.Add(time.Hour + time.Second), leaders: map[int]market.BulkBid{},
+		sellers: map[int]uuid.UUID{}, ended: map[int]market.AuctionEndedEvent{}}
+	for i := range n {
+		bids := make([]market.BulkBid, 1+i%3)
+		for j := range bids {
+			// The leader (the last bid) goes round the bidders, so that a
+			// bidder wins about n/1,000 auctions; the bids before it are by
+			// the bidders just before.
+			who := (i + j + players - len(bids) + 1) % players
+			bids[j] = market.BulkBid{Bidder: bidders[who], Amount: market.Money(1000 + 100*j), At: t0.Add(time.Minute)}
+		}
+		seller := sellers[(i/10)%players]
+		// Every auction ends in the same second: the first at the hour, the
+		// last just before the next second.
+		ends := t0.Add(time.Hour + time.Duration(i)*time.Second/time.Duration(n))
+		id, err := k.AddAuction(market.BulkAuction{Seller: seller, Item: market.ItemStack{ID: uuid.New(),
+			Material: "DIAMOND_SWORD", Amount: 1}, StartingBid: 1000, Created: t0, Ends: ends, Bids: bids})
+		must(tb, err)
+		m.leaders[id], m.sellers[id] = bids[len(bids)-1], seller
+	}
+	must(tb, k.Finish())
+	return m
+}
+
+// open starts the market's service a minute before the auctions end, bound
+// to the calling goroutine's thread, with a listener that records each
+// AuctionEndedEvent.
+func (m *endingsMarket) open(tb testing.TB) {
+	tb.Helper()
+	st, err := openSpecAs(m.spec, "bench")
+	must(tb, err)
+	clock := market.NewManualClock(m.end.Add(-time.Minute))
+	m.svc = market.New(st, market.Config{Clock: clock, ListingCooldown: -1})
+	tb.Cleanup(func() { m.svc.Close() })
+	must(tb, m.svc.BindMainThread())
+	must(tb, m.svc.Enable())
+	must(tb, m.svc.WaitHistory())
+	m.svc.Subscribe(func(e market.Event) {
+		if ae, ok := e.(market.AuctionEndedEvent); ok {
+			if prev, again := m.ended[ae.ListingID()]; again {
+				tb.Errorf("auction #%d ended twice: %s and %s", ae.ListingID(), prev.TransactionID(), ae.TransactionID())
+			}
+			m.ended[ae.ListingID()] = ae
+		}
+	})
+	m.before = mustAudit(tb, m.svc)
+	if len(m.before.Problems) > 0 || escrow(m.before) == 0 {
+		tb.Fatalf("the seeded market: escrow %d, problems %v", escrow(m.before), m.before.Problems)
+	}
+	clock.Advance(time.Minute + time.Millisecond) // every auction's end has passed
+}
+
+// drain runs the expiry timer back to back, timing each call with the
+// benchmark's timer running, until a call finds no more due, and returns
+// each tick's wall-clock and main-thread CPU time.
+func (m *endingsMarket) drain(b *testing.B) (wall, cpu []time.Duration) {
+	b.StartTimer()
+	for more := true; more; {
+		c0, w0 := threadCPU(b), time.Now()
+		var err error
+		_, more, err = m.svc.SweepExpired()
+		wall, cpu = append(wall, time.Since(w0)), append(cpu, threadCPU(b)-c0)
+		if err != nil {
+			b.Fatalf("tick %d: %v", len(wall), err)
+		}
+	}
+	return wall, cpu
+}
+
+// verify checks that every auction ended once, to its leader at the
+// leading bid, that no listing is left, and that the money and items are
+// what the market held before: by the service's audit and by the
+// integrity check `rynek check` runs on the store.
+func (m *endingsMarket) verify(tb testing.TB) {
+	tb.Helper()
+	if len(m.ended) != len(m.leaders) {
+		tb.Fatalf("%d of %d auctions ended", len(m.ended), len(m.leaders))
+	}
+	for id, lead := range m.leaders {
+		e := m.ended[id]
+		if e.Winner() != lead.Bidder || e.Price() != lead.Amount.Float() || e.TransactionID() == "" {
+			tb.Fatalf("auction #%d ended to %s at %.2f (tx %q), want %s at %.2f", id, e.Winner(), e.Price(),
+				e.TransactionID(), lead.Bidder, lead.Amount.Float())
+		}
+	}
+	done, err := m.svc.GetCompletedTransactions()
+	must(tb, err)
+	after := mustAudit(tb, m.svc)
+	if len(done) != len(m.leaders) || after.Listings != 0 || after.OpenTx != 0 || len(after.Problems) > 0 ||
+		after.Money != m.before.Money || after.Items != m.before.Items || escrow(after) != 0 {
+		tb.Fatalf("after the endings: %d sales of %d auctions, %d listings, %d open, money %d (was %d), items %d (was %d), escrow %d, problems %v",
+			len(done), len(m.leaders), after.Listings, after.OpenTx, after.Money, m.before.Money, after.Items,
+			m.before.Items, escrow(after), after.Problems)
+	}
+	must(tb, m.svc.Close())
+	snap, err := openSnapshotSpec(m.spec)
+	must(tb, err)
+	defer snap.Close()
+	r, err := market.Check(snap, nil)
+	must(tb, err)
+	if !r.Sound() {
+		tb.Fatalf("the integrity check: %v", r.Problems)
+	}
+}
+
+// openSnapshotSpec opens the market spec names to be read at one instant,
+// as `rynek check` does.
+func openSnapshotSpec(spec string) (market.Snapshot, error) {
+	if path, ok := strings.CutPrefix(spec, "sqlite:"); ok {
+		return sqlite.OpenSnapshot(path)
+	}
+	return postgres.OpenSnapshot(spec, "check")
+}
+
+// threadCPU is the CPU time of the calling OS thread so far.
+func threadCPU(tb testing.TB) time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ts.Nano())
+}
