@@ -2,6 +2,7 @@ package market
 
 import (
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
@@ -389,16 +390,29 @@ func (s *Service) refundListingFees(b *Batch, gone []*listingRecord) {
 // sweep after a long pause does not stall the main thread.
 const SweepBatch = 2000
 
-// SettleBatch bounds the auctions with a winner one SweepExpired call
-// settles: each is a purchase, so that ten thousand auctions ending in one
-// second are spread over ticks.
+// SettleBatch is how many auctions with a winner one commit settles
+// (settleAuctions): a tick pays one commit for them, on a network one round
+// trip. It also bounds the expired buy orders one call closes
+// (expireOrders), each a commit of its own.
 const SettleBatch = 8
+
+// SettleBudget is the main thread's time after which a SweepExpired call
+// starts no more commits of settlements, and settleRounds bounds how many
+// it makes: ten thousand auctions ending in one second are spread over
+// ticks, as many each tick as fit in about this time. It is a pace of the
+// main thread, measured by the wall clock, not the market's clock.
+const (
+	SettleBudget = time.Millisecond
+	settleRounds = 8
+)
 
 // SweepExpired removes listings whose expiry has passed (the timer). Each
 // item goes to its seller's mailbox with reason "expired". By contract no
 // event is published. An auction at its end is settled with its leader
 // (settleAuction), or, without a bid, goes to the mailbox the same way; each
-// publishes AuctionEndedEvent. It returns how many listings it removed and
+// publishes AuctionEndedEvent. Settlements go SettleBatch to a commit while
+// the call has spent less than SettleBudget; a winner of several auctions
+// wins one a call. It returns how many listings it removed and
 // whether more are due. In a market several instances share, only the one
 // with the network's duty sweeps (SharedStore.Duty); the others do nothing
 // here and learn of the removals by following the log.
@@ -409,7 +423,7 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	if !s.hasDuty() {
 		return 0, false, nil
 	}
-	now := s.nowMs()
+	start, now := time.Now(), s.nowMs()
 	if _, more, err = s.expireOrders(now, SettleBatch); err != nil {
 		return 0, more, err
 	}
@@ -426,24 +440,30 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 		switch {
 		case r == nil || r.reserved != uuid.Nil:
 		case r.auction != nil && r.auction.Bids > 0:
-			if len(sold) == SettleBatch {
+			if len(sold) == SettleBatch*settleRounds || slices.ContainsFunc(sold, func(o *listingRecord) bool { return o.auction.Leader == r.auction.Leader }) {
 				more = true
 				return len(due) < SweepBatch
 			}
 			sold = append(sold, r)
 		case len(due) == SweepBatch:
 			more = true
-			return len(sold) < SettleBatch
+			return len(sold) < SettleBatch*settleRounds
 		default:
 			due = append(due, r)
 		}
 		return true
 	})
-	for _, r := range sold {
-		if err := s.settleAuction(r); err != nil {
+	for len(sold) > 0 {
+		if removed > 0 && time.Since(start) >= SettleBudget {
+			more = true // the rest are due at the next call
+			break
+		}
+		n, err := s.settleAuctions(sold[:min(len(sold), SettleBatch)])
+		removed += n
+		if err != nil {
 			return removed, more, err
 		}
-		removed++
+		sold = sold[n:]
 	}
 	if len(due) == 0 {
 		return removed, more, nil

@@ -263,9 +263,16 @@ type sagaView struct {
 	order         *orderRecord // a fill's order as the steps leave it
 }
 
-// newSagaGroup starts a group at t's current state. A fresh purchase begins
-// with inserting its CREATED record.
+// newSagaGroup starts a group at t's current state, in an empty batch. A
+// fresh purchase begins with inserting its CREATED record.
 func (s *Service) newSagaGroup(run *sagaRun) *sagaGroup {
+	s.batch.Reset()
+	return s.joinSagaGroup(run)
+}
+
+// joinSagaGroup starts a group at t's current state after what the batch
+// holds already: the settlements of one commit (settleAuctions).
+func (s *Service) joinSagaGroup(run *sagaRun) *sagaGroup {
 	t := run.t
 	buyer, seller := s.players[t.buyer], s.players[t.seller]
 	g := &sagaGroup{s: s, run: run, view: sagaView{state: t.state, tl: t.tl, toMailbox: t.toMailbox,
@@ -277,7 +284,6 @@ func (s *Service) newSagaGroup(run *sagaRun) *sagaGroup {
 	if r := s.listings.Get(t.listing); r != nil && r.reserved == t.id {
 		g.view.reserved = true
 	}
-	s.batch.Reset()
 	if run.fresh {
 		b := &s.batch
 		g.write(&g.rows.tx, Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
