@@ -33,10 +33,26 @@ func endingsTotal(tb testing.TB) int {
 	return n
 }
 
+// endingsTick is the pace of BenchmarkAuctionEndings's ticks: back to back
+// (0), or RYNEK_BENCH_TICK (a Go duration: 50ms is `rynek serve`'s tick,
+// 100ms the console's), which leaves the store's background work (SQLite's
+// WAL checkpoints) the time between ticks that it has in a server.
+func endingsTick(tb testing.TB) time.Duration {
+	v := os.Getenv("RYNEK_BENCH_TICK")
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		tb.Fatalf("RYNEK_BENCH_TICK=%q: want a duration such as 50ms", v)
+	}
+	return d
+}
+
 // BenchmarkAuctionEndings ends 10,000 auctions, each with a leader, in one
 // second and runs the server's expiry timer (SweepExpired, the call the
-// console and `rynek serve` make every tick) back to back until every one
-// has settled, measuring each tick by the wall clock and by the main
+// console and `rynek serve` make every tick) back to back (or at the pace
+// RYNEK_BENCH_TICK sets) until every one has settled, measuring each tick by the wall clock and by the main
 // thread's CPU time. The target: no tick over 5 ms. One iteration is one
 // whole drain of a new market; run it with -benchtime 1x and -count.
 // Afterwards each auction has ended exactly once, to its leader at the
@@ -67,14 +83,17 @@ func benchAuctionEndings(b *testing.B, database func(testing.TB) string) {
 	n := endingsTotal(b)
 	runtime.LockOSThread() // the thread the service binds; its CPU time is measured
 	defer runtime.UnlockOSThread()
+	pace := endingsTick(b)
 	var wall, cpu []time.Duration
-	ticks, settled, spent := 0, 0, time.Duration(0)
+	ticks, settled, spent, draining := 0, 0, time.Duration(0), time.Duration(0)
 	b.StopTimer()
 	for range b.N {
 		m := seedEndings(b, database(b), n)
 		m.open(b)
-		w, c := m.drain(b)
+		start := time.Now()
+		w, c := m.drain(b, pace)
 		b.StopTimer()
+		draining += time.Since(start)
 		m.verify(b)
 		wall, cpu = append(wall, w...), append(cpu, c...)
 		ticks += len(w)
@@ -96,6 +115,7 @@ func benchAuctionEndings(b *testing.B, database func(testing.TB) string) {
 	b.ReportMetric(at(cpu, 0.5), "tick-cpu-p50-µs")
 	b.ReportMetric(float64(ticks)/float64(b.N), "ticks-to-drain")
 	b.ReportMetric(float64(settled)/spent.Seconds(), "settlements/s")
+	b.ReportMetric(draining.Seconds()/float64(b.N), "drain-s")
 }
 
 // seedEndings loads n auctions into a new market at spec: 1,000 sellers
@@ -168,12 +188,17 @@ func (m *endingsMarket) open(tb testing.TB) {
 	clock.Advance(time.Minute + time.Millisecond) // every auction's end has passed
 }
 
-// drain runs the expiry timer back to back, timing each call with the
-// benchmark's timer running, until a call finds no more due, and returns
-// each tick's wall-clock and main-thread CPU time.
-func (m *endingsMarket) drain(b *testing.B) (wall, cpu []time.Duration) {
+// drain runs the expiry timer back to back, or a call each pace, timing
+// each call with the benchmark's timer running, until a call finds no more
+// due, and returns each tick's wall-clock and main-thread CPU time.
+func (m *endingsMarket) drain(b *testing.B, pace time.Duration) (wall, cpu []time.Duration) {
 	b.StartTimer()
+	next := time.Now()
 	for more := true; more; {
+		if pace > 0 {
+			next = next.Add(pace)
+			time.Sleep(time.Until(next))
+		}
 		c0, w0 := threadCPU(b), time.Now()
 		var err error
 		_, more, err = m.svc.SweepExpired()
