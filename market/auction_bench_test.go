@@ -33,11 +33,11 @@ func endingsTotal(tb testing.TB) int {
 	return n
 }
 
-// endingsTick is the pace of BenchmarkAuctionEndings's ticks: back to back
+// endingsPace is the pace of BenchmarkAuctionEndings's ticks: back to back
 // (0), or RYNEK_BENCH_TICK (a Go duration: 50ms is `rynek serve`'s tick,
 // 100ms the console's), which leaves the store's background work (SQLite's
 // WAL checkpoints) the time between ticks that it has in a server.
-func endingsTick(tb testing.TB) time.Duration {
+func endingsPace(tb testing.TB) time.Duration {
 	v := os.Getenv("RYNEK_BENCH_TICK")
 	if v == "" {
 		return 0
@@ -83,37 +83,45 @@ func benchAuctionEndings(b *testing.B, database func(testing.TB) string) {
 	n := endingsTotal(b)
 	runtime.LockOSThread() // the thread the service binds; its CPU time is measured
 	defer runtime.UnlockOSThread()
-	pace := endingsTick(b)
-	var wall, cpu []time.Duration
-	ticks, settled, spent, draining := 0, 0, time.Duration(0), time.Duration(0)
+	pace := endingsPace(b)
+	var ticks []tickCost
+	settled, spent, draining := 0, time.Duration(0), time.Duration(0)
 	b.StopTimer()
 	for range b.N {
 		m := seedEndings(b, database(b), n)
 		m.open(b)
 		start := time.Now()
-		w, c := m.drain(b, pace)
+		got := m.drain(b, pace)
 		b.StopTimer()
 		draining += time.Since(start)
 		m.verify(b)
-		wall, cpu = append(wall, w...), append(cpu, c...)
-		ticks += len(w)
+		ticks = append(ticks, got...)
 		settled += len(m.ended)
-		for _, d := range w {
-			spent += d
+		for _, t := range got {
+			spent += t.wall
 		}
 	}
-	slices.Sort(wall)
-	slices.Sort(cpu)
-	at := func(ds []time.Duration, q float64) float64 {
-		return float64(ds[int(q*float64(len(ds)-1))].Microseconds())
+	var wall, cpu, own []time.Duration // own: the ticks the scheduler let run
+	for _, t := range ticks {
+		wall, cpu = append(wall, t.wall), append(cpu, t.cpu)
+		if !t.preempted {
+			own = append(own, t.wall)
+		}
 	}
-	b.ReportMetric(at(wall, 1), "tick-max-µs")
-	b.ReportMetric(at(wall, 0.99), "tick-p99-µs")
-	b.ReportMetric(at(wall, 0.5), "tick-p50-µs")
-	b.ReportMetric(at(cpu, 1), "tick-cpu-max-µs")
-	b.ReportMetric(at(cpu, 0.99), "tick-cpu-p99-µs")
-	b.ReportMetric(at(cpu, 0.5), "tick-cpu-p50-µs")
-	b.ReportMetric(float64(ticks)/float64(b.N), "ticks-to-drain")
+	report := func(ds []time.Duration, name string) {
+		slices.Sort(ds)
+		at := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) }
+		b.ReportMetric(at(1), name+"-max-µs")
+		b.ReportMetric(at(0.99), name+"-p99-µs")
+		b.ReportMetric(at(0.5), name+"-p50-µs")
+	}
+	report(wall, "tick")
+	report(cpu, "tick-cpu")
+	if len(own) > 0 {
+		report(own, "tick-unpreempted")
+	}
+	b.ReportMetric(100*float64(len(wall)-len(own))/float64(len(wall)), "preempted-%")
+	b.ReportMetric(float64(len(ticks))/float64(b.N), "ticks-to-drain")
 	b.ReportMetric(float64(settled)/spent.Seconds(), "settlements/s")
 	b.ReportMetric(draining.Seconds()/float64(b.N), "drain-s")
 }
@@ -188,26 +196,37 @@ func (m *endingsMarket) open(tb testing.TB) {
 	clock.Advance(time.Minute + time.Millisecond) // every auction's end has passed
 }
 
+// tickCost is what one tick cost: its wall-clock time, the main
+// thread's CPU time, and whether the scheduler took the CPU away from the
+// thread meanwhile (an involuntary context switch: on a shared machine,
+// someone else's work, which the wall clock counts and the CPU time does
+// not).
+type tickCost struct {
+	wall, cpu time.Duration
+	preempted bool
+}
+
 // drain runs the expiry timer back to back, or a call each pace, timing
 // each call with the benchmark's timer running, until a call finds no more
-// due, and returns each tick's wall-clock and main-thread CPU time.
-func (m *endingsMarket) drain(b *testing.B, pace time.Duration) (wall, cpu []time.Duration) {
+// due, and returns each tick's cost.
+func (m *endingsMarket) drain(b *testing.B, pace time.Duration) []tickCost {
 	b.StartTimer()
+	var ticks []tickCost
 	next := time.Now()
 	for more := true; more; {
 		if pace > 0 {
 			next = next.Add(pace)
 			time.Sleep(time.Until(next))
 		}
-		c0, w0 := threadCPU(b), time.Now()
+		s0, c0, w0 := threadSwitches(b), threadCPU(b), time.Now()
 		var err error
 		_, more, err = m.svc.SweepExpired()
-		wall, cpu = append(wall, time.Since(w0)), append(cpu, threadCPU(b)-c0)
+		ticks = append(ticks, tickCost{wall: time.Since(w0), cpu: threadCPU(b) - c0, preempted: threadSwitches(b) != s0})
 		if err != nil {
-			b.Fatalf("tick %d: %v", len(wall), err)
+			b.Fatalf("tick %d: %v", len(ticks), err)
 		}
 	}
-	return wall, cpu
+	return ticks
 }
 
 // verify checks that every auction ended once, to its leader at the
@@ -262,4 +281,14 @@ func threadCPU(tb testing.TB) time.Duration {
 		tb.Fatal(err)
 	}
 	return time.Duration(ts.Nano())
+}
+
+// threadSwitches counts the involuntary context switches of the calling
+// OS thread so far.
+func threadSwitches(tb testing.TB) int64 {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return ru.Nivcsw
 }
