@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/pgtest"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/postgres"
 )
 
 // endingTogether is a market of 20 auctions ending in the same second, one
@@ -25,24 +27,7 @@ func newEndingTogether(t *testing.T) *endingTogether {
 	t.Helper()
 	open := testStore(t)
 	st := open()
-	k := newBulk(t, st)
-	seller := market.Player{ID: uuid.New(), Name: "Seller"}
-	must(t, k.AddPlayer(seller, 0))
-	bidders := make([]market.Player, 19)
-	for i := range bidders {
-		bidders[i] = market.Player{ID: uuid.New(), Name: fmt.Sprintf("Bidder%d", i)}
-		must(t, k.AddPlayer(bidders[i], 100_00))
-	}
-	e := &endingTogether{open: open, winners: map[int]uuid.UUID{}, clock: market.NewManualClock(t0)}
-	for i := range 20 {
-		who := bidders[i%len(bidders)].ID
-		id, err := k.AddAuction(market.BulkAuction{Seller: seller.ID, Item: market.ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 1 + i},
-			StartingBid: 10_00, Created: t0, Ends: t0.Add(time.Hour + time.Duration(i)*time.Second/20),
-			Bids: []market.BulkBid{{Bidder: who, Amount: market.Money(10_00 + i), At: t0.Add(time.Minute)}}})
-		must(t, err)
-		e.winners[id] = who
-	}
-	must(t, k.Finish())
+	e := &endingTogether{open: open, winners: seedEndingTogether(t, st), clock: market.NewManualClock(t0)}
 	e.store = &countingStore{Store: st, fail: map[int]bool{}}
 	e.svc = market.New(e.store, market.Config{Clock: e.clock, ListingCooldown: -1})
 	e.svc.BindMainThread()
@@ -51,6 +36,31 @@ func newEndingTogether(t *testing.T) *endingTogether {
 	e.svc.Subscribe(func(ev market.Event) { e.events = append(e.events, ev) })
 	t.Cleanup(func() { e.svc.Close() })
 	return e
+}
+
+// seedEndingTogether loads endingTogether's auctions into st and returns
+// each auction's leader.
+func seedEndingTogether(t *testing.T, st market.Store) map[int]uuid.UUID {
+	t.Helper()
+	k := newBulk(t, st)
+	seller := market.Player{ID: uuid.New(), Name: "Seller"}
+	must(t, k.AddPlayer(seller, 0))
+	bidders := make([]market.Player, 19)
+	for i := range bidders {
+		bidders[i] = market.Player{ID: uuid.New(), Name: fmt.Sprintf("Bidder%d", i)}
+		must(t, k.AddPlayer(bidders[i], 100_00))
+	}
+	winners := map[int]uuid.UUID{}
+	for i := range 20 {
+		who := bidders[i%len(bidders)].ID
+		id, err := k.AddAuction(market.BulkAuction{Seller: seller.ID, Item: market.ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 1 + i},
+			StartingBid: 10_00, Created: t0, Ends: t0.Add(time.Hour + time.Duration(i)*time.Second/20),
+			Bids: []market.BulkBid{{Bidder: who, Amount: market.Money(10_00 + i), At: t0.Add(time.Minute)}}})
+		must(t, err)
+		winners[id] = who
+	}
+	must(t, k.Finish())
+	return winners
 }
 
 // TestAuctionEndingsShareCommits: auctions that end together are settled
@@ -137,5 +147,79 @@ func TestAuctionEndingsCommitFails(t *testing.T) {
 	}
 	if au := mustAudit(t, e.svc); swept != 20 || au.Money != before.Money || au.Listings != 0 || escrow(au) != 0 || len(au.Problems) > 0 {
 		t.Fatalf("then: %d settled, %+v", swept, au)
+	}
+}
+
+// TestNetworkAuctionEndingsShareCommits: two servers on one PostgreSQL
+// market both run the expiry timer over the 20 auctions: the one with the
+// network's duty settles them, eight to a commit, and the other learns of
+// them by following the log. Each auction ends once, to its leader, and
+// each server's listeners hear of each end once; both end with the same
+// audit, the market's money and items, no listing and 20 sales.
+func TestNetworkAuctionEndingsShareCommits(t *testing.T) {
+	dsn := pgtest.Database(t)
+	seed, err := postgres.Open(dsn, postgres.Options{Instance: "seed", Tool: true})
+	must(t, err)
+	winners := seedEndingTogether(t, seed)
+	must(t, seed.Close())
+	clock := market.NewManualClock(t0)
+	type server struct {
+		svc   *market.Service
+		ended map[int]int // auction -> the AuctionEndedEvents heard
+	}
+	var servers []*server
+	for _, name := range []string{"server-a", "server-b"} {
+		st, err := postgres.Open(dsn, postgres.Options{Instance: name})
+		must(t, err)
+		svc := market.New(st, market.Config{Clock: clock, ListingCooldown: -1})
+		svc.BindMainThread()
+		must(t, svc.Enable())
+		t.Cleanup(func() { svc.Close() })
+		s := &server{svc: svc, ended: map[int]int{}}
+		svc.Subscribe(func(e market.Event) {
+			if end, ok := e.(market.AuctionEndedEvent); ok {
+				if end.Winner() != winners[end.ListingID()] {
+					t.Errorf("%s: auction #%d ended to %s, want %s", name, end.ListingID(), end.Winner(), winners[end.ListingID()])
+				}
+				s.ended[end.ListingID()]++
+			}
+		})
+		servers = append(servers, s)
+	}
+	before := mustAudit(t, servers[0].svc)
+	clock.Advance(time.Hour + time.Second)
+	done := func() bool {
+		for _, s := range servers {
+			if len(s.ended) < len(winners) {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(20 * time.Second); !done(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the servers heard of %d and %d of %d ends", len(servers[0].ended), len(servers[1].ended), len(winners))
+		}
+		for _, s := range servers {
+			if _, _, err := s.svc.SweepExpired(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.svc.Follow(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, s := range servers {
+		for id, n := range s.ended {
+			if n != 1 {
+				t.Fatalf("auction #%d ended %d times", id, n)
+			}
+		}
+		sales, err := s.svc.GetCompletedTransactions()
+		must(t, err)
+		au := mustAudit(t, s.svc)
+		if len(sales) != len(winners) || au.Money != before.Money || au.Items != before.Items || au.Listings != 0 || escrow(au) != 0 || len(au.Problems) > 0 {
+			t.Fatalf("after the endings: %d sales, %+v (before: %+v)", len(sales), au, before)
+		}
 	}
 }
