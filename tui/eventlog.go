@@ -33,10 +33,14 @@ const (
 	kindCompleted
 	kindBid
 	kindEnded
+	kindOrderPlaced
+	kindOrderFilled
+	kindOrderClosed
 	kinds
 )
 
-var kindNames = [kinds]string{"ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent", "BidPlacedEvent", "AuctionEndedEvent"}
+var kindNames = [kinds]string{"ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent", "BidPlacedEvent", "AuctionEndedEvent",
+	"BuyOrderPlacedEvent", "BuyOrderFilledEvent", "BuyOrderClosedEvent"}
 
 func kindOf(e market.Event) int {
 	switch e.(type) {
@@ -48,6 +52,12 @@ func kindOf(e market.Event) int {
 		return kindBid
 	case market.AuctionEndedEvent:
 		return kindEnded
+	case market.BuyOrderPlacedEvent:
+		return kindOrderPlaced
+	case market.BuyOrderFilledEvent:
+		return kindOrderFilled
+	case market.BuyOrderClosedEvent:
+		return kindOrderClosed
 	default:
 		return kindCompleted
 	}

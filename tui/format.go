@@ -9,6 +9,7 @@ import (
 
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // money renders 1234567.5 as "1 234 567.50" (thin groups read well in both
@@ -64,6 +65,11 @@ func itemName(s market.ItemStack) string {
 		return info.Name
 	}
 	return s.Material
+}
+
+// materialName is a material's readable name, from its catalogue key.
+func materialName(key string) string {
+	return playertext.Sanitize(itemName(market.ItemStack{Material: key}))
 }
 
 // enchants renders "Sharpness V, Unbreaking III".

@@ -30,6 +30,7 @@ var eventFilters = []eventFilter{
 	{kind: -1}, {kind: kindCreated}, {kind: kindRemoved},
 	{kind: kindRemoved, reason: market.ReasonRemoved}, {kind: kindRemoved, reason: market.ReasonAdminRemoved},
 	{kind: kindRemoved, reason: market.ReasonForceExpire}, {kind: kindCompleted}, {kind: kindBid}, {kind: kindEnded},
+	{kind: kindOrderPlaced}, {kind: kindOrderFilled}, {kind: kindOrderClosed},
 }
 
 func (f eventFilter) String() string {
@@ -77,6 +78,8 @@ func eventListing(e market.Event) int {
 		return e.Listing().ID
 	case market.AuctionEndedEvent:
 		return e.ListingID()
+	case market.BuyOrderFilledEvent:
+		return e.ListingID() // 0 when sold from an inventory
 	}
 	return 0
 }
@@ -162,7 +165,13 @@ func (p *eventsPane) SelectedID() string {
 	if a, ok := e.(market.AuctionEndedEvent); ok && a.TransactionID() != "" {
 		return a.TransactionID()
 	}
-	return fmt.Sprintf("#%d", eventListing(e))
+	if f, ok := e.(market.BuyOrderFilledEvent); ok {
+		return f.TransactionID()
+	}
+	if id := eventListing(e); id != 0 {
+		return fmt.Sprintf("#%d", id)
+	}
+	return "" // an order's placing or closing: no listing, no purchase
 }
 
 func (p *eventsPane) current() eventFilter {
@@ -343,6 +352,10 @@ func (p *eventsPane) open() tea.Cmd {
 			return nil // nobody bid: the stack went back to its seller's mailbox
 		}
 		a = actOpen{txID: e.TransactionID()}
+	case market.BuyOrderFilledEvent:
+		a = actOpen{txID: e.TransactionID()}
+	default:
+		return nil // an order's placing or closing: the Orders pane shows the order
 	}
 	return request(a)
 }
@@ -415,6 +428,9 @@ func (p *eventsPane) View(c *Common, w, h int) string {
 	if n, m := len(p.log.byKind[kindBid]), len(p.log.byKind[kindEnded]); n+m > 0 {
 		head += s.Dim.Render(fmt.Sprintf(" · bids %s · auctions ended %s", count(n), count(m)))
 	}
+	if n, f, cl := len(p.log.byKind[kindOrderPlaced]), len(p.log.byKind[kindOrderFilled]), len(p.log.byKind[kindOrderClosed]); n+f+cl > 0 {
+		head += s.Dim.Render(fmt.Sprintf(" · orders placed %s · fills %s · closed %s", count(n), count(f), count(cl)))
+	}
 	b.WriteString(fit(head, w))
 	rows := h - 1
 	n := p.visible()
@@ -482,6 +498,25 @@ func (p *eventsPane) row(c *Common, e market.Event) string {
 		}
 		return head + fmt.Sprintf("#%d won by %s for %s", e.ListingID(), playertext.Sanitize(e.WinnerName()), s.Price.Render(money(e.Price()))) +
 			s.Dim.Render(" · transaction "+shortID(e.TransactionID()))
+	case market.BuyOrderPlacedEvent:
+		o := e.Order()
+		return head + fmt.Sprintf("order #%d %s ×%d by %s at %s each", o.ID, materialName(o.Material), o.Amount,
+			playertext.Sanitize(o.BuyerName), s.Price.Render(money(o.UnitPrice))) +
+			s.Dim.Render(fmt.Sprintf(" · escrow %s · ends %s", money(o.Escrow), o.ExpiresAt.UTC().Format("01-02 15:04")))
+	case market.BuyOrderFilledEvent:
+		o := e.Order()
+		from := s.Dim.Render(" · sold from the inventory")
+		if id := e.ListingID(); id != 0 {
+			from = s.Dim.Render(fmt.Sprintf(" · from listing #%d (%d left on it)", id, e.ListingLeft()))
+		}
+		return head + fmt.Sprintf("order #%d %s ×%d at %s each  %s → %s  %s", o.ID, materialName(o.Material), e.Amount(),
+			money(e.UnitPrice()), playertext.Sanitize(e.SellerName()), playertext.Sanitize(o.BuyerName), s.Price.Render(money(e.Price()))) +
+			from + s.Dim.Render(fmt.Sprintf(" · %d of %d filled · transaction %s", o.Filled, o.Amount, shortID(e.TransactionID())))
+	case market.BuyOrderClosedEvent:
+		o := e.Order()
+		return head + s.Warn.Render("reason="+e.Reason()) + fmt.Sprintf(" order #%d %s %d of %d filled by %s", o.ID,
+			materialName(o.Material), o.Filled, o.Amount, playertext.Sanitize(o.BuyerName)) +
+			s.Dim.Render(" · refund "+money(e.Refund()))
 	}
 	return head
 }

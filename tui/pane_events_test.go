@@ -21,7 +21,7 @@ func TestEventsFilterPauseAndExport(t *testing.T) {
 	if p.visible() != 3 {
 		t.Fatalf("%d events visible", p.visible())
 	}
-	// Filter cycles through the five kinds, each removal reason, and back
+	// Filter cycles through the eight kinds, each removal reason, and back
 	// to all.
 	for _, f := range []struct {
 		show string
@@ -30,6 +30,7 @@ func TestEventsFilterPauseAndExport(t *testing.T) {
 		{"ListingCreatedEvent", 1}, {"ListingRemovedEvent", 1}, {"ListingRemovedEvent reason=removed", 1},
 		{"ListingRemovedEvent reason=admin-removed", 0}, {"ListingRemovedEvent reason=force-expire", 0},
 		{"TransactionCompletedEvent", 1}, {"BidPlacedEvent", 0}, {"AuctionEndedEvent", 0},
+		{"BuyOrderPlacedEvent", 0}, {"BuyOrderFilledEvent", 0}, {"BuyOrderClosedEvent", 0},
 	} {
 		e.key("f")
 		if p.visible() != f.n || f.n > 0 && !strings.HasPrefix(f.show, p.at(0).EventName()) {
