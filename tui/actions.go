@@ -74,7 +74,7 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.switchTo((m.active + 1) % len(m.panes))
 	case key.Matches(msg, k.Prev):
 		m.switchTo((m.active + len(m.panes) - 1) % len(m.panes))
-	case key.Matches(msg, k.Pane1, k.Pane2, k.Pane3, k.Pane4, k.Pane5, k.Pane6):
+	case key.Matches(msg, k.Pane1, k.Pane2, k.Pane3, k.Pane4, k.Pane5, k.Pane6, k.Pane7):
 		m.switchTo(int(msg.String()[0] - '1'))
 	case key.Matches(msg, k.Search):
 		for i, p := range m.panes {
@@ -221,6 +221,9 @@ func (m *Model) confirmFor(msg tea.KeyPressMsg, l market.Listing) {
 func (m *Model) run(a action) (tea.Cmd, error) {
 	defer m.settle()
 	c := m.c
+	if handled, err := m.runOrder(a); handled {
+		return nil, err
+	}
 	switch a := a.(type) {
 	case actAddPlayer:
 		return nil, m.addPlayer(a)

@@ -8,8 +8,10 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/catalog"
+	"github.com/rynek/rynek/market/playertext"
 )
 
 // sellDialog lists an item from the acting player's inventory: choose the
@@ -34,6 +36,12 @@ type sellDialog struct {
 	// bid, for the rules' default duration (kind toggles it).
 	auction bool
 	kind    key.Binding
+	// best is the best open buy order for the chosen stack that is not the
+	// seller's own (ok false: none, or the stack is not a plain one);
+	// toOrder sells into it.
+	best    market.Order
+	hasBest bool
+	toOrder key.Binding
 }
 
 // The sell dialog's fields, in the order tab visits them.
@@ -45,7 +53,8 @@ const (
 
 func newSellDialog(c *Common, ps market.PlayerState) *sellDialog {
 	d := &sellDialog{dialogBase: newDialogBase(typing), player: ps, list: binding([]string{"enter"}, "enter", "list it"),
-		kind: binding([]string{"ctrl+t"}, "ctrl+t", "auction / fixed price"),
+		kind:    binding([]string{"ctrl+t"}, "ctrl+t", "auction / fixed price"),
+		toOrder: binding([]string{"ctrl+o"}, "ctrl+o", "sell into the best buy order"),
 		// The amount takes any whole number typed and says when the stack
 		// holds fewer; the price, what ParsePrice reads.
 		amount: newTextField("", "", 9, 6), price: newTextField("", "", 16, 14)}
@@ -68,7 +77,27 @@ func (d *sellDialog) choose(c *Common, i int) {
 	d.pick = (i + len(d.stacks)) % len(d.stacks)
 	d.amount.Prefill(fmt.Sprint(d.stacks[d.pick].Amount))
 	d.typed = false
+	d.best, d.hasBest = bestOrderFor(c, d.stacks[d.pick], d.player.ID)
 	d.suggest(c)
+}
+
+// bestOrderFor is the best open buy order that would buy st from seller:
+// the highest price, then the oldest, not the seller's own. A named, lored
+// or enchanted stack has none: orders buy plain stacks.
+func bestOrderFor(c *Common, st market.ItemStack, seller uuid.UUID) (market.Order, bool) {
+	if st.DisplayName != "" || len(st.Lore) > 0 || len(st.Enchantments) > 0 {
+		return market.Order{}, false
+	}
+	page, err := c.Svc.Orders(market.OrderQuery{Material: st.Material})
+	if err != nil {
+		return market.Order{}, false
+	}
+	for _, o := range page.Orders {
+		if o.Buyer != seller {
+			return o, true
+		}
+	}
+	return market.Order{}, false
 }
 
 // suggest proposes a price for the amount (the whole stack while the
@@ -137,7 +166,11 @@ func (d *sellDialog) validate(c *Common) (market.ItemStack, float64, bool) {
 }
 
 func (d *sellDialog) Help() []key.Binding {
-	return []key.Binding{d.list, d.keys.Up, d.keys.Down, d.keys.NextField, d.kind, d.closeKey()}
+	keys := []key.Binding{d.list, d.keys.Up, d.keys.Down, d.keys.NextField, d.kind}
+	if d.hasBest {
+		keys = append(keys, d.toOrder)
+	}
+	return append(keys, d.closeKey())
 }
 
 // priceSummariesMsg answers summarize.
@@ -201,6 +234,15 @@ func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 	case key.Matches(k, d.kind):
 		d.auction = !d.auction
 		return nil, false
+	case key.Matches(k, d.toOrder) && d.hasBest:
+		st := d.stacks[d.pick]
+		n, err := d.amountOf(st)
+		if err != nil {
+			d.err = err.Error()
+			return nil, false
+		}
+		st.Amount = n
+		return actSellToOrder{stack: st, order: d.best.ID}, true
 	case key.Matches(k, d.keys.NextField, d.keys.PrevField):
 		step := 1
 		if key.Matches(k, d.keys.PrevField) {
@@ -263,6 +305,9 @@ func (d *sellDialog) View(c *Common, w, _ int) string {
 		return l + " " + in.View(s)
 	}
 	b.WriteString("\n\n" + d.summaryLine(c))
+	if line := d.orderLine(c); line != "" {
+		b.WriteString("\n" + line)
+	}
 	b.WriteString("\n" + field("amount", &d.amount, d.focus == sellAmount) + "   " + field(priceLabel, &d.price, d.focus == sellPrice) +
 		selectedHint(s, d.field()))
 	if d.err != "" {
@@ -278,6 +323,31 @@ func (d *sellDialog) View(c *Common, w, _ int) string {
 	}
 	return box(c, b.String(), w)
 }
+
+// orderLine is the best buy order for the chosen stack, in the words a
+// player reads on the server ("zlecenie kupna: 2,50/szt."), and what
+// selling into it pays: the amount typed, up to what the order wants.
+func (d *sellDialog) orderLine(c *Common) string {
+	if !d.hasBest {
+		return ""
+	}
+	s, o := c.Styles, d.best
+	line := s.Title.Render("zlecenie kupna: "+plUnitPrice(o.UnitPrice)) +
+		s.Dim.Render(fmt.Sprintf(" · order #%d by %s wants %d", o.ID, playertext.Sanitize(o.BuyerName), o.Amount-o.Filled))
+	n, err := d.amountOf(d.stacks[d.pick])
+	if err != nil {
+		return line
+	}
+	k := min(n, o.Amount-o.Filled)
+	price := market.Money(k) * market.Money(math.Round(o.UnitPrice*100))
+	fee := c.Svc.Config().SaleFee(price)
+	return line + "\n" + s.Dim.Render(fmt.Sprintf("ctrl+o sells %d into it: you receive %s after the %s fee", k,
+		money((price-fee).Float()), money(fee.Float())))
+}
+
+// plUnitPrice is a unit price as the server's Polish messages write it:
+// "2,50/szt.", "1 234,50/szt.".
+func plUnitPrice(v float64) string { return strings.Replace(money(v), ".", ",", 1) + "/szt." }
 
 // summaryLine is the selected stack's price summary: the last 7 days'
 // unit prices and the cheapest listing of the material on sale now.

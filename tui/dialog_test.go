@@ -11,6 +11,10 @@ import (
 // a dialog typed into, q is text and n too, so only esc closes it.
 func TestEveryDialogClosesWithTheKeyItsHelpShows(t *testing.T) {
 	e := newEnv(t, 120, 40)
+	// An order to sell into and to cancel on the Orders pane.
+	if _, err := e.svc.PlaceOrder(e.m.c.Actor, "OAK_LOG", 10, 1, 0); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name   string
 		open   []string
@@ -28,6 +32,10 @@ func TestEveryDialogClosesWithTheKeyItsHelpShows(t *testing.T) {
 		{"economy", []string{"1", "$"}, true},
 		{"jump", []string{"1", ":"}, true},
 		{"transactions filter", []string{"5", "f"}, true},
+		{"place a buy order", []string{"7", "o"}, true},
+		{"sell into a buy order", []string{"7", "f"}, true},
+		{"cancel a buy order", []string{"7", "d"}, false},
+		{"the book's material", []string{"7", "c"}, true},
 	} {
 		for _, k := range c.open {
 			e.key(k)

@@ -20,6 +20,10 @@ func TestGoldenPanes(t *testing.T) {
 		e.key("enter")
 		e.key("x")
 		e.confirm()
+		// A buy order, so that the Orders pane shows a book.
+		if _, err := e.svc.PlaceOrder(e.m.c.Actor, "OAK_LOG", 100, 0.05, 0); err != nil {
+			t.Fatal(err)
+		}
 		e.tick()
 		for i, p := range e.m.panes {
 			t.Run(fmt.Sprintf("%s_%dx%d", p.Title(), size[0], size[1]), func(t *testing.T) {

@@ -77,6 +77,10 @@ type Model struct {
 
 	// store is what was said of the store's health (storewatch.go).
 	store storeWatch
+
+	// expiredOrders counts the buy orders the timer closed in the current
+	// backlog (each published BuyOrderClosedEvent, reason "expired").
+	expiredOrders int
 }
 
 // tickMsg drives the console's clock: events, expiry timer, bots.
@@ -117,7 +121,7 @@ func New(o Options) *Model {
 	m.log.lastSeq = m.log.start
 	o.Svc.OnListenerPanic(func(r any) { m.setStatus(statusMsg{text: fmt.Sprint(r), err: true}) })
 	m.chooseActors()
-	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log, o.ExportDir)}
+	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log, o.ExportDir), newOrdersPane()}
 	m.stale = make([]bool, len(m.panes))
 	m.bots = newBots()
 	m.backup, m.backupOf = o.Backup, o.DatabasePath
@@ -397,14 +401,15 @@ func (m *Model) onTick() tea.Cmd {
 		// What the other instances of a shared market did, first.
 		m.follow()
 		m.bots.step(c, m.tick)
-		if n, auctions, more, err := m.sweep(); err == nil && n > 0 {
-			m.swept += n
-			m.ended += auctions
-			text := expiredText(m.swept-m.ended, m.ended)
-			if more {
+		if r := m.sweep(); r.err == nil && r.n+r.orders > 0 {
+			m.swept += r.n
+			m.ended += r.auctions
+			m.expiredOrders += r.orders
+			text := sweptText(m.swept-m.ended, m.ended, m.expiredOrders)
+			if r.more {
 				text += " · sweeping…"
 			} else {
-				m.swept, m.ended = 0, 0
+				m.swept, m.ended, m.expiredOrders = 0, 0, 0
 			}
 			m.setStatus(statusMsg{text: text, qa: true})
 		}
@@ -428,29 +433,48 @@ func (m *Model) onTick() tea.Cmd {
 	return m.tickCmd()
 }
 
+// sweepResult is what one batch of the expiry timer did: n listings
+// removed, of them auctions that ended (each published
+// AuctionEndedEvent), and buy orders that expired (each published
+// BuyOrderClosedEvent); more: a backlog is left for the next tick.
+type sweepResult struct {
+	n, auctions, orders int
+	more                bool
+	err                 error
+}
+
 // sweep runs one batch of the expiry timer (market.SweepBatch listings).
 // A backlog — a market opened after a long pause, or the clock moved ahead
 // a week — is worked off one batch per tick, about 20,000 listings a
-// second, so the console stays responsive meanwhile. auctions counts the
-// auctions of the n that ended, by the events they published.
-func (m *Model) sweep() (n, auctions int, more bool, err error) {
+// second, so the console stays responsive meanwhile. The auctions and the
+// orders are counted by the events they published.
+func (m *Model) sweep() sweepResult {
 	from := len(m.log.pending)
-	n, more, err = m.c.Svc.SweepExpired()
-	if n > 0 {
-		m.changed = true
-	}
+	var r sweepResult
+	r.n, r.more, r.err = m.c.Svc.SweepExpired()
 	for _, e := range m.log.pending[from:] {
-		if _, ok := e.(market.AuctionEndedEvent); ok {
-			auctions++
+		switch e := e.(type) {
+		case market.AuctionEndedEvent:
+			r.auctions++
+		case market.BuyOrderClosedEvent:
+			if e.Reason() == "expired" {
+				r.orders++
+			}
 		}
 	}
-	return n, auctions, more, err
+	if len(m.log.pending) > from {
+		m.changed = true // orders expire, and fill on the timer's look at the book, without removing a listing
+	}
+	if r.n > 0 {
+		m.changed = true
+	}
+	return r
 }
 
 func (m *Model) tabAt(x int) int {
 	pos := 0
-	for i, p := range m.panes {
-		w := width(m.tabLabel(i, p)) + 2
+	for i, label := range m.tabLabels(m.c.W) {
+		w := width(label) + 2
 		if x >= pos && x < pos+w {
 			return i
 		}
@@ -459,14 +483,28 @@ func (m *Model) tabAt(x int) int {
 	return -1
 }
 
-func (m *Model) tabLabel(i int, p pane) string {
-	label := fmt.Sprintf("%d %s", i+1, p.Title())
-	if b, ok := p.(badger); ok {
-		if badge := b.Badge(); badge != "" {
-			label += " (" + badge + ")"
+// tabLabels are the tabs' labels for a screen w cells wide: "7 Orders",
+// with the pane's count when it has one ("6 Events (1 234)"). When the
+// counts would push the last tab off a narrow screen, they are left out:
+// every tab stays whole and clickable.
+func (m *Model) tabLabels(w int) []string {
+	labels := make([]string, len(m.panes))
+	total := 0
+	for i, p := range m.panes {
+		labels[i] = fmt.Sprintf("%d %s", i+1, p.Title())
+		if b, ok := p.(badger); ok {
+			if badge := b.Badge(); badge != "" {
+				labels[i] += " (" + badge + ")"
+			}
+		}
+		total += width(labels[i]) + 2
+	}
+	if total > w {
+		for i, p := range m.panes {
+			labels[i] = fmt.Sprintf("%d %s", i+1, p.Title())
 		}
 	}
-	return label
+	return labels
 }
 
 // View lays out the screen. It only reads state prepared in Update.
@@ -517,8 +555,7 @@ func tooSmall(w, h int) string {
 func (m *Model) tabs(w int) string {
 	s := m.c.Styles
 	var b strings.Builder
-	for i, p := range m.panes {
-		label := m.tabLabel(i, p)
+	for i, label := range m.tabLabels(w) {
 		if i == m.active {
 			b.WriteString(s.TabActive.Render(label))
 		} else {

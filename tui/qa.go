@@ -64,21 +64,22 @@ func (m *Model) advance(msg tea.KeyPressMsg) {
 	}
 	c.Clock.Advance(d)
 	c.NowUnix = c.Svc.Now().Unix()
-	n, auctions, more, err := m.sweep()
-	m.swept, m.ended = 0, 0
-	if more {
-		m.swept, m.ended = n, auctions // the tick carries on with the rest and counts on from here
+	r := m.sweep()
+	m.swept, m.ended, m.expiredOrders = 0, 0, 0
+	if r.more {
+		// the tick carries on with the rest and counts on from here
+		m.swept, m.ended, m.expiredOrders = r.n, r.auctions, r.orders
 	}
 	switch {
-	case err != nil:
-		m.fail(err)
-	case n > 0:
+	case r.err != nil:
+		m.fail(r.err)
+	case r.n+r.orders > 0:
 		to := ""
 		if key.Matches(msg, m.keys.EndAuction) {
 			to = " to the auction's end"
 		}
-		text := fmt.Sprintf("clock +%s%s: %s", shortDur(d), to, expiredText(n-auctions, auctions))
-		if more {
+		text := fmt.Sprintf("clock +%s%s: %s", shortDur(d), to, sweptText(r.n-r.auctions, r.auctions, r.orders))
+		if r.more {
 			text += " · sweeping…"
 		}
 		m.setStatus(statusMsg{text: text, qa: true})
@@ -86,6 +87,19 @@ func (m *Model) advance(msg tea.KeyPressMsg) {
 		m.setStatus(statusMsg{text: fmt.Sprintf("clock +%s (now +%s): nothing expired yet", shortDur(d), shortDur(c.Clock.Offset())), qa: true})
 	}
 	m.refreshAll()
+}
+
+// sweptText says what the timer ended: expiredText's listings and
+// auctions, and buy orders, whose escrow went back to their buyers.
+func sweptText(n, auctions, orders int) string {
+	if orders == 0 {
+		return expiredText(n, auctions)
+	}
+	text := fmt.Sprintf("%d buy order%s expired, each BuyOrderClosedEvent (escrow back to the buyer)", orders, plural(orders))
+	if n+auctions == 0 {
+		return text
+	}
+	return text + "; " + expiredText(n, auctions)
 }
 
 // expiredText says what the timer ended: n fixed-price listings, which

@@ -1,0 +1,45 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
+)
+
+// actCancelOrder cancels a buy order as actor: its buyer, or an admin.
+type actCancelOrder struct {
+	id    int
+	actor market.Player
+}
+
+// runOrder runs the buy orders' actions on the main thread; handled is
+// false for any other action.
+func (m *Model) runOrder(a action) (handled bool, err error) {
+	switch a := a.(type) {
+	case actPlaceOrder:
+		return true, m.placeOrder(a)
+	case actSellToOrder:
+		return true, m.sellToOrder(a)
+	case actCancelOrder:
+		return true, m.cancelOrder(a)
+	}
+	return false, nil
+}
+
+// cancelOrder runs actCancelOrder and says what came back to whom.
+func (m *Model) cancelOrder(a actCancelOrder) error {
+	c := m.c
+	before, err := c.Svc.GetOrder(a.id)
+	if err == nil {
+		err = c.Svc.CancelOrder(a.id, a.actor)
+	}
+	if err != nil {
+		m.fail(err)
+		return err
+	}
+	m.changed = true
+	m.setStatus(statusMsg{text: fmt.Sprintf("cancelled buy order #%d as %s: %s back to %s (%d of %d were bought) → BuyOrderClosedEvent reason %q",
+		a.id, playerName(a.actor), money(before.Escrow), playertext.Sanitize(before.BuyerName), before.Filled, before.Amount, "cancelled")})
+	return nil
+}

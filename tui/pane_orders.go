@@ -1,0 +1,454 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/google/uuid"
+	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/playertext"
+)
+
+// ordersPane shows buy orders: one material's book with its depth (the
+// orders' prices highest first beside the matching listings' unit prices
+// cheapest first), the orders resting on it, and the acting player's
+// orders, open and recently closed. The cursor runs over both lists of
+// orders; the selected one is what f sells into and d cancels.
+type ordersPane struct {
+	material string // the book shown, a catalogue key; "" none yet
+	chosen   bool   // the material was chosen (c, , .), not defaulted
+	book     market.OrderBook
+	resting  market.OrderPage
+	mine     market.OrderPage
+	player   uuid.UUID
+	cursor   int // index into the orders of both lists, resting first
+	top      int // first visible line of the lists
+	err      error
+	keys     ordersKeys
+}
+
+type ordersKeys struct {
+	Place, Fill, Cancel, AdminCancel, Material, PrevMaterial, NextMaterial, Book key.Binding
+	nav                                                                          tableKeys
+}
+
+// bookDepth is the levels of each side the pane reads; it shows as many as
+// fit.
+const bookDepth = 10
+
+// The lists show this many orders at most: the resting ones of the
+// material best first, the acting player's open ones and then their
+// newest closed ones.
+const (
+	restingShown = 200
+	mineShown    = 50
+)
+
+// orderMaterialMsg is the material prompt's answer.
+type orderMaterialMsg struct{ text string }
+
+func newOrdersPane() *ordersPane {
+	return &ordersPane{keys: ordersKeys{
+		Place:        binding([]string{"o"}, "o", "place a buy order…"),
+		Fill:         binding([]string{"f"}, "f", "sell into the order…"),
+		Cancel:       binding([]string{"d"}, "d", "cancel the order…"),
+		AdminCancel:  binding([]string{"ctrl+d"}, "ctrl+d", "cancel the order as admin…"),
+		Material:     binding([]string{"c"}, "c", "material…"),
+		PrevMaterial: binding([]string{","}, ",", "previous material"),
+		NextMaterial: binding([]string{"."}, ".", "next material"),
+		Book:         binding([]string{"enter"}, "enter", "the order's book"),
+		nav:          newTableKeys(),
+	}}
+}
+
+func (p *ordersPane) Title() string { return "Orders" }
+
+func (p *ordersPane) Help() []key.Binding {
+	n := p.keys.nav
+	return []key.Binding{p.keys.Place, p.keys.Fill, p.keys.Cancel, p.keys.Material, p.keys.NextMaterial, p.keys.PrevMaterial,
+		p.keys.Book, p.keys.AdminCancel, n.Up, n.Down, n.PgUp, n.PgDown, n.Home, n.End}
+}
+
+func (p *ordersPane) TextFocused() bool { return false }
+
+// Selected: the pane's rows are orders, not listings.
+func (p *ordersPane) Selected() (market.Listing, bool) { return market.Listing{}, false }
+
+// orders is every order the lists show, resting first.
+func (p *ordersPane) orders() []market.Order {
+	return append(slices.Clip(p.resting.Orders), p.mine.Orders...)
+}
+
+// selected is the order under the cursor.
+func (p *ordersPane) selected() (market.Order, bool) {
+	all := p.orders()
+	if p.cursor < 0 || p.cursor >= len(all) {
+		return market.Order{}, false
+	}
+	return all[p.cursor], true
+}
+
+// Refresh reads the book, its resting orders and the acting player's
+// orders. Without a material chosen it shows the acting player's newest
+// open order's material, else the first material with orders.
+func (p *ordersPane) Refresh(c *Common) {
+	p.err = nil
+	if p.player != c.Actor.ID {
+		p.player = c.Actor.ID
+		p.cursor, p.top = 0, 0
+		if !p.chosen {
+			p.material = ""
+		}
+	}
+	p.mine = market.OrderPage{}
+	if p.player != uuid.Nil {
+		mine, err := c.Svc.Orders(market.OrderQuery{Buyer: p.player, All: true, Limit: mineShown})
+		if err != nil {
+			p.err = err
+			return
+		}
+		p.mine = mine
+	}
+	if p.material == "" {
+		for _, o := range p.mine.Orders {
+			if o.Open() {
+				p.material = o.Material
+				break
+			}
+		}
+	}
+	if p.material == "" {
+		mats, err := c.Svc.OrderMaterials()
+		if err != nil {
+			p.err = err
+			return
+		}
+		if len(mats) > 0 {
+			p.material = mats[0]
+		}
+	}
+	p.book, p.resting = market.OrderBook{}, market.OrderPage{}
+	if p.material != "" {
+		book, err := c.Svc.GetOrderBook(p.material, bookDepth)
+		if err != nil {
+			p.err = err
+			return
+		}
+		resting, err := c.Svc.Orders(market.OrderQuery{Material: p.material, Limit: restingShown})
+		if err != nil {
+			p.err = err
+			return
+		}
+		p.book, p.resting = book, resting
+	}
+	p.cursor = max(0, min(p.cursor, len(p.orders())-1))
+}
+
+// show switches the book to material, the cursor to the first order.
+func (p *ordersPane) show(c *Common, material string) {
+	p.material, p.chosen = material, true
+	p.cursor, p.top = 0, 0
+	p.Refresh(c)
+}
+
+// step shows the next (or previous) material that has open orders.
+func (p *ordersPane) step(c *Common, delta int) tea.Cmd {
+	mats, err := c.Svc.OrderMaterials()
+	if err != nil {
+		return refusal(err)
+	}
+	if len(mats) == 0 {
+		return refusal(errors.New("no material has open buy orders: o places one"))
+	}
+	i, found := slices.BinarySearch(mats, p.material)
+	switch {
+	case delta > 0 && found:
+		i++
+	case delta < 0:
+		i--
+	}
+	p.show(c, mats[(i+len(mats))%len(mats)])
+	return nil
+}
+
+func (p *ordersPane) Update(c *Common, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case orderMaterialMsg:
+		if msg.text == "" {
+			return nil
+		}
+		mat, err := materialKey(msg.text)
+		if err != nil {
+			return refusal(err)
+		}
+		p.show(c, mat)
+		return nil
+	case tea.KeyPressMsg:
+		return p.key(c, msg)
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			p.move(-3)
+		case tea.MouseWheelDown:
+			p.move(3)
+		}
+	}
+	return nil
+}
+
+func (p *ordersPane) key(c *Common, msg tea.KeyPressMsg) tea.Cmd {
+	k, n := p.keys, p.keys.nav
+	h := p.listRows(c)
+	switch {
+	case key.Matches(msg, k.Place):
+		if c.Actor.ID == uuid.Nil {
+			return refusal(errors.New(noPlayersText))
+		}
+		d := newOrderDialog(c, p.material)
+		return func() tea.Msg { return openDialogMsg{d} }
+	case key.Matches(msg, k.Fill):
+		return p.openSell(c)
+	case key.Matches(msg, k.Cancel, k.AdminCancel):
+		return p.openCancel(c, key.Matches(msg, k.AdminCancel))
+	case key.Matches(msg, k.Material):
+		return func() tea.Msg {
+			return openDialogMsg{newTextPrompt("Show the book of", "material: ", "OAK_LOG or Oak Log",
+				"a material's key or name; , and . step through the materials with orders", "show",
+				func(text string) action { return actForPane{msg: orderMaterialMsg{text}} })}
+		}
+	case key.Matches(msg, k.NextMaterial):
+		return p.step(c, 1)
+	case key.Matches(msg, k.PrevMaterial):
+		return p.step(c, -1)
+	case key.Matches(msg, k.Book):
+		if o, ok := p.selected(); ok && o.Material != p.material {
+			p.show(c, o.Material)
+		}
+	case key.Matches(msg, n.Up):
+		p.move(-1)
+	case key.Matches(msg, n.Down):
+		p.move(1)
+	case key.Matches(msg, n.PgUp):
+		p.move(-h)
+	case key.Matches(msg, n.PgDown):
+		p.move(h)
+	case key.Matches(msg, n.Home):
+		p.move(-len(p.orders()))
+	case key.Matches(msg, n.End):
+		p.move(len(p.orders()))
+	}
+	return nil
+}
+
+func (p *ordersPane) move(d int) {
+	p.cursor = max(0, min(p.cursor+d, len(p.orders())-1))
+}
+
+// openSell opens the sell-into dialog on the selected order; with none
+// selected, on the best order of the book the acting player may sell into.
+func (p *ordersPane) openSell(c *Common) tea.Cmd {
+	o, ok := p.selected()
+	if !ok {
+		for _, r := range p.resting.Orders {
+			if r.Buyer != c.Actor.ID {
+				o, ok = r, true
+				break
+			}
+		}
+	}
+	if !ok {
+		return refusal(errors.New("select an order first: no order here to sell into"))
+	}
+	if now, err := c.Svc.GetOrder(o.ID); err == nil {
+		o = now // as it is, not as the list last read it
+	}
+	st, err := c.Svc.GetPlayer(c.Actor.ID)
+	if err != nil {
+		return refusal(err)
+	}
+	d := newOrderSellDialog(c, o, st)
+	return func() tea.Msg { return openDialogMsg{d} }
+}
+
+// openCancel asks before cancelling the selected order, as the acting
+// player or as the console's admin, saying what comes back to whom.
+func (p *ordersPane) openCancel(c *Common, admin bool) tea.Cmd {
+	o, ok := p.selected()
+	if !ok {
+		return refusal(errors.New("select an order first"))
+	}
+	o, err := c.Svc.GetOrder(o.ID)
+	if err != nil {
+		return refusal(err)
+	}
+	s := c.Styles
+	actor, title := c.Actor, "Cancel buy order #%d as the acting player %s?"
+	if admin {
+		if c.Admin.ID == uuid.Nil {
+			return refusal(errNoAdmin)
+		}
+		actor, title = c.Admin, "Cancel buy order #%d as admin %s?"
+	}
+	lines := []string{orderSummary(c, o),
+		s.Dim.Render(fmt.Sprintf("%s gets the escrow back: %s", playertext.Sanitize(o.BuyerName), money(o.Escrow))),
+		s.Dim.Render(`publishes BuyOrderClosedEvent, reason "cancelled"`)}
+	switch {
+	case !o.Open():
+		lines = append(lines, s.Warn.Render("⚠ the order is "+o.State+": the market will refuse (ORDER_CLOSED)"))
+	case !admin && o.Buyer != actor.ID && !actor.HasPermission(market.PermAdmin):
+		lines = append(lines, s.Warn.Render("⚠ not "+playerName(actor)+"'s order: the market will refuse (NOT_ORDER_OWNER)"))
+	}
+	d := newConfirm(c, fmt.Sprintf(title, o.ID, playerName(actor)), actCancelOrder{id: o.ID, actor: actor}, lines...)
+	return func() tea.Msg { return openDialogMsg{d} }
+}
+
+// listRows is the lines the lists of orders get under the book.
+func (p *ordersPane) listRows(c *Common) int {
+	h := paneHeight(c.H)
+	return max(h-2-p.depthRows(h), 3)
+}
+
+// depthRows is the book's levels shown: as many as the larger side has,
+// at least one (that says a side is empty), at most a third of the pane.
+func (p *ordersPane) depthRows(h int) int {
+	return max(1, min(max(len(p.book.Buy), len(p.book.Sell)), max(3, (h-2)/3)))
+}
+
+func (p *ordersPane) View(c *Common, w, h int) string {
+	s := c.Styles
+	if p.err != nil {
+		return block([]string{s.Err.Render(p.err.Error() + codeSuffix(p.err))}, w, h)
+	}
+	var lines []string
+	if p.material == "" {
+		lines = append(lines, s.Title.Render("No buy orders yet")+s.Dim.Render(" · o places one · c shows any material's book"))
+	} else {
+		title := s.Title.Render(fmt.Sprintf("Book of %s (%s)", materialName(p.material), playertext.Sanitize(p.material)))
+		lines = append(lines, title+s.Dim.Render(" · , . step through materials with orders · c choose"))
+		lines = append(lines, p.bookLines(c, w, h)...)
+	}
+	return p.lists(c, lines, w, h)
+}
+
+// bookLines are the two sides of the book side by side, with a header.
+func (p *ordersPane) bookLines(c *Common, w, h int) []string {
+	s := c.Styles
+	half := w / 2
+	level := func(l market.BookLevel, noun string) string {
+		return fitLeft(s.Price.Render(money(l.UnitPrice)), 12) + fitLeft(count(l.Amount), 8) + s.Dim.Render(fmt.Sprintf("  %d %s%s", l.Count, noun, plural(l.Count)))
+	}
+	out := []string{fit(s.Dim.Render("  buy orders, highest first"), half) + s.Dim.Render("│  listings, cheapest first")}
+	for i := range p.depthRows(h) {
+		left, right := "", ""
+		if i < len(p.book.Buy) {
+			left = level(p.book.Buy[i], "order")
+		} else if i == 0 {
+			left = s.Dim.Render("  no buy order")
+		}
+		if i < len(p.book.Sell) {
+			right = level(p.book.Sell[i], "listing")
+		} else if i == 0 {
+			right = s.Dim.Render("  no listing of a plain stack")
+		}
+		out = append(out, fit(left, half)+s.Dim.Render("│")+right)
+	}
+	return out
+}
+
+// lists lays the resting orders and the acting player's orders under head,
+// scrolled so that the cursor shows.
+func (p *ordersPane) lists(c *Common, head []string, w, h int) string {
+	s := c.Styles
+	type line struct {
+		text  string
+		order int // index into orders(), -1 a heading
+	}
+	var ls []line
+	if p.material != "" {
+		ls = append(ls, line{s.Title.Render(fmt.Sprintf("Resting orders of %s (%s)", materialName(p.material), count(p.resting.Total))), -1})
+		for i, o := range p.resting.Orders {
+			ls = append(ls, line{p.restingRow(c, o, w), i})
+		}
+		if p.resting.Total > len(p.resting.Orders) {
+			ls = append(ls, line{s.Dim.Render(fmt.Sprintf("  … and %s more, cheaper", count(p.resting.Total-len(p.resting.Orders)))), -1})
+		}
+	}
+	open := 0
+	for _, o := range p.mine.Orders {
+		if o.Open() {
+			open++
+		}
+	}
+	who := playerName(market.Player{ID: p.player, Name: c.Actor.Name})
+	ls = append(ls, line{s.Title.Render(fmt.Sprintf("%s's orders (%d open, newest closed after)", who, open)), -1})
+	if len(p.mine.Orders) == 0 {
+		ls = append(ls, line{s.Dim.Render("  none · o places one"), -1})
+	}
+	for i, o := range p.mine.Orders {
+		ls = append(ls, line{p.mineRow(c, o, w), len(p.resting.Orders) + i})
+	}
+	rows := max(h-len(head), 1)
+	at := 0 // the cursor's line
+	for j, l := range ls {
+		if l.order == p.cursor {
+			at = j
+		}
+	}
+	if at < p.top {
+		p.top = at
+	}
+	if at >= p.top+rows {
+		p.top = at - rows + 1
+	}
+	p.top = max(0, min(p.top, max(len(ls)-rows, 0)))
+	out := head
+	for j := p.top; j < min(len(ls), p.top+rows); j++ {
+		l := ls[j]
+		switch {
+		case l.order < 0:
+			out = append(out, l.text)
+		case l.order == p.cursor:
+			out = append(out, highlight(c, "▶ "+l.text, w))
+		default:
+			out = append(out, "  "+l.text)
+		}
+	}
+	return block(out, w, h)
+}
+
+// nameWidth is the cells of a name column: a buyer's, a material's.
+func nameWidth(w int) int {
+	if w >= 120 {
+		return 16
+	}
+	return 12
+}
+
+// restingRow is an order on the book: who wants how many at what price.
+func (p *ordersPane) restingRow(c *Common, o market.Order, w int) string {
+	s := c.Styles
+	row := fmt.Sprintf("#%-6d %s%s each  wants %s of %s", o.ID, fit(playertext.Sanitize(o.BuyerName), nameWidth(w)),
+		fitLeft(s.Price.Render(money(o.UnitPrice)), 10), fitLeft(count(o.Amount-o.Filled), 5), fit(count(o.Amount), 5))
+	if w >= 120 {
+		row += s.Dim.Render("  escrow ") + fitLeft(money(o.Escrow), 10)
+	}
+	return row + s.Dim.Render("  ends in "+Until(o.ExpiresAt, c.NowUnix))
+}
+
+// mineRow is one of the acting player's orders, open or closed.
+func (p *ordersPane) mineRow(c *Common, o market.Order, w int) string {
+	s := c.Styles
+	row := fmt.Sprintf("#%-6d %s%s each  %s", o.ID, fit(materialName(o.Material), nameWidth(w)),
+		fitLeft(s.Price.Render(money(o.UnitPrice)), 10), fitLeft(fmt.Sprintf("%d/%d", o.Filled, o.Amount), 11))
+	if o.Open() {
+		row += "  " + s.OK.Render(fit("open", 9))
+		if w >= 120 {
+			row += s.Dim.Render("  escrow ") + fitLeft(money(o.Escrow), 10)
+		}
+		return row + s.Dim.Render("  ends in "+Until(o.ExpiresAt, c.NowUnix))
+	}
+	return row + "  " + s.Warn.Render(fit(o.State, 9)) + s.Dim.Render("  closed "+stamp(o.ClosedAt))
+}

@@ -1,0 +1,293 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/rynek/rynek/market"
+)
+
+// orderEnv is a console over an empty market: the acting player
+// Sprzedawca holds the stacks given and 1,000.00; Kupiec has 1,000.00 and
+// nothing; Admin has market.admin and is the console's admin.
+func orderEnv(t *testing.T, w, h int, items ...market.ItemStack) (e *testEnv, seller, buyer market.Player) {
+	t.Helper()
+	e = envWithSeller(t, w, h, items...)
+	buyer, err := e.svc.AddPlayer(market.NewPlayer{Name: "Kupiec", Balance: 1000})
+	must(t, err)
+	admin, err := e.svc.AddPlayer(market.NewPlayer{Name: "Admin", Balance: 1, Permissions: []string{market.PermAdmin}})
+	must(t, err)
+	e.m.c.Admin = admin
+	return e, e.m.c.Actor, buyer
+}
+
+func (e *testEnv) balance(p market.Player) float64 {
+	e.t.Helper()
+	st, err := e.svc.GetPlayer(p.ID)
+	must(e.t, err)
+	return st.Balance
+}
+
+// TestPlaceAnOrderFromTheOrdersPane: o opens the place dialog, which reads
+// each field as the market will, shows the book it meets, the escrow and
+// the balance after; enter places the order, and the pane shows it in the
+// book's depth, among the resting orders and among the player's own. An
+// order at the cheapest listing's price buys from it at once.
+func TestPlaceAnOrderFromTheOrdersPane(t *testing.T) {
+	e, seller, buyer := orderEnv(t, 160, 48, market.ItemStack{Material: "OAK_LOG", Amount: 64})
+	st, err := e.svc.GetPlayer(seller.ID)
+	must(t, err)
+	l, err := e.svc.SellItem(seller, *st.Inventory[0], 32) // 0.50 each
+	must(t, err)
+	e.m.c.Actor = buyer
+	e.key("7")
+	e.mustContain("No buy orders yet · o places one · c shows any material's book")
+	e.mustContain("Kupiec's orders (0 open, newest closed after)")
+	e.key("o")
+	if _, ok := e.m.dialog.(*orderDialog); !ok {
+		t.Fatalf("o opened %T (status %q)", e.m.dialog, e.status())
+	}
+	e.mustContain("Place a buy order as Kupiec  balance 1 000.00")
+	e.mustContain("✗ type the material: a key like OAK_LOG or a name like Oak Log")
+	e.typeText("oak log")
+	e.mustContain("book: no buy order · cheapest listing 0.50 each (64 on sale)")
+	e.mustContain("price    0.49") // just under the cheapest listing, proposed
+	e.mustContain("escrow 31.36 · balance 1 000.00 → after 968.64")
+	e.key("tab")
+	e.typeText("3000")
+	e.mustContain(`✗ the amount is a whole number from 1 to 2 304, not "3000"`)
+	e.key("enter")
+	if _, ok := e.m.dialog.(*orderDialog); !ok {
+		t.Fatal("enter on a refused amount closed the dialog")
+	}
+	for range 4 {
+		e.key("backspace")
+	}
+	e.typeText("100")
+	e.key("tab")
+	e.typeText("0.4")
+	e.key("tab")
+	e.typeText("2h")
+	e.mustContain("escrow 40.00 · balance 1 000.00 → after 960.00 (the unfilled part comes back when it closes)")
+	e.key("enter")
+	page, err := e.svc.Orders(market.OrderQuery{Buyer: buyer.ID})
+	must(t, err)
+	if e.m.dialog != nil || len(page.Orders) != 1 {
+		t.Fatalf("dialog %T, orders %+v, status %q", e.m.dialog, page.Orders, e.status())
+	}
+	o := page.Orders[0]
+	if want := "buy order #" + itoa(o.ID) + ": Oak Log ×100 at up to 0.40 each, ends in 2h 0m → BuyOrderPlacedEvent"; e.status() != want {
+		t.Fatalf("status %q, want %q", e.status(), want)
+	}
+	if e.balance(buyer) != 960 || !o.ExpiresAt.Equal(fixedNow.Add(2*time.Hour)) {
+		t.Fatalf("balance %.2f, order %+v", e.balance(buyer), o)
+	}
+	e.mustContain("Book of Oak Log (OAK_LOG)")
+	e.mustContain("        0.40     100  1 order")
+	e.mustContain("│        0.50      64  1 listing")
+	e.mustContain("▶ #" + itoa(o.ID) + "      Kupiec                0.40 each  wants   100 of 100    escrow      40.00  ends in 2h 0m")
+	e.mustContain("Kupiec's orders (1 open, newest closed after)")
+	e.mustContain("  #" + itoa(o.ID) + "      Oak Log               0.40 each        0/100  open       escrow      40.00  ends in 2h 0m")
+
+	// At the listing's price the order buys from it at once.
+	e.key("o") // the material is the book's; the amount has the cursor
+	e.typeText("10")
+	e.key("tab")
+	e.typeText("0.5")
+	e.mustContain("crosses the book: buys at once from the 64 on sale at 0.50 to 0.50 each")
+	e.key("enter")
+	if want := "; bought 10 at once in 1 fill, each BuyOrderFilledEvent, filled: BuyOrderClosedEvent"; !strings.HasSuffix(e.status(), want) {
+		t.Fatalf("status %q, want the suffix %q", e.status(), want)
+	}
+	left, err := e.svc.GetListing(l.ID)
+	must(t, err)
+	if left.Item.Amount != 54 {
+		t.Fatalf("the listing has %d left", left.Item.Amount)
+	}
+	e.mustContain("│        0.50      54  1 listing")
+	e.mustContain("Oak Log               0.50 each        10/10  filled     closed 2026-11-01 12:00:00")
+
+	// Short of money: the dialog says so, and the market's refusal stays in it.
+	e.key("o")
+	e.key("backspace")
+	e.typeText("2304")
+	e.key("tab")
+	e.typeText("1")
+	e.mustContain("⚠ funds are short: the market will refuse (INSUFFICIENT_FUNDS)")
+	e.key("enter")
+	if _, ok := e.m.dialog.(*orderDialog); !ok {
+		t.Fatalf("the market's refusal closed the dialog (status %q)", e.status())
+	}
+	e.mustContain("but Kupiec has 955.00 [INSUFFICIENT_FUNDS]")
+}
+
+// TestSellIntoAnOrderFromTheOrdersPane: f on a resting order opens the
+// sell dialog on the acting player's stacks of its material, proposing
+// what the order wants; it shows what the seller receives after the fee,
+// and enter sells. Selling into one's own order is the market's refusal,
+// shown in the dialog.
+func TestSellIntoAnOrderFromTheOrdersPane(t *testing.T) {
+	e, seller, buyer := orderEnv(t, 160, 48, market.ItemStack{Material: "OAK_LOG", Amount: 64},
+		market.ItemStack{Material: "OAK_LOG", Amount: 20})
+	o, err := e.svc.PlaceOrder(buyer, "OAK_LOG", 100, 2.5, 0)
+	must(t, err)
+	e.key("7")
+	e.mustContain("Book of Oak Log (OAK_LOG)")
+	e.key("f")
+	if _, ok := e.m.dialog.(*orderSellDialog); !ok {
+		t.Fatalf("f opened %T (status %q)", e.m.dialog, e.status())
+	}
+	e.mustContain("Sell into buy order #" + itoa(o.ID) + " as Sprzedawca  balance 1 000.00")
+	e.mustContain("order #" + itoa(o.ID) + ": Oak Log at 2.50 each by Kupiec · 0 of 100 filled · wants 100 more · ends in 7d 0h")
+	e.mustContain("ok · Sprzedawca receives 152.00 after the 8.00 fee (64 × 2.50 = 160.00)")
+	e.mustContain("the order then wants 36 more")
+	e.key("down")
+	e.mustContain("ok · Sprzedawca receives 47.50 after the 2.50 fee (20 × 2.50 = 50.00)")
+	e.mustContain("the order then wants 80 more")
+	e.typeText("30")
+	e.mustContain("✗ the stack holds 20: sell 1 to 20 of it, not 30")
+	e.key("up")
+	e.key("enter")
+	if e.m.dialog != nil {
+		t.Fatalf("the sale left %T open (status %q)", e.m.dialog, e.status())
+	}
+	if want := "sold Oak Log ×64 into buy order #" + itoa(o.ID) + ": received 152.00 after the 8.00 fee, items to the buyer's inventory → TransactionCompletedEvent, BuyOrderFilledEvent"; e.status() != want {
+		t.Fatalf("status %q, want %q", e.status(), want)
+	}
+	if e.balance(seller) != 1152 {
+		t.Fatalf("the seller's balance %.2f", e.balance(seller))
+	}
+	got, err := e.svc.GetPlayer(buyer.ID)
+	must(t, err)
+	if got.Inventory[0] == nil || got.Inventory[0].Material != "OAK_LOG" || got.Inventory[0].Amount != 64 {
+		t.Fatalf("the buyer's inventory: %+v", got.Inventory[0])
+	}
+	e.mustContain("wants    36 of 100  ")
+	e.mustContain("        2.50      36  1 order")
+
+	// The buyer's own order: the dialog warns, the market refuses, the
+	// dialog stays with the refusal.
+	e.m.c.Actor = buyer
+	e.m.refreshAll()
+	e.key("f")
+	e.mustContain("⚠ this is the acting player's own order: the market will refuse (NO_MATCHING_ORDER)")
+	e.key("enter")
+	if _, ok := e.m.dialog.(*orderSellDialog); !ok {
+		t.Fatalf("the market's refusal closed the dialog (status %q)", e.status())
+	}
+	e.mustContain("Kupiec cannot sell into their own buy order #" + itoa(o.ID) + " [NO_MATCHING_ORDER]")
+}
+
+// TestSellDialogShowsTheBestOrder: the sell dialog (s) names the best
+// order for the chosen stack in the server's words, with what selling the
+// amount typed into it pays; ctrl+o sells into it. A named stack, which
+// orders do not buy, has no such line.
+func TestSellDialogShowsTheBestOrder(t *testing.T) {
+	e, seller, buyer := orderEnv(t, 160, 48, market.ItemStack{Material: "OAK_LOG", Amount: 64},
+		market.ItemStack{Material: "OAK_LOG", Amount: 1, DisplayName: "Kłoda"})
+	_, err := e.svc.PlaceOrder(buyer, "OAK_LOG", 100, 2, 0)
+	must(t, err)
+	best, err := e.svc.PlaceOrder(buyer, "OAK_LOG", 50, 2.5, 0)
+	must(t, err)
+	e.key("s")
+	e.mustContain("zlecenie kupna: 2,50/szt. · order #" + itoa(best.ID) + " by Kupiec wants 50")
+	e.mustContain("ctrl+o sells 50 into it: you receive 118.75 after the 6.25 fee")
+	e.key("tab") // the amount
+	e.typeText("10")
+	e.mustContain("ctrl+o sells 10 into it: you receive 23.75 after the 1.25 fee")
+	e.key("down")
+	if strings.Contains(e.view(), "zlecenie kupna") {
+		t.Fatal("a named stack shows a buy order")
+	}
+	e.key("up") // the amount has the cursor still
+	e.typeText("10")
+	e.send(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+	if want := "sold Oak Log ×10 into buy order #" + itoa(best.ID) + ": received 23.75 after the 1.25 fee, items to the buyer's inventory → TransactionCompletedEvent, BuyOrderFilledEvent"; e.m.dialog != nil || e.status() != want {
+		t.Fatalf("dialog %T, status %q, want %q", e.m.dialog, e.status(), want)
+	}
+	if e.balance(seller) != 1023.75 {
+		t.Fatalf("the seller's balance %.2f", e.balance(seller))
+	}
+}
+
+// TestCancelAnOrder: d asks before cancelling the selected order, saying
+// what goes back; y cancels it and the player's list shows it cancelled.
+// Another player's order is refused (NOT_ORDER_OWNER); ctrl+d cancels it
+// as the console's admin.
+func TestCancelAnOrder(t *testing.T) {
+	e, seller, buyer := orderEnv(t, 160, 48)
+	mine, err := e.svc.PlaceOrder(seller, "DIAMOND", 4, 100, 0)
+	must(t, err)
+	theirs, err := e.svc.PlaceOrder(buyer, "DIAMOND", 2, 50, 0)
+	must(t, err)
+	e.key("7")
+	e.mustContain("Book of Diamond (DIAMOND)")
+	e.key("d") // the cursor is on the best order: Sprzedawca's own
+	e.mustContain("Cancel buy order #" + itoa(mine.ID) + " as the acting player Sprzedawca?")
+	e.mustContain("Sprzedawca gets the escrow back: 400.00")
+	e.mustContain(`publishes BuyOrderClosedEvent, reason "cancelled"`)
+	e.confirm()
+	if want := "cancelled buy order #" + itoa(mine.ID) + " as Sprzedawca: 400.00 back to Sprzedawca (0 of 4 were bought) → BuyOrderClosedEvent reason \"cancelled\""; e.status() != want {
+		t.Fatalf("status %q, want %q", e.status(), want)
+	}
+	if e.balance(seller) != 1000 {
+		t.Fatalf("balance %.2f", e.balance(seller))
+	}
+	e.mustContain("Diamond             100.00 each          0/4  cancelled  closed 2026-11-01 12:00:00")
+
+	e.key("home") // Kupiec's order, the only one resting
+	e.key("d")
+	e.mustContain("⚠ not Sprzedawca's order: the market will refuse (NOT_ORDER_OWNER)")
+	e.confirm()
+	if want := "Sprzedawca did not place order #" + itoa(theirs.ID) + " and lacks market.admin [NOT_ORDER_OWNER]"; e.status() != want {
+		t.Fatalf("status %q, want %q", e.status(), want)
+	}
+	e.send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
+	e.mustContain("Cancel buy order #" + itoa(theirs.ID) + " as admin Admin?")
+	e.confirm()
+	if got, _ := e.svc.GetOrder(theirs.ID); got.State != "cancelled" || e.balance(buyer) != 1000 {
+		t.Fatalf("the order %+v, the buyer's balance %.2f, status %q", got, e.balance(buyer), e.status())
+	}
+	// The book stays on the material shown, empty now.
+	e.mustContain("Resting orders of Diamond (0)")
+	e.mustContain("  no buy order ")
+}
+
+// TestClockKeysExpireOrders: the QA clock keys run the timer, which closes
+// the orders whose time is up, returns their escrow and says so.
+func TestClockKeysExpireOrders(t *testing.T) {
+	e, _, buyer := orderEnv(t, 160, 48)
+	o, err := e.svc.PlaceOrder(buyer, "DIAMOND", 4, 100, time.Hour)
+	must(t, err)
+	e.key("]")
+	if want := "clock +1h: 1 buy order expired, each BuyOrderClosedEvent (escrow back to the buyer)"; e.status() != want {
+		t.Fatalf("status %q, want %q", e.status(), want)
+	}
+	if got, _ := e.svc.GetOrder(o.ID); got.State != "expired" || e.balance(buyer) != 1000 {
+		t.Fatalf("the order %+v, balance %.2f", got, e.balance(buyer))
+	}
+	e.m.c.Actor = buyer
+	e.m.refreshAll()
+	e.key("7")
+	e.mustContain("Diamond             100.00 each          0/4  expired    closed 2026-11-01 13:00:00")
+	e.tick()
+	e.key("6")
+	e.mustContain("reason=expired order #" + itoa(o.ID) + " Diamond 0 of 4 filled by Kupiec · refund 400.00")
+}
+
+// TestTabsFitWithTheOrdersPane: on a screen 80 cells wide the seven tabs
+// fit whole, the Events count left out when it would push Orders off, and
+// a click on "7 Orders" opens it.
+func TestTabsFitWithTheOrdersPane(t *testing.T) {
+	e, _, _ := orderEnv(t, 80, 24)
+	e.m.log.all = make([]market.Event, 12) // "6 Events (12)" would not fit
+	e.mustContain(" 1 Listings  2 Search  3 Seller  4 Stats  5 Transactions  6 Events  7 Orders ")
+	e.send(tea.MouseClickMsg{X: 75, Y: 1})
+	if e.m.panes[e.m.active].Title() != "Orders" {
+		t.Fatalf("the click opened %s", e.m.panes[e.m.active].Title())
+	}
+	e.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	e.mustContain(" 6 Events (12)  7 Orders ")
+}
