@@ -169,10 +169,10 @@ func (d *orderSellDialog) warnings(c *Common) []string {
 // how far filled, and when it ends or how it closed.
 func orderSummary(c *Common, o market.Order) string {
 	s := c.Styles
-	line := fmt.Sprintf("order #%d: %s at %s each by %s · %d of %d filled", o.ID, materialName(o.Material),
+	line := fmt.Sprintf("order #%d: %s at %s each by %s · %d/%d filled", o.ID, materialName(o.Material),
 		s.Price.Render(money(o.UnitPrice)), playertext.Sanitize(o.BuyerName), o.Filled, o.Amount)
 	if o.Open() {
-		return line + s.Dim.Render(fmt.Sprintf(" · wants %d more · ends in %s", o.Amount-o.Filled, Until(o.ExpiresAt, c.NowUnix)))
+		return line + s.Dim.Render(" · ends in "+Until(o.ExpiresAt, c.NowUnix))
 	}
 	return line + s.Dim.Render(" · "+o.State+" "+stamp(o.ClosedAt))
 }

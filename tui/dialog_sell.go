@@ -319,7 +319,13 @@ func (d *sellDialog) View(c *Common, w, _ int) string {
 	} else if price > 0 {
 		cfg := c.Svc.Config()
 		fee := float64(cfg.SaleFeeBasisPoints) / 100
-		b.WriteString("\n" + s.OK.Render(fmt.Sprintf("ok · on sale you receive %s after the %.0f%% fee", money(price*(1-fee/100)), fee)))
+		line := fmt.Sprintf("ok · on sale you receive %s after the %.0f%% fee", money(price*(1-fee/100)), fee)
+		if st := d.stacks[d.pick]; d.hasBest && st.Amount > 0 {
+			if n, err := d.amountOf(st); err == nil && price <= d.best.UnitPrice*float64(n)+0.005 {
+				line += fmt.Sprintf("; buy order #%d buys up to %d of it at once", d.best.ID, d.best.Amount-d.best.Filled)
+			}
+		}
+		b.WriteString("\n" + s.OK.Render(line))
 	}
 	return box(c, b.String(), w)
 }

@@ -505,13 +505,13 @@ func (p *eventsPane) row(c *Common, e market.Event) string {
 			s.Dim.Render(fmt.Sprintf(" · escrow %s · ends %s", money(o.Escrow), o.ExpiresAt.UTC().Format("01-02 15:04")))
 	case market.BuyOrderFilledEvent:
 		o := e.Order()
-		from := s.Dim.Render(" · sold from the inventory")
+		from := s.Dim.Render(" · from the inventory")
 		if id := e.ListingID(); id != 0 {
-			from = s.Dim.Render(fmt.Sprintf(" · from listing #%d (%d left on it)", id, e.ListingLeft()))
+			from = s.Dim.Render(fmt.Sprintf(" · from listing #%d (%d left)", id, e.ListingLeft()))
 		}
 		return head + fmt.Sprintf("order #%d %s ×%d at %s each  %s → %s  %s", o.ID, materialName(o.Material), e.Amount(),
 			money(e.UnitPrice()), playertext.Sanitize(e.SellerName()), playertext.Sanitize(o.BuyerName), s.Price.Render(money(e.Price()))) +
-			from + s.Dim.Render(fmt.Sprintf(" · %d of %d filled · transaction %s", o.Filled, o.Amount, shortID(e.TransactionID())))
+			from + s.Dim.Render(fmt.Sprintf(" · %d/%d filled · %s", o.Filled, o.Amount, shortID(e.TransactionID())))
 	case market.BuyOrderClosedEvent:
 		o := e.Order()
 		return head + s.Warn.Render("reason="+e.Reason()) + fmt.Sprintf(" order #%d %s %d of %d filled by %s", o.ID,

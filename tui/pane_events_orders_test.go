@@ -28,7 +28,7 @@ func TestEventsShowBuyOrders(t *testing.T) {
 	p := e.m.panes[5].(*eventsPane)
 	e.mustContain("completed 1 · orders placed 1 · fills 1 · closed 1")
 	e.mustContain("BuyOrderPlacedEvent        order #" + itoa(o.ID) + " Oak Log ×100 by Kupiec at 2.50 each · escrow 250.00 · ends 11-08 12:00")
-	e.mustContain("BuyOrderFilledEvent        order #" + itoa(o.ID) + " Oak Log ×64 at 2.50 each  Sprzedawca → Kupiec  160.00 · sold from the inventory · 64 of 100 filled · transaction " + shortID(tx.ID))
+	e.mustContain("BuyOrderFilledEvent        order #" + itoa(o.ID) + " Oak Log ×64 at 2.50 each  Sprzedawca → Kupiec  160.00 · from the inventory · 64/100 filled · " + shortID(tx.ID))
 	e.mustContain("BuyOrderClosedEvent        reason=cancelled order #" + itoa(o.ID) + " Oak Log 64 of 100 filled by Kupiec · refund 90.00")
 	for _, f := range []struct {
 		show string

@@ -140,7 +140,7 @@ func TestSellIntoAnOrderFromTheOrdersPane(t *testing.T) {
 		t.Fatalf("f opened %T (status %q)", e.m.dialog, e.status())
 	}
 	e.mustContain("Sell into buy order #" + itoa(o.ID) + " as Sprzedawca  balance 1 000.00")
-	e.mustContain("order #" + itoa(o.ID) + ": Oak Log at 2.50 each by Kupiec · 0 of 100 filled · wants 100 more · ends in 7d 0h")
+	e.mustContain("order #" + itoa(o.ID) + ": Oak Log at 2.50 each by Kupiec · 0/100 filled · ends in 7d 0h")
 	e.mustContain("ok · Sprzedawca receives 152.00 after the 8.00 fee (64 × 2.50 = 160.00)")
 	e.mustContain("the order then wants 36 more")
 	e.key("down")
@@ -197,6 +197,15 @@ func TestSellDialogShowsTheBestOrder(t *testing.T) {
 	e.key("tab") // the amount
 	e.typeText("10")
 	e.mustContain("ctrl+o sells 10 into it: you receive 23.75 after the 1.25 fee")
+	e.key("tab") // the price: at the order's, the order buys the listing at once
+	e.typeText("25")
+	e.mustContain("ok · on sale you receive 23.75 after the 5% fee; buy order #" + itoa(best.ID) + " buys up to 50 of it at once")
+	e.key("backspace")
+	e.typeText("5.01")
+	if strings.Contains(e.view(), "buys up to") {
+		t.Fatal("a price above the order's says the order buys it")
+	}
+	e.key("tab")
 	e.key("down")
 	if strings.Contains(e.view(), "zlecenie kupna") {
 		t.Fatal("a named stack shows a buy order")
