@@ -92,7 +92,7 @@ func (d *orderDialog) suggestPrice() string {
 }
 
 func (d *orderDialog) Help() []key.Binding {
-	return []key.Binding{d.place, d.keys.NextField, d.keys.PrevField, d.closeKey()}
+	return []key.Binding{d.place, d.keys.NextField, d.closeKey(), d.keys.PrevField}
 }
 
 // materialKey reads a material as typed: its key ("oak_log",
@@ -270,8 +270,8 @@ func (d *orderDialog) View(c *Common, w, _ int) string {
 	if fee > 0 {
 		escrow += s.Dim.Render(" + fee ") + money(fee.Float())
 	}
-	b.WriteString("\n" + escrow + s.Dim.Render(" · balance ") + money(d.balance) + s.Dim.Render(" → after ") + money(after) +
-		s.Dim.Render(" (the unfilled part comes back when it closes)"))
+	b.WriteString("\n" + escrow + s.Dim.Render(" · balance ") + money(d.balance) + s.Dim.Render(" → after ") + money(after))
+	b.WriteString("\n" + s.Dim.Render("the escrow pays the fills; what is left comes back when the order closes"))
 	if after < 0 {
 		b.WriteString("\n" + s.Warn.Render("⚠ funds are short: the market will refuse (INSUFFICIENT_FUNDS)"))
 	}

@@ -450,5 +450,5 @@ func (p *ordersPane) mineRow(c *Common, o market.Order, w int) string {
 		}
 		return row + s.Dim.Render("  ends in "+Until(o.ExpiresAt, c.NowUnix))
 	}
-	return row + "  " + s.Warn.Render(fit(o.State, 9)) + s.Dim.Render("  closed "+stamp(o.ClosedAt))
+	return row + "  " + s.Warn.Render(fit(o.State, 9)) + s.Dim.Render("  closed "+o.ClosedAt.UTC().Format("01-02 15:04"))
 }
