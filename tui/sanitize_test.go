@@ -80,6 +80,13 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 		e.key("x")
 		assertClean(t, "confirm dialog", e.m.View().Content)
 		e.confirm()
+		// Buy orders by hostile names: the Orders pane, its dialogs and
+		// the order events show them.
+		for _, id := range ids {
+			if _, err := e.svc.PlaceOrder(market.Player{ID: id}, "DIAMOND", 1, 0.01, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
 		e.tick()
 		e.key("p")
 		assertClean(t, "player picker", e.m.View().Content)
@@ -100,6 +107,17 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 				assertClean(t, "seller inventory", e.m.View().Content)
 				e.key("v")
 				assertClean(t, "seller history", e.m.View().Content)
+			}
+			if e.m.panes[i].Title() == "Orders" {
+				for _, k := range []string{"f", "d", "o"} {
+					e.key("down")
+					e.key(k)
+					if e.m.dialog == nil {
+						t.Fatalf("%s on the Orders pane opened no dialog: %q", k, e.status())
+					}
+					assertClean(t, "Orders pane, "+k, e.m.View().Content)
+					e.key("esc")
+				}
 			}
 		}
 		if title := e.m.View().WindowTitle; title != "Rynek" {
