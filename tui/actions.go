@@ -242,6 +242,7 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 		m.setStatus(statusMsg{text: "acting as " + playerName(a.p)})
 		m.refreshAll()
 	case actSell:
+		from := len(m.log.pending)
 		l, err := c.Svc.SellItem(c.Actor, a.stack, a.price)
 		if err != nil {
 			m.fail(err)
@@ -249,7 +250,8 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 		}
 		m.changed = true
 		m.setStatus(statusMsg{text: fmt.Sprintf("listed #%d: %s ×%d for %s → ListingCreatedEvent", l.ID,
-			playertext.Sanitize(playertext.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price))})
+			playertext.Sanitize(playertext.StripColors(itemName(l.Item))), l.Item.Amount, money(l.Price)) +
+			filledAtOnce(m.log.pending[from:])})
 	case actBuy:
 		m.buy(a)
 	case actBid:

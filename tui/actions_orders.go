@@ -43,3 +43,20 @@ func (m *Model) cancelOrder(a actCancelOrder) error {
 		a.id, playerName(a.actor), money(before.Escrow), playertext.Sanitize(before.BuyerName), before.Filled, before.Amount, "cancelled")})
 	return nil
 }
+
+// filledAtOnce says what buy orders bought of a new listing as it was
+// listed (the book is never crossed), from the events the listing
+// brought; "" when none did.
+func filledAtOnce(events []market.Event) string {
+	items, fills := 0, 0
+	for _, e := range events {
+		if f, ok := e.(market.BuyOrderFilledEvent); ok {
+			items += f.Amount()
+			fills++
+		}
+	}
+	if fills == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; buy orders bought %d at once in %d fill%s, each BuyOrderFilledEvent", items, fills, plural(fills))
+}

@@ -185,3 +185,41 @@ func TestE2ESearchResultReachesItsPaneAfterASwitch(t *testing.T) {
 		t.Fatalf("pending %v, text %q, total %d", sp.pending, sp.text, sp.table.total)
 	}
 }
+
+// TestE2EAnOrderFilledEndToEnd: on a real program a seller sees the best
+// buy order in the sell dialog, lists at its price, and the order buys the
+// listing as it is listed; the Orders pane and the Events pane show the
+// order filled, and the buyer holds the stack.
+func TestE2EAnOrderFilledEndToEnd(t *testing.T) {
+	e, _, buyer := orderEnv(t, 120, 40, market.ItemStack{Material: "OAK_LOG", Amount: 64})
+	o, err := e.svc.PlaceOrder(buyer, "OAK_LOG", 64, 0.5, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, tm := startProgramOn(t, e, func(*testEnv) {})
+	typeKey(tm, "s")
+	waitFor(t, tm, "zlecenie kupna: 0,50/szt.")
+	for _, r := range "32" {
+		tm.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	typeKey(tm, "enter")
+	typeKey(tm, "6")
+	// The renderer writes only the cells that changed: wait for text that
+	// is new where it shows.
+	waitFor(t, tm, "reason=filled")
+	m := finish(t, tm)
+	if got, _ := e.svc.GetOrder(o.ID); got.State != "filled" || got.Filled != 64 {
+		t.Fatalf("the order: %+v", got)
+	}
+	st, _ := e.svc.GetPlayer(buyer.ID)
+	if st.Inventory[0] == nil || st.Inventory[0].Material != "OAK_LOG" || st.Inventory[0].Amount != 64 {
+		t.Fatalf("the buyer's inventory: %+v", st.Inventory[0])
+	}
+	if want := "; buy orders bought 64 at once in 1 fill, each BuyOrderFilledEvent"; !strings.HasSuffix(m.status.text, want) {
+		t.Fatalf("status %q, want the suffix %q", m.status.text, want)
+	}
+	m.switchTo(6)
+	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "No buy orders yet") {
+		t.Fatalf("the Orders pane after the fill:\n%s", v)
+	}
+}
