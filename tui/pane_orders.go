@@ -145,6 +145,7 @@ func (p *ordersPane) Refresh(c *Common) {
 		p.book, p.resting = book, resting
 	}
 	p.cursor = max(0, min(p.cursor, len(p.orders())-1))
+	p.scroll(c)
 }
 
 // show switches the book to material, the cursor to the first order.
@@ -191,9 +192,14 @@ func (p *ordersPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp:
-			p.move(-3)
+			p.move(c, -3)
 		case tea.MouseWheelDown:
-			p.move(3)
+			p.move(c, 3)
+		}
+	case tea.MouseClickMsg:
+		// A click on an order's row selects it.
+		if i := p.orderAt(p.top + msg.Y - paneTop - p.headLines(paneHeight(c.H))); i >= 0 {
+			p.move(c, i-p.cursor)
 		}
 	}
 	return nil
@@ -228,23 +234,24 @@ func (p *ordersPane) key(c *Common, msg tea.KeyPressMsg) tea.Cmd {
 			p.show(c, o.Material)
 		}
 	case key.Matches(msg, n.Up):
-		p.move(-1)
+		p.move(c, -1)
 	case key.Matches(msg, n.Down):
-		p.move(1)
+		p.move(c, 1)
 	case key.Matches(msg, n.PgUp):
-		p.move(-h)
+		p.move(c, -h)
 	case key.Matches(msg, n.PgDown):
-		p.move(h)
+		p.move(c, h)
 	case key.Matches(msg, n.Home):
-		p.move(-len(p.orders()))
+		p.move(c, -len(p.orders()))
 	case key.Matches(msg, n.End):
-		p.move(len(p.orders()))
+		p.move(c, len(p.orders()))
 	}
 	return nil
 }
 
-func (p *ordersPane) move(d int) {
+func (p *ordersPane) move(c *Common, d int) {
 	p.cursor = max(0, min(p.cursor+d, len(p.orders())-1))
+	p.scroll(c)
 }
 
 // openSell opens the sell-into dialog on the selected order; with none
@@ -305,16 +312,81 @@ func (p *ordersPane) openCancel(c *Common, admin bool) tea.Cmd {
 	return func() tea.Msg { return openDialogMsg{d} }
 }
 
+// headLines is the lines above the lists on a pane h lines high: the
+// title, and the book's header and depth.
+func (p *ordersPane) headLines(h int) int {
+	if p.material == "" {
+		return 1
+	}
+	return 2 + p.depthRows(h)
+}
+
 // listRows is the lines the lists of orders get under the book.
 func (p *ordersPane) listRows(c *Common) int {
 	h := paneHeight(c.H)
-	return max(h-2-p.depthRows(h), 3)
+	return max(h-p.headLines(h), 1)
 }
 
 // depthRows is the book's levels shown: as many as the larger side has,
 // at least one (that says a side is empty), at most a third of the pane.
 func (p *ordersPane) depthRows(h int) int {
 	return max(1, min(max(len(p.book.Buy), len(p.book.Sell)), max(3, (h-2)/3)))
+}
+
+// The lists' lines: the resting orders under their heading (and a line
+// saying how many more there are), then the acting player's heading and
+// orders (or a line saying there are none). lineOf and orderAt map an
+// order's index in orders() to its line and back.
+
+// restingLines is the lines of the resting list.
+func (p *ordersPane) restingLines() int {
+	if p.material == "" {
+		return 0
+	}
+	n := 1 + len(p.resting.Orders)
+	if p.resting.Total > len(p.resting.Orders) {
+		n++
+	}
+	return n
+}
+
+func (p *ordersPane) lineCount() int { return p.restingLines() + 1 + max(len(p.mine.Orders), 1) }
+
+func (p *ordersPane) lineOf(i int) int {
+	if i < len(p.resting.Orders) {
+		return 1 + i
+	}
+	return p.restingLines() + 1 + i - len(p.resting.Orders)
+}
+
+// orderAt is the order on line j, -1 when it is a heading or a note.
+func (p *ordersPane) orderAt(j int) int {
+	switch r := p.restingLines(); {
+	case j >= 1 && j <= len(p.resting.Orders) && p.material != "":
+		return j - 1
+	case j > r && j-r-1 < len(p.mine.Orders):
+		return len(p.resting.Orders) + j - r - 1
+	}
+	return -1
+}
+
+// scroll keeps the cursor's line among the rows shown.
+func (p *ordersPane) scroll(c *Common) {
+	rows := p.listRows(c)
+	at := p.lineOf(p.cursor)
+	if at < p.top {
+		p.top = at
+	}
+	if at >= p.top+rows {
+		p.top = at - rows + 1
+	}
+	if p.cursor == 0 {
+		p.top = 0 // the first order: its heading shows too
+	}
+	if p.cursor >= len(p.orders())-1 {
+		p.top = max(p.top, p.lineCount()-rows) // the last order: the lines after it show too
+	}
+	p.top = max(0, min(p.top, max(p.lineCount()-rows, 0)))
 }
 
 func (p *ordersPane) View(c *Common, w, h int) string {
@@ -359,61 +431,42 @@ func (p *ordersPane) bookLines(c *Common, w, h int) []string {
 }
 
 // lists lays the resting orders and the acting player's orders under head,
-// scrolled so that the cursor shows.
+// from the first line scroll chose.
 func (p *ordersPane) lists(c *Common, head []string, w, h int) string {
 	s := c.Styles
-	type line struct {
-		text  string
-		order int // index into orders(), -1 a heading
-	}
-	var ls []line
-	if p.material != "" {
-		ls = append(ls, line{s.Title.Render(fmt.Sprintf("Resting orders of %s (%s)", materialName(p.material), count(p.resting.Total))), -1})
-		for i, o := range p.resting.Orders {
-			ls = append(ls, line{p.restingRow(c, o, w), i})
-		}
-		if p.resting.Total > len(p.resting.Orders) {
-			ls = append(ls, line{s.Dim.Render(fmt.Sprintf("  … and %s more, cheaper", count(p.resting.Total-len(p.resting.Orders)))), -1})
-		}
-	}
+	rows := max(h-len(head), 1)
 	open := 0
 	for _, o := range p.mine.Orders {
 		if o.Open() {
 			open++
 		}
 	}
-	who := playerName(market.Player{ID: p.player, Name: c.Actor.Name})
-	ls = append(ls, line{s.Title.Render(fmt.Sprintf("%s's orders (%d open, newest closed after)", who, open)), -1})
-	if len(p.mine.Orders) == 0 {
-		ls = append(ls, line{s.Dim.Render("  none · o places one"), -1})
-	}
-	for i, o := range p.mine.Orders {
-		ls = append(ls, line{p.mineRow(c, o, w), len(p.resting.Orders) + i})
-	}
-	rows := max(h-len(head), 1)
-	at := 0 // the cursor's line
-	for j, l := range ls {
-		if l.order == p.cursor {
-			at = j
-		}
-	}
-	if at < p.top {
-		p.top = at
-	}
-	if at >= p.top+rows {
-		p.top = at - rows + 1
-	}
-	p.top = max(0, min(p.top, max(len(ls)-rows, 0)))
 	out := head
-	for j := p.top; j < min(len(ls), p.top+rows); j++ {
-		l := ls[j]
+	for j := p.top; j < min(p.lineCount(), p.top+rows); j++ {
+		i := p.orderAt(j)
+		var text string
 		switch {
-		case l.order < 0:
-			out = append(out, l.text)
-		case l.order == p.cursor:
-			out = append(out, highlight(c, "▶ "+l.text, w))
+		case i >= 0 && i < len(p.resting.Orders):
+			text = p.restingRow(c, p.resting.Orders[i], w)
+		case i >= 0:
+			text = p.mineRow(c, p.mine.Orders[i-len(p.resting.Orders)], w)
+		case j == 0 && p.material != "":
+			text = s.Title.Render(fmt.Sprintf("Resting orders of %s (%s)", materialName(p.material), count(p.resting.Total)))
+		case j < p.restingLines():
+			text = s.Dim.Render(fmt.Sprintf("  … and %s more, cheaper", count(p.resting.Total-len(p.resting.Orders))))
+		case j == p.restingLines():
+			who := playerName(market.Player{ID: p.player, Name: c.Actor.Name})
+			text = s.Title.Render(fmt.Sprintf("%s's orders (%d open, newest closed after)", who, open))
 		default:
-			out = append(out, "  "+l.text)
+			text = s.Dim.Render("  none · o places one")
+		}
+		switch {
+		case i < 0:
+			out = append(out, text)
+		case i == p.cursor:
+			out = append(out, highlight(c, "▶ "+text, w))
+		default:
+			out = append(out, "  "+text)
 		}
 	}
 	return block(out, w, h)

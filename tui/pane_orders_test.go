@@ -301,3 +301,38 @@ func TestTabsFitWithTheOrdersPane(t *testing.T) {
 	e.send(tea.WindowSizeMsg{Width: 160, Height: 48})
 	e.mustContain(" 6 Events (12)  7 Orders ")
 }
+
+// TestOrdersPaneScrollsAndClicks: on an 80×24 screen a book deeper than
+// the pane shows the best levels, the lists scroll with the cursor, and a
+// click on an order's row selects it.
+func TestOrdersPaneScrollsAndClicks(t *testing.T) {
+	e, _, _ := orderEnv(t, 80, 24)
+	var ids []int
+	for i := range 25 {
+		p, err := e.svc.AddPlayer(market.NewPlayer{Name: "Kupiec" + itoa(i), Balance: 100})
+		must(t, err)
+		o, err := e.svc.PlaceOrder(p, "STONE", 10, float64(30-i)/10, 0) // 3.00 down to 0.60
+		must(t, err)
+		ids = append(ids, o.ID)
+	}
+	e.key("7")
+	e.mustContain("Resting orders of Stone (25)")
+	e.mustContain("        3.00      10  1 order")
+	e.mustContain("        2.50      10  1 order") // six levels of the ten read fit a third of the pane
+	if strings.Contains(e.view(), "        2.40      10  1 order") {
+		t.Fatal("the book shows more levels than fit")
+	}
+	e.key("end")
+	e.mustContain("▶ #" + itoa(ids[24]) + "     Kupiec24          0.60 each")
+	e.mustContain("Sprzedawca's orders (0 open, newest closed after)") // the last order: what follows it shows
+	if strings.Contains(e.view(), "Resting orders of") {
+		t.Fatal("the list did not scroll to its end")
+	}
+	e.key("home")
+	e.mustContain("▶ #" + itoa(ids[0]) + "      Kupiec0           3.00 each")
+	e.mustContain("Resting orders of Stone (25)") // the first order: its heading shows
+	// The pane starts on row 2; title, book header and six levels take 8;
+	// the list's heading is the first of its lines, order 2 the fourth.
+	e.send(tea.MouseClickMsg{X: 10, Y: 2 + 8 + 3})
+	e.mustContain("▶ #" + itoa(ids[2]) + "      Kupiec2           2.80 each")
+}
