@@ -43,6 +43,7 @@ type (
 		listing market.Listing // the listing as last seen, when it is gone
 		hasList bool
 		txID    string
+		order   int // a buy order's id
 	}
 	actJump struct{ text string }
 )

@@ -95,6 +95,12 @@ func (m *Model) jump(text string) {
 // seen (in an event), marked so.
 func (m *Model) open(a actOpen) {
 	c := m.c
+	if a.order != 0 {
+		if err := m.openOrder(a.order); err != nil {
+			m.fail(err)
+		}
+		return
+	}
 	if a.txID != "" {
 		t, err := c.Svc.GetTransaction(a.txID)
 		if err != nil {
@@ -111,6 +117,9 @@ func (m *Model) open(a actOpen) {
 	case errors.Is(err, market.ErrUnknownListing) && a.hasList:
 		lines := append([]string{c.Styles.Warn.Render("no longer active: shown as it was in the event")}, listingLines(c, a.listing)...)
 		m.dialog = newPager(fmt.Sprintf("Listing #%d (gone)", a.listing.ID), lines)
+	case errors.Is(err, market.ErrUnknownListing) && m.openOrder(a.listing.ID) == nil:
+		// Listings and buy orders share one sequence of numbers: #id is
+		// the order's.
 	default:
 		m.fail(err)
 	}

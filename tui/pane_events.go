@@ -165,13 +165,15 @@ func (p *eventsPane) SelectedID() string {
 	if a, ok := e.(market.AuctionEndedEvent); ok && a.TransactionID() != "" {
 		return a.TransactionID()
 	}
-	if f, ok := e.(market.BuyOrderFilledEvent); ok {
-		return f.TransactionID()
+	switch e := e.(type) {
+	case market.BuyOrderFilledEvent:
+		return e.TransactionID()
+	case market.BuyOrderPlacedEvent:
+		return fmt.Sprintf("#%d", e.Order().ID) // jump (:) opens it
+	case market.BuyOrderClosedEvent:
+		return fmt.Sprintf("#%d", e.Order().ID)
 	}
-	if id := eventListing(e); id != 0 {
-		return fmt.Sprintf("#%d", id)
-	}
-	return "" // an order's placing or closing: no listing, no purchase
+	return fmt.Sprintf("#%d", eventListing(e))
 }
 
 func (p *eventsPane) current() eventFilter {
@@ -354,8 +356,12 @@ func (p *eventsPane) open() tea.Cmd {
 		a = actOpen{txID: e.TransactionID()}
 	case market.BuyOrderFilledEvent:
 		a = actOpen{txID: e.TransactionID()}
+	case market.BuyOrderPlacedEvent:
+		a = actOpen{order: e.Order().ID}
+	case market.BuyOrderClosedEvent:
+		a = actOpen{order: e.Order().ID}
 	default:
-		return nil // an order's placing or closing: the Orders pane shows the order
+		return nil
 	}
 	return request(a)
 }

@@ -10,7 +10,8 @@ import (
 // TestEventsShowBuyOrders: an order's placing, its fill from an inventory
 // and its closing are kinds of their own in the Events pane (not counted as
 // purchases), each row says what happened, f reaches each kind, enter on a
-// fill opens its purchase, and y copies the purchase's id.
+// fill opens its purchase and on a closing the order, and y copies the
+// purchase's id or the order's #id.
 func TestEventsShowBuyOrders(t *testing.T) {
 	e := envWithSeller(t, 200, 48, market.ItemStack{Material: "OAK_LOG", Amount: 64})
 	seller := e.m.c.Actor
@@ -47,9 +48,13 @@ func TestEventsShowBuyOrders(t *testing.T) {
 	}
 	e.key("f") // all kinds again, the cursor on the newest: the closing
 	e.key("y")
-	if e.status() != "nothing selected to copy" {
+	if !strings.HasPrefix(e.status(), "copied #"+itoa(o.ID)+" ") {
 		t.Fatalf("y on an order's closing: %q", e.status())
 	}
+	e.key("enter")
+	e.mustContain("Buy order #" + itoa(o.ID))
+	e.mustContain("cancelled  at 2026-11-01 12:00:00")
+	e.key("esc")
 	e.key("down") // newest first: the fill is below the closing
 	e.key("y")
 	if !strings.HasPrefix(e.status(), "copied "+tx.ID+" ") {

@@ -31,8 +31,8 @@ type ordersPane struct {
 }
 
 type ordersKeys struct {
-	Place, Fill, Cancel, AdminCancel, Material, PrevMaterial, NextMaterial, Book key.Binding
-	nav                                                                          tableKeys
+	Place, Fill, Cancel, AdminCancel, Material, PrevMaterial, NextMaterial, Open, Book key.Binding
+	nav                                                                                tableKeys
 }
 
 // bookDepth is the levels of each side the pane reads; it shows as many as
@@ -59,7 +59,8 @@ func newOrdersPane() *ordersPane {
 		Material:     binding([]string{"c"}, "c", "material…"),
 		PrevMaterial: binding([]string{","}, ",", "previous material"),
 		NextMaterial: binding([]string{"."}, ".", "next material"),
-		Book:         binding([]string{"enter"}, "enter", "the order's book"),
+		Open:         binding([]string{"enter"}, "enter", "the order's details and fills"),
+		Book:         binding([]string{"v"}, "v", "the order's book"),
 		nav:          newTableKeys(),
 	}}
 }
@@ -69,13 +70,22 @@ func (p *ordersPane) Title() string { return "Orders" }
 func (p *ordersPane) Help() []key.Binding {
 	n := p.keys.nav
 	return []key.Binding{p.keys.Place, p.keys.Fill, p.keys.Cancel, p.keys.Material, p.keys.NextMaterial, p.keys.PrevMaterial,
-		p.keys.Book, p.keys.AdminCancel, n.Up, n.Down, n.PgUp, n.PgDown, n.Home, n.End}
+		p.keys.Open, p.keys.Book, p.keys.AdminCancel, n.Up, n.Down, n.PgUp, n.PgDown, n.Home, n.End}
 }
 
 func (p *ordersPane) TextFocused() bool { return false }
 
 // Selected: the pane's rows are orders, not listings.
 func (p *ordersPane) Selected() (market.Listing, bool) { return market.Listing{}, false }
+
+// SelectedID is the selected order's "#id", which jump (:) opens:
+// listings and orders share one sequence of numbers.
+func (p *ordersPane) SelectedID() string {
+	if o, ok := p.selected(); ok {
+		return fmt.Sprintf("#%d", o.ID)
+	}
+	return ""
+}
 
 // orders is every order the lists show, resting first.
 func (p *ordersPane) orders() []market.Order {
@@ -229,6 +239,10 @@ func (p *ordersPane) key(c *Common, msg tea.KeyPressMsg) tea.Cmd {
 		return p.step(c, 1)
 	case key.Matches(msg, k.PrevMaterial):
 		return p.step(c, -1)
+	case key.Matches(msg, k.Open):
+		if o, ok := p.selected(); ok {
+			return request(actOpen{order: o.ID})
+		}
 	case key.Matches(msg, k.Book):
 		if o, ok := p.selected(); ok && o.Material != p.material {
 			p.show(c, o.Material)

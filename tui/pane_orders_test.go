@@ -336,3 +336,43 @@ func TestOrdersPaneScrollsAndClicks(t *testing.T) {
 	e.send(tea.MouseClickMsg{X: 10, Y: 2 + 8 + 3})
 	e.mustContain("▶ #" + itoa(ids[2]) + "      Kupiec2           2.80 each")
 }
+
+// TestOrderDetails: enter on an order shows everything about it and its
+// fills; y copies its #id, which jump (:) opens, listings and orders
+// sharing one sequence of numbers.
+func TestOrderDetails(t *testing.T) {
+	e, seller, buyer := orderEnv(t, 160, 48, market.ItemStack{Material: "OAK_LOG", Amount: 64})
+	o, err := e.svc.PlaceOrder(buyer, "OAK_LOG", 100, 2.5, 0)
+	must(t, err)
+	st, err := e.svc.GetPlayer(seller.ID)
+	must(t, err)
+	stack := *st.Inventory[0]
+	stack.Amount = 30
+	tx, err := e.svc.SellToOrder(seller, stack, o.ID)
+	must(t, err)
+	e.tick()
+	e.key("7")
+	e.key("enter")
+	e.mustContain("Buy order #" + itoa(o.ID))
+	e.mustContain("amount      100, 30 bought, 70 wanted still")
+	e.mustContain("escrow      175.00  placing fee 0.00")
+	e.mustContain("state       open")
+	e.mustContain("Fills in the event log (1)")
+	e.mustContain("  11-01 12:00:00  Sprzedawca sold 30 at 2.50 each, from the inventory  " + shortID(tx.ID))
+	e.key("esc")
+	e.key("y")
+	if !strings.HasPrefix(e.status(), "copied #"+itoa(o.ID)+" ") {
+		t.Fatalf("y: %q", e.status())
+	}
+	e.key(":")
+	e.typeText("#" + itoa(o.ID))
+	e.key("enter")
+	e.mustContain("Buy order #" + itoa(o.ID))
+	e.key("esc")
+	e.key(":")
+	e.typeText("#999")
+	e.key("enter")
+	if !strings.Contains(e.status(), "[UNKNOWN_LISTING]") {
+		t.Fatalf("jump to a number nothing has: %q", e.status())
+	}
+}
