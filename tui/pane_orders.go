@@ -28,7 +28,30 @@ type ordersPane struct {
 	top      int // first visible line of the lists
 	err      error
 	keys     ordersKeys
+	// rows caches rendered rows: styling them is most of a frame, and a
+	// row changes only with its order, the width, the palette or the
+	// second its time left shows.
+	rows map[orderRowKey]string
+	// gen counts the reads (Refresh); drawn caches the book's lines of
+	// the last read for a width, a depth shown and a palette.
+	gen   int
+	drawn struct {
+		gen, w, depth, epoch int
+		lines                []string
+	}
 }
+
+// orderRowKey is what a rendered row of an order depends on.
+type orderRowKey struct {
+	o     market.Order
+	mine  bool // the acting player's list, not the resting one
+	w     int
+	epoch int
+	now   int64
+}
+
+// orderRowsMax bounds the row cache; it starts over when full.
+const orderRowsMax = 1024
 
 type ordersKeys struct {
 	Place, Fill, Cancel, AdminCancel, Material, PrevMaterial, NextMaterial, Open, Book key.Binding
@@ -106,6 +129,7 @@ func (p *ordersPane) selected() (market.Order, bool) {
 // open order's material, else the first material with orders.
 func (p *ordersPane) Refresh(c *Common) {
 	p.err = nil
+	p.gen++
 	if p.player != c.Actor.ID {
 		p.player = c.Actor.ID
 		p.cursor, p.top = 0, 0
@@ -419,8 +443,19 @@ func (p *ordersPane) View(c *Common, w, h int) string {
 	return p.lists(c, lines, w, h)
 }
 
-// bookLines are the two sides of the book side by side, with a header.
+// bookLines are the two sides of the book side by side, with a header;
+// drawn once a read.
 func (p *ordersPane) bookLines(c *Common, w, h int) []string {
+	d := &p.drawn
+	if d.lines != nil && d.gen == p.gen && d.w == w && d.depth == p.depthRows(h) && d.epoch == c.Epoch {
+		return d.lines
+	}
+	d.gen, d.w, d.depth, d.epoch = p.gen, w, p.depthRows(h), c.Epoch
+	d.lines = p.drawBook(c, w, h)
+	return d.lines
+}
+
+func (p *ordersPane) drawBook(c *Common, w, h int) []string {
 	s := c.Styles
 	half := w / 2
 	level := func(l market.BookLevel, noun string) string {
@@ -461,9 +496,9 @@ func (p *ordersPane) lists(c *Common, head []string, w, h int) string {
 		var text string
 		switch {
 		case i >= 0 && i < len(p.resting.Orders):
-			text = p.restingRow(c, p.resting.Orders[i], w)
+			text = p.row(c, p.resting.Orders[i], false, w)
 		case i >= 0:
-			text = p.mineRow(c, p.mine.Orders[i-len(p.resting.Orders)], w)
+			text = p.row(c, p.mine.Orders[i-len(p.resting.Orders)], true, w)
 		case j == 0 && p.material != "":
 			text = s.Title.Render(fmt.Sprintf("Resting orders of %s (%s)", materialName(p.material), count(p.resting.Total)))
 		case j < p.restingLines():
@@ -484,6 +519,23 @@ func (p *ordersPane) lists(c *Common, head []string, w, h int) string {
 		}
 	}
 	return block(out, w, h)
+}
+
+// row is an order's row, from the cache when it is there.
+func (p *ordersPane) row(c *Common, o market.Order, mine bool, w int) string {
+	k := orderRowKey{o: o, mine: mine, w: w, epoch: c.Epoch, now: c.NowUnix}
+	if text, ok := p.rows[k]; ok {
+		return text
+	}
+	if p.rows == nil || len(p.rows) >= orderRowsMax {
+		p.rows = make(map[orderRowKey]string, 64)
+	}
+	text := p.restingRow(c, o, w)
+	if mine {
+		text = p.mineRow(c, o, w)
+	}
+	p.rows[k] = text
+	return text
 }
 
 // nameWidth is the cells of a name column: a buyer's, a material's.
