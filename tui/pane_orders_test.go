@@ -376,3 +376,22 @@ func TestOrderDetails(t *testing.T) {
 		t.Fatalf("jump to a number nothing has: %q", e.status())
 	}
 }
+
+// TestSellerPaneNamesAFill: the buyer's notifications on the Seller pane
+// say what a fill of their order bought, from whom and for how much.
+func TestSellerPaneNamesAFill(t *testing.T) {
+	e, seller, buyer := orderEnv(t, 160, 48, market.ItemStack{Material: "OAK_LOG", Amount: 64})
+	o, err := e.svc.PlaceOrder(buyer, "OAK_LOG", 100, 2.5, 0)
+	must(t, err)
+	st, err := e.svc.GetPlayer(seller.ID)
+	must(t, err)
+	_, err = e.svc.SellToOrder(seller, *st.Inventory[0], o.ID)
+	must(t, err)
+	e.m.c.Actor = buyer
+	e.m.refreshAll()
+	e.key("3")
+	for range 3 {
+		e.key("v") // the fourth view: favourites, alerts and notifications
+	}
+	e.mustContain("● 11-01 12:00  buy order #" + itoa(o.ID) + " bought Oak Log ×64 from Sprzedawca for 160.00")
+}

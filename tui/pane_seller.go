@@ -379,6 +379,9 @@ func notificationLines(c *Common, player uuid.UUID) []string {
 				RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, how, money(n.Refunded))
 		case market.NotifyMail:
 			what = fmt.Sprintf("mailbox: %s ×%d (%s)", RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, playertext.Sanitize(n.Reason))
+		case market.NotifyFill:
+			what = fmt.Sprintf("buy order #%d bought %s ×%d from %s for %s", n.Order, RenderMC(itemName(n.Item), lipglossPlain),
+				n.Item.Amount, playertext.Sanitize(n.Seller), money(n.Price))
 		}
 		lines = append(lines, mark+s.Dim.Render(n.At.UTC().Format("01-02 15:04")+"  ")+what)
 	}
