@@ -395,3 +395,25 @@ func TestSellerPaneNamesAFill(t *testing.T) {
 	}
 	e.mustContain("● 11-01 12:00  buy order #" + itoa(o.ID) + " bought Oak Log ×64 from Sprzedawca for 160.00")
 }
+
+// TestOrdersPaneWhileDisabled: with the service disabled the pane says
+// the contract's not-ready text, and placing is the market's refusal,
+// kept in the dialog; enabled again, the book is back.
+func TestOrdersPaneWhileDisabled(t *testing.T) {
+	e, _, buyer := orderEnv(t, 120, 40)
+	_, err := e.svc.PlaceOrder(buyer, "DIAMOND", 1, 5, 0)
+	must(t, err)
+	e.key("7")
+	e.key("D")
+	e.mustContain("\n" + notReadyText)
+	e.key("o")
+	e.typeText("DIAMOND")
+	e.key("enter")
+	if _, ok := e.m.dialog.(*orderDialog); !ok {
+		t.Fatalf("the refusal closed the dialog (status %q)", e.status())
+	}
+	e.mustContain(notReadyText)
+	e.key("esc")
+	e.key("D")
+	e.mustContain("Book of Diamond (DIAMOND)")
+}
