@@ -125,11 +125,33 @@ func (p *ordersPane) selected() (market.Order, bool) {
 }
 
 // Refresh reads the book, its resting orders and the acting player's
-// orders. Without a material chosen it shows the acting player's newest
-// open order's material, else the first material with orders.
+// orders. Without a material chosen it shows the material of the acting
+// player's best open order, else the first material with orders. The
+// cursor stays on its order while orders come and go around it.
 func (p *ordersPane) Refresh(c *Common) {
 	p.err = nil
 	p.gen++
+	before, had := p.selected()
+	inMine := p.cursor >= len(p.resting.Orders)
+	if p.player != c.Actor.ID {
+		had = false
+	}
+	defer func() {
+		if !had {
+			return
+		}
+		list, first := p.resting.Orders, 0
+		if inMine {
+			list, first = p.mine.Orders, len(p.resting.Orders)
+		}
+		for i, o := range list {
+			if o.ID == before.ID {
+				p.cursor = first + i
+				p.scroll(c)
+				return
+			}
+		}
+	}()
 	if p.player != c.Actor.ID {
 		p.player = c.Actor.ID
 		p.cursor, p.top = 0, 0
@@ -185,7 +207,7 @@ func (p *ordersPane) Refresh(c *Common) {
 // show switches the book to material, the cursor to the first order.
 func (p *ordersPane) show(c *Common, material string) {
 	p.material, p.chosen = material, true
-	p.cursor, p.top = 0, 0
+	p.cursor, p.top = -1, 0 // no order to keep the cursor on: the first
 	p.Refresh(c)
 }
 

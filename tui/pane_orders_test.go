@@ -417,3 +417,26 @@ func TestOrdersPaneWhileDisabled(t *testing.T) {
 	e.key("D")
 	e.mustContain("Book of Diamond (DIAMOND)")
 }
+
+// TestOrdersPaneCursorStaysOnItsOrder: a better order arriving above the
+// selected one leaves the cursor on the order it was on.
+func TestOrdersPaneCursorStaysOnItsOrder(t *testing.T) {
+	e, _, buyer := orderEnv(t, 160, 48)
+	first, err := e.svc.PlaceOrder(buyer, "DIAMOND", 1, 5, 0)
+	must(t, err)
+	_, err = e.svc.PlaceOrder(buyer, "DIAMOND", 1, 4, 0)
+	must(t, err)
+	e.key("7")
+	e.mustContain("▶ #" + itoa(first.ID) + " ")
+	best, err := e.svc.PlaceOrder(buyer, "DIAMOND", 1, 6, 0) // above the cursor
+	must(t, err)
+	e.tick()
+	e.mustContain("▶ #" + itoa(first.ID) + " ")
+	e.key("c")
+	e.typeText("STONE")
+	e.key("enter")
+	e.mustContain("Book of Stone (STONE)")
+	e.key(",") // back to the only material with orders: the cursor on its best
+	e.mustContain("Book of Diamond (DIAMOND)")
+	e.mustContain("▶ #" + itoa(best.ID) + " ")
+}
