@@ -44,17 +44,23 @@ func (m *Model) cancelOrder(a actCancelOrder) error {
 	return nil
 }
 
-// filledAtOnce says what buy orders bought of a new listing as it was
-// listed (the book is never crossed), from the events the listing
-// brought; "" when none did.
-func filledAtOnce(events []market.Event) string {
-	items, fills := 0, 0
+// fillsIn counts the buy orders' fills among events, and the items they
+// bought.
+func fillsIn(events []market.Event) (items, fills int) {
 	for _, e := range events {
 		if f, ok := e.(market.BuyOrderFilledEvent); ok {
 			items += f.Amount()
 			fills++
 		}
 	}
+	return items, fills
+}
+
+// filledAtOnce says what buy orders bought of a new listing as it was
+// listed (the book is never crossed), from the events the listing
+// brought; "" when none did.
+func filledAtOnce(events []market.Event) string {
+	items, fills := fillsIn(events)
 	if fills == 0 {
 		return ""
 	}

@@ -328,7 +328,7 @@ func (m *Model) placeOrder(a actPlaceOrder) error {
 	m.changed = true
 	text := fmt.Sprintf("buy order #%d: %s ×%d at up to %s each, ends in %s → BuyOrderPlacedEvent", o.ID,
 		materialName(o.Material), o.Amount, money(o.UnitPrice), Until(o.ExpiresAt, c.NowUnix))
-	if fills := countFills(m.log.pending[from:]); fills > 0 {
+	if _, fills := fillsIn(m.log.pending[from:]); fills > 0 {
 		text += fmt.Sprintf("; bought %d at once in %d fill%s, each BuyOrderFilledEvent", o.Filled, fills, plural(fills))
 		if !o.Open() {
 			text += ", filled: BuyOrderClosedEvent"
@@ -336,15 +336,4 @@ func (m *Model) placeOrder(a actPlaceOrder) error {
 	}
 	m.setStatus(statusMsg{text: text})
 	return nil
-}
-
-// countFills counts the order fills among events.
-func countFills(events []market.Event) int {
-	n := 0
-	for _, e := range events {
-		if _, ok := e.(market.BuyOrderFilledEvent); ok {
-			n++
-		}
-	}
-	return n
 }
