@@ -583,7 +583,7 @@ func (p *ordersPane) restingRow(c *Common, o market.Order, w int) string {
 func (p *ordersPane) mineRow(c *Common, o market.Order, w int) string {
 	s := c.Styles
 	row := fmt.Sprintf("#%-6d %s%s each  %s", o.ID, fit(materialName(o.Material), nameWidth(w)),
-		fitLeft(s.Price.Render(money(o.UnitPrice)), 10), fitLeft(fmt.Sprintf("%d/%d", o.Filled, o.Amount), 11))
+		fitLeft(s.Price.Render(money(o.UnitPrice)), 10), fitLeft(fmt.Sprintf("%d/%d", o.Filled, o.Amount), 9))
 	if o.Open() {
 		row += "  " + s.OK.Render(fit("open", 9))
 		if w >= 120 {

@@ -90,7 +90,7 @@ func TestPlaceAnOrderFromTheOrdersPane(t *testing.T) {
 	e.mustContain("│        0.50      64  1 listing")
 	e.mustContain("▶ #" + itoa(o.ID) + "      Kupiec                0.40 each  wants   100 of 100    escrow      40.00  ends in 2h 0m")
 	e.mustContain("Kupiec's orders (1 open, newest closed after)")
-	e.mustContain("  #" + itoa(o.ID) + "      Oak Log               0.40 each        0/100  open       escrow      40.00  ends in 2h 0m")
+	e.mustContain("  #" + itoa(o.ID) + "      Oak Log               0.40 each      0/100  open       escrow      40.00  ends in 2h 0m")
 
 	// At the listing's price the order buys from it at once.
 	e.key("o") // the material is the book's; the amount has the cursor
@@ -108,7 +108,7 @@ func TestPlaceAnOrderFromTheOrdersPane(t *testing.T) {
 		t.Fatalf("the listing has %d left", left.Item.Amount)
 	}
 	e.mustContain("│        0.50      54  1 listing")
-	e.mustContain("Oak Log               0.50 each        10/10  filled     closed 11-01 12:00")
+	e.mustContain("Oak Log               0.50 each      10/10  filled     closed 11-01 12:00")
 
 	// Short of money: the dialog says so, and the market's refusal stays in it.
 	e.key("o")
@@ -245,7 +245,7 @@ func TestCancelAnOrder(t *testing.T) {
 	if e.balance(seller) != 1000 {
 		t.Fatalf("balance %.2f", e.balance(seller))
 	}
-	e.mustContain("Diamond             100.00 each          0/4  cancelled  closed 11-01 12:00")
+	e.mustContain("Diamond             100.00 each        0/4  cancelled  closed 11-01 12:00")
 
 	e.key("home") // Kupiec's order, the only one resting
 	e.key("d")
@@ -281,7 +281,7 @@ func TestClockKeysExpireOrders(t *testing.T) {
 	e.m.c.Actor = buyer
 	e.m.refreshAll()
 	e.key("7")
-	e.mustContain("Diamond             100.00 each          0/4  expired    closed 11-01 13:00")
+	e.mustContain("Diamond             100.00 each        0/4  expired    closed 11-01 13:00")
 	e.tick()
 	e.key("6")
 	e.mustContain("reason=expired order #" + itoa(o.ID) + " Diamond 0 of 4 filled by Kupiec · refund 400.00")
@@ -439,4 +439,15 @@ func TestOrdersPaneCursorStaysOnItsOrder(t *testing.T) {
 	e.key(",") // back to the only material with orders: the cursor on its best
 	e.mustContain("Book of Diamond (DIAMOND)")
 	e.mustContain("▶ #" + itoa(best.ID) + " ")
+}
+
+// TestClosedOrderRowFits80: a closed order's row, its closing time last,
+// fits 80 columns whole.
+func TestClosedOrderRowFits80(t *testing.T) {
+	e, seller, _ := orderEnv(t, 80, 24)
+	o, err := e.svc.PlaceOrder(seller, "DIAMOND", 2304, 0.01, 0)
+	must(t, err)
+	must(t, e.svc.CancelOrder(o.ID, seller))
+	e.key("7")
+	e.mustContain("▶ #" + itoa(o.ID) + "      Diamond           0.01 each     0/2304  cancelled  closed 11-01 12:00 ")
 }
