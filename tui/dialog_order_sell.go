@@ -157,7 +157,7 @@ func (d *orderSellDialog) warnings(c *Common) []string {
 		out = append(out, "a named, lored or enchanted stack: the market will refuse (NOT_A_COMMODITY)")
 	}
 	if d.order.Buyer == d.seller.ID {
-		out = append(out, "this is the acting player's own order: the market will refuse (NO_MATCHING_ORDER)")
+		out = append(out, "their own order: the market will refuse (NO_MATCHING_ORDER)")
 	}
 	if !d.order.Open() {
 		out = append(out, "the order is "+d.order.State+": the market will refuse (ORDER_CLOSED)")

@@ -173,7 +173,8 @@ func TestSellIntoAnOrderFromTheOrdersPane(t *testing.T) {
 	e.m.c.Actor = buyer
 	e.m.refreshAll()
 	e.key("f")
-	e.mustContain("⚠ this is the acting player's own order: the market will refuse (NO_MATCHING_ORDER)")
+	e.send(tea.WindowSizeMsg{Width: 80, Height: 24}) // the warning fits the narrowest dialog
+	e.mustContain("│ ⚠ their own order: the market will refuse (NO_MATCHING_ORDER)")
 	e.key("enter")
 	if _, ok := e.m.dialog.(*orderSellDialog); !ok {
 		t.Fatalf("the market's refusal closed the dialog (status %q)", e.status())
