@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/playertext"
 )
@@ -65,4 +66,25 @@ func filledAtOnce(events []market.Event) string {
 		return ""
 	}
 	return fmt.Sprintf("; buy orders bought %d at once in %d fill%s, each BuyOrderFilledEvent", items, fills, plural(fills))
+}
+
+// heldByOrders is what a player's open buy orders hold: money that left
+// the balance for the escrow, and comes back as they close.
+type heldByOrders struct {
+	orders int
+	escrow float64
+}
+
+// heldBy reads what player's open orders hold (none when the market
+// cannot say).
+func heldBy(c *Common, player uuid.UUID) heldByOrders {
+	page, err := c.Svc.Orders(market.OrderQuery{Buyer: player, Limit: 1000})
+	if err != nil {
+		return heldByOrders{}
+	}
+	h := heldByOrders{orders: page.Total}
+	for _, o := range page.Orders {
+		h.escrow += o.Escrow
+	}
+	return h
 }

@@ -452,3 +452,17 @@ func TestClosedOrderRowFits80(t *testing.T) {
 	e.key("7")
 	e.mustContain("▶ #" + itoa(o.ID) + "      Diamond           0.01 each     0/2304  cancelled  closed 11-01 12:00 ")
 }
+
+// TestSellerPaneShowsWhatOrdersHold: the money a player's open orders
+// hold is beside the balance on the Seller pane, which it left.
+func TestSellerPaneShowsWhatOrdersHold(t *testing.T) {
+	e, _, buyer := orderEnv(t, 160, 48)
+	_, err := e.svc.PlaceOrder(buyer, "DIAMOND", 4, 100, 0)
+	must(t, err)
+	_, err = e.svc.PlaceOrder(buyer, "STONE", 10, 0.5, 0)
+	must(t, err)
+	e.m.c.Actor = buyer
+	e.m.refreshAll()
+	e.key("3")
+	e.mustContain("balance 595.00 (405.00 in 2 buy orders)")
+}

@@ -23,6 +23,7 @@ type sellerPane struct {
 	table   *listingTable
 	history *txTable
 	sums    historySums
+	held    heldByOrders
 	notes   []string // the fourth view's lines, read when it opened
 	bids    bidList  // the fifth view's rows
 	view    int      // 0 listings, 1 inventory & mailbox, 2 sales & purchases, 3 notifications, 4 bids
@@ -134,6 +135,7 @@ func (p *sellerPane) Refresh(c *Common) {
 		return
 	}
 	p.state = st
+	p.held = heldBy(c, p.player)
 	p.sums = historySums{}
 	if p.history.err == nil && p.history.total <= historySumMax {
 		page, err := c.Svc.Transactions(market.TxQuery{Player: p.player, Limit: historySumMax})
@@ -214,6 +216,9 @@ func (p *sellerPane) View(c *Common, w, h int) string {
 	head := s.Title.Render(playerName(st.Player)) + role
 	id := s.Dim.Render("  " + st.ID.String())
 	balance := "balance " + s.Price.Render(money(st.Balance))
+	if n := p.held.orders; n > 0 {
+		balance += s.Dim.Render(fmt.Sprintf(" (%s in %d buy order%s)", money(p.held.escrow), n, plural(n)))
+	}
 	counts := fmt.Sprintf("%s listing%s · %d in mailbox · %s transaction%s", count(p.table.total), plural(p.table.total),
 		len(st.Mailbox), count(p.history.total), plural(p.history.total))
 	var sums string
