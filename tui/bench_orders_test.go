@@ -62,4 +62,10 @@ func BenchmarkOrdersPane(b *testing.B) {
 			_ = m.View()
 		}
 	})
+	// What the Seller pane's line of the orders' escrow costs it.
+	b.Run("held", func(b *testing.B) {
+		for range b.N {
+			_ = heldBy(m.c, first.ID)
+		}
+	})
 }
