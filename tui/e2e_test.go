@@ -219,7 +219,7 @@ func TestE2EAnOrderFilledEndToEnd(t *testing.T) {
 		t.Fatalf("status %q, want the suffix %q", m.status.text, want)
 	}
 	m.switchTo(6)
-	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "No buy orders yet") {
+	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "No open buy orders") {
 		t.Fatalf("the Orders pane after the fill:\n%s", v)
 	}
 }

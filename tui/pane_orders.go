@@ -456,7 +456,7 @@ func (p *ordersPane) View(c *Common, w, h int) string {
 	}
 	var lines []string
 	if p.material == "" {
-		lines = append(lines, s.Title.Render("No buy orders yet")+s.Dim.Render(" · o places one · c shows any material's book"))
+		lines = append(lines, s.Title.Render("No open buy orders")+s.Dim.Render(" · o places one · c shows any material's book"))
 	} else {
 		title := s.Title.Render(fmt.Sprintf("Book of %s (%s)", materialName(p.material), playertext.Sanitize(p.material)))
 		lines = append(lines, title+s.Dim.Render(" · , . step through materials with orders · c choose"))

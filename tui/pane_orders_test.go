@@ -43,7 +43,7 @@ func TestPlaceAnOrderFromTheOrdersPane(t *testing.T) {
 	must(t, err)
 	e.m.c.Actor = buyer
 	e.key("7")
-	e.mustContain("No buy orders yet · o places one · c shows any material's book")
+	e.mustContain("No open buy orders · o places one · c shows any material's book")
 	e.mustContain("Kupiec's orders (0 open, newest closed after)")
 	e.key("o")
 	if _, ok := e.m.dialog.(*orderDialog); !ok {
