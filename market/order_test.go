@@ -355,3 +355,57 @@ func TestOrderFillsOverTicks(t *testing.T) {
 		t.Fatalf("after a sweep: %d filled, %s", o.Filled, o.State)
 	}
 }
+
+// TestOrderPagesAfterAPlace: a page after an order's place in the book
+// starts behind it, even once that order has closed, so that paging while
+// orders come and go neither skips nor repeats one; a fill's purchase
+// names the order it filled.
+func TestOrderPagesAfterAPlace(t *testing.T) {
+	w := newWorld(t)
+	a := w.order(w.alice, "STONE", 10, 3)
+	b := w.order(w.bob, "STONE", 10, 2)
+	w.clock.Advance(time.Second)
+	c := w.order(w.alice, "STONE", 10, 2)
+	d := w.order(w.admin, "STONE", 10, 1)
+	ids := func(p market.OrderPage) string {
+		var out []int
+		for _, o := range p.Orders {
+			out = append(out, o.ID)
+		}
+		return fmt.Sprint(out)
+	}
+	first, err := w.svc.Orders(market.OrderQuery{Material: "STONE", Limit: 2})
+	must(t, err)
+	if ids(first) != fmt.Sprint([]int{a.ID, b.ID}) || first.Total != 4 || first.Next == nil || *first.Next != b.Place() {
+		t.Fatalf("first page %s of %d, next %+v", ids(first), first.Total, first.Next)
+	}
+	must(t, w.svc.CancelOrder(b.ID, w.bob)) // the page's last order goes: the next page still starts behind it
+	second, err := w.svc.Orders(market.OrderQuery{Material: "STONE", Limit: 2, After: first.Next})
+	must(t, err)
+	if ids(second) != fmt.Sprint([]int{c.ID, d.ID}) || second.Total != 3 || second.Next != nil {
+		t.Errorf("second page %s of %d, next %+v", ids(second), second.Total, second.Next)
+	}
+	var e *market.Error
+	if _, err := w.svc.Orders(market.OrderQuery{All: true, After: first.Next}); !errors.As(err, &e) || e.Code != market.CodeInvalidQuery {
+		t.Errorf("a page of all orders after a place: %v", err)
+	}
+	n := len(w.events)
+	w.sell(w.bob, 2, 64) // 32 logs: no order for them
+	if _, err := w.svc.PlaceOrder(w.admin, "OAK_LOG", 8, 2, 0); err != nil {
+		t.Fatal(err)
+	}
+	var tx market.Transaction
+	for _, ev := range w.events[n:] {
+		if c, ok := ev.(market.TransactionCompletedEvent); ok {
+			tx = c.Transaction()
+		}
+	}
+	if tx.BuyOrder == 0 || tx.Item.Amount != 8 {
+		t.Errorf("the fill's purchase: %d items, buy order %d", tx.Item.Amount, tx.BuyOrder)
+	}
+	got, err := w.svc.GetTransaction(tx.ID)
+	must(t, err)
+	if got.BuyOrder != tx.BuyOrder {
+		t.Errorf("read back, the purchase names buy order %d, the event %d", got.BuyOrder, tx.BuyOrder)
+	}
+}

@@ -385,14 +385,34 @@ type OrderQuery struct {
 	Material string    // a catalogue key; "" any
 	Buyer    uuid.UUID // uuid.Nil any
 	All      bool      // closed orders too, newest first after the open
-	Offset   int
-	Limit    int // 0: 100
+	// After, when set, starts the page after that place in the book (the
+	// last open order of the page before, which may have closed since), so
+	// that a reader paging through the book neither skips nor repeats an
+	// order while others come and go. Open orders only: not with All.
+	After  *OrderPlace
+	Offset int
+	Limit  int // 0: 100
 }
 
-// OrderPage is a page of orders and how many match in all.
+// OrderPlace is an open order's place in the book: its unit price (the
+// highest first), then when it was placed (the oldest first), then its id.
+type OrderPlace struct {
+	UnitPrice float64
+	CreatedAt time.Time
+	ID        int
+}
+
+// Place is o's place in the book.
+func (o Order) Place() OrderPlace {
+	return OrderPlace{UnitPrice: o.UnitPrice, CreatedAt: o.CreatedAt, ID: o.ID}
+}
+
+// OrderPage is a page of orders and how many match in all (on every page);
+// Next is where the next page starts, nil on the last.
 type OrderPage struct {
 	Orders []Order
 	Total  int
+	Next   *OrderPlace
 }
 
 // Orders returns the orders q selects, open ones best first (the highest
@@ -415,6 +435,14 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 	}
 	if q.Limit == 0 {
 		q.Limit = 100
+	}
+	var after *orderRecord
+	if a := q.After; a != nil {
+		limit, err := toMoney("unit price", a.UnitPrice, 1, 1<<50)
+		if err != nil || q.All || a.ID < 1 || a.ID > 1<<31-1 {
+			return OrderPage{}, errf(CodeInvalidQuery, "a page after an order is a page of open orders, after a real one")
+		}
+		after = &orderRecord{limit: limit, created: a.CreatedAt.UnixMilli(), id: uint32(a.ID)}
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -453,8 +481,20 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 	}
 	all := append(open, closed...)
 	page := OrderPage{Total: len(all)}
-	for _, o := range all[min(q.Offset, len(all)):min(q.Offset+q.Limit, len(all))] {
+	if after != nil {
+		i, found := slices.BinarySearchFunc(all, after, betterOrder)
+		if found {
+			i++
+		}
+		all = all[i:]
+	}
+	end := min(q.Offset+q.Limit, len(all))
+	for _, o := range all[min(q.Offset, len(all)):end] {
 		page.Orders = append(page.Orders, s.orderOf(o))
+	}
+	if n := len(page.Orders); n > 0 && end < len(all) && !q.All {
+		next := page.Orders[n-1].Place()
+		page.Next = &next
 	}
 	return page, nil
 }

@@ -68,7 +68,7 @@ func publicTransaction(t *transactionRecord, buyer, seller person) Transaction {
 		ID: t.id.String(), ListingID: int(t.listing), Buyer: buyer.id, BuyerName: buyer.name,
 		Seller: seller.id, SellerName: seller.name, Item: stackOf(t.it), Price: t.price.Float(),
 		Fee: t.fee.Float(), SellerNet: t.net.Float(), State: t.State(), ErrorCode: t.errCode,
-		Timeline: publicTimeline(t.tl), DeliveredToMailbox: t.toMailbox, Rating: int(t.rating),
+		Timeline: publicTimeline(t.tl), DeliveredToMailbox: t.toMailbox, Rating: int(t.rating), BuyOrder: int(t.order),
 	}
 }
 

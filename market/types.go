@@ -218,6 +218,10 @@ type Transaction struct {
 	// Rating is the buyer's rating of a COMPLETED purchase, 1 to 5 stars
 	// (Rate); 0 when not rated.
 	Rating int
+	// BuyOrder is the buy order whose fill the purchase was, 0 for none: a
+	// reader of the events then knows a BuyOrderFilledEvent follows, which
+	// says what the fill left of its listing.
+	BuyOrder int
 }
 
 // Clone returns a deep copy of t: no slice is shared with t.
