@@ -131,20 +131,30 @@ type Transaction struct {
 	Timeline           []StateTime `json:"timeline"`
 	DeliveredToMailbox bool        `json:"deliveredToMailbox"`
 	Rating             int         `json:"rating,omitempty"` // the buyer's 1-5 stars; absent when not rated
+	// BuyOrder is the buy order the purchase filled (its
+	// BuyOrderFilledEvent follows); absent for any other purchase.
+	BuyOrder int `json:"buyOrder,omitempty"`
 }
 
-// Event is one of the contract's three events, as a JSONL line or the data
+// Event is one of the market's published events (the contract's three,
+// the auctions' two, the buy orders' three), as a JSONL line or the data
 // of a server-sent event (whose id is Seq).
 type Event struct {
-	Seq         uint64        `json:"seq"`
-	Event       string        `json:"event"` // ListingCreatedEvent, ListingRemovedEvent or TransactionCompletedEvent
-	At          Time          `json:"at"`
-	Origin      string        `json:"origin,omitempty"`      // the server whose change it was, in a network
-	Listing     *Listing      `json:"listing,omitempty"`     // created and removed
-	Reason      string        `json:"reason,omitempty"`      // removed: "removed", "admin-removed" or "force-expire"
+	Seq     uint64   `json:"seq"`
+	Event   string   `json:"event"` // ListingCreatedEvent, ListingRemovedEvent, TransactionCompletedEvent, …
+	At      Time     `json:"at"`
+	Origin  string   `json:"origin,omitempty"`  // the server whose change it was, in a network
+	Listing *Listing `json:"listing,omitempty"` // created and removed
+	// Reason says why: a listing removed ("removed", "admin-removed" or
+	// "force-expire"), a buy order closed ("filled", "cancelled" or
+	// "expired").
+	Reason      string        `json:"reason,omitempty"`
 	Transaction *Transaction  `json:"transaction,omitempty"` // completed
 	Bid         *BidPlaced    `json:"bid,omitempty"`         // a bid: with the auction after it as listing
 	Ended       *AuctionEnded `json:"ended,omitempty"`       // an auction's end
+	Order       *Order        `json:"order,omitempty"`       // a buy order's events: the order after it
+	Fill        *OrderFill    `json:"fill,omitempty"`        // a buy order's fill
+	Refund      string        `json:"refund,omitempty"`      // a buy order closed: its escrow back to the buyer
 }
 
 // Money renders a contract price (a float of major units) as a decimal
@@ -210,7 +220,7 @@ func NewTransaction(t market.Transaction) Transaction {
 		Seller: NewPlayer(market.Player{ID: t.Seller, Name: t.SellerName}),
 		Item:   NewItem(t.Item), Price: Money(t.Price), Fee: Money(t.Fee), SellerNet: Money(t.SellerNet),
 		State: string(t.State), ErrorCode: t.ErrorCode, Timeline: make([]StateTime, 0, len(t.Timeline)),
-		DeliveredToMailbox: t.DeliveredToMailbox, Rating: t.Rating}
+		DeliveredToMailbox: t.DeliveredToMailbox, Rating: t.Rating, BuyOrder: t.BuyOrder}
 	for _, st := range t.Timeline {
 		out.Timeline = append(out.Timeline, StateTime{State: string(st.State), At: At(st.At)})
 	}
@@ -223,6 +233,9 @@ func NewTransaction(t market.Transaction) Transaction {
 // NewEvent is the wire form of an event.
 func NewEvent(e market.Event) Event {
 	out := Event{Seq: e.Seq(), Event: e.EventName(), At: At(e.At()), Origin: e.Origin()}
+	if orderEvent(&out, e) {
+		return out
+	}
 	switch e := e.(type) {
 	case market.ListingCreatedEvent:
 		l := NewListing(e.Listing())
