@@ -187,12 +187,15 @@ func (s *Server) listings(r *http.Request) (reader, error) {
 	}, nil
 }
 
-// parseID reads a listing id: a decimal 1..2³¹-1 without sign or leading
-// zeros, so that one listing has one URL.
-func parseID(s string) (int, error) {
+// parseID reads a listing id.
+func parseID(s string) (int, error) { return parseWholeID("a listing", s) }
+
+// parseWholeID reads the id of what (a listing, an order): a decimal
+// 1..2³¹-1 without sign or leading zeros, so that each has one URL.
+func parseWholeID(what, s string) (int, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > 1<<31-1 || strconv.Itoa(n) != s {
-		return 0, badParameter("id", fmt.Sprintf("a listing id is a whole number from 1 to %d, got %q", 1<<31-1, clip(s)))
+		return 0, badParameter("id", fmt.Sprintf("%s id is a whole number from 1 to %d, got %q", what, 1<<31-1, clip(s)))
 	}
 	return n, nil
 }

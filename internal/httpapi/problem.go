@@ -33,6 +33,7 @@ const (
 	CodePlayerNotFound     = "player-not-found"
 	CodeTransactionMissing = "transaction-not-found"
 	CodeItemNotFound       = "item-not-found"
+	CodeOrderNotFound      = "order-not-found"
 	CodeMethodNotAllowed   = "method-not-allowed"
 	CodeUnauthorized       = "unauthorized"
 	CodeRateLimited        = "rate-limited"
