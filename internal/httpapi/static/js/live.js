@@ -8,10 +8,12 @@ import { $ } from "./dom.js";
 import { counted, number, NOUNS } from "./polish.js";
 
 const HEALTH_EVERY = 5000, STATS_EVERY = 60000;
-const NAMES = ["ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent", "BidPlacedEvent", "AuctionEndedEvent"];
-// AUCTIONS are the auctions' events, which reach only the pages that ask
-// for them (subscribe's auctions).
+const NAMES = ["ListingCreatedEvent", "ListingRemovedEvent", "TransactionCompletedEvent", "BidPlacedEvent", "AuctionEndedEvent",
+  "BuyOrderPlacedEvent", "BuyOrderFilledEvent", "BuyOrderClosedEvent"];
+// AUCTIONS are the auctions' events and ORDERS the buy orders', which
+// reach only the pages that ask for them (subscribe's auctions, orders).
 const AUCTIONS = new Set(["BidPlacedEvent", "AuctionEndedEvent"]);
+const ORDERS = new Set(["BuyOrderPlacedEvent", "BuyOrderFilledEvent", "BuyOrderClosedEvent"]);
 
 const live = {
   version: 0,    // the stream's position: the newest event seen or read
@@ -23,8 +25,14 @@ const live = {
 // subscribe calls fn with every event (parsed), and with {event: "reset"}
 // when the stream had to start again (the page should read again); it
 // returns the unsubscribe.
-export function subscribe(fn, { auctions = false } = {}) {
-  const l = { fn, auctions };
+//
+// A buy order's fill is a purchase (TransactionCompletedEvent, naming the
+// order) that may take part of a listing's stack: its BuyOrderFilledEvent,
+// next in the stream, says how many items the listing has left. The
+// purchase reaches the pages with that count as listingLeft (0: the
+// listing is gone), so that none takes a listing still on sale for sold.
+export function subscribe(fn, { auctions = false, orders = false } = {}) {
+  const l = { fn, auctions, orders };
   live.listeners.add(l);
   return () => live.listeners.delete(l);
 }
@@ -66,14 +74,32 @@ function moveActive(seq, by) {
   }
 }
 
+// filling is a fill's purchase waiting for its BuyOrderFilledEvent.
+let filling = null;
+
 function onEvent(msg) {
   const e = JSON.parse(msg.data);
   if (e.seq > live.version) { live.version = e.seq; showVersion(); }
-  // The count: a listing came, or went (sold, removed, or an auction that
-  // ended without a bid; one sold was counted by its purchase).
+  if (filling) {
+    const fill = e.event === "BuyOrderFilledEvent" && e.fill.transactionId === filling.transaction.id ? e.fill : null;
+    if (fill) filling.listingLeft = fill.listingLeft;
+    const t = filling;
+    filling = null;
+    deliver(t);
+  }
+  if (e.event === "TransactionCompletedEvent" && e.transaction.buyOrder) filling = e;
+  else deliver(e);
+}
+
+// deliver moves the header's count and passes e to the pages that want it.
+function deliver(e) {
+  // The count: a listing came, or went (sold whole, removed, or an auction
+  // that ended without a bid; one sold was counted by its purchase). A
+  // fill from an inventory (no listing) or of part of a stack takes none.
+  const sold = e.event === "TransactionCompletedEvent" && e.transaction.listingId && !e.listingLeft;
   if (e.event === "ListingCreatedEvent") moveActive(e.seq, +1);
-  else if (e.event === "ListingRemovedEvent" || e.event === "TransactionCompletedEvent" || e.event === "AuctionEndedEvent" && !e.ended.winner) moveActive(e.seq, -1);
-  for (const l of live.listeners) if (l.auctions || !AUCTIONS.has(e.event)) l.fn(e);
+  else if (e.event === "ListingRemovedEvent" || sold || e.event === "AuctionEndedEvent" && !e.ended.winner) moveActive(e.seq, -1);
+  for (const l of live.listeners) if ((l.auctions || !AUCTIONS.has(e.event)) && (l.orders || !ORDERS.has(e.event))) l.fn(e);
 }
 
 function follow() {
@@ -89,6 +115,7 @@ function follow() {
   source.addEventListener("reset", (msg) => {
     source.close();
     live.source = null;
+    filling = null; // the pages read everything again
     try { live.version = JSON.parse(msg.data).version; } catch (_) { /* keep ours */ }
     for (const l of live.listeners) l.fn({ event: "reset" });
     start();

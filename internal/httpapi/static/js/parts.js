@@ -127,10 +127,12 @@ export function goneText(e) {
   return reason(e.reason);
 }
 
-// eventListingId is the listing an event is about.
-export function eventListingId(e) {
+// goneListingId is the listing an event (other than a new listing) takes
+// off the market, 0 for none: a buy order's fill that buys part of a
+// stack leaves the rest on sale (listingLeft, see live.js).
+export function goneListingId(e) {
   if (e.listing) return e.listing.id;
-  if (e.transaction) return e.transaction.listingId;
+  if (e.transaction) return e.listingLeft ? 0 : e.transaction.listingId;
   if (e.ended) return e.ended.listingId;
   return 0;
 }
@@ -155,9 +157,27 @@ export function feedLine(e) {
     if (!x.winner) return el("li", { class: "gone" }, time, "Licytacja ", auction, " zakończona bez ofert");
     return el("li", { class: "sale" }, time, "Licytacja ", auction, " zakończona: wygrywa ", playerLink(x.winner), " za " + money(x.price));
   }
+  if (e.order) return orderLine(e, time);
   const t = e.transaction;
+  if (t.buyOrder) return null; // a buy order's fill: its BuyOrderFilledEvent's line says it
   return el("li", { class: "sale" }, time, playerLink(t.buyer), " kupuje ", link("/item/" + t.item.material, itemText(t.item)),
     " od ", playerLink(t.seller), " za " + money(t.price));
+}
+
+// orderLine is a buy order's event in the feed: placed, filled (what the
+// buyer bought, from whom, at what unit price), cancelled or expired with
+// what it still wanted. Its close when filled has no line: the fill says it.
+function orderLine(e, time) {
+  const o = e.order, buyer = playerLink({ uuid: o.buyer, name: o.buyerName });
+  const what = (n) => link("/item/" + o.material, itemText({ amount: n, name: o.name }));
+  if (e.event === "BuyOrderPlacedEvent") return el("li", { class: "order" }, time, buyer, " chce kupić ", what(o.amount), " po " + money(o.unitPrice));
+  if (e.event === "BuyOrderFilledEvent") {
+    const f = e.fill;
+    return el("li", { class: "sale fill" }, time, buyer, " kupuje ", what(f.amount), " od ", playerLink(f.seller), " po " + money(f.unitPrice));
+  }
+  if (e.reason === "cancelled") return el("li", { class: "gone" }, time, buyer, " wycofuje zlecenie kupna: ", what(o.amount - o.filled), " po " + money(o.unitPrice));
+  if (e.reason === "expired") return el("li", { class: "gone" }, time, "Wygasa zlecenie kupna gracza ", buyer, ": ", what(o.amount - o.filled), " po " + money(o.unitPrice));
+  return null;
 }
 
 // feed is a live list of events, newest first, at most max long.
@@ -166,7 +186,9 @@ export function feed(max) {
   return {
     node: ul,
     add(e) {
-      ul.prepend(feedLine(e));
+      const line = feedLine(e);
+      if (!line) return;
+      ul.prepend(line);
       while (ul.children.length > max) ul.lastChild.remove();
     },
   };

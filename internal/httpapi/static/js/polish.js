@@ -21,6 +21,8 @@ export const NOUNS = {
   listing: { one: "oferta", few: "oferty", many: "ofert", other: "oferty" },
   bid: { one: "oferta", few: "oferty", many: "ofert", other: "oferty" },
   auction: { one: "licytacja", few: "licytacje", many: "licytacji", other: "licytacji" },
+  order: { one: "zlecenie", few: "zlecenia", many: "zleceń", other: "zlecenia" },
+  openOrder: { one: "otwarte zlecenie kupna", few: "otwarte zlecenia kupna", many: "otwartych zleceń kupna", other: "otwartego zlecenia kupna" },
   active: { one: "aktywna oferta", few: "aktywne oferty", many: "aktywnych ofert", other: "aktywnej oferty" },
   matching: { one: "pasująca oferta", few: "pasujące oferty", many: "pasujących ofert", other: "pasującej oferty" },
   sale: { one: "sprzedaż", few: "sprzedaże", many: "sprzedaży", other: "sprzedaży" },

@@ -1,14 +1,17 @@
 // An item: its price over 24 h, 7 d or 30 d (median line, min–max band,
-// volume bars), the week's price summary, the cheapest fixed-price listings
-// by unit price and, beside them, its auctions ending soonest, their
-// countdowns ticking, all following the market live.
+// volume bars), the week's price summary, its order book (the buy orders'
+// prices against the plain stacks on sale, with their depth) and its open
+// buy orders, the cheapest fixed-price listings by unit price and, beside
+// them, its auctions ending soonest, their countdowns ticking, all
+// following the market live.
 
 import { api, query } from "../api.js";
 import { el, link, section, figures, status } from "../dom.js";
 import { subscribe, seen } from "../live.js";
 import { counted, number, money, moneyValue, NOUNS } from "../polish.js";
-import { listingTable, markGone, goneText, eventListingId, paged, showBid, countdowns } from "../parts.js";
+import { listingTable, markGone, goneText, goneListingId, paged, showBid, countdowns } from "../parts.js";
 import { chartBox, priceChart, priceTable } from "../chart.js";
+import { bookView, orderTable } from "../orders.js";
 import { missingPage } from "./missing.js";
 
 const PAGE = 10;
@@ -39,6 +42,8 @@ export async function itemPage(ctx, material) {
   const auctions = el("div");
   const auctionsNote = status("");
   const auctionsPager = el("div");
+  const book = el("div", { class: "order-book" });
+  const orders = el("div"), ordersNote = status(""), ordersPager = el("div");
   ctx.main.replaceChildren(
     el("nav", { class: "crumbs", "aria-label": "Ścieżka" }, link("/", "Oferty"), " › ", el("span", { text: summary.name })),
     el("h1", { tabindex: "-1", text: summary.name }),
@@ -49,6 +54,10 @@ export async function itemPage(ctx, material) {
         el("div", { class: "chart-head" }, el("h2", { id: "chart-title", text: "Cena i obrót" }),
           el("div", { class: "spans", role: "group", "aria-label": "Okres wykresu" }, spanButtons)),
         spanFigures, box, data),
+      el("section", { class: "wide", "aria-labelledby": "book-title" },
+        el("h2", { id: "book-title", text: "Arkusz zleceń: kupno i sprzedaż" }), book),
+      el("section", { class: "wide", "aria-labelledby": "orders-title" },
+        el("h2", { id: "orders-title", text: "Zlecenia kupna (od najwyższej ceny)" }), ordersNote, orders, ordersPager),
       el("section", { "aria-labelledby": "cheapest-title" },
         el("h2", { id: "cheapest-title", text: "Najtańsze oferty (za sztukę)" }), listingsNote, listings, pagerSlot),
       el("section", { "aria-labelledby": "auctions-title" },
@@ -96,6 +105,12 @@ export async function itemPage(ctx, material) {
       sold.length ? priceTable(h) : el("p", { text: "Brak sprzedaży w tym okresie." }));
   }
 
+  async function loadBook() {
+    const b = await api("/api/order-book/" + material, ctx.signal);
+    seen(b.version);
+    book.replaceChildren(bookView(b));
+  }
+
   function choose(s) {
     span = s;
     spanButtons.forEach((b, i) => b.setAttribute("aria-pressed", String(SPANS[i][0] === s)));
@@ -119,6 +134,13 @@ export async function itemPage(ctx, material) {
     auctions.replaceChildren(page.items.length ? listingTable("Licytacje", page.items, "auctions") : el("p", { class: "empty", text: "Nikt teraz nie licytuje tego przedmiotu." }));
     return page;
   });
+  const orderPages = paged(ordersPager, "Strony zleceń kupna", PAGE, async (cursor) => {
+    const page = await api("/api/orders" + query({ material, limit: PAGE, cursor }), ctx.signal);
+    seen(page.version);
+    ordersNote.textContent = page.total ? counted(page.total, NOUNS.openOrder) : "";
+    orders.replaceChildren(page.items.length ? orderTable("Zlecenia kupna", page.items) : el("p", { class: "empty", text: "Nikt nie składa teraz zleceń kupna tego przedmiotu." }));
+    return page;
+  });
   ctx.onLeave(countdowns(auctions));
 
   const soon = new Set();
@@ -126,10 +148,15 @@ export async function itemPage(ctx, material) {
   const later = (fn) => { soon.add(fn); timer ??= setTimeout(() => { timer = null; for (const f of soon) f().catch(() => {}); soon.clear(); }, 800); };
   ctx.onLeave(() => clearTimeout(timer));
   ctx.onLeave(subscribe((e) => {
-    if (e.event === "reset") { loadSummary(); loadChart(); listingPages.first(); auctionPages.first(); return; }
+    if (e.event === "reset") { loadSummary(); loadChart(); loadBook(); orderPages.first(); listingPages.first(); auctionPages.first(); return; }
+    // A buy order placed, filled or closed moves the book's buy side.
+    if (e.order) {
+      if (e.order.material === material) { later(loadBook); later(orderPages.again); }
+      return;
+    }
     // An auction's end names only its listing: its row, if shown, says it.
     if (e.event === "AuctionEndedEvent") {
-      if (markGone(auctions, eventListingId(e), goneText(e))) later(auctionPages.again);
+      if (markGone(auctions, goneListingId(e), goneText(e))) later(auctionPages.again);
       return;
     }
     const mat = (e.listing || e.transaction).item.material;
@@ -139,13 +166,14 @@ export async function itemPage(ctx, material) {
       if (showBid(auctions, e.listing) && ends !== e.listing.expiresAt) later(auctionPages.again); // a late bid moved its end, and its place
       return;
     }
-    if (e.event !== "ListingCreatedEvent") { markGone(listings, eventListingId(e), goneText(e)); markGone(auctions, eventListingId(e), goneText(e)); }
+    if (e.event !== "ListingCreatedEvent") { markGone(listings, goneListingId(e), goneText(e)); markGone(auctions, goneListingId(e), goneText(e)); }
     if (e.event === "TransactionCompletedEvent") later(loadChart);
+    later(loadBook); // the sell side: a listing came, went or sold part of its stack
     later(loadSummary);
     later(listingPages.again);
     later(auctionPages.again);
-  }, { auctions: true }));
+  }, { auctions: true, orders: true }));
 
   showSummary(summary);
-  await Promise.all([loadChart(), listingPages.first(), auctionPages.first()]);
+  await Promise.all([loadChart(), loadBook(), orderPages.first(), listingPages.first(), auctionPages.first()]);
 }

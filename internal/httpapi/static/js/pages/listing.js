@@ -32,9 +32,11 @@ export async function listingPage(ctx, id) {
   const price = el("strong", { class: "price big", text: money(l.price) });
   const it = l.item;
   const auction = l.kind === "auction";
+  const heading = el("h1", { tabindex: "-1", class: it.enchanted ? "ench" : "", text: itemText(it) });
+  const pieces = el("span", { text: counted(it.amount, NOUNS.piece) });
   ctx.main.replaceChildren(
     el("nav", { class: "crumbs", "aria-label": "Ścieżka" }, link("/", "Oferty"), " › ", link("/item/" + it.material, plain(it.name)), " › ", el("span", { text: "#" + l.id })),
-    el("h1", { tabindex: "-1", class: it.enchanted ? "ench" : "", text: itemText(it) }),
+    heading,
     state,
     el("div", { class: "listing-page" },
       section("Oferta", figures([
@@ -49,7 +51,7 @@ export async function listingPage(ctx, id) {
       section("Przedmiot", figures([
         ["Przedmiot", link("/item/" + it.material, plain(it.name === it.material ? it.material : it.name))],
         ["Materiał", it.material],
-        ["Stos", counted(it.amount, NOUNS.piece)],
+        ["Stos", pieces],
         ["Kategorie", l.categories.filter((c) => c !== "ALL").map((c) => names.get(c) || c).join(", ") || "—"],
       ]),
       it.enchantments.length ? el("div", {}, el("h3", { text: "Zaklęcia" }),
@@ -112,7 +114,17 @@ export async function listingPage(ctx, id) {
   }
 
   ctx.onLeave(subscribe((e) => {
-    if (e.event === "TransactionCompletedEvent" && e.transaction.listingId === l.id) {
+    if (e.event === "TransactionCompletedEvent" && e.transaction.listingId === l.id && e.listingLeft) {
+      // A buy order bought part of the stack: the rest stays on sale, at
+      // the rest of the price.
+      const t = e.transaction;
+      l = { ...l, price: (Number(l.price) - Number(t.price)).toFixed(2), item: { ...l.item, amount: e.listingLeft } };
+      price.textContent = money(l.price);
+      heading.textContent = itemText(l.item);
+      pieces.textContent = counted(l.item.amount, NOUNS.piece);
+      state.replaceChildren(playerLink(t.buyer), " kupuje ze zlecenia kupna " + counted(t.item.amount, NOUNS.piece) + " za " + money(t.price) +
+        "; w ofercie zostaje " + counted(l.item.amount, NOUNS.piece) + ".");
+    } else if (e.event === "TransactionCompletedEvent" && e.transaction.listingId === l.id) {
       const t = e.transaction;
       end("Sprzedana " + dateTime(t.updatedAt) + " za " + money(t.price) + ".", el("span", {}, " Kupił(a): ", playerLink(t.buyer), "."));
     } else if (e.event === "ListingRemovedEvent" && e.listing.id === l.id) {

@@ -8,7 +8,7 @@ import { api, categories, query } from "../api.js";
 import { el, link, section, figures, status } from "../dom.js";
 import { subscribe, setStats, seen } from "../live.js";
 import { counted, number, money, NOUNS, SORTS, KINDS, plain } from "../polish.js";
-import { listingTable, markGone, goneText, eventListingId, feed, pager, showBid, countdowns } from "../parts.js";
+import { listingTable, markGone, goneText, goneListingId, feed, pager, showBid, countdowns } from "../parts.js";
 import { go } from "../nav.js";
 
 const PAGE = 20, FEED = 40;
@@ -98,16 +98,17 @@ export async function marketPage(ctx) {
   ctx.onLeave(subscribe((e) => {
     if (e.event === "reset") { load(); loadStats(); return; }
     events.add(e);
+    if (e.order) return; // a buy order's events: its fills' purchases move the listings
     if (e.event === "BidPlacedEvent") {
       // The auction's row shows the bid at once; the page is read again
       // only when the bid can move the row in its order.
       if (showBid(results, e.listing) && !cursor && BY_BID.has(filters.sort)) reread();
       return;
     }
-    if (e.event !== "ListingCreatedEvent") markGone(results, eventListingId(e), goneText(e));
+    if (e.event !== "ListingCreatedEvent") markGone(results, goneListingId(e), goneText(e));
     if (!cursor) reread(); // the first page follows the market; later ones only mark what went
     restats();
-  }, { auctions: true }));
+  }, { auctions: true, orders: true }));
   ctx.onLeave(countdowns(results));
   ctx.onLeave(() => { reread.cancel(); restats.cancel(); });
   await Promise.all([load(), loadStats()]);

@@ -1,12 +1,13 @@
 // A player's public profile: name, rating, counts, their listings on the
-// market and their sales and purchases, each paged, following the market
-// live. Never a balance, an inventory or mail: the API has none of them.
+// market, their open buy orders and their sales and purchases, each paged,
+// following the market live. Never a balance, an inventory or mail: the API has none of them.
 
 import { api, query } from "../api.js";
 import { el, link, section, figures, table, status } from "../dom.js";
 import { subscribe, seen } from "../live.js";
 import { counted, number, money, rating, NOUNS, plain } from "../polish.js";
-import { listingTable, markGone, goneText, eventListingId, txRow, paged, showBid, countdowns } from "../parts.js";
+import { listingTable, markGone, goneText, goneListingId, txRow, paged, showBid, countdowns } from "../parts.js";
+import { orderTable } from "../orders.js";
 import { missingPage } from "./missing.js";
 
 const PAGE = 10;
@@ -26,6 +27,7 @@ export async function playerPage(ctx, uuid) {
 
   const profile = el("div");
   const listings = el("div"), listingsNote = status(""), listingsPager = el("div");
+  const orders = el("div"), ordersNote = status(""), ordersPager = el("div");
   const history = el("div"), historyNote = status(""), historyPager = el("div");
   ctx.main.replaceChildren(
     el("nav", { class: "crumbs", "aria-label": "Ścieżka" }, link("/", "Oferty"), " › ", el("span", { text: "Gracze" })),
@@ -33,6 +35,7 @@ export async function playerPage(ctx, uuid) {
     el("div", { class: "player-page" },
       section("Profil", profile),
       el("section", { class: "wide", "aria-labelledby": "p-listings" }, el("h2", { id: "p-listings", text: "Oferty na rynku" }), listingsNote, listings, listingsPager),
+      el("section", { class: "wide", "aria-labelledby": "p-orders" }, el("h2", { id: "p-orders", text: "Zlecenia kupna" }), ordersNote, orders, ordersPager),
       el("section", { class: "wide", "aria-labelledby": "p-history" }, el("h2", { id: "p-history", text: "Sprzedaże i zakupy" }), historyNote, history, historyPager)));
 
   function showProfile(p) {
@@ -60,6 +63,14 @@ export async function playerPage(ctx, uuid) {
       : el("p", { class: "empty", text: name + " nic teraz nie sprzedaje." }));
     return page;
   });
+  const orderPages = paged(ordersPager, "Strony zleceń kupna gracza", PAGE, async (cursor) => {
+    const page = await api("/api/orders" + query({ buyer: uuid, limit: PAGE, cursor }), ctx.signal);
+    seen(page.version);
+    ordersNote.textContent = page.total ? counted(page.total, NOUNS.openOrder) : "";
+    orders.replaceChildren(page.items.length ? orderTable("Zlecenia kupna gracza " + name, page.items, { buyer: false })
+      : el("p", { class: "empty", text: name + " nie składa teraz zleceń kupna." }));
+    return page;
+  });
   const historyPages = paged(historyPager, "Strony historii gracza", PAGE, async (cursor) => {
     const page = await api("/api/history" + query({ player: uuid, limit: PAGE, cursor }), ctx.signal);
     seen(page.version);
@@ -70,19 +81,24 @@ export async function playerPage(ctx, uuid) {
     return page;
   });
 
-  let timer = null;
-  ctx.onLeave(() => clearTimeout(timer));
+  let timer = null, ordersTimer = null;
+  ctx.onLeave(() => { clearTimeout(timer); clearTimeout(ordersTimer); });
   ctx.onLeave(countdowns(listings));
   ctx.onLeave(subscribe((e) => {
-    if (e.event === "reset") { loadProfile(); listingPages.first(); historyPages.first(); return; }
+    if (e.event === "reset") { loadProfile(); listingPages.first(); orderPages.first(); historyPages.first(); return; }
+    // The player's buy orders: placed, filled (a purchase too) or closed.
+    if (e.order) {
+      if (e.order.buyer === uuid) ordersTimer ??= setTimeout(() => { ordersTimer = null; orderPages.again().catch(() => {}); }, 800);
+      return;
+    }
     // The player's auctions show their bids; an end names only its listing.
     if (e.event === "BidPlacedEvent") { showBid(listings, e.listing); return; }
     if (e.event === "AuctionEndedEvent") {
-      if (markGone(listings, eventListingId(e), goneText(e))) timer ??= setTimeout(() => { timer = null; loadProfile().catch(() => {}); listingPages.again().catch(() => {}); }, 800);
+      if (markGone(listings, goneListingId(e), goneText(e))) timer ??= setTimeout(() => { timer = null; loadProfile().catch(() => {}); listingPages.again().catch(() => {}); }, 800);
       return;
     }
     const mine = e.listing ? e.listing.seller.uuid === uuid : e.transaction.seller.uuid === uuid || e.transaction.buyer.uuid === uuid;
-    if (e.event !== "ListingCreatedEvent") markGone(listings, eventListingId(e), goneText(e));
+    if (e.event !== "ListingCreatedEvent") markGone(listings, goneListingId(e), goneText(e));
     if (!mine) return;
     timer ??= setTimeout(() => {
       timer = null;
@@ -90,10 +106,10 @@ export async function playerPage(ctx, uuid) {
       listingPages.again().catch(() => {});
       if (e.event === "TransactionCompletedEvent") historyPages.again().catch(() => {});
     }, 800);
-  }, { auctions: true }));
+  }, { auctions: true, orders: true }));
 
   showProfile(p);
-  await Promise.all([listingPages.first(), historyPages.first()]);
+  await Promise.all([listingPages.first(), orderPages.first(), historyPages.first()]);
 }
 
 // stars draws a rating to the nearest half star as whole and empty stars.
