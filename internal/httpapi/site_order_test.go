@@ -81,6 +81,8 @@ func TestSiteOrderBook(t *testing.T) {
 
 	// On a phone, dark: the two sides stacked, every column in sight.
 	br.view(phone, "dark")
+	// The chart takes the new width when its resize observer fires.
+	br.waitFor(`String(document.documentElement.scrollWidth <= document.documentElement.clientWidth)`, "true")
 	br.fits("an item's order book on a phone")
 	br.accessible("an item's order book on a phone, dark")
 	br.screenshot(artifacts(t), "order-book-phone-dark")
