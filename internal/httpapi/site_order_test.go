@@ -145,3 +145,26 @@ func TestSiteOrderBook(t *testing.T) {
 	br.accessible("the feed's buy orders")
 	br.screenshot(artifacts(t), "order-feed-desktop-light")
 }
+
+// TestSiteListingPartlyBought: a listing's page follows a buy order that
+// takes part of its stack (the rest stays on sale at the rest of the
+// price, and the page says what the order bought), then one that takes
+// the rest (the listing is sold).
+func TestSiteListingPartlyBought(t *testing.T) {
+	e, a, b, seller := orderEnv(t, seed.Options{Players: 20, Now: time.Now().UTC().Truncate(time.Second)})
+	l := list(t, e, seller, "OAK_LOG", 64, 192) // 3.00 a log
+	br := newBrowser(t, e.srv.URL, desktop)
+	br.open(fmt.Sprintf("/listing/%d", l.ID))
+	br.waitText("#status", "na żywo")
+	br.waitText("h1", "64× Oak Log")
+	place(t, e, a, "OAK_LOG", 10, 3)
+	br.waitText(".state", a.Name+" kupuje ze zlecenia kupna 10 sztuk za 30,00; w ofercie zostaje 54 sztuki.")
+	br.waitText("h1", "54× Oak Log")
+	br.waitText(".price.big", "162,00")
+	br.waitFor(`document.querySelector(".listing-page").classList.contains("ended") ? "ended" : "on sale"`, "on sale")
+	place(t, e, b, "OAK_LOG", 54, 3)
+	br.waitFor(`document.querySelector(".state").textContent.replace(/ \d.*$/, "")`, "Sprzedana")
+	br.waitFor(`document.querySelector(".state").textContent.replace(/^.* za /, "")`, "162,00. Kupił(a): "+b.Name+".")
+	br.clean("a listing partly bought")
+	br.accessible("a listing partly bought")
+}
