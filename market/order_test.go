@@ -1,11 +1,14 @@
 package market_test
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 )
 
@@ -407,5 +410,70 @@ func TestOrderPagesAfterAPlace(t *testing.T) {
 	must(t, err)
 	if got.BuyOrder != tx.BuyOrder {
 		t.Errorf("read back, the purchase names buy order %d, the event %d", got.BuyOrder, tx.BuyOrder)
+	}
+}
+
+// TestOrderPagesMergeTheBook: the open orders of several materials, paged
+// by place and by offset, come best first across the materials (the
+// highest unit price, then the oldest, then the lowest id), each once,
+// with and without a material and a buyer, however the pages fall.
+func TestOrderPagesMergeTheBook(t *testing.T) {
+	w := newWorld(t, func(c *market.Config) { c.Orders.MaxPerPlayer = 100 })
+	mats := []string{"OAK_LOG", "STONE", "DIAMOND", "SAND"}
+	var placed []market.Order
+	for i := range 60 {
+		if i%7 == 0 {
+			w.clock.Advance(time.Second)
+		}
+		p := []market.Player{w.alice, w.bob, w.admin}[i%3]
+		placed = append(placed, w.order(p, mats[(i*5)%len(mats)], 1, float64(1+(i*37)%9)/10))
+	}
+	must(t, w.svc.CancelOrder(placed[10].ID, w.bob))
+	for _, c := range []struct {
+		mat   string
+		buyer uuid.UUID
+	}{{"", uuid.Nil}, {"STONE", uuid.Nil}, {"", w.bob.ID}, {"STONE", w.alice.ID}} {
+		mat := c.mat
+		var want []int
+		for _, o := range placed {
+			if o.ID != placed[10].ID && (mat == "" || o.Material == mat) && (c.buyer == uuid.Nil || o.Buyer == c.buyer) {
+				want = append(want, o.ID)
+			}
+		}
+		byID := map[int]market.Order{}
+		for _, o := range placed {
+			byID[o.ID] = o
+		}
+		slices.SortFunc(want, func(a, b int) int {
+			x, y := byID[a], byID[b]
+			return cmp.Or(cmp.Compare(y.UnitPrice, x.UnitPrice), x.CreatedAt.Compare(y.CreatedAt), cmp.Compare(a, b))
+		})
+		for _, size := range []int{1, 7, 100} {
+			var byPlace, byOffset []int
+			var after *market.OrderPlace
+			for pages := 0; ; pages++ {
+				page, err := w.svc.Orders(market.OrderQuery{Material: mat, Buyer: c.buyer, Limit: size, After: after})
+				must(t, err)
+				if page.Total != len(want) || pages > len(want) {
+					t.Fatalf("%q by %d: total %d, want %d (page %d)", mat, size, page.Total, len(want), pages)
+				}
+				for _, o := range page.Orders {
+					byPlace = append(byPlace, o.ID)
+				}
+				if after = page.Next; after == nil {
+					break
+				}
+			}
+			for off := 0; off < len(want); off += size {
+				page, err := w.svc.Orders(market.OrderQuery{Material: mat, Buyer: c.buyer, Limit: size, Offset: off})
+				must(t, err)
+				for _, o := range page.Orders {
+					byOffset = append(byOffset, o.ID)
+				}
+			}
+			if fmt.Sprint(byPlace) != fmt.Sprint(want) || fmt.Sprint(byOffset) != fmt.Sprint(want) {
+				t.Errorf("%q of %s by %d:\nby place  %v\nby offset %v\nwant      %v", mat, c.buyer, size, byPlace, byOffset, want)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package market
 
 import (
 	"cmp"
+	"container/heap"
 	"fmt"
 	"slices"
 	"strings"
@@ -118,13 +119,15 @@ func orderFromStored(o *record.Order) *orderRecord {
 // the best order of its material; placing or closing one is a tree's
 // insert or delete, whatever the number of orders.
 type orderBook struct {
-	byID  map[uint32]*orderRecord
-	open  map[uint16]*btree.BTreeG[*orderRecord]
-	count map[int32]int // open orders per buyer, for the limit
+	byID map[uint32]*orderRecord
+	open map[uint16]*btree.BTreeG[*orderRecord]
+	// mine holds each buyer's open orders: their count is the buyer's
+	// against the limit, and a page of one buyer's orders reads only them.
+	mine map[int32]map[uint32]*orderRecord
 }
 
 func newOrderBook() orderBook {
-	return orderBook{byID: map[uint32]*orderRecord{}, open: map[uint16]*btree.BTreeG[*orderRecord]{}, count: map[int32]int{}}
+	return orderBook{byID: map[uint32]*orderRecord{}, open: map[uint16]*btree.BTreeG[*orderRecord]{}, mine: map[int32]map[uint32]*orderRecord{}}
 }
 
 func betterOrder(a, b *orderRecord) int {
@@ -150,7 +153,12 @@ func (b *orderBook) set(o *orderRecord) {
 			b.open[o.mat] = t
 		}
 		t.ReplaceOrInsert(o)
-		b.count[o.buyer]++
+		m := b.mine[o.buyer]
+		if m == nil {
+			m = map[uint32]*orderRecord{}
+			b.mine[o.buyer] = m
+		}
+		m[o.id] = o
 	}
 }
 
@@ -164,8 +172,11 @@ func (b *orderBook) unfile(o *orderRecord) {
 			delete(b.open, o.mat)
 		}
 	}
-	if b.count[o.buyer]--; b.count[o.buyer] <= 0 {
-		delete(b.count, o.buyer)
+	if m := b.mine[o.buyer]; m != nil {
+		delete(m, o.id)
+		if len(m) == 0 {
+			delete(b.mine, o.buyer)
+		}
 	}
 }
 
@@ -237,7 +248,7 @@ func (s *Service) PlaceOrder(buyer Player, material string, amount int, unitPric
 	if err != nil {
 		return Order{}, err
 	}
-	if n, most := s.orders.count[p.idx], s.orderLimit(p); n >= most {
+	if n, most := len(s.orders.mine[p.idx]), s.orderLimit(p); n >= most {
 		return Order{}, errf(CodeOrderLimit, "%s already has %d open buy orders; the limit is %d", p.name, n, most)
 	}
 	value := limit * Money(amount)
@@ -454,9 +465,40 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 		}
 		buyer = p.idx
 	}
+	if !q.All && buyer < 0 {
+		// The book's trees are each best first: a merge of the best of
+		// each takes what the page shows, however many orders rest. The
+		// page's orders and the one after them are among the first
+		// Offset+Limit+1 of their material's.
+		page := OrderPage{}
+		var lists [][]*orderRecord
+		for m, t := range s.orders.open {
+			if mat != 0 && m != mat {
+				continue
+			}
+			page.Total += t.Len()
+			lists = append(lists, bestOf(t, after, q.Offset+q.Limit+1))
+		}
+		best, more := bestOpen(lists, q.Offset, q.Limit)
+		for _, o := range best {
+			page.Orders = append(page.Orders, s.orderOf(o))
+		}
+		if n := len(page.Orders); n > 0 && more {
+			next := page.Orders[n-1].Place()
+			page.Next = &next
+		}
+		return page, nil
+	}
 	keep := func(o *orderRecord) bool { return (mat == 0 || o.mat == mat) && (buyer < 0 || o.buyer == buyer) }
 	var open, closed []*orderRecord
-	if mat != 0 { // one material's tree, best first already
+	if buyer >= 0 { // the buyer's own, however many others rest
+		for _, o := range s.orders.mine[buyer] {
+			if keep(o) {
+				open = append(open, o)
+			}
+		}
+		slices.SortFunc(open, betterOrder)
+	} else if mat != 0 { // one material's tree, best first already
 		s.orders.each(mat, func(o *orderRecord) bool {
 			if keep(o) {
 				open = append(open, o)
@@ -497,6 +539,69 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 		page.Next = &next
 	}
 	return page, nil
+}
+
+// bestOf is up to n of a material's open orders, best first, from the
+// place after on (nil: from its best).
+func bestOf(t *btree.BTreeG[*orderRecord], after *orderRecord, n int) []*orderRecord {
+	var out []*orderRecord
+	take := func(o *orderRecord) bool {
+		if after != nil && betterOrder(o, after) == 0 {
+			return true // the page before ended with it
+		}
+		out = append(out, o)
+		return len(out) < n
+	}
+	if after != nil {
+		t.AscendGreaterOrEqual(after, take)
+	} else {
+		t.Ascend(take)
+	}
+	return out
+}
+
+// bestOpen merges lists of open orders, each best first: it skips the
+// best skip of them and returns the next limit, and whether more are left.
+func bestOpen(lists [][]*orderRecord, skip, limit int) (out []*orderRecord, more bool) {
+	h := make(orderHeads, 0, len(lists))
+	for _, l := range lists {
+		if len(l) > 0 {
+			h = append(h, l)
+		}
+	}
+	heap.Init(&h)
+	for h.Len() > 0 {
+		if len(out) == limit {
+			return out, true
+		}
+		l := h[0]
+		if skip > 0 {
+			skip--
+		} else {
+			out = append(out, l[0])
+		}
+		if len(l) == 1 {
+			heap.Pop(&h)
+		} else {
+			h[0] = l[1:]
+			heap.Fix(&h, 0)
+		}
+	}
+	return out, false
+}
+
+// orderHeads is a heap of lists of open orders by their best order.
+type orderHeads [][]*orderRecord
+
+func (h orderHeads) Len() int           { return len(h) }
+func (h orderHeads) Less(i, j int) bool { return betterOrder(h[i][0], h[j][0]) < 0 }
+func (h orderHeads) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *orderHeads) Push(x any)        { *h = append(*h, x.([]*orderRecord)) }
+func (h *orderHeads) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // BookLevel is one price of an order book's side: the items wanted (or
