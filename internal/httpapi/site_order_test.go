@@ -105,6 +105,8 @@ func TestSiteOrderBook(t *testing.T) {
 	// listing, cancelled, expired.
 	br.open("/")
 	br.waitText("#status", "na żywo")
+	br.waitFor(`getComputedStyle(document.querySelector("ul.feed"), "::after").content`,
+		`"Na razie cisza: nowe oferty, licytacje, zlecenia kupna, sprzedaże i wycofania pojawią się tu od razu."`)
 	stone := place(t, e, a, "STONE", 64, 0.5)
 	br.waitFor(hasLine(a.Name+" chce kupić 64× Stone po 0,50"), "shown")
 	given, _, err := e.svc.GiveItem(seller.ID, market.ItemStack{ID: uuid.New(), Material: "STONE", Amount: 32})
