@@ -100,6 +100,11 @@ func TestSiteOrderBook(t *testing.T) {
 	br.waitText(`section[aria-labelledby="p-orders"] tr[data-order="`+fmt.Sprint(o4.ID)+`"] td.item`, "3× Diamond")
 	br.clean("a buyer's orders")
 	br.accessible("a buyer's orders")
+	br.view(phone, "light")
+	br.waitFor(`document.querySelector("table.orders td.expires").offsetWidth === 0 ? "hidden" : "shown"`, "hidden")
+	br.fits("a buyer's orders on a phone")
+	br.screenshot(artifacts(t), "player-orders-phone-light")
+	br.view(desktop, "light")
 
 	// The feed: placed, filled from an inventory, filled from part of a
 	// listing, cancelled, expired.
