@@ -52,7 +52,7 @@ func (c *Config) setRules(from Config) {
 	c.RefundListingFee = from.RefundListingFee
 	c.MinPrice, c.MaxPrice, c.MaxTransactionValue = from.MinPrice, from.MaxPrice, from.MaxTransactionValue
 	c.MaxListingsPerPlayer, c.MaxAlertsPerPlayer, c.PurchaseCap = from.MaxListingsPerPlayer, from.MaxAlertsPerPlayer, from.PurchaseCap
-	c.Auctions = from.Auctions
+	c.Auctions, c.Orders = from.Auctions, from.Orders
 }
 
 // check refuses rules that contradict themselves.
