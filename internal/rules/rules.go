@@ -57,6 +57,13 @@ auctions:
   anti-snipe-seconds: 60    # a bid in the last minute moves the end to a minute after it; 0: never
   # sale-percent: 5         # the auctions' own fees; the fees above when left out
   # listing-percent: 0
+orders:
+  max-amount: 2304          # items one buy order may want: 36 stacks of 64
+  limit: 10                 # open buy orders per player; a permission market.orders.<n> gives n
+  min-duration-seconds: 60
+  max-duration-hours: 720
+  default-duration-hours: 168
+  fee-percent: 0            # of the order's whole value, paid when placing it and never given back
 `
 
 // Load reads and parses the rules file at path. A missing file is an error
@@ -91,7 +98,7 @@ func Parse(data []byte, name string) (market.Config, error) {
 		return c, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return c, fmt.Errorf("%s:%d:%d: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts, auctions)", name, root.Line, root.Column)
+		return c, fmt.Errorf("%s:%d:%d: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts, auctions, orders)", name, root.Line, root.Column)
 	}
 	p := parser{name: name}
 	p.sections(root, map[string]func(*yaml.Node){
@@ -182,6 +189,25 @@ func Parse(data []byte, name string) (market.Config, error) {
 						a.ListingFeeBasisPoints = -1 // none
 					}
 				},
+			})
+		},
+		"orders": func(n *yaml.Node) {
+			o := &c.Orders
+			p.keys("orders", n, map[string]func(string, *yaml.Node){
+				// The market's own bound on an amount (Config.Check) tells
+				// a number above it.
+				"max-amount": func(k string, v *yaml.Node) { o.MaxAmount = p.whole(k, v, 1, math.MaxInt32) },
+				"limit":      func(k string, v *yaml.Node) { o.MaxPerPlayer = p.whole(k, v, 1, 100_000) },
+				"min-duration-seconds": func(k string, v *yaml.Node) {
+					o.MinDuration = time.Duration(p.whole(k, v, 1, 366*86_400)) * time.Second
+				},
+				"max-duration-hours": func(k string, v *yaml.Node) {
+					o.MaxDuration = time.Duration(p.whole(k, v, 1, 24*366)) * time.Hour
+				},
+				"default-duration-hours": func(k string, v *yaml.Node) {
+					o.DefaultDuration = time.Duration(p.whole(k, v, 1, 24*366)) * time.Hour
+				},
+				"fee-percent": func(k string, v *yaml.Node) { o.FeeBasisPoints = p.percent(k, v) },
 			})
 		},
 	})

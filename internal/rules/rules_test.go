@@ -77,9 +77,46 @@ func TestParseAuctions(t *testing.T) {
 	}
 }
 
+// TestParseOrders: the buy orders' section, the example's values the
+// market's defaults, a placement fee, and values out of range or that
+// contradict each other refused with the file's name and the key's line.
+func TestParseOrders(t *testing.T) {
+	c, err := Parse([]byte(Example), FileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := market.DefaultConfig().Orders; c.Orders != d {
+		t.Fatalf("the example's orders %+v, the market's defaults %+v", c.Orders, d)
+	}
+	c, err = Parse([]byte("orders:\n  max-amount: 640\n  limit: 3\n  min-duration-seconds: 300\n  max-duration-hours: 48\n  fee-percent: 0.5\n"), "r.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := market.OrderRules{MaxAmount: 640, MaxPerPlayer: 3, MinDuration: 5 * time.Minute, MaxDuration: 48 * time.Hour, FeeBasisPoints: 50}
+	if c.Orders != want {
+		t.Fatalf("parsed %+v, want %+v", c.Orders, want)
+	}
+	if o := c.WithDefaults().Orders; o.DefaultDuration != 48*time.Hour {
+		t.Fatalf("with its defaults %+v: want a default of the longest, 48 h", o)
+	}
+	for text, want := range map[string]string{
+		"orders:\n  min-duration-seconds: 7200\n  max-duration-hours: 1\n": "r.yml: an order's shortest duration 2h0m0s is above its longest 1h0m0s",
+		"orders:\n  default-duration-hours: 800\n":                         "r.yml: an order's default duration 800h0m0s is outside 1m0s..720h0m0s",
+		"orders:\n  max-amount: 2000000\n":                                 "r.yml: an order buys at most 1048576 items, not 2000000",
+		"orders:\n  max-amount: 0\n":                                       `r.yml:2:15: orders.max-amount: a whole number from 1 to 2147483647, not "0"`,
+		"orders:\n  limit: -1\n":                                           `r.yml:2:10: orders.limit: a whole number from 1 to 100000, not "-1"`,
+		"orders:\n  fee-percent: 120\n":                                    `r.yml:2:16: orders.fee-percent: a percentage from 0 to 100 with at most two decimals, not "120"`,
+		"orders:\n  fee: 1\n":                                              "r.yml:2:3: unknown key orders.fee (known: default-duration-hours, fee-percent, limit, max-amount, max-duration-hours, min-duration-seconds)",
+	} {
+		if _, err := Parse([]byte(text), "r.yml"); err == nil || err.Error() != want {
+			t.Errorf("%q:\n got %v\nwant %s", text, err, want)
+		}
+	}
+}
+
 func TestParseRefusals(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
-		{"listing:\n  limit: 5\n", "r.yml:1:1: unknown key listing (known: alerts, anti-abuse, auctions, fees, listings, prices)"},
+		{"listing:\n  limit: 5\n", "r.yml:1:1: unknown key listing (known: alerts, anti-abuse, auctions, fees, listings, orders, prices)"},
 		{"listings:\n  limit: many\n", `r.yml:2:10: listings.limit: a whole number from 1 to 100000, not "many"`},
 		{"listings:\n  limits: 5\n", "r.yml:2:3: unknown key listings.limits (known: blacklist, cooldown-seconds, expiry-days, limit)"},
 		{"listings:\n  limit: 5\n  limit: 6\n", "r.yml:3:3: listings.limit is given twice"},
@@ -93,7 +130,7 @@ func TestParseRefusals(t *testing.T) {
 		{"fees:\n  refund-listing-fee: maybe\n", `r.yml:2:23: fees.refund-listing-fee: true or false, not "maybe"`},
 		{"fees:\n  sale-percent: 2.555\n", `r.yml:2:17: fees.sale-percent: a percentage from 0 to 100 with at most two decimals, not "2.555"`},
 		{"alerts:\n  max-per-player:\n", "r.yml:2:18: alerts.max-per-player: a value, not a nothing"},
-		{"- a\n- b\n", "r.yml:1:1: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts, auctions)"},
+		{"- a\n- b\n", "r.yml:1:1: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts, auctions, orders)"},
 		{"listings: [\n", "r.yml: not YAML: yaml: line 1: did not find expected node content"},
 	} {
 		_, err := Parse([]byte(c.text), "r.yml")
@@ -115,7 +152,8 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		if c.MinPrice < 0 || c.MaxPrice < 0 || c.MaxListingsPerPlayer < 0 || c.SaleFeeBasisPoints > 10_000 || c.ListingFeeBasisPoints > 10_000 ||
-			c.PurchaseCap.Max < 0 || c.PurchaseCap.Max > 0 && c.PurchaseCap.Window <= 0 {
+			c.PurchaseCap.Max < 0 || c.PurchaseCap.Max > 0 && c.PurchaseCap.Window <= 0 ||
+			c.Orders.MaxAmount < 0 || c.Orders.MaxPerPlayer < 0 || c.Orders.FeeBasisPoints > 10_000 {
 			t.Fatalf("accepted %q as %+v", data, c)
 		}
 	})
