@@ -148,7 +148,7 @@ type bulkKeys struct {
 // BulkSummary counts what a bulk load added and what a merge skipped
 // because the store already had it.
 type BulkSummary struct {
-	Players, Listings, Transactions, Mail                             int
+	Players, Listings, Transactions, Mail, Orders                     int
 	SkippedPlayers, SkippedTransactions, SkippedListings, SkippedMail int
 }
 
