@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -249,5 +250,32 @@ func TestCheckWhileServeRuns(t *testing.T) {
 	t.Log(last) // the server's ticks while it was checked
 	if code, out, errs := check(t, "--db", path); code != 0 {
 		t.Fatalf("after the server: exit %d:\n%s%s", code, out, errs)
+	}
+}
+
+// TestCheckCountsTheSeededOrders: the demo's resting buy orders hold money
+// that came in with the seed; rynek check counts it in their account and
+// finds the market sound, and a market seeded without them has none.
+func TestCheckCountsTheSeededOrders(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "market.db")
+	s, err := open(marketFlags{db: path, seed: 200, seedRand: 7, name: "Rynek"}, market.Config{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.svc.Close()
+	code, out, errs := check(t, "--db", path)
+	held := regexp.MustCompile(`held by buy orders (\d+\.\d\d) \((\d+)\)`).FindStringSubmatch(out)
+	if code != 0 || errs != "" || held == nil || held[2] != "12" || held[1] == "0.00" {
+		t.Fatalf("exit %d, want 0 and 12 orders holding money:\n%s%s", code, out, errs)
+	}
+	bare := filepath.Join(dir, "bare.db")
+	s, err = open(marketFlags{db: bare, seed: 200, seedRand: 7, name: "Rynek", seedWithoutOrders: true}, market.Config{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.svc.Close()
+	if code, out, _ := check(t, "--db", bare); code != 0 || !strings.Contains(out, "held by buy orders 0.00 (0)") {
+		t.Fatalf("--seed-without-orders: exit %d:\n%s", code, out)
 	}
 }

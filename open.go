@@ -37,10 +37,12 @@ type marketFlags struct {
 	db       string // --db as given; start resolves it (databasePath)
 	seed     int
 	seedRand int64
-	name     string
-	sync     bool
-	instance string
-	config   string
+	// seedWithoutOrders leaves the demo data's resting buy orders out.
+	seedWithoutOrders bool
+	name              string
+	sync              bool
+	instance          string
+	config            string
 }
 
 // dbUsage is the --db flag's help, the same for every command.
@@ -53,6 +55,7 @@ func addMarketFlags(fs *flag.FlagSet) *marketFlags {
 	fs.StringVar(&f.instance, "instance", "", "this server's name in a network on one PostgreSQL market, unique in it, shown as its events' origin (default: the host name)")
 	fs.IntVar(&f.seed, "seed", 3000, "listings to generate when the database is new (0: start empty)")
 	fs.Int64Var(&f.seedRand, "seed-rand", 1, "seed of the demo data generator (same seed, same market)")
+	fs.BoolVar(&f.seedWithoutOrders, "seed-without-orders", false, "generate the demo data without resting buy orders (by default one for every 50 listings)")
 	fs.StringVar(&f.name, "name", "Rynek", `service name, as in the not-ready error "<name> API nie jest gotowe"`)
 	fs.BoolVar(&f.sync, "sync", false, "fsync every commit: survive power loss, not only crashes (sells about 3x slower: 2,724/s against 8,100/s measured at 1M listings)")
 	fs.StringVar(&f.config, "config", "", "the market's rules file (default: "+rules.FileName+" beside the market file, when there is one); ctrl+r in the console and SIGHUP to rynek serve reload it")
@@ -185,9 +188,13 @@ func open(f marketFlags, rules market.Config, stderr io.Writer) (*session, error
 	}
 	if empty && f.seed > 0 {
 		start := time.Now()
-		res, err := seed.Load(st.store, seed.Options{Listings: f.seed, Rand: f.seedRand, Rules: rules, Progress: func(done, total int) {
+		opts := seed.Options{Listings: f.seed, Rand: f.seedRand, Rules: rules, Progress: func(done, total int) {
 			line.progress("rynek: seeding a demo market into %s: %3d%%", st.name, done*100/max(total, 1))
-		}})
+		}}
+		if f.seedWithoutOrders {
+			opts.Orders = -1
+		}
+		res, err := seed.Load(st.store, opts)
 		if err != nil {
 			line.end()
 			if !strings.HasPrefix(err.Error(), "seed:") {
@@ -195,8 +202,8 @@ func open(f marketFlags, rules market.Config, stderr io.Writer) (*session, error
 			}
 			return fail(err)
 		}
-		line.final("rynek: seeded %d players, %d listings, %d transactions in %s",
-			res.Players, res.Listings, res.Transactions, time.Since(start).Round(time.Millisecond))
+		line.final("rynek: seeded %d players, %d listings, %d buy orders, %d transactions in %s",
+			res.Players, res.Listings, res.Orders, res.Transactions, time.Since(start).Round(time.Millisecond))
 	}
 	clock := market.NewOffsetClock()
 	start := time.Now()

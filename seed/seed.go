@@ -40,7 +40,12 @@ type Options struct {
 	Rand        int64 // generator seed, default 1
 	// Auctions makes one listing in so many an auction, default 40;
 	// negative: none (a market of fixed prices only).
-	Auctions   int
+	Auctions int
+	// Orders is how many resting buy orders players have, default one
+	// for every 50 listings (at least 12 where anything is listed);
+	// negative: none. Each is for a material on sale as plain stacks,
+	// below its cheapest such listing (orders.go).
+	Orders     int
 	Now        time.Time     // "now" of the generated market; default time.Now()
 	ListingTTL time.Duration // default the rules' (7 days); active listings get created in (now-TTL+1h, now] and expire created+TTL
 	// Rules are the market's rules the generated market obeys: zero
@@ -58,6 +63,8 @@ type Result struct {
 	Players, Listings, Transactions, Completed, Failed, RolledBack int
 	// Auctions of Listings are sold by auction.
 	Auctions int
+	// Orders are the resting buy orders.
+	Orders int
 	// Refunded of RolledBack are refunds; Rated of Completed have the
 	// buyer's rating.
 	Refunded, Rated int
@@ -67,7 +74,7 @@ type Result struct {
 	Mail, Favorites, Alerts, AlertHits int
 	// Money is all the money of the world after the load: every balance plus
 	// the fee account (which holds the fees of the completed history) and
-	// the auctions' leading bids.
+	// the auctions' leading bids and the buy orders' escrow.
 	Money market.Money
 	Took  time.Duration
 }
@@ -86,6 +93,7 @@ const (
 	streamFavorites = 0x510e527fade682d1
 	streamAlerts    = 0x9b05688c2b3e6c1f
 	streamAuctions  = 0x1f83d9abfb41bd6b
+	streamOrders    = 0x5be0cd19137e2179
 )
 
 func newRand(seed int64, stream uint64) *rand.Rand {
@@ -119,6 +127,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Auctions == 0 {
 		o.Auctions = 40
+	}
+	switch {
+	case o.Orders == 0 && o.Listings > 0:
+		o.Orders = max(12, o.Listings/50)
+	case o.Orders < 0:
+		o.Orders = 0
 	}
 	if o.Rand == 0 {
 		o.Rand = 1
@@ -217,6 +231,10 @@ type load struct {
 	// The players' own data, given them when the listings are out.
 	favorites [][]int
 	alerts    *alertPlans
+	// The commodity listings of each material (by mat.idx), in the
+	// order the listings showed them, that the buy orders bid below.
+	books     map[int]*commodityBook
+	bookOrder []int
 }
 
 // Load generates a market into an EMPTY store via market.NewBulk and returns
@@ -234,7 +252,7 @@ func Load(store market.Store, opts Options) (Result, error) {
 	}
 	l := &load{o: o, g: g, plan: newPlan(o, g), b: b, used: make([]uint64, o.Players), favorites: make([][]int, o.Players)}
 	l.pr = newProgress(o.Progress, o.Players+o.Listings+o.Days*o.SalesPerDay)
-	for _, phase := range []func() error{l.players, l.listings, l.history, l.mail, l.playerData} {
+	for _, phase := range []func() error{l.players, l.listings, l.history, l.mail, l.playerData, l.orders} {
 		if err := phase(); err != nil {
 			return l.res, fmt.Errorf("seed: %w", err)
 		}
@@ -345,6 +363,7 @@ func (l *load) listings() error {
 			auctions++
 		} else {
 			id, err = l.b.AddListing(g.ids[seller], st, price, time.UnixMilli(created), time.UnixMilli(created+ttl))
+			l.listedCommodity(m, st, price)
 		}
 		if err != nil {
 			return fmt.Errorf("listing %d (%s): %w", i+1, st.Material, err)

@@ -36,7 +36,7 @@ func newEnv(t *testing.T, w, h int) *testEnv {
 	// Fixed prices only: the timer's tests count on expiry publishing
 	// nothing, and the goldens on rows that do not tick (the auctions'
 	// console has tests of its own).
-	return envOn(t, seededStore(t, seed.Options{Players: 40, Listings: 400, Days: 10, Rand: 7, Auctions: -1}), w, h)
+	return envOn(t, seededStore(t, seed.Options{Players: 40, Listings: 400, Days: 10, Rand: 7, Auctions: -1, Orders: -1}), w, h)
 }
 
 // seededStore is a temporary store filled by seed (Now: fixedNow).

@@ -69,7 +69,7 @@ func TestPanesSayHistoryIsLoadingWithoutBlocking(t *testing.T) {
 }
 
 func TestExpiryBacklogIsSweptOneBatchPerTick(t *testing.T) {
-	e := envOn(t, seededStore(t, seed.Options{Players: 30, Listings: 2500, Days: 1, Rand: 4, Auctions: -1}), 120, 40)
+	e := envOn(t, seededStore(t, seed.Options{Players: 30, Listings: 2500, Days: 1, Rand: 4, Auctions: -1, Orders: -1}), 120, 40)
 	for range 8 {
 		e.clock.Advance(24 * time.Hour) // every listing is due, the console has not ticked yet
 	}

@@ -109,7 +109,7 @@ func TestStreamResumesAcrossRestart(t *testing.T) {
 // TestStreamTimerExpirySendsNothing: listings removed by the expiry timer
 // publish no event, so the stream's next event is the next sale.
 func TestStreamTimerExpirySendsNothing(t *testing.T) {
-	e := newEnv(t, seed.Options{Listings: 100, Auctions: -1}, Options{})
+	e := newEnv(t, seed.Options{Listings: 100, Auctions: -1, Orders: -1}, Options{})
 	s := e.stream("/api/events")
 	e.clock.Advance(8 * 24 * time.Hour) // past every seeded listing's expiry
 	for {
