@@ -89,6 +89,30 @@ func TestExpiryBacklogIsSweptOneBatchPerTick(t *testing.T) {
 	}
 }
 
+// TestSweepingEndsWithTheOrders: on the seeded demo the timer closes the
+// due buy orders eight a call beside the listings' batch; the status says
+// "sweeping…" until the last of them, then what expired, orders included.
+func TestSweepingEndsWithTheOrders(t *testing.T) {
+	e := envOn(t, seededStore(t, seed.Options{Players: 30, Listings: 600, Days: 1, Rand: 4, Auctions: -1}), 120, 40)
+	open, err := e.svc.Orders(market.OrderQuery{})
+	if err != nil || open.Total != 12 {
+		t.Fatalf("%d seeded orders (%v), want 12", open.Total, err)
+	}
+	e.clock.Advance(8 * 24 * time.Hour) // every listing and order is due
+	e.key("]")
+	if !strings.Contains(e.status(), "600 listings expired by timer") || !strings.Contains(e.status(), "sweeping…") {
+		t.Fatalf("first call: %q", e.status())
+	}
+	e.tick()
+	if left, _ := e.svc.Orders(market.OrderQuery{}); left.Total != 0 {
+		t.Fatalf("%d orders still open after two calls of 8", left.Total)
+	}
+	if !strings.Contains(e.status(), "12 buy orders expired") || !strings.Contains(e.status(), "600 listings expired by timer") ||
+		strings.Contains(e.status(), "sweeping") {
+		t.Fatalf("after the last orders closed: %q", e.status())
+	}
+}
+
 // TestPaneMessagesGoToThePaneThatAsked: a pane's tagged message reaches it
 // while another pane is active (TestE2ESearchResultReachesItsPaneAfterASwitch
 // on a real program).
