@@ -55,6 +55,10 @@ func (g *Generator) turn(svc *market.Service, players []market.Player, r *Result
 	offer := 0.5 + gain*float64(g.target-active)/float64(g.target)
 	offer = min(max(offer, 0.05), 0.95)
 	b := &bot{g: g, svc: svc, r: r, now: svc.Now(), cfg: svc.Config()}
+	if g.rng.Float64() < orderShare {
+		b.trade(players)
+		return
+	}
 	switch x := g.rng.Float64(); {
 	case x < offer:
 		b.offer(players)

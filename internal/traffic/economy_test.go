@@ -146,6 +146,25 @@ func TestEconomyHoldsTheMarket(t *testing.T) {
 			if c.step == time.Minute && (expired == 0 || total.Actions[traffic.Relisted] == 0) {
 				t.Errorf("%d expired, %d relisted over two days", expired, total.Actions[traffic.Relisted])
 			}
+			// Buy orders: placed, cancelled, sold into and filled by
+			// listings at their price; over two days some expire.
+			for _, a := range []traffic.Action{traffic.Ordered, traffic.CancelledOrder, traffic.SoldToOrder, traffic.ListedToOrder} {
+				if total.Actions[a] == 0 {
+					t.Errorf("no turn %s: %s", a, total.ActionText())
+				}
+			}
+			orders, err := svc.Orders(market.OrderQuery{All: true, Limit: 100_000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			closed := map[string]int{}
+			for _, o := range orders.Orders {
+				closed[o.State]++
+			}
+			t.Logf("orders: %v", closed)
+			if closed["filled"] == 0 || closed["cancelled"] == 0 || c.step == time.Minute && closed["expired"] == 0 {
+				t.Errorf("orders %v: want some filled, cancelled and (over two days) expired", closed)
+			}
 		})
 	}
 }

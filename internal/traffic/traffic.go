@@ -1,5 +1,6 @@
 // Package traffic runs the demo's economy: bots that act as the market's
-// players — sell, buy, take back and relist, earn and spend — at a chosen
+// players — sell, buy, take back and relist, auction and bid, place, fill
+// and cancel buy orders (and let some expire), earn and spend — at a chosen
 // rate, for demos and load tests (the console's QA bots and `rynek serve
 // --bots`). They act through the service's public operations on the main
 // thread, like a game server's players, and keep the market in balance for
@@ -68,23 +69,27 @@ type Action uint8
 
 // The actions. Each but Waited is one change to the market.
 const (
-	Waited    Action = iota // nothing worth doing: nobody could list, nothing worth its price
-	Sold                    // listed a stack of the inventory
-	Relisted                // listed a mailbox entry again at its price (an expired listing)
-	Bought                  // bought the cheapest listing of something, at a fair price
-	Removed                 // took back their oldest listing, to price it again
-	Claimed                 // took a mailbox entry into the inventory
-	Earned                  // money from the game (a deposit into the issuance account)
-	Spent                   // money spent in the game (a withdrawal)
-	Gathered                // a stack from the game (mined, farmed: a gift into the market)
-	UsedUp                  // a stack used up in the game (taken out of the market)
-	Auctioned               // put a stack up for auction
-	Bid                     // bid on an auction, at its minimum
+	Waited         Action = iota // nothing worth doing: nobody could list, nothing worth its price
+	Sold                         // listed a stack of the inventory
+	Relisted                     // listed a mailbox entry again at its price (an expired listing)
+	Bought                       // bought the cheapest listing of something, at a fair price
+	Removed                      // took back their oldest listing, to price it again
+	Claimed                      // took a mailbox entry into the inventory
+	Earned                       // money from the game (a deposit into the issuance account)
+	Spent                        // money spent in the game (a withdrawal)
+	Gathered                     // a stack from the game (mined, farmed: a gift into the market)
+	UsedUp                       // a stack used up in the game (taken out of the market)
+	Auctioned                    // put a stack up for auction
+	Bid                          // bid on an auction, at its minimum
+	Ordered                      // placed a buy order for a commodity
+	CancelledOrder               // cancelled a buy order of theirs
+	SoldToOrder                  // sold a stack of the inventory into a buy order
+	ListedToOrder                // listed a stack at a buy order's price, which the order bought
 	actionCount
 )
 
 var actionNames = [actionCount]string{"waited", "sold", "relisted", "bought", "removed", "claimed", "earned", "spent", "gathered", "used up",
-	"auctioned", "bid"}
+	"auctioned", "bid", "ordered", "cancelled an order", "sold to an order", "listed into an order"}
 
 func (a Action) String() string {
 	if a < actionCount {
