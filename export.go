@@ -23,6 +23,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	to := fs.String("to", "", "the folder to write listings.yml and market-data.yml into (required)")
 	dbPath := fs.String("db", "", dbUsage)
 	withoutAuctions := fs.Bool("without-auctions", false, "leave the market's auctions out (the plugin sells at fixed prices only); without it a market with auctions is refused")
+	withoutOrders := fs.Bool("without-orders", false, "leave the market's open buy orders out (the plugin has none); they stay in the market with their escrow, which the summary lists by buyer; without it a market with open orders is refused")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -44,7 +45,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer snap.Close()
-	sum, err := grzybcio.Export(snap, *to, grzybcio.ExportOptions{WithoutAuctions: *withoutAuctions})
+	sum, err := grzybcio.Export(snap, *to, grzybcio.ExportOptions{WithoutAuctions: *withoutAuctions, WithoutOrders: *withoutOrders})
 	if err != nil {
 		fmt.Fprintf(stderr, "rynek export: %v\n", err)
 		return 1

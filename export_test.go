@@ -55,10 +55,31 @@ func TestExportPostgresReadsWithoutWriting(t *testing.T) {
 	demoMarket(t, dsn, 30)
 	before := pgDigest(t, dsn)
 	var out, errb bytes.Buffer
-	if code := run([]string{"export", "--db", dsn, "--to", t.TempDir()}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "exported ") {
+	if code := run([]string{"export", "--db", dsn, "--to", t.TempDir(), "--without-orders"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "exported ") {
 		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
 	}
 	if pgDigest(t, dsn) != before {
 		t.Fatal("the export changed the tables")
 	}
+}
+
+// TestExportWithoutOrders: `rynek export` of the demo market, which has
+// open buy orders, is refused until --without-orders, and then lists the
+// money the orders keep holding in the market, by buyer.
+func TestExportWithoutOrders(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "market.db")
+	demoMarket(t, db, 200)
+	var out, errb bytes.Buffer
+	to := filepath.Join(t.TempDir(), "GrzybcioRynek")
+	if code := run([]string{"export", "--db", db, "--to", to, "--without-auctions"}, &out, &errb); code != 1 ||
+		!strings.HasPrefix(errb.String(), "rynek export: the market has ") ||
+		!strings.Contains(errb.String(), " open buy orders, which the plugin cannot hold (it has no buy orders); --without-orders leaves them out") {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"export", "--db", db, "--to", to, "--without-auctions", "--without-orders"}, &out, &errb); code != 0 ||
+		!strings.Contains(out.String(), "their escrow holds, the buyers' money\n") || !strings.Contains(out.String(), "held for each buyer:\n    ") {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	t.Log(out.String())
 }

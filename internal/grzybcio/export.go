@@ -26,6 +26,19 @@ type ExportSummary struct {
 	Favorites, Alerts, Ratings int
 	// LeftOut counts the auctions the export left out (ExportOptions).
 	LeftOut int
+	// OrdersLeftOut are the open buy orders the export left out
+	// (ExportOptions), by buyer, with the money they hold.
+	OrdersLeftOut []HeldByOrders
+}
+
+// HeldByOrders is one buyer's open buy orders, which an export leaves in
+// the market: how many, and the money their escrow holds, which is the
+// buyer's (cancelling an order gives it back to their balance).
+type HeldByOrders struct {
+	Buyer     uuid.UUID
+	BuyerName string
+	Orders    int
+	Escrow    market.Money
 }
 
 // ExportOptions say what an export may leave behind.
@@ -33,6 +46,9 @@ type ExportOptions struct {
 	// WithoutAuctions leaves the market's auctions out: the plugin sells at
 	// fixed prices only. Without it, a market with auctions is refused.
 	WithoutAuctions bool
+	// WithoutOrders leaves the market's open buy orders out: the plugin
+	// has none. Without it, a market with an open order is refused.
+	WithoutOrders bool
 }
 
 // WriteSummary says what the export wrote, and what the plugin makes of it.
@@ -42,6 +58,15 @@ func (s ExportSummary) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "  with the players' %s, %s and %s\n", count(s.Favorites, "favourite"), count(s.Alerts, "price alert"), count(s.Ratings, "rating"))
 	if s.LeftOut > 0 {
 		fmt.Fprintf(w, "  left out %s, which the plugin cannot hold: they stay in this market with their bids\n", count(s.LeftOut, "auction"))
+	}
+	if len(s.OrdersLeftOut) > 0 {
+		orders, escrow := heldInAll(s.OrdersLeftOut)
+		fmt.Fprintf(w, "  left out %s, which the plugin cannot hold: they stay in this market with the %s their escrow holds, the buyers' money\n",
+			count(orders, "open buy order"), market.FormatMoney(escrow))
+		fmt.Fprintln(w, "  (cancelling an order in Rynek gives its escrow back to its buyer's balance); held for each buyer:")
+		for _, h := range s.OrdersLeftOut {
+			fmt.Fprintf(w, "    %s %s: %s in %s\n", h.Buyer, h.BuyerName, market.FormatMoney(h.Escrow), count(h.Orders, "order"))
+		}
 	}
 	fmt.Fprintln(w, "the plugin computes each listing's expiry from its own listing-expiry-days")
 }
@@ -76,6 +101,10 @@ func Export(store market.Reader, dir string, opts ExportOptions) (ExportSummary,
 	if leftOut > 0 && !opts.WithoutAuctions {
 		return sum, fmt.Errorf("the market has %s, which the plugin cannot hold (it sells at fixed prices only); --without-auctions leaves them out: they stay in this market with their bids", count(leftOut, "auction"))
 	}
+	held := openOrders(c)
+	if orders, escrow := heldInAll(held); orders > 0 && !opts.WithoutOrders {
+		return sum, fmt.Errorf("the market has %s, which the plugin cannot hold (it has no buy orders); --without-orders leaves them out: they stay in this market with the %s their escrow holds", count(orders, "open buy order"), market.FormatMoney(escrow))
+	}
 	for _, t := range c.Transactions {
 		if !t.State.Terminal() {
 			return sum, fmt.Errorf("transaction %s is in flight (%s): open the market with rynek once, which settles it, then export", t.ID, t.State)
@@ -93,7 +122,8 @@ func Export(store market.Reader, dir string, opts ExportOptions) (ExportSummary,
 	if err != nil {
 		return sum, err
 	}
-	written := ExportSummary{Dir: dir, Listings: len(c.Listings), Mail: len(c.Mail), Transactions: len(c.Transactions), LeftOut: leftOut}
+	written := ExportSummary{Dir: dir, Listings: len(c.Listings), Mail: len(c.Mail), Transactions: len(c.Transactions), LeftOut: leftOut,
+		OrdersLeftOut: held}
 	data, err := marketDataDocument(c, &written)
 	if err != nil {
 		return sum, err
@@ -129,6 +159,42 @@ func leaveOutAuctions(c *market.StoreContents) int {
 		c.PlayerData[id] = d
 	}
 	return n
+}
+
+// openOrders is what the open buy orders of c hold, by buyer, in the
+// order of the buyers' ids. The plugin has no buy orders, so none is
+// written; a closed order holds nothing, and its purchases are among the
+// transactions the export writes.
+func openOrders(c *market.StoreContents) []HeldByOrders {
+	by := map[uuid.UUID]*HeldByOrders{}
+	var out []HeldByOrders
+	for _, o := range c.Orders {
+		if !o.Open() {
+			continue
+		}
+		h := by[o.Buyer]
+		if h == nil {
+			h = &HeldByOrders{Buyer: o.Buyer, BuyerName: o.BuyerName}
+			by[o.Buyer] = h
+		}
+		h.Orders++
+		escrow, _ := market.RoundToCents(o.Escrow) // a market's own amount: whole cents
+		h.Escrow += escrow
+	}
+	for _, h := range by {
+		out = append(out, *h)
+	}
+	slices.SortFunc(out, func(a, b HeldByOrders) int { return strings.Compare(a.Buyer.String(), b.Buyer.String()) })
+	return out
+}
+
+// heldInAll is how many orders held and the money they hold.
+func heldInAll(held []HeldByOrders) (orders int, escrow market.Money) {
+	for _, h := range held {
+		orders += h.Orders
+		escrow += h.Escrow
+	}
+	return orders, escrow
 }
 
 // writeFiles writes each file to a temporary one, then renames them all:
