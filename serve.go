@@ -29,7 +29,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	mf := addMarketFlags(fs)
 	addr := fs.String("api", httpapi.DefaultAddr, "address of the HTTP API")
 	af := addAPIFlags(fs)
-	bots := fs.Float64("bots", 0, "traffic bots: turns a second of the market's players selling, buying, taking back and relisting in balance, as the console's R does (0: none)")
+	bots := fs.Float64("bots", 0, "traffic bots: turns a second of the market's players selling, buying, taking back, relisting, auctioning and trading through buy orders in balance, as the console's R does (0: none)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

@@ -24,7 +24,7 @@ func TestServeHelpSaysWhatTheBotsDo(t *testing.T) {
 	if code := run([]string{"serve", "--help"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	want := "  -bots float\n    \ttraffic bots: turns a second of the market's players selling, buying, taking back and relisting in balance, as the console's R does (0: none)\n"
+	want := "  -bots float\n    \ttraffic bots: turns a second of the market's players selling, buying, taking back, relisting, auctioning and trading through buy orders in balance, as the console's R does (0: none)\n"
 	if !strings.Contains(errb.String(), want) {
 		t.Errorf("serve --help lacks %q:\n%s", want, errb.String())
 	}
