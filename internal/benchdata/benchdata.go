@@ -20,7 +20,7 @@ var Now = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 // Path returns a private copy of a market with the given number of listings
 // and days of history (negative: none), generated once by seed with Rand 1
-// and cached in $RYNEK_BENCH_DIR (default: the system temp dir).
+// and no buy orders, and cached in $RYNEK_BENCH_DIR (default: the system temp dir).
 func Path(tb testing.TB, listings, days int) string {
 	tb.Helper()
 	dir := os.Getenv("RYNEK_BENCH_DIR")
@@ -40,7 +40,9 @@ func Path(tb testing.TB, listings, days int) string {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if _, err := seed.Load(st, seed.Options{Listings: listings, Days: days, Rand: 1, Now: Now}); err != nil {
+		// No resting buy orders: a benchmark's sells would fill them, and
+		// measure fills for sells (the orders' benchmarks place their own).
+		if _, err := seed.Load(st, seed.Options{Listings: listings, Days: days, Rand: 1, Now: Now, Orders: -1}); err != nil {
 			tb.Fatal(err)
 		}
 		if err := st.Close(); err != nil {
