@@ -10,7 +10,9 @@
 // waiting in the mailbox, favourites, price alerts and what they found,
 // sales rated by their buyers, a recent purchase to rate, and a part in a
 // refunded purchase; so every player can sell, buy, remove, claim, rate and
-// add an alert from the first minute.
+// add an alert from the first minute. Resting buy orders wait below each
+// material's cheapest listing (orders.go), some a cent below it, so that a
+// sale a little cheaper fills one at once.
 //
 // Everything is derived from Options.Rand (and Options.Now): the same Options
 // give the same players, item ids, listings, transaction ids and prices.
