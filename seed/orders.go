@@ -76,7 +76,10 @@ func (l *load) orders() error {
 		return nil
 	}
 	perBuyer := make([]int, o.Players)
-	most := max(rules.MaxPerPlayer-1, 1)
+	most := rules.MaxPerPlayer - 1 // room for one more each
+	if most <= 0 {
+		return nil
+	}
 	nowMs := o.Now.UnixMilli()
 	for i := 0; i < o.Orders; i++ {
 		b := books[i%len(books)]

@@ -3,6 +3,7 @@ package seed_test
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
@@ -155,4 +156,30 @@ func someoneElse(t *testing.T, svc *market.Service, id uuid.UUID) market.Player 
 	}
 	t.Fatal("the market has one player")
 	return market.Player{}
+}
+
+// TestSeedOrdersKeepTheRules: the seeded orders keep the rules' order
+// section: the largest amount, the default duration, and room for one
+// more order under each buyer's limit (so a limit of one seeds none).
+func TestSeedOrdersKeepTheRules(t *testing.T) {
+	rules := market.Config{Orders: market.OrderRules{MaxPerPlayer: 2, MaxAmount: 100, DefaultDuration: 36 * time.Hour}}
+	svc, res := load(t, seed.Options{Players: 20, Listings: 1000, Days: -1, Rand: 5, Now: now, Rules: rules})
+	page, err := svc.Orders(market.OrderQuery{Limit: 1000})
+	if err != nil || page.Total != res.Orders || res.Orders == 0 {
+		t.Fatalf("%d orders (%v), the result says %d", page.Total, err, res.Orders)
+	}
+	buyers := map[uuid.UUID]int{}
+	for _, o := range page.Orders {
+		if buyers[o.Buyer]++; buyers[o.Buyer] > 1 {
+			t.Errorf("%s has %d orders under a limit of 2: no room for another", o.BuyerName, buyers[o.Buyer])
+		}
+		if o.Amount > 100 || o.ExpiresAt.Sub(o.CreatedAt) != 36*time.Hour {
+			t.Errorf("order #%d: %d items, lasting %v; want at most 100 and 36h", o.ID, o.Amount, o.ExpiresAt.Sub(o.CreatedAt))
+		}
+	}
+	rules.Orders.MaxPerPlayer = 1
+	_, res = load(t, seed.Options{Players: 20, Listings: 1000, Days: -1, Rand: 5, Now: now, Rules: rules})
+	if res.Orders != 0 {
+		t.Errorf("a limit of one order a player: %d seeded, want none (each player keeps room to place one)", res.Orders)
+	}
 }
