@@ -44,13 +44,15 @@ func demo(t testing.TB, listings int, rules market.Config) (*market.Service, *ma
 // on a test clock: slowly over two days of the market's time (listings
 // expire into the mailboxes all along), and fast under the listing
 // cooldown, and under tight rules (a blacklist of what players hold, a
-// listing fee, a maximum transaction value, a purchase cap). The active
+// listing fee, a maximum transaction value, a purchase cap, a fee for
+// placing a buy order and a smaller largest order). The active
 // listings stay within 10% of where they began, money and items are
 // conserved net of what came in and went out through the issuance
 // account, and refusals stay under 1% of the turns, each a rule's.
 func TestEconomyHoldsTheMarket(t *testing.T) {
 	tight := market.Config{Blacklist: []string{"DIAMOND", "OAK_LOG", "COBBLESTONE"}, ListingFeeBasisPoints: 200, MinFee: 10,
-		MaxTransactionValue: 2_000_00, PurchaseCap: market.PurchaseCap{Max: 2, Window: 24 * time.Hour}}
+		MaxTransactionValue: 2_000_00, PurchaseCap: market.PurchaseCap{Max: 2, Window: 24 * time.Hour},
+		Orders: market.OrderRules{FeeBasisPoints: 100, MaxAmount: 200}}
 	for _, c := range []struct {
 		name  string
 		rate  float64       // turns a second

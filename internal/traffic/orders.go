@@ -84,9 +84,13 @@ func (b *bot) placeOrder(p market.Player) {
 	if !ok {
 		return
 	}
-	// What they can pay: the escrow and the placement fee (rounded up).
-	each := limit * (1 + float64(rules.FeeBasisPoints)/10_000)
-	amount = min(amount, int(math.Floor((st.Balance-0.01)/each)))
+	// What they can pay: the escrow and the placement fee, rounded up, and
+	// at least the fees' minimum when there is a fee.
+	each, least := limit*(1+float64(rules.FeeBasisPoints)/10_000), 0.01
+	if rules.FeeBasisPoints > 0 {
+		least += b.cfg.MinFee.Float()
+	}
+	amount = min(amount, int(math.Floor((st.Balance-least)/each)))
 	if amount < 1 {
 		b.r.record(Waited, 0, nil) // saving up
 		return
