@@ -24,7 +24,10 @@ type commodityBook struct {
 	m        *mat
 	listings int
 	// below is the most an order may pay an item and stay below every
-	// listing: the largest limit with limit × amount < price for each.
+	// listing: the largest limit with limit × amount < price for each,
+	// and below each listing's unit price as the book shows it, rounded
+	// to the cent (a listing of 96 for 4.00 shows 0.04 an item: an order
+	// at 0.04 would not buy it, but would look as if it should).
 	below market.Money
 }
 
@@ -37,7 +40,8 @@ func (l *load) listedCommodity(m *mat, st market.ItemStack, price market.Money) 
 	if l.books == nil {
 		l.books = map[int]*commodityBook{}
 	}
-	below := (price - 1) / market.Money(st.Amount)
+	n := market.Money(st.Amount)
+	below := min((price-1)/n, (price+n/2)/n-1)
 	b := l.books[m.idx]
 	if b == nil {
 		b = &commodityBook{m: m, below: below}

@@ -37,7 +37,8 @@ func TestSeedOrdersNeverCrossTheBook(t *testing.T) {
 		if l.Auction != nil || it.DisplayName != "" || len(it.Lore) > 0 || len(it.Enchantments) > 0 || it.MaxStack != 0 {
 			continue
 		}
-		b := (cents(l.Price) - 1) / market.Money(it.Amount)
+		price, n := cents(l.Price), market.Money(it.Amount)
+		b := (price - 1) / n
 		if cur, ok := below[it.Material]; !ok || b < cur {
 			below[it.Material] = b
 		}
@@ -60,8 +61,8 @@ func TestSeedOrdersNeverCrossTheBook(t *testing.T) {
 		if limit > most {
 			t.Errorf("order #%d bids %.2f for %s, crossing the book: the most below its cheapest listing is %s", o.ID, o.UnitPrice, o.Material, market.FormatMoney(most))
 		}
-		if limit == most {
-			atTheListing++
+		if limit >= most-1 {
+			atTheListing++ // a cent below the listing, or two where its unit price rounds up
 		}
 		if o.Filled >= o.Amount/2 && o.Amount-o.Filled <= 64 {
 			nearlyFilled++
@@ -78,6 +79,24 @@ func TestSeedOrdersNeverCrossTheBook(t *testing.T) {
 		if cents(o.Escrow) != limit*market.Money(o.Amount-o.Filled) {
 			t.Errorf("order #%d holds %.2f for %d items at %.2f", o.ID, o.Escrow, o.Amount-o.Filled, o.UnitPrice)
 		}
+	}
+	// The book as it shows: every material's best order below its
+	// cheapest listing's unit price rounded to the cent, a cent below it
+	// for a third of them.
+	oneCent := 0
+	for m := range materials {
+		book, err := svc.GetOrderBook(m, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(book.Buy) == 0 || len(book.Sell) == 0 || cents(book.Buy[0].UnitPrice) >= cents(book.Sell[0].UnitPrice) {
+			t.Errorf("the book of %s shows %+v against %+v", m, book.Buy, book.Sell)
+		} else if cents(book.Buy[0].UnitPrice)+1 == cents(book.Sell[0].UnitPrice) {
+			oneCent++
+		}
+	}
+	if oneCent < res.Orders/3 {
+		t.Errorf("%d books show their best order a cent below the cheapest listing, want a third of %d", oneCent, res.Orders)
 	}
 	for b, n := range buyers {
 		if n > 9 {
