@@ -197,3 +197,14 @@ func CategoriesOf(s ItemStack) []catalog.Category {
 	}
 	return catalog.Categories(id, ids).List()
 }
+
+// materialOf is the catalogue's material that key names ("OAK_LOG",
+// "oak_log", "minecraft:oak_log"), or an error with code for one it does
+// not know: INVALID_ITEM for what a change names, INVALID_QUERY for a read.
+func materialOf(key string, code Code) (uint16, error) {
+	mat, ok := catalog.MaterialID(strings.TrimSpace(key))
+	if !ok {
+		return 0, errf(code, "unknown material %q", playertext.Excerpt(key))
+	}
+	return mat, nil
+}

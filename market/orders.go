@@ -5,7 +5,6 @@ import (
 	"container/heap"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/btree"
@@ -13,7 +12,6 @@ import (
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/internal/record"
-	"github.com/rynek/rynek/market/playertext"
 )
 
 // Buy orders.
@@ -227,9 +225,9 @@ func (s *Service) PlaceOrder(buyer Player, material string, amount int, unitPric
 		return Order{}, err
 	}
 	rules := s.cfg.Orders
-	mat, ok := catalog.MaterialID(strings.TrimSpace(material))
-	if !ok {
-		return Order{}, errf(CodeInvalidItem, "unknown material %q", playertext.Excerpt(material))
+	mat, err := materialOf(material, CodeInvalidItem)
+	if err != nil {
+		return Order{}, err
 	}
 	key := catalog.Material(mat).Key
 	if s.listingRules.refuses(mat) {
@@ -435,9 +433,9 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 	}
 	var mat uint16
 	if q.Material != "" {
-		id, ok := catalog.MaterialID(strings.TrimSpace(q.Material))
-		if !ok {
-			return OrderPage{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(q.Material))
+		id, err := materialOf(q.Material, CodeInvalidQuery)
+		if err != nil {
+			return OrderPage{}, err
 		}
 		mat = id
 	}
@@ -627,9 +625,9 @@ func (s *Service) GetOrderBook(material string, depth int) (OrderBook, error) {
 	if err := s.readGuard(); err != nil {
 		return OrderBook{}, err
 	}
-	mat, ok := catalog.MaterialID(strings.TrimSpace(material))
-	if !ok {
-		return OrderBook{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(material))
+	mat, err := materialOf(material, CodeInvalidQuery)
+	if err != nil {
+		return OrderBook{}, err
 	}
 	if depth <= 0 {
 		depth = 20

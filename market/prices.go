@@ -2,12 +2,10 @@ package market
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/search"
-	"github.com/rynek/rynek/market/playertext"
 )
 
 // pricePoint is one completed sale of a material, for price history. It
@@ -71,9 +69,9 @@ func (s *Service) PriceHistory(material string, span, width time.Duration) (Pric
 	if err := s.readGuard(); err != nil {
 		return PriceHistory{}, err
 	}
-	mat, ok := catalog.MaterialID(strings.ToUpper(strings.TrimSpace(material)))
-	if !ok {
-		return PriceHistory{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(material))
+	mat, err := materialOf(material, CodeInvalidQuery)
+	if err != nil {
+		return PriceHistory{}, err
 	}
 	if span == 0 {
 		span = DefaultPriceSpan
@@ -192,9 +190,9 @@ func (s *Service) PriceSummary(material string) (PriceSummary, error) {
 	if err := s.readGuard(); err != nil {
 		return PriceSummary{}, err
 	}
-	mat, ok := catalog.MaterialID(strings.ToUpper(strings.TrimSpace(material)))
-	if !ok {
-		return PriceSummary{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(material))
+	mat, err := materialOf(material, CodeInvalidQuery)
+	if err != nil {
+		return PriceSummary{}, err
 	}
 	now := s.nowMs()
 	week := 7 * 24 * time.Hour

@@ -2,7 +2,6 @@ package market
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -151,9 +150,9 @@ func (s *Service) Query(q Query) (Page, error) {
 	}
 	var mat uint16
 	if q.Material != "" {
-		id, ok := catalog.MaterialID(strings.TrimSpace(q.Material))
-		if !ok {
-			return Page{}, errf(CodeInvalidQuery, "unknown material %q", playertext.Excerpt(q.Material))
+		id, err := materialOf(q.Material, CodeInvalidQuery)
+		if err != nil {
+			return Page{}, err
 		}
 		mat = id
 	}
