@@ -1,0 +1,225 @@
+package market
+
+import (
+	"cmp"
+	"container/heap"
+	"slices"
+	"time"
+
+	"github.com/google/btree"
+	"github.com/google/uuid"
+)
+
+// OrderQuery selects orders: open ones of a material, of a buyer, or all
+// (State "open" by default; "all" for closed ones too).
+type OrderQuery struct {
+	Material string    // a catalogue key; "" any
+	Buyer    uuid.UUID // uuid.Nil any
+	All      bool      // closed orders too, newest first after the open
+	// After, when set, starts the page after that place in the book (the
+	// last open order of the page before, which may have closed since), so
+	// that a reader paging through the book neither skips nor repeats an
+	// order while others come and go. Open orders only: not with All.
+	After  *OrderPlace
+	Offset int
+	Limit  int // 0: 100
+}
+
+// OrderPlace is an open order's place in the book: its unit price (the
+// highest first), then when it was placed (the oldest first), then its id.
+type OrderPlace struct {
+	UnitPrice float64
+	CreatedAt time.Time
+	ID        int
+}
+
+// Place is o's place in the book.
+func (o Order) Place() OrderPlace {
+	return OrderPlace{UnitPrice: o.UnitPrice, CreatedAt: o.CreatedAt, ID: o.ID}
+}
+
+// OrderPage is a page of orders and how many match in all (on every page);
+// Next is where the next page starts, nil on the last.
+type OrderPage struct {
+	Orders []Order
+	Total  int
+	Next   *OrderPlace
+}
+
+// Orders returns the orders q selects, open ones best first (the highest
+// unit price, then the oldest), closed ones after them, the newest closed
+// first. Any goroutine.
+func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
+	if err := s.readGuard(); err != nil {
+		return OrderPage{}, err
+	}
+	var mat uint16
+	if q.Material != "" {
+		id, err := materialOf(q.Material, CodeInvalidQuery)
+		if err != nil {
+			return OrderPage{}, err
+		}
+		mat = id
+	}
+	if q.Offset < 0 || q.Limit < 0 {
+		return OrderPage{}, errf(CodeInvalidQuery, "offset and limit must not be negative")
+	}
+	if q.Limit == 0 {
+		q.Limit = 100
+	}
+	var after *orderRecord
+	if a := q.After; a != nil {
+		limit, err := toMoney("unit price", a.UnitPrice, 1, 1<<50)
+		if err != nil || q.All || a.ID < 1 || a.ID > 1<<31-1 {
+			return OrderPage{}, errf(CodeInvalidQuery, "a page after an order is a page of open orders, after a real one")
+		}
+		after = &orderRecord{limit: limit, created: a.CreatedAt.UnixMilli(), id: uint32(a.ID)}
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	buyer := int32(-1)
+	if q.Buyer != uuid.Nil {
+		p, err := s.player(q.Buyer)
+		if err != nil {
+			return OrderPage{}, err
+		}
+		buyer = p.idx
+	}
+	if !q.All && buyer < 0 {
+		// The book's trees are each best first: a merge of the best of
+		// each takes what the page shows, however many orders rest. The
+		// page's orders and the one after them are among the first
+		// Offset+Limit+1 of their material's.
+		page := OrderPage{}
+		var lists [][]*orderRecord
+		for m, t := range s.orders.open {
+			if mat != 0 && m != mat {
+				continue
+			}
+			page.Total += t.Len()
+			lists = append(lists, bestOf(t, after, q.Offset+q.Limit+1))
+		}
+		best, more := bestOpen(lists, q.Offset, q.Limit)
+		for _, o := range best {
+			page.Orders = append(page.Orders, s.orderOf(o))
+		}
+		if n := len(page.Orders); n > 0 && more {
+			next := page.Orders[n-1].Place()
+			page.Next = &next
+		}
+		return page, nil
+	}
+	keep := func(o *orderRecord) bool { return (mat == 0 || o.mat == mat) && (buyer < 0 || o.buyer == buyer) }
+	var open, closed []*orderRecord
+	if buyer >= 0 { // the buyer's own, however many others rest
+		for _, o := range s.orders.mine[buyer] {
+			if keep(o) {
+				open = append(open, o)
+			}
+		}
+		slices.SortFunc(open, betterOrder)
+	} else if mat != 0 { // one material's tree, best first already
+		s.orders.each(mat, func(o *orderRecord) bool {
+			if keep(o) {
+				open = append(open, o)
+			}
+			return true
+		})
+	} else {
+		s.orders.eachOpen(func(o *orderRecord) {
+			if keep(o) {
+				open = append(open, o)
+			}
+		})
+		slices.SortFunc(open, betterOrder)
+	}
+	if q.All {
+		for _, o := range s.orders.byID {
+			if !o.open() && keep(o) {
+				closed = append(closed, o)
+			}
+		}
+		slices.SortFunc(closed, func(a, b *orderRecord) int { return cmp.Or(cmp.Compare(b.closed, a.closed), cmp.Compare(b.id, a.id)) })
+	}
+	all := append(open, closed...)
+	page := OrderPage{Total: len(all)}
+	if after != nil {
+		i, found := slices.BinarySearchFunc(all, after, betterOrder)
+		if found {
+			i++
+		}
+		all = all[i:]
+	}
+	end := min(q.Offset+q.Limit, len(all))
+	for _, o := range all[min(q.Offset, len(all)):end] {
+		page.Orders = append(page.Orders, s.orderOf(o))
+	}
+	if n := len(page.Orders); n > 0 && end < len(all) && !q.All {
+		next := page.Orders[n-1].Place()
+		page.Next = &next
+	}
+	return page, nil
+}
+
+// bestOf is up to n of a material's open orders, best first, from the
+// place after on (nil: from its best).
+func bestOf(t *btree.BTreeG[*orderRecord], after *orderRecord, n int) []*orderRecord {
+	var out []*orderRecord
+	take := func(o *orderRecord) bool {
+		if after != nil && betterOrder(o, after) == 0 {
+			return true // the page before ended with it
+		}
+		out = append(out, o)
+		return len(out) < n
+	}
+	if after != nil {
+		t.AscendGreaterOrEqual(after, take)
+	} else {
+		t.Ascend(take)
+	}
+	return out
+}
+
+// bestOpen merges lists of open orders, each best first: it skips the
+// best skip of them and returns the next limit, and whether more are left.
+func bestOpen(lists [][]*orderRecord, skip, limit int) (out []*orderRecord, more bool) {
+	h := make(orderHeads, 0, len(lists))
+	for _, l := range lists {
+		if len(l) > 0 {
+			h = append(h, l)
+		}
+	}
+	heap.Init(&h)
+	for h.Len() > 0 {
+		if len(out) == limit {
+			return out, true
+		}
+		l := h[0]
+		if skip > 0 {
+			skip--
+		} else {
+			out = append(out, l[0])
+		}
+		if len(l) == 1 {
+			heap.Pop(&h)
+		} else {
+			h[0] = l[1:]
+			heap.Fix(&h, 0)
+		}
+	}
+	return out, false
+}
+
+// orderHeads is a heap of lists of open orders by their best order.
+type orderHeads [][]*orderRecord
+
+func (h orderHeads) Len() int           { return len(h) }
+func (h orderHeads) Less(i, j int) bool { return betterOrder(h[i][0], h[j][0]) < 0 }
+func (h orderHeads) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *orderHeads) Push(x any)        { *h = append(*h, x.([]*orderRecord)) }
+func (h *orderHeads) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
