@@ -259,15 +259,11 @@ func (s *Service) fill(o *orderRecord, r *listingRecord) (Transaction, error) {
 	if !ok {
 		return Transaction{}, errf(CodeNoMatchingOrder, "%d items of listing #%d cost less than a cent: no order buys a part so small", k, r.id)
 	}
-	bought := r.it
+	t := s.newPurchase(r, s.players[o.buyer], price, s.cfg.SaleFeeBasisPoints)
 	if k < uint32(r.it.Amount) {
-		bought.UID, bought.Amount = uuid.New(), uint8(k)
+		t.it.UID, t.it.Amount = uuid.New(), uint8(k)
 	}
-	now := s.nowMs()
-	fee := s.cfg.fee(price, s.cfg.SaleFeeBasisPoints)
-	t := &transactionRecord{id: uuid.Must(uuid.NewV7()), listing: r.id, buyer: o.buyer, seller: r.seller, it: bought,
-		price: price, fee: fee, net: price - fee, state: uint8(stateIndex(StateCreated)),
-		tl: record.Timeline{{State: uint8(stateIndex(StateCreated)), At: now}}, created: now, escrowed: true, order: o.id}
+	t.escrowed, t.order = true, o.id
 	return s.purchase(t, r, "")
 }
 
