@@ -177,17 +177,16 @@ func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, er
 	}
 	b.add(Op{Kind: OpListingState, Listing: s.listingRow(&after), Expect: s.listingRow(r).Rec})
 	b.log(EventRow{Kind: KindBidPlaced, At: now, Body: record.EncodeBidPlaced(nil, &entry)})
-	if err := s.commit(b); err != nil {
-		return Listing{}, err
-	}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		p.balance -= cents - held
 		if prev != nil {
 			prev.balance += back
 			s.setOutbidsLocked(prev, notified, notifiedBlob)
 		}
 		s.replaceListingLocked(r, &after)
-	})
+	}, nil); err != nil {
+		return Listing{}, err
+	}
 	return s.listingOf(r), nil
 }
 
@@ -339,8 +338,8 @@ func (s *Service) settleAuction(r *listingRecord) error {
 	}
 	t := s.newPurchase(r, winner, Money(a.Bid), s.auctionFee(s.cfg.SaleFeeBasisPoints, s.cfg.Auctions.SaleFeeBasisPoints))
 	t.escrowed = true
-	if _, err := s.purchase(t, r, ""); err != nil && !t.State().Terminal() {
-		return err // left in flight: recovery finishes it
+	if _, err := s.purchase(t, r, ""); err != nil && (s.txByID[t.id] == nil || !t.State().Terminal()) {
+		return err // never made, or left in flight: recovery finishes it
 	}
 	return nil
 }

@@ -183,9 +183,8 @@ func (s *Service) recordOpening() error {
 	b := &s.batch
 	b.Reset()
 	b.add(Op{Kind: OpRecordOpening, Meta: m})
-	if err := s.commit(b); err != nil {
+	if err := s.submit(b, func() { s.loadedMeta.HasOpening = true }, nil); err != nil {
 		return fmt.Errorf("record the market's opening account: %w", err)
 	}
-	s.applied(func() { s.loadedMeta.HasOpening = true })
 	return nil
 }

@@ -44,13 +44,21 @@ func (s *Service) countersOp(m MetaRow) Op {
 }
 
 // commit writes b durably, with the publication mark when it moved, or
-// returns a CodeStore error; memory is untouched either way, so a failed call
-// changes nothing. A successful commit must be followed by applied.
-func (s *Service) commit(b *Batch) error {
+// returns a CodeStore error. A refused batch changes nothing: u, the undo of
+// the change b made to memory (nil: none was made), is put back before the
+// service catches up with another server's change that refused it. A
+// successful commit must be followed by settling what the store reported
+// (submit does).
+func (s *Service) commit(b *Batch, u *undo) error {
 	if s.log.delivered > s.log.recorded {
 		b.Published = s.log.delivered
 	}
 	if err := s.store.Commit(b); err != nil {
+		if u != nil {
+			s.mu.Lock()
+			s.undoLocked(u)
+			s.mu.Unlock()
+		}
 		if s.follow != nil && errors.Is(err, ErrConflict) {
 			s.catchUp()
 			return &Error{Code: CodeConflict, Msg: "another server changed the market first; nothing was changed here, try again", Err: err}
@@ -114,15 +122,29 @@ func (s *Service) settleLocked() {
 	}
 }
 
-// applied changes memory for a committed batch (change runs under the write
-// lock), makes its log entries visible with it, so that a reader never sees
-// a version whose change is not in memory yet, and then delivers the new
-// events.
-func (s *Service) applied(change func()) {
+// submit makes the change of a mutation whose rows and log entries b
+// holds: change (under the write lock) changes memory at once, before b is
+// durable, so that memory is what the store will hold; then b is
+// committed. A refused commit undoes the change (undo.go) and returns the
+// error. A durable one settles what the store reported, runs durable —
+// what may only follow a commit: the completed list and the figures — and
+// makes b's log entries visible under the same lock, then delivers the new
+// events. The design is in architecture.md, "The commit path".
+func (s *Service) submit(b *Batch, change, durable func()) error {
 	s.mu.Lock()
+	u := s.undoOf(b)
 	change()
+	s.mu.Unlock()
+	if err := s.commit(b, u); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if durable != nil {
+		durable()
+	}
 	s.settleLocked()
 	s.appendLogLocked()
 	s.mu.Unlock()
 	s.deliver()
+	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-
-	"github.com/google/uuid"
 )
 
 // historyChunk is how many finished transactions one background read takes:
@@ -26,12 +24,6 @@ type history struct {
 	wg      sync.WaitGroup
 	started atomic.Bool // written by the main thread, read by WaitHistory anywhere
 	err     error
-	// fresh holds the ids of the purchases this process is committing,
-	// under the write lock, from before their commit until they are in
-	// memory: the background load may read such a row from the store in
-	// between (a purchase that meets no failure is inserted finished) and
-	// must leave it to the main thread, or it would be counted twice.
-	fresh map[uuid.UUID]bool
 	// counting is set, under the write lock, while the load sorts and
 	// counts its copy of the history off the lock: it reads the finished
 	// purchases then, so nothing may write them. This server refuses its
@@ -40,6 +32,10 @@ type history struct {
 	// the load applies them under the lock when it has counted.
 	counting bool
 	deferred []finishedEdit
+	// forgotten holds the purchases whose batch the store refused while
+	// the load counted: the load's copies hold them, so it takes them out
+	// when it puts its copies back (forgetTxLocked).
+	forgotten []*transactionRecord
 }
 
 // finishedEdit is another server's change to a finished purchase (a
@@ -135,8 +131,10 @@ func (s *Service) loadHistory() {
 		}
 		s.mu.Lock()
 		for _, t := range batch {
-			if s.txByID[t.id] != nil || s.hist.fresh[t.id] {
-				continue // finished by this process after the market opened: here, or about to be
+			if s.txByID[t.id] != nil {
+				// Made by this process after the market opened: memory
+				// has a purchase before its commit (submit).
+				continue
 			}
 			s.txByID[t.id] = t
 			s.allTx = append(s.allTx, t)
@@ -183,6 +181,10 @@ func (s *Service) loadHistory() {
 		p.txs = append(txs, p.txs[len(txs):]...)
 	}
 	s.hist.counting = false
+	for _, t := range s.hist.forgotten {
+		s.forgetTxLocked(t)
+	}
+	s.hist.forgotten = nil
 	if len(s.hist.deferred) == 0 {
 		// Only appended meanwhile: the new ones follow the sorted copy.
 		for _, t := range s.completed[len(done):] {

@@ -182,10 +182,7 @@ func (s *Service) list(p *playerRecord, r *listingRecord, now int64, inv *item.I
 	b.log(EventRow{Kind: KindListingCreated, At: now, Body: record.EncodeListingCreated(nil, &record.ListingCreated{
 		Listing: *r.stored(p.id), SellerName: p.name, Slot: slot, Rest: rest, Fee: int64(fee)})})
 	fire := s.alertHitsOps(b, r, p.name, now)
-	if err := s.commit(b); err != nil {
-		return Listing{}, err
-	}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		if fire != nil {
 			fire()
 		}
@@ -195,7 +192,9 @@ func (s *Service) list(p *playerRecord, r *listingRecord, now int64, inv *item.I
 		s.feeBalance += fee
 		s.nextID++
 		s.addListingLocked(r)
-	})
+	}, nil); err != nil {
+		return Listing{}, err
+	}
 	l := s.listingOf(r)
 	if s.orders.best(r.it.Mat) != nil {
 		s.fillListing(r.id) // the book is never crossed: orders that would pay for it buy it now
@@ -238,7 +237,7 @@ func (s *Service) RelistMail(player, entry uuid.UUID) (Listing, error) {
 	}
 	b := &s.batch
 	b.Reset()
-	b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
+	b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id, Player: p.id}})
 	r := &listingRecord{price: cents, fee: fee, expires: now + s.cfg.ListingTTL.Milliseconds(), it: m.it}
 	return s.list(p, r, now, nil, -1, item.Item{}, func() { p.mail = slices.Delete(p.mail, idx, idx+1) })
 }
@@ -340,16 +339,15 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 	}
 	b.log(EventRow{Kind: KindListingRemoved, At: now, Body: record.EncodeListingRemoved(nil, &record.ListingRemoved{
 		Listing: *r.stored(seller.id), SellerName: seller.name, Reason: reason, To: to})})
-	if err := s.commit(b); err != nil {
-		return err
-	}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		s.removeListingLocked(r)
 		apply()
 		if leader != nil {
 			leader.balance += Money(r.auction.Bid)
 		}
-	})
+	}, nil); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -484,16 +482,15 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 		}
 	}
 	s.refundListingFees(b, due)
-	if err := s.commit(b); err != nil {
-		return removed, more, err
-	}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		for i, r := range due {
 			seller := s.players[r.seller]
 			s.removeListingLocked(r)
 			seller.mail = append(seller.mail, mails[i])
 		}
-	})
+	}, nil); err != nil {
+		return removed, more, err
+	}
 	return removed + len(due), more, nil
 }
 

@@ -90,16 +90,13 @@ func (s *Service) claim(p *playerRecord, entries []int) (int, error) {
 	moves := make([]record.MailMove, n)
 	for k := 0; k < n; k++ {
 		m := p.mail[entries[k]]
-		b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
+		b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id, Player: p.id}})
 		inv[free[k]] = m.it
 		moves[k] = record.MailMove{Mail: m.id, Slot: free[k]}
 	}
 	b.add(s.playerOp(p, p.balance, p.lastSell, &inv))
 	b.log(EventRow{Kind: KindMailClaimed, At: s.nowMs(), Body: record.EncodeMailClaimed(nil, &record.MailClaimed{Player: p.id, Moves: moves})})
-	if err := s.commit(b); err != nil {
-		return 0, err
-	}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		p.inv = inv
 		taken := map[int]bool{}
 		for k := 0; k < n; k++ {
@@ -113,6 +110,8 @@ func (s *Service) claim(p *playerRecord, entries []int) (int, error) {
 		}
 		clear(p.mail[len(kept):])
 		p.mail = kept
-	})
+	}, nil); err != nil {
+		return 0, err
+	}
 	return n, nil
 }

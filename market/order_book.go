@@ -57,6 +57,12 @@ func (b *orderBook) set(o *orderRecord) {
 	}
 }
 
+// remove forgets o, which a refused batch placed.
+func (b *orderBook) remove(o *orderRecord) {
+	b.unfile(o)
+	delete(b.byID, o.id)
+}
+
 func (b *orderBook) unfile(o *orderRecord) {
 	if !o.open() {
 		return

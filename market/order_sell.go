@@ -140,19 +140,7 @@ func (s *Service) sellToOrder(seller Player, stack ItemStack, orderID int) (Tran
 		b.log(EventRow{Kind: KindOrderClosed, At: now, Body: record.EncodeOrderClosed(nil, &record.OrderClosed{
 			Order: *paid.stored(buyer.id), BuyerName: buyer.name, Refund: int64(refund)})})
 	}
-	s.mu.Lock()
-	if s.hist.fresh == nil {
-		s.hist.fresh = map[uuid.UUID]bool{}
-	}
-	s.hist.fresh[t.id] = true // committed before memory has it: the history load must not add it too
-	s.mu.Unlock()
-	if err := s.commit(b); err != nil {
-		s.mu.Lock()
-		delete(s.hist.fresh, t.id)
-		s.mu.Unlock()
-		return Transaction{}, err
-	}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		p.inv = sellerInv
 		p.balance += t.net
 		if mail != nil {
@@ -163,11 +151,9 @@ func (s *Service) sellToOrder(seller Player, stack ItemStack, orderID int) (Tran
 		buyer.balance += refund
 		s.setOrderLocked(&paid)
 		s.feeBalance += fee
-		s.volume += price
-		s.sales++
 		s.addTxLocked(t)
-		s.completed = append(s.completed, t)
-		s.stats.record(s, t)
-	})
+	}, func() { s.completeLocked(t) }); err != nil {
+		return Transaction{}, err
+	}
 	return s.txSnapshot(t), nil
 }

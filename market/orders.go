@@ -184,15 +184,14 @@ func (s *Service) PlaceOrder(buyer Player, material string, amount int, unitPric
 	}
 	b.log(EventRow{Kind: KindOrderPlaced, At: now, Body: record.EncodeOrderPlaced(nil, &record.OrderPlaced{
 		Order: *o.stored(p.id), BuyerName: p.name})})
-	if err := s.commit(b); err != nil {
-		return Order{}, err
-	}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		p.balance -= value + fee
 		s.feeBalance += fee
 		s.nextID++
 		s.setOrderLocked(o)
-	})
+	}, nil); err != nil {
+		return Order{}, err
+	}
 	s.fillOrder(s.orders.byID[o.id])
 	return s.GetOrder(int(o.id))
 }
@@ -252,13 +251,12 @@ func (s *Service) closeOrder(o *orderRecord, state uint8) error {
 	b.add(Op{Kind: OpOrderState, Order: s.orderRow(&closed), Expect: s.orderRow(o).Rec})
 	b.log(EventRow{Kind: KindOrderClosed, At: now, Body: record.EncodeOrderClosed(nil, &record.OrderClosed{
 		Order: *closed.stored(p.id), BuyerName: p.name, Refund: int64(o.escrow)})})
-	if err := s.commit(b); err != nil {
-		return err
-	}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		p.balance += o.escrow
 		s.setOrderLocked(&closed)
-	})
+	}, nil); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -112,9 +112,8 @@ func (s *Service) writeExtra(p *playerRecord, x *playerExtra) error {
 	b.Reset()
 	b.add(s.extraOp(p, blob))
 	b.log(EventRow{Kind: KindPlayerData, At: s.nowMs(), Body: record.EncodePlayerDataChanged(nil, p.id)})
-	if err := s.commit(b); err != nil {
+	if err := s.submit(b, func() { s.setExtraLocked(p, x, blob) }, nil); err != nil {
 		return err
 	}
-	s.applied(func() { s.setExtraLocked(p, x, blob) })
 	return nil
 }

@@ -85,16 +85,15 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 	}
 	b.log(EventRow{Kind: KindPlayerAdded, At: s.nowMs(), Body: record.EncodePlayerAdded(nil, &record.PlayerAdded{
 		ID: row.ID, Name: row.Name, Perms: row.Perms, Balance: int64(row.Balance), Inventory: row.Inventory})})
-	if err := s.commit(b); err != nil {
-		return Player{}, err
-	}
 	pr := &playerRecord{id: n.ID, name: n.Name, perms: append([]string(nil), n.Permissions...), balance: balance, inv: inv,
 		stored: row.Inventory}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		pr.idx = int32(len(s.players))
 		s.players = append(s.players, pr)
 		s.playerByID[pr.id] = pr
-	})
+	}, nil); err != nil {
+		return Player{}, err
+	}
 	return pr.public(), nil
 }
 
@@ -166,10 +165,9 @@ func (s *Service) Join(id uuid.UUID, name string, perms []string) (Player, bool,
 	b.add(Op{Kind: OpPlayerProfile, Int: p.version, Player: &row})
 	b.log(EventRow{Kind: KindPlayerChanged, At: s.nowMs(), Body: record.EncodePlayerChanged(nil, &record.PlayerChanged{
 		ID: row.ID, Name: row.Name, Perms: row.Perms})})
-	if err := s.commit(b); err != nil {
+	if err := s.submit(b, func() { s.setProfileLocked(p, name, perms) }, nil); err != nil {
 		return Player{}, false, err
 	}
-	s.applied(func() { s.setProfileLocked(p, name, perms) })
 	return p.public(), false, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -14,14 +15,16 @@ import (
 // full disk or an I/O error would.
 type flakyStore struct {
 	market.Store
-	rng  *rand.Rand
-	rate int // fail one commit in rate; 0 = never
-	hits int
+	rng     *rand.Rand
+	rate    int // fail one commit in rate; 0 = never
+	hits    int
+	commits int // tried, refused ones included
 }
 
 var errDisk = errors.New("injected disk error")
 
 func (f *flakyStore) Commit(b *market.Batch) error {
+	f.commits++
 	if f.rate > 0 && f.rng.IntN(f.rate) == 0 {
 		f.hits++
 		return errDisk
@@ -33,14 +36,17 @@ func (f *flakyStore) Commit(b *market.Batch) error {
 // purchases with failures injected at every saga step, forced expiry, timer
 // sweeps and claims, over a store that fails some commits — and checks after
 // every step that no money and no item was created or destroyed, that every
-// stack is in exactly one place, and at the end that the durable state equals
-// the in-memory state.
+// stack is in exactly one place, that a step whose every commit the store
+// refused left memory exactly as it was (the undo of a change made before
+// its commit, undo.go), and at the end that the durable state equals the
+// in-memory state.
 func TestPropertyConservation(t *testing.T) {
 	seeds := []uint64{1, 2, 3}
 	steps := 500
 	if testing.Short() {
 		seeds, steps = seeds[:1], 300
 	}
+	undone := map[string]int{} // steps whose every commit was refused, by name
 	for _, seed := range seeds {
 		openStore := testStore(t)
 		st := openStore()
@@ -74,9 +80,16 @@ func TestPropertyConservation(t *testing.T) {
 		flaky.rate = 25
 		wl := newWorkload(svc, players, clock, seed)
 		for i := 0; i < steps; i++ {
+			was, commits, hits := market.MemoryDump(svc), flaky.commits, flaky.hits
 			name, err := wl.step()
 			if !acceptable(err) {
 				t.Fatalf("seed %d step %d %s: unexpected error type %T: %v", seed, i, name, err, err)
+			}
+			if refused := flaky.hits - hits; refused > 0 && flaky.commits-commits == refused {
+				undone[name]++
+				if now := market.MemoryDump(svc); now != was {
+					t.Fatalf("seed %d step %d %s: the store refused its commit, yet memory changed:\n%s", seed, i, name, dumpDiff(was, now))
+				}
 			}
 			a := checkInvariants(t, svc, initial, name)
 			if a.OpenTx > 0 {
@@ -108,6 +121,7 @@ func TestPropertyConservation(t *testing.T) {
 		if flaky.hits == 0 {
 			t.Errorf("seed %d: no store failure was injected", seed)
 		}
+
 		done, _ := svc.GetCompletedTransactions()
 		var volume float64
 		for _, tx := range done {
@@ -170,6 +184,14 @@ func TestPropertyConservation(t *testing.T) {
 		svc2.Close()
 		t.Logf("seed %d: ops %v, refused %v, store failures %d, events %d", seed, wl.ops, wl.errs, flaky.hits, events)
 	}
+	// Every kind of mutation is undone in TestARefusedCommitLeavesMemoryAsItWas;
+	// here the random sequences must have met the common ones.
+	for _, op := range []string{"sell", "buy", "order", "auction"} {
+		if undone[op] == 0 {
+			t.Errorf("no %s was refused by the store and undone (undone: %v)", op, undone)
+		}
+	}
+	t.Logf("undone: %v", undone)
 }
 
 func mustAudit(t testing.TB, svc *market.Service) market.Audit {
@@ -257,4 +279,26 @@ func TestStepAndCompensationBothFail(t *testing.T) {
 		}
 		svc.Close()
 	}
+}
+
+// dumpDiff is the lines of two memory dumps that differ.
+func dumpDiff(was, now string) string {
+	a, b := strings.Split(was, "\n"), strings.Split(now, "\n")
+	var out []string
+	for i := 0; i < max(len(a), len(b)); i++ {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			out = append(out, "- "+x, "+ "+y)
+		}
+		if len(out) > 20 {
+			break
+		}
+	}
+	return strings.Join(out, "\n")
 }

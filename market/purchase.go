@@ -90,18 +90,6 @@ func (s *Service) newPurchase(r *listingRecord, b *playerRecord, price Money, bp
 func (s *Service) purchase(t *transactionRecord, r *listingRecord, failAt State) (Transaction, error) {
 	now, listingID := t.created, t.listing
 	run := &sagaRun{t: t, r: r, slot: -1, failAt: failAt}
-	s.mu.Lock()
-	if s.hist.fresh == nil {
-		s.hist.fresh = map[uuid.UUID]bool{}
-	}
-	s.hist.fresh[t.id] = true
-	s.mu.Unlock()
-	defer func() {
-		// Applied (addTxLocked took it out) or never committed.
-		s.mu.Lock()
-		delete(s.hist.fresh, t.id)
-		s.mu.Unlock()
-	}()
 
 	if run.failAt == StateCreated {
 		// The very first write fails: nothing happened, so the record is FAILED.
@@ -123,16 +111,14 @@ func (s *Service) putTx(t *transactionRecord) error {
 	b.add(Op{Kind: OpPutTx, Tx: s.txRow(t, t.State(), t.tl, t.errCode, t.toMailbox)})
 	b.log(EventRow{Kind: KindTransactionStep, At: t.tl[len(t.tl)-1].At,
 		Body: s.transactionBody(t, t.tl, t.errCode, t.toMailbox, nil, nil, uuid.Nil)})
-	if err := s.commit(b); err != nil {
+	if err := s.submit(b, func() { s.addTxLocked(t) }, nil); err != nil {
 		return err
 	}
-	s.applied(func() { s.addTxLocked(t) })
 	return nil
 }
 
 // addTxLocked makes a new transaction known to the readers.
 func (s *Service) addTxLocked(t *transactionRecord) {
-	delete(s.hist.fresh, t.id)
 	s.txByID[t.id] = t
 	s.allTx = append(s.allTx, t)
 	s.indexTxPlayers(t)
@@ -213,7 +199,8 @@ func (s *Service) runSaga(run *sagaRun) (Transaction, error) {
 type sagaGroup struct {
 	s       *Service
 	run     *sagaRun
-	applies []func() // each step's changes to memory, in order, after the commit
+	applies []func() // each step's changes to memory, in order, before the commit
+	durable []func() // what follows the commit: the completed list and the figures
 	view    sagaView
 	rows    groupRows
 }
@@ -296,24 +283,26 @@ func (s *Service) joinSagaGroup(run *sagaRun) *sagaGroup {
 
 func (g *sagaGroup) state() State { return States()[g.view.state] }
 
-// commit writes the pending steps, if any, and applies them to memory.
+// commit applies the pending steps, if any, to memory and writes them.
 func (g *sagaGroup) commit() error {
 	s := g.s
 	if len(g.applies) == 0 {
 		return nil
 	}
-	if err := s.commit(&s.batch); err != nil {
+	applies, durable := g.applies, g.durable
+	g.applies, g.durable = nil, nil
+	if err := s.submit(&s.batch, func() { runAll(applies) }, func() { runAll(durable) }); err != nil {
 		return err
 	}
-	applies := g.applies
-	g.applies = nil
-	s.applied(func() {
-		for _, f := range applies {
-			f()
-		}
-	})
 	g.run.fresh = false
 	return nil
+}
+
+// runAll calls each of fs in order.
+func runAll(fs []func()) {
+	for _, f := range fs {
+		f()
+	}
 }
 
 // step adds the effect of entering state next, with the state change, to the
@@ -455,12 +444,8 @@ func (g *sagaGroup) step(next State) error {
 		v.meta.Volume += t.price // the lifetime counters are persisted with the sale
 		v.meta.Sales++
 		g.write(&g.rows.meta, s.countersOp(v.meta))
-		apply = func() {
-			s.completed = append(s.completed, t)
-			s.stats.record(s, t)
-			s.volume += t.price
-			s.sales++
-		}
+		apply = func() {}
+		g.durable = append(g.durable, func() { s.completeLocked(t) })
 	default:
 		return fmt.Errorf("no step enters %s", next)
 	}

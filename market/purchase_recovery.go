@@ -52,7 +52,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		} else {
 			from = &record.Destination{Slot: -1, Mail: run.mail}
 			id := run.mail
-			b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: id}})
+			b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: id, Player: buyer.id}})
 			applies = append(applies, func() {
 				for i, m := range buyer.mail {
 					if m.id == id {
@@ -104,10 +104,7 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 	tl := append(t.tl[:len(t.tl):len(t.tl)], record.Stamp{State: uint8(stateIndex(final)), At: now})
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, final, tl, code, toMailbox), ExpectState: cur})
 	b.log(EventRow{Kind: KindTransactionStep, At: now, Body: s.transactionBody(t, tl, code, toMailbox, from, restored, uuid.Nil)})
-	if err := s.commit(b); err != nil {
-		return err
-	}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		for _, f := range applies {
 			f()
 		}
@@ -117,7 +114,9 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 		t.tl = tl
 		t.errCode = code
 		t.toMailbox = toMailbox
-	})
+	}, nil); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -49,13 +49,11 @@ func (s *Service) Rate(buyer uuid.UUID, txID string, stars int) (Transaction, er
 	b.Reset()
 	b.add(Op{Kind: OpTxState, Tx: row, ExpectState: StateCompleted, Expect: was.Rec})
 	b.log(EventRow{Kind: KindTransactionRated, At: s.nowMs(), Body: s.transactionBody(&rated, t.tl, t.errCode, t.toMailbox, nil, nil, uuid.Nil)})
-	if err := s.commit(b); err != nil {
+	if err := s.submit(b, func() {
+		t.rating = uint8(stars)
+	}, func() { s.stats.rated(t) }); err != nil {
 		return Transaction{}, err
 	}
-	s.applied(func() {
-		t.rating = uint8(stars)
-		s.stats.rated(t)
-	})
 	return s.txOf(t), nil
 }
 

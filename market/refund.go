@@ -122,7 +122,7 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 			buyerInv[slot] = item.Item{}
 		} else {
 			m := buyer.mail[mail]
-			b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id}})
+			b.add(Op{Kind: OpDelMail, Mail: &MailRow{ID: m.id, Player: buyer.id}})
 			apply = append(apply, func() { buyer.mail = slices.Delete(buyer.mail, mail, mail+1) })
 		}
 		if free := item.FreeSlot(&sellerInv); free >= 0 {
@@ -156,17 +156,15 @@ func (s *Service) Refund(txID string, actor Player, mode RefundMode) (Transactio
 	b.add(Op{Kind: OpTxState, Tx: s.txRow(t, StateRolledBack, tl, code, t.toMailbox), ExpectState: StateCompleted,
 		Expect: s.txRow(t, StateCompleted, t.tl, t.errCode, t.toMailbox).Rec})
 	b.log(EventRow{Kind: KindTransactionStep, At: now, Body: s.transactionBody(t, tl, code, t.toMailbox, to, nil, uuid.Nil)})
-	if err := s.commit(b); err != nil {
-		return Transaction{}, err
-	}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		for _, f := range apply {
 			f()
 		}
 		buyer.inv, seller.inv = buyerInv, sellerInv
 		t.state, t.tl, t.errCode = uint8(stateIndex(StateRolledBack)), tl, code
-		s.uncompleteLocked(t)
-	})
+	}, func() { s.uncompleteLocked(t) }); err != nil {
+		return Transaction{}, err
+	}
 	return s.txOf(t), nil
 }
 
@@ -206,6 +204,16 @@ func (s *Service) editFinishedLocked(was, t *transactionRecord) {
 	if done && was.State() == StateCompleted && newRating {
 		s.stats.rated(was)
 	}
+}
+
+// completeLocked adds a purchase whose COMPLETED state is durable to the
+// completed list, the figures and the contract's lifetime counters: what
+// is only ever said of a sale that happened, so never of one in flight.
+func (s *Service) completeLocked(t *transactionRecord) {
+	s.completed = append(s.completed, t)
+	s.stats.record(s, t)
+	s.volume += t.price
+	s.sales++
 }
 
 // uncompleteLocked takes a purchase that is no longer COMPLETED (a refund)

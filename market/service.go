@@ -215,7 +215,7 @@ func (s *Service) Close() error {
 		if s.nextID < s.idCeil {
 			b.add(Op{Kind: OpListingIDs, Int: s.idCeil, Meta: MetaRow{NextListingID: s.nextID}})
 		}
-		if err = s.commit(b); err == nil {
+		if err = s.commit(b, nil); err == nil {
 			s.idCeil = s.nextID
 		}
 	}

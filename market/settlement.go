@@ -1,7 +1,5 @@
 package market
 
-import "github.com/google/uuid"
-
 // Settlements: the auctions a sweep ends with a winner, several to a commit.
 //
 // Each settlement is a purchase through the saga, paid from the escrow
@@ -44,32 +42,17 @@ func (s *Service) settleAuctions(rs []*listingRecord) (int, error) {
 		}
 		groups = append(groups, g)
 	}
-	s.mu.Lock()
-	if s.hist.fresh == nil {
-		s.hist.fresh = map[uuid.UUID]bool{}
-	}
-	for _, g := range groups {
-		s.hist.fresh[g.run.t.id] = true
-	}
-	s.mu.Unlock()
-	defer func() {
-		// Applied (addTxLocked took them out) or never committed.
-		s.mu.Lock()
+	if err := s.submit(&s.batch, func() {
 		for _, g := range groups {
-			delete(s.hist.fresh, g.run.t.id)
+			runAll(g.applies)
 		}
-		s.mu.Unlock()
-	}()
-	if err := s.commit(&s.batch); err != nil {
+	}, func() {
+		for _, g := range groups {
+			runAll(g.durable)
+		}
+	}); err != nil {
 		return 0, err
 	}
-	s.applied(func() {
-		for _, g := range groups {
-			for _, f := range g.applies {
-				f()
-			}
-		}
-	})
 	return len(groups), nil
 }
 

@@ -287,7 +287,8 @@ const (
 	OpPlayerState
 	// OpPutMail inserts Mail.
 	OpPutMail
-	// OpDelMail deletes mail Mail.ID, which must exist.
+	// OpDelMail deletes mail Mail.ID, which must exist. Mail.Player names
+	// its owner, whose mailbox memory puts back if the batch is refused.
 	OpDelMail
 	// OpAddListing inserts Listing; the id must be new.
 	OpAddListing

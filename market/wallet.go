@@ -172,14 +172,13 @@ func (s *Service) commitIssue(i issue, op Op, apply func()) error {
 	b.add(Op{Kind: OpIssuance, Meta: MetaRow{Issuance: i.account()}})
 	b.log(EventRow{Kind: KindIssued, At: s.nowMs(), Body: record.EncodeIssued(nil, &record.Issued{
 		Player: i.player, Money: int64(i.money), Item: i.it, Out: i.out})})
-	if err := s.commit(b); err != nil {
-		return err
-	}
-	s.applied(func() {
+	if err := s.submit(b, func() {
 		if apply != nil {
 			apply()
 		}
-	})
+	}, nil); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -1,0 +1,236 @@
+package market
+
+import (
+	"slices"
+
+	"github.com/google/uuid"
+)
+
+// undo is what a batch's change to memory replaced: a copy of each row its
+// ops name as memory held it before (or that memory held none), and the
+// service's counters. A mutation changes memory before its batch is
+// durable (the commit path, architecture.md); when the store refuses the
+// batch, undoLocked puts every one of them back through the setters that
+// keep the indexes, so memory is again what the store holds. No mutation
+// has undo code of its own: naming a row in its batch, which it must do for
+// the row to be written, is what makes its change undoable.
+type undo struct {
+	players  []playerImage
+	listings []listingImage
+	orders   []orderImage
+	txs      []txImage
+	added    int // players before the batch: those after it are its own
+
+	volume, feeBalance Money
+	sales              int64
+	issuance           Issuance
+	nextID             int64
+	loadedMeta         MetaRow
+}
+
+type playerImage struct {
+	p   *playerRecord
+	was playerRecord // perms and mail copied: a change may edit them in place
+}
+
+// listingImage is a listing as it was (nil: there was none), with the
+// favourites that its leaving the market would drop (forgetFavoritesLocked
+// edits those players' lists in place).
+type listingImage struct {
+	id        uint32
+	was       *listingRecord
+	favoredBy []int32
+	favorites [][]uint32 // favoredBy[i]'s list
+}
+
+type orderImage struct {
+	id  uint32
+	was *orderRecord
+}
+
+type txImage struct {
+	id  uuid.UUID
+	was *transactionRecord
+}
+
+// undoOf copies what b's ops name, before their change reaches memory.
+// The caller holds s.mu.
+func (s *Service) undoOf(b *Batch) *undo {
+	u := &undo{added: len(s.players), volume: s.volume, feeBalance: s.feeBalance, sales: s.sales, issuance: s.issuance,
+		nextID: s.nextID, loadedMeta: s.loadedMeta}
+	for i := range b.Ops {
+		op := &b.Ops[i]
+		switch op.Kind {
+		case OpPlayerState, OpPlayerProfile:
+			u.player(s.playerByID[op.Player.ID])
+		case OpPutMail, OpDelMail:
+			u.player(s.playerByID[op.Mail.Player])
+		case OpAddListing, OpListingState:
+			u.listing(s, uint32(op.Listing.ID))
+		case OpDelListing:
+			u.listing(s, uint32(op.Int))
+		case OpAddOrder, OpOrderState:
+			u.order(s, op.Order.ID)
+		case OpPutTx, OpTxState:
+			u.tx(s, op.Tx.ID)
+		}
+	}
+	return u
+}
+
+func (u *undo) player(p *playerRecord) {
+	if p == nil || slices.ContainsFunc(u.players, func(x playerImage) bool { return x.p == p }) {
+		return
+	}
+	was := *p
+	was.perms = slices.Clone(p.perms)
+	was.mail = slices.Clone(p.mail)
+	u.players = append(u.players, playerImage{p: p, was: was})
+}
+
+func (u *undo) listing(s *Service, id uint32) {
+	if slices.ContainsFunc(u.listings, func(x listingImage) bool { return x.id == id }) {
+		return
+	}
+	img := listingImage{id: id}
+	if r := s.listings.Get(id); r != nil {
+		was := *r
+		img.was = &was
+		if a := r.auction; a != nil {
+			c := *a
+			c.History = slices.Clone(a.History)
+			was.auction = &c
+		}
+	}
+	img.favoredBy = slices.Clone(s.favoredBy[id])
+	for _, idx := range img.favoredBy {
+		var list []uint32
+		if x := s.players[idx].extra; x != nil {
+			list = slices.Clone(x.favorites)
+		}
+		img.favorites = append(img.favorites, list)
+	}
+	u.listings = append(u.listings, img)
+}
+
+func (u *undo) order(s *Service, id int64) {
+	if slices.ContainsFunc(u.orders, func(x orderImage) bool { return int64(x.id) == id }) {
+		return
+	}
+	img := orderImage{id: uint32(id)}
+	if o := s.orders.byID[uint32(id)]; o != nil {
+		was := *o
+		img.was = &was
+	}
+	u.orders = append(u.orders, img)
+}
+
+func (u *undo) tx(s *Service, id uuid.UUID) {
+	if slices.ContainsFunc(u.txs, func(x txImage) bool { return x.id == id }) {
+		return
+	}
+	img := txImage{id: id}
+	if t := s.txByID[id]; t != nil {
+		was := *t
+		img.was = &was
+	}
+	u.txs = append(u.txs, img)
+}
+
+// undoLocked puts back what u copied: memory is again what it was before
+// the batch's change. Transactions and orders first, then listings (which
+// count on their sellers), then the players whole, then the counters. The
+// caller holds s.mu.
+func (s *Service) undoLocked(u *undo) {
+	for _, img := range slices.Backward(u.txs) {
+		t := s.txByID[img.id]
+		switch {
+		case img.was == nil && t != nil:
+			s.forgetTxLocked(t)
+		case img.was != nil && t != nil:
+			*t = *img.was
+		}
+	}
+	for _, img := range slices.Backward(u.orders) {
+		o := s.orders.byID[img.id]
+		switch {
+		case img.was == nil && o != nil:
+			s.orders.remove(o)
+			if s.orders.best(o.mat) == nil {
+				// A tree serves open orders: the next one builds it again.
+				delete(s.commodities, o.mat)
+			}
+		case img.was != nil:
+			was := *img.was
+			s.setOrderLocked(&was)
+		}
+	}
+	for _, img := range slices.Backward(u.listings) {
+		r := s.listings.Get(img.id)
+		switch {
+		case img.was == nil && r != nil:
+			s.removeListingLocked(r)
+		case img.was != nil && r == nil:
+			was := *img.was
+			s.addListingLocked(&was)
+		case img.was != nil:
+			was := *img.was
+			s.replaceListingLocked(r, &was)
+		}
+		if len(img.favoredBy) > 0 {
+			s.favoredBy[img.id] = img.favoredBy
+			for i, idx := range img.favoredBy {
+				if x := s.players[idx].extra; x != nil {
+					x.favorites = img.favorites[i]
+				}
+			}
+		}
+	}
+	for _, img := range slices.Backward(u.players) {
+		p, was := img.p, img.was
+		if p.extra != was.extra {
+			s.setExtraLocked(p, was.extra, was.storedExtra)
+		}
+		if p.name != was.name {
+			s.setProfileLocked(p, was.name, was.perms)
+		}
+		// What the transactions index holds of the player is put back by
+		// forgetTxLocked, not from the copy: the history load may have
+		// added older ones meanwhile. The listings count is the listings'.
+		was.txs, was.listings = p.txs, p.listings
+		*p = was
+	}
+	for _, p := range s.players[u.added:] {
+		delete(s.playerByID, p.id)
+	}
+	clear(s.players[u.added:])
+	s.players = s.players[:u.added]
+	s.volume, s.feeBalance, s.sales, s.issuance = u.volume, u.feeBalance, u.sales, u.issuance
+	s.nextID, s.loadedMeta = u.nextID, u.loadedMeta
+}
+
+// forgetTxLocked takes t, which a refused batch made, out of memory again.
+// While the history load counts its copies of the lists, which it then
+// puts back with what was appended meanwhile, t leaves the lists when the
+// load is done.
+func (s *Service) forgetTxLocked(t *transactionRecord) {
+	delete(s.txByID, t.id)
+	if s.hist.counting {
+		s.hist.forgotten = append(s.hist.forgotten, t)
+		return
+	}
+	// t is among the newest: look from the end.
+	drop := func(list []*transactionRecord) []*transactionRecord {
+		for i := len(list) - 1; i >= 0; i-- {
+			if list[i] == t {
+				return slices.Delete(list, i, i+1)
+			}
+		}
+		return list
+	}
+	s.allTx = drop(s.allTx)
+	s.players[t.buyer].txs = drop(s.players[t.buyer].txs)
+	if t.seller != t.buyer {
+		s.players[t.seller].txs = drop(s.players[t.seller].txs)
+	}
+}
