@@ -43,29 +43,39 @@ func (s *Service) countersOp(m MetaRow) Op {
 		Sales: m.Sales - held.Sales}}
 }
 
-// commit writes b durably, with the publication mark when it moved, or
-// returns a CodeStore error. A refused batch changes nothing: u, the undo of
-// the change b made to memory (nil: none was made), is put back before the
-// service catches up with another server's change that refused it. A
-// successful commit must be followed by settling what the store reported
-// (submit does).
-func (s *Service) commit(b *Batch, u *undo) error {
+// commit writes b durably and synchronously, with the publication mark
+// when it moved: what Enable and Close write outside any mutation. A
+// mutation goes through submit instead.
+func (s *Service) commit(b *Batch) error {
+	s.markPublished(b)
+	if err := s.store.Commit(b); err != nil {
+		return s.refusal(err)
+	}
+	s.madeDurable(b)
+	return nil
+}
+
+// markPublished has b raise the store's publication mark, if delivery got
+// further than the mark says.
+func (s *Service) markPublished(b *Batch) {
 	if s.log.delivered > s.log.recorded {
 		b.Published = s.log.delivered
 	}
-	if err := s.store.Commit(b); err != nil {
-		if u != nil {
-			s.mu.Lock()
-			s.undoLocked(u)
-			s.mu.Unlock()
-		}
-		if s.follow != nil && errors.Is(err, ErrConflict) {
-			s.catchUp()
-			return &Error{Code: CodeConflict, Msg: "another server changed the market first; nothing was changed here, try again", Err: err}
-		}
-		s.storeFailed(err)
-		return &Error{Code: CodeStore, Msg: "the change could not be saved", Err: err}
+}
+
+// refusal is the error for a commit the store refused: another server's
+// change first, or the store failing.
+func (s *Service) refusal(err error) error {
+	if s.follow != nil && errors.Is(err, ErrConflict) {
+		return &Error{Code: CodeConflict, Msg: "another server changed the market first; nothing was changed here, try again", Err: err}
 	}
+	s.storeFailed(err)
+	return &Error{Code: CodeStore, Msg: "the change could not be saved", Err: err}
+}
+
+// madeDurable records that b is durable: its log entries wait for
+// appendLogLocked, its publication mark is the store's. Main thread.
+func (s *Service) madeDurable(b *Batch) {
 	s.storeWorked()
 	if f := s.follow; f != nil && len(b.Events) > 0 {
 		for i := range b.Events {
@@ -77,74 +87,178 @@ func (s *Service) commit(b *Batch, u *undo) error {
 		s.log.recorded = b.Published
 	}
 	s.log.committed = append(s.log.committed, b.Events...)
-	s.settle = b
-	return nil
 }
 
-// settleLocked takes from the batch just committed what the store reported
-// back: the balance and version of each player it changed, the inventory it
-// wrote, and the counters' totals. In a market several instances share,
-// those include what the others changed meanwhile, which memory's own
-// arithmetic cannot know.
-func (s *Service) settleLocked() {
-	b := s.settle
-	s.settle = nil
-	if b == nil {
-		return
+// expected is what a batch leaves of what the store reports back: each
+// player's balance after the batch's writes of it, the fee account, the
+// issuance account. Settling adds to memory the difference between what
+// the store reports and these: nothing in a market of its own, what the
+// other servers changed meanwhile in a network, whatever batches are in
+// flight after this one.
+type expected struct {
+	balances   map[*playerRecord]Money
+	feeBalance Money
+	issuance   Issuance
+}
+
+// expectedOf works out what b leaves, from what memory held before its
+// change (u) and what b's ops add, as the store will, and gives it to
+// memory: the balances, accounts and stored inventories that the next
+// batch's ops are built on. The caller holds s.mu.
+func (s *Service) expectedOf(b *Batch, u *undo) expected {
+	e := expected{feeBalance: u.feeBalance, issuance: u.issuance}
+	for i := range b.Ops {
+		op := &b.Ops[i]
+		switch op.Kind {
+		case OpPlayerState:
+			p := s.playerByID[op.Player.ID]
+			if p == nil {
+				continue
+			}
+			if e.balances == nil {
+				e.balances = make(map[*playerRecord]Money, 2)
+			}
+			if _, ok := e.balances[p]; !ok {
+				e.balances[p] = u.balance(p)
+			}
+			e.balances[p] += op.Delta
+			if op.Player.Inventory != nil {
+				p.stored = op.Player.Inventory
+			}
+		case OpCounters:
+			e.feeBalance += op.Meta.FeeBalance
+		case OpIssuance:
+			e.issuance = e.issuance.add(op.Meta.Issuance)
+		}
+	}
+	for p, m := range e.balances {
+		p.balance = m
+	}
+	s.feeBalance, s.issuance = e.feeBalance, e.issuance
+	return e
+}
+
+// settleLocked takes from a batch just committed what the store reported
+// back: the balance and version of each player it changed and the
+// counters' totals. In a market several instances share, those include
+// what the others changed meanwhile, which memory's own arithmetic cannot
+// know; memory keeps what the batches after this one changed on top.
+func (s *Service) settleLocked(p *pending) {
+	b := p.b
+	// A batch may write a row several times (auctions settled together
+	// pay one seller twice): the last write reports the row's total.
+	last := map[*playerRecord]int{}
+	lastCounters, lastIssuance := -1, -1
+	for i := range b.Ops {
+		switch op := &b.Ops[i]; op.Kind {
+		case OpPlayerState:
+			if pr := s.playerByID[op.Player.ID]; pr != nil {
+				last[pr] = i
+			}
+		case OpCounters:
+			lastCounters = i
+		case OpIssuance:
+			lastIssuance = i
+		}
 	}
 	for i := range b.Ops {
 		op := &b.Ops[i]
 		switch op.Kind {
 		case OpPlayerState:
-			if p := s.playerByID[op.Player.ID]; p != nil {
-				if s.follow != nil && op.Player.Version != p.version+1 {
-					// Another instance changed the player in between, and
-					// memory may not have its change yet: its entries may
-					// have come in a snapshot older than this commit,
-					// which skips the rows this commit changed.
-					s.follow.refresh(p.id)
-				}
-				p.balance, p.version = op.Player.Balance, op.Player.Version
-				if op.Player.Inventory != nil {
-					p.stored = op.Player.Inventory
-				}
+			pr := s.playerByID[op.Player.ID]
+			if pr == nil {
+				continue
+			}
+			if s.follow != nil && op.Player.Version != pr.version+1 {
+				// Another instance changed the player in between, and
+				// memory may not have its change yet: its entries may
+				// have come in a snapshot older than this commit,
+				// which skips the rows this commit changed.
+				s.follow.refresh(pr.id)
+			}
+			pr.version = op.Player.Version
+			if last[pr] == i {
+				pr.balance += op.Player.Balance - p.u.after.balances[pr]
 			}
 		case OpCounters:
-			s.feeBalance, s.volume, s.sales = op.Meta.FeeBalance, op.Meta.Volume, op.Meta.Sales
+			if i != lastCounters {
+				continue
+			}
+			s.feeBalance += op.Meta.FeeBalance - p.u.after.feeBalance
+			// Only a durable sale counts (completeLocked): memory holds
+			// no batch in flight in these.
+			s.volume, s.sales = op.Meta.Volume, op.Meta.Sales
 			s.loadedMeta.HasCounters = true
 		case OpIssuance:
-			s.issuance = op.Meta.Issuance
+			if i != lastIssuance {
+				continue
+			}
+			s.issuance = s.issuance.add(op.Meta.Issuance.sub(p.u.after.issuance))
 		case OpPlayerProfile:
-			if p := s.playerByID[op.Player.ID]; p != nil {
-				p.version = op.Player.Version
+			if pr := s.playerByID[op.Player.ID]; pr != nil {
+				pr.version = op.Player.Version
 			}
 		}
 	}
 }
 
+var errTooFarBehind = errors.New("too many changes are waiting for their commit")
+
 // submit makes the change of a mutation whose rows and log entries b
-// holds: change (under the write lock) changes memory at once, before b is
-// durable, so that memory is what the store will hold; then b is
-// committed. A refused commit undoes the change (undo.go) and returns the
-// error. A durable one settles what the store reported, runs durable —
-// what may only follow a commit: the completed list and the figures — and
-// makes b's log entries visible under the same lock, then delivers the new
-// events. The design is in architecture.md, "The commit path".
+// holds. change (under the write lock) changes memory at once, before b is
+// durable, so that memory is what the store will hold; durable runs once b
+// is, before b's log entries become visible and its events are delivered:
+// what may only follow a commit (the completed list, the figures).
+//
+// Committing behind (Config.CommitBehind), b is queued for the committer
+// and submit returns: the outcome comes with a later Settle, and a refusal
+// then undoes the change and every one submitted after it. Otherwise submit
+// commits b itself: a refusal undoes the change and is returned. The
+// design is in architecture.md, "The commit path".
 func (s *Service) submit(b *Batch, change, durable func()) error {
+	if s.committer != nil && len(s.inflight) >= maxInflight {
+		return &Error{Code: CodeStore, Msg: "the store is too far behind to take more changes now; nothing was changed, try again",
+			Err: errTooFarBehind}
+	}
+	s.markPublished(b)
 	s.mu.Lock()
 	u := s.undoOf(b)
 	change()
+	u.after = s.expectedOf(b, u)
+	p := &pending{b: b, u: u, durable: durable}
 	s.mu.Unlock()
-	if err := s.commit(b, u); err != nil {
+	if c := s.committer; c != nil {
+		// The committer keeps the batch past this call: b is the main
+		// thread's scratch.
+		p.b = &Batch{Ops: append([]Op(nil), b.Ops...), Events: append([]EventRow(nil), b.Events...), Published: b.Published}
+		s.inflight = append(s.inflight, p)
+		c.enqueue(p)
+		return nil
+	}
+	if err := s.store.Commit(b); err != nil {
+		s.mu.Lock()
+		s.undoLocked(u)
+		s.mu.Unlock()
+		err = s.refusal(err)
+		if e := err.(*Error); e.Code == CodeConflict {
+			s.catchUp()
+		}
 		return err
 	}
-	s.mu.Lock()
-	if durable != nil {
-		durable()
-	}
-	s.settleLocked()
-	s.appendLogLocked()
-	s.mu.Unlock()
+	s.settled(p)
 	s.deliver()
 	return nil
+}
+
+// settled takes a batch that is durable into memory's log, settles what
+// the store reported and runs its durable work, under one lock.
+func (s *Service) settled(p *pending) {
+	s.madeDurable(p.b)
+	s.mu.Lock()
+	if p.durable != nil {
+		p.durable()
+	}
+	s.settleLocked(p)
+	s.appendLogLocked()
+	s.mu.Unlock()
 }

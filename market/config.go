@@ -53,6 +53,14 @@ type Config struct {
 	Clock Clock
 	// EventRetention bounds the event log (TrimEventLog).
 	EventRetention EventRetention
+	// CommitBehind leaves commits to a committer goroutine: a mutation
+	// changes memory and returns at once, its batch is committed behind
+	// the tick with the others queued meanwhile, and the outcome reaches
+	// memory, the log and the listeners when the main thread next calls
+	// Settle (architecture.md, "The commit path"). Off, a mutation waits
+	// for its commit, as tools and tests that read the store after it
+	// want. The console and rynek serve turn it on.
+	CommitBehind bool
 	// LoadProgress, if set, is told how many listings and transactions of
 	// the total Enable has loaded, about every 65,536 rows and at the end.
 	LoadProgress func(done, total int)

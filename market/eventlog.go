@@ -162,7 +162,7 @@ func (s *Service) recordDelivery() error {
 	}
 	b := &s.batch
 	b.Reset()
-	return s.commit(b, nil)
+	return s.commit(b)
 }
 
 // Version is the seq of the newest change in memory: a read made after

@@ -392,6 +392,11 @@ func (s *Service) Follow() (applied int, err error) {
 	if f == nil {
 		return 0, nil
 	}
+	if len(s.inflight) > 0 {
+		// Another server's rows must not land on rows this one changed
+		// and has not committed yet: they come once the outcomes are in.
+		return 0, nil
+	}
 	for {
 		select {
 		case b := <-f.out:
@@ -465,6 +470,9 @@ func (s *Service) catchUp() {
 	select {
 	case f.kick <- struct{}{}:
 	default:
+	}
+	if s.committer != nil {
+		return // the main thread waits for nothing: Follow applies it at the next tick
 	}
 	deadline := time.After(catchUpWait)
 	for f.answered < want {

@@ -68,10 +68,11 @@ type Service struct {
 	tokenScratch []uint32      // token id scratch of the main thread
 	armed        armedFailure  // the QA failure armed for the next purchase
 	hist         history
-	loadedMeta   MetaRow   // the meta row as loaded
-	batch        Batch     // reused by the main thread
-	settle       *Batch    // committed, its reported rows not yet in memory
-	follow       *follower // following a shared store; nil otherwise
+	loadedMeta   MetaRow    // the meta row as loaded
+	batch        Batch      // reused by the main thread
+	committer    *committer // commits behind the tick (Config.CommitBehind); nil: submit commits
+	inflight     []*pending // submitted, awaiting their outcome, in order (main thread)
+	follow       *follower  // following a shared store; nil otherwise
 	log          eventLog
 	health       storeHealth // whether the store takes changes (health.go)
 
@@ -193,6 +194,11 @@ func (s *Service) Enable() error {
 		return err
 	}
 	s.startHistory()
+	if s.cfg.CommitBehind && s.committer == nil {
+		// Recovery above committed as it went: what it finished is
+		// durable before the market takes changes.
+		s.committer = newCommitter(s.store)
+	}
 	return nil
 }
 
@@ -207,6 +213,11 @@ func (s *Service) Disable() { s.ready.Store(false) }
 func (s *Service) Close() error {
 	s.ready.Store(false)
 	var err error
+	if c := s.committer; c != nil {
+		s.Flush() // on the main thread: every change in flight is decided
+		c.close()
+		s.committer = nil
+	}
 	s.stopHistory()
 	s.stopFollowing()
 	if s.loaded && (s.idCeil != s.nextID || s.log.delivered > s.log.recorded) {
@@ -215,7 +226,7 @@ func (s *Service) Close() error {
 		if s.nextID < s.idCeil {
 			b.add(Op{Kind: OpListingIDs, Int: s.idCeil, Meta: MetaRow{NextListingID: s.nextID}})
 		}
-		if err = s.commit(b, nil); err == nil {
+		if err = s.commit(b); err == nil {
 			s.idCeil = s.nextID
 		}
 	}

@@ -20,12 +20,15 @@ type undo struct {
 	orders   []orderImage
 	txs      []txImage
 	added    int // players before the batch: those after it are its own
+	// after is what the change left (expectedOf): a balance or an account
+	// goes back by what the change added, keeping what settling added
+	// since (a batch before this one, committed meanwhile).
+	after expected
 
-	volume, feeBalance Money
-	sales              int64
-	issuance           Issuance
-	nextID             int64
-	loadedMeta         MetaRow
+	feeBalance Money
+	issuance   Issuance
+	nextID     int64
+	hasOpening bool
 }
 
 type playerImage struct {
@@ -56,8 +59,8 @@ type txImage struct {
 // undoOf copies what b's ops name, before their change reaches memory.
 // The caller holds s.mu.
 func (s *Service) undoOf(b *Batch) *undo {
-	u := &undo{added: len(s.players), volume: s.volume, feeBalance: s.feeBalance, sales: s.sales, issuance: s.issuance,
-		nextID: s.nextID, loadedMeta: s.loadedMeta}
+	u := &undo{added: len(s.players), feeBalance: s.feeBalance, issuance: s.issuance, nextID: s.nextID,
+		hasOpening: s.loadedMeta.HasOpening}
 	for i := range b.Ops {
 		op := &b.Ops[i]
 		switch op.Kind {
@@ -86,6 +89,16 @@ func (u *undo) player(p *playerRecord) {
 	was.perms = slices.Clone(p.perms)
 	was.mail = slices.Clone(p.mail)
 	u.players = append(u.players, playerImage{p: p, was: was})
+}
+
+// balance is p's balance before the change.
+func (u *undo) balance(p *playerRecord) Money {
+	for _, img := range u.players {
+		if img.p == p {
+			return img.was.balance
+		}
+	}
+	return p.balance
 }
 
 func (u *undo) listing(s *Service, id uint32) {
@@ -197,7 +210,13 @@ func (s *Service) undoLocked(u *undo) {
 		// What the transactions index holds of the player is put back by
 		// forgetTxLocked, not from the copy: the history load may have
 		// added older ones meanwhile. The listings count is the listings'.
-		was.txs, was.listings = p.txs, p.listings
+		// The version is the store's, which settling keeps.
+		was.txs, was.listings, was.version = p.txs, p.listings, p.version
+		if after, ok := u.after.balances[p]; ok {
+			was.balance = p.balance - (after - was.balance)
+		} else {
+			was.balance = p.balance // the batch did not write it
+		}
 		*p = was
 	}
 	for _, p := range s.players[u.added:] {
@@ -205,8 +224,9 @@ func (s *Service) undoLocked(u *undo) {
 	}
 	clear(s.players[u.added:])
 	s.players = s.players[:u.added]
-	s.volume, s.feeBalance, s.sales, s.issuance = u.volume, u.feeBalance, u.sales, u.issuance
-	s.nextID, s.loadedMeta = u.nextID, u.loadedMeta
+	s.feeBalance -= u.after.feeBalance - u.feeBalance
+	s.issuance = s.issuance.sub(u.after.issuance.sub(u.issuance))
+	s.nextID, s.loadedMeta.HasOpening = u.nextID, u.hasOpening
 }
 
 // forgetTxLocked takes t, which a refused batch made, out of memory again.

@@ -20,6 +20,18 @@ type Issuance struct {
 	ItemsIn, ItemsOut int64 // items, counted by stack amounts
 }
 
+// add is the account with d added to it.
+func (a Issuance) add(d Issuance) Issuance {
+	return Issuance{MoneyIn: a.MoneyIn + d.MoneyIn, MoneyOut: a.MoneyOut + d.MoneyOut, ItemsIn: a.ItemsIn + d.ItemsIn,
+		ItemsOut: a.ItemsOut + d.ItemsOut}
+}
+
+// sub is the account with d taken from it.
+func (a Issuance) sub(d Issuance) Issuance {
+	return Issuance{MoneyIn: a.MoneyIn - d.MoneyIn, MoneyOut: a.MoneyOut - d.MoneyOut, ItemsIn: a.ItemsIn - d.ItemsIn,
+		ItemsOut: a.ItemsOut - d.ItemsOut}
+}
+
 // maxIssue bounds one deposit or withdrawal, as a starting balance is bounded.
 const maxIssue = maxStartingBalance
 

@@ -1,0 +1,286 @@
+package market
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/google/uuid"
+)
+
+// The committer: commits behind the tick (Config.CommitBehind).
+//
+// A mutation changes memory and queues its batch (submit); the committer
+// goroutine takes every batch queued, up to maxGroup, and commits them as
+// one store transaction, so a tick's mutations cost one commit, on a
+// network one round trip, and the main thread waits for none. Outcomes come
+// back in submission order; the main thread takes them in Settle. When the
+// store refuses a batch, the committer halts: every batch after it is
+// refused unwritten (it was built on the refused one's memory), until the
+// main thread has undone them all (resume). Design and failure cases:
+// architecture.md, "The commit path".
+
+// maxGroup bounds the batches of one group commit.
+const maxGroup = 64
+
+// maxInflight bounds the batches in flight: past it, a mutation is refused
+// at once (the store is far behind or unreachable) rather than queued.
+const maxInflight = 4096
+
+// pending is a submitted batch awaiting its outcome.
+type pending struct {
+	b       *Batch
+	u       *undo
+	durable func()
+}
+
+// outcome is what the committer did with the batches queued before it: n
+// of them committed, then, if err is set, the next one was refused (and
+// every later one will be, until resume).
+type outcome struct {
+	n   int
+	err error
+}
+
+type committer struct {
+	store Store
+	mu    sync.Mutex
+	queue []*pending
+	done  []outcome
+	// halted: a batch was refused; later ones are refused unwritten
+	// until the main thread has undone them and calls resume.
+	halted bool
+	wake   chan struct{} // to the goroutine: something was queued
+	ready  chan struct{} // to the main thread: outcomes wait (Committed)
+	stop   chan struct{}
+	wg     sync.WaitGroup
+}
+
+func newCommitter(store Store) *committer {
+	c := &committer{store: store, wake: make(chan struct{}, 1), ready: make(chan struct{}, 1), stop: make(chan struct{})}
+	c.wg.Add(1)
+	go c.run()
+	return c
+}
+
+func (c *committer) enqueue(p *pending) {
+	c.mu.Lock()
+	c.queue = append(c.queue, p)
+	c.mu.Unlock()
+	signal(c.wake)
+}
+
+// signal wakes ch's reader without waiting.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the outcomes since the last call.
+func (c *committer) take() []outcome {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.done
+	c.done = nil
+	return out
+}
+
+// resume drops what a halt left queued (the main thread has undone it)
+// and lets the committer go on.
+func (c *committer) resume() {
+	c.mu.Lock()
+	c.queue, c.halted = nil, false
+	c.mu.Unlock()
+}
+
+// close commits what is queued and stops the goroutine.
+func (c *committer) close() {
+	close(c.stop)
+	c.wg.Wait()
+}
+
+func (c *committer) run() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.wake:
+		case <-c.stop:
+			c.drain()
+			return
+		}
+		c.drain()
+	}
+}
+
+// drain commits groups while batches are queued and the committer is not
+// halted.
+func (c *committer) drain() {
+	for {
+		c.mu.Lock()
+		if c.halted || len(c.queue) == 0 {
+			c.mu.Unlock()
+			return
+		}
+		group := append([]*pending(nil), c.queue[:min(len(c.queue), maxGroup)]...)
+		c.mu.Unlock()
+		n, err := c.commitGroup(group)
+		c.mu.Lock()
+		c.queue = c.queue[n:]
+		if err != nil {
+			c.halted = true
+		}
+		c.done = append(c.done, outcome{n: n, err: err})
+		c.mu.Unlock()
+		signal(c.ready)
+	}
+}
+
+// commitGroup commits group as one store transaction and returns how many
+// of its batches committed and, if not all, why the next did not. A
+// conflict refuses the whole transaction, so the batches are then
+// committed one by one to find the one that conflicts; any other failure
+// (the store unreachable, a full disk) refuses the group from its first.
+func (c *committer) commitGroup(group []*pending) (int, error) {
+	if len(group) == 1 {
+		if err := c.store.Commit(group[0].b); err != nil {
+			return 0, err
+		}
+		return 1, nil
+	}
+	all := &Batch{}
+	for _, p := range group {
+		all.Ops = append(all.Ops, p.b.Ops...)
+		all.Events = append(all.Events, p.b.Events...)
+		all.Published = max(all.Published, p.b.Published)
+	}
+	err := c.store.Commit(all)
+	if err == nil {
+		// The store reported into the group's copies what memory settles
+		// from (counters, seqs); the rows it reported through pointers
+		// (players) are the batches' own already.
+		o, e := 0, 0
+		for _, p := range group {
+			copy(p.b.Ops, all.Ops[o:o+len(p.b.Ops)])
+			copy(p.b.Events, all.Events[e:e+len(p.b.Events)])
+			o, e = o+len(p.b.Ops), e+len(p.b.Events)
+		}
+		return len(group), nil
+	}
+	if !errors.Is(err, ErrConflict) {
+		return 0, err
+	}
+	for i, p := range group {
+		if err := c.store.Commit(p.b); err != nil {
+			return i, err
+		}
+	}
+	return len(group), nil
+}
+
+// Refusal is a change the store refused after its mutation had returned
+// (Config.CommitBehind): memory has undone it, and the player it was for
+// is told. Player is the first player its batch wrote (uuid.Nil: none);
+// What names its first log entry ("ListingCreatedEvent"); Err says why,
+// with the codes of a mutation's refusal (CONFLICT, STORE).
+type Refusal struct {
+	Player uuid.UUID
+	What   string
+	Err    error
+}
+
+// Committed receives when outcomes of commits wait for Settle; nil unless
+// committing behind. A main loop selects on it beside its tick.
+func (s *Service) Committed() <-chan struct{} {
+	if s.committer == nil {
+		return nil
+	}
+	return s.committer.ready
+}
+
+// Settle takes the outcomes of the commits made since the last call, in
+// submission order: a committed batch's log entries and events reach the
+// log and the listeners, with what only follows a commit; a refused one
+// is undone, and so is every batch submitted after it, newest first. It
+// returns the refusals, for the caller to tell the players. It never
+// waits. Main thread only; the console and rynek serve call it every tick
+// and when Committed receives.
+func (s *Service) Settle() []Refusal {
+	c := s.committer
+	if c == nil || !s.onMain() {
+		return nil
+	}
+	var refused []Refusal
+	for _, o := range c.take() {
+		done := s.inflight[:o.n]
+		for _, p := range done {
+			s.settled(p)
+		}
+		clear(s.inflight[:o.n])
+		s.inflight = s.inflight[o.n:]
+		if o.err != nil {
+			refused = append(refused, s.refuseInflight(o.err)...)
+		}
+	}
+	s.deliver()
+	return refused
+}
+
+// refuseInflight undoes every batch in flight, newest first: the first
+// was refused with err, the others were built on it. Then the committer
+// may go on, and a conflict has the follower catch up.
+func (s *Service) refuseInflight(err error) []Refusal {
+	err = s.refusal(err)
+	refused := make([]Refusal, len(s.inflight))
+	s.mu.Lock()
+	for i := len(s.inflight) - 1; i >= 0; i-- {
+		p := s.inflight[i]
+		s.undoLocked(p.u)
+		refused[i] = refusalOf(p.b, err)
+	}
+	s.mu.Unlock()
+	for i := 1; i < len(refused); i++ {
+		refused[i].Err = &Error{Code: CodeConflict, Msg: "an earlier change it was made after was refused; nothing was changed, try again", Err: err}
+	}
+	clear(s.inflight)
+	s.inflight = s.inflight[:0]
+	s.committer.resume()
+	if e := err.(*Error); e.Code == CodeConflict {
+		s.catchUp()
+	}
+	return refused
+}
+
+// refusalOf describes b, refused with err.
+func refusalOf(b *Batch, err error) Refusal {
+	r := Refusal{Err: err}
+	for i := range b.Ops {
+		if op := &b.Ops[i]; op.Player != nil {
+			r.Player = op.Player.ID
+			break
+		}
+	}
+	if len(b.Events) > 0 {
+		r.What = string(b.Events[0].Kind)
+	}
+	return r
+}
+
+// Flush waits until every change in flight has its outcome, and takes
+// them (Settle). Main thread; for what must have the changes durable
+// before it goes on: Close, tools, tests. It returns the refusals.
+func (s *Service) Flush() []Refusal {
+	c := s.committer
+	if c == nil || !s.onMain() {
+		return nil
+	}
+	var refused []Refusal
+	for len(s.inflight) > 0 {
+		<-c.ready
+		refused = append(refused, s.Settle()...)
+	}
+	return refused
+}
+
+// InFlight is how many changes wait for their commit. Main thread.
+func (s *Service) InFlight() int { return len(s.inflight) }
