@@ -208,7 +208,9 @@ func open(f marketFlags, rules market.Config, stderr io.Writer) (*session, error
 	clock := market.NewOffsetClock()
 	start := time.Now()
 	cfg := rules
-	cfg.Name, cfg.Clock = f.name, clock
+	// The console's and serve's loop is a game tick: it never waits for a
+	// commit (architecture.md, "The commit path").
+	cfg.Name, cfg.Clock, cfg.CommitBehind = f.name, clock, true
 	cfg.LoadProgress = func(done, total int) {
 		line.progress("rynek: loading %s: %3d%%", st.name, done*100/max(total, 1))
 	}

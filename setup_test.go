@@ -68,6 +68,7 @@ func demoMarket(t *testing.T, location string, n int) {
 	for i := 0; i < 300; i++ {
 		g.One(svc, players) // a refusal (too little money, say) is traffic too
 	}
+	svc.Flush() // the console's market commits behind the tick
 	if svc.Version() == 0 {
 		t.Fatal("the traffic logged nothing")
 	}

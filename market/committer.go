@@ -33,6 +33,25 @@ type pending struct {
 	durable func()
 }
 
+// idsReserved is a block of listing ids the committer reserved, or why it
+// could not.
+type idsReserved struct {
+	first int64
+	err   error
+}
+
+// reserveIDs asks for the next block of listing ids; the answer comes with
+// the outcomes (Settle).
+func (c *committer) reserveIDs() {
+	c.mu.Lock()
+	ask := !c.wantIDs && c.ids == nil
+	c.wantIDs = c.wantIDs || ask
+	c.mu.Unlock()
+	if ask {
+		signal(c.wake)
+	}
+}
+
 // outcome is what the committer did with the batches queued before it: n
 // of them committed, then, if err is set, the next one was refused (and
 // every later one will be, until resume).
@@ -49,10 +68,14 @@ type committer struct {
 	// halted: a batch was refused; later ones are refused unwritten
 	// until the main thread has undone them and calls resume.
 	halted bool
-	wake   chan struct{} // to the goroutine: something was queued
-	ready  chan struct{} // to the main thread: outcomes wait (Committed)
-	stop   chan struct{}
-	wg     sync.WaitGroup
+	// wantIDs asks for a block of listing ids; ids is the answer, for
+	// the main thread (takeListingID).
+	wantIDs bool
+	ids     *idsReserved
+	wake    chan struct{} // to the goroutine: something was queued
+	ready   chan struct{} // to the main thread: outcomes wait (Committed)
+	stop    chan struct{}
+	wg      sync.WaitGroup
 }
 
 func newCommitter(store Store) *committer {
@@ -77,13 +100,14 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// take returns the outcomes since the last call.
-func (c *committer) take() []outcome {
+// take returns the outcomes since the last call, and a block of listing
+// ids if one was reserved meanwhile.
+func (c *committer) take() ([]outcome, *idsReserved) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := c.done
-	c.done = nil
-	return out
+	out, ids := c.done, c.ids
+	c.done, c.ids = nil, nil
+	return out, ids
 }
 
 // resume drops what a halt left queued (the main thread has undone it)
@@ -118,6 +142,16 @@ func (c *committer) run() {
 func (c *committer) drain() {
 	for {
 		c.mu.Lock()
+		if c.wantIDs {
+			c.wantIDs = false
+			c.mu.Unlock()
+			first, err := c.store.ReserveListingIDs(idBlock)
+			c.mu.Lock()
+			c.ids = &idsReserved{first: first, err: err}
+			c.mu.Unlock()
+			signal(c.ready)
+			continue
+		}
 		if c.halted || len(c.queue) == 0 {
 			c.mu.Unlock()
 			return
@@ -211,7 +245,16 @@ func (s *Service) Settle() []Refusal {
 		return nil
 	}
 	var refused []Refusal
-	for _, o := range c.take() {
+	outcomes, ids := c.take()
+	if ids != nil {
+		if ids.err != nil {
+			s.storeFailed(ids.err) // the next sell asks again
+		} else {
+			s.storeWorked()
+			s.nextBlock = ids.first
+		}
+	}
+	for _, o := range outcomes {
 		done := s.inflight[:o.n]
 		for _, p := range done {
 			s.settled(p)

@@ -1,6 +1,7 @@
 package market
 
 import (
+	"errors"
 	"slices"
 	"time"
 
@@ -17,9 +18,26 @@ import (
 // never reused.
 const idBlock = 1024
 
+var errNoIDs = errors.New("the next block of listing ids is not reserved yet")
+
 // takeListingID returns the next listing id, taking a new block from the
-// store when the current one is used up.
+// store when the current one is used up. Committing behind, the committer
+// reserves the next block when half of the current one is used, so the
+// main thread never waits for the store; a sell that finds no id left
+// before the block arrives is refused.
 func (s *Service) takeListingID() (int64, error) {
+	if c := s.committer; c != nil {
+		if s.nextID >= s.idCeil && s.nextBlock != 0 {
+			s.nextID, s.idCeil, s.nextBlock = s.nextBlock, s.nextBlock+idBlock, 0
+		}
+		if s.nextBlock == 0 && s.idCeil-s.nextID <= idBlock/2 {
+			c.reserveIDs()
+		}
+		if s.nextID >= s.idCeil {
+			return 0, &Error{Code: CodeStore, Msg: "no listing id is reserved yet (the store is slow or unreachable); nothing was changed, try again",
+				Err: errNoIDs}
+		}
+	}
 	if s.nextID >= s.idCeil {
 		first, err := s.store.ReserveListingIDs(idBlock)
 		if err != nil {

@@ -37,6 +37,7 @@ type Service struct {
 
 	nextID     int64 // the next listing id to hand out
 	idCeil     int64 // ids below this may have been handed out (persisted)
+	nextBlock  int64 // the first id of a block reserved ahead (committing behind); 0: none
 	feeBalance Money
 	issuance   Issuance // money and items that entered or left the market
 
@@ -196,7 +197,12 @@ func (s *Service) Enable() error {
 	s.startHistory()
 	if s.cfg.CommitBehind && s.committer == nil {
 		// Recovery above committed as it went: what it finished is
-		// durable before the market takes changes.
+		// durable before the market takes changes. The first block of
+		// listing ids is taken now, while waiting is still allowed; a
+		// failure leaves it to the committer.
+		if s.nextID >= s.idCeil {
+			s.takeListingID()
+		}
 		s.committer = newCommitter(s.store)
 	}
 	return nil
@@ -216,6 +222,9 @@ func (s *Service) Close() error {
 	if c := s.committer; c != nil {
 		s.Flush() // on the main thread: every change in flight is decided
 		c.close()
+		if _, ids := c.take(); ids != nil && ids.err == nil {
+			s.nextBlock = ids.first // reserved as it closed: given back below
+		}
 		s.committer = nil
 	}
 	s.stopHistory()
@@ -223,11 +232,15 @@ func (s *Service) Close() error {
 	if s.loaded && (s.idCeil != s.nextID || s.log.delivered > s.log.recorded) {
 		b := &s.batch
 		b.Reset()
-		if s.nextID < s.idCeil {
-			b.add(Op{Kind: OpListingIDs, Int: s.idCeil, Meta: MetaRow{NextListingID: s.nextID}})
+		ceil := s.idCeil
+		if s.nextBlock != 0 {
+			ceil = s.nextBlock + idBlock // a block reserved ahead and not begun
+		}
+		if s.nextID < ceil {
+			b.add(Op{Kind: OpListingIDs, Int: ceil, Meta: MetaRow{NextListingID: s.nextID}})
 		}
 		if err = s.commit(b); err == nil {
-			s.idCeil = s.nextID
+			s.idCeil, s.nextBlock = s.nextID, 0
 		}
 	}
 	if cerr := s.store.Close(); err == nil {

@@ -189,7 +189,7 @@ func (m *Model) Init() tea.Cmd {
 	if err := m.c.Svc.BindMainThread(); err != nil {
 		m.setStatus(statusMsg{text: "mutations will be refused: " + err.Error(), err: true})
 	}
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.tickCmd(), m.followCmd()}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.tickCmd(), m.followCmd(), m.commitCmd()}
 	for i, p := range m.panes {
 		if s, ok := p.(starter); ok {
 			cmds = append(cmds, m.forPane(i, s.Start(m.c)))
@@ -221,6 +221,38 @@ func (m *Model) follow() {
 	if n > 0 {
 		m.changed = true
 	}
+}
+
+// committedMsg says that commits made behind the tick have outcomes.
+type committedMsg struct{}
+
+// commitCmd waits for the outcomes of commits, so that their events reach
+// the panes at once, not at the next tick.
+func (m *Model) commitCmd() tea.Cmd {
+	ch := m.c.Svc.Committed()
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		<-ch
+		return committedMsg{}
+	}
+}
+
+// takeOutcomes takes the outcomes of the commits; a change the store refused
+// after its action had returned is undone, and the status line says so.
+func (m *Model) takeOutcomes() {
+	refused := m.c.Svc.Settle()
+	if len(refused) == 0 {
+		return
+	}
+	m.changed = true
+	x := refused[len(refused)-1]
+	text := fmt.Sprintf("the store refused %s after it was made, so it was undone: %s", x.What, x.Err.Error()+codeSuffix(x.Err))
+	if len(refused) > 1 {
+		text += fmt.Sprintf(" (and %d changes made after it)", len(refused)-1)
+	}
+	m.setStatus(statusMsg{text: text, err: true})
 }
 
 // Close unsubscribes from the service.
@@ -256,6 +288,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case followedMsg:
 		m.follow()
 		return m, m.followCmd()
+	case committedMsg:
+		m.takeOutcomes()
+		return m, m.commitCmd()
 	case statusMsg:
 		m.setStatus(msg)
 		return m, nil
@@ -398,7 +433,9 @@ func (m *Model) onTick() tea.Cmd {
 	c := m.c
 	c.NowUnix = c.Svc.Now().Unix()
 	if c.Svc.IsReady() {
-		// What the other instances of a shared market did, first.
+		// The outcomes of this console's commits, then what the other
+		// instances of a shared market did.
+		m.takeOutcomes()
 		m.follow()
 		m.bots.step(c, m.tick)
 		if r := m.sweep(); r.err == nil && r.n+r.orders > 0 {

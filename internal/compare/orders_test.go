@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rynek/rynek/internal/benchdata"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 )
@@ -14,8 +15,26 @@ import (
 // inventory), beside a sell, on the million-listing market of
 // BenchmarkMutationLatency, interleaved: b.N of each. The target:
 // each at most 1.5x a sell (order-ratio, fill-ratio at p50).
+//
+// sync: the mutation commits before it returns. behind: the committer
+// commits (market.Config.CommitBehind); a sample is the call plus the
+// main thread's taking of its outcome (Settle), not the wait between.
 func BenchmarkOrderLatency(b *testing.B) {
-	svc, _ := writesOpen(b, 1_000_000, sqlite.Options{})
+	for _, behind := range []bool{false, true} {
+		name := "sync"
+		if behind {
+			name = "behind"
+		}
+		b.Run(name, func(b *testing.B) { orderLatency(b, behind) })
+	}
+}
+
+func orderLatency(b *testing.B, behind bool) {
+	cfg := benchdata.Unlimited
+	cfg.CommitBehind = behind
+	svc, _ := benchdata.Open(b, benchdata.Path(b, 1_000_000, -1), sqlite.Options{}, cfg)
+	b.Cleanup(func() { svc.Close() })
+	measure := func(tb testing.TB, f func() error) (sample, error) { return measureSettled(tb, svc, f) }
 	src := writesSources(b, svc)
 	// Sells from the first half of the players' stacks, fills from plain
 	// stacks of the second: no stack is sold twice.

@@ -325,6 +325,24 @@ type sample struct{ wall, cpu time.Duration }
 
 // measure runs f on the calling goroutine, which must be the main thread
 // (locked to its OS thread), and returns its sample.
+// measureSettled is measure, plus, when the service commits behind, the
+// main thread's taking of the outcome (Settle) once the committer has it:
+// what a mutation costs the tick, its commit's wait aside. A refusal is
+// returned as the error.
+func measureSettled(tb testing.TB, svc *market.Service, f func() error) (sample, error) {
+	s, err := measure(tb, f)
+	for err == nil && svc.InFlight() > 0 {
+		<-svc.Committed()
+		var refused []market.Refusal
+		settle, _ := measure(tb, func() error { refused = svc.Settle(); return nil })
+		s.wall, s.cpu = s.wall+settle.wall, s.cpu+settle.cpu
+		if len(refused) > 0 {
+			err = refused[0].Err
+		}
+	}
+	return s, err
+}
+
 func measure(tb testing.TB, f func() error) (sample, error) {
 	cpu0, wall0 := threadCPU(tb), time.Now()
 	err := f()

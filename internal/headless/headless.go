@@ -119,6 +119,12 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 			// Another instance's change, applied now rather than at
 			// the next tick.
 			follow(svc, &sum, report)
+		case <-svc.Committed():
+			// The outcome of commits: their events now, not at the next
+			// tick.
+			r := settle(svc)
+			sum.Bots.Add(r)
+			window.Add(r)
 		case <-o.Reload:
 			if o.ReloadRules != nil {
 				msg, err := o.ReloadRules()
@@ -154,7 +160,9 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 	if !svc.IsReady() {
 		return traffic.Result{}
 	}
-	// What the other instances of a shared market did comes first.
+	// The outcomes of this instance's commits, then what the other
+	// instances of a shared market did.
+	r := settle(svc)
 	follow(svc, sum, report)
 	// The timer next: after a long pause the listings that expired
 	// meanwhile are swept (a batch a tick) before the bots search among them.
@@ -164,7 +172,7 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 		report("expiry timer: " + err.Error())
 	}
 	// Never more than a second of traffic at once, even after a stall.
-	r := gen.Step(svc, players, rate, min(elapsed, time.Second))
+	r.Add(gen.Step(svc, players, rate, min(elapsed, time.Second)))
 	// A store failure may have left a purchase unfinished. While the store
 	// fails, recovery fails with it: the store's failure is reported
 	// (storeWatch), not each try.
@@ -200,6 +208,15 @@ func botsReport(svc *market.Service, gen *traffic.Generator, r traffic.Result, d
 		text += fmt.Sprintf("; %d active listings, the economy holds %d", n, gen.Target())
 	}
 	return text
+}
+
+// settle takes the outcomes of the commits behind the tick. A refusal
+// undoes what the bots did (only they change the market here): the bots'
+// report counts it by its code, and storeWatch says why the store fails.
+func settle(svc *market.Service) traffic.Result {
+	var r traffic.Result
+	r.Undo(svc.Settle())
+	return r
 }
 
 // follow applies what the other instances of a shared market did, and

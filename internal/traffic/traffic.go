@@ -134,17 +134,31 @@ func (r *Result) count(c market.Code, n int) {
 func (r *Result) record(a Action, changes int, err error) {
 	r.Actions[a]++
 	if err != nil {
-		r.Refused++
-		r.LastErr = err
-		code := market.Code("OTHER")
-		var me *market.Error
-		if errors.As(err, &me) {
-			code = me.Code
-		}
-		r.count(code, 1)
+		r.refuse(err)
 		return
 	}
 	r.OK += changes
+}
+
+func (r *Result) refuse(err error) {
+	r.Refused++
+	r.LastErr = err
+	code := market.Code("OTHER")
+	var me *market.Error
+	if errors.As(err, &me) {
+		code = me.Code
+	}
+	r.count(code, 1)
+}
+
+// Undo counts changes the store refused after the action that made them
+// had returned (market.Config.CommitBehind): each was counted done, and
+// is a refusal instead.
+func (r *Result) Undo(refused []market.Refusal) {
+	for _, x := range refused {
+		r.OK = max(r.OK-1, 0)
+		r.refuse(x.Err)
+	}
 }
 
 // RefusalText lists the refusals by code, most first: "COOLDOWN 3,

@@ -1,0 +1,183 @@
+package market_test
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rynek/rynek/market"
+)
+
+// heldStore holds every commit until the test opens the gate: a store
+// that is slow, or a link that is cut, as the committer meets them.
+type heldStore struct {
+	market.Store
+	mu      sync.Mutex
+	gate    chan struct{} // nil: open
+	commits atomic.Int64  // Commit calls that reached the store
+	ops     atomic.Int64  // their ops
+}
+
+func (g *heldStore) Commit(b *market.Batch) error {
+	g.mu.Lock()
+	gate := g.gate
+	g.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	g.commits.Add(1)
+	g.ops.Add(int64(len(b.Ops)))
+	return g.Store.Commit(b)
+}
+
+func (g *heldStore) close() {
+	g.mu.Lock()
+	g.gate = make(chan struct{})
+	g.mu.Unlock()
+}
+
+func (g *heldStore) open() {
+	g.mu.Lock()
+	close(g.gate)
+	g.gate = nil
+	g.mu.Unlock()
+}
+
+// behindWorld is newWorld's market committing behind the tick, over a
+// gated store.
+func behindWorld(t *testing.T) (*world, *heldStore) {
+	w := newWorld(t)
+	must(t, w.svc.Close())
+	g := &heldStore{Store: w.openStore()}
+	w.store = g
+	w.svc = market.New(g, market.Config{Clock: w.clock, ListingCooldown: -1, MaxListingsPerPlayer: 1 << 20, CommitBehind: true})
+	w.svc.BindMainThread()
+	must(t, w.svc.Enable())
+	must(t, w.svc.WaitHistory())
+	w.events = nil
+	w.svc.Subscribe(func(e market.Event) { w.events = append(w.events, e) })
+	t.Cleanup(func() { w.svc.Close() })
+	return w, g
+}
+
+// TestCommitBehindNeverWaitsForTheStore: with every commit held by the
+// store (a slow disk, a cut link), mutations still return at once, their
+// changes visible in memory; their events come only once the commits are
+// durable, in order; and what was queued meanwhile is committed in a group
+// of one store transaction, not one each.
+func TestCommitBehindNeverWaitsForTheStore(t *testing.T) {
+	w, g := behindWorld(t)
+	g.close()
+	start := time.Now()
+	var ids []int
+	for i := 0; i < 20; i++ {
+		st := w.stack(w.alice, 2)
+		st.Amount = 1
+		l, err := w.svc.SellItem(w.alice, st, 1)
+		must(t, err)
+		ids = append(ids, l.ID)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("20 sells took %s with the store holding every commit", took)
+	}
+	if n, _ := w.svc.GetActiveListingsCount(); n != 20 {
+		t.Fatalf("%d listings in memory, want the 20 in flight", n)
+	}
+	if got := w.svc.InFlight(); got != 20 {
+		t.Fatalf("%d in flight, want 20", got)
+	}
+	if len(w.events) != 0 || w.svc.Version() != 0 {
+		t.Fatalf("events before the commits: %d, version %d", len(w.events), w.svc.Version())
+	}
+	if refused := w.svc.Settle(); len(refused) != 0 {
+		t.Fatalf("refused while held: %+v", refused)
+	}
+	g.open()
+	if refused := w.svc.Flush(); len(refused) != 0 {
+		t.Fatalf("refused: %+v", refused)
+	}
+	if len(w.events) != 20 {
+		t.Fatalf("%d events after the commits, want 20", len(w.events))
+	}
+	for i, e := range w.events {
+		if c, ok := e.(market.ListingCreatedEvent); !ok || c.Listing().ID != ids[i] {
+			t.Fatalf("event %d: %#v, want the creation of #%d", i, e, ids[i])
+		}
+	}
+	// The first sell's commit was in the store's hands when the others
+	// came: they follow in groups of up to 64, so far fewer than 20.
+	if n := g.commits.Load(); n > 3 {
+		t.Fatalf("%d store commits for 20 sells queued together", n)
+	}
+	w.restartAndCompare(t)
+}
+
+// restartAndCompare closes the market and opens it again: what memory
+// had is what the store has.
+func (w *world) restartAndCompare(t *testing.T) {
+	t.Helper()
+	was := mustAudit(t, w.svc)
+	must(t, w.svc.Close())
+	w.svc = market.New(w.openStore(), market.Config{Clock: w.clock, ListingCooldown: -1})
+	w.svc.BindMainThread()
+	must(t, w.svc.Enable())
+	now := mustAudit(t, w.svc)
+	if now.Money != was.Money || now.Listings != was.Listings || now.Stacks != was.Stacks || len(now.Problems) > 0 {
+		t.Fatalf("after a restart %+v, before %+v", now, was)
+	}
+	for id, place := range was.StackPlace {
+		if now.StackPlace[id] != place {
+			t.Fatalf("stack %s was in %s, after the restart in %q", id, place, now.StackPlace[id])
+		}
+	}
+}
+
+// TestCommitBehindTakesListingIDsAhead: listing ids come in blocks of
+// 1,024 from the store; committing behind, the committer reserves the next
+// block while half of the current one is left, so 3,000 sells never wait
+// for an id, none is given twice, and a restart goes on after the last.
+func TestCommitBehindTakesListingIDsAhead(t *testing.T) {
+	w, _ := behindWorld(t)
+	seen := map[int]bool{}
+	last := 0
+	for i := 0; i < 3000; i++ {
+		// Sold and taken back: the stack goes round, the ids go up.
+		l, err := w.svc.SellItem(w.alice, w.stackOf(w.alice, "OAK_LOG"), 1)
+		must(t, err)
+		if seen[l.ID] || l.ID <= last {
+			t.Fatalf("sell %d got listing id %d after %d", i, l.ID, last)
+		}
+		seen[l.ID], last = true, l.ID
+		must(t, w.svc.RemoveListing(l.ID, w.alice))
+		if i%10 == 9 {
+			w.svc.Settle() // a tick
+		}
+	}
+	w.svc.Flush()
+	must(t, w.svc.Close())
+	w.svc = market.New(w.openStore(), market.Config{Clock: w.clock, ListingCooldown: -1})
+	w.svc.BindMainThread()
+	must(t, w.svc.Enable())
+	st := w.stack(w.alice, 2)
+	st.Amount = 1
+	l, err := w.svc.SellItem(w.alice, st, 1)
+	must(t, err)
+	if l.ID != last+1 {
+		t.Fatalf("after a restart the next listing is #%d, want #%d", l.ID, last+1)
+	}
+}
+
+// stackOf is p's first stack of material.
+func (w *world) stackOf(p market.Player, material string) market.ItemStack {
+	w.t.Helper()
+	st, err := w.svc.GetPlayer(p.ID)
+	must(w.t, err)
+	for _, it := range st.Inventory {
+		if it != nil && it.Material == material {
+			return *it
+		}
+	}
+	w.t.Fatalf("%s has no %s", p.Name, material)
+	return market.ItemStack{}
+}
