@@ -18,7 +18,16 @@ import (
 // buys more than it wants; its escrow is exact to the cent; every item and
 // coin is where the market says. Then the book, which two servers may have
 // crossed each adding one side, is uncrossed by the one with the duty.
+//
+// behind: the servers commit behind their ticks (Config.CommitBehind); a
+// sale another server's change refuses is undone when the server takes
+// its outcome, and counted as a conflict.
 func TestNetworkOrderRace(t *testing.T) {
+	t.Run("sync", func(t *testing.T) { orderRace(t, false) })
+	t.Run("behind", func(t *testing.T) { orderRace(t, true) })
+}
+
+func orderRace(t *testing.T, behind bool) {
 	dsn := pgtest.Database(t)
 	const instances, sellersEach, rounds = 3, 2, 12
 	np := seedNetwork(t, dsn, instances*sellersEach, 1, 0)
@@ -64,8 +73,22 @@ func TestNetworkOrderRace(t *testing.T) {
 				ready.Done()
 				return
 			}
-			svc := market.New(st, market.Config{Clock: clock, ListingCooldown: -1, SaleFeeBasisPoints: -1})
+			svc := market.New(st, market.Config{Clock: clock, ListingCooldown: -1, SaleFeeBasisPoints: -1, CommitBehind: behind})
 			defer svc.Close()
+			// A refusal that comes with the outcome: another server's
+			// change first.
+			undone := func(refused []market.Refusal) {
+				for _, x := range refused {
+					var me *market.Error
+					if errors.As(x.Err, &me) && me.Code == market.CodeConflict {
+						res.conflicts++
+						res.sold--
+					} else {
+						fail("refused after it was made: %+v", x)
+					}
+				}
+			}
+			defer func() { undone(svc.Flush()) }()
 			svc.BindMainThread()
 			err = svc.Enable()
 			ready.Done()
@@ -76,6 +99,11 @@ func TestNetworkOrderRace(t *testing.T) {
 			ready.Wait()
 			sellers := np.sellers[i*sellersEach : (i+1)*sellersEach]
 			for r := range rounds {
+				if behind {
+					// A tick's rest: the commits and the follower go on.
+					time.Sleep(20 * time.Millisecond)
+				}
+				undone(svc.Settle())
 				if _, err := svc.Follow(); err != nil {
 					fail("follow: %v", err)
 				}
