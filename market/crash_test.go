@@ -30,6 +30,8 @@ import (
 // log without gaps, every delivered event the log's entry with that seq
 // (seqs never reused), and every COMPLETED transaction's
 // TransactionCompletedEvent delivered at least once and under one seq only.
+// Half the children commit behind their tick (Config.CommitBehind), so a
+// kill also finds batches queued and a group in the store's hands.
 // RYNEK_CRASH_CYCLES raises the number of kill points (default 30).
 
 const crashEnv = "RYNEK_CRASH_CHILD"
@@ -45,6 +47,10 @@ type crashSetup struct {
 	KillAtDelivery int
 	// Instance names the child in a network market (PostgreSQL).
 	Instance string
+	// Behind makes the child commit behind its tick (Config.CommitBehind),
+	// taking the outcomes after every step: a kill then finds batches
+	// queued or in the committer's hands.
+	Behind bool
 }
 
 // recordEvents appends each event delivered by svc to the file at path:
@@ -84,7 +90,7 @@ func TestCrashChild(t *testing.T) {
 	st, err := reopenAfterKill(cs.Store, cs.Instance) // the killed instance of the same name may still hold it
 	must(t, err)
 	clock := market.NewManualClock(cs.Start)
-	svc := market.New(st, market.Config{Clock: clock, ListingCooldown: -1, ListingTTL: 72 * time.Hour})
+	svc := market.New(st, market.Config{Clock: clock, ListingCooldown: -1, ListingTTL: 72 * time.Hour, CommitBehind: cs.Behind})
 	svc.BindMainThread()
 	recordEvents(t, svc, cs.Events)
 	deliveries := 0
@@ -102,6 +108,7 @@ func TestCrashChild(t *testing.T) {
 			fmt.Println("error:", err)
 			os.Exit(3)
 		}
+		svc.Settle() // a tick: the outcomes so far
 		if i%50 == 0 {
 			fmt.Println("steps", i)
 		}
@@ -139,7 +146,8 @@ func TestCrashRecovery(t *testing.T) {
 	events := filepath.Join(dir, "delivered.txt")
 	selfKills, redelivered, backlog := 0, 0, 0
 	for c := 0; c < cycles; c++ {
-		setup := crashSetup{Store: spec, Events: events, Players: players, Seed: uint64(c + 1), Start: t0.Add(time.Duration(c) * 24 * time.Hour)}
+		setup := crashSetup{Store: spec, Events: events, Players: players, Seed: uint64(c + 1), Start: t0.Add(time.Duration(c) * 24 * time.Hour),
+			Behind: c%4 >= 2}
 		if c%2 == 1 {
 			setup.KillAtDelivery = 1 + rng.IntN(150)
 		}
