@@ -232,6 +232,7 @@ func (s *Service) submit(b *Batch, change, durable func()) error {
 		// thread's scratch.
 		p.b = &Batch{Ops: append([]Op(nil), b.Ops...), Events: append([]EventRow(nil), b.Events...), Published: b.Published}
 		s.inflight = append(s.inflight, p)
+		s.waiting.Add(1)
 		c.enqueue(p)
 		return nil
 	}

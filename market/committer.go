@@ -261,6 +261,7 @@ func (s *Service) Settle() []Refusal {
 		}
 		clear(s.inflight[:o.n])
 		s.inflight = s.inflight[o.n:]
+		s.waiting.Add(-int64(o.n))
 		if o.err != nil {
 			refused = append(refused, s.refuseInflight(o.err)...)
 		}
@@ -287,6 +288,7 @@ func (s *Service) refuseInflight(err error) []Refusal {
 	}
 	clear(s.inflight)
 	s.inflight = s.inflight[:0]
+	s.waiting.Store(0)
 	s.committer.resume()
 	if e := err.(*Error); e.Code == CodeConflict {
 		s.catchUp()
@@ -325,5 +327,7 @@ func (s *Service) Flush() []Refusal {
 	return refused
 }
 
-// InFlight is how many changes wait for their commit. Main thread.
-func (s *Service) InFlight() int { return len(s.inflight) }
+// InFlight is how many changes wait for their commit: what the console's
+// header, /api/health and the board say is waiting while the store is slow
+// or unreachable. Any goroutine.
+func (s *Service) InFlight() int { return int(s.waiting.Load()) }

@@ -69,11 +69,12 @@ type Service struct {
 	tokenScratch []uint32      // token id scratch of the main thread
 	armed        armedFailure  // the QA failure armed for the next purchase
 	hist         history
-	loadedMeta   MetaRow    // the meta row as loaded
-	batch        Batch      // reused by the main thread
-	committer    *committer // commits behind the tick (Config.CommitBehind); nil: submit commits
-	inflight     []*pending // submitted, awaiting their outcome, in order (main thread)
-	follow       *follower  // following a shared store; nil otherwise
+	loadedMeta   MetaRow      // the meta row as loaded
+	batch        Batch        // reused by the main thread
+	committer    *committer   // commits behind the tick (Config.CommitBehind); nil: submit commits
+	inflight     []*pending   // submitted, awaiting their outcome, in order (main thread)
+	waiting      atomic.Int64 // len(inflight), for readers
+	follow       *follower    // following a shared store; nil otherwise
 	log          eventLog
 	health       storeHealth // whether the store takes changes (health.go)
 
