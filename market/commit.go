@@ -2,6 +2,7 @@ package market
 
 import (
 	"errors"
+	"time"
 
 	"github.com/rynek/rynek/market/internal/item"
 )
@@ -202,8 +203,6 @@ func (s *Service) settleLocked(p *pending) {
 	}
 }
 
-var errTooFarBehind = errors.New("too many changes are waiting for their commit")
-
 // submit makes the change of a mutation whose rows and log entries b
 // holds. change (under the write lock) changes memory at once, before b is
 // durable, so that memory is what the store will hold; durable runs once b
@@ -216,9 +215,8 @@ var errTooFarBehind = errors.New("too many changes are waiting for their commit"
 // commits b itself: a refusal undoes the change and is returned. The
 // design is in architecture.md, "The commit path".
 func (s *Service) submit(b *Batch, change, durable func()) error {
-	if s.committer != nil && len(s.inflight) >= maxInflight {
-		return &Error{Code: CodeStore, Msg: "the store is too far behind to take more changes now; nothing was changed, try again",
-			Err: errTooFarBehind}
+	if err := s.behind(); err != nil {
+		return err
 	}
 	s.markPublished(b)
 	s.mu.Lock()
@@ -231,6 +229,7 @@ func (s *Service) submit(b *Batch, change, durable func()) error {
 		// The committer keeps the batch past this call: b is the main
 		// thread's scratch.
 		p.b = &Batch{Ops: append([]Op(nil), b.Ops...), Events: append([]EventRow(nil), b.Events...), Published: b.Published}
+		p.at = time.Now()
 		s.inflight = append(s.inflight, p)
 		s.waiting.Add(1)
 		c.enqueue(p)

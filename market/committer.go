@@ -2,7 +2,9 @@ package market
 
 import (
 	"errors"
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -22,12 +24,19 @@ import (
 // maxGroup bounds the batches of one group commit.
 const maxGroup = 64
 
-// maxInflight bounds the batches in flight: past it, a mutation is refused
-// at once (the store is far behind or unreachable) rather than queued.
-const maxInflight = 4096
+// maxInflight bounds the batches in flight, and maxWait how long the oldest
+// may wait: past either, a mutation is refused at once rather than queued.
+// The store is far behind or unreachable (a cut link holds a commit until
+// its timeout): memory should not run ahead of it by more than a second of
+// changes that may all be undone.
+const (
+	maxInflight = 4096
+	maxWait     = time.Second
+)
 
 // pending is a submitted batch awaiting its outcome.
 type pending struct {
+	at      time.Time // submitted
 	b       *Batch
 	u       *undo
 	durable func()
@@ -331,3 +340,20 @@ func (s *Service) Flush() []Refusal {
 // header, /api/health and the board say is waiting while the store is slow
 // or unreachable. Any goroutine.
 func (s *Service) InFlight() int { return int(s.waiting.Load()) }
+
+// behind refuses a change while the store is too far behind: too many
+// changes wait, or the oldest has waited too long.
+func (s *Service) behind() error {
+	if s.committer == nil || len(s.inflight) == 0 {
+		return nil
+	}
+	if n := len(s.inflight); n >= maxInflight {
+		return &Error{Code: CodeStore, Msg: "the store is too far behind to take more changes now; nothing was changed, try again",
+			Err: fmt.Errorf("%d changes wait for their commit", n)}
+	}
+	if d := time.Since(s.inflight[0].at); d >= maxWait {
+		return &Error{Code: CodeStore, Msg: "the store has not answered for a while; nothing was changed, try again",
+			Err: fmt.Errorf("the oldest change has waited %s for its commit", d.Round(time.Millisecond))}
+	}
+	return nil
+}

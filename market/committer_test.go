@@ -58,6 +58,14 @@ func behindWorld(t *testing.T) (*world, *heldStore) {
 	w.events = nil
 	w.svc.Subscribe(func(e market.Event) { w.events = append(w.events, e) })
 	t.Cleanup(func() { w.svc.Close() })
+	t.Cleanup(func() { // before Close, which waits for the commits: let them through
+		g.mu.Lock()
+		if g.gate != nil {
+			close(g.gate)
+			g.gate = nil
+		}
+		g.mu.Unlock()
+	})
 	return w, g
 }
 
@@ -180,4 +188,41 @@ func (w *world) stackOf(p market.Player, material string) market.ItemStack {
 	}
 	w.t.Fatalf("%s has no %s", p.Name, material)
 	return market.ItemStack{}
+}
+
+// TestCommitBehindRefusesWhileTheStoreDoesNotAnswer: with a commit held
+// for longer than a second (a cut link, before its timeout), the market
+// stops running ahead of the store: a new mutation is refused at once,
+// changing nothing; the changes made before it commit once the store
+// answers, and the market takes changes again.
+func TestCommitBehindRefusesWhileTheStoreDoesNotAnswer(t *testing.T) {
+	w, g := behindWorld(t)
+	g.close()
+	st := w.stack(w.alice, 2)
+	st.Amount = 1
+	l, err := w.svc.SellItem(w.alice, st, 1)
+	must(t, err)
+	time.Sleep(1100 * time.Millisecond)
+	was := market.MemoryDump(w.svc)
+	start := time.Now()
+	_, err = w.svc.Buy(w.bob, l.ID)
+	if !errorIs(err, market.CodeStore) || time.Since(start) > 100*time.Millisecond {
+		t.Fatalf("a purchase while the store does not answer: %v after %s", err, time.Since(start))
+	}
+	if msg := err.(*market.Error).Msg; msg != "the store has not answered for a while; nothing was changed, try again" {
+		t.Fatalf("the refusal says %q", msg)
+	}
+	if now := market.MemoryDump(w.svc); now != was {
+		t.Fatalf("the refused purchase changed memory:\n%s", dumpDiff(was, now))
+	}
+	g.open()
+	if refused := w.svc.Flush(); len(refused) != 0 {
+		t.Fatalf("refused: %+v", refused)
+	}
+	must(t, second(w.svc.Buy(w.bob, l.ID)))
+	w.svc.Flush()
+	if len(w.events) != 2 {
+		t.Fatalf("%d events, want the listing's and the purchase's", len(w.events))
+	}
+	w.restartAndCompare(t)
 }
