@@ -37,6 +37,11 @@ type Options struct {
 	// in rynek serve), whose result goes to Report.
 	Reload      <-chan os.Signal
 	ReloadRules func() (string, error)
+	// Observe, when set, is told each tick's work as it ends, on the main
+	// thread: its wall time (what the percentiles count) and the main
+	// thread's CPU time in it, which a busy machine's other processes do
+	// not inflate (0 where the system cannot tell a thread's CPU time).
+	Observe func(wall, cpu time.Duration)
 }
 
 // Summary is what a run did and how long its ticks took: the work of a
@@ -136,7 +141,7 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 		case now := <-ticker.C:
 			elapsed := now.Sub(last)
 			last = now
-			start := time.Now()
+			start, cpu := time.Now(), threadCPU(o.Observe != nil)
 			r := tick(svc, gen, players, o.BotsRate, elapsed, &sum, report)
 			store.check(svc.StoreHealth(), time.Now(), report)
 			sum.Bots.Add(r)
@@ -149,8 +154,12 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 				copy(samples, samples[tickSamples/2:])
 				samples = samples[:tickSamples/2]
 			}
-			samples = append(samples, time.Since(start))
+			work := time.Since(start)
+			samples = append(samples, work)
 			sum.Ticks++
+			if o.Observe != nil {
+				o.Observe(work, threadCPU(true)-cpu)
+			}
 		}
 	}
 }

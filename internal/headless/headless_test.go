@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -202,5 +204,35 @@ func TestRunReportsTheBots(t *testing.T) {
 	if got, want := sum.String(), fmt.Sprintf("%d ticks, tick work p50 %s, p99 %s, max %s; bots %d ok, 3 refused (COOLDOWN 2, PURCHASE_CAP 1)",
 		sum.Ticks, sum.TickP50, sum.TickP99, sum.TickMax, sum.Bots.OK); got != want {
 		t.Fatalf("summary %q, want %q", got, want)
+	}
+}
+
+// TestRunObservesEachTick: an observer hears of every tick the summary
+// counts, with the wall time the percentiles are taken from and, on Linux,
+// the main thread's CPU time, which the bots' work makes more than nothing.
+func TestRunObservesEachTick(t *testing.T) {
+	svc := newMarket(t, market.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
+	var walls []time.Duration
+	var cpu time.Duration
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	sum, err := Run(ctx, svc, Options{BotsRate: 500, Seed: 1, Tick: 10 * time.Millisecond, Observe: func(w, c time.Duration) {
+		if !svc.IsMainThread() {
+			t.Error("observed off the main thread")
+		}
+		walls = append(walls, w)
+		cpu += c
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ticks < 5 || len(walls) != sum.Ticks {
+		t.Fatalf("%d ticks observed of %d", len(walls), sum.Ticks)
+	}
+	if slices.Max(walls) != sum.TickMax {
+		t.Fatalf("the longest tick observed %s, the summary's %s", slices.Max(walls), sum.TickMax)
+	}
+	if runtime.GOOS == "linux" && cpu <= 0 {
+		t.Fatalf("the main thread's CPU time over %d ticks of bots: %s", sum.Ticks, cpu)
 	}
 }
