@@ -42,11 +42,14 @@ var cluster struct {
 	restart func(away time.Duration) error
 	mu      sync.Mutex
 	created int
+	// templates are Template's databases by name, kept until Main ends.
+	templates map[string]string
 }
 
 // Main runs the tests and then stops the cluster, if one was started.
 func Main(m *testing.M) int {
 	code := m.Run()
+	dropTemplates()
 	if cluster.stop != nil {
 		cluster.stop()
 	}
@@ -58,6 +61,60 @@ func Main(m *testing.M) int {
 // no server can be had.
 func Database(t testing.TB) string {
 	t.Helper()
+	available(t)
+	dsn := create(t, "")
+	t.Cleanup(func() { drop(dsn) })
+	return dsn
+}
+
+// Template returns a database of the test server that fill filled, once
+// per test binary for each name: a benchmark's large market, seeded once
+// and copied (Clone) for each run. It stays until the tests end. A fill
+// that fails fails t, and the next caller fills a new database.
+func Template(t testing.TB, name string, fill func(dsn string) error) string {
+	t.Helper()
+	available(t)
+	cluster.mu.Lock()
+	dsn, ok := cluster.templates[name]
+	cluster.mu.Unlock()
+	if ok {
+		return dsn
+	}
+	dsn = create(t, "")
+	if err := fill(dsn); err != nil {
+		drop(dsn)
+		t.Fatalf("fill the template %s: %v", name, err)
+	}
+	cluster.mu.Lock()
+	if cluster.templates == nil {
+		cluster.templates = map[string]string{}
+	}
+	cluster.templates[name] = dsn
+	cluster.mu.Unlock()
+	return dsn
+}
+
+// Clone creates a database on the test server as a copy of dsn's (one of
+// Template's or Database's, which nothing may have open meanwhile) and
+// returns its connection string: a benchmark seeds a large market once and
+// runs on copies of it, as it would on copies of a file. The copy is
+// dropped when t ends.
+func Clone(t testing.TB, dsn string) string {
+	t.Helper()
+	available(t)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatalf("clone %s: %v", dsn, err)
+	}
+	clone := create(t, cfg.Database)
+	t.Cleanup(func() { drop(clone) })
+	return clone
+}
+
+// available skips (or, with RYNEK_REQUIRE_PG=1, fails) t when no server
+// can be had.
+func available(t testing.TB) {
+	t.Helper()
 	cluster.once.Do(start)
 	if cluster.err != nil {
 		if os.Getenv("RYNEK_REQUIRE_PG") == "1" {
@@ -65,29 +122,55 @@ func Database(t testing.TB) string {
 		}
 		t.Skipf("SKIPPED: no PostgreSQL for this test: %v (install postgresql-15, or set RYNEK_TEST_PG)", cluster.err)
 	}
+}
+
+// create makes a new database, empty or a copy of the database template,
+// and returns its connection string.
+func create(t testing.TB, template string) string {
+	t.Helper()
 	cluster.mu.Lock()
 	cluster.created++
 	name := fmt.Sprintf("rynek_test_%d_%d", os.Getpid(), cluster.created)
 	cluster.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a copy of a large market takes a while
 	defer cancel()
 	conn, err := pgx.Connect(ctx, cluster.admin)
 	if err != nil {
 		t.Fatalf("connect to the test server: %v", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	sql := "CREATE DATABASE " + name
+	if template != "" {
+		sql += " TEMPLATE " + pgx.Identifier{template}.Sanitize()
+	}
+	if _, err := conn.Exec(ctx, sql); err != nil {
 		t.Fatalf("create the test database: %v", err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if conn, err := pgx.Connect(ctx, cluster.admin); err == nil {
-			conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			conn.Close(ctx)
-		}
-	})
 	return withDatabase(cluster.admin, name)
+}
+
+// drop drops dsn's database, with whatever still has it open.
+func drop(dsn string) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if conn, err := pgx.Connect(ctx, cluster.admin); err == nil {
+		conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{cfg.Database}.Sanitize()+" WITH (FORCE)")
+		conn.Close(ctx)
+	}
+}
+
+// dropTemplates drops Template's databases.
+func dropTemplates() {
+	cluster.mu.Lock()
+	defer cluster.mu.Unlock()
+	for name, dsn := range cluster.templates {
+		drop(dsn)
+		delete(cluster.templates, name)
+	}
 }
 
 // withDatabase returns dsn with its database replaced by name, for a URL
