@@ -144,13 +144,27 @@ func report(w io.Writer, results map[string]result, order []string) {
 			}
 			continue
 		}
-		// Throughput families (ops/s) compare against their first contender.
+		// Throughput families (ops/s) compare against their first contender,
+		// and a contender that measured itself against its own floor in the
+		// same run (a unit name-ratio, name-cpu-ratio) says so.
 		if _, ok := results[key(contenders[0], cases[0])]["ops/s"]; ok {
 			base := median(results[key(contenders[0], cases[0])]["ops/s"])
-			fmt.Fprintf(w, "| contender | ops/s (median) | of %s |\n|---|---:|---:|\n", contenders[0])
+			fmt.Fprintf(w, "| contender | ops/s (median) | of %s | of its floor | by CPU time | allocs/op |\n|---|---:|---:|---:|---:|---:|\n", contenders[0])
 			for _, c := range contenders {
-				v := median(results[key(c, cases[0])]["ops/s"])
-				fmt.Fprintf(w, "| %s | %.0f | %.0f%% |\n", c, v, 100*v/base)
+				res := results[key(c, cases[0])]
+				v := median(res["ops/s"])
+				floor, cpu, allocs := "—", "—", "—"
+				for unit, xs := range res {
+					switch {
+					case strings.HasSuffix(unit, "-cpu-ratio"):
+						cpu = fmt.Sprintf("%.0f%%", 100*median(xs))
+					case strings.HasSuffix(unit, "-ratio"):
+						floor = fmt.Sprintf("%.0f%%", 100*median(xs))
+					case unit == "allocs/op":
+						allocs = strconv.FormatFloat(median(xs), 'f', -1, 64)
+					}
+				}
+				fmt.Fprintf(w, "| %s | %.0f | %.0f%% | %s | %s | %s |\n", c, v, 100*v/base, floor, cpu, allocs)
 			}
 			continue
 		}
