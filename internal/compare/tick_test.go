@@ -12,12 +12,14 @@ package compare_test
 // inflate.
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -233,6 +235,9 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 	}
 	samples := make([]tickSample, 0, int(d/(time.Second/headless.TicksPerSecond))+16)
 	start := time.Now()
+	var lastTick atomic.Int64 // unix ns of the newest tick's end
+	lastTick.Store(start.UnixNano())
+	watching := watchStalls(ctx, b, &lastTick)
 	var historyAt time.Duration
 	runtime.GC() // the data set's loading is garbage now: not the loop's to collect
 	var sum headless.Summary
@@ -243,7 +248,9 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 		sum, err = headless.Run(ctx, svc, headless.Options{BotsRate: tickBots, Seed: 1,
 			Report: func(line string) { b.Logf("%.1fs: %s", time.Since(start).Seconds(), line) },
 			Observe: func(wall, cpu time.Duration) {
-				samples = append(samples, tickSample{at: time.Now(), wall: wall, cpu: cpu, version: svc.Version()})
+				now := time.Now()
+				lastTick.Store(now.UnixNano())
+				samples = append(samples, tickSample{at: now, wall: wall, cpu: cpu, version: svc.Version()})
 				if historyAt == 0 && svc.HistoryLoaded() {
 					historyAt = time.Since(start)
 				}
@@ -253,6 +260,7 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	<-watching
 	reads := site.wait()
 	events := streams.wait()
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -285,6 +293,46 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 	if cut != nil {
 		reportCut(b, svc, st, from, samples, time.Unix(0, cutAt.Load()), time.Unix(0, restoredAt.Load()), restoredMarket.Load())
 	}
+}
+
+// tickStall is how long the main loop may go without finishing a tick
+// before watchStalls says where it is.
+const tickStall = time.Second
+
+// watchStalls says, the first time the loop has not finished a tick for
+// tickStall, what the main thread is doing (its goroutine's stack), and
+// writes every goroutine's stack to a file beside it: a tick's wall time
+// far above its CPU time is a wait, and this says on what. The returned
+// channel closes when ctx ends.
+func watchStalls(ctx context.Context, b *testing.B, lastTick *atomic.Int64) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		every := time.NewTicker(tickStall / 8)
+		defer every.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-every.C:
+				stalled := now.Sub(time.Unix(0, lastTick.Load()))
+				if stalled < tickStall {
+					continue
+				}
+				var all bytes.Buffer
+				pprof.Lookup("goroutine").WriteTo(&all, 2)
+				path := filepath.Join(os.TempDir(), fmt.Sprintf("rynek-tick-stall-%d.txt", time.Now().UnixNano()))
+				os.WriteFile(path, all.Bytes(), 0o600)
+				for _, g := range strings.Split(all.String(), "\n\n") {
+					if strings.Contains(g, "headless.Run") {
+						b.Logf("no tick has ended for %s; the main thread: %s\n(every goroutine: %s)", stalled.Round(time.Millisecond), g, path)
+					}
+				}
+				return
+			}
+		}
+	}()
+	return done
 }
 
 // catchUp settles what came due between the data set's "now" and the
