@@ -30,6 +30,9 @@ type link struct {
 	// comes back; fired is closed when it has.
 	armed atomic.Bool
 	fired chan struct{}
+	// muted drops every answer from the server: set before the request
+	// that fires the cut is sent on, so that its answer never gets back.
+	muted atomic.Bool
 }
 
 // newLink starts a link on addr (host:port; port 0 picks a free one)
@@ -84,12 +87,20 @@ func (l *link) forward(c net.Conn) {
 		for {
 			n, err := src.Read(buf)
 			if n > 0 {
-				if _, werr := dst.Write(buf[:n]); werr != nil {
-					break
+				fire := request && l.armed.CompareAndSwap(true, false)
+				if fire {
+					l.muted.Store(true)
 				}
-				if request && l.armed.CompareAndSwap(true, false) {
+				if !request && l.muted.Load() {
+					break // an answer while the link is cut mid-request
+				}
+				_, werr := dst.Write(buf[:n])
+				if fire {
 					l.cut()
 					close(l.fired)
+				}
+				if werr != nil {
+					break
 				}
 			}
 			if err != nil {
@@ -149,6 +160,7 @@ func (l *link) restore() error {
 	if err != nil {
 		return fmt.Errorf("restore the link on %s: %w", l.addr, err)
 	}
+	l.muted.Store(false)
 	l.serve(ln)
 	return nil
 }
