@@ -10,7 +10,6 @@ package compare_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"golang.org/x/sys/unix"
 	"math"
@@ -23,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/benchdata"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
@@ -206,153 +204,6 @@ func (r *rawSell) one() error {
 	return err
 }
 
-// rawPurchase is a purchase's floor: BEGIN IMMEDIATE; the transaction's
-// row, the listing's deletion, the buyer's balance and inventory, the
-// seller's balance, the three counters (fees, volume, sales) and the six
-// log entries of the saga's steps; COMMIT. Those are the rows of the one
-// commit of a purchase that meets no failure (market/purchase.go), with the
-// sizes of a real purchase on the same market, buying its listings in id
-// order and rotating buyers and sellers over its players.
-type rawPurchase struct {
-	db                                                         *sql.DB
-	begin, tx, listing, buyer, seller, counters, event, commit *sql.Stmt
-	players                                                    [][]byte
-	listings                                                   []int64
-	inventory, rec                                             []byte
-	kinds                                                      []string
-	bodies                                                     [][]byte
-	next                                                       int
-	nextSeq                                                    int64
-}
-
-// newRawPurchase prepares the floor on a copy of the market of n listings.
-// The row sizes come from one real purchase on that copy: its transaction
-// record, the buyer's inventory after it and its log entries.
-func newRawPurchase(tb testing.TB, n int, opts sqlite.Options) *rawPurchase {
-	tb.Helper()
-	path := benchdata.Path(tb, n, -1)
-	svc, st := benchdata.Open(tb, path, opts, benchdata.Unlimited)
-	var bought market.Transaction
-	var buyer market.Player
-	for _, p := range planPurchases(tb, svc, 1) {
-		if tx, err := svc.Buy(p.buyer, p.listing); err == nil {
-			bought, buyer = tx, p.buyer
-			break
-		}
-	}
-	if bought.State != market.StateCompleted {
-		tb.Fatal("no purchase to take the rows' sizes from")
-	}
-	r := &rawPurchase{}
-	head := svc.Version()
-	if _, err := st.ReadEvents(head-6, 6, func(e market.EventRow) error {
-		r.kinds = append(r.kinds, string(e.Kind))
-		r.bodies = append(r.bodies, append([]byte(nil), e.Body...))
-		return nil
-	}); err != nil || len(r.bodies) != 6 || r.kinds[5] != string(market.KindTransactionCompleted) {
-		tb.Fatalf("the purchase's log entries: %q, %v", r.kinds, err)
-	}
-	if err := svc.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	var err error
-	if r.db, err = sql.Open("sqlite", sqlite.DSN(path, opts)); err != nil {
-		tb.Fatal(err)
-	}
-	r.db.SetMaxOpenConns(1)
-	tb.Cleanup(func() { r.db.Close() })
-	checkpointLikeTheStore(tb, path, opts)
-	id, err := uuid.Parse(bought.ID)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	q := func(query string, args []any, dest ...any) {
-		if err := r.db.QueryRow(query, args...).Scan(dest...); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	q("SELECT rec FROM transactions WHERE id = ?", []any{id[:]}, &r.rec)
-	q("SELECT inventory FROM players WHERE id = ?", []any{buyer.ID[:]}, &r.inventory)
-	q("SELECT max(seq) + 1 FROM events", nil, &r.nextSeq)
-	for _, c := range []struct {
-		query string
-		into  func(*sql.Rows) error
-	}{{"SELECT id FROM players", func(rows *sql.Rows) error {
-		var id []byte
-		err := rows.Scan(&id)
-		r.players = append(r.players, id)
-		return err
-	}}, {"SELECT id FROM listings ORDER BY id", func(rows *sql.Rows) error {
-		var id int64
-		err := rows.Scan(&id)
-		r.listings = append(r.listings, id)
-		return err
-	}}} {
-		rows, err := r.db.Query(c.query)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for rows.Next() {
-			if err := c.into(rows); err != nil {
-				tb.Fatal(err)
-			}
-		}
-		rows.Close()
-	}
-	ctx := context.Background()
-	for _, s := range []struct {
-		st **sql.Stmt
-		q  string
-	}{{&r.begin, "BEGIN IMMEDIATE"},
-		{&r.tx, "INSERT INTO transactions (id, state, rec) VALUES (?, 'COMPLETED', ?)"},
-		{&r.listing, "DELETE FROM listings WHERE id = ?"},
-		{&r.buyer, "UPDATE players SET balance = balance - ?, inventory = ? WHERE id = ?"},
-		{&r.seller, "UPDATE players SET balance = balance + ? WHERE id = ?"},
-		{&r.counters, `UPDATE meta SET v = v + CASE k WHEN 'fee_balance' THEN ?1 WHEN 'market_volume' THEN ?2 ELSE 1 END
-			WHERE k IN ('fee_balance', 'market_volume', 'total_sales')`},
-		{&r.event, "INSERT INTO events (seq, kind, at, body, published) VALUES (?, ?, ?, ?, ?)"},
-		{&r.commit, "COMMIT"}} {
-		if *s.st, err = r.db.PrepareContext(ctx, s.q); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return r
-}
-
-func (r *rawPurchase) one() error {
-	if r.next == len(r.listings) {
-		return errors.New("every listing is bought")
-	}
-	var err error
-	exec := func(st *sql.Stmt, args ...any) {
-		if err == nil {
-			_, err = st.Exec(args...)
-		}
-	}
-	exec(r.begin)
-	if err != nil {
-		return err
-	}
-	id := uuid.Must(uuid.NewV7())
-	buyer, seller := r.players[r.next%len(r.players)], r.players[(r.next+1)%len(r.players)]
-	exec(r.tx, id[:], r.rec)
-	exec(r.listing, r.listings[r.next])
-	exec(r.buyer, 100, r.inventory, buyer)
-	exec(r.seller, 95, seller)
-	exec(r.counters, 5, 100)
-	for i, body := range r.bodies {
-		exec(r.event, r.nextSeq+int64(i), r.kinds[i], r.nextSeq, body, r.nextSeq-1)
-	}
-	exec(r.commit)
-	if err != nil {
-		r.db.Exec("ROLLBACK")
-		return err
-	}
-	r.next++
-	r.nextSeq += int64(len(r.bodies))
-	return nil
-}
-
 // meter measures a run of writes by the wall clock and by the CPU time of
 // the whole process (every thread: SQLite's, the checkpointer's, the GC's).
 // The wall-clock rate is what a user gets; the CPU time per operation is
@@ -385,19 +236,6 @@ func (m meter) report(b *testing.B, n int) rate {
 // rate is a run's throughput: operations a second by the wall clock, and
 // the process's CPU µs per operation.
 type rate struct{ perSecond, cpuPerOp float64 }
-
-// reportRatio reports what rynek achieved against the floor measured just
-// before it in the same run: name-ratio, its throughput over the floor's
-// (the target), and name-cpu-ratio, the floor's CPU time per operation
-// over rynek's, which a machine's steal time does not move. Nothing is
-// reported when the floor did not run (a -bench pattern that left it out).
-func reportRatio(b *testing.B, name string, rynek, floor rate) {
-	if floor.perSecond == 0 {
-		return
-	}
-	b.ReportMetric(rynek.perSecond/floor.perSecond, name+"-ratio")
-	b.ReportMetric(floor.cpuPerOp/rynek.cpuPerOp, name+"-cpu-ratio")
-}
 
 // processCPU is the user and system time of the process so far.
 func processCPU(b *testing.B) time.Duration {
@@ -536,14 +374,14 @@ func threadCPU(tb testing.TB) time.Duration {
 // BenchmarkCompareWrites: the raw transaction of a sell's rows, a durable
 // sell, the raw transaction of a purchase's rows, a durable purchase (one
 // commit of six saga steps), each in operations per second, with
-// allocations per operation; each of Rynek's against the floor just before
-// it in the same run (sell-ratio, target ≥ 0.7; purchase-ratio, ≥ 0.5).
+// allocations per operation; each of Rynek's against its floor's run of the
+// same round (sell-ratio, target ≥ 0.7; purchase-ratio, ≥ 0.5).
 func BenchmarkCompareWrites(b *testing.B) {
-	var rawSell, rawBuy rate
-	b.Run("rawsell", func(b *testing.B) { rawSell = benchRawSells(b, sqlite.Options{}) })
-	b.Run("rynek-sell", func(b *testing.B) { reportRatio(b, "sell", benchSells(b, sqlite.Options{}), rawSell) })
+	var rawSell, rawBuy floor
+	b.Run("rawsell", func(b *testing.B) { rawSell.add(b, benchRawSells(b, sqlite.Options{})) })
+	b.Run("rynek-sell", func(b *testing.B) { reportRatio(b, "sell", benchSells(b, sqlite.Options{}), &rawSell) })
 	b.Run("rawpurchase", func(b *testing.B) {
-		rawBuy = benchRaw(b, newRawPurchase(b, 1_000_000, sqlite.Options{}).one)
+		rawBuy.add(b, benchRaw(b, newRawPurchase(b, 1_000_000, sqlite.Options{}).one))
 	})
 	b.Run("rynek-purchase", func(b *testing.B) {
 		svc, _ := writesOpen(b, 1_000_000, sqlite.Options{})
@@ -551,7 +389,7 @@ func BenchmarkCompareWrites(b *testing.B) {
 		b.ReportAllocs()
 		m := startMeter(b)
 		done := len(purchases(b, svc, plan, b.N))
-		reportRatio(b, "purchase", m.report(b, done), rawBuy)
+		reportRatio(b, "purchase", m.report(b, done), &rawBuy)
 	})
 }
 
@@ -559,9 +397,9 @@ func BenchmarkCompareWrites(b *testing.B) {
 // fsync per raw transaction against an fsync per sell.
 func BenchmarkCompareSyncWrites(b *testing.B) {
 	sync := sqlite.Options{Sync: true}
-	var raw rate
-	b.Run("rawsell", func(b *testing.B) { raw = benchRawSells(b, sync) })
-	b.Run("rynek-sell", func(b *testing.B) { reportRatio(b, "sell", benchSells(b, sync), raw) })
+	var raw floor
+	b.Run("rawsell", func(b *testing.B) { raw.add(b, benchRawSells(b, sync)) })
+	b.Run("rynek-sell", func(b *testing.B) { reportRatio(b, "sell", benchSells(b, sync), &raw) })
 }
 
 // BenchmarkMutationLatency measures the main thread's time per mutation on
@@ -682,49 +520,5 @@ func TestCompareWritesAgree(t *testing.T) {
 	}
 	if fmt.Sprint(page.Events[1].EventName()) != "TransactionCompletedEvent" {
 		t.Fatalf("second event %s", page.Events[1].EventName())
-	}
-}
-
-// TestRawPurchaseWritesAPurchasesRows checks, at small size, that the
-// purchase's floor writes what a purchase writes: a completed transaction,
-// one listing fewer, the buyer's money to the seller less the fee, which
-// the counters add up, and six log entries ending in the completion.
-func TestRawPurchaseWritesAPurchasesRows(t *testing.T) {
-	r := newRawPurchase(t, 1_000, sqlite.Options{})
-	count := func(query string) (n int64) {
-		if err := r.db.QueryRow(query).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	const n = 10
-	listings, txs, money := count("SELECT count(*) FROM listings"), count("SELECT count(*) FROM transactions WHERE state = 'COMPLETED'"), count("SELECT sum(balance) FROM players")
-	fees, sales, firstSeq := count("SELECT v FROM meta WHERE k = 'fee_balance'"), count("SELECT v FROM meta WHERE k = 'total_sales'"), r.nextSeq
-	for range n {
-		if err := r.one(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := count("SELECT count(*) FROM listings"); got != listings-n {
-		t.Fatalf("%d listings after %d purchases of %d", got, n, listings)
-	}
-	if got := count("SELECT count(*) FROM transactions WHERE state = 'COMPLETED'"); got != txs+n {
-		t.Fatalf("%d completed transactions after %d purchases, from %d", got, n, txs)
-	}
-	if got := count("SELECT sum(balance) FROM players"); got != money-n*5 {
-		t.Fatalf("the players hold %d after %d purchases, from %d: the fees (5 each) went elsewhere", got, n, money)
-	}
-	if got := count("SELECT v FROM meta WHERE k = 'fee_balance'"); got != fees+n*5 {
-		t.Fatalf("fee balance %d, from %d", got, fees)
-	}
-	if got := count("SELECT v FROM meta WHERE k = 'total_sales'"); got != sales+n {
-		t.Fatalf("total sales %d, from %d", got, sales)
-	}
-	var entries, completed int64
-	if err := r.db.QueryRow("SELECT count(*), count(*) FILTER (WHERE kind = 'TransactionCompletedEvent') FROM events WHERE seq >= ?", firstSeq).Scan(&entries, &completed); err != nil {
-		t.Fatal(err)
-	}
-	if entries != 6*n || completed != n {
-		t.Fatalf("%d log entries (%d completions) after %d purchases, want %d (%d)", entries, completed, n, 6*n, n)
 	}
 }
