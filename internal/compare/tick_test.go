@@ -180,18 +180,16 @@ func openTickPostgres(b *testing.B, dsn string) (*market.Service, market.Store) 
 	return svc, st
 }
 
-// tickSample is one tick: when it ended, its work by the wall clock and
-// in the main thread's CPU time, and the log's head after it.
+// tickSample is one tick: when it ended, and its work by the wall clock
+// and in the main thread's CPU time.
 type tickSample struct {
 	at        time.Time
 	wall, cpu time.Duration
-	version   uint64
 }
 
 // runTick runs the serve loop on svc (bound to the calling goroutine; st
-// is its store) with
-// the whole load for tickSeconds, cutting cut a third of the way in when
-// it is set, and reports the figures.
+// is its store) with the whole load for tickSeconds, cutting cut a third
+// of the way in when it is set, and reports the figures.
 func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 	if b.N > 1 {
 		b.Fatalf("each run is the serve loop for %s: run it once (-benchtime 1x); RYNEK_TICK_SECONDS sets how long", tickSeconds(b))
@@ -205,6 +203,7 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 	api := httpapi.Start(svc, ln, httpapi.Options{}, &lockedWriter{w: &apiErrors})
 	base := "http://" + api.Addr
 	catchUp(b, svc)
+	runtime.GC() // the data set's loading is garbage now: not the loop's to collect
 	from := svc.Version()
 	ctx, stop := context.WithTimeout(context.Background(), d)
 	defer stop()
@@ -239,7 +238,6 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 	lastTick.Store(start.UnixNano())
 	watching := watchStalls(ctx, b, &lastTick)
 	var historyAt time.Duration
-	runtime.GC() // the data set's loading is garbage now: not the loop's to collect
 	var sum headless.Summary
 	// The loop's samples carry the label loop=main in a CPU profile
 	// (-cpuprofile; go tool pprof -tagfocus loop=main): the main thread's
@@ -250,7 +248,7 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 			Observe: func(wall, cpu time.Duration) {
 				now := time.Now()
 				lastTick.Store(now.UnixNano())
-				samples = append(samples, tickSample{at: now, wall: wall, cpu: cpu, version: svc.Version()})
+				samples = append(samples, tickSample{at: now, wall: wall, cpu: cpu})
 				if historyAt == 0 && svc.HistoryLoaded() {
 					historyAt = time.Since(start)
 				}
