@@ -124,12 +124,6 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 			// Another instance's change, applied now rather than at
 			// the next tick.
 			follow(svc, &sum, report)
-		case <-svc.Committed():
-			// The outcome of commits: their events now, not at the next
-			// tick.
-			r := settle(svc)
-			sum.Bots.Add(r)
-			window.Add(r)
 		case <-o.Reload:
 			if o.ReloadRules != nil {
 				msg, err := o.ReloadRules()
