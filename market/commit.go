@@ -250,15 +250,19 @@ func (s *Service) submit(b *Batch, change, durable func()) error {
 	return nil
 }
 
-// settled takes a batch that is durable into memory's log, settles what
-// the store reported and runs its durable work, under one lock.
-func (s *Service) settled(p *pending) {
-	s.madeDurable(p.b)
+// settled takes batches that are durable into memory's log, settles what
+// the store reported and runs their durable work, in order, under one
+// lock: each taking of the write lock waits for the readers in the middle
+// of a read, so a tick takes it as few times as it can.
+func (s *Service) settled(ps ...*pending) {
 	s.mu.Lock()
-	if p.durable != nil {
-		p.durable()
+	for _, p := range ps {
+		s.madeDurable(p.b)
+		if p.durable != nil {
+			p.durable()
+		}
+		s.settleLocked(p)
 	}
-	s.settleLocked(p)
 	s.appendLogLocked()
 	s.mu.Unlock()
 }

@@ -264,10 +264,7 @@ func (s *Service) Settle() []Refusal {
 		}
 	}
 	for _, o := range outcomes {
-		done := s.inflight[:o.n]
-		for _, p := range done {
-			s.settled(p)
-		}
+		s.settled(s.inflight[:o.n]...)
 		clear(s.inflight[:o.n])
 		s.inflight = s.inflight[o.n:]
 		s.waiting.Add(-int64(o.n))
