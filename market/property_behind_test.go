@@ -57,11 +57,7 @@ func TestPropertyConservationBehind(t *testing.T) {
 	}
 	windowsUndone, refusedTotal := 0, 0
 	for _, seed := range seeds {
-		openStore := testStore(t)
-		st := openStore()
-		b := newBulk(t, st)
-		players := seedPlayers(t, b, 6, seed)
-		must(t, b.Finish())
+		openStore, st, players := propertyMarket(t, seed)
 		clock := market.NewManualClock(t0)
 		flaky := &lockedFlaky{Store: st, rng: rand.New(rand.NewPCG(seed, 9))}
 		svc := market.New(flaky, market.Config{Clock: clock, ListingCooldown: -1, ListingTTL: 72 * 3600e9, CommitBehind: true})

@@ -48,11 +48,7 @@ func TestPropertyConservation(t *testing.T) {
 	}
 	undone := map[string]int{} // steps whose every commit was refused, by name
 	for _, seed := range seeds {
-		openStore := testStore(t)
-		st := openStore()
-		b := newBulk(t, st)
-		players := seedPlayers(t, b, 6, seed)
-		must(t, b.Finish())
+		openStore, st, players := propertyMarket(t, seed)
 		clock := market.NewManualClock(t0)
 		flaky := &flakyStore{Store: st, rng: rand.New(rand.NewPCG(seed, 9))}
 		svc := market.New(flaky, market.Config{Clock: clock, ListingCooldown: -1, ListingTTL: 72 * 3600e9})
@@ -200,6 +196,17 @@ func TestPropertyConservation(t *testing.T) {
 		}
 	}
 	t.Logf("undone: %v", undone)
+}
+
+// propertyMarket is a new store of six seeded players for a property run:
+// how to open the store again, the store, the players.
+func propertyMarket(t *testing.T, seed uint64) (func() market.Store, market.Store, []market.Player) {
+	openStore := testStore(t)
+	st := openStore()
+	b := newBulk(t, st)
+	players := seedPlayers(t, b, 6, seed)
+	must(t, b.Finish())
+	return openStore, st, players
 }
 
 func mustAudit(t testing.TB, svc *market.Service) market.Audit {
