@@ -203,14 +203,16 @@ type followedMsg struct{}
 
 // followCmd waits for the service's follower to have something, so that
 // the change reaches memory and the listeners at once, not at the next tick.
-func (m *Model) followCmd() tea.Cmd {
-	ch := m.c.Svc.Followed()
+func (m *Model) followCmd() tea.Cmd { return wakeOn(m.c.Svc.Followed(), followedMsg{}) }
+
+// wakeOn waits for ch (nil: nothing to wait for) and then says msg.
+func wakeOn(ch <-chan struct{}, msg tea.Msg) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
 	return func() tea.Msg {
 		<-ch
-		return followedMsg{}
+		return msg
 	}
 }
 
@@ -228,16 +230,7 @@ type committedMsg struct{}
 
 // commitCmd waits for the outcomes of commits, so that their events reach
 // the panes at once, not at the next tick.
-func (m *Model) commitCmd() tea.Cmd {
-	ch := m.c.Svc.Committed()
-	if ch == nil {
-		return nil
-	}
-	return func() tea.Msg {
-		<-ch
-		return committedMsg{}
-	}
-}
+func (m *Model) commitCmd() tea.Cmd { return wakeOn(m.c.Svc.Committed(), committedMsg{}) }
 
 // takeOutcomes takes the outcomes of the commits; a change the store refused
 // after its action had returned is undone, and the status line says so.
