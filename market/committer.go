@@ -289,8 +289,11 @@ func (s *Service) refuseInflight(err error) []Refusal {
 		refused[i] = refusalOf(p.b, err)
 	}
 	s.mu.Unlock()
+	// The later ones were made on top of the refused one: refused with it,
+	// for its reason (a conflict, the store failing).
+	code := err.(*Error).Code
 	for i := 1; i < len(refused); i++ {
-		refused[i].Err = &Error{Code: CodeConflict, Msg: "an earlier change it was made after was refused; nothing was changed, try again", Err: err}
+		refused[i].Err = &Error{Code: code, Msg: "it was made after a change that was refused; nothing was changed, try again", Err: err}
 	}
 	clear(s.inflight)
 	s.inflight = s.inflight[:0]
