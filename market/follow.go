@@ -431,16 +431,13 @@ func (s *Service) hasDuty() bool {
 // to the next turn.
 func (s *Service) takeOver() {
 	cutoff := s.nowMs() - abandonedAfter.Milliseconds()
-	var left []*transactionRecord
-	s.mu.RLock()
-	for _, t := range s.txByID {
-		if !t.State().Terminal() && t.tl[len(t.tl)-1].At <= cutoff {
-			left = append(left, t)
+	s.mu.Lock()
+	open := s.openTxLocked()
+	s.mu.Unlock()
+	for _, t := range open {
+		if t.tl[len(t.tl)-1].At > cutoff {
+			continue
 		}
-	}
-	s.mu.RUnlock()
-	sortTx(left)
-	for _, t := range left {
 		if !t.State().Terminal() {
 			s.runSaga(&sagaRun{t: t, slot: -1})
 		}
@@ -643,6 +640,9 @@ func (s *Service) installLocked(rs *rowSet) error {
 			s.txByID[t.id] = t
 			s.allTx = append(s.allTx, t)
 			s.indexTxPlayers(t)
+			if !t.State().Terminal() {
+				s.mayBeOpen = append(s.mayBeOpen, t)
+			}
 		case was.State() == StateCompleted:
 			// A refund or a rating made elsewhere.
 			if s.hist.counting {

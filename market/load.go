@@ -175,6 +175,9 @@ func (l *loader) Transaction(row TxRow) error {
 	}
 	s.txByID[t.id] = t
 	s.allTx = append(s.allTx, t)
+	if !t.State().Terminal() {
+		s.mayBeOpen = append(s.mayBeOpen, t)
+	}
 	if int64(t.listing) >= s.nextID {
 		s.nextID = int64(t.listing) + 1
 	}

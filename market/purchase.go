@@ -122,6 +122,28 @@ func (s *Service) addTxLocked(t *transactionRecord) {
 	s.txByID[t.id] = t
 	s.allTx = append(s.allTx, t)
 	s.indexTxPlayers(t)
+	s.mayBeOpen = append(s.mayBeOpen, t)
+}
+
+// openTxLocked returns the transactions in flight (not in a terminal
+// state), oldest change first, from the ones that entered memory
+// unfinished (mayBeOpen), which it forgets once they are finished or
+// undone: a look that costs what is in flight, not the whole history,
+// which the network's duty holder takes every few seconds. The caller
+// holds s.mu for writing.
+func (s *Service) openTxLocked() []*transactionRecord {
+	var open []*transactionRecord
+	kept := s.mayBeOpen[:0]
+	for _, t := range s.mayBeOpen {
+		if s.txByID[t.id] == t && !t.State().Terminal() {
+			open = append(open, t)
+			kept = append(kept, t)
+		}
+	}
+	clear(s.mayBeOpen[len(kept):])
+	s.mayBeOpen = kept
+	sortTx(open)
+	return open
 }
 
 func (s *Service) txSnapshot(t *transactionRecord) Transaction {

@@ -124,15 +124,9 @@ func (s *Service) compensate(run *sagaRun, code string) error {
 // order of their last state change, and returns how many it finished.
 // Completed ones publish TransactionCompletedEvent.
 func (s *Service) recover() (int, error) {
-	var open []*transactionRecord
-	s.mu.RLock() // the background history load may be adding finished ones
-	for _, t := range s.txByID {
-		if !t.State().Terminal() {
-			open = append(open, t)
-		}
-	}
-	s.mu.RUnlock()
-	sortTx(open)
+	s.mu.Lock() // the background history load may be adding finished ones
+	open := s.openTxLocked()
+	s.mu.Unlock()
 	for i, t := range open {
 		run := &sagaRun{t: t, slot: -1}
 		if _, err := s.runSaga(run); err != nil && !t.State().Terminal() {

@@ -24,14 +24,9 @@ func (s *Service) SetRules(c Config) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	s.mu.RLock()
-	open := 0
-	for _, t := range s.txByID {
-		if !t.State().Terminal() {
-			open++
-		}
-	}
-	s.mu.RUnlock()
+	s.mu.Lock()
+	open := len(s.openTxLocked())
+	s.mu.Unlock()
 	if open > 0 {
 		return errf(CodeBusy, "%d purchase%s in flight; the rules change when none is", open, map[bool]string{true: "s are", false: " is"}[open > 1])
 	}

@@ -63,6 +63,9 @@ type Service struct {
 	txByID    map[uuid.UUID]*transactionRecord
 	completed []*transactionRecord // in completion order
 	allTx     []*transactionRecord // in creation order
+	// mayBeOpen holds every transaction that entered memory unfinished and
+	// has not been seen finished since (openTxLocked).
+	mayBeOpen []*transactionRecord
 	stats     stats
 
 	listingRules *ListingRules // what may be listed: the blacklist (SellItem, RelistMail)
@@ -108,6 +111,7 @@ func (s *Service) reset() {
 	s.txByID = map[uuid.UUID]*transactionRecord{}
 	s.completed = nil
 	s.allTx = nil
+	s.mayBeOpen = nil
 	s.stats = newStats()
 	s.nextID = 1
 	s.feeBalance = 0

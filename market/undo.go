@@ -162,6 +162,9 @@ func (s *Service) undoLocked(u *undo) {
 			s.forgetTxLocked(t)
 		case img.was != nil && t != nil:
 			*t = *img.was
+			if !t.State().Terminal() && !slices.Contains(s.mayBeOpen, t) {
+				s.mayBeOpen = append(s.mayBeOpen, t) // unfinished again
+			}
 		}
 	}
 	for _, img := range slices.Backward(u.orders) {
