@@ -264,7 +264,9 @@ func (s *Service) Settle() []Refusal {
 		}
 	}
 	for _, o := range outcomes {
-		s.settled(s.inflight[:o.n]...)
+		if o.n > 0 {
+			s.settled(s.inflight[:o.n]...)
+		}
 		clear(s.inflight[:o.n])
 		s.inflight = s.inflight[o.n:]
 		s.waiting.Add(-int64(o.n))
