@@ -221,21 +221,24 @@ func TestCheckWhileServeRuns(t *testing.T) {
 	}
 	t.Logf("%d checks in 2 s while the server went from version %d to %d", checks, v, version())
 	// A check's instant stays as it was while the server goes on: hold
-	// one open while the server commits, then check it.
+	// one open while the server commits, then check it. The server's
+	// version is what it has published, which follows its commits by up
+	// to a tick (it commits behind the tick): the store may be a tick's
+	// entries ahead of it when the snapshot opens, never hundreds.
 	snap, err := sqlite.OpenSnapshot(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	v = version()
-	for deadline := time.Now().Add(10 * time.Second); version() < v+20; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); version() < v+1000; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the server committed nothing in 10 s while a snapshot was open")
+			t.Fatal("the server committed too little in 10 s while a snapshot was open")
 		}
 	}
 	r, err := market.Check(snap, nil)
 	snap.Close()
-	if err != nil || !r.Sound() || r.Log.Last > v {
-		t.Fatalf("the held snapshot: %v, newest entry %d (the server was at %d when it began), problems %v", err, r.Log.Last, v, r.Problems)
+	if err != nil || !r.Sound() || r.Log.Last >= v+500 {
+		t.Fatalf("the held snapshot: %v, newest entry %d (the server was at %d when it began, %d now), problems %v", err, r.Log.Last, v, version(), r.Problems)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
