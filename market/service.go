@@ -80,6 +80,7 @@ type Service struct {
 	follow       *follower    // following a shared store; nil otherwise
 	log          eventLog
 	health       storeHealth // whether the store takes changes (health.go)
+	ticks        tickMeter   // the main thread's work per tick (tickwork.go)
 
 	// beforeDelivery, set by tests only, runs before each event reaches
 	// the listeners: the crash test kills the process there.
