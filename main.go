@@ -35,7 +35,10 @@ Flags:
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stop := startCPUProfile(os.Stderr)
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run runs the command args name (the console when they name none) and
