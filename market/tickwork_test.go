@@ -10,6 +10,14 @@ import (
 	"github.com/rynek/rynek/market"
 )
 
+// measure runs tick through MeasureTick, which must take it.
+func measure(tb testing.TB, svc *market.Service, tick func()) (wall, cpu time.Duration) {
+	tb.Helper()
+	wall, cpu, err := svc.MeasureTick(tick)
+	must(tb, err)
+	return wall, cpu
+}
+
 // mainService is a service with the test's goroutine as its main thread:
 // measuring ticks needs neither a store nor readiness.
 func mainService(t *testing.T) *market.Service {
@@ -31,11 +39,11 @@ func TestTickWorkPercentiles(t *testing.T) {
 		t.Fatalf("before any tick: %+v", w)
 	}
 	for i := range 100 {
-		must(t, svc.MeasureTick(func() {
+		measure(t, svc, func() {
 			if i == 50 {
 				time.Sleep(30 * time.Millisecond)
 			}
-		}))
+		})
 	}
 	w := svc.TickWork()
 	if w.Ticks != 100 {
@@ -61,23 +69,27 @@ func TestTickWorkPercentiles(t *testing.T) {
 }
 
 // TestTickWorkCountsCPU: a tick that computes has CPU time near its wall
-// time, which tells it from one that waits.
+// time, which tells it from one that waits; MeasureTick returns the
+// figures it records.
 func TestTickWorkCountsCPU(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the main thread's CPU clock is Linux's")
 	}
 	svc := mainService(t)
 	sink := 0
-	must(t, svc.MeasureTick(func() {
+	wall, cpu := measure(t, svc, func() {
 		for start := time.Now(); time.Since(start) < 20*time.Millisecond; {
 			for i := range 1000 {
 				sink += i
 			}
 		}
-	}))
+	})
 	w := svc.TickWork()
 	if w.CPU.Max < 5*time.Millisecond || w.CPU.Max > w.Wall.Max+time.Millisecond {
 		t.Errorf("a busy 20 ms tick: CPU %s, wall %s (sink %d)", w.CPU.Max, w.Wall.Max, sink)
+	}
+	if wall != w.Wall.Max || cpu != w.CPU.Max {
+		t.Errorf("MeasureTick returned %s and %s, the record holds %s and %s", wall, cpu, w.Wall.Max, w.CPU.Max)
 	}
 }
 
@@ -86,11 +98,11 @@ func TestTickWorkCountsCPU(t *testing.T) {
 func TestTickWorkSince(t *testing.T) {
 	svc := mainService(t)
 	for range 10 {
-		must(t, svc.MeasureTick(func() {}))
+		measure(t, svc, func() {})
 	}
 	mid := time.Now()
 	for range 7 {
-		must(t, svc.MeasureTick(func() {}))
+		measure(t, svc, func() {})
 	}
 	if w := svc.TickWorkSince(mid); w.Ticks != 7 {
 		t.Errorf("since the middle: %d ticks, want 7", w.Ticks)
@@ -112,7 +124,7 @@ func TestMeasureTickOffTheMainThread(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		err = svc.MeasureTick(func() { ran = true })
+		_, _, err = svc.MeasureTick(func() { ran = true })
 	}()
 	<-done
 	if !errors.Is(err, market.ErrNotMainThread) || ran {
@@ -128,7 +140,7 @@ func TestMeasureTickOffTheMainThread(t *testing.T) {
 func TestMeasureTickAllocatesNothing(t *testing.T) {
 	svc := mainService(t)
 	tick := func() {}
-	must(t, svc.MeasureTick(tick))
+	measure(t, svc, tick)
 	if n := testing.AllocsPerRun(1000, func() { svc.MeasureTick(tick) }); n != 0 {
 		t.Errorf("%.1f allocations a tick, want 0", n)
 	}
@@ -164,7 +176,7 @@ func TestTickWorkReadersWhileTheRingWraps(t *testing.T) {
 		}()
 	}
 	for range 1<<14 + 5000 {
-		must(t, svc.MeasureTick(func() {}))
+		measure(t, svc, func() {})
 	}
 	close(stop)
 	wg.Wait()

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -49,7 +50,7 @@ func TestRunTicksWithBotsAndTimer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Ticks < 5 || sum.Bots.OK == 0 || sum.TickP99 < sum.TickP50 || sum.TickMax < sum.TickP99 {
+	if w := sum.Work; sum.Ticks < 5 || sum.Bots.OK == 0 || w.Ticks != sum.Ticks || w.Wall.P99 < w.Wall.P50 || w.Wall.Max < w.Wall.P99 || w.Wall.Max == 0 {
 		t.Fatalf("summary %+v", sum)
 	}
 	if len(reports) == 0 || reports[0] != "the market had fewer than 2 players; the bots added 6" {
@@ -201,15 +202,16 @@ func TestRunReportsTheBots(t *testing.T) {
 		t.Fatalf("the report carries a player's escape sequence to the log: %q", got)
 	}
 	sum.Bots.Add(traffic.Result{Refused: 3, Refusals: map[market.Code]int{market.CodeCooldown: 2, market.CodePurchaseCap: 1}})
-	if got, want := sum.String(), fmt.Sprintf("%d ticks, tick work p50 %s, p99 %s, max %s; bots %d ok, 3 refused (COOLDOWN 2, PURCHASE_CAP 1)",
-		sum.Ticks, sum.TickP50, sum.TickP99, sum.TickMax, sum.Bots.OK); got != want {
+	if got, want := sum.String(), fmt.Sprintf("%d ticks, tick work %s; bots %d ok, 3 refused (COOLDOWN 2, PURCHASE_CAP 1)",
+		sum.Ticks, sum.Work, sum.Bots.OK); got != want {
 		t.Fatalf("summary %q, want %q", got, want)
 	}
 }
 
 // TestRunObservesEachTick: an observer hears of every tick the summary
-// counts, with the wall time the percentiles are taken from and, on Linux,
-// the main thread's CPU time, which the bots' work makes more than nothing.
+// counts, with the wall time the percentiles are taken from (the service's
+// record: market.MeasureTick's figures) and, on Linux, the main thread's
+// CPU time, which the bots' work makes more than nothing.
 func TestRunObservesEachTick(t *testing.T) {
 	svc := newMarket(t, market.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
 	var walls []time.Duration
@@ -229,10 +231,41 @@ func TestRunObservesEachTick(t *testing.T) {
 	if sum.Ticks < 5 || len(walls) != sum.Ticks {
 		t.Fatalf("%d ticks observed of %d", len(walls), sum.Ticks)
 	}
-	if slices.Max(walls) != sum.TickMax {
-		t.Fatalf("the longest tick observed %s, the summary's %s", slices.Max(walls), sum.TickMax)
+	if slices.Max(walls) != sum.Work.Wall.Max {
+		t.Fatalf("the longest tick observed %s, the summary's %s", slices.Max(walls), sum.Work.Wall.Max)
 	}
 	if runtime.GOOS == "linux" && cpu <= 0 {
 		t.Fatalf("the main thread's CPU time over %d ticks of bots: %s", sum.Ticks, cpu)
+	}
+}
+
+// TestRunReportsTickWork: every ReportEvery the loop says how long its
+// ticks took since the last report, bots or none, and the service's
+// record, which the console and /api/health read, holds the same ticks.
+func TestRunReportsTickWork(t *testing.T) {
+	svc := newMarket(t, market.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
+	var reports []string
+	ctx, cancel := context.WithTimeout(context.Background(), 450*time.Millisecond)
+	defer cancel()
+	sum, err := Run(ctx, svc, Options{Tick: 10 * time.Millisecond, ReportEvery: 200 * time.Millisecond,
+		Report: func(s string) { reports = append(reports, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`^tick work in the last \d+ms: (\d+) ticks, p50 [0-9.]+[µm]s, p99 [0-9.]+[µm]s, max [0-9.]+[µm]?s \(CPU p50 [0-9.]+[µm]s, p99 [0-9.]+[µm]s, max [0-9.]+[µm]?s\)$`)
+	if len(reports) != 2 {
+		t.Fatalf("reports %q, want two of the ticks' work", reports)
+	}
+	for _, r := range reports {
+		m := re.FindStringSubmatch(r)
+		if m == nil {
+			t.Fatalf("report %q", r)
+		}
+		if n, _ := strconv.Atoi(m[1]); n < 1 || n > 30 {
+			t.Errorf("%d ticks in about 200 ms of 10 ms ticks: %q", n, r)
+		}
+	}
+	if w := svc.TickWork(); w.Ticks != sum.Ticks || sum.Work.Ticks != sum.Ticks {
+		t.Errorf("the service recorded %d ticks, the summary %d of %d", w.Ticks, sum.Work.Ticks, sum.Ticks)
 	}
 }
