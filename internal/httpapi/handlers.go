@@ -513,6 +513,41 @@ type Health struct {
 	HistoryLoaded bool        `json:"historyLoaded"`
 	Streams       int         `json:"streams"` // open event streams
 	Store         StoreHealth `json:"store"`
+	TickWork      TickWork    `json:"tickWork"`
+}
+
+// TickWork is the main thread's work per tick over the last minute
+// (market.TickWork), in microseconds: what the market costs the game
+// server's tick.
+type TickWork struct {
+	Ticks   int     `json:"ticks"`   // ticks measured; 0 before the main loop's first
+	Seconds float64 `json:"seconds"` // the span they cover, up to 60
+	// Wall is the ticks' wall time, CPU the main thread's CPU time in
+	// them (absent where the system has no thread's CPU clock): a wall
+	// time far above the CPU time is a tick that waited (for the disk, the
+	// network or a core another process held).
+	Wall TickFigures  `json:"wallMicroseconds"`
+	CPU  *TickFigures `json:"cpuMicroseconds,omitempty"`
+}
+
+// TickFigures are a span's median, 99th percentile and longest tick.
+type TickFigures struct {
+	P50 int64 `json:"p50"`
+	P99 int64 `json:"p99"`
+	Max int64 `json:"max"`
+}
+
+// newTickWork is w in microseconds.
+func newTickWork(w market.TickWork) TickWork {
+	micros := func(f market.TickFigures) TickFigures {
+		return TickFigures{P50: f.P50.Microseconds(), P99: f.P99.Microseconds(), Max: f.Max.Microseconds()}
+	}
+	out := TickWork{Ticks: w.Ticks, Seconds: math.Round(w.Span.Seconds()*1000) / 1000, Wall: micros(w.Wall)}
+	if w.HasCPU {
+		cpu := micros(w.CPU)
+		out.CPU = &cpu
+	}
+	return out
 }
 
 // StoreHealth is whether the market's store saves its changes.
@@ -564,5 +599,6 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, r, status, Health{Ready: store.OK, Name: s.svc.Name(), Release: s.svc.ReleaseVersion(), Contract: s.svc.WebAPIContract(), Version: s.svc.Version(),
-		HistoryLoaded: s.svc.HistoryLoaded(), Streams: s.hub.streams(), Store: store})
+		HistoryLoaded: s.svc.HistoryLoaded(), Streams: s.hub.streams(), Store: store,
+		TickWork: newTickWork(s.svc.TickWork())})
 }

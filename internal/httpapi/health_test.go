@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -87,5 +88,44 @@ func TestHealthSaysWhenTheStoreFails(t *testing.T) {
 	h = health(200)
 	if f := h.Store.Failure; !h.Ready || !h.Store.OK || f == nil || f.Failures != 3 || !f.Over.Equal(worked) {
 		t.Fatalf("health once changes are saved again: %+v, failure %+v", h, f)
+	}
+}
+
+// TestHealthCarriesTheTickWork: /api/health says how long the main
+// thread's ticks took over the last minute, in microseconds, the main
+// thread's CPU time beside the wall time: nothing before the first tick,
+// then the ticks the main loop ran (here the test's goroutine, the main
+// thread), the one that waited 20 ms the longest by the wall clock and
+// not by the CPU.
+func TestHealthCarriesTheTickWork(t *testing.T) {
+	e := newEnv(t, seed.Options{Listings: 10}, Options{})
+	c := loadContract(t, e)
+	health := func() Health {
+		t.Helper()
+		a := c.check(t, e, 200, "/api/health")
+		var h Health
+		if err := json.Unmarshal(a.body, &h); err != nil {
+			t.Fatalf("%s: %v", a.body, err)
+		}
+		return h
+	}
+	if w := health().TickWork; w.Ticks != 0 || w.Wall != (TickFigures{}) {
+		t.Fatalf("before the first tick: %+v", w)
+	}
+	for i := range 5 {
+		if _, _, err := e.svc.MeasureTick(func() {
+			if i == 2 {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := health().TickWork
+	if w.Ticks != 5 || w.Wall.Max < 20_000 || w.Wall.P99 != w.Wall.Max || w.Wall.P50 > 5_000 || w.Seconds < 0.02 || w.Seconds > 60 {
+		t.Fatalf("after five ticks, one of 20 ms: %+v", w)
+	}
+	if runtime.GOOS == "linux" && (w.CPU == nil || w.CPU.Max >= 10_000) {
+		t.Fatalf("the main thread's CPU time: %+v, want present and far below the sleeping tick's 20 ms", w.CPU)
 	}
 }
