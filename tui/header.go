@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,10 +31,11 @@ func (p *headerPart) narrow() bool {
 
 // header shows the service, its state and the acting player always, and
 // the QA marks; the rest narrows, step by step, until the line fits: the
-// API address loses its scheme, then its host (":8080"); the volume goes;
-// then the API address; the bots' counts; the clock loses its year and
-// zone; the active count goes; the clock keeps the time of day. At 80
-// columns the clock and the count stay (the volume is on the Stats pane).
+// API address loses its scheme, then its host (":8080"); the tick work
+// its labels; the volume goes; then the API address; the bots' counts;
+// the clock loses its year and zone, then keeps the time of day; the
+// active count goes. At 80 columns the clock, the count and the tick work
+// stay (the volume is on the Stats pane).
 func (m *Model) header(w int) string {
 	c := m.c
 	s := c.Styles
@@ -71,13 +73,14 @@ func (m *Model) header(w int) string {
 		bots = &headerPart{forms: []string{s.QA.Render(fmt.Sprintf("%s ok %s refused %s", rate, count(m.bots.total.OK), count(m.bots.total.Refused))),
 			s.QA.Render(rate)}}
 	}
+	tick := m.ticks.part(s)
 	parts := []*headerPart{fixed(s.Header.Render(playertext.Sanitize(c.Svc.Name()))), fixed(ready), clock, active, volume,
-		fixed(s.HeaderKey.Render("acting as ") + playerName(c.Actor)), api}
+		fixed(s.HeaderKey.Render("acting as ") + playerName(c.Actor)), tick, api}
 	if f := m.hdr.armed; f != "" {
 		parts = append(parts, fixed(s.QA.Render("QA armed "+string(f))))
 	}
 	parts = append(parts, bots)
-	steps := []*headerPart{api, api, volume, api, bots, clock, active, clock}
+	steps := []*headerPart{api, api, tick, volume, api, bots, clock, clock, active}
 	sep := s.Dim.Render(" │ ")
 	for _, step := range steps {
 		if line := joinHeader(parts, sep); width(line) <= w {
@@ -119,4 +122,62 @@ func (m *Model) readHeader() {
 	h.volume, err2 = svc.GetMarketVolume()
 	h.okCounts = err1 == nil && err2 == nil
 	m.hdr = h
+}
+
+// tickWatch is what the header shows of the main thread's work per tick
+// over the last minute (market.TickWork): read at most once a second,
+// after a tick, since a minute's figures move slowly and reading them
+// sorts the minute's ticks.
+type tickWatch struct {
+	read   func() market.TickWork
+	work   market.TickWork
+	readAt time.Time // the wall clock
+}
+
+// tickReadEvery is how often the header's figures are read again.
+const tickReadEvery = time.Second
+
+func (w *tickWatch) update(now time.Time) {
+	if w.work.Ticks > 0 && now.Sub(w.readAt) < tickReadEvery {
+		return
+	}
+	w.work, w.readAt = w.read(), now
+}
+
+// tickLag is a tick's whole budget at 20 ticks a second: a tick of the
+// market's that long makes the game server fall behind, and the header
+// says it in the warning colour.
+const tickLag = 50 * time.Millisecond
+
+// part is the header's tick work: "tick p50 0.31ms p99 2.14ms max
+// 5.02ms", narrowing to "tick 0.31/2.14/5.02ms"; absent before the first
+// tick.
+func (w *tickWatch) part(s Styles) *headerPart {
+	f := w.work.Wall
+	if w.work.Ticks == 0 {
+		return nil
+	}
+	figure := func(d time.Duration) string {
+		if d >= tickLag {
+			return s.Warn.Render(tickMs(d))
+		}
+		return tickMs(d)
+	}
+	key := s.HeaderKey.Render
+	return &headerPart{forms: []string{
+		key("tick p50 ") + figure(f.P50) + "ms" + key(" p99 ") + figure(f.P99) + "ms" + key(" max ") + figure(f.Max) + "ms",
+		key("tick ") + figure(f.P50) + "/" + figure(f.P99) + "/" + figure(f.Max) + "ms"}}
+}
+
+// tickMs is d in milliseconds to three figures or so: "0.31", "6.49",
+// "42.6", "412".
+func tickMs(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
+	switch {
+	case ms < 10:
+		return strconv.FormatFloat(ms, 'f', 2, 64)
+	case ms < 100:
+		return strconv.FormatFloat(ms, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(ms, 'f', 0, 64)
 }

@@ -71,3 +71,61 @@ func TestHeaderNarrowsInOrder(t *testing.T) {
 		t.Errorf("80 columns, a long name:\n%q, want\n%q", got, want)
 	}
 }
+
+// TestHeaderShowsTheTickWork: after a tick the header shows the main
+// thread's work per tick over the last minute, p50 / p99 / max; it keeps
+// the figures for a second, then reads them again; at 80 columns they
+// stay in short, with the clock and the active count; past a tick's whole
+// budget (50 ms) a figure takes the warning colour.
+func TestHeaderShowsTheTickWork(t *testing.T) {
+	e := newEnv(t, 160, 48)
+	first := func() string { return strings.TrimRight(strings.Split(e.view(), "\n")[0], " ") }
+	if got := first(); strings.Contains(got, "tick") {
+		t.Fatalf("before the first tick: %q", got)
+	}
+	e.ticks = market.TickWork{Ticks: 600, Span: time.Minute, HasCPU: true,
+		Wall: market.TickFigures{P50: 310 * time.Microsecond, P99: 2140 * time.Microsecond, Max: 5020 * time.Microsecond}}
+	e.tick()
+	want := "Rynek │ ● ready │ 2026-11-01 12:00:00 UTC │ active 400 │ volume " + money(mustVolume(t, e)) + " │ acting as Alex │ tick p50 0.31ms p99 2.14ms max 5.02ms"
+	if got := first(); got != want {
+		t.Fatalf("160 columns:\n%q, want\n%q", got, want)
+	}
+	e.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if got, want := first(), "Rynek │ ● ready │ 12:00:00 │ active 400 │ acting as Alex │ tick 0.31/2.14/5.02ms"; got != want {
+		t.Fatalf("80 columns:\n%q, want\n%q", got, want)
+	}
+	e.ticks.Wall = market.TickFigures{P50: 12 * time.Millisecond, P99: 61 * time.Millisecond, Max: 412 * time.Millisecond}
+	e.tick()
+	if got := first(); !strings.HasSuffix(got, "tick 0.31/2.14/5.02ms") {
+		t.Fatalf("within the second, the figures read at its start: %q", got)
+	}
+	e.wall.advance(time.Second)
+	e.tick()
+	if got := first(); !strings.HasSuffix(got, "tick 12.0/61.0/412ms") {
+		t.Fatalf("a second later, the new figures: %q", got)
+	}
+	warn := e.m.c.Styles.Warn.Render("412")
+	if raw := strings.Split(e.m.View().Content, "\n")[0]; !strings.Contains(raw, warn) || strings.Contains(raw, e.m.c.Styles.Warn.Render("12.0")) {
+		t.Errorf("the figures over 50 ms in the warning colour, the others not: %q", raw)
+	}
+}
+
+func mustVolume(t *testing.T, e *testEnv) float64 {
+	t.Helper()
+	v, err := e.svc.GetMarketVolume()
+	must(t, err)
+	return v
+}
+
+// TestConsoleMeasuresItsTicks: each of the console's ticks is measured in
+// the service's record, which /api/health reads beside the console.
+func TestConsoleMeasuresItsTicks(t *testing.T) {
+	e := newEnv(t, 80, 24)
+	before := e.svc.TickWork().Ticks
+	for range 5 {
+		e.tick()
+	}
+	if w := e.svc.TickWork(); w.Ticks != before+5 || w.Wall.Max == 0 {
+		t.Fatalf("after five ticks the service recorded %+v (before: %d)", w, before)
+	}
+}

@@ -29,6 +29,9 @@ type testEnv struct {
 	clock *market.ManualClock
 	wall  *fakeWall
 	m     *Model
+	// ticks is the tick work the header reads: real ticks' figures
+	// vary, and the screens tests compare must not.
+	ticks market.TickWork
 }
 
 func newEnv(t *testing.T, w, h int) *testEnv {
@@ -90,7 +93,7 @@ func envWith(t *testing.T, st market.Store, cfg market.Config, w, h int) *testEn
 	svc.WaitHistory() // tests look at settled screens
 	wall := &fakeWall{t: fixedNow}
 	e := &testEnv{t: t, svc: svc, clock: clock, wall: wall}
-	e.m = New(Options{Svc: svc, Clock: clock, Wall: wall.now, ExportDir: t.TempDir()})
+	e.m = New(Options{Svc: svc, Clock: clock, Wall: wall.now, ExportDir: t.TempDir(), TickWork: func() market.TickWork { return e.ticks }})
 	e.send(tea.WindowSizeMsg{Width: w, Height: h})
 	t.Cleanup(func() { e.m.Close(); svc.Close() })
 	return e

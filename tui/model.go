@@ -34,6 +34,9 @@ type Options struct {
 	// ReloadRules reads the market's rules file again and applies it (on
 	// the main thread); nil: the reload key says there is none.
 	ReloadRules func() (string, error)
+	// TickWork reads the main thread's work per tick for the header
+	// (default: the service's TickWork); tests fix the figures.
+	TickWork func() market.TickWork
 }
 
 // The smallest screen the console lays out; below it, it says so.
@@ -81,6 +84,9 @@ type Model struct {
 	// expiredOrders counts the buy orders the timer closed in the current
 	// backlog (each published BuyOrderClosedEvent, reason "expired").
 	expiredOrders int
+
+	// ticks is the main thread's work per tick the header shows (header.go).
+	ticks tickWatch
 }
 
 // tickMsg drives the console's clock: events, expiry timer, bots.
@@ -126,6 +132,10 @@ func New(o Options) *Model {
 	m.bots = newBots()
 	m.backup, m.backupOf = o.Backup, o.DatabasePath
 	m.reload = o.ReloadRules
+	m.ticks.read = o.TickWork
+	if m.ticks.read == nil {
+		m.ticks.read = o.Svc.TickWork
+	}
 	m.refreshAll() // the active pane now, the others when first shown
 	if c.Actor.Name == "" {
 		m.setStatus(statusMsg{text: noPlayersText, err: true})
@@ -277,7 +287,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tickMsg:
-		return m, m.onTick()
+		// The tick's work is measured for the header, /api/health and
+		// the admin; a console whose thread could not bind (Init said so)
+		// ticks unmeasured.
+		var cmd tea.Cmd
+		if _, _, err := c.Svc.MeasureTick(func() { cmd = m.onTick() }); err != nil {
+			cmd = m.onTick()
+		}
+		m.ticks.update(c.Wall())
+		return m, cmd
 	case followedMsg:
 		m.follow()
 		return m, m.followCmd()
