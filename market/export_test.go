@@ -44,3 +44,11 @@ func SetRecoverWaits(first, most time.Duration) (restore func()) {
 	recoverWaits = [2]time.Duration{first, most}
 	return func() { recoverWaits = was }
 }
+
+// SetTrimEvery sets how often, at most, TrimEventLog asks the store while
+// no backlog is left; it returns a function restoring the default.
+func SetTrimEvery(d time.Duration) (restore func()) {
+	was := trimEvery
+	trimEvery = d
+	return func() { trimEvery = was }
+}

@@ -170,6 +170,7 @@ func TestRecoverInterruptedFinishesWhatAFailureLeft(t *testing.T) {
 // working, so that on a market where nothing else is written (a server at
 // night) the run is over once the trims go through again.
 func TestATrimTheStoreTakesEndsARunOfFailures(t *testing.T) {
+	defer market.SetTrimEvery(0)() // the trim tried again at once, not in 10 s
 	w, disk := newDiskWorld(t, func(c *market.Config) { c.EventRetention = market.EventRetention{MaxCount: 1, MaxAge: -1} })
 	for i := range 3 {
 		w.sell(w.alice, i, 10)

@@ -291,6 +291,7 @@ func TestNetworkSurvivesAServerRestart(t *testing.T) {
 // TestNetworkRetentionKeepsWhatAnInstanceHasNotDelivered: one instance's
 // retention never deletes entries another instance has not delivered yet.
 func TestNetworkRetentionKeepsWhatAnInstanceHasNotDelivered(t *testing.T) {
+	defer market.SetTrimEvery(0)() // each trim asks the store, not once in 10 s
 	dsn := pgtest.Database(t)
 	np := seedNetwork(t, dsn, 2, 2, 40)
 	idle, err := postgres.Open(dsn, postgres.Options{Instance: "idle"}) // joined, then delivers nothing
