@@ -2,10 +2,12 @@ package market
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 )
 
 // BenchmarkOrderMatching: finding the order that buys a new listing, with
@@ -49,5 +51,54 @@ func BenchmarkOrderMatching(b *testing.B) {
 				c.find(listings[i&1])
 			}
 		})
+	}
+}
+
+// TestOrderBookDueByExpiry: the book hands the expiry timer the due open
+// orders, the earliest first, from its expiry tree: an order closed, or
+// replaced by its next state, is found as it is now, and one not yet due
+// is left.
+func TestOrderBookDueByExpiry(t *testing.T) {
+	b := newOrderBook()
+	for i, exp := range []int64{50, 10, 30, 20, 90} {
+		b.set(&orderRecord{id: uint32(i + 1), mat: uint16(1 + i%2), amount: 8, limit: 100, expires: exp, state: record.OrderStateOpen})
+	}
+	// Order 3 (expires 30) closes; order 4 (20) is partly filled.
+	closed := *b.byID[3]
+	closed.state = record.OrderStateCancelled
+	b.set(&closed)
+	filled := *b.byID[4]
+	filled.filled = 2
+	b.set(&filled)
+	ids := func(os []*orderRecord) []uint32 {
+		var out []uint32
+		for _, o := range os {
+			out = append(out, o.id)
+		}
+		return out
+	}
+	due, more := b.due(60, 10)
+	if got := ids(due); !slices.Equal(got, []uint32{2, 4, 1}) || more || due[1] != b.byID[4] {
+		t.Fatalf("due at 60: %v (more %t), want 2, 4 (its newest state), 1", got, more)
+	}
+	if due, more := b.due(60, 2); !slices.Equal(ids(due), []uint32{2, 4}) || !more {
+		t.Fatalf("two at most: %v (more %t)", ids(due), more)
+	}
+	if due, more := b.due(5, 10); len(due) != 0 || more {
+		t.Fatalf("none due at 5: %v", ids(due))
+	}
+}
+
+// BenchmarkExpireOrdersNoneDue: the expiry timer's look at 10,000 open
+// orders of 1,000 materials when none is due, which it takes every tick.
+func BenchmarkExpireOrdersNoneDue(b *testing.B) {
+	book := newOrderBook()
+	for i := range 10_000 {
+		book.set(&orderRecord{id: uint32(i + 1), mat: uint16(1 + i%1000), amount: 8, limit: 100, expires: int64(1000 + i), state: record.OrderStateOpen})
+	}
+	for b.Loop() {
+		if due, _ := book.due(999, 8); len(due) != 0 {
+			b.Fatal("due")
+		}
 	}
 }

@@ -1,9 +1,7 @@
 package market
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -264,20 +262,14 @@ func (s *Service) closeOrder(o *orderRecord, state uint8) error {
 // them (the sweep spreads them over ticks), and reports how many it closed
 // and whether more are due.
 func (s *Service) expireOrders(now int64, limit int) (closed int, more bool, err error) {
-	var due []*orderRecord
-	s.orders.eachOpen(func(o *orderRecord) {
-		if o.expires <= now {
-			due = append(due, o)
-		}
-	})
-	slices.SortFunc(due, func(a, b *orderRecord) int { return cmp.Or(cmp.Compare(a.expires, b.expires), cmp.Compare(a.id, b.id)) })
-	for _, o := range due[:min(limit, len(due))] {
+	due, more := s.orders.due(now, limit)
+	for _, o := range due {
 		if err := s.closeOrder(o, record.OrderStateExpired); err != nil {
 			return closed, true, err
 		}
 		closed++
 	}
-	return closed, len(due) > limit, nil
+	return closed, more, nil
 }
 
 // GetOrder returns an order, open or closed. Any goroutine.
