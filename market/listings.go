@@ -443,8 +443,7 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	if _, more, err = s.expireOrders(now, SettleBatch); err != nil {
 		return 0, more, err
 	}
-	if s.crossed || now-s.uncrossedAt >= uncrossEvery.Milliseconds() || now < s.uncrossedAt {
-		s.uncrossedAt = now
+	if s.uncrossing.busy() || s.crossed || now-s.uncrossedAt >= uncrossEvery.Milliseconds() || now < s.uncrossedAt {
 		s.uncross()
 	}
 	var due, sold []*listingRecord

@@ -102,3 +102,30 @@ func BenchmarkExpireOrdersNoneDue(b *testing.B) {
 		}
 	}
 }
+
+// TestUncrossSpreadsItsPassOverCalls: the timer's look at the book stops
+// once it has spent its budget and goes on from there at the next call,
+// so that a book of a thousand materials does not take one tick's
+// milliseconds; a new pass begins only after the last ends.
+func TestUncrossSpreadsItsPassOverCalls(t *testing.T) {
+	was := uncrossBudget
+	uncrossBudget = 0 // one material a call
+	defer func() { uncrossBudget = was }()
+	s := New(nil, Config{})
+	for i, mat := range []uint16{7, 3, 5} {
+		s.orders.set(&orderRecord{id: uint32(i + 1), mat: mat, amount: 8, limit: 100, expires: 1 << 62, state: record.OrderStateOpen})
+	}
+	for call, want := range []int{1, 2, 3} {
+		s.uncross()
+		if s.uncrossing.next != want || !slices.Equal(s.uncrossing.mats, []uint16{3, 5, 7}) {
+			t.Fatalf("call %d: looked at %d of %v, want %d of [3 5 7]", call+1, s.uncrossing.next, s.uncrossing.mats, want)
+		}
+	}
+	if s.uncrossing.busy() {
+		t.Fatal("the pass did not end after its three materials")
+	}
+	s.uncross() // a new pass
+	if s.uncrossing.next != 1 {
+		t.Fatalf("the next pass: at %d", s.uncrossing.next)
+	}
+}

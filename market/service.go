@@ -59,6 +59,7 @@ type Service struct {
 	commodities commodityIndex // listings orders may buy, by material and unit price
 	uncrossedAt int64          // when the sweep last looked for a crossed book (unix ms)
 	crossed     bool           // a call left fills to the sweep (fillBatch)
+	uncrossing  uncrossPass    // the sweep's look at the book, over ticks
 
 	txByID    map[uuid.UUID]*transactionRecord
 	completed []*transactionRecord // in completion order
