@@ -52,3 +52,11 @@ func SetTrimEvery(d time.Duration) (restore func()) {
 	trimEvery = d
 	return func() { trimEvery = was }
 }
+
+// SetSweepBudget sets the time a batch of expired listings is sized to
+// take; it returns a function restoring the default.
+func SetSweepBudget(d time.Duration) (restore func()) {
+	was := sweepBudget
+	sweepBudget = d
+	return func() { sweepBudget = was }
+}

@@ -60,6 +60,7 @@ type Service struct {
 	uncrossedAt int64          // when the sweep last looked for a crossed book (unix ms)
 	crossed     bool           // a call left fills to the sweep (fillBatch)
 	uncrossing  uncrossPass    // the sweep's look at the book, over ticks
+	sweepSize   int            // the next batch of expired listings (sizeSweep); 0: sweepFirst
 
 	txByID    map[uuid.UUID]*transactionRecord
 	completed []*transactionRecord // in completion order

@@ -491,10 +491,11 @@ type sweepResult struct {
 	err                 error
 }
 
-// sweep runs one batch of the expiry timer (market.SweepBatch listings).
-// A backlog — a market opened after a long pause, or the clock moved ahead
-// a week — is worked off one batch per tick, about 20,000 listings a
-// second, so the console stays responsive meanwhile. The auctions and the
+// sweep runs one batch of the expiry timer, sized to take about
+// market.SweepBudget of the tick. A backlog — a market opened after a
+// long pause, or the clock moved ahead a week — is worked off one batch
+// per tick (about a thousand listings a second on a local disk), so the
+// console stays responsive meanwhile. The auctions and the
 // orders are counted by the events they published.
 func (m *Model) sweep() sweepResult {
 	from := len(m.log.pending)
