@@ -452,7 +452,8 @@ const (
 // (settleAuction), or, without a bid, goes to the mailbox the same way; each
 // publishes AuctionEndedEvent. Settlements go SettleBatch to a commit while
 // the call has spent less than SettleBudget; a winner of several auctions
-// wins one a call. It returns how many listings it removed and
+// wins one a call. The expired listings go in one batch sized to take
+// SweepBudget, less what the call spent before it. It returns how many listings it removed and
 // whether more are due. In a market several instances share, only the one
 // with the network's duty sweeps (SharedStore.Duty); the others do nothing
 // here and learn of the removals by following the log.
@@ -507,6 +508,13 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 			return removed, more, err
 		}
 		sold = sold[n:]
+	}
+	// The listings' batch gets what is left of the call's budget, and
+	// at least the least batch, so that neither side starves.
+	if left := sweepBudget - time.Since(start); left < sweepBudget && len(due) > sweepLeast {
+		if fit := max(sweepLeast, int((int64(batch)*int64(max(left, 0))+int64(sweepBudget)-1)/int64(sweepBudget))); fit < len(due) {
+			due, more = due[:fit], true
+		}
 	}
 	if len(due) == 0 {
 		return removed, more, nil
