@@ -494,7 +494,7 @@ type sweepResult struct {
 // sweep runs one batch of the expiry timer, sized to take about
 // market.SweepBudget of the tick. A backlog — a market opened after a
 // long pause, or the clock moved ahead a week — is worked off one batch
-// per tick (about a thousand listings a second on a local disk), so the
+// per tick (some hundreds of listings a second on a local disk), so the
 // console stays responsive meanwhile. The auctions and the
 // orders are counted by the events they published.
 func (m *Model) sweep() sweepResult {
