@@ -34,8 +34,9 @@ func (p *headerPart) narrow() bool {
 // API address loses its scheme, then its host (":8080"); the tick work
 // its labels; the volume goes; then the API address; the bots' counts;
 // the clock loses its year and zone, then keeps the time of day; the
-// active count goes. At 80 columns the clock, the count and the tick work
-// stay (the volume is on the Stats pane).
+// active count goes. At 80 columns the clock and the tick work stay, and
+// the count while a short player name leaves room for it (the volume is
+// on the Stats pane).
 func (m *Model) header(w int) string {
 	c := m.c
 	s := c.Styles
