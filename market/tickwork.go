@@ -2,6 +2,7 @@ package market
 
 import (
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -68,6 +69,15 @@ type tickMeter struct {
 	ring  atomic.Pointer[[tickRing]tickSample] // made at the first tick
 	n     atomic.Uint64                        // samples written, the newest at n-1
 	begun atomic.Uint64                        // samples begun: n, or n+1 while one is written
+
+	// The readers' copy of the last minute's figures (TickWork), which
+	// the main thread never touches: a monitor polling /api/health
+	// hundreds of times a second sorts the minute once per new tick, not
+	// once per request, and leaves the cores to the game.
+	mu     sync.Mutex
+	cached TickWork
+	of     uint64    // the samples written when it was read
+	at     time.Time // when it was read
 }
 
 // tickSample is one tick: when it ended (since the epoch), its wall time
@@ -111,8 +121,22 @@ func (s *Service) MeasureTick(tick func()) (wall, cpu time.Duration, err error) 
 // TickWork returns the main thread's work per tick over the last minute
 // (TickWindow). Any goroutine; it never holds up the main thread.
 func (s *Service) TickWork() TickWork {
-	return s.TickWorkSince(time.Now().Add(-TickWindow))
+	m := &s.ticks
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	// The same ticks, read less than a tick's span ago: the same figures.
+	if n := m.n.Load(); n == m.of && !m.at.IsZero() && now.Sub(m.at) < tickCacheFor {
+		return m.cached
+	}
+	m.of = m.n.Load()
+	m.cached, m.at = s.TickWorkSince(now.Add(-TickWindow)), now
+	return m.cached
 }
+
+// tickCacheFor bounds how long TickWork answers from its copy while no
+// tick ends (a stalled loop): the minute's window moves on meanwhile.
+const tickCacheFor = time.Second
 
 // TickWorkSince returns the main thread's work per tick in the ticks that
 // ended after since, as far back as the record goes (the newest 16,384

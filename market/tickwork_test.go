@@ -188,3 +188,26 @@ func TestTickWorkReadersWhileTheRingWraps(t *testing.T) {
 		t.Errorf("after more ticks than the ring holds: %d, want its 16384", w.Ticks)
 	}
 }
+
+// BenchmarkTickWork: a reader's look at the last minute (1,200 ticks of
+// 20 a second), from the readers' copy while no tick ends, and read
+// afresh (TickWorkSince, what each look cost before the copy).
+func BenchmarkTickWork(b *testing.B) {
+	svc := market.New(nil, market.Config{})
+	must(b, svc.BindMainThread())
+	defer svc.ReleaseMainThread()
+	for range 1200 {
+		measure(b, svc, func() {})
+	}
+	b.Run("copy", func(b *testing.B) {
+		for b.Loop() {
+			svc.TickWork()
+		}
+	})
+	b.Run("afresh", func(b *testing.B) {
+		since := time.Now().Add(-market.TickWindow)
+		for b.Loop() {
+			svc.TickWorkSince(since)
+		}
+	})
+}
