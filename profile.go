@@ -11,7 +11,7 @@ import (
 // to, for finding what the main thread spends its ticks on. It is an
 // environment variable, not a flag: it is a tool for the people who tune
 // the program, and every command honours it. rynek serve labels its main
-// loop thread=main, so `go tool pprof -tagfocus thread=main` shows the
+// loop loop=main, so `go tool pprof -tagfocus loop=main` shows the
 // main thread's work apart from the readers', the bots' searches aside.
 const cpuProfileEnv = "RYNEK_CPUPROFILE"
 

@@ -85,9 +85,9 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 	if o.ReportEvery <= 0 {
 		o.ReportEvery = time.Minute
 	}
-	// The loop's samples in a CPU profile carry thread=main: what the
+	// The loop's samples in a CPU profile carry loop=main: what the
 	// market's main thread spends its ticks on, apart from the readers.
-	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("thread", "main")))
+	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("loop", "main")))
 	defer pprof.SetGoroutineLabels(context.Background())
 	var sum Summary
 	var players []market.Player
