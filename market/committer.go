@@ -61,6 +61,34 @@ func (c *committer) reserveIDs() {
 	}
 }
 
+// trimAnswer is what a trim of the log did: the oldest entry kept, or why
+// it could not.
+type trimAnswer struct {
+	first uint64
+	err   error
+}
+
+// trimEvents asks for a trim of the log, unless one is asked or answered
+// and not taken yet.
+func (c *committer) trimEvents(t EventTrim) {
+	c.mu.Lock()
+	ask := c.trim == nil && c.trimmed == nil
+	if ask {
+		c.trim = &t
+	}
+	c.mu.Unlock()
+	if ask {
+		signal(c.wake)
+	}
+}
+
+// answers is what take hands the main thread.
+type answers struct {
+	outcomes []outcome
+	ids      *idsReserved
+	trimmed  *trimAnswer
+}
+
 // outcome is what the committer did with the batches queued before it: n
 // of them committed, then, if err is set, the next one was refused (and
 // every later one will be, until resume).
@@ -78,9 +106,12 @@ type committer struct {
 	// until the main thread has undone them and calls resume.
 	halted bool
 	// wantIDs asks for a block of listing ids; ids is the answer, for
-	// the main thread (takeListingID).
+	// the main thread (takeListingID). trim asks for a trim of the log
+	// (TrimEventLog); trimmed is its answer.
 	wantIDs bool
 	ids     *idsReserved
+	trim    *EventTrim
+	trimmed *trimAnswer
 	wake    chan struct{} // to the goroutine: something was queued
 	ready   chan struct{} // to the main thread: outcomes wait (Committed)
 	stop    chan struct{}
@@ -109,14 +140,14 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// take returns the outcomes since the last call, and a block of listing
-// ids if one was reserved meanwhile.
-func (c *committer) take() ([]outcome, *idsReserved) {
+// take returns the outcomes since the last call, a block of listing ids if
+// one was reserved meanwhile, and a trim's answer if one came.
+func (c *committer) take() answers {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out, ids := c.done, c.ids
-	c.done, c.ids = nil, nil
-	return out, ids
+	a := answers{outcomes: c.done, ids: c.ids, trimmed: c.trimmed}
+	c.done, c.ids, c.trimmed = nil, nil, nil
+	return a
 }
 
 // resume drops what a halt left queued (the main thread has undone it)
@@ -157,6 +188,16 @@ func (c *committer) drain() {
 			first, err := c.store.ReserveListingIDs(idBlock)
 			c.mu.Lock()
 			c.ids = &idsReserved{first: first, err: err}
+			c.mu.Unlock()
+			signal(c.ready)
+			continue
+		}
+		if t := c.trim; t != nil && !c.halted {
+			c.trim = nil
+			c.mu.Unlock()
+			first, err := c.store.TrimEvents(*t)
+			c.mu.Lock()
+			c.trimmed = &trimAnswer{first: first, err: err}
 			c.mu.Unlock()
 			signal(c.ready)
 			continue
@@ -254,7 +295,11 @@ func (s *Service) Settle() []Refusal {
 		return nil
 	}
 	var refused []Refusal
-	outcomes, ids := c.take()
+	a := c.take()
+	if t := a.trimmed; t != nil {
+		s.trimmed(t.first, t.err) // a failure is the store's health's to say
+	}
+	outcomes, ids := a.outcomes, a.ids
 	if ids != nil {
 		if ids.err != nil {
 			s.storeFailed(ids.err) // the next sell asks again

@@ -1,6 +1,7 @@
 package market_test
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -46,12 +47,16 @@ func (g *heldStore) open() {
 
 // behindWorld is newWorld's market committing behind the tick, over a
 // gated store.
-func behindWorld(t *testing.T) (*world, *heldStore) {
+func behindWorld(t *testing.T, opts ...func(*market.Config)) (*world, *heldStore) {
 	w := newWorld(t)
 	must(t, w.svc.Close())
 	g := &heldStore{Store: w.openStore()}
 	w.store = g
-	w.svc = market.New(g, market.Config{Clock: w.clock, ListingCooldown: -1, MaxListingsPerPlayer: 1 << 20, CommitBehind: true})
+	cfg := market.Config{Clock: w.clock, ListingCooldown: -1, MaxListingsPerPlayer: 1 << 20, CommitBehind: true}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	w.svc = market.New(g, cfg)
 	w.svc.BindMainThread()
 	must(t, w.svc.Enable())
 	must(t, w.svc.WaitHistory())
@@ -225,4 +230,43 @@ func TestCommitBehindRefusesWhileTheStoreDoesNotAnswer(t *testing.T) {
 		t.Fatalf("%d events, want the listing's and the purchase's", len(w.events))
 	}
 	w.restartAndCompare(t)
+}
+
+// TestCommitBehindTrimsTheLogOffTheTick: the log's retention deletes on
+// the committer's goroutine, between commits: with a commit held by the
+// store, TrimEventLog returns at once, and the entries go at a later tick,
+// once the store answers.
+func TestCommitBehindTrimsTheLogOffTheTick(t *testing.T) {
+	defer market.SetTrimEvery(0)()
+	w, g := behindWorld(t, func(c *market.Config) { c.EventRetention = market.EventRetention{MaxCount: 3, MaxAge: -1} })
+	for i := 0; i < 3; i++ {
+		w.sell(w.alice, i, 10)
+		w.sell(w.bob, i, 10)
+	}
+	w.svc.Flush()
+	g.close()
+	w.sell(w.admin, 0, 10) // its commit is held
+	start := time.Now()
+	n, err := w.svc.TrimEventLog()
+	if err != nil || n != 0 || time.Since(start) > 100*time.Millisecond {
+		t.Fatalf("a trim while a commit is held: %d, %v, after %s", n, err, time.Since(start))
+	}
+	if _, err := w.svc.EventsSince(0, 10); err != nil {
+		t.Fatalf("the log was trimmed while the store held a commit: %v", err)
+	}
+	g.open()
+	w.svc.Flush()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		// A tick: the outcomes, then the retention, which may delete
+		// what has been recorded as delivered by now.
+		w.svc.Settle()
+		must(t, second(w.svc.TrimEventLog()))
+		if _, err := w.svc.EventsSince(0, 10); errors.Is(err, market.ErrEventsTrimmed) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the log was never trimmed")
+		}
+	}
+	checkLogGapFree(t, logRows(t, w.store), 5) // seven entries, the newest three kept
 }

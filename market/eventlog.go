@@ -339,7 +339,18 @@ func (s *Service) TrimEventLog() (int, error) {
 		return 0, nil
 	}
 	s.log.trimNext = now.Add(trimEvery)
-	first, err := s.store.TrimEvents(t)
+	if c := s.committer; c != nil {
+		// The committer trims between commits; the outcome comes with
+		// Settle (trimmed), so the tick never waits for the delete.
+		c.trimEvents(t)
+		return 0, nil
+	}
+	return s.trimmed(s.store.TrimEvents(t))
+}
+
+// trimmed takes the outcome of a trim of the log whose oldest entry is now
+// first: how many it deleted.
+func (s *Service) trimmed(first uint64, err error) (int, error) {
 	if err != nil {
 		s.storeFailed(err)
 		return 0, &Error{Code: CodeStore, Msg: "the event log could not be trimmed", Err: err}

@@ -230,7 +230,7 @@ func (s *Service) Close() error {
 	if c := s.committer; c != nil {
 		s.Flush() // on the main thread: every change in flight is decided
 		c.close()
-		if _, ids := c.take(); ids != nil && ids.err == nil {
+		if ids := c.take().ids; ids != nil && ids.err == nil {
 			s.nextBlock = ids.first // reserved as it closed: given back below
 		}
 		s.committer = nil
