@@ -96,10 +96,19 @@ func (s *Service) madeDurable(b *Batch) {
 // the store reports and these: nothing in a market of its own, what the
 // other servers changed meanwhile in a network, whatever batches are in
 // flight after this one.
+//
+// It also keeps what the batch itself adds (own): an undo takes back only
+// that, so that what settling added meanwhile stays.
 type expected struct {
 	balances   map[*playerRecord]Money
 	feeBalance Money
 	issuance   Issuance
+	own        struct {
+		balances   map[*playerRecord]Money
+		feeBalance Money
+		issuance   Issuance
+		writes     map[*playerRecord]int // the player's row writes, each a version
+	}
 }
 
 // expectedOf works out what b leaves, from what memory held before its
@@ -107,44 +116,71 @@ type expected struct {
 // memory: the balances, accounts and stored inventories that the next
 // batch's ops are built on. The caller holds s.mu.
 func (s *Service) expectedOf(b *Batch, u *undo) expected {
-	e := expected{feeBalance: u.feeBalance, issuance: u.issuance}
+	e := expected{}
 	for i := range b.Ops {
 		op := &b.Ops[i]
 		switch op.Kind {
-		case OpPlayerState:
+		case OpPlayerState, OpPlayerProfile:
 			p := s.playerByID[op.Player.ID]
 			if p == nil {
 				continue
 			}
-			if e.balances == nil {
-				e.balances = make(map[*playerRecord]Money, 2)
+			if e.own.writes == nil {
+				e.own.writes = make(map[*playerRecord]int, 2)
 			}
-			if _, ok := e.balances[p]; !ok {
-				e.balances[p] = u.balance(p)
+			e.own.writes[p]++
+			p.unsettled++
+			if op.Kind == OpPlayerProfile {
+				continue
 			}
-			e.balances[p] += op.Delta
+			if e.own.balances == nil {
+				e.own.balances = make(map[*playerRecord]Money, 2)
+			}
+			e.own.balances[p] += op.Delta
 			if op.Player.Inventory != nil {
 				p.stored = op.Player.Inventory
 			}
 		case OpCounters:
-			e.feeBalance += op.Meta.FeeBalance
+			e.own.feeBalance += op.Meta.FeeBalance
 		case OpIssuance:
-			e.issuance = e.issuance.add(op.Meta.Issuance)
+			e.own.issuance = e.own.issuance.add(op.Meta.Issuance)
 		}
 	}
-	for p, m := range e.balances {
-		p.balance = m
+	e.balances = make(map[*playerRecord]Money, len(e.own.balances))
+	for p, d := range e.own.balances {
+		p.balance = u.balance(p) + d
+		e.balances[p] = p.balance
 	}
-	s.feeBalance, s.issuance = e.feeBalance, e.issuance
+	s.feeBalance = u.feeBalance + e.own.feeBalance
+	s.issuance = u.issuance.add(e.own.issuance)
+	e.feeBalance, e.issuance = s.feeBalance, s.issuance
 	return e
+}
+
+// shift adds what settling an earlier batch found (another server's change)
+// to what this batch expects the store to report.
+func (e *expected) shift(p *playerRecord, balance, fee Money, issuance Issuance) {
+	if _, ok := e.balances[p]; ok && p != nil {
+		e.balances[p] += balance
+	}
+	e.feeBalance += fee
+	e.issuance = e.issuance.add(issuance)
 }
 
 // settleLocked takes from a batch just committed what the store reported
 // back: the balance and version of each player it changed and the
 // counters' totals. In a market several instances share, those include
 // what the others changed meanwhile, which memory's own arithmetic cannot
-// know; memory keeps what the batches after this one changed on top.
-func (s *Service) settleLocked(p *pending) {
+// know; memory keeps what the batches after this one changed on top, and
+// those batches (later) expect the difference too.
+func (s *Service) settleLocked(p *pending, later ...[]*pending) {
+	shift := func(pr *playerRecord, balance, fee Money, issuance Issuance) {
+		for _, ps := range later {
+			for _, q := range ps {
+				q.u.after.shift(pr, balance, fee, issuance)
+			}
+		}
+	}
 	b := p.b
 	// A batch may write a row several times (auctions settled together
 	// pay one seller twice): the last write reports the row's total.
@@ -178,14 +214,23 @@ func (s *Service) settleLocked(p *pending) {
 				s.follow.refresh(pr.id)
 			}
 			pr.version = op.Player.Version
+			pr.unsettled--
 			if last[pr] == i {
-				pr.balance += op.Player.Balance - p.u.after.balances[pr]
+				d := op.Player.Balance - p.u.after.balances[pr]
+				pr.balance += d
+				if d != 0 {
+					shift(pr, d, 0, Issuance{})
+				}
 			}
 		case OpCounters:
 			if i != lastCounters {
 				continue
 			}
-			s.feeBalance += op.Meta.FeeBalance - p.u.after.feeBalance
+			d := op.Meta.FeeBalance - p.u.after.feeBalance
+			s.feeBalance += d
+			if d != 0 {
+				shift(nil, 0, d, Issuance{})
+			}
 			// Only a durable sale counts (completeLocked): memory holds
 			// no batch in flight in these.
 			s.volume, s.sales = op.Meta.Volume, op.Meta.Sales
@@ -194,10 +239,15 @@ func (s *Service) settleLocked(p *pending) {
 			if i != lastIssuance {
 				continue
 			}
-			s.issuance = s.issuance.add(op.Meta.Issuance.sub(p.u.after.issuance))
+			d := op.Meta.Issuance.sub(p.u.after.issuance)
+			s.issuance = s.issuance.add(d)
+			if d != (Issuance{}) {
+				shift(nil, 0, 0, d)
+			}
 		case OpPlayerProfile:
 			if pr := s.playerByID[op.Player.ID]; pr != nil {
 				pr.version = op.Player.Version
+				pr.unsettled--
 			}
 		}
 	}
@@ -245,7 +295,7 @@ func (s *Service) submit(b *Batch, change, durable func()) error {
 		}
 		return err
 	}
-	s.settled(p)
+	s.settled([]*pending{p}, nil)
 	s.deliver()
 	return nil
 }
@@ -254,14 +304,14 @@ func (s *Service) submit(b *Batch, change, durable func()) error {
 // the store reported and runs their durable work, in order, under one
 // lock: each taking of the write lock waits for the readers in the middle
 // of a read, so a tick takes it as few times as it can.
-func (s *Service) settled(ps ...*pending) {
+func (s *Service) settled(ps []*pending, later []*pending) {
 	s.mu.Lock()
-	for _, p := range ps {
+	for i, p := range ps {
 		s.madeDurable(p.b)
 		if p.durable != nil {
 			p.durable()
 		}
-		s.settleLocked(p)
+		s.settleLocked(p, ps[i+1:], later)
 	}
 	s.appendLogLocked()
 	s.mu.Unlock()

@@ -183,11 +183,12 @@ func (c *committer) drain() {
 	for {
 		c.mu.Lock()
 		if c.wantIDs {
-			c.wantIDs = false
+			// wantIDs stays set until the answer is: a second ask
+			// meanwhile would reserve a block no one uses.
 			c.mu.Unlock()
 			first, err := c.store.ReserveListingIDs(idBlock)
 			c.mu.Lock()
-			c.ids = &idsReserved{first: first, err: err}
+			c.ids, c.wantIDs = &idsReserved{first: first, err: err}, false
 			c.mu.Unlock()
 			signal(c.ready)
 			continue
@@ -310,7 +311,7 @@ func (s *Service) Settle() []Refusal {
 	}
 	for _, o := range outcomes {
 		if o.n > 0 {
-			s.settled(s.inflight[:o.n]...)
+			s.settled(s.inflight[:o.n], s.inflight[o.n:])
 		}
 		clear(s.inflight[:o.n])
 		s.inflight = s.inflight[o.n:]
@@ -375,9 +376,14 @@ func (s *Service) Flush() []Refusal {
 	if c == nil || !s.onMain() {
 		return nil
 	}
-	var refused []Refusal
+	refused := s.Settle()
 	for len(s.inflight) > 0 {
-		<-c.ready
+		// Another goroutine may have taken the signal (the console waits
+		// on Committed): look again every millisecond whatever comes.
+		select {
+		case <-c.ready:
+		case <-time.After(time.Millisecond):
+		}
 		refused = append(refused, s.Settle()...)
 	}
 	return refused
@@ -394,13 +400,20 @@ func (s *Service) behind() error {
 	if s.committer == nil || len(s.inflight) == 0 {
 		return nil
 	}
+	var e *Error
 	if n := len(s.inflight); n >= maxInflight {
-		return &Error{Code: CodeStore, Msg: "the store is too far behind to take more changes now; nothing was changed, try again",
+		e = &Error{Code: CodeStore, Msg: "the store is too far behind to take more changes now; nothing was changed, try again",
 			Err: fmt.Errorf("%d changes wait for their commit", n)}
-	}
-	if d := time.Since(s.inflight[0].at); d >= maxWait {
-		return &Error{Code: CodeStore, Msg: "the store has not answered for a while; nothing was changed, try again",
+	} else if d := time.Since(s.inflight[0].at); d >= maxWait {
+		e = &Error{Code: CodeStore, Msg: "the store has not answered for a while; nothing was changed, try again",
 			Err: fmt.Errorf("the oldest change has waited %s for its commit", d.Round(time.Millisecond))}
+	}
+	if e != nil {
+		// The store fails as far as the market can tell: the store's
+		// health says so, and recovery finishes what a refusal here may
+		// leave half done (a purchase whose compensation is refused).
+		s.storeFailed(e.Err)
+		return e
 	}
 	return nil
 }

@@ -395,7 +395,7 @@ func (s *Service) Follow() (applied int, err error) {
 	if len(s.inflight) > 0 {
 		// Another server's rows must not land on rows this one changed
 		// and has not committed yet: they come once the outcomes are in.
-		return 0, nil
+		return 0, f.err
 	}
 	for {
 		select {

@@ -155,9 +155,11 @@ func (s *Service) loadHistory() {
 	// ever appended) is put after them under the lock.
 	s.mu.Lock()
 	all := slices.Clone(s.allTx)
-	perPlayer := make([][]*transactionRecord, len(s.players))
-	for i, p := range s.players {
-		perPlayer[i] = slices.Clone(p.txs)
+	// By player, not by index: a player the main thread adds meanwhile
+	// may be undone (its commit refused) before the copies go back.
+	perPlayer := make(map[*playerRecord][]*transactionRecord, len(s.players))
+	for _, p := range s.players {
+		perPlayer[p] = slices.Clone(p.txs)
 	}
 	done := slices.Clone(s.completed)
 	s.hist.counting = true
@@ -176,9 +178,10 @@ func (s *Service) loadHistory() {
 	}
 	s.mu.Lock()
 	s.allTx = append(all, s.allTx[len(all):]...)
-	for i, txs := range perPlayer {
-		p := s.players[i]
-		p.txs = append(txs, p.txs[len(txs):]...)
+	for p, txs := range perPlayer {
+		if s.playerByID[p.id] == p {
+			p.txs = append(txs, p.txs[len(txs):]...)
+		}
 	}
 	s.hist.counting = false
 	for _, t := range s.hist.forgotten {

@@ -162,7 +162,7 @@ func (s *Service) Join(id uuid.UUID, name string, perms []string) (Player, bool,
 	row := PlayerRow{ID: p.id, Name: name, Perms: joined}
 	b := &s.batch
 	b.Reset()
-	b.add(Op{Kind: OpPlayerProfile, Int: p.version, Player: &row})
+	b.add(Op{Kind: OpPlayerProfile, Int: p.version + int64(p.unsettled), Player: &row})
 	b.log(EventRow{Kind: KindPlayerChanged, At: s.nowMs(), Body: record.EncodePlayerChanged(nil, &record.PlayerChanged{
 		ID: row.ID, Name: row.Name, Perms: row.Perms})})
 	if err := s.submit(b, func() { s.setProfileLocked(p, name, perms) }, nil); err != nil {

@@ -2,6 +2,7 @@ package market
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
@@ -122,7 +123,23 @@ func (s *Service) addTxLocked(t *transactionRecord) {
 	s.txByID[t.id] = t
 	s.allTx = append(s.allTx, t)
 	s.indexTxPlayers(t)
+	if len(s.mayBeOpen) >= 1024 {
+		s.pruneOpenLocked() // every purchase passes through: keep it to what is open
+	}
 	s.mayBeOpen = append(s.mayBeOpen, t)
+}
+
+// pruneOpenLocked forgets the finished and undone transactions of
+// mayBeOpen. The caller holds s.mu for writing.
+func (s *Service) pruneOpenLocked() {
+	kept := s.mayBeOpen[:0]
+	for _, t := range s.mayBeOpen {
+		if s.txByID[t.id] == t && !t.State().Terminal() {
+			kept = append(kept, t)
+		}
+	}
+	clear(s.mayBeOpen[len(kept):])
+	s.mayBeOpen = kept
 }
 
 // openTxLocked returns the transactions in flight (not in a terminal
@@ -132,16 +149,8 @@ func (s *Service) addTxLocked(t *transactionRecord) {
 // which the network's duty holder takes every few seconds. The caller
 // holds s.mu for writing.
 func (s *Service) openTxLocked() []*transactionRecord {
-	var open []*transactionRecord
-	kept := s.mayBeOpen[:0]
-	for _, t := range s.mayBeOpen {
-		if s.txByID[t.id] == t && !t.State().Terminal() {
-			open = append(open, t)
-			kept = append(kept, t)
-		}
-	}
-	clear(s.mayBeOpen[len(kept):])
-	s.mayBeOpen = kept
+	s.pruneOpenLocked()
+	open := slices.Clone(s.mayBeOpen)
 	sortTx(open)
 	return open
 }

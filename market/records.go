@@ -21,7 +21,11 @@ type playerRecord struct {
 	// this instance last saw it (PlayerRow.Version).
 	stored  []byte
 	version int64
-	mail    []mailEntry
+	// unsettled counts the writes of the row in batches not settled yet,
+	// each of which will add one to the version: a write conditional on
+	// the version expects version+unsettled.
+	unsettled int
+	mail      []mailEntry
 	// extra is the player's own data (nil: none) and storedExtra its blob
 	// as the store holds it, the condition of the next write of it.
 	extra       *playerExtra

@@ -211,7 +211,7 @@ func (s *Service) editFinishedLocked(was, t *transactionRecord) {
 // is only ever said of a sale that happened, so never of one in flight.
 func (s *Service) completeLocked(t *transactionRecord) {
 	s.completed = append(s.completed, t)
-	s.stats.record(s, t)
+	s.stats.recordRated(s, t, 0) // its completion's own batch never rates it
 	s.volume += t.price
 	s.sales++
 }

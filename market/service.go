@@ -237,15 +237,23 @@ func (s *Service) Close() error {
 	}
 	s.stopHistory()
 	s.stopFollowing()
-	if s.loaded && (s.idCeil != s.nextID || s.log.delivered > s.log.recorded) {
+	if s.loaded && (s.idCeil != s.nextID || s.nextBlock != 0 || s.log.delivered > s.log.recorded) {
 		b := &s.batch
 		b.Reset()
-		ceil := s.idCeil
+		// What is given back runs from the store's counter down to the
+		// first id not handed out, and only over ids of this instance: a
+		// block reserved ahead gives back the current block's rest with
+		// it only when the two follow each other (no other server took
+		// the ids between them); otherwise the rest is a gap.
+		ceil, next := s.idCeil, s.nextID
 		if s.nextBlock != 0 {
-			ceil = s.nextBlock + idBlock // a block reserved ahead and not begun
+			ceil = s.nextBlock + idBlock
+			if s.nextBlock != s.idCeil {
+				next = s.nextBlock
+			}
 		}
-		if s.nextID < ceil {
-			b.add(Op{Kind: OpListingIDs, Int: ceil, Meta: MetaRow{NextListingID: s.nextID}})
+		if next < ceil {
+			b.add(Op{Kind: OpListingIDs, Int: ceil, Meta: MetaRow{NextListingID: next}})
 		}
 		if err = s.commit(b); err == nil {
 			s.idCeil, s.nextBlock = s.nextID, 0

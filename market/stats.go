@@ -57,7 +57,14 @@ func newStats() stats {
 	return stats{seller: map[int32]*sellerStat{}, items: map[uint16]*itemStat{}, hist: map[uint16][]pricePoint{}}
 }
 
-func (st *stats) record(s *Service, t *transactionRecord) {
+// record adds a completed sale to the figures, with its rating.
+func (st *stats) record(s *Service, t *transactionRecord) { st.recordRated(s, t, t.rating) }
+
+// recordRated adds a completed sale counting rating (0: none) as its
+// rating: a sale whose completion has just become durable counts none,
+// even if a rating already made of it (still in flight) shows on the
+// record, since that rating counts itself once durable (stats.rated).
+func (st *stats) recordRated(s *Service, t *transactionRecord, rating uint8) {
 	st.volume += t.price
 	st.sales++
 	ss := st.seller[t.seller]
@@ -67,9 +74,9 @@ func (st *stats) record(s *Service, t *transactionRecord) {
 	}
 	ss.sales++
 	ss.earned += t.net
-	if t.rating > 0 {
+	if rating > 0 {
 		ss.ratings++
-		ss.stars += int64(t.rating)
+		ss.stars += int64(rating)
 	}
 	is := st.items[t.it.Mat]
 	if is == nil {

@@ -27,8 +27,10 @@ type undo struct {
 
 	feeBalance Money
 	issuance   Issuance
-	nextID     int64
-	hasOpening bool
+	// The listing ids as they were: a sell may have begun the block
+	// reserved ahead, which an undo must not leave half taken.
+	nextID, idCeil, nextBlock int64
+	hasOpening                bool
 }
 
 type playerImage struct {
@@ -59,8 +61,8 @@ type txImage struct {
 // undoOf copies what b's ops name, before their change reaches memory.
 // The caller holds s.mu.
 func (s *Service) undoOf(b *Batch) *undo {
-	u := &undo{added: len(s.players), feeBalance: s.feeBalance, issuance: s.issuance, nextID: s.nextID,
-		hasOpening: s.loadedMeta.HasOpening}
+	u := &undo{added: len(s.players), feeBalance: s.feeBalance, issuance: s.issuance, nextID: s.nextID, idCeil: s.idCeil,
+		nextBlock: s.nextBlock, hasOpening: s.loadedMeta.HasOpening}
 	for i := range b.Ops {
 		op := &b.Ops[i]
 		switch op.Kind {
@@ -215,11 +217,8 @@ func (s *Service) undoLocked(u *undo) {
 		// added older ones meanwhile. The listings count is the listings'.
 		// The version is the store's, which settling keeps.
 		was.txs, was.listings, was.version = p.txs, p.listings, p.version
-		if after, ok := u.after.balances[p]; ok {
-			was.balance = p.balance - (after - was.balance)
-		} else {
-			was.balance = p.balance // the batch did not write it
-		}
+		was.balance = p.balance - u.after.own.balances[p]
+		was.unsettled = p.unsettled - u.after.own.writes[p]
 		*p = was
 	}
 	for _, p := range s.players[u.added:] {
@@ -227,9 +226,9 @@ func (s *Service) undoLocked(u *undo) {
 	}
 	clear(s.players[u.added:])
 	s.players = s.players[:u.added]
-	s.feeBalance -= u.after.feeBalance - u.feeBalance
-	s.issuance = s.issuance.sub(u.after.issuance.sub(u.issuance))
-	s.nextID, s.loadedMeta.HasOpening = u.nextID, u.hasOpening
+	s.feeBalance -= u.after.own.feeBalance
+	s.issuance = s.issuance.sub(u.after.own.issuance)
+	s.nextID, s.idCeil, s.nextBlock, s.loadedMeta.HasOpening = u.nextID, u.idCeil, u.nextBlock, u.hasOpening
 }
 
 // forgetTxLocked takes t, which a refused batch made, out of memory again.
@@ -252,8 +251,10 @@ func (s *Service) forgetTxLocked(t *transactionRecord) {
 		return list
 	}
 	s.allTx = drop(s.allTx)
-	s.players[t.buyer].txs = drop(s.players[t.buyer].txs)
-	if t.seller != t.buyer {
-		s.players[t.seller].txs = drop(s.players[t.seller].txs)
+	for _, idx := range []int32{t.buyer, t.seller} {
+		// A player made by the same refused changes may be gone already.
+		if int(idx) < len(s.players) {
+			s.players[idx].txs = drop(s.players[idx].txs)
+		}
 	}
 }
