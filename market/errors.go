@@ -191,6 +191,19 @@ var ErrEventsTrimmed = &Error{Code: CodeEventsTrimmed, Msg: "events trimmed"}
 // ErrConflict is returned by Commit when a conditional update matched no row.
 var ErrConflict = errors.New("store: conditional update matched no row")
 
+// ErrUnreachable is wrapped by a store's error when it cannot reach its
+// database (a cut link, a server that is away), and when a commit's outcome
+// is unknown because the link broke before the answer came: the service
+// then refuses every change at once, without asking the store, until
+// Reacher.Reach reaches it again.
+var ErrUnreachable = errors.New("store: the database cannot be reached")
+
+// ErrInDoubt is wrapped by a store's error when the link broke while a
+// commit was in flight, before the database said whether it was saved; it
+// matches ErrUnreachable too. The outcome is learnt when the store is
+// reached again (Reacher.Reach).
+var ErrInDoubt = fmt.Errorf("store: the link broke before the database said whether the change was saved: %w", ErrUnreachable)
+
 // ErrBulkOpen is returned by a store's writes while a data load's
 // transaction is open (Store.BeginBulk).
 var ErrBulkOpen = errors.New("store: a data load is in progress; the market takes no other writes until it ends")

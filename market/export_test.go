@@ -60,3 +60,11 @@ func SetSweepBudget(d time.Duration) (restore func()) {
 	sweepBudget = d
 	return func() { sweepBudget = was }
 }
+
+// SetProbeWaits sets how long the probe of an unreachable store waits
+// before its first try and at most between tries.
+func SetProbeWaits(first, most time.Duration) (restore func()) {
+	was := probeWaits
+	probeWaits = [2]time.Duration{first, most}
+	return func() { probeWaits = was }
+}

@@ -77,6 +77,11 @@ type follower struct {
 	wanted atomic.Uint64
 	stop   context.CancelFunc
 	done   chan struct{}
+	// landed are commits of this instance that it was told failed but the
+	// store saved (probe.go): their entries are read again, and their rows
+	// as if another instance had written them.
+	landedMu sync.Mutex
+	landed   []Landed
 
 	// The main thread's: the rows its own commits changed, with the seq
 	// of the newest entry of each commit, until a snapshot is newer.
@@ -163,6 +168,43 @@ func (f *follower) refresh(ids ...uuid.UUID) {
 	}
 }
 
+// adopt asks the goroutine to read the entries of a commit that landed
+// though its instance was told it failed, and their rows, and wakes it.
+// Any goroutine.
+func (f *follower) adopt(l Landed) {
+	f.landedMu.Lock()
+	f.landed = append(f.landed, l)
+	f.landedMu.Unlock()
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+// takeLanded returns and forgets what adopt asked for.
+func (f *follower) takeLanded() []Landed {
+	f.landedMu.Lock()
+	defer f.landedMu.Unlock()
+	l := f.landed
+	f.landed = nil
+	return l
+}
+
+// readAgain asks again for what of landed the cycle that made batch did
+// not read: all of it when it failed, else the entries past its last.
+func (f *follower) readAgain(landed []Landed, batch followed) {
+	for _, l := range landed {
+		end := l.After + uint64(l.Entries)
+		switch {
+		case batch.err != nil:
+			f.adopt(l)
+		case len(batch.entries) > 0 && batch.entries[len(batch.entries)-1].Seq < end:
+			read := batch.entries[len(batch.entries)-1].Seq
+			f.adopt(Landed{After: read, Entries: int(end - read)})
+		}
+	}
+}
+
 // takeStale returns and forgets what refresh asked for.
 func (f *follower) takeStale() []uuid.UUID {
 	f.staleMu.Lock()
@@ -189,6 +231,10 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 	failing := false  // the last cycle failed: say when reading works again
 	for ctx.Err() == nil {
 		want := f.wanted.Load()
+		landed := f.takeLanded()
+		for _, l := range landed {
+			fetched = min(fetched, l.After) // read its entries (again)
+		}
 		var entries []EventRow
 		_, err := f.store.ReadEvents(fetched, followChunk, func(e EventRow) error {
 			e.Body = slices.Clone(e.Body)
@@ -199,7 +245,7 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 		if err == nil {
 			var q RowQuery
 			stale := f.takeStale()
-			if q, err = s.touched(entries, self); err == nil {
+			if q, err = s.touched(entries, self, landed); err == nil {
 				for _, id := range stale {
 					if !slices.Contains(q.Players, id) {
 						q.Players = append(q.Players, id)
@@ -215,6 +261,7 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 			}
 			batch.err = err
 		}
+		f.readAgain(landed, batch)
 		if batch.err != nil {
 			batch.entries, batch.rows = nil, nil
 		}
@@ -262,8 +309,10 @@ func (q RowQuery) empty() bool {
 	return len(q.Players) == 0 && len(q.Listings) == 0 && len(q.Transactions) == 0 && len(q.Orders) == 0
 }
 
-// touched names the rows that the entries of other instances changed.
-func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
+// touched names the rows that the entries of other instances changed, and
+// those of this instance's commits that landed though it was told they
+// failed (follower.adopt).
+func (s *Service) touched(entries []EventRow, self string, landed []Landed) (RowQuery, error) {
 	var q RowQuery
 	players, listings, txs, orders := map[uuid.UUID]bool{}, map[int64]bool{}, map[uuid.UUID]bool{}, map[int64]bool{}
 	player := func(id uuid.UUID) {
@@ -285,8 +334,19 @@ func (s *Service) touched(entries []EventRow, self string) (RowQuery, error) {
 		}
 		player(buyer) // whose money went into the escrow or came back
 	}
+	own := func(e EventRow) bool {
+		if e.Origin != self {
+			return false
+		}
+		for _, l := range landed {
+			if e.Seq > l.After && e.Seq <= l.After+uint64(l.Entries) {
+				return false
+			}
+		}
+		return true
+	}
 	for _, e := range entries {
-		if e.Origin == self {
+		if own(e) {
 			continue
 		}
 		if len(e.Body) < 1 || e.Body[0] != record.EntryVersion {

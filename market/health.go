@@ -51,6 +51,27 @@ type StoreHealth struct {
 	// Runs counts the runs of failures since the service started: each
 	// run has its own number.
 	Runs int
+
+	// Unreachable is set while the store cannot reach its database (the
+	// link to it cut, its server away; see probe.go): every change is
+	// refused at once, without asking the store, and a probe off the main
+	// thread tries to reach it until it answers. Away is when it was
+	// found so (the market's clock), Back when the probe last reached it
+	// again (zero while it never did).
+	Unreachable bool
+	Away, Back  time.Time
+	// InDoubt is set while a change that was in flight when the link
+	// broke waits for the store to say whether it was saved; once it is
+	// reached, memory and the listeners learn the outcome.
+	InDoubt bool
+	// Interrupted is set from a failure until RecoverInterrupted has
+	// finished the purchases it may have cut short, which it does once
+	// the store takes writes again: they wait meanwhile.
+	Interrupted bool
+	// Outages counts the times the store became unreachable since the
+	// service started; ProbeCause is why the probe's last try failed.
+	Outages    int
+	ProbeCause string
 }
 
 // storeHealth is the service's record of StoreHealth.
@@ -61,6 +82,10 @@ type storeHealth struct {
 	// worked is the first write the store took after the run's newest
 	// failure; zero while none has been.
 	worked time.Time
+
+	// away mirrors h.Unreachable for the main thread's fast path
+	// (mutGuard).
+	away atomic.Bool
 
 	// The main thread's: whether a failure may have left a purchase
 	// unfinished, and when RecoverInterrupted may try next.
@@ -99,14 +124,24 @@ func (s *Service) storeFailed(err error) {
 	h := &s.health
 	h.mu.Lock()
 	if !h.settled(now).Failing {
-		h.h = StoreHealth{Failing: true, Cause: cause, Since: now, Runs: h.h.Runs + 1}
+		// A new run; what the probe keeps (probe.go) goes on.
+		h.h.Failing, h.h.Cause, h.h.Since, h.h.Runs = true, cause, now, h.h.Runs+1
+		h.h.Failures, h.h.Over = 0, time.Time{}
 	}
 	h.h.Failures++
 	h.h.LastCause, h.h.Last = cause, now
 	h.worked = time.Time{}
+	h.h.Interrupted = true
+	unreachable := errors.Is(err, ErrUnreachable)
+	if unreachable {
+		h.h.InDoubt = h.h.InDoubt || errors.Is(err, ErrInDoubt)
+	}
 	h.mu.Unlock()
 	h.open.Store(true)
 	h.recoverDue = true
+	if unreachable {
+		s.lostStore(now)
+	}
 }
 
 // storeWorked records a write the store took (main thread).
@@ -147,6 +182,7 @@ func (s *Service) RecoverInterrupted() (int, error) {
 		return 0, nil
 	}
 	n, err := s.recover()
+	defer s.noteInterrupted()
 	if err != nil {
 		h.recoverWait = min(max(2*h.recoverWait, recoverWaits[0]), recoverWaits[1])
 		h.recoverNext = now.Add(h.recoverWait)

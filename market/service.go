@@ -148,13 +148,17 @@ func (s *Service) readGuard() error {
 }
 
 // mutGuard is the check every mutation makes: readiness first (as the
-// contract orders them), then the thread.
+// contract orders them), then the thread, then whether the store can be
+// reached at all (probe.go), so that a change never waits for a dead link.
 func (s *Service) mutGuard() error {
 	if !s.ready.Load() {
 		return s.notReady()
 	}
 	if !s.onMain() {
 		return ErrNotMainThread
+	}
+	if s.health.away.Load() {
+		return s.refuseAway()
 	}
 	return nil
 }

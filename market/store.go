@@ -183,6 +183,27 @@ type EventRow struct {
 	Origin string
 }
 
+// A Reacher is a store whose database is reached over a link that can break
+// (market/postgres): its writes fail with ErrUnreachable while the link is
+// down, and Reach tells when it is back.
+type Reacher interface {
+	// Reach connects to the database again and learns the outcome of a
+	// commit that the broken link left unknown; nil once the store takes
+	// writes again. It may wait as long as ctx allows, so it runs off the
+	// main thread (the service's probe calls it).
+	Reach(ctx context.Context) (Landed, error)
+}
+
+// Landed is what Reach found of a commit in doubt: a commit Commit
+// reported refused (ErrUnreachable) that the database nevertheless saved.
+// Its log entries are this instance's own, seqs After+1 to After+Entries;
+// the service reads their rows back as it reads another instance's, so that
+// memory and the listeners learn of it. Zero when nothing landed.
+type Landed struct {
+	After   uint64
+	Entries int
+}
+
 // SharedStore is a store several instances use at once (a network of
 // servers on one market). Each instance follows the log: it reads the
 // entries the others wrote and the rows they changed, so that its memory

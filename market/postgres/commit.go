@@ -1,9 +1,9 @@
 package postgres
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -101,24 +101,31 @@ func (s *Store) Commit(b *market.Batch) error {
 	}
 	err := s.send(build())
 	if err != nil && s.conn.IsClosed() && (len(b.Ops) > 0 || len(b.Events) > 0) {
-		// The connection broke (a restarted server, say). Learn whether
-		// the commit happened; if it certainly did not, send it once more
-		// on a new connection. A batch of only the delivery mark is left
-		// to the next commit, which carries it again.
+		// The connection broke (a restarted server, a cut link). Learn
+		// whether the commit happened; if it certainly did not, send it
+		// once more on a new connection. A batch of only the delivery mark
+		// is left to the next commit, which carries it again.
 		committed := false
 		if pgconn.SafeToRetry(err) { // never sent
 			if cerr := s.connect(); cerr != nil {
-				return fmt.Errorf("the PostgreSQL server cannot be reached (%v); the change was not saved", cerr)
+				return unreachable(cerr)
 			}
-		} else if committed, err = s.learnOutcome(len(b.Events)); err != nil {
+		} else if committed, err = s.learnOutcome(len(b.Events), err); err != nil {
 			return err
 		}
 		if committed {
 			newest = int64(s.inFlight)
-			err = s.readBack(b.Ops)
+			if err = s.readBack(b.Ops); err != nil {
+				// Saved, but what it reports cannot be read: the service
+				// learns of it as of a commit in doubt that landed.
+				return s.inDoubt(len(b.Events), err)
+			}
 		} else if err = s.send(build()); err != nil && s.conn.IsClosed() {
-			s.lost = errors.New("the PostgreSQL connection broke twice during one commit; open the market again")
+			return s.inDoubt(len(b.Events), err)
 		}
+	}
+	if err != nil && s.conn.IsClosed() {
+		err = unreachable(err)
 	}
 	if err != nil {
 		return err
@@ -130,44 +137,31 @@ func (s *Store) Commit(b *market.Batch) error {
 	return nil
 }
 
-// learnOutcome reconnects after the connection broke during a commit of n
-// log entries and looks for entries of this instance's own past the newest
-// one it knew: only the commit in flight can have written them (the name's
-// lock keeps other writers of the name away). It leaves the newest of them
-// in s.inFlight. A commit without entries cannot be told apart, so then, or
-// when the server stays away, the outcome is lost and the store refuses
-// further commits.
-func (s *Store) learnOutcome(n int) (bool, error) {
-	lose := func(why string) (bool, error) {
-		s.lost = fmt.Errorf("the PostgreSQL connection broke during a commit and %s; open the market again", why)
-		return false, s.lost
+// learnOutcome tries once, briefly (reconnectTimeout), to reconnect after
+// the connection broke during a commit of n log entries (with err), and
+// looks for entries of this instance's own past the newest one it knew:
+// only the commit in flight can have written them (reach.go). It leaves the
+// newest of them in s.inFlight. When the server does not answer at once,
+// the commit is in doubt: the error says so, and Reach learns the outcome
+// later, off the main thread.
+func (s *Store) learnOutcome(n int, err error) (bool, error) {
+	if cerr := s.connect(); cerr != nil {
+		return false, s.inDoubt(n, err)
 	}
-	if n == 0 {
-		return lose("a change without log entries cannot be checked")
-	}
-	var err error
-	for wait := 50 * time.Millisecond; wait < 5*time.Second; wait *= 2 {
-		if err = s.connect(); err == nil {
-			break
-		}
-		time.Sleep(wait)
-	}
-	if err != nil {
-		return lose("the server did not come back to say whether it was saved")
-	}
-	var found, newest int64
-	if err := s.conn.QueryRow(s.ctx, "SELECT count(*), coalesce(max(seq), 0) FROM events WHERE seq > $1 AND origin = $2",
-		int64(s.lastSeq), s.instance).Scan(&found, &newest); err != nil {
-		return lose("the log could not be read")
-	}
-	switch found {
-	case 0:
+	ctx, cancel := context.WithTimeout(s.ctx, commitTimeout)
+	defer cancel()
+	landed, lerr := s.outcome(ctx, s.conn, &doubt{entries: n, after: s.lastSeq})
+	switch {
+	case errors.Is(lerr, errLost):
+		s.lost = lerr
+		return false, lerr
+	case lerr != nil:
+		return false, s.inDoubt(n, lerr)
+	case landed.Entries == 0:
 		return false, nil
-	case int64(n):
-		s.inFlight = uint64(newest)
-		return true, nil
 	}
-	return lose(fmt.Sprintf("the log holds %d entries of this instance past %d, not 0 or %d", found, s.lastSeq, n))
+	s.inFlight = landed.After + uint64(landed.Entries)
+	return true, nil
 }
 
 // readBack fills in what Commit reports into ops (players' balances and
@@ -194,8 +188,7 @@ func (s *Store) readBack(ops []market.Op) error {
 			err = s.conn.QueryRow(s.ctx, "SELECT version FROM players WHERE id = $1", op.Player.ID).Scan(&op.Player.Version)
 		}
 		if err != nil {
-			s.lost = fmt.Errorf("a commit was saved but its rows could not be read back (%v); open the market again", err)
-			return s.lost
+			return fmt.Errorf("read back the rows of a commit that was saved: %w", err)
 		}
 	}
 	return nil
@@ -284,8 +277,12 @@ func queueOps(pb *pgx.Batch, ops []market.Op, adds map[int]market.MetaRow) {
 
 // send runs pb in one implicit transaction (a pipeline ends in one Sync)
 // and translates the server's refusals.
+// It waits at most commitTimeout for the answer: past that the link is
+// taken for dead and the connection closed.
 func (s *Store) send(pb *pgx.Batch) error {
-	return refusal(s.conn.SendBatch(s.ctx, pb).Close())
+	ctx, cancel := context.WithTimeout(s.ctx, commitTimeout)
+	defer cancel()
+	return refusal(s.conn.SendBatch(ctx, pb).Close())
 }
 
 // refusal translates the server's refusal of a batch into the store's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rynek/rynek/market"
 )
 
 // Options tune the store.
@@ -62,6 +63,7 @@ func (s *Store) open(dsn string) error {
 		return err
 	}
 	pcfg.MaxConns = 4
+	pcfg.ConnConfig.ConnectTimeout = s.cfg.ConnectTimeout // a follower's read gives up on a dead link too
 	s.nameConnections(pcfg.ConnConfig)
 	if s.readers, err = pgxpool.NewWithConfig(s.ctx, pcfg); err != nil {
 		return err
@@ -89,39 +91,50 @@ func (s *Store) open(dsn string) error {
 // name's hash as the key) and, plus one, of the schema's creation.
 const ownerLock = 0x52594E4B // 'RYNK'
 
-// connect opens the writer's connection and takes the owner's lock on it.
+// connect opens the writer's connection anew and takes the owner's lock on
+// it (on the main thread: briefly, reconnectTimeout, when it replaces a
+// broken one). mu must be held.
 func (s *Store) connect() error {
 	ctx := s.ctx
 	if s.conn != nil { // a reconnection: keep the main thread's wait short
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(s.ctx, reconnectTimeout)
 		defer cancel()
-	}
-	if s.conn != nil {
 		s.conn.Close(ctx)
 	}
-	conn, err := pgx.ConnectConfig(ctx, s.cfg)
+	conn, err := s.dial(ctx)
 	if err != nil {
 		return err
 	}
-	// An instance of the same name that has just closed may still hold the
-	// lock for a moment: its server process lets go when it has exited.
+	s.conn = conn
+	return nil
+}
+
+// dial connects to the server and takes the owner's lock on the new
+// connection.
+func (s *Store) dial(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	// An instance of the same name that has just closed (or this one's
+	// broken session, which the server has not ended yet) may still hold
+	// the lock for a moment: its server process lets go when it has exited.
 	var owned bool
 	for deadline := time.Now().Add(lockWait); ; time.Sleep(25 * time.Millisecond) {
-		if err := conn.QueryRow(s.ctx, "SELECT pg_try_advisory_lock($1, hashtext($2))", int32(ownerLock), s.instance).Scan(&owned); err != nil {
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1, hashtext($2))", int32(ownerLock), s.instance).Scan(&owned); err != nil {
 			conn.Close(s.ctx)
-			return err
+			return nil, err
 		}
-		if owned || time.Now().After(deadline) {
+		if owned || time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
 	}
 	if !owned {
 		conn.Close(s.ctx)
-		return fmt.Errorf("another Rynek instance named %q has this market open; close it, or give each instance its own name", s.instance)
+		return nil, fmt.Errorf("another Rynek instance named %q has this market open; close it, or give each instance its own name", s.instance)
 	}
-	s.conn = conn
-	return nil
+	return conn, nil
 }
 
 // nameConnections gives this instance's connections the application name
@@ -142,12 +155,16 @@ func redact(dsn string) string {
 	return fmt.Sprintf("%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
 }
 
-// ready reconnects a broken writer connection, and refuses commits after an
-// outcome was lost. It returns at once when the server is still away, so a
-// mutation fails fast instead of holding up the main thread.
+// ready reconnects a broken writer connection, and refuses commits while
+// one is in doubt (reach.go) or after an outcome was lost. It returns at
+// once when the server is still away, so a mutation fails fast instead of
+// holding up the main thread.
 func (s *Store) ready() error {
 	if s.lost != nil {
 		return s.lost
+	}
+	if s.doubt != nil {
+		return fmt.Errorf("a change sent when the link to PostgreSQL broke waits for the server to say whether it was saved; nothing else is saved meanwhile: %w", market.ErrInDoubt)
 	}
 	if s.suspect.Swap(false) && s.conn != nil {
 		// The listening connection broke since the last commit: the
@@ -160,7 +177,7 @@ func (s *Store) ready() error {
 		return nil
 	}
 	if err := s.connect(); err != nil {
-		return fmt.Errorf("the PostgreSQL server cannot be reached (%v); the change was not saved", err)
+		return unreachable(err)
 	}
 	return nil
 }
@@ -168,9 +185,6 @@ func (s *Store) ready() error {
 // lockWait is how long Open waits for an instance of the same name that is
 // closing to let go of the name.
 const lockWait = time.Second
-
-// reconnectTimeout bounds a reconnection attempt made on the main thread.
-const reconnectTimeout = 2 * time.Second
 
 // Instance is this instance's name.
 func (s *Store) Instance() string { return s.instance }

@@ -82,9 +82,13 @@ type Store struct {
 	// it last tried to take it (the listener's goroutine's).
 	duty      atomic.Bool
 	dutyTried time.Time
-	// lost is set when a commit's outcome could not be learned: memory may
-	// disagree with the store, so every later commit is refused until the
-	// market is opened again (which loads the truth).
+	// doubt is the commit in flight when the link broke, until its outcome
+	// is learnt (reach.go): every commit is refused meanwhile.
+	doubt *doubt
+	// lost is set when the log holds what no commit of this instance can
+	// have written: memory may disagree with the store, so every later
+	// commit is refused until the market is opened again (which loads the
+	// truth). The name's lock makes it impossible.
 	lost error
 	// bulk is the data load whose transaction is open on the writer's
 	// connection, if any (bulk.go): every other use of it is refused.

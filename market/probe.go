@@ -1,0 +1,102 @@
+package market
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The store away: a store whose database is reached over a link that can
+// break (a Reacher, market/postgres) fails a commit with ErrUnreachable when
+// the link is down, and with ErrInDoubt when it broke while the commit was
+// in flight. From then on the service refuses every change at once
+// (mutGuard), without asking the store, so that no main loop waits for a
+// dead link; a probe goroutine asks the store to reach its database
+// (Reacher.Reach), at first after probeWaits[0] and then at most
+// probeWaits[1] apart, until it answers. Then the changes go through again,
+// by themselves: no restart.
+//
+// A commit in doubt that the database saved after all (Landed) is not
+// lost: the follower reads its rows back as it reads another instance's
+// (follower.adopt), so memory and the listeners learn of it; until it has,
+// a change that meets its rows is refused as a conflict, and the
+// follower's catch-up brings them in.
+//
+// A store that is not a Reacher (SQLite) has no link to lose: its failures
+// are asked about by the next change, as storeFailed describes.
+
+// probeWaits are how long the probe waits before its first try and at most
+// between two tries; the wait doubles from the first to the second. Tests
+// shorten them.
+var probeWaits = [2]time.Duration{100 * time.Millisecond, time.Second}
+
+// probeTimeout bounds one try of the probe.
+const probeTimeout = 5 * time.Second
+
+// lostStore records that the store cannot reach its database and starts
+// the probe (main thread, from storeFailed).
+func (s *Service) lostStore(now time.Time) {
+	h := &s.health
+	r, ok := s.store.(Reacher)
+	if !ok || h.away.Load() {
+		return
+	}
+	h.mu.Lock()
+	h.h.Unreachable, h.h.Away, h.h.ProbeCause = true, now, ""
+	h.h.Outages++
+	h.mu.Unlock()
+	h.away.Store(true)
+	go s.probe(r, s.follow)
+}
+
+// probe tries to reach the store until it answers (or is closed), then
+// hands what landed to the follower and lets the changes through again.
+func (s *Service) probe(r Reacher, f *follower) {
+	h := &s.health
+	for wait := probeWaits[0]; ; wait = min(2*wait, probeWaits[1]) {
+		time.Sleep(wait)
+		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+		landed, err := r.Reach(ctx)
+		cancel()
+		if err != nil {
+			h.mu.Lock()
+			h.h.ProbeCause = err.Error()
+			h.mu.Unlock()
+			if !errors.Is(err, ErrUnreachable) {
+				return // closed: nothing to reach any more
+			}
+			continue
+		}
+		if landed.Entries > 0 && f != nil {
+			f.adopt(landed) // before any change goes through again
+		}
+		now := s.now()
+		h.mu.Lock()
+		h.h.Unreachable, h.h.InDoubt, h.h.Back, h.h.ProbeCause = false, false, now, ""
+		h.mu.Unlock()
+		h.away.Store(false)
+		return
+	}
+}
+
+// refuseAway is mutGuard's answer while the store cannot be reached: the
+// STORE error, at once.
+func (s *Service) refuseAway() error {
+	h := &s.health
+	h.mu.Lock()
+	away := h.h.Away
+	h.mu.Unlock()
+	return &Error{Code: CodeStore, Err: ErrUnreachable,
+		Msg: fmt.Sprintf("the market's database cannot be reached (since %s); nothing was changed, and changes go through again once it answers",
+			away.UTC().Format("2006-01-02 15:04:05 UTC"))}
+}
+
+// noteInterrupted mirrors into StoreHealth whether purchases a failure cut
+// short wait to be finished (main thread).
+func (s *Service) noteInterrupted() {
+	h := &s.health
+	h.mu.Lock()
+	h.h.Interrupted = h.recoverDue
+	h.mu.Unlock()
+}
