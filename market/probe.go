@@ -74,6 +74,13 @@ func (s *Service) probe(r Reacher, f *follower) {
 		now := s.now()
 		h.mu.Lock()
 		h.h.Unreachable, h.h.InDoubt, h.h.Back, h.h.ProbeCause = false, false, now, ""
+		if h.worked.IsZero() {
+			// Reached, its writer's connection holding the instance's
+			// lock: the store works, and the run of failures the outage
+			// opened is over after StoreSettle unless a write fails
+			// again, even on a market where nothing is written.
+			h.worked = now
+		}
 		h.mu.Unlock()
 		h.away.Store(false)
 		return

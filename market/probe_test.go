@@ -95,6 +95,10 @@ func TestAnUnreachableStoreIsProbedNotAsked(t *testing.T) {
 	if h := w.svc.StoreHealth(); !h.Back.Equal(w.clock.Now()) || h.ProbeCause != "" {
 		t.Fatalf("once the store answers: %+v", h)
 	}
+	w.clock.Advance(market.StoreSettle)
+	if h := w.svc.StoreHealth(); h.Failing {
+		t.Fatalf("%s after the store answered again, with nothing written: %+v", market.StoreSettle, h)
+	}
 	w.sell(w.alice, 0, 10)
 	if n, err := w.svc.RecoverInterrupted(); n != 0 || err != nil {
 		t.Fatalf("recovery with nothing interrupted: %d, %v", n, err)
