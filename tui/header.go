@@ -44,7 +44,7 @@ func (m *Model) header(w int) string {
 	ready := s.OK.Render("● ready")
 	if !m.hdr.ready {
 		ready = s.Err.Render("● NOT READY")
-	} else if m.storeAway != nil {
+	} else if m.storeAway != nil || m.hdr.storeUnreachable {
 		ready = s.Err.Render("● STORE UNREACHABLE")
 	} else if m.hdr.storeFailing {
 		ready = s.Err.Render("● STORE FAILING")
@@ -113,11 +113,15 @@ type headerData struct {
 	armed    market.State
 
 	storeFailing bool // the store refuses the market's changes
+	// storeUnreachable: the store cannot reach its database, and every
+	// change is refused until it answers (market.StoreHealth.Unreachable).
+	storeUnreachable bool
 }
 
 func (m *Model) readHeader() {
 	svc := m.c.Svc
-	h := headerData{ready: svc.IsReady(), storeFailing: svc.StoreHealth().Failing, armed: svc.ArmedFailure()}
+	sh := svc.StoreHealth()
+	h := headerData{ready: svc.IsReady(), storeFailing: sh.Failing, storeUnreachable: sh.Unreachable, armed: svc.ArmedFailure()}
 	var err1, err2 error
 	h.active, err1 = svc.GetActiveListingsCount()
 	h.volume, err2 = svc.GetMarketVolume()

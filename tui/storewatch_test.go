@@ -1,9 +1,13 @@
 package tui
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/seed"
@@ -66,5 +70,83 @@ func TestHeaderSaysWhenTheStoreFails(t *testing.T) {
 	}
 	if s := e.status(); s != "the store saves changes again, after 1 failed write" {
 		t.Fatalf("status %q", s)
+	}
+}
+
+// cutLink is a store behind a link that can be cut (market.Reacher).
+type cutLink struct {
+	market.Store
+	cut atomic.Bool
+}
+
+var errRefused = fmt.Errorf("dial tcp 10.0.0.5:5432: connect: connection refused (%w)", market.ErrUnreachable)
+
+func (l *cutLink) Commit(b *market.Batch) error {
+	if l.cut.Load() {
+		return errRefused
+	}
+	return l.Store.Commit(b)
+}
+
+func (l *cutLink) ReserveListingIDs(n int) (int64, error) {
+	if l.cut.Load() {
+		return 0, errRefused
+	}
+	return l.Store.ReserveListingIDs(n)
+}
+
+func (l *cutLink) Reach(context.Context) (market.Landed, error) {
+	if l.cut.Load() {
+		return market.Landed{}, errRefused
+	}
+	return market.Landed{}, nil
+}
+
+// TestHeaderSaysWhenTheStoreIsUnreachable: a sell refused because the link
+// to the database is cut puts "● STORE UNREACHABLE" into the header, at 160
+// and at 80 columns, and the status line says that every change is refused
+// until the database answers; a second sell is refused at once. When the
+// link is back the console notices by itself, with no key pressed: the
+// status line says so and the header is ready again once the store has
+// worked for a while.
+func TestHeaderSaysWhenTheStoreIsUnreachable(t *testing.T) {
+	for _, size := range [][2]int{{160, 48}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			link := &cutLink{Store: seededStore(t, seed.Options{Players: 40, Listings: 400, Days: 10, Rand: 7})}
+			e := envOn(t, link, size[0], size[1])
+			header := func() string { return strings.SplitN(e.view(), "\n", 2)[0] }
+			link.cut.Store(true)
+			e.key("s")
+			e.key("enter")
+			e.key("esc") // the refused sell keeps its dialog open
+			e.tick()
+			if h := header(); !strings.Contains(h, "● STORE UNREACHABLE") || strings.Contains(h, "● ready") {
+				t.Fatalf("header while the store is unreachable: %q", h)
+			}
+			want := "the market's database cannot be reached: dial tcp 10.0.0.5:5432: connect: connection refused " +
+				"(store: the database cannot be reached); every change is refused until it answers, which the market notices by itself"
+			if s := e.status(); s != want {
+				t.Fatalf("status %q", s)
+			}
+			e.clock.Advance(7 * time.Second)
+			link.cut.Store(false)
+			for deadline := time.Now().Add(3 * time.Second); !strings.Contains(e.status(), "answers again"); time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("3 s after the link came back: status %q, header %q", e.status(), header())
+				}
+				e.tick()
+			}
+			if s := e.status(); s != "the market's database answers again, after 7s; changes go through" {
+				t.Fatalf("status %q", s)
+			}
+			if h := header(); !strings.Contains(h, "● STORE FAILING") {
+				t.Fatalf("header as soon as the store answers: %q; want the failure on until it worked for a while", h)
+			}
+			e.clock.Advance(market.StoreSettle)
+			e.tick()
+			if h := header(); !strings.Contains(h, "● ready") || strings.Contains(h, "STORE") {
+				t.Fatalf("header once the store worked for a while: %q", h)
+			}
+		})
 	}
 }

@@ -269,3 +269,76 @@ func TestRunReportsTickWork(t *testing.T) {
 		t.Errorf("the service recorded %d ticks, the summary %d of %d", w.Ticks, sum.Work.Ticks, sum.Ticks)
 	}
 }
+
+// cutLink is a store behind a link that can be cut (market.Reacher).
+type cutLink struct {
+	market.Store
+	cut atomic.Bool
+}
+
+var errRefused = fmt.Errorf("dial tcp 10.0.0.5:5432: connect: connection refused (%w)", market.ErrUnreachable)
+
+func (l *cutLink) Commit(b *market.Batch) error {
+	if l.cut.Load() {
+		return errRefused
+	}
+	return l.Store.Commit(b)
+}
+
+func (l *cutLink) ReserveListingIDs(n int) (int64, error) {
+	if l.cut.Load() {
+		return 0, errRefused
+	}
+	return l.Store.ReserveListingIDs(n)
+}
+
+func (l *cutLink) Reach(context.Context) (market.Landed, error) {
+	if l.cut.Load() {
+		return market.Landed{}, errRefused
+	}
+	return market.Landed{}, nil
+}
+
+// TestAnOutageIsSaidOnceAndItsEnd: with the bots trading while the link to
+// the database is cut for a second, the loop says once that the store
+// cannot reach it, once that it answers again (with no restart, nothing
+// but the loop running), and that the failure is over once the store has
+// worked for a while: three lines, and no count of refusals, which never
+// reach the store.
+func TestAnOutageIsSaidOnceAndItsEnd(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := &cutLink{Store: st}
+	clock := market.NewManualClock(time.Now())
+	svc := market.New(link, market.Config{Clock: clock, ListingCooldown: -1})
+	if err := svc.BindMainThread(); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Enable(); err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	var reports []string
+	time.AfterFunc(200*time.Millisecond, func() { link.cut.Store(true) })
+	time.AfterFunc(1200*time.Millisecond, func() { link.cut.Store(false) })
+	time.AfterFunc(2400*time.Millisecond, func() { clock.Advance(market.StoreSettle) })
+	ctx, cancel := context.WithTimeout(context.Background(), 2700*time.Millisecond)
+	defer cancel()
+	sum, err := Run(ctx, svc, Options{BotsRate: 300, Seed: 3, Tick: 10 * time.Millisecond, Report: func(s string) { reports = append(reports, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d ticks, bots %d ok, %d refused; reports:\n%s", sum.Ticks, sum.Bots.OK, sum.Bots.Refused, strings.Join(reports, "\n"))
+	want := []string{
+		"store unreachable: dial tcp 10.0.0.5:5432: connect: connection refused (store: the database cannot be reached); " +
+			"every change is refused at once until the database answers, which is tried every second",
+		`^store reachable again: the database answered at \d\d:\d\d:\d\d UTC, after 0s away; changes go through$`,
+		`^store failure over: the store has saved changes since \d\d:\d\d:\d\d UTC; 1 writes failed in 0s$`,
+	}
+	got := reports[1:] // the first says the bots added players
+	if len(got) != len(want) || got[0] != want[0] || !regexp.MustCompile(want[1]).MatchString(got[1]) || !regexp.MustCompile(want[2]).MatchString(got[2]) {
+		t.Fatalf("reports %q, want %q", got, want)
+	}
+}

@@ -14,8 +14,13 @@ var countEvery = 10 * time.Second
 // storeWatch turns the service's StoreHealth into a few report lines: the
 // store's error once when it starts failing, then at most every countEvery
 // how many more times it failed, and the end once the store has saved
-// changes again for market.StoreSettle.
+// changes again for market.StoreSettle; when the store cannot reach its
+// database, that once, and when it answers again.
 type storeWatch struct {
+	// outage is the time without the database said
+	// (StoreHealth.Outages), away whether it is not over yet.
+	outage  int
+	away    bool
 	failing bool
 	run     int       // the run said (StoreHealth.Runs)
 	said    int       // the failures said so far
@@ -24,6 +29,18 @@ type storeWatch struct {
 
 // check reports what changed since the last call.
 func (w *storeWatch) check(h market.StoreHealth, now time.Time, report func(string)) {
+	if h.Outages != w.outage {
+		// Said instead of the failure the outage began with.
+		report("store unreachable: " + h.LastCause + "; every change is refused at once until the database answers, " +
+			"which is tried every second")
+		w.outage, w.away = h.Outages, true
+		w.failing, w.run, w.said, w.saidAt = true, h.Runs, h.Failures, now
+	}
+	if w.away && !h.Unreachable {
+		report(fmt.Sprintf("store reachable again: the database answered at %s UTC, after %s away; changes go through",
+			h.Back.UTC().Format("15:04:05"), h.Back.Sub(h.Away).Round(time.Millisecond)))
+		w.away = false
+	}
 	if h.Runs != w.run {
 		// A new run (perhaps begun and over between two checks).
 		report("store failure: " + h.Cause + "; every change is refused until the store saves again")

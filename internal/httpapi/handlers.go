@@ -553,6 +553,16 @@ func newTickWork(w market.TickWork) TickWork {
 // StoreHealth is whether the market's store saves its changes.
 type StoreHealth struct {
 	OK bool `json:"ok"`
+	// Reachable is false while the store cannot reach its database (the
+	// link to PostgreSQL cut, its server away): every change is refused at
+	// once until it answers again, which the market finds out by itself.
+	Reachable bool `json:"reachable"`
+	// Outage is the time the store cannot reach its database now, or the
+	// last time once it is back; nil when it never lost it.
+	Outage *StoreOutage `json:"outage,omitempty"`
+	// Interrupted is set while purchases a failure may have cut short
+	// wait to be finished, which happens once the store takes writes.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Failure is the current run of failures, or the last one once it is
 	// over; nil when the store never failed since the start.
 	Failure *StoreFailure `json:"failure,omitempty"`
@@ -579,18 +589,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	sh := s.svc.StoreHealth()
-	store := StoreHealth{OK: !sh.Failing}
-	if sh.Runs > 0 {
-		f := &StoreFailure{Error: sh.Cause, Failures: sh.Failures, Since: wire.At(sh.Since), Last: wire.At(sh.Last)}
-		if sh.LastCause != sh.Cause {
-			f.LastError = sh.LastCause
-		}
-		if !sh.Over.IsZero() {
-			f.Over = wire.At(sh.Over)
-		}
-		store.Failure = f
-	}
+	store := newStoreHealth(s.svc.StoreHealth())
 	status := http.StatusOK
 	if !store.OK {
 		// Not ready to take changes: a monitor sees it in the status.

@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -127,5 +129,99 @@ func TestHealthCarriesTheTickWork(t *testing.T) {
 	}
 	if runtime.GOOS == "linux" && (w.CPU == nil || w.CPU.Max >= 10_000) {
 		t.Fatalf("the main thread's CPU time: %+v, want present and far below the sleeping tick's 20 ms", w.CPU)
+	}
+}
+
+// cutLink is a store behind a link that can be cut (market.Reacher): while
+// it is, commits and tries to reach it fail as a cut link's do.
+type cutLink struct {
+	market.Store
+	cut atomic.Bool
+}
+
+func (l *cutLink) Commit(b *market.Batch) error {
+	if l.cut.Load() {
+		return fmt.Errorf("dial tcp 10.0.0.5:5432: connect: connection refused (%w)", market.ErrUnreachable)
+	}
+	return l.Store.Commit(b)
+}
+
+func (l *cutLink) Reach(context.Context) (market.Landed, error) {
+	if l.cut.Load() {
+		return market.Landed{}, fmt.Errorf("dial tcp 10.0.0.5:5432: connect: connection refused (%w)", market.ErrUnreachable)
+	}
+	return market.Landed{}, nil
+}
+
+// TestHealthSaysWhenTheStoreIsUnreachable: while the store cannot reach its
+// database, /api/health answers 503 with ready false, reachable false, and
+// the outage: since when, why the newest try to reach it failed. Once the
+// database answers, reachable is true again by itself, and the outage says
+// when it was back.
+func TestHealthSaysWhenTheStoreIsUnreachable(t *testing.T) {
+	link := &cutLink{}
+	e := newWrappedEnv(t, seed.Options{Listings: 30}, Options{}, func(st market.Store) market.Store { link.Store = st; return link })
+	c := loadContract(t, e)
+	health := func(status int) Health {
+		t.Helper()
+		a := c.check(t, e, status, "/api/health")
+		var h Health
+		if err := json.Unmarshal(a.body, &h); err != nil {
+			t.Fatalf("%s: %v", a.body, err)
+		}
+		return h
+	}
+	if h := health(200); !h.Ready || !h.Store.OK || !h.Store.Reachable || h.Store.Outage != nil {
+		t.Fatalf("a healthy market: %+v", h)
+	}
+	players, err := e.svc.Players()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := e.svc.Query(market.Query{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buyer := players[0]
+	if buyer.ID == page.Listings[0].Seller {
+		buyer = players[1]
+	}
+	link.cut.Store(true)
+	since := e.clock.Now()
+	if _, err := e.svc.Buy(buyer, page.Listings[0].ID); !errors.Is(err, market.ErrStore) {
+		t.Fatalf("a purchase on a cut link: %v", err)
+	}
+	e.clock.Advance(time.Minute)
+	var h Health
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if h = health(503); h.Store.Outage != nil && h.Store.Outage.ProbeError != "" || time.Now().After(deadline) {
+			break
+		}
+	}
+	o := h.Store.Outage
+	if h.Ready || h.Store.OK || h.Store.Reachable || o == nil || !o.Since.Equal(since) || !o.Back.IsZero() || o.Count != 1 ||
+		o.ProbeError != "dial tcp 10.0.0.5:5432: connect: connection refused (store: the database cannot be reached)" || !h.Store.Interrupted {
+		t.Fatalf("health while the store is unreachable: %+v, outage %+v", h, o)
+	}
+	if _, err := e.svc.Buy(buyer, page.Listings[0].ID); !errors.Is(err, market.ErrUnreachable) {
+		t.Fatalf("a purchase while the store is away: %v", err)
+	}
+
+	link.cut.Store(false)
+	for deadline := time.Now().Add(5 * time.Second); !h.Store.Reachable; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not reachable 5 s after the link came back: %+v", h.Store)
+		}
+		h = health(503) // ready once changes have been saved for a while
+	}
+	if o := h.Store.Outage; o == nil || !o.Back.Equal(since.Add(time.Minute)) || o.ProbeError != "" || o.Count != 1 {
+		t.Fatalf("the outage once the store answers: %+v", o)
+	}
+	if _, err := e.svc.Buy(buyer, page.Listings[0].ID); err != nil {
+		t.Fatalf("a purchase once the store answers: %v", err)
+	}
+	e.clock.Advance(market.StoreSettle)
+	if h := health(200); !h.Ready || !h.Store.OK || !h.Store.Reachable {
+		t.Fatalf("health once changes are saved again: %+v", h)
 	}
 }

@@ -136,12 +136,21 @@ export async function start() {
 }
 
 // While the market's store refuses changes (a full disk, say) a banner
-// says so, from /api/health; it goes once the failure is over.
+// says so, from /api/health; it goes once the failure is over. While the
+// store cannot reach its database at all the banner says that instead,
+// and goes as soon as it answers again.
 async function watchStore() {
   try {
     const h = await health();
     const f = h.store && h.store.failure;
-    if (h.store && !h.store.ok && f) {
+    const o = h.store && h.store.outage;
+    if (h.store && !h.store.reachable && o) {
+      $("store").textContent = h.name + " nie ma połączenia z bazą danych od " +
+        new Date(o.since).toLocaleString("pl-PL") + ". Kupno i sprzedaż są wstrzymane do jej powrotu, a wtedy wznowią się same; oferty poniżej są aktualne." +
+        (o.inDoubt ? " Zmiana wysłana w chwili zerwania połączenia czeka, aż baza powie, czy ją zapisała." : "");
+      $("store").hidden = false;
+    } else if (h.store && !h.store.ok && f && !(o && o.back && new Date(f.last) <= new Date(o.back))) {
+      // (A failure that was the outage, which is over, says nothing more.)
       $("store").textContent = h.name + " nie może zapisywać zmian: " + f.error + ". Od " +
         new Date(f.since).toLocaleString("pl-PL") + ", nieudane zapisy: " + number(f.failures) +
         ". Kupno i sprzedaż są wstrzymane; oferty poniżej są aktualne.";
