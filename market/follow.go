@@ -3,6 +3,7 @@ package market
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -463,6 +464,10 @@ func (s *Service) Follow() (applied int, err error) {
 			f.err = s.applyFollowed(b)
 			if f.err == nil {
 				applied += len(b.entries)
+			} else if errors.Is(f.err, ErrUnreachable) {
+				// The server is away for the writer too: refuse changes
+				// at once rather than let the next one find out.
+				s.lostStore(s.now(), b.err)
 			}
 		default:
 			if f.err == nil && time.Since(f.tookOver) >= takeOverEvery && s.hasDuty() {

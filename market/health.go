@@ -69,7 +69,8 @@ type StoreHealth struct {
 	// the store takes writes again: they wait meanwhile.
 	Interrupted bool
 	// Outages counts the times the store became unreachable since the
-	// service started; ProbeCause is why the probe's last try failed.
+	// service started; ProbeCause is why it was found so, then why the
+	// probe's newest try failed.
 	Outages    int
 	ProbeCause string
 }
@@ -140,7 +141,7 @@ func (s *Service) storeFailed(err error) {
 	h.open.Store(true)
 	h.recoverDue = true
 	if unreachable {
-		s.lostStore(now)
+		s.lostStore(now, err)
 	}
 }
 

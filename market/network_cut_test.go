@@ -39,9 +39,10 @@ type cutInstance struct {
 }
 
 // TestNetworkResumesAfterACut: two servers buy on one PostgreSQL market
-// while the link to it is cut for longer than a commit may wait, at a
-// moment when each has a commit in flight whose answer is lost (the proxy
-// drops the server's answers first). Meanwhile no call holds a main loop
+// (each its own listings, following the other's purchases) while the link
+// to it is cut for longer than a commit may wait, at a moment when each has
+// a commit in flight whose answer is lost (the proxy drops the server's
+// answers first): the commit is saved, and its server must learn so. Meanwhile no call holds a main loop
 // for long, and changes are refused at once; after the link is back every
 // server buys again by itself, with no restart, and the market is sound:
 // money conserved, no purchase left open, the check clean.
@@ -175,7 +176,15 @@ func (in *cutInstance) run(dsn string, np networkPlayers, k int, cut, over *atom
 	}
 	started()
 	rng := rand.New(rand.NewPCG(uint64(k), 25))
-	order := rng.Perm(len(np.listings))
+	// Listings and buyers of its own, so that no conflict with the other
+	// server (whose catch-up would wait for the follower) keeps its main
+	// loop from having a commit in flight when the link freezes.
+	var order []int
+	for _, i := range rng.Perm(len(np.listings)) {
+		if i%2 == k {
+			order = append(order, i)
+		}
+	}
 	next := 0
 	for !over.Load() && next < len(order) {
 		in.svc.Follow()
@@ -187,7 +196,7 @@ func (in *cutInstance) run(dsn string, np networkPlayers, k int, cut, over *atom
 		}
 		id := np.listings[order[next]]
 		start := time.Now()
-		_, err := in.svc.Buy(np.buyers[(k+next)%len(np.buyers)], id)
+		_, err := in.svc.Buy(np.buyers[k+2*(next%(len(np.buyers)/2))], id)
 		took := time.Since(start).Nanoseconds()
 		if took > in.longest.Load() {
 			in.longest.Store(took)
@@ -245,4 +254,45 @@ func (in *cutInstance) settle(t *testing.T, money market.Money, checker *market.
 	if len(a.Problems) > 0 || a.OpenTx != 0 || a.Money != money {
 		t.Fatalf("%s after the cut: money %d (want %d), %d open, problems %v", in.name, a.Money, money, a.OpenTx, a.Problems)
 	}
+}
+
+// TestNetworkIdleServerSeesTheCut: a server that changes nothing learns
+// that its link is cut from its follower, whose reads fail: it says so
+// (StoreHealth.Unreachable) and refuses a change at once, without trying
+// the dead link; when the link is back it says so by itself, and the next
+// change goes through.
+func TestNetworkIdleServerSeesTheCut(t *testing.T) {
+	dsn := pgtest.Database(t)
+	np := seedNetwork(t, dsn, 1, 1, 10)
+	proxy, linked := pgtest.NewProxy(t, dsn)
+	st, err := postgres.Open(linked, postgres.Options{Instance: "idle"})
+	must(t, err)
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(t0)})
+	must(t, svc.BindMainThread())
+	must(t, svc.Enable())
+	defer svc.Close()
+	tickUntil := func(what string, done func(market.StoreHealth) bool) time.Duration {
+		t.Helper()
+		start := time.Now()
+		for !done(svc.StoreHealth()) {
+			if time.Since(start) > 10*time.Second {
+				t.Fatalf("%s: not after 10 s: %+v", what, svc.StoreHealth())
+			}
+			svc.Follow()
+			time.Sleep(10 * time.Millisecond)
+		}
+		return time.Since(start)
+	}
+	proxy.Cut()
+	seen := tickUntil("the cut seen", func(h market.StoreHealth) bool { return h.Unreachable })
+	start := time.Now()
+	if _, err := svc.Buy(np.buyers[0], np.listings[0]); !errors.Is(err, market.ErrUnreachable) || time.Since(start) > 50*time.Millisecond {
+		t.Fatalf("a purchase while the link is known cut: %v after %s", err, time.Since(start))
+	}
+	proxy.Restore()
+	back := tickUntil("the link back", func(h market.StoreHealth) bool { return !h.Unreachable })
+	if _, err := svc.Buy(np.buyers[0], np.listings[0]); err != nil {
+		t.Fatalf("a purchase once the link is back: %v", err)
+	}
+	t.Logf("the cut seen after %s by an idle server, the link back after %s", seen.Round(time.Millisecond), back.Round(time.Millisecond))
 }

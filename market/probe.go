@@ -34,16 +34,17 @@ var probeWaits = [2]time.Duration{100 * time.Millisecond, time.Second}
 // probeTimeout bounds one try of the probe.
 const probeTimeout = 5 * time.Second
 
-// lostStore records that the store cannot reach its database and starts
-// the probe (main thread, from storeFailed).
-func (s *Service) lostStore(now time.Time) {
+// lostStore records that the store cannot reach its database (err says
+// why) and starts the probe (main thread: from storeFailed, and from Follow
+// when the follower's read failed so).
+func (s *Service) lostStore(now time.Time, err error) {
 	h := &s.health
 	r, ok := s.store.(Reacher)
 	if !ok || h.away.Load() {
 		return
 	}
 	h.mu.Lock()
-	h.h.Unreachable, h.h.Away, h.h.ProbeCause = true, now, ""
+	h.h.Unreachable, h.h.Away, h.h.ProbeCause = true, now, err.Error()
 	h.h.Outages++
 	h.mu.Unlock()
 	h.away.Store(true)

@@ -32,7 +32,7 @@ func (m *Model) watchStore() {
 	if h.Outages != w.outage {
 		// Said instead of the failure the outage began with.
 		w.outage, w.away, w.run, w.failing = h.Outages, true, h.Runs, true
-		m.setStatus(statusMsg{text: "the market's database cannot be reached: " + h.LastCause +
+		m.setStatus(statusMsg{text: "the market's database cannot be reached: " + h.ProbeCause +
 			"; every change is refused until it answers, which the market notices by itself", err: true})
 		m.changed = true
 	}

@@ -31,7 +31,7 @@ type storeWatch struct {
 func (w *storeWatch) check(h market.StoreHealth, now time.Time, report func(string)) {
 	if h.Outages != w.outage {
 		// Said instead of the failure the outage began with.
-		report("store unreachable: " + h.LastCause + "; every change is refused at once until the database answers, " +
+		report("store unreachable: " + h.ProbeCause + "; every change is refused at once until the database answers, " +
 			"which is tried every second")
 		w.outage, w.away = h.Outages, true
 		w.failing, w.run, w.said, w.saidAt = true, h.Runs, h.Failures, now

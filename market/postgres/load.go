@@ -106,23 +106,25 @@ func (s *Store) ReadRows(q market.RowQuery, l market.Loader) error {
 	if s.closed.Load() {
 		return errClosed
 	}
-	conn, err := s.readers.Acquire(s.ctx)
+	ctx, cancel := context.WithTimeout(s.ctx, readTimeout)
+	defer cancel()
+	conn, err := s.readers.Acquire(ctx)
 	if err != nil {
-		return err
+		return linkError(err)
 	}
 	defer conn.Release()
-	return snapshot(s.ctx, conn.Conn(), func(tx pgx.Tx) error {
+	return linkError(snapshot(ctx, conn.Conn(), func(tx pgx.Tx) error {
 		var m market.MetaRow
-		if err := readMeta(s.ctx, tx, &m); err != nil {
+		if err := readMeta(ctx, tx, &m); err != nil {
 			return err
 		}
 		if err := l.Meta(m); err != nil {
 			return err
 		}
-		return readRows(s.ctx, tx, l, rowFilter{players: "WHERE id = ANY($1)", mail: "WHERE player = ANY($1)",
+		return readRows(ctx, tx, l, rowFilter{players: "WHERE id = ANY($1)", mail: "WHERE player = ANY($1)",
 			listings: "WHERE id = ANY($1)", transactions: "WHERE id = ANY($1)", orders: "WHERE id = ANY($1)",
 			playerIDs: q.Players, listingIDs: q.Listings, transactionIDs: q.Transactions, orderIDs: q.Orders})
-	})
+	}))
 }
 
 // snapshot runs fn in a read-only transaction that sees one instant of the

@@ -28,7 +28,10 @@ func (s *Store) ReadEvents(after uint64, limit int, fn func(market.EventRow) err
 	if s.closed.Load() {
 		return 0, errClosed
 	}
-	return readEvents(s.ctx, s.readers, after, limit, fn)
+	ctx, cancel := context.WithTimeout(s.ctx, readTimeout)
+	defer cancel()
+	n, err := readEvents(ctx, s.readers, after, limit, fn)
+	return n, linkError(err)
 }
 
 // readEvents streams what q sees of the log, as Store.ReadEvents documents.

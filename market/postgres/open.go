@@ -164,7 +164,8 @@ func (s *Store) ready() error {
 		return s.lost
 	}
 	if s.doubt != nil {
-		return fmt.Errorf("a change sent when the link to PostgreSQL broke waits for the server to say whether it was saved; nothing else is saved meanwhile: %w", market.ErrInDoubt)
+		return &linkFault{text: "a change sent when the link to PostgreSQL broke waits for the server to say whether it was saved; nothing else is saved meanwhile",
+			kind: market.ErrInDoubt}
 	}
 	if s.suspect.Swap(false) && s.conn != nil {
 		// The listening connection broke since the last commit: the

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/rynek/rynek/market"
 )
 
@@ -36,15 +40,66 @@ const commitTimeout = time.Second
 // reconnectTimeout bounds a reconnection attempt made on the main thread.
 const reconnectTimeout = 250 * time.Millisecond
 
+// readTimeout bounds a follower's read (a chunk of the log, the rows it
+// names): on a dead link it fails, and the follower tries again, instead of
+// waiting until TCP gives up.
+const readTimeout = 5 * time.Second
+
 // doubt is a commit whose outcome a broken link left unknown.
 type doubt struct {
 	entries int    // its log entries: 0 when it wrote none
 	after   uint64 // the newest seq of this instance's entries before it
 }
 
-// unreachable wraps an error of the link for the service.
+// linkFault is an error of the link: its text says what happened, and it
+// matches its kind (market.ErrUnreachable or market.ErrInDoubt) and its
+// cause.
+type linkFault struct {
+	text        string
+	kind, cause error
+}
+
+func (e *linkFault) Error() string { return e.text }
+func (e *linkFault) Unwrap() []error {
+	if e.cause == nil {
+		return []error{e.kind}
+	}
+	return []error{e.kind, e.cause}
+}
+
+// unreachable wraps an error of the link for a commit.
 func unreachable(err error) error {
-	return fmt.Errorf("the PostgreSQL server cannot be reached (%v); the change was not saved: %w", err, market.ErrUnreachable)
+	return &linkFault{text: fmt.Sprintf("the PostgreSQL server cannot be reached (%v); the change was not saved", oneLine(err)),
+		kind: market.ErrUnreachable, cause: err}
+}
+
+// linkError marks err as the link's when the link failed it (the server
+// away, the connection broken or timed out), for the follower's reads.
+func linkError(err error) error {
+	var pgErr *pgconn.PgError
+	var netErr net.Error
+	var connectErr *pgconn.ConnectError
+	switch {
+	case err == nil, errors.Is(err, market.ErrUnreachable):
+		return err
+	case errors.As(err, &pgErr):
+		// Only the server's "going away" classes: 08 (connection
+		// exception) and 57P (shut down, crashed, not yet accepting).
+		if !strings.HasPrefix(pgErr.Code, "08") && !strings.HasPrefix(pgErr.Code, "57P") {
+			return err
+		}
+	case errors.As(err, &connectErr), errors.As(err, &netErr), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, context.DeadlineExceeded), pgconn.Timeout(err), pgconn.SafeToRetry(err):
+	default:
+		return err
+	}
+	return &linkFault{text: fmt.Sprintf("the PostgreSQL server cannot be reached (%v)", oneLine(err)), kind: market.ErrUnreachable, cause: err}
+}
+
+// oneLine joins the lines of err's text (pgx lists each address it tried
+// on a line of its own), for one-line messages.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
 // inDoubt records that the commit in flight on a broken connection, with n
@@ -52,7 +107,8 @@ func unreachable(err error) error {
 // mu must be held.
 func (s *Store) inDoubt(n int, err error) error {
 	s.doubt = &doubt{entries: n, after: s.lastSeq}
-	return fmt.Errorf("the link to PostgreSQL broke before the server said whether the change was saved (%v); the market shows the outcome once the server answers: %w", err, market.ErrInDoubt)
+	return &linkFault{text: fmt.Sprintf("the link to PostgreSQL broke before the server said whether the change was saved (%v); "+
+		"the market shows the outcome once the server answers", oneLine(err)), kind: market.ErrInDoubt, cause: err}
 }
 
 // Reach connects to the server again, when the writer's connection is
@@ -66,7 +122,9 @@ func (s *Store) Reach(ctx context.Context) (market.Landed, error) {
 		return market.Landed{}, err
 	}
 	d := s.doubt
-	if d == nil && s.conn != nil && !s.conn.IsClosed() && !s.suspect.Load() {
+	if d == nil && s.conn != nil && !s.conn.IsClosed() && !s.suspect.Load() && s.conn.Ping(ctx) == nil {
+		// The writer's connection works (the follower's read failed on
+		// its own): reached.
 		s.mu.Unlock()
 		return market.Landed{}, nil
 	}
