@@ -570,6 +570,16 @@ func (s *Service) applyFollowed(b followed) error {
 	return nil
 }
 
+// idTaken moves the next listing id past id when id is of this instance's
+// own block: a listing or an order of a commit that landed though the
+// instance was told it failed (adopt), whose id memory would hand out again.
+// Main thread.
+func (s *Service) idTaken(id int64) {
+	if id >= s.nextID && id < s.idCeil {
+		s.nextID = id + 1
+	}
+}
+
 // ownCommit records the rows a committed batch of this instance changed.
 func (f *follower) ownCommit(b *Batch, seq uint64) {
 	for i := range b.Ops {
@@ -676,6 +686,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 		r := &rec
 		r.id, r.seller = uint32(row.ID), p.idx
 		s.addListingLocked(r)
+		s.idTaken(row.ID)
 	}
 	for _, id := range rs.q.Listings {
 		if !found[id] && current(rowKey{kind: 'l', n: id}) {
@@ -689,6 +700,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 			if err := s.loadOrderLocked(row); err != nil {
 				return err
 			}
+			s.idTaken(row.ID)
 		}
 	}
 	for _, row := range rs.txs {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/pgtest"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/postgres"
@@ -295,4 +296,52 @@ func TestNetworkIdleServerSeesTheCut(t *testing.T) {
 		t.Fatalf("a purchase once the link is back: %v", err)
 	}
 	t.Logf("the cut seen after %s by an idle server, the link back after %s", seen.Round(time.Millisecond), back.Round(time.Millisecond))
+}
+
+// TestASellThatLandedInDoubtKeepsItsID: a sell whose answer the broken link
+// lost was saved; once the store is reached again the server learns of
+// the listing, and its next sell takes a new id instead of the landed
+// one's (which the store would refuse as a duplicate, sell after sell).
+func TestASellThatLandedInDoubtKeepsItsID(t *testing.T) {
+	dsn := pgtest.Database(t)
+	np := seedNetwork(t, dsn, 1, 1, 1)
+	proxy, linked := pgtest.NewProxy(t, dsn)
+	st, err := postgres.Open(linked, postgres.Options{Instance: "seller"})
+	must(t, err)
+	svc := market.New(st, market.Config{Clock: market.NewManualClock(t0), ListingCooldown: -1})
+	must(t, svc.BindMainThread())
+	must(t, svc.Enable())
+	defer svc.Close()
+	seller := np.sellers[0]
+	stack := func() market.ItemStack {
+		given, _, err := svc.GiveItem(seller.ID, market.ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 1})
+		must(t, err)
+		return given
+	}
+	if _, err := svc.SellItem(seller, stack(), 10); err != nil { // the first takes a block of ids
+		t.Fatal(err)
+	}
+	first, second := stack(), stack()
+	proxy.Freeze()
+	go func() { time.Sleep(200 * time.Millisecond); proxy.Cut() }()
+	if _, err := svc.SellItem(seller, first, 10); !errors.Is(err, market.ErrInDoubt) {
+		t.Fatalf("a sell whose answer is lost: %v, want one in doubt", err)
+	}
+	proxy.Restore()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		svc.Follow()
+		if n, _ := svc.GetActiveListingsCount(); n == 3 && !svc.StoreHealth().Unreachable {
+			break
+		}
+		if time.Now().After(deadline) {
+			n, _ := svc.GetActiveListingsCount()
+			t.Fatalf("%d active listings 10 s after the link came back, want the landed sell's too: %+v", n, svc.StoreHealth())
+		}
+	}
+	if _, err := svc.SellItem(seller, second, 10); err != nil {
+		t.Fatalf("the next sell: %v", err)
+	}
+	if n, _ := svc.GetActiveListingsCount(); n != 4 {
+		t.Fatalf("%d active listings, want 4", n)
+	}
 }

@@ -1,7 +1,6 @@
 package pgtest
 
 import (
-	"io"
 	"net"
 	"net/url"
 	"strings"
@@ -15,7 +14,9 @@ import (
 // drops every one of them and refuses new ones, and Restore lets them
 // through again. Freeze models the moment before a cut, when the server's
 // answers are lost on the way: what a client sends still reaches the
-// server, which acts on it, but nothing comes back.
+// server, which acts on it, but nothing comes back. Silence models a link
+// that loses every packet without a word: nothing gets through either way,
+// and no connection ends until its client closes it.
 type Proxy struct {
 	ln     net.Listener
 	target string
@@ -24,6 +25,7 @@ type Proxy struct {
 	conns  map[net.Conn]bool
 	cut    bool // new connections are refused, open ones were dropped
 	frozen bool // the server's answers are thrown away
+	silent bool // everything is thrown away
 }
 
 // NewProxy starts a proxy to the server of dsn (a postgres:// URL) and
@@ -79,8 +81,8 @@ func (p *Proxy) forward(c net.Conn) {
 	p.conns[c], p.conns[s] = true, true
 	p.mu.Unlock()
 	done := make(chan struct{}, 2)
-	go func() { io.Copy(s, c); done <- struct{}{} }()
-	go func() { p.answer(c, s); done <- struct{}{} }()
+	go func() { p.copy(s, c, false); done <- struct{}{} }()
+	go func() { p.copy(c, s, true); done <- struct{}{} }()
 	<-done
 	p.mu.Lock()
 	delete(p.conns, c)
@@ -90,17 +92,18 @@ func (p *Proxy) forward(c net.Conn) {
 	s.Close()
 }
 
-// answer copies the server's bytes to the client, unless frozen.
-func (p *Proxy) answer(c, s net.Conn) {
+// copy copies src's bytes to dst, unless the link throws them away: the
+// server's answers (answers) while frozen, everything while silent.
+func (p *Proxy) copy(dst, src net.Conn, answers bool) {
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := s.Read(buf)
+		n, err := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
-			frozen := p.frozen
+			lost := p.silent || answers && p.frozen
 			p.mu.Unlock()
-			if !frozen {
-				if _, werr := c.Write(buf[:n]); werr != nil {
+			if !lost {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
 					return
 				}
 			}
@@ -119,10 +122,18 @@ func (p *Proxy) Freeze() {
 	p.mu.Unlock()
 }
 
+// Silence throws away everything either side sends, from now on until Cut
+// or Restore; connections stay open.
+func (p *Proxy) Silence() {
+	p.mu.Lock()
+	p.silent = true
+	p.mu.Unlock()
+}
+
 // Cut drops every connection and refuses new ones until Restore.
 func (p *Proxy) Cut() {
 	p.mu.Lock()
-	p.cut, p.frozen = true, false
+	p.cut, p.frozen, p.silent = true, false, false
 	for c := range p.conns {
 		c.Close()
 	}
@@ -133,7 +144,7 @@ func (p *Proxy) Cut() {
 // Restore lets connections through again.
 func (p *Proxy) Restore() {
 	p.mu.Lock()
-	p.cut, p.frozen = false, false
+	p.cut, p.frozen, p.silent = false, false, false
 	p.mu.Unlock()
 }
 

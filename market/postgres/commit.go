@@ -282,7 +282,11 @@ func queueOps(pb *pgx.Batch, ops []market.Op, adds map[int]market.MetaRow) {
 func (s *Store) send(pb *pgx.Batch) error {
 	ctx, cancel := context.WithTimeout(s.ctx, commitTimeout)
 	defer cancel()
-	return refusal(s.conn.SendBatch(ctx, pb).Close())
+	err := s.conn.SendBatch(ctx, pb).Close()
+	if err != nil && ctx.Err() != nil {
+		drop(s.conn)
+	}
+	return refusal(err)
 }
 
 // refusal translates the server's refusal of a batch into the store's
@@ -319,10 +323,17 @@ func (s *Store) ReserveListingIDs(n int) (int64, error) {
 	if err := s.ready(); err != nil {
 		return 0, err
 	}
+	// Bounded as a commit is; one that breaks loses at most a block of
+	// ids, which no listing then takes.
+	ctx, cancel := context.WithTimeout(s.ctx, commitTimeout)
+	defer cancel()
 	var first int64
-	err := s.conn.QueryRow(s.ctx, "UPDATE meta SET v = v + $1 WHERE k = 'next_listing_id' RETURNING v - $1", int64(n)).Scan(&first)
+	err := s.conn.QueryRow(ctx, "UPDATE meta SET v = v + $1 WHERE k = 'next_listing_id' RETURNING v - $1", int64(n)).Scan(&first)
 	if err != nil {
-		return 0, fmt.Errorf("reserve listing ids: %w", err)
+		if ctx.Err() != nil {
+			drop(s.conn)
+		}
+		return 0, fmt.Errorf("reserve listing ids: %w", linkError(err))
 	}
 	return first, nil
 }

@@ -131,7 +131,7 @@ func (s *Store) Reach(ctx context.Context) (market.Landed, error) {
 	if s.conn != nil {
 		// Broken, or about to be replaced: its session (and with it the
 		// name's lock) ends on the server once the server sees it go.
-		s.conn.Close(ctx)
+		drop(s.conn)
 	}
 	s.mu.Unlock()
 
@@ -170,6 +170,18 @@ func (s *Store) Reach(ctx context.Context) (market.Landed, error) {
 		s.lastSeq = max(s.lastSeq, landed.After+uint64(landed.Entries))
 	}
 	return landed, nil
+}
+
+// drop closes conn's socket at once. pgx, when a wait for the server
+// times out, closes a connection only after it has tried to send the
+// server a cancel request on another one, for up to 15 s on a link that
+// drops packets; meanwhile the server keeps the session, and the writer's
+// holds the instance's name, which a new connection must take. Closed
+// here, the server ends it as soon as it hears (at once through a proxy
+// that closed its side, when a dropped link heals otherwise).
+func drop(conn *pgx.Conn) {
+	conn.PgConn().Conn().Close()
+	conn.Close(context.Background()) // marks it closed; the socket is gone already
 }
 
 // errLost marks an outcome that cannot be learnt.

@@ -112,3 +112,43 @@ func TestCommitInDoubtThatDidNotLand(t *testing.T) {
 		t.Fatalf("the commit after the link came back got seq %d, want 2", b.Events[0].Seq)
 	}
 }
+
+// TestASilentLinkLetsGoOfTheName: on a link that loses every packet, a
+// commit gives up after about a second and its connection is closed then,
+// not when pgx's attempt to cancel it on the server gives up (15 s later):
+// the server ends the session, and with it the instance's name, as soon as
+// it hears, so that once the link is back the store is reached at once.
+func TestASilentLinkLetsGoOfTheName(t *testing.T) {
+	dsn := pgtest.Database(t)
+	proxy, linked := pgtest.NewProxy(t, dsn)
+	st, err := postgres.Open(linked, postgres.Options{})
+	mustOK(t, err)
+	defer st.Close()
+	mustOK(t, st.Commit(sellBatch(1)))
+	proxy.Silence()
+	if err := st.Commit(sellBatch(2)); !errors.Is(err, market.ErrInDoubt) {
+		t.Fatalf("a commit on a silent link: %v, want one in doubt", err)
+	}
+	time.Sleep(2 * time.Second) // the link stays silent a while
+	proxy.Restore()
+	restored := time.Now()
+	var landed market.Landed
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		landed, err = st.Reach(ctx)
+		cancel()
+		if err == nil || time.Since(restored) > 10*time.Second {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mustOK(t, err)
+	took := time.Since(restored)
+	if took > 2*time.Second {
+		t.Fatalf("reached %s after the link came back, want at once", took.Round(time.Millisecond))
+	}
+	if landed.Entries != 0 {
+		t.Fatalf("landed %+v: nothing reached the server", landed)
+	}
+	t.Logf("reached %s after the link came back", took.Round(time.Millisecond))
+}
