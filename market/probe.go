@@ -3,7 +3,6 @@ package market
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -95,10 +94,19 @@ func (s *Service) refuseAway() error {
 	h.mu.Lock()
 	away := h.h.Away
 	h.mu.Unlock()
-	return &Error{Code: CodeStore, Err: ErrUnreachable,
-		Msg: fmt.Sprintf("the market's database cannot be reached (since %s); nothing was changed, and changes go through again once it answers",
-			away.UTC().Format("2006-01-02 15:04:05 UTC"))}
+	return &Error{Code: CodeStore, Msg: "the change was not made", Err: awayError{since: away}}
 }
+
+// awayError says since when the store cannot be reached; it matches
+// ErrUnreachable.
+type awayError struct{ since time.Time }
+
+func (e awayError) Error() string {
+	return "the market's database cannot be reached since " + e.since.UTC().Format("2006-01-02 15:04:05 UTC") +
+		"; changes go through again once it answers"
+}
+
+func (e awayError) Unwrap() error { return ErrUnreachable }
 
 // noteInterrupted mirrors into StoreHealth whether purchases a failure cut
 // short wait to be finished (main thread).
