@@ -60,6 +60,11 @@ type StoreHealth struct {
 	// again (zero while it never did).
 	Unreachable bool
 	Away, Back  time.Time
+	// Refused counts the changes refused at once since Away. The timers
+	// (RecoverInterrupted here; the console and rynek serve skip their
+	// expiry sweep and retention meanwhile) are not asked, so that it
+	// counts what players and the API asked for.
+	Refused int
 	// InDoubt is set while a change that was in flight when the link
 	// broke waits for the store to say whether it was saved; once it is
 	// reached, memory and the listeners learn the outcome.
@@ -174,6 +179,9 @@ var recoverWaits = [2]time.Duration{time.Second, time.Minute}
 // returns how many purchases it finished (by completing or undoing them).
 // Main thread only.
 func (s *Service) RecoverInterrupted() (int, error) {
+	if s.ready.Load() && s.onMain() && s.health.away.Load() {
+		return 0, nil // nothing can be finished before the store answers
+	}
 	if err := s.mutGuard(); err != nil {
 		return 0, err
 	}

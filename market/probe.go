@@ -43,7 +43,7 @@ func (s *Service) lostStore(now time.Time, err error) {
 		return
 	}
 	h.mu.Lock()
-	h.h.Unreachable, h.h.Away, h.h.ProbeCause = true, now, err.Error()
+	h.h.Unreachable, h.h.Away, h.h.ProbeCause, h.h.Refused = true, now, err.Error(), 0
 	h.h.Outages++
 	h.mu.Unlock()
 	h.away.Store(true)
@@ -93,6 +93,7 @@ func (s *Service) refuseAway() error {
 	h := &s.health
 	h.mu.Lock()
 	away := h.h.Away
+	h.h.Refused++
 	h.mu.Unlock()
 	return &Error{Code: CodeStore, Msg: "the change was not made", Err: awayError{since: away}}
 }

@@ -75,6 +75,12 @@ func TestAnUnreachableStoreIsProbedNotAsked(t *testing.T) {
 	if link.commits.Load() != commits {
 		t.Fatalf("the store was asked to commit while it was known away")
 	}
+	if n, err := w.svc.RecoverInterrupted(); n != 0 || err != nil {
+		t.Fatalf("the recovery timer while the store is away: %d, %v; want it to wait", n, err)
+	}
+	if h := w.svc.StoreHealth(); h.Refused != 1 {
+		t.Fatalf("%d changes refused, want 1 (the timer's turn is no change)", h.Refused)
+	}
 	if took > 10*time.Millisecond {
 		t.Fatalf("a sell while the store is away took %s, want a refusal at once", took)
 	}

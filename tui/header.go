@@ -32,8 +32,9 @@ func (p *headerPart) narrow() bool {
 // header shows the service, its state and the acting player always, and
 // the QA marks; the rest narrows, step by step, until the line fits: the
 // API address loses its scheme, then its host (":8080"); the tick work
-// its labels; the volume goes; then the API address; the bots' counts;
-// the clock loses its year and zone, then keeps the time of day; the
+// its labels; the volume goes; an unreachable store's "since" goes (its
+// refusals stay); then the API address; the bots' counts; the clock loses
+// its year and zone, then keeps the time of day; the refusals go; the
 // active count goes. At 80 columns the clock and the tick work stay, and
 // the count while a short player name leaves room for it (the volume is
 // on the Stats pane).
@@ -56,7 +57,11 @@ func (m *Model) header(w int) string {
 	}
 	clock := &headerPart{forms: []string{now.Format("2006-01-02 15:04:05 UTC") + offset,
 		now.Format("01-02 15:04:05") + offset, now.Format("15:04:05") + offset}}
-	var active, volume, api, bots *headerPart
+	var active, volume, api, bots, away *headerPart
+	if h := m.hdr; h.storeUnreachable {
+		refused := count(h.refused) + " refused"
+		away = &headerPart{forms: []string{s.Err.Render("since " + h.away.UTC().Format("15:04:05") + ", " + refused), s.Err.Render(refused), ""}}
+	}
 	if m.hdr.okCounts {
 		active = &headerPart{forms: []string{s.HeaderKey.Render("active ") + count(m.hdr.active), ""}}
 		volume = &headerPart{forms: []string{s.HeaderKey.Render("volume ") + money(m.hdr.volume), ""}}
@@ -75,13 +80,13 @@ func (m *Model) header(w int) string {
 			s.QA.Render(rate)}}
 	}
 	tick := m.ticks.part(s)
-	parts := []*headerPart{fixed(s.Header.Render(playertext.Sanitize(c.Svc.Name()))), fixed(ready), clock, active, volume,
+	parts := []*headerPart{fixed(s.Header.Render(playertext.Sanitize(c.Svc.Name()))), fixed(ready), away, clock, active, volume,
 		fixed(s.HeaderKey.Render("acting as ") + playerName(c.Actor)), tick, api}
 	if f := m.hdr.armed; f != "" {
 		parts = append(parts, fixed(s.QA.Render("QA armed "+string(f))))
 	}
 	parts = append(parts, bots)
-	steps := []*headerPart{api, api, tick, volume, api, bots, clock, clock, active}
+	steps := []*headerPart{api, api, tick, volume, away, api, bots, clock, clock, away, active}
 	sep := s.Dim.Render(" │ ")
 	for _, step := range steps {
 		if line := joinHeader(parts, sep); width(line) <= w {
@@ -114,14 +119,18 @@ type headerData struct {
 
 	storeFailing bool // the store refuses the market's changes
 	// storeUnreachable: the store cannot reach its database, and every
-	// change is refused until it answers (market.StoreHealth.Unreachable).
+	// change is refused until it answers (market.StoreHealth.Unreachable),
+	// since away; refused changes so far.
 	storeUnreachable bool
+	away             time.Time
+	refused          int
 }
 
 func (m *Model) readHeader() {
 	svc := m.c.Svc
 	sh := svc.StoreHealth()
-	h := headerData{ready: svc.IsReady(), storeFailing: sh.Failing, storeUnreachable: sh.Unreachable, armed: svc.ArmedFailure()}
+	h := headerData{ready: svc.IsReady(), storeFailing: sh.Failing, storeUnreachable: sh.Unreachable, away: sh.Away, refused: sh.Refused,
+		armed: svc.ArmedFailure()}
 	var err1, err2 error
 	h.active, err1 = svc.GetActiveListingsCount()
 	h.volume, err2 = svc.GetMarketVolume()

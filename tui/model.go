@@ -449,7 +449,10 @@ func (m *Model) onTick() tea.Cmd {
 		m.takeOutcomes()
 		m.follow()
 		m.bots.step(c, m.tick)
-		if r := m.sweep(); r.err == nil && r.n+r.orders > 0 {
+		// While the store cannot be reached the timers wait: each would
+		// only be refused (and counted as a refused change).
+		away := c.Svc.StoreHealth().Unreachable
+		if r := m.sweep(away); r.err == nil && r.n+r.orders > 0 {
 			m.swept += r.n
 			m.ended += r.auctions
 			m.expiredOrders += r.orders
@@ -464,8 +467,10 @@ func (m *Model) onTick() tea.Cmd {
 		// The event log's retention, a bounded batch per tick. While the
 		// shared store is away the header says so; its failure each tick
 		// would only cover the status line.
-		if _, err := c.Svc.TrimEventLog(); err != nil && m.storeAway == nil && !errors.Is(err, market.ErrStore) {
-			m.fail(err)
+		if !away {
+			if _, err := c.Svc.TrimEventLog(); err != nil && m.storeAway == nil && !errors.Is(err, market.ErrStore) {
+				m.fail(err)
+			}
 		}
 		m.watchStore()
 	}
@@ -497,9 +502,13 @@ type sweepResult struct {
 // per tick (some hundreds of listings a second on a local disk), so the
 // console stays responsive meanwhile. The auctions and the
 // orders are counted by the events they published.
-func (m *Model) sweep() sweepResult {
-	from := len(m.log.pending)
+// It waits while the store is away.
+func (m *Model) sweep(away bool) sweepResult {
 	var r sweepResult
+	if away {
+		return r
+	}
+	from := len(m.log.pending)
 	r.n, r.more, r.err = m.c.Svc.SweepExpired()
 	for _, e := range m.log.pending[from:] {
 		switch e := e.(type) {

@@ -64,7 +64,7 @@ func (m *Model) advance(msg tea.KeyPressMsg) {
 	}
 	c.Clock.Advance(d)
 	c.NowUnix = c.Svc.Now().Unix()
-	r := m.sweep()
+	r := m.sweep(false) // asked for: refused and said while the store is away
 	m.swept, m.ended, m.expiredOrders = 0, 0, 0
 	if r.more {
 		// the tick carries on with the rest and counts on from here

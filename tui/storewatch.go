@@ -38,7 +38,8 @@ func (m *Model) watchStore() {
 	}
 	if w.away && !h.Unreachable {
 		w.away = false
-		text := "the market's database answers again, after " + h.Back.Sub(h.Away).Round(100*time.Millisecond).String() + "; changes go through"
+		text := fmt.Sprintf("the market's database answers again, after %s and %s refused change%s; changes go through",
+			h.Back.Sub(h.Away).Round(100*time.Millisecond), count(h.Refused), plural(h.Refused))
 		m.setStatus(statusMsg{text: text})
 		m.changed = true
 	}

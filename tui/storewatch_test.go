@@ -128,6 +128,16 @@ func TestHeaderSaysWhenTheStoreIsUnreachable(t *testing.T) {
 			if s := e.status(); s != want {
 				t.Fatalf("status %q", s)
 			}
+			away := e.clock.Now()
+			e.key("s")
+			e.key("enter") // refused at once, without asking the store
+			e.key("esc")
+			e.tick()
+			h := header()
+			if size[0] == 160 && !strings.Contains(h, "● STORE UNREACHABLE │ since "+away.UTC().Format("15:04:05")+", 1 refused │") ||
+				!strings.Contains(h, "● STORE UNREACHABLE") || width(h) > size[0] {
+				t.Fatalf("header after a change refused at once: %q", h)
+			}
 			e.clock.Advance(7 * time.Second)
 			link.cut.Store(false)
 			for deadline := time.Now().Add(3 * time.Second); !strings.Contains(e.status(), "answers again"); time.Sleep(20 * time.Millisecond) {
@@ -136,7 +146,7 @@ func TestHeaderSaysWhenTheStoreIsUnreachable(t *testing.T) {
 				}
 				e.tick()
 			}
-			if s := e.status(); s != "the market's database answers again, after 7s; changes go through" {
+			if s := e.status(); s != "the market's database answers again, after 7s and 1 refused change; changes go through" {
 				t.Fatalf("status %q", s)
 			}
 			if h := header(); !strings.Contains(h, "● STORE FAILING") {

@@ -174,8 +174,13 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 	// meanwhile are swept (a batch a tick) before the bots search among them.
 	// A store failure is reported once by storeWatch, not by each timer
 	// that meets it every tick.
-	if _, _, err := svc.SweepExpired(); err != nil && !errors.Is(err, market.ErrStore) {
-		report("expiry timer: " + err.Error())
+	// While the store cannot be reached the timers wait: each would only be
+	// refused (and counted as a refused change).
+	away := svc.StoreHealth().Unreachable
+	if !away {
+		if _, _, err := svc.SweepExpired(); err != nil && !errors.Is(err, market.ErrStore) {
+			report("expiry timer: " + err.Error())
+		}
 	}
 	// Never more than a second of traffic at once, even after a stall.
 	r.Add(gen.Step(svc, players, rate, min(elapsed, time.Second)))
@@ -187,8 +192,10 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 	} else if n > 0 {
 		report(fmt.Sprintf("finished %d purchases a store failure had interrupted", n))
 	}
-	if _, err := svc.TrimEventLog(); err != nil && !errors.Is(err, market.ErrStore) {
-		report("event log retention: " + err.Error())
+	if !away {
+		if _, err := svc.TrimEventLog(); err != nil && !errors.Is(err, market.ErrStore) {
+			report("event log retention: " + err.Error())
+		}
 	}
 	return r
 }

@@ -37,8 +37,12 @@ func (w *storeWatch) check(h market.StoreHealth, now time.Time, report func(stri
 		w.failing, w.run, w.said, w.saidAt = true, h.Runs, h.Failures, now
 	}
 	if w.away && !h.Unreachable {
-		report(fmt.Sprintf("store reachable again: the database answered at %s UTC, after %s away; changes go through",
-			h.Back.UTC().Format("15:04:05"), h.Back.Sub(h.Away).Round(time.Millisecond)))
+		refused := fmt.Sprintf("%d changes", h.Refused)
+		if h.Refused == 1 {
+			refused = "1 change"
+		}
+		report(fmt.Sprintf("store reachable again: the database answered at %s UTC, after %s away and %s refused; changes go through",
+			h.Back.UTC().Format("15:04:05"), h.Back.Sub(h.Away).Round(time.Millisecond), refused))
 		w.away = false
 	}
 	if h.Runs != w.run {

@@ -206,6 +206,9 @@ func TestHealthSaysWhenTheStoreIsUnreachable(t *testing.T) {
 	if _, err := e.svc.Buy(buyer, page.Listings[0].ID); !errors.Is(err, market.ErrUnreachable) {
 		t.Fatalf("a purchase while the store is away: %v", err)
 	}
+	if o := health(503).Store.Outage; o == nil || o.Refused != 1 {
+		t.Fatalf("the outage after a purchase refused at once: %+v", o)
+	}
 
 	link.cut.Store(false)
 	for deadline := time.Now().Add(5 * time.Second); !h.Store.Reachable; time.Sleep(20 * time.Millisecond) {

@@ -39,7 +39,7 @@ func TestSiteShowsAnUnreachableStore(t *testing.T) {
 	}
 	b.waitFor(`String(document.getElementById("store").hidden)`, "false")
 	want := "Rynek nie ma połączenia z bazą danych od " + fixedNow.Local().Format("2.01.2006, 15:04:05") +
-		". Kupno i sprzedaż są wstrzymane do jej powrotu, a wtedy wznowią się same; oferty poniżej są aktualne."
+		", odrzucone zmiany: 0. Kupno i sprzedaż są wstrzymane do jej powrotu, a wtedy wznowią się same; oferty poniżej są aktualne."
 	b.waitText("#store", want)
 	b.screenshot(artifacts(t), "store-unreachable-desktop-light")
 

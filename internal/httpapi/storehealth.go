@@ -12,6 +12,8 @@ type StoreOutage struct {
 	Back wire.Time `json:"back,omitzero"`
 	// Count is how many times it was away since the market started.
 	Count int `json:"count"`
+	// Refused counts the changes refused since Since.
+	Refused int `json:"refused"`
 	// ProbeError is why the newest try to reach it failed.
 	ProbeError string `json:"probeError,omitempty"`
 	// InDoubt is set while a change sent when the link broke waits for the
@@ -33,7 +35,7 @@ func newStoreHealth(sh market.StoreHealth) StoreHealth {
 		store.Failure = f
 	}
 	if sh.Outages > 0 {
-		o := &StoreOutage{Since: wire.At(sh.Away), Count: sh.Outages, ProbeError: sh.ProbeCause, InDoubt: sh.InDoubt}
+		o := &StoreOutage{Since: wire.At(sh.Away), Count: sh.Outages, Refused: sh.Refused, ProbeError: sh.ProbeCause, InDoubt: sh.InDoubt}
 		if !sh.Unreachable {
 			o.Back = wire.At(sh.Back)
 		}

@@ -146,7 +146,8 @@ async function watchStore() {
     const o = h.store && h.store.outage;
     if (h.store && !h.store.reachable && o) {
       $("store").textContent = h.name + " nie ma połączenia z bazą danych od " +
-        new Date(o.since).toLocaleString("pl-PL") + ". Kupno i sprzedaż są wstrzymane do jej powrotu, a wtedy wznowią się same; oferty poniżej są aktualne." +
+        new Date(o.since).toLocaleString("pl-PL") + ", odrzucone zmiany: " + number(o.refused) +
+        ". Kupno i sprzedaż są wstrzymane do jej powrotu, a wtedy wznowią się same; oferty poniżej są aktualne." +
         (o.inDoubt ? " Zmiana wysłana w chwili zerwania połączenia czeka, aż baza powie, czy ją zapisała." : "");
       $("store").hidden = false;
     } else if (h.store && !h.store.ok && f && !(o && o.back && new Date(f.last) <= new Date(o.back))) {
