@@ -170,22 +170,24 @@ func (s *Store) learnOutcome(n int, err error) (bool, error) {
 // When even that fails the outcome is known but memory cannot be made to
 // agree: the store refuses further commits.
 func (s *Store) readBack(ops []market.Op) error {
+	ctx, cancel := context.WithTimeout(s.ctx, commitTimeout)
+	defer cancel()
 	for i := range ops {
 		op := &ops[i]
 		var err error
 		switch op.Kind {
 		case market.OpPlayerState:
 			p := op.Player
-			err = s.conn.QueryRow(s.ctx, "SELECT balance, version FROM players WHERE id = $1", p.ID).Scan((*int64)(&p.Balance), &p.Version)
+			err = s.conn.QueryRow(ctx, "SELECT balance, version FROM players WHERE id = $1", p.ID).Scan((*int64)(&p.Balance), &p.Version)
 		case market.OpCounters:
 			m := &op.Meta
-			err = s.conn.QueryRow(s.ctx, `SELECT (SELECT v FROM meta WHERE k = 'fee_balance'),
+			err = s.conn.QueryRow(ctx, `SELECT (SELECT v FROM meta WHERE k = 'fee_balance'),
 				(SELECT v FROM meta WHERE k = 'market_volume'), (SELECT v FROM meta WHERE k = 'total_sales')`).
 				Scan((*int64)(&m.FeeBalance), (*int64)(&m.Volume), &m.Sales)
 		case market.OpIssuance:
-			err = s.conn.QueryRow(s.ctx, "SELECT "+issuanceColumns).Scan(issuanceFields(&op.Meta.Issuance)...)
+			err = s.conn.QueryRow(ctx, "SELECT "+issuanceColumns).Scan(issuanceFields(&op.Meta.Issuance)...)
 		case market.OpPlayerProfile:
-			err = s.conn.QueryRow(s.ctx, "SELECT version FROM players WHERE id = $1", op.Player.ID).Scan(&op.Player.Version)
+			err = s.conn.QueryRow(ctx, "SELECT version FROM players WHERE id = $1", op.Player.ID).Scan(&op.Player.Version)
 		}
 		if err != nil {
 			return fmt.Errorf("read back the rows of a commit that was saved: %w", err)

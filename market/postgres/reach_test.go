@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -151,4 +152,24 @@ func TestASilentLinkLetsGoOfTheName(t *testing.T) {
 		t.Fatalf("landed %+v: nothing reached the server", landed)
 	}
 	t.Logf("reached %s after the link came back", took.Round(time.Millisecond))
+}
+
+// TestATrimOnASilentLinkGivesUp: the log's retention, a batch on the main
+// thread each tick, waits for a silent link no longer than a commit, and
+// says the link failed.
+func TestATrimOnASilentLinkGivesUp(t *testing.T) {
+	dsn := pgtest.Database(t)
+	proxy, linked := pgtest.NewProxy(t, dsn)
+	st, err := postgres.Open(linked, postgres.Options{})
+	mustOK(t, err)
+	defer st.Close()
+	for id := range int64(3) {
+		mustOK(t, st.Commit(sellBatch(id+1)))
+	}
+	proxy.Silence()
+	start := time.Now()
+	_, err = st.TrimEvents(market.EventTrim{Below: 3, Limit: 10, OlderThan: math.MinInt64})
+	if held := time.Since(start); !errors.Is(err, market.ErrUnreachable) || held > 2*time.Second {
+		t.Fatalf("a trim on a silent link: %v after %s, want unreachable within about a second", err, held.Round(time.Millisecond))
+	}
 }

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -18,8 +19,12 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 	if err := s.ready(); err != nil {
 		return 0, err
 	}
+	// On the main thread, a batch a tick: bounded as a commit is. A trim
+	// cut short deletes nothing, or a prefix it may delete again.
+	ctx, cancel := context.WithTimeout(s.ctx, commitTimeout)
+	defer cancel()
 	var first int64
-	err := pgx.BeginFunc(s.ctx, s.conn, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
 		// A prefix of the log: the oldest entries up to the first one that
 		// t keeps. The newest entry is never deleted: it carries the log's
 		// position for anyone who reads the log after a trim. Nor is an
@@ -27,11 +32,11 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 		// log from its own mark on (an instance that no longer runs holds
 		// the log until its row in rynek_instances is deleted).
 		var lowest int64
-		if err := tx.QueryRow(s.ctx, `SELECT coalesce(min(published), 0) FROM rynek_instances`).Scan(&lowest); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT coalesce(min(published), 0) FROM rynek_instances`).Scan(&lowest); err != nil {
 			return err
 		}
 		below := min(t.Below, uint64(lowest)+1)
-		rows, err := tx.Query(s.ctx, `SELECT e.seq, e.at, c.last_seq FROM events e, event_counter c ORDER BY e.seq LIMIT $1`, max(t.Limit, 1))
+		rows, err := tx.Query(ctx, `SELECT e.seq, e.at, c.last_seq FROM events e, event_counter c ORDER BY e.seq LIMIT $1`, max(t.Limit, 1))
 		if err != nil {
 			return err
 		}
@@ -52,20 +57,23 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 			return err
 		}
 		if through > 0 {
-			if _, err := tx.Exec(s.ctx, "DELETE FROM events WHERE seq <= $1", through); err != nil {
+			if _, err := tx.Exec(ctx, "DELETE FROM events WHERE seq <= $1", through); err != nil {
 				return err
 			}
 			// The horizon, so that a check tells the trimmed prefix from
 			// an entry deleted by hand.
-			if _, err := tx.Exec(s.ctx, `UPDATE meta SET v = greatest(v, CASE k WHEN 'log_trimmed' THEN $1::bigint ELSE $2::bigint END)
+			if _, err := tx.Exec(ctx, `UPDATE meta SET v = greatest(v, CASE k WHEN 'log_trimmed' THEN $1::bigint ELSE $2::bigint END)
 				WHERE k IN ('log_trimmed', 'log_trimmed_at')`, through, newest); err != nil {
 				return err
 			}
 		}
-		return tx.QueryRow(s.ctx, "SELECT coalesce(min(seq), 0) FROM events").Scan(&first)
+		return tx.QueryRow(ctx, "SELECT coalesce(min(seq), 0) FROM events").Scan(&first)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("trim the event log: %w", err)
+		if ctx.Err() != nil {
+			drop(s.conn)
+		}
+		return 0, fmt.Errorf("trim the event log: %w", linkError(err))
 	}
 	return uint64(first), nil
 }
