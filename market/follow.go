@@ -100,6 +100,7 @@ type followed struct {
 	rows    *rowSet // nil: no entry of another instance
 	answers uint64  // the catch-up requests this answers
 	err     error
+	began   time.Time // when its reads began (the wall clock)
 }
 
 // rowSet is the rows of one ReadRows, kept past the call.
@@ -237,12 +238,13 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 			fetched = min(fetched, l.After) // read its entries (again)
 		}
 		var entries []EventRow
+		began := time.Now()
 		_, err := f.store.ReadEvents(fetched, followChunk, func(e EventRow) error {
 			e.Body = slices.Clone(e.Body)
 			entries = append(entries, e)
 			return nil
 		})
-		batch := followed{entries: entries, err: err}
+		batch := followed{entries: entries, err: err, began: began}
 		if err == nil {
 			var q RowQuery
 			stale := f.takeStale()
@@ -464,9 +466,11 @@ func (s *Service) Follow() (applied int, err error) {
 			f.err = s.applyFollowed(b)
 			if f.err == nil {
 				applied += len(b.entries)
-			} else if errors.Is(f.err, ErrUnreachable) {
+			} else if errors.Is(f.err, ErrUnreachable) && s.health.reachedBefore(b.began) {
 				// The server is away for the writer too: refuse changes
-				// at once rather than let the next one find out.
+				// at once rather than let the next one find out. (A read
+				// that began before the probe last reached it says
+				// nothing new.)
 				s.lostStore(s.now(), b.err)
 			}
 		default:

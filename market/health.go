@@ -90,8 +90,10 @@ type storeHealth struct {
 	worked time.Time
 
 	// away mirrors h.Unreachable for the main thread's fast path
-	// (mutGuard).
-	away atomic.Bool
+	// (mutGuard); reached is when the probe last reached the store (the
+	// wall clock).
+	away    atomic.Bool
+	reached time.Time
 
 	// The main thread's: whether a failure may have left a purchase
 	// unfinished, and when RecoverInterrupted may try next.

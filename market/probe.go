@@ -30,8 +30,11 @@ import (
 // shorten them.
 var probeWaits = [2]time.Duration{100 * time.Millisecond, time.Second}
 
-// probeTimeout bounds one try of the probe.
-const probeTimeout = 5 * time.Second
+// probeTimeout bounds one try of the probe: a connection takes
+// milliseconds, and a try that began while the link dropped every packet
+// waits this long, so the link's return is noticed at most this and a
+// probeWaits[1] later.
+const probeTimeout = 2 * time.Second
 
 // lostStore records that the store cannot reach its database (err says
 // why) and starts the probe (main thread: from storeFailed, and from Follow
@@ -74,6 +77,7 @@ func (s *Service) probe(r Reacher, f *follower) {
 		now := s.now()
 		h.mu.Lock()
 		h.h.Unreachable, h.h.InDoubt, h.h.Back, h.h.ProbeCause = false, false, now, ""
+		h.reached = time.Now()
 		if h.worked.IsZero() {
 			// Reached, its writer's connection holding the instance's
 			// lock: the store works, and the run of failures the outage
@@ -85,6 +89,14 @@ func (s *Service) probe(r Reacher, f *follower) {
 		h.away.Store(false)
 		return
 	}
+}
+
+// reachedBefore reports whether the probe last reached the store before t
+// (the wall clock), or never did.
+func (h *storeHealth) reachedBefore(t time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.reached.Before(t)
 }
 
 // refuseAway is mutGuard's answer while the store cannot be reached: the
