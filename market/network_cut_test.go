@@ -188,23 +188,19 @@ func (in *cutInstance) run(dsn string, np networkPlayers, k int, cut, over *atom
 	}
 	next := 0
 	for !over.Load() && next < len(order) {
+		start := time.Now()
 		in.svc.Follow()
 		in.svc.RecoverInterrupted()
+		in.held(time.Since(start), false)
 		h := in.svc.StoreHealth()
 		knownCut := cut.Load() && h.Unreachable
 		if h.InDoubt {
 			in.doubted.Store(true)
 		}
 		id := np.listings[order[next]]
-		start := time.Now()
+		start = time.Now()
 		_, err := in.svc.Buy(np.buyers[k+2*(next%(len(np.buyers)/2))], id)
-		took := time.Since(start).Nanoseconds()
-		if took > in.longest.Load() {
-			in.longest.Store(took)
-		}
-		if knownCut && took > in.longestCut.Load() {
-			in.longestCut.Store(took)
-		}
+		in.held(time.Since(start), knownCut)
 		switch {
 		case err == nil:
 			in.bought.Add(1)
@@ -219,6 +215,16 @@ func (in *cutInstance) run(dsn string, np networkPlayers, k int, cut, over *atom
 		time.Sleep(2 * time.Millisecond) // the rest of the tick
 	}
 	return nil
+}
+
+// held records how long a call held the main loop.
+func (in *cutInstance) held(d time.Duration, knownCut bool) {
+	if d.Nanoseconds() > in.longest.Load() {
+		in.longest.Store(d.Nanoseconds())
+	}
+	if knownCut && d.Nanoseconds() > in.longestCut.Load() {
+		in.longestCut.Store(d.Nanoseconds())
+	}
 }
 
 // settle brings the instance up to the store, finishes what is left, and
@@ -250,6 +256,11 @@ func (in *cutInstance) settle(t *testing.T, money market.Money, checker *market.
 	must(t, err)
 	if mine != theirs {
 		t.Errorf("%s: %d active listings in memory, %d in the store", in.name, mine, theirs)
+	}
+	if mine, err := in.svc.FeeBalance(); err == nil {
+		if theirs, _ := checker.FeeBalance(); mine != theirs {
+			t.Errorf("%s: the fee account holds %.2f in memory, %.2f in the store", in.name, mine, theirs)
+		}
 	}
 	a := mustAudit(t, in.svc)
 	if len(a.Problems) > 0 || a.OpenTx != 0 || a.Money != money {
