@@ -37,6 +37,8 @@ type cutInstance struct {
 	// doubted is set when a commit in flight at the cut was in doubt.
 	doubted atomic.Bool
 	err     error
+	// behind: the instance commits behind its tick.
+	behind bool
 }
 
 // TestNetworkResumesAfterACut: two servers buy on one PostgreSQL market
@@ -47,7 +49,17 @@ type cutInstance struct {
 // for long, and changes are refused at once; after the link is back every
 // server buys again by itself, with no restart, and the market is sound:
 // money conserved, no purchase left open, the check clean.
+//
+// behind: the servers commit behind their ticks (Config.CommitBehind), as
+// the console and rynek serve do; a purchase refused after it returned
+// (its commit in doubt, or refused with the link) is undone when the
+// server takes its outcome.
 func TestNetworkResumesAfterACut(t *testing.T) {
+	t.Run("sync", func(t *testing.T) { resumesAfterACut(t, false) })
+	t.Run("behind", func(t *testing.T) { resumesAfterACut(t, true) })
+}
+
+func resumesAfterACut(t *testing.T, behind bool) {
 	dsn := pgtest.Database(t)
 	np := seedNetwork(t, dsn, 4, 6, 3000)
 	var (
@@ -55,7 +67,7 @@ func TestNetworkResumesAfterACut(t *testing.T) {
 		wg        sync.WaitGroup
 		started   sync.WaitGroup
 	)
-	ins := []*cutInstance{{name: "north"}, {name: "south"}}
+	ins := []*cutInstance{{name: "north", behind: behind}, {name: "south", behind: behind}}
 	for k, in := range ins {
 		var linked string
 		in.proxy, linked = pgtest.NewProxy(t, dsn)
@@ -165,7 +177,7 @@ func (in *cutInstance) run(dsn string, np networkPlayers, k int, cut, over *atom
 		return err
 	}
 	in.st = st
-	in.svc = market.New(st, market.Config{Clock: market.NewManualClock(t0)})
+	in.svc = market.New(st, market.Config{Clock: market.NewManualClock(t0), CommitBehind: in.behind})
 	if err := in.svc.BindMainThread(); err != nil {
 		started()
 		return err
@@ -189,6 +201,7 @@ func (in *cutInstance) run(dsn string, np networkPlayers, k int, cut, over *atom
 	next := 0
 	for !over.Load() && next < len(order) {
 		start := time.Now()
+		in.undone(in.svc.Settle())
 		in.svc.Follow()
 		in.svc.RecoverInterrupted()
 		in.held(time.Since(start), false)
@@ -227,12 +240,22 @@ func (in *cutInstance) held(d time.Duration, knownCut bool) {
 	}
 }
 
+// undone counts the purchases refused after they returned (committing
+// behind): bought no more.
+func (in *cutInstance) undone(refused []market.Refusal) {
+	for range refused {
+		in.bought.Add(-1)
+		in.refused.Add(1)
+	}
+}
+
 // settle brings the instance up to the store, finishes what is left, and
 // checks that it agrees with the store and conserves money and items.
 func (in *cutInstance) settle(t *testing.T, money market.Money, checker *market.Service, players []market.Player) {
 	t.Helper()
 	must(t, in.svc.BindMainThread())
 	defer in.svc.Close()
+	in.undone(in.svc.Flush())
 	rows := logRows(t, in.st)
 	last := rows[len(rows)-1].Seq
 	for deadline := time.Now().Add(10 * time.Second); in.svc.Version() < last; time.Sleep(5 * time.Millisecond) {
