@@ -114,20 +114,8 @@ func (d *fullDisk) ReserveListingIDs(n int) (int64, error) {
 func TestAStoreFailureIsSaidOnceThenCountedThenOver(t *testing.T) {
 	defer func(d time.Duration) { countEvery = d }(countEvery)
 	countEvery = 300 * time.Millisecond
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	disk := &fullDisk{Store: st}
-	clock := market.NewManualClock(time.Now())
-	svc := market.New(disk, market.Config{Clock: clock, ListingCooldown: -1})
-	if err := svc.BindMainThread(); err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Enable(); err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	disk := &fullDisk{}
+	svc, clock := openWrapped(t, func(st market.Store) market.Store { disk.Store = st; return disk })
 	var reports []string
 	time.AfterFunc(200*time.Millisecond, func() { disk.full.Store(true) })
 	time.AfterFunc(1200*time.Millisecond, func() { disk.full.Store(false) })
@@ -306,20 +294,8 @@ func (l *cutLink) Reach(context.Context) (market.Landed, error) {
 // worked for a while: three lines, and no count of refusals, which never
 // reach the store.
 func TestAnOutageIsSaidOnceAndItsEnd(t *testing.T) {
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := &cutLink{Store: st}
-	clock := market.NewManualClock(time.Now())
-	svc := market.New(link, market.Config{Clock: clock, ListingCooldown: -1})
-	if err := svc.BindMainThread(); err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Enable(); err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	link := &cutLink{}
+	svc, clock := openWrapped(t, func(st market.Store) market.Store { link.Store = st; return link })
 	var reports []string
 	time.AfterFunc(200*time.Millisecond, func() { link.cut.Store(true) })
 	time.AfterFunc(1200*time.Millisecond, func() { link.cut.Store(false) })
@@ -341,4 +317,24 @@ func TestAnOutageIsSaidOnceAndItsEnd(t *testing.T) {
 	if len(got) != len(want) || got[0] != want[0] || !regexp.MustCompile(want[1]).MatchString(got[1]) || !regexp.MustCompile(want[2]).MatchString(got[2]) {
 		t.Fatalf("reports %q, want %q", got, want)
 	}
+}
+
+// openWrapped opens a new market on this goroutine, wrap between the
+// service and its SQLite store, closed when the test ends.
+func openWrapped(t *testing.T, wrap func(market.Store) market.Store) (*market.Service, *market.ManualClock) {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := market.NewManualClock(time.Now())
+	svc := market.New(wrap(st), market.Config{Clock: clock, ListingCooldown: -1})
+	if err := svc.BindMainThread(); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Enable(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc, clock
 }

@@ -36,15 +36,7 @@ func TestHealthSaysWhenTheStoreFails(t *testing.T) {
 	disk := &fullDisk{}
 	e := newWrappedEnv(t, seed.Options{Listings: 30}, Options{}, func(st market.Store) market.Store { disk.Store = st; return disk })
 	c := loadContract(t, e)
-	health := func(status int) Health {
-		t.Helper()
-		a := c.check(t, e, status, "/api/health")
-		var h Health
-		if err := json.Unmarshal(a.body, &h); err != nil {
-			t.Fatalf("%s: %v", a.body, err)
-		}
-		return h
-	}
+	health := func(status int) Health { t.Helper(); return readHealth(t, c, e, status) }
 	if h := health(200); !h.Ready || !h.Store.OK || h.Store.Failure != nil {
 		t.Fatalf("a healthy market: %+v", h)
 	}
@@ -162,33 +154,14 @@ func TestHealthSaysWhenTheStoreIsUnreachable(t *testing.T) {
 	link := &cutLink{}
 	e := newWrappedEnv(t, seed.Options{Listings: 30}, Options{}, func(st market.Store) market.Store { link.Store = st; return link })
 	c := loadContract(t, e)
-	health := func(status int) Health {
-		t.Helper()
-		a := c.check(t, e, status, "/api/health")
-		var h Health
-		if err := json.Unmarshal(a.body, &h); err != nil {
-			t.Fatalf("%s: %v", a.body, err)
-		}
-		return h
-	}
+	health := func(status int) Health { t.Helper(); return readHealth(t, c, e, status) }
 	if h := health(200); !h.Ready || !h.Store.OK || !h.Store.Reachable || h.Store.Outage != nil {
 		t.Fatalf("a healthy market: %+v", h)
 	}
-	players, err := e.svc.Players()
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := e.svc.Query(market.Query{Limit: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	buyer := players[0]
-	if buyer.ID == page.Listings[0].Seller {
-		buyer = players[1]
-	}
+	buyer, listing := e.buyerOfOne()
 	link.cut.Store(true)
 	since := e.clock.Now()
-	if _, err := e.svc.Buy(buyer, page.Listings[0].ID); !errors.Is(err, market.ErrStore) {
+	if _, err := e.svc.Buy(buyer, listing); !errors.Is(err, market.ErrStore) {
 		t.Fatalf("a purchase on a cut link: %v", err)
 	}
 	e.clock.Advance(time.Minute)
@@ -203,7 +176,7 @@ func TestHealthSaysWhenTheStoreIsUnreachable(t *testing.T) {
 		o.ProbeError != "dial tcp 10.0.0.5:5432: connect: connection refused (store: the database cannot be reached)" || !h.Store.Interrupted {
 		t.Fatalf("health while the store is unreachable: %+v, outage %+v", h, o)
 	}
-	if _, err := e.svc.Buy(buyer, page.Listings[0].ID); !errors.Is(err, market.ErrUnreachable) {
+	if _, err := e.svc.Buy(buyer, listing); !errors.Is(err, market.ErrUnreachable) {
 		t.Fatalf("a purchase while the store is away: %v", err)
 	}
 	if o := health(503).Store.Outage; o == nil || o.Refused != 1 {
@@ -220,11 +193,22 @@ func TestHealthSaysWhenTheStoreIsUnreachable(t *testing.T) {
 	if o := h.Store.Outage; o == nil || !o.Back.Equal(since.Add(time.Minute)) || o.ProbeError != "" || o.Count != 1 {
 		t.Fatalf("the outage once the store answers: %+v", o)
 	}
-	if _, err := e.svc.Buy(buyer, page.Listings[0].ID); err != nil {
+	if _, err := e.svc.Buy(buyer, listing); err != nil {
 		t.Fatalf("a purchase once the store answers: %v", err)
 	}
 	e.clock.Advance(market.StoreSettle)
 	if h := health(200); !h.Ready || !h.Store.OK || !h.Store.Reachable {
 		t.Fatalf("health once changes are saved again: %+v", h)
 	}
+}
+
+// readHealth reads /api/health, checking its answer against the contract.
+func readHealth(t *testing.T, c contract, e *env, status int) Health {
+	t.Helper()
+	a := c.check(t, e, status, "/api/health")
+	var h Health
+	if err := json.Unmarshal(a.body, &h); err != nil {
+		t.Fatalf("%s: %v", a.body, err)
+	}
+	return h
 }

@@ -285,3 +285,22 @@ func (s *stream) ended(t *testing.T) bool {
 		}
 	}
 }
+
+// buyerOfOne is a listing of the market and a player who may buy it (not
+// its seller).
+func (e *env) buyerOfOne() (market.Player, int) {
+	e.t.Helper()
+	players, err := e.svc.Players()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	page, err := e.svc.Query(market.Query{Limit: 1})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	buyer := players[0]
+	if buyer.ID == page.Listings[0].Seller {
+		buyer = players[1]
+	}
+	return buyer, page.Listings[0].ID
+}

@@ -255,20 +255,9 @@ func TestSiteShowsAStoreFailure(t *testing.T) {
 	b.waitText("#status", "na żywo")
 	b.waitFor(`String(document.getElementById("store").hidden)`, "true")
 
-	players, err := e.svc.Players()
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := e.svc.Query(market.Query{Limit: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	buyer := players[0]
-	if buyer.ID == page.Listings[0].Seller {
-		buyer = players[1]
-	}
+	buyer, listing := e.buyerOfOne()
 	disk.full.Store(true)
-	if _, err := e.svc.Buy(buyer, page.Listings[0].ID); !errors.Is(err, market.ErrStore) {
+	if _, err := e.svc.Buy(buyer, listing); !errors.Is(err, market.ErrStore) {
 		t.Fatalf("a purchase on a full disk: %v", err)
 	}
 	b.waitFor(`String(document.getElementById("store").hidden)`, "false")
@@ -278,7 +267,7 @@ func TestSiteShowsAStoreFailure(t *testing.T) {
 	b.screenshot(artifacts(t), "store-failure-desktop-light")
 
 	disk.full.Store(false)
-	if _, err := e.svc.Buy(buyer, page.Listings[0].ID); err != nil {
+	if _, err := e.svc.Buy(buyer, listing); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(market.StoreSettle)

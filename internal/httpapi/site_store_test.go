@@ -21,20 +21,9 @@ func TestSiteShowsAnUnreachableStore(t *testing.T) {
 	b.waitText("#status", "na żywo")
 	b.waitFor(`String(document.getElementById("store").hidden)`, "true")
 
-	players, err := e.svc.Players()
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := e.svc.Query(market.Query{Limit: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	buyer := players[0]
-	if buyer.ID == page.Listings[0].Seller {
-		buyer = players[1]
-	}
+	buyer, listing := e.buyerOfOne()
 	link.cut.Store(true)
-	if _, err := e.svc.Buy(buyer, page.Listings[0].ID); !errors.Is(err, market.ErrUnreachable) {
+	if _, err := e.svc.Buy(buyer, listing); !errors.Is(err, market.ErrUnreachable) {
 		t.Fatalf("a purchase on a cut link: %v", err)
 	}
 	b.waitFor(`String(document.getElementById("store").hidden)`, "false")
