@@ -42,14 +42,6 @@ const followChunk = 1000
 // follower to bring memory up to the store.
 const catchUpWait = 2 * time.Second
 
-// takeOverEvery is how often the instance with the network's duty looks for
-// purchases other instances left unfinished; abandonedAfter is how long one
-// must have stood still (by the service clock) to count as left: its own
-// instance compensates a failure at once, or retries its recovery sooner.
-var takeOverEvery = 5 * time.Second // a variable for the tests
-
-const abandonedAfter = 10 * time.Second
-
 // rowKey names a row of memory for the follower's bookkeeping: a player
 // (with its mailbox), a listing, a transaction, or the counters.
 type rowKey struct {
@@ -167,43 +159,6 @@ func (f *follower) refresh(ids ...uuid.UUID) {
 	select {
 	case f.kick <- struct{}{}:
 	default:
-	}
-}
-
-// adopt asks the goroutine to read the entries of a commit that landed
-// though its instance was told it failed, and their rows, and wakes it.
-// Any goroutine.
-func (f *follower) adopt(l Landed) {
-	f.landedMu.Lock()
-	f.landed = append(f.landed, l)
-	f.landedMu.Unlock()
-	select {
-	case f.kick <- struct{}{}:
-	default:
-	}
-}
-
-// takeLanded returns and forgets what adopt asked for.
-func (f *follower) takeLanded() []Landed {
-	f.landedMu.Lock()
-	defer f.landedMu.Unlock()
-	l := f.landed
-	f.landed = nil
-	return l
-}
-
-// readAgain asks again for what of landed the cycle that made batch did
-// not read: all of it when it failed, else the entries past its last.
-func (f *follower) readAgain(landed []Landed, batch followed) {
-	for _, l := range landed {
-		end := l.After + uint64(l.Entries)
-		switch {
-		case batch.err != nil:
-			f.adopt(l)
-		case len(batch.entries) > 0 && batch.entries[len(batch.entries)-1].Seq < end:
-			read := batch.entries[len(batch.entries)-1].Seq
-			f.adopt(Landed{After: read, Entries: int(end - read)})
-		}
 	}
 }
 
@@ -479,36 +434,6 @@ func (s *Service) Follow() (applied int, err error) {
 				s.takeOver()
 			}
 			return applied, f.err
-		}
-	}
-}
-
-// hasDuty reports whether this instance runs the market's timers (the
-// expiry sweep, taking over what others left): always when no other
-// instance shares the store, else when it holds the network's duty.
-func (s *Service) hasDuty() bool {
-	if shared, ok := s.store.(SharedStore); ok {
-		return shared.Duty()
-	}
-	return true
-}
-
-// takeOver finishes or compensates the purchases that stood still for
-// abandonedAfter: their instance died or lost the server. Each step is
-// conditional, so if their instance comes back and does the same, one of the
-// two writes it and the other writes nothing; an error leaves the purchase
-// to the next turn.
-func (s *Service) takeOver() {
-	cutoff := s.nowMs() - abandonedAfter.Milliseconds()
-	s.mu.Lock()
-	open := s.openTxLocked()
-	s.mu.Unlock()
-	for _, t := range open {
-		if t.tl[len(t.tl)-1].At > cutoff {
-			continue
-		}
-		if !t.State().Terminal() {
-			s.runSaga(&sagaRun{t: t, slot: -1})
 		}
 	}
 }

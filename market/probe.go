@@ -129,3 +129,40 @@ func (s *Service) noteInterrupted() {
 	h.h.Interrupted = h.recoverDue
 	h.mu.Unlock()
 }
+
+// adopt asks the goroutine to read the entries of a commit that landed
+// though its instance was told it failed, and their rows, and wakes it.
+// Any goroutine.
+func (f *follower) adopt(l Landed) {
+	f.landedMu.Lock()
+	f.landed = append(f.landed, l)
+	f.landedMu.Unlock()
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+// takeLanded returns and forgets what adopt asked for.
+func (f *follower) takeLanded() []Landed {
+	f.landedMu.Lock()
+	defer f.landedMu.Unlock()
+	l := f.landed
+	f.landed = nil
+	return l
+}
+
+// readAgain asks again for what of landed the cycle that made batch did
+// not read: all of it when it failed, else the entries past its last.
+func (f *follower) readAgain(landed []Landed, batch followed) {
+	for _, l := range landed {
+		end := l.After + uint64(l.Entries)
+		switch {
+		case batch.err != nil:
+			f.adopt(l)
+		case len(batch.entries) > 0 && batch.entries[len(batch.entries)-1].Seq < end:
+			read := batch.entries[len(batch.entries)-1].Seq
+			f.adopt(Landed{After: read, Entries: int(end - read)})
+		}
+	}
+}
