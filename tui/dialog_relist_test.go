@@ -28,6 +28,8 @@ func TestRelistFromTheConsole(t *testing.T) {
 	for range 7 {
 		e.key("}")
 	}
+	// The timer sweeps the week's expiries a time-sized batch a tick.
+	sweepUntilDone(t, e)
 	e.key("M")
 	d, ok := e.m.dialog.(*relistPicker)
 	if !ok {
