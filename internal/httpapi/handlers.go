@@ -68,6 +68,29 @@ func (s *Server) read(rt route, keep keeping) http.HandlerFunc {
 	}
 }
 
+// afterHistory is rt for an answer read from the history of purchases,
+// which loads in the background after the market is ready: the request
+// waits for the load before it takes a working slot (answer), so that
+// while the history loads the reads that do not need it, one slot short of
+// the cores, are not held behind one that does.
+func (s *Server) afterHistory(rt route) route {
+	return func(r *http.Request) (reader, error) {
+		if !s.svc.HistoryLoaded() {
+			loaded := make(chan struct{})
+			go func() {
+				s.svc.WaitHistory() // not ready: the read below says so
+				close(loaded)
+			}()
+			select {
+			case <-loaded:
+			case <-r.Context().Done():
+				return nil, r.Context().Err()
+			}
+		}
+		return rt(r)
+	}
+}
+
 // answer reads and encodes r's answer. It takes one of the API's working
 // slots, one core fewer than the process has, so that the main thread
 // always finds a core free however many requests arrive; writing the answer
