@@ -48,10 +48,10 @@ func Fold(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
-		if r < utf8.RuneSelf {
-			b.WriteRune(unicode.ToLower(r))
-			continue
-		}
+		// Lower first, then the table: some letters outside the table's
+		// range lower into it (ẞ to ß, the Ångström sign to å), and the
+		// folded form must fold to itself.
+		r = unicode.ToLower(r)
 		if f, ok := foldTable[r]; ok {
 			b.WriteString(f)
 			continue
@@ -59,7 +59,7 @@ func Fold(s string) string {
 		if unicode.Is(unicode.Mn, r) { // a stray combining mark
 			continue
 		}
-		b.WriteRune(unicode.ToLower(r))
+		b.WriteRune(r)
 	}
 	return b.String()
 }

@@ -110,3 +110,23 @@ func TestUnsafe(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldFoldsToItself: search stores folded words and folds what players
+// type, so a folded word must fold to itself, for every rune there is. ẞ
+// once folded to ß, which folds to "ss": a fuzzer found it.
+func TestFoldFoldsToItself(t *testing.T) {
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		once := Fold(string(r))
+		if twice := Fold(once); twice != once {
+			t.Errorf("Fold(%q) = %q, folded again %q", r, once, twice)
+		}
+	}
+	for in, want := range map[string]string{"Łódź": "lodz", "STRAẞE": "strasse", "Ångström": "angstrom", "ÉCLAIR": "eclair"} {
+		if got := Fold(in); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
