@@ -177,12 +177,13 @@ func (s *Service) Query(q Query) (Page, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	nowMs := s.nowMs()
+	version := s.log.head
 	if page, ok := s.idLookupLocked(pq, q, nowMs); ok {
 		page.Took = time.Since(start)
-		page.Version = s.log.head
+		page.Version = version
 		return page, nil
 	}
-	res := s.matchLocked(pq, q, mat, nowMs)
+	res := s.matchLocked(pq, q, mat, nowMs, s.pauseRead)
 	total := int(res.GetCardinality())
 	limit := q.Limit
 	if q.After == nil {
@@ -196,29 +197,58 @@ func (s *Service) Query(q Query) (Page, error) {
 		limit = total
 	}
 	// One more than asked tells whether a next page exists.
-	var ids []uint32
+	var keys []search.Key
 	by, desc := sortOrder(q.Sort, q.Reverse)
 	if limit > 0 {
 		var after *search.Key
 		if q.After != nil {
 			after = &search.Key{K: q.After.Key, ID: uint32(q.After.ID)}
 		}
-		key := func(id uint32) int64 { return s.listings.Get(id).entry().Key(by) }
-		ids = s.ix.Page(res, by, desc, after, q.Offset, limit+1, key)
+		key := func(id uint32) (int64, bool) {
+			r := s.listings.Get(id)
+			if r == nil {
+				return 0, false
+			}
+			return r.entry().Key(by), true
+		}
+		keys = s.ix.Page(res, by, desc, after, q.Offset, limit+1, key, s.pauseRead)
 	}
-	more := len(ids) > limit
-	ids = ids[:min(len(ids), limit)]
-	out := make([]Listing, len(ids))
-	for i, id := range ids {
-		out[i] = s.listingOf(s.listings.Get(id))
+	more := len(keys) > limit
+	keys = keys[:min(len(keys), limit)]
+	out := make([]Listing, 0, len(keys))
+	for _, k := range keys {
+		// A listing sold or removed while the query paused is left out.
+		if r := s.listings.Get(k.ID); r != nil && r.live(nowMs) {
+			out = append(out, s.listingOf(r))
+		}
 	}
-	page := Page{Query: q, Listings: out, Total: total, Took: time.Since(start), Version: s.log.head}
-	if more && len(ids) > 0 {
-		last := s.listings.Get(ids[len(ids)-1])
-		page.Next = &Cursor{Sort: q.Sort, Key: last.entry().Key(by), ID: int(last.id)}
+	// The version the query began at: a change during a pause may or may
+	// not be in the page, so it is not the answer of any later version.
+	page := Page{Query: q, Listings: out, Total: total, Took: time.Since(start), Version: version}
+	if more && len(keys) > 0 {
+		last := keys[len(keys)-1]
+		page.Next = &Cursor{Sort: q.Sort, Key: last.K, ID: int(last.ID)}
 	}
 	return page, nil
 }
+
+// pauseRead lets the read lock go for a moment and takes it again: a long
+// read calls it between chunks of its work, so that the main thread, whose
+// write lock waits for every reader holding the read lock, never waits for
+// more than a chunk (sync.RWMutex lets a waiting writer in before any new
+// reader). A reader that pauses sees the market as it is after the pause;
+// what it gathered before may have changed, and it checks what it keeps.
+func (s *Service) pauseRead() {
+	s.mu.RUnlock()
+	if readPaused != nil {
+		readPaused(s)
+	}
+	s.mu.RLock()
+}
+
+// readPaused, when set (by tests), runs in every pause of a long read,
+// with the read lock let go.
+var readPaused func(*Service)
 
 // sortOrder is the index's order for mode, and whether a page reads it
 // descending.
@@ -267,7 +297,7 @@ func (s *Service) idLookupLocked(pq search.Terms, q Query, nowMs int64) (Page, b
 // matchLocked returns the bitmap of live listings matching pq and q's
 // filters (mat: the material's id, when q names one). The result is owned
 // by the caller.
-func (s *Service) matchLocked(pq search.Terms, q Query, mat uint16, nowMs int64) *roaring.Bitmap {
+func (s *Service) matchLocked(pq search.Terms, q Query, mat uint16, nowMs int64, pause func()) *roaring.Bitmap {
 	f := search.Filter{Category: q.Category, Seller: search.AnySeller, Material: search.AnyMaterial,
 		MinPrice: int64(q.MinPrice), MaxPrice: int64(q.MaxPrice), MinAmount: int64(q.MinAmount), MaxAmount: int64(q.MaxAmount)}
 	if q.Seller != uuid.Nil {
@@ -286,5 +316,5 @@ func (s *Service) matchLocked(pq search.Terms, q Query, mat uint16, nowMs int64)
 	case "fixed":
 		f.Kind = search.FixedPrice
 	}
-	return s.ix.Match(pq, f, nowMs)
+	return s.ix.Match(pq, f, nowMs, pause)
 }

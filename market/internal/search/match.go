@@ -37,8 +37,11 @@ const (
 )
 
 // Match returns the bitmap of listings live at nowMs that match t and f.
-// The result is owned by the caller.
-func (ix *Index) Match(t Terms, f Filter, nowMs int64) *roaring.Bitmap {
+// The result is owned by the caller. Long work (a wide price range, many
+// intersections) is done in chunks with a call of pause between two (nil:
+// none), during which the index may change: the result is cut to the
+// listings active at its end.
+func (ix *Index) Match(t Terms, f Filter, nowMs int64, pause func()) *roaring.Bitmap {
 	if t.Bad {
 		return roaring.New()
 	}
@@ -74,10 +77,10 @@ func (ix *Index) Match(t Terms, f Filter, nowMs int64) *roaring.Bitmap {
 		parts = append(parts, mb)
 	}
 	if f.MinPrice > 0 || f.MaxPrice > 0 {
-		parts = append(parts, ix.byPrice.between(f.MinPrice, f.MaxPrice))
+		parts = append(parts, ix.byPrice.between(f.MinPrice, f.MaxPrice, pause))
 	}
 	if f.MinAmount > 0 || f.MaxAmount > 0 {
-		parts = append(parts, ix.byAmount.between(f.MinAmount, f.MaxAmount))
+		parts = append(parts, ix.byAmount.between(f.MinAmount, f.MaxAmount, pause))
 	}
 	if f.Kind == Auctions {
 		parts = append(parts, ix.auctions)
@@ -96,13 +99,16 @@ func (ix *Index) Match(t Terms, f Filter, nowMs int64) *roaring.Bitmap {
 			}
 			res.And(p)
 		}
+		if pause != nil && len(parts) > 2 {
+			pause()
+		}
 		res.And(ix.active)
 	}
 	if f.Kind == FixedPrice {
 		res.AndNot(ix.auctions)
 	}
 	// Drop listings past their expiry that the sweep has not removed yet.
-	ix.byExpiry.Ascend(func(k Key) bool {
+	ix.byExpiry.walkPaused(false, nil, pause, func(k Key) bool {
 		if k.K > nowMs {
 			return false
 		}

@@ -109,12 +109,61 @@ func (o *Order) Ascend(fn func(Key) bool) { o.walk(false, nil, fn) }
 // descend calls fn for live entries in descending order until fn returns false.
 func (o *Order) descend(fn func(Key) bool) { o.walk(true, nil, fn) }
 
-// ascendFrom is Ascend starting at the first entry not below *from: a keyset
-// page's seek, O(log n) instead of a walk from the start.
-func (o *Order) ascendFrom(from *Key, fn func(Key) bool) { o.walk(false, from, fn) }
+// walkChunk is how many entries a paused walk visits between two pauses,
+// a few tens of microseconds of work; collectChunk how many matches Page
+// collects between two (each a record lookup, a cache miss). Variables
+// only so that tests can pause small data as often (SetReadChunk).
+var (
+	walkChunk    = 4096
+	collectChunk = 1024
+)
 
-// descendFrom is descend starting at the last entry not above *from.
-func (o *Order) descendFrom(from *Key, fn func(Key) bool) { o.walk(true, from, fn) }
+// SetReadChunk makes walks and collections pause every n entries, so that
+// tests drive the pauses with small data; it returns a function restoring
+// the chunks.
+func SetReadChunk(n int) (restore func()) {
+	w, c := walkChunk, collectChunk
+	walkChunk, collectChunk = n, n
+	return func() { walkChunk, collectChunk = w, c }
+}
+
+// walkPaused is walk in chunks of walkChunk entries with a call of pause
+// between two chunks (nil: one unbroken walk). The market calls it under
+// its read lock and pauses by letting the lock go for a moment, so that
+// the main thread never waits long behind a reader: the order may change
+// during a pause. Each chunk is a walk of its own, started after the last
+// entry visited (the order's iteration is not safe across a change), so
+// an entry added behind the walk during a pause is not visited, and one
+// removed ahead of it is not visited either.
+func (o *Order) walkPaused(desc bool, from *Key, pause func(), fn func(Key) bool) {
+	if pause == nil {
+		o.walk(desc, from, fn)
+		return
+	}
+	var last Key
+	resumed := false
+	for {
+		n, cut := 0, false
+		o.walk(desc, from, func(k Key) bool {
+			if resumed && k == *from {
+				return true // where the last chunk ended: visited already
+			}
+			if n == walkChunk {
+				cut = true
+				return false
+			}
+			n++
+			last = k
+			return fn(k)
+		})
+		if !cut {
+			return
+		}
+		pause()
+		resume := last
+		from, resumed = &resume, true
+	}
+}
 
 // walk calls fn for live entries in ascending order, or descending when desc
 // is set, from *from on (the whole order when from is nil), until fn returns

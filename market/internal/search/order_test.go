@@ -107,3 +107,88 @@ func TestSortKeysMatchesComparisonSort(t *testing.T) {
 		t.Fatalf("fallback %v", keys)
 	}
 }
+
+// TestWalkPausedAcrossChanges walks an order in small chunks while every
+// pause inserts and removes entries (compactions included), both ways:
+// the walk is in order with no entry twice, and it visits every entry
+// that was there from start to end. The market's readers walk this way while the main thread
+// changes the order (pauseRead).
+func TestWalkPausedAcrossChanges(t *testing.T) {
+	defer SetReadChunk(7)()
+	for _, desc := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		o := newOrder()
+		var initial []Key
+		for id := uint32(1); id <= 3000; id++ {
+			initial = append(initial, Key{int64(rng.IntN(500)), id})
+		}
+		o.load(slices.Clone(initial))
+		always := map[Key]bool{} // there from the walk's start to its end
+		for _, k := range initial {
+			always[k] = true
+		}
+		removed := map[Key]bool{}
+		next := uint32(3001)
+		pauses := 0
+		pause := func() {
+			pauses++
+			for range 40 {
+				if rng.IntN(2) == 0 {
+					k := Key{int64(rng.IntN(500)), next}
+					next++
+					o.insert(k)
+					continue
+				}
+				k := initial[rng.IntN(len(initial))]
+				if !removed[k] {
+					o.remove(k)
+					removed[k], always[k] = true, false
+				}
+			}
+		}
+		var got []Key
+		o.walkPaused(desc, nil, pause, func(k Key) bool { got = append(got, k); return true })
+		if pauses < 100 {
+			t.Fatalf("desc %v: %d pauses; a chunk of 7 over 3,000 entries makes hundreds", desc, pauses)
+		}
+		seen := map[Key]bool{}
+		for i, k := range got {
+			if seen[k] {
+				t.Fatalf("desc %v: %v visited twice", desc, k)
+			}
+			seen[k] = true
+			if i > 0 && (cmpKey(got[i-1], k) >= 0) != desc {
+				t.Fatalf("desc %v: %v after %v is out of order", desc, k, got[i-1])
+			}
+		}
+		for k, there := range always {
+			if there && !seen[k] {
+				t.Fatalf("desc %v: %v, there all along, was not visited", desc, k)
+			}
+		}
+	}
+}
+
+// TestBetweenWide: a range wider than the sorted path's limit goes
+// through the dense bitset and gives the same listings.
+func TestBetweenWide(t *testing.T) {
+	o := newOrder()
+	var keys []Key
+	for id := uint32(1); id <= 100_000; id++ {
+		keys = append(keys, Key{int64(id % 1000), id})
+	}
+	o.load(slices.Clone(keys))
+	got := o.between(100, 899, nil)
+	want := 0
+	for _, k := range keys {
+		if k.K >= 100 && k.K <= 899 {
+			want++
+			if !got.Contains(k.ID) {
+				t.Fatalf("listing %d (key %d) is missing", k.ID, k.K)
+			}
+		}
+	}
+	if int(got.GetCardinality()) != want {
+		t.Fatalf("%d listings in range, want %d", got.GetCardinality(), want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/bits-and-blooms/bitset"
 )
 
 // collectMax is the result size up to which a sorted page is built by
@@ -24,17 +25,22 @@ func SetPagingThresholds(collect, walk int) (restore func()) {
 	return func() { collectMax, shortWalk = c, w }
 }
 
-// Page returns limit ids of res in the order by (descending when desc is
-// set; ByID descending is newest first), skipping offset, or after the
-// entry *after when it is given (of which ByID reads only the id). key
-// gives a listing's key in the order by, for a few matches that are
-// collected and selected rather than walked. res belongs to the caller's
-// query and may be modified.
-func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset, limit int, key func(id uint32) int64) []uint32 {
+// Page returns the entries of limit listings of res in the order by
+// (descending when desc is set; ByID descending is newest first; a ByID
+// entry's K is 0), skipping offset, or after the entry *after when it is
+// given (of which ByID reads only the id). key gives a listing's key in the
+// order by, for a few matches that are collected and selected rather than
+// walked; ok is false for a listing that is gone. res belongs to the
+// caller's query and may be modified.
+//
+// A long page is made in chunks with a call of pause between two (nil:
+// none), during which the index may change (walkPaused): a listing of the
+// page may be gone by its end, which the caller checks.
+func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset, limit int, key func(id uint32) (int64, bool), pause func()) []Key {
 	if limit <= 0 {
 		return nil
 	}
-	out := make([]uint32, 0, limit)
+	out := make([]Key, 0, limit)
 	switch {
 	case by == ByID && desc:
 		if after != nil {
@@ -54,7 +60,7 @@ func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset,
 			it = res.ReverseIterator()
 		}
 		for it.HasNext() && len(out) < limit {
-			out = append(out, it.Next())
+			out = append(out, Key{ID: it.Next()})
 		}
 		return out
 	case by == ByID:
@@ -70,7 +76,7 @@ func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset,
 			it.AdvanceIfNeeded(x)
 		}
 		for it.HasNext() && len(out) < limit {
-			out = append(out, it.Next())
+			out = append(out, Key{ID: it.Next()})
 		}
 		return out
 	}
@@ -99,12 +105,12 @@ func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset,
 	//     of a million entries (matches correlated with the key, such as
 	//     "most expensive oak") stays within a few milliseconds.
 	if n > collectMax {
-		if ids, ok := walkOrder(tree, desc, from, offset, limit, shortWalk, res.Contains); ok {
-			return ids
+		if keys, ok := walkOrder(tree, desc, from, offset, limit, shortWalk, res.Contains, pause); ok {
+			return keys
 		}
 		bs := res.ToBitSet()
-		ids, _ := walkOrder(tree, desc, from, offset, limit, -1, func(id uint32) bool { return bs.Test(uint(id)) })
-		return ids
+		keys, _ := walkOrder(tree, desc, from, offset, limit, -1, func(id uint32) bool { return bs.Test(uint(id)) }, pause)
+		return keys
 	}
 	cmp := cmpKey
 	if desc {
@@ -112,11 +118,17 @@ func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset,
 	}
 	keys := make([]Key, 0, n)
 	it := res.Iterator()
-	for it.HasNext() {
+	for i := 1; it.HasNext(); i++ {
+		if pause != nil && i%collectChunk == 0 {
+			pause()
+		}
 		id := it.Next()
-		k := Key{key(id), id}
-		if from == nil || cmp(k, *from) > 0 {
-			keys = append(keys, k)
+		k, ok := key(id)
+		if !ok {
+			continue
+		}
+		if kk := (Key{k, id}); from == nil || cmp(kk, *from) > 0 {
+			keys = append(keys, kk)
 		}
 	}
 	if need < len(keys) {
@@ -127,18 +139,16 @@ func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset,
 	if offset >= len(keys) {
 		return out
 	}
-	for _, k := range keys[offset:] {
-		out = append(out, k.ID)
-	}
-	return out
+	return append(out, keys[offset:]...)
 }
 
-// walkOrder collects limit ids of o (after skipping offset) that match in,
-// visiting at most budget entries (negative: no limit). With from, the walk
+// walkOrder collects the entries of limit listings of o (after skipping
+// offset) that match in, visiting at most budget entries (negative: no
+// limit), with pause between chunks (walkPaused). With from, the walk
 // starts after that entry. ok is false when the budget ran out before the
 // page was full.
-func walkOrder(o *Order, desc bool, from *Key, offset, limit, budget int, in func(uint32) bool) (ids []uint32, ok bool) {
-	ids = make([]uint32, 0, limit)
+func walkOrder(o *Order, desc bool, from *Key, offset, limit, budget int, in func(uint32) bool, pause func()) (keys []Key, ok bool) {
+	keys = make([]Key, 0, limit)
 	skipped, visited := 0, 0
 	ok = true
 	visit := func(k Key) bool {
@@ -156,28 +166,43 @@ func walkOrder(o *Order, desc bool, from *Key, offset, limit, budget int, in fun
 			skipped++
 			return true
 		}
-		ids = append(ids, k.ID)
-		return len(ids) < limit
+		keys = append(keys, k)
+		return len(keys) < limit
 	}
-	if desc {
-		o.descendFrom(from, visit)
-	} else {
-		o.ascendFrom(from, visit)
-	}
-	return ids, ok
+	o.walkPaused(desc, from, pause, visit)
+	return keys, ok
 }
 
 // between returns the listings whose key in o is within [lo, hi] (hi 0: no
-// upper bound), walking only that stretch of the order.
-func (o *Order) between(lo, hi int64) *roaring.Bitmap {
+// upper bound), walking only that stretch of the order, with pause between
+// chunks of it (walkPaused). A wide stretch (a price range below the
+// median: half a million listings) is gathered in a dense bitset, which
+// takes a bit per id where sorting the ids took 60 ms.
+func (o *Order) between(lo, hi int64, pause func()) *roaring.Bitmap {
+	const sortMax = 1 << 16
 	var ids []uint32
-	o.ascendFrom(&Key{K: lo}, func(k Key) bool {
+	var dense *bitset.BitSet
+	o.walkPaused(false, &Key{K: lo}, pause, func(k Key) bool {
 		if hi > 0 && k.K > hi {
 			return false
 		}
-		ids = append(ids, k.ID)
+		switch {
+		case dense != nil:
+			dense.Set(uint(k.ID))
+		case len(ids) == sortMax:
+			dense = bitset.New(0)
+			for _, id := range ids {
+				dense.Set(uint(id))
+			}
+			dense.Set(uint(k.ID))
+		default:
+			ids = append(ids, k.ID)
+		}
 		return true
 	})
+	if dense != nil {
+		return roaring.FromBitSet(dense)
+	}
 	slices.Sort(ids)
 	b := roaring.New()
 	b.AddMany(ids)
