@@ -192,3 +192,45 @@ func TestBetweenWide(t *testing.T) {
 		t.Fatalf("%d listings in range, want %d", got.GetCardinality(), want)
 	}
 }
+
+// TestOrderSkipsItsDeadFront: the sweep removes the expiry order's front,
+// listing after listing; a walk from the start begins at the first live
+// entry instead of stepping over every dead one until the next
+// compaction, and a listing revived before that front (a purchase rolled
+// back) is walked again.
+func TestOrderSkipsItsDeadFront(t *testing.T) {
+	o := newOrder()
+	var keys []Key
+	for id := uint32(1); id <= 50_000; id++ {
+		keys = append(keys, Key{int64(id), id})
+	}
+	o.load(slices.Clone(keys))
+	for _, k := range keys[:1000] {
+		o.remove(k)
+	}
+	if o.first != 1000 {
+		t.Fatalf("after the first 1,000 expired, the live front is at %d", o.first)
+	}
+	o.insert(keys[9])
+	var got []Key
+	o.Ascend(func(k Key) bool {
+		got = append(got, k)
+		return len(got) < 3
+	})
+	if want := []Key{keys[9], keys[1000], keys[1001]}; !slices.Equal(got, want) {
+		t.Fatalf("the walk from the start gives %v, want %v", got, want)
+	}
+	got = got[:0]
+	o.walk(false, &Key{K: 5}, func(k Key) bool {
+		got = append(got, k)
+		return len(got) < 2
+	})
+	if want := []Key{keys[9], keys[1000]}; !slices.Equal(got, want) {
+		t.Fatalf("the walk from key 5 gives %v, want %v", got, want)
+	}
+	var down []Key
+	o.descend(func(k Key) bool { down = append(down, k); return true })
+	if len(down) != 49_001 || down[len(down)-1] != keys[9] {
+		t.Fatalf("the walk down has %d entries ending at %v, want 49,001 ending at %v", len(down), down[len(down)-1], keys[9])
+	}
+}
