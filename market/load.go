@@ -86,6 +86,10 @@ func (l *loader) Meta(m MetaRow) error {
 	l.total = m.Listings + m.Transactions
 	// Size the tables once instead of growing them a million times.
 	l.s.txByID = make(map[uuid.UUID]*transactionRecord, m.Transactions)
+	// The history's lists too: the background load appends to them under
+	// the write lock, where growing a list of a million copies it whole.
+	l.s.allTx = make([]*transactionRecord, 0, m.Transactions)
+	l.s.completed = make([]*transactionRecord, 0, m.Transactions)
 	l.s.ix.StartLoad(int(m.Listings))
 	return nil
 }
