@@ -211,6 +211,12 @@ type EventPage struct {
 	Head uint64
 }
 
+// eventsChunk is how many of the ring's entries EventsSince copies between
+// two pauses of its read lock (pauseRead): a page of 10,000 events copied
+// at once held the main thread up during a burst. A variable only so that
+// tests pause small logs as often (OnReadPause).
+var eventsChunk uint64 = 1024
+
 // MaxEventsPage bounds EventsSince's limit.
 const MaxEventsPage = 10_000
 
@@ -239,6 +245,15 @@ func (s *Service) EventsSince(after uint64, limit int) (EventPage, error) {
 	}
 	if after >= head-kept {
 		for seq := after + 1; seq <= head; seq++ {
+			if (seq-after)%eventsChunk == 0 {
+				s.pauseRead()
+				if seq+uint64(s.log.kept) <= s.log.head {
+					// The ring moved on past seq during the pause: the
+					// page ends here, and the next read goes on from it.
+					page.Through = seq - 1
+					break
+				}
+			}
 			if e := s.log.recent[seq%recentEvents]; e.ev != nil {
 				page.Events = append(page.Events, e.ev.clone())
 				if len(page.Events) == limit {

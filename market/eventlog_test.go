@@ -476,3 +476,53 @@ func TestTrimEventLogAsksTheStoreRarely(t *testing.T) {
 		t.Fatalf("%d entries kept, want the newest 100", len(rows))
 	}
 }
+
+// TestEventsSinceLetsTheMainThreadIn: a long page of the log is copied in
+// chunks with the read lock let go between two, so that a burst of stream
+// clients never holds the main thread up; a change made during a pause is
+// not on the page, which ends at the head it began at.
+func TestEventsSinceLetsTheMainThreadIn(t *testing.T) {
+	w := newWorld(t)
+	for i := 0; i < 3; i++ {
+		w.sell(w.alice, i, 10)
+	}
+	l := w.sell(w.bob, 0, 10)
+	_, err := w.svc.Buy(w.alice, l.ID) // five internal steps, then seq 10
+	must(t, err)
+	pauses, first, goOn := 0, make(chan bool), make(chan struct{})
+	defer market.OnReadPause(2, func(writable bool) {
+		if pauses++; pauses == 1 {
+			first <- writable
+			<-goOn
+		}
+	})()
+	done := make(chan market.EventPage)
+	go func() {
+		page, err := w.svc.EventsSince(0, 100)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- page
+	}()
+	select {
+	case writable := <-first:
+		if !writable {
+			t.Fatal("the main thread could not take the write lock while the read paused")
+		}
+	case <-done:
+		t.Fatal("the read never let its lock go")
+	}
+	w.sell(w.bob, 1, 10) // seq 11, made while the read waits
+	close(goOn)
+	page := <-done
+	var seqs []uint64
+	for _, e := range page.Events {
+		seqs = append(seqs, e.Seq())
+	}
+	if want := []uint64{1, 2, 3, 4, 10}; !slices.Equal(seqs, want) || page.Through != 10 || page.Head != 10 {
+		t.Errorf("the page is %v through %d head %d, want %v through 10 head 10", seqs, page.Through, page.Head, want)
+	}
+	if pauses < 4 {
+		t.Errorf("%d pauses over 10 entries in chunks of 2", pauses)
+	}
+}
