@@ -108,6 +108,7 @@ type expected struct {
 		feeBalance Money
 		issuance   Issuance
 		writes     map[*playerRecord]int // the player's row writes, each a version
+		txs        map[*transactionRecord]int
 	}
 }
 
@@ -139,6 +140,14 @@ func (s *Service) expectedOf(b *Batch, u *undo) expected {
 			e.own.balances[p] += op.Delta
 			if op.Player.Inventory != nil {
 				p.stored = op.Player.Inventory
+			}
+		case OpPutTx, OpTxState:
+			if t := s.txByID[op.Tx.ID]; t != nil {
+				if e.own.txs == nil {
+					e.own.txs = make(map[*transactionRecord]int, 1)
+				}
+				e.own.txs[t]++
+				t.unsettled++
 			}
 		case OpCounters:
 			e.own.feeBalance += op.Meta.FeeBalance
@@ -248,6 +257,10 @@ func (s *Service) settleLocked(p *pending, later ...[]*pending) {
 			if pr := s.playerByID[op.Player.ID]; pr != nil {
 				pr.version = op.Player.Version
 				pr.unsettled--
+			}
+		case OpPutTx, OpTxState:
+			if t := s.txByID[op.Tx.ID]; t != nil && p.u.after.own.txs[t] > 0 {
+				t.unsettled--
 			}
 		}
 	}

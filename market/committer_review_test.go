@@ -296,3 +296,59 @@ func TestCommitBehindRatesAPurchaseInFlight(t *testing.T) {
 		t.Fatalf("Alice's profile counts %d ratings of her one rated sale", pr.Ratings)
 	}
 }
+
+// ratingRefuser refuses every batch that rates a purchase, as another
+// server's change of the row would.
+type ratingRefuser struct{ *heldStore }
+
+func (r ratingRefuser) Commit(b *market.Batch) error {
+	for _, op := range b.Ops {
+		if op.Kind == market.OpTxState && op.ExpectState == market.StateCompleted {
+			return market.ErrConflict
+		}
+	}
+	return r.heldStore.Commit(b)
+}
+
+// TestCommitBehindMarksAPurchaseInFlight: a purchase committed behind the
+// tick is Pending until the store holds it, wherever it is read; a
+// rating of it, refused after the purchase itself settled, leaves it
+// settled (the undo takes back the rating's write only).
+func TestCommitBehindMarksAPurchaseInFlight(t *testing.T) {
+	w, _ := behindWorld(t)
+	must(t, w.svc.Close())
+	g := &heldStore{Store: w.openStore()}
+	w.store = ratingRefuser{g}
+	w.svc = market.New(w.store, market.Config{Clock: w.clock, ListingCooldown: -1, CommitBehind: true})
+	w.svc.BindMainThread()
+	must(t, w.svc.Enable())
+	t.Cleanup(func() { w.svc.Close() })
+	l := w.sell(w.alice, 0, 10)
+	w.svc.Flush()
+	g.close()
+	tx, err := w.svc.Buy(w.bob, l.ID)
+	must(t, err)
+	read, err := w.svc.GetTransaction(tx.ID)
+	must(t, err)
+	if !tx.Pending || !read.Pending {
+		t.Fatalf("in flight: Buy says pending %v, GetTransaction %v; want both pending", tx.Pending, read.Pending)
+	}
+	if _, err := w.svc.Rate(w.bob.ID, tx.ID, 5); err != nil {
+		t.Fatal(err)
+	}
+	g.open()
+	if r := w.svc.Flush(); len(r) != 1 || r[0].What != "TransactionRated" || !errors.Is(r[0].Err, market.ErrConflict) {
+		t.Fatalf("refused %+v, want the rating's conflict", r)
+	}
+	read, err = w.svc.GetTransaction(tx.ID)
+	must(t, err)
+	if read.Pending || read.State != market.StateCompleted || read.Rating != 0 {
+		t.Fatalf("after the purchase settled and its rating was refused: pending %v, %s, rating %d; want settled, COMPLETED, unrated",
+			read.Pending, read.State, read.Rating)
+	}
+	for _, e := range w.events {
+		if c, ok := e.(market.TransactionCompletedEvent); ok && c.Transaction().Pending {
+			t.Fatalf("event %d carries a pending transaction", e.Seq())
+		}
+	}
+}

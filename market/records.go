@@ -82,6 +82,9 @@ type transactionRecord struct {
 	// created is tl[0].At, kept apart because the history load sorts by it
 	// off the lock while the main thread appends to tl.
 	created int64
+	// unsettled counts the batches in flight that write t's row: while
+	// one is, the store may not hold what memory shows (Pending).
+	unsettled int
 }
 
 func (t *transactionRecord) State() State { return States()[t.state] }

@@ -69,6 +69,7 @@ func publicTransaction(t *transactionRecord, buyer, seller person) Transaction {
 		Seller: seller.id, SellerName: seller.name, Item: stackOf(t.it), Price: t.price.Float(),
 		Fee: t.fee.Float(), SellerNet: t.net.Float(), State: t.State(), ErrorCode: t.errCode,
 		Timeline: publicTimeline(t.tl), DeliveredToMailbox: t.toMailbox, Rating: int(t.rating), BuyOrder: int(t.order),
+		Pending: t.unsettled > 0,
 	}
 }
 

@@ -222,6 +222,12 @@ type Transaction struct {
 	// reader of the events then knows a BuyOrderFilledEvent follows, which
 	// says what the fill left of its listing.
 	BuyOrder int
+	// Pending is set while the store has not yet made the transaction's
+	// state durable. Committing behind the tick (Config.CommitBehind),
+	// memory shows a purchase at once and the committer saves it a moment
+	// later; if the store refuses it, the purchase is undone and never
+	// happened, and no event ever told of it. Events never carry it.
+	Pending bool
 }
 
 // Clone returns a deep copy of t: no slice is shared with t.

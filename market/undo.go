@@ -163,7 +163,11 @@ func (s *Service) undoLocked(u *undo) {
 		case img.was == nil && t != nil:
 			s.forgetTxLocked(t)
 		case img.was != nil && t != nil:
+			// Earlier batches may have settled since the copy: only this
+			// one's writes come off the count.
+			unsettled := t.unsettled - u.after.own.txs[t]
 			*t = *img.was
+			t.unsettled = unsettled
 			if !t.State().Terminal() && !slices.Contains(s.mayBeOpen, t) {
 				s.mayBeOpen = append(s.mayBeOpen, t) // unfinished again
 			}

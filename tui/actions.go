@@ -310,8 +310,12 @@ func (m *Model) buy(a actBuy) {
 		if tx.DeliveredToMailbox {
 			where = "mailbox (inventory full)"
 		}
-		m.setStatus(statusMsg{text: fmt.Sprintf("bought #%d: transaction %s COMPLETED, paid %s, fee %s, item to %s → TransactionCompletedEvent",
-			a.id, shortID(tx.ID), money(tx.Price), money(tx.Fee), where)})
+		event := "TransactionCompletedEvent"
+		if tx.Pending {
+			event += " once saved" // committed behind the tick
+		}
+		m.setStatus(statusMsg{text: fmt.Sprintf("bought #%d: transaction %s COMPLETED, paid %s, fee %s, item to %s → %s",
+			a.id, shortID(tx.ID), money(tx.Price), money(tx.Fee), where, event)})
 	}
 }
 

@@ -267,9 +267,12 @@ func txLines(c *Common, t market.Transaction) []string {
 	add("buyer", playertext.Sanitize(t.BuyerName)+s.Dim.Render("  "+t.Buyer.String()))
 	add("price", s.Price.Render(money(t.Price))+s.Dim.Render("  fee ")+money(t.Fee)+
 		s.Dim.Render("  seller's net ")+money(t.SellerNet))
-	state := txState(s, t.State, true)
+	state := txState(s, t, true)
 	if t.ErrorCode != "" {
 		state += "  " + s.Err.Render("error "+playertext.Sanitize(t.ErrorCode))
+	}
+	if t.Pending {
+		state += "  " + s.Warn.Render("saving") + s.Dim.Render(": not in the store yet, undone if it refuses")
 	}
 	add("state", state)
 	switch {

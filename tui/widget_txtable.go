@@ -171,14 +171,21 @@ func lastAt(t market.Transaction) time.Time {
 
 // txState renders a state in its colour; the wide form adds a mark, so the
 // colour is never the only sign (the text itself always is one).
-func txState(s Styles, st market.State, wide bool) string {
+//
+// A transaction the store has not saved yet (Pending: the console commits
+// behind its tick) is marked "…" and dim whatever its state: it may still
+// be undone.
+func txState(s Styles, t market.Transaction, wide bool) string {
+	st := t.State
 	mark, style := "·", s.Dim
-	switch st {
-	case market.StateCompleted:
+	switch {
+	case t.Pending:
+		mark = "…"
+	case st == market.StateCompleted:
 		mark, style = "✓", s.OK
-	case market.StateFailed:
+	case st == market.StateFailed:
 		mark, style = "✗", s.Err
-	case market.StateRolledBack:
+	case st == market.StateRolledBack:
 		mark, style = "↺", s.Warn
 	}
 	text := string(st)
@@ -240,7 +247,7 @@ func (tt *txTable) row(c *Common, t market.Transaction, w int) string {
 	amount := fmt.Sprintf(" ×%d", t.Item.Amount)
 	item := fit(RenderMC(itemName(t.Item), lipglossPlain), max(cols.item-width(amount), 1)) + amount
 	r := txLine(cols, s.Dim.Render(fit(ts, cols.time)), fit(playertext.Sanitize(shortID(t.ID)), cols.id),
-		fit(txState(s, t.State, cols.wide), cols.state), fitLeft(fmt.Sprintf("#%d", t.ListingID), cols.listing),
+		fit(txState(s, t, cols.wide), cols.state), fitLeft(fmt.Sprintf("#%d", t.ListingID), cols.listing),
 		fit(item, cols.item), s.Price.Render(fitLeft(money(t.Price), cols.price)), tt.inOut(s, t, cols.money),
 		fit(tt.parties(s, t, cols.parties), cols.parties))
 	r = fit(r, w)

@@ -134,6 +134,9 @@ type Transaction struct {
 	// BuyOrder is the buy order the purchase filled (its
 	// BuyOrderFilledEvent follows); absent for any other purchase.
 	BuyOrder int `json:"buyOrder,omitempty"`
+	// Pending is true while the store has not yet saved the transaction's
+	// state (the server commits behind its tick); absent once it has.
+	Pending bool `json:"pending,omitempty"`
 }
 
 // Event is one of the market's published events (the contract's three,
@@ -220,7 +223,7 @@ func NewTransaction(t market.Transaction) Transaction {
 		Seller: NewPlayer(market.Player{ID: t.Seller, Name: t.SellerName}),
 		Item:   NewItem(t.Item), Price: Money(t.Price), Fee: Money(t.Fee), SellerNet: Money(t.SellerNet),
 		State: string(t.State), ErrorCode: t.ErrorCode, Timeline: make([]StateTime, 0, len(t.Timeline)),
-		DeliveredToMailbox: t.DeliveredToMailbox, Rating: t.Rating, BuyOrder: t.BuyOrder}
+		DeliveredToMailbox: t.DeliveredToMailbox, Rating: t.Rating, BuyOrder: t.BuyOrder, Pending: t.Pending}
 	for _, st := range t.Timeline {
 		out.Timeline = append(out.Timeline, StateTime{State: string(st.State), At: At(st.At)})
 	}
