@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -232,5 +233,65 @@ func TestOrderSkipsItsDeadFront(t *testing.T) {
 	o.descend(func(k Key) bool { down = append(down, k); return true })
 	if len(down) != 49_001 || down[len(down)-1] != keys[9] {
 		t.Fatalf("the walk down has %d entries ending at %v, want 49,001 ending at %v", len(down), down[len(down)-1], keys[9])
+	}
+}
+
+// TestCompactionInTheBackground: a compaction runs on its own goroutine
+// while the order goes on changing (each change is kept and made again on
+// the new base when it is installed); the order is right before, during
+// and after, whichever change finds the compaction finished.
+func TestCompactionInTheBackground(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	o := newOrder()
+	live := map[Key]bool{}
+	var keys []Key
+	for id := uint32(1); id <= 40_000; id++ {
+		k := Key{int64(rng.IntN(2000)), id}
+		keys = append(keys, k)
+		live[k] = true
+	}
+	o.load(slices.Clone(keys))
+	next := uint32(40_001)
+	check := func(when string) {
+		t.Helper()
+		var want []Key
+		for k, ok := range live {
+			if ok {
+				want = append(want, k)
+			}
+		}
+		slices.SortFunc(want, cmpKey)
+		var got []Key
+		o.Ascend(func(k Key) bool { got = append(got, k); return true })
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: %d entries, want %d", when, len(got), len(want))
+		}
+	}
+	started, installed := 0, 0
+	for step := 0; step < 40_000; step++ {
+		was := o.compacting
+		if rng.IntN(2) == 0 {
+			k := Key{int64(rng.IntN(2000)), next}
+			next++
+			o.insert(k)
+			live[k] = true
+		} else if k := keys[rng.IntN(len(keys))]; live[k] {
+			o.remove(k)
+			live[k] = false
+		}
+		switch {
+		case was == nil && o.compacting != nil:
+			started++
+		case was != nil && o.compacting != was:
+			installed++
+		}
+		if step%997 == 0 {
+			check(fmt.Sprintf("step %d (compacting %v)", step, o.compacting != nil))
+		}
+	}
+	o.compact()
+	check("after the last compaction")
+	if started < 2 || installed < 1 {
+		t.Fatalf("%d compactions started, %d installed by a change; the test needs several", started, installed)
 	}
 }
