@@ -1,13 +1,17 @@
 package webhook
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rynek/rynek/internal/wire"
 )
 
 // The Standard Webhooks specification's published test vector: the
@@ -134,4 +138,44 @@ func FuzzVerifySign(f *testing.F) {
 			t.Fatalf("Verify of an altered body: %v", err)
 		}
 	})
+}
+
+// TestStandardDeliversOneSignedEvent: each delivery carries the oldest
+// event as the stream's data: line has it, with webhook-id its seq (the
+// same on every retry) and a signature a receiver's Verify accepts.
+func TestStandardDeliversOneSignedEvent(t *testing.T) {
+	enc, err := NewStandard(vectorSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := testEvents(t)
+	now := time.Unix(1795320725, 0)
+	d, n, err := enc.Encode(events[3:], now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := json.Marshal(wire.NewEvent(events[3])) // what encodeFrame puts after data:
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 || d.Through != 9 || !bytes.Equal(d.Body, stream) {
+		t.Fatalf("carried %d through %d:\n%s\nwant 1 through 9:\n%s", n, d.Through, d.Body, stream)
+	}
+	if !bytes.HasPrefix(d.Body, []byte(`{"seq":9,"event":"TransactionCompletedEvent","at":"2026-11-22T03:12:05.000Z","transaction":{`)) {
+		t.Errorf("body %s", d.Body)
+	}
+	if id, ts := d.Header.Get("webhook-id"), d.Header.Get("webhook-timestamp"); id != "9" || ts != "1795320725" {
+		t.Errorf("webhook-id %q, webhook-timestamp %q", id, ts)
+	}
+	if err := Verify(vectorSecret, d.Header, d.Body, now.Add(2*time.Second), DefaultTolerance); err != nil {
+		t.Fatalf("a receiver's Verify: %v", err)
+	}
+	again, _, err := enc.Encode(events[3:], now.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Header.Get("webhook-id") != "9" || again.Header.Get("webhook-signature") == d.Header.Get("webhook-signature") {
+		t.Errorf("a retry: id %q, signature %q (the first %q)", again.Header.Get("webhook-id"),
+			again.Header.Get("webhook-signature"), d.Header.Get("webhook-signature"))
+	}
 }
