@@ -75,7 +75,7 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.switchTo((m.active + 1) % len(m.panes))
 	case key.Matches(msg, k.Prev):
 		m.switchTo((m.active + len(m.panes) - 1) % len(m.panes))
-	case key.Matches(msg, k.Pane1, k.Pane2, k.Pane3, k.Pane4, k.Pane5, k.Pane6, k.Pane7):
+	case key.Matches(msg, k.Pane1, k.Pane2, k.Pane3, k.Pane4, k.Pane5, k.Pane6, k.Pane7, k.Pane8):
 		m.switchTo(int(msg.String()[0] - '1'))
 	case key.Matches(msg, k.Search):
 		for i, p := range m.panes {

@@ -83,6 +83,12 @@ func envOn(t *testing.T, st market.Store, w, h int) *testEnv {
 // test's.
 func envWith(t *testing.T, st market.Store, cfg market.Config, w, h int) *testEnv {
 	t.Helper()
+	return envOptions(t, st, cfg, w, h, nil)
+}
+
+// envOptions is envWith with the console's options edited by edit.
+func envOptions(t *testing.T, st market.Store, cfg market.Config, w, h int, edit func(*Options)) *testEnv {
+	t.Helper()
 	clock := market.NewManualClock(fixedNow)
 	cfg.Clock = clock
 	svc := market.New(st, cfg)
@@ -93,7 +99,11 @@ func envWith(t *testing.T, st market.Store, cfg market.Config, w, h int) *testEn
 	svc.WaitHistory() // tests look at settled screens
 	wall := &fakeWall{t: fixedNow}
 	e := &testEnv{t: t, svc: svc, clock: clock, wall: wall}
-	e.m = New(Options{Svc: svc, Clock: clock, Wall: wall.now, ExportDir: t.TempDir(), TickWork: func() market.TickWork { return e.ticks }})
+	o := Options{Svc: svc, Clock: clock, Wall: wall.now, ExportDir: t.TempDir(), TickWork: func() market.TickWork { return e.ticks }}
+	if edit != nil {
+		edit(&o)
+	}
+	e.m = New(o)
 	e.send(tea.WindowSizeMsg{Width: w, Height: h})
 	t.Cleanup(func() { e.m.Close(); svc.Close() })
 	return e

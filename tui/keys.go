@@ -13,8 +13,8 @@ func binding(keys []string, helpKey, desc string) key.Binding {
 // globalKeys are the console-wide bindings: panes, actions on the selected
 // listing, and QA controls.
 type globalKeys struct {
-	Next, Prev, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Pane7, Search, Help, Quit, Interrupt key.Binding
-	Jump, Copy, StatusLog                                                                      key.Binding
+	Next, Prev, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Pane7, Pane8, Search, Help, Quit, Interrupt key.Binding
+	Jump, Copy, StatusLog                                                                             key.Binding
 
 	Player, AddPlayer, Sell, Buy, Remove, AdminRemove, ForceExpire, RemoveAsActor, ExpireAsActor, Claim, Relist, Favorite, Alerts, Economy, Backup, Reload key.Binding
 
@@ -30,6 +30,7 @@ func newGlobalKeys() globalKeys {
 		Pane3: b([]string{"3"}, "3", "Seller"), Pane4: b([]string{"4"}, "4", "Stats"),
 		Pane5: b([]string{"5"}, "5", "Transactions"), Pane6: b([]string{"6"}, "6", "Events"),
 		Pane7:     b([]string{"7"}, "7", "Orders"),
+		Pane8:     b([]string{"8"}, "8", "Webhooks"),
 		Search:    b([]string{"/"}, "/", "type a search"),
 		Help:      b([]string{"?"}, "?", "all keys"),
 		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
@@ -71,7 +72,7 @@ func newGlobalKeys() globalKeys {
 func (k globalKeys) short() []key.Binding { return []key.Binding{k.Help, k.Quit} }
 
 func (k globalKeys) panes() []key.Binding {
-	return []key.Binding{k.Pane1, k.Pane2, k.Pane3, k.Pane4, k.Pane5, k.Pane6, k.Pane7, k.Next, k.Prev, k.Search,
+	return []key.Binding{k.Pane1, k.Pane2, k.Pane3, k.Pane4, k.Pane5, k.Pane6, k.Pane7, k.Pane8, k.Next, k.Prev, k.Search,
 		k.Jump, k.Copy, k.StatusLog, k.Help, k.Quit, k.Interrupt}
 }
 

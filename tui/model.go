@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rynek/rynek/internal/webhook"
 	"github.com/rynek/rynek/market"
 )
 
@@ -37,6 +38,9 @@ type Options struct {
 	// TickWork reads the main thread's work per tick for the header
 	// (default: the service's TickWork); tests fix the figures.
 	TickWork func() market.TickWork
+	// Webhooks is the webhook endpoints' delivery, shown in the Webhooks
+	// pane; nil: none is configured (the pane says how to add one).
+	Webhooks webhook.Control
 }
 
 // The smallest screen the console lays out; below it, it says so.
@@ -127,7 +131,8 @@ func New(o Options) *Model {
 	m.log.lastSeq = m.log.start
 	o.Svc.OnListenerPanic(func(r any) { m.setStatus(statusMsg{text: fmt.Sprint(r), err: true}) })
 	m.chooseActors()
-	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log, o.ExportDir), newOrdersPane()}
+	m.panes = []pane{newListingsPane(), newSearchPane(), newSellerPane(), newStatsPane(), newTransactionsPane(), newEventsPane(m.log, o.ExportDir), newOrdersPane(),
+		newWebhooksPane(o.Webhooks)}
 	m.stale = make([]bool, len(m.panes))
 	m.bots = newBots()
 	m.backup, m.backupOf = o.Backup, o.DatabasePath
@@ -529,42 +534,6 @@ func (m *Model) sweep(away bool) sweepResult {
 	return r
 }
 
-func (m *Model) tabAt(x int) int {
-	pos := 0
-	for i, label := range m.tabLabels(m.c.W) {
-		w := width(label) + 2
-		if x >= pos && x < pos+w {
-			return i
-		}
-		pos += w
-	}
-	return -1
-}
-
-// tabLabels are the tabs' labels for a screen w cells wide: "7 Orders",
-// with the pane's count when it has one ("6 Events (1 234)"). When the
-// counts would push the last tab off a narrow screen, they are left out:
-// every tab stays whole and clickable.
-func (m *Model) tabLabels(w int) []string {
-	labels := make([]string, len(m.panes))
-	total := 0
-	for i, p := range m.panes {
-		labels[i] = fmt.Sprintf("%d %s", i+1, p.Title())
-		if b, ok := p.(badger); ok {
-			if badge := b.Badge(); badge != "" {
-				labels[i] += " (" + badge + ")"
-			}
-		}
-		total += width(labels[i]) + 2
-	}
-	if total > w {
-		for i, p := range m.panes {
-			labels[i] = fmt.Sprintf("%d %s", i+1, p.Title())
-		}
-	}
-	return labels
-}
-
 // View lays out the screen. It only reads state prepared in Update.
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.content())
@@ -608,19 +577,6 @@ func tooSmall(w, h int) string {
 		lines[len(lines)/2] = fit(strings.Repeat(" ", max(0, (w-width(msg))/2))+msg, w)
 	}
 	return strings.Join(lines, "\n")
-}
-
-func (m *Model) tabs(w int) string {
-	s := m.c.Styles
-	var b strings.Builder
-	for i, label := range m.tabLabels(w) {
-		if i == m.active {
-			b.WriteString(s.TabActive.Render(label))
-		} else {
-			b.WriteString(s.Tab.Render(label))
-		}
-	}
-	return fit(b.String(), w)
 }
 
 // shortHelp is the footer: the keys of the open dialog or the active pane

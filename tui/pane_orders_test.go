@@ -294,13 +294,13 @@ func TestClockKeysExpireOrders(t *testing.T) {
 func TestTabsFitWithTheOrdersPane(t *testing.T) {
 	e, _, _ := orderEnv(t, 80, 24)
 	e.m.log.all = make([]market.Event, 12) // "6 Events (12)" would not fit
-	e.mustContain(" 1 Listings  2 Search  3 Seller  4 Stats  5 Transactions  6 Events  7 Orders ")
-	e.send(tea.MouseClickMsg{X: 75, Y: 1})
+	e.mustContain("1 Listings 2 Search 3 Seller 4 Stats 5 Transactions 6 Events 7 Orders 8 Webhooks")
+	e.send(tea.MouseClickMsg{X: 64, Y: 1})
 	if e.m.panes[e.m.active].Title() != "Orders" {
 		t.Fatalf("the click opened %s", e.m.panes[e.m.active].Title())
 	}
 	e.send(tea.WindowSizeMsg{Width: 160, Height: 48})
-	e.mustContain(" 6 Events (12)  7 Orders ")
+	e.mustContain(" 6 Events (12)  7 Orders  8 Webhooks ")
 }
 
 // TestOrdersPaneScrollsAndClicks: on an 80×24 screen a book deeper than
