@@ -39,8 +39,8 @@ type webhooksTickMsg struct{}
 
 func newWebhooksPane(ctl webhook.Control) *webhooksPane {
 	return &webhooksPane{ctl: ctl, nav: tableNav{nav: newTableKeys()}, keys: webhookKeys{
-		Pause: binding([]string{"space"}, "space", "pause / resume the webhook (resume retries a failing one)"),
-		Test:  binding([]string{"t"}, "t", "send it a test event"),
+		Pause: binding([]string{"space"}, "space", "pause / resume"),
+		Test:  binding([]string{"t"}, "t", "send a test event"),
 	}}
 }
 
@@ -177,7 +177,7 @@ func (p *webhooksPane) View(c *Common, w, h int) string {
 		return block([]string{
 			s.Title.Render("Webhooks"),
 			"",
-			"No webhooks configured: no web service or Discord channel hears of the market.",
+			"No webhooks configured: the market's events go to no web service or Discord.",
 			"To " + webhooksHowTo + ":",
 			"",
 			s.Dim.Render("  webhooks:"),
@@ -264,6 +264,13 @@ func (p *webhooksPane) detail(c *Common, st webhook.Status) []string {
 	if st.Skipped > 0 {
 		add("skipped", s.Warn.Render(fmt.Sprintf("⚠ %s events: the log's retention deleted them before delivery", count(int(st.Skipped)))))
 	}
-	lines = append(lines, "", s.Dim.Render("space pause / resume · t send a test event"))
+	hint := "space pauses · t sends a test event"
+	switch {
+	case st.Failing:
+		hint = "space resumes: delivery tries again from event " + fmt.Sprint(st.Delivered+1) + " · t sends a test event"
+	case st.Paused:
+		hint = "space resumes · t sends a test event"
+	}
+	lines = append(lines, "", s.Dim.Render(hint))
 	return lines
 }
