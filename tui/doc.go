@@ -4,11 +4,11 @@
 //
 // Its files are named by kind:
 //
-//   - model.go and the root's other files (header.go, status.go, keys.go,
+//   - model.go and the root's other files (header.go, tabs.go, status.go, keys.go,
 //     actions.go, qa.go, bots.go, eventlog.go, storewatch.go): the root
 //     model routes each message to the component that asked for it, runs
 //     every action on the main thread and lays the screen out;
-//   - pane.go and pane_*.go: the pane interface and the six panes, which
+//   - pane.go and pane_*.go: the pane interface and the panes, which
 //     read the market and ask the root for what changes it;
 //   - dialog.go and dialog_*.go: the dialog interface, dialogBase, which
 //     every dialog but the pager embeds, and the dialogs, each beside the
