@@ -133,13 +133,23 @@ func (d *DiscordEncoder) Encode(events []market.Event, _ time.Time) (Delivery, i
 	}
 	msg := d.message(ws)
 	carried := len(msg.Embeds)
+	body, err := d.encode(msg)
+	if err != nil {
+		return Delivery{}, 0, fmt.Errorf("discord message of events %d to %d: %w", events[0].Seq(), events[carried-1].Seq(), err)
+	}
+	return Delivery{Body: body, Through: events[carried-1].Seq()}, carried, nil
+}
+
+// encode is a message's JSON, with < > & as they are (Discord reads
+// JSON, not HTML, and the goldens read better).
+func (d *DiscordEncoder) encode(msg discordMessage) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(msg); err != nil {
-		return Delivery{}, 0, fmt.Errorf("discord message of events %d to %d: %w", events[0].Seq(), events[carried-1].Seq(), err)
+		return nil, err
 	}
-	return Delivery{Body: bytes.TrimSuffix(b.Bytes(), []byte("\n")), Through: events[carried-1].Seq()}, carried, nil
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // message is the oldest events as one message, as many as Discord takes:
@@ -264,10 +274,14 @@ func (d *DiscordEncoder) order(em *embed, e wire.Event) {
 	}
 }
 
-// link is the board's page of what an embed names; "" without a board.
+// link is the board's page of what an embed names ("" and "": the
+// board's home); "" without a board.
 func (d *DiscordEncoder) link(page, id string) string {
 	if d.board == "" {
 		return ""
+	}
+	if page == "" {
+		return d.board + "/"
 	}
 	return d.board + page + url.PathEscape(id)
 }

@@ -103,12 +103,16 @@ func (s *StandardEncoder) Encode(events []market.Event, now time.Time) (Delivery
 // EventJSON is an event as the event stream's data: line carries it (its
 // wire form, seq included), so that a receiver reads one shape from both.
 func EventJSON(e market.Event) ([]byte, error) {
-	body, err := json.Marshal(wire.NewEvent(e))
+	body, err := marshalWire(wire.NewEvent(e))
 	if err != nil {
 		return nil, fmt.Errorf("event %d: %w", e.Seq(), err)
 	}
 	return body, nil
 }
+
+// marshalWire is json.Marshal of a wire event, as the stream's encodeFrame
+// writes it.
+func marshalWire(e wire.Event) ([]byte, error) { return json.Marshal(e) }
 
 // DefaultTolerance is how far a delivery's timestamp may be from the
 // receiver's clock, as the specification's reference libraries allow.
