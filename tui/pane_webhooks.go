@@ -127,7 +127,7 @@ func (p *webhooksPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 			})
 		case key.Matches(msg, p.keys.Test):
 			return p.act(c, func(s webhook.Status) (string, error) {
-				return "test event queued: its delivery shows here (last error, or none after a success)", p.ctl.SendTest(s.Name)
+				return "test event queued: its outcome shows as the last test", p.ctl.SendTest(s.Name)
 			})
 		}
 	}
@@ -261,6 +261,11 @@ func (p *webhooksPane) detail(c *Common, st webhook.Status) []string {
 		add("last error", s.OK.Render("none"))
 	}
 	add("next try", p.nextTry(st))
+	if st.Test != "" {
+		add("last test", playertext.Sanitize(st.Test))
+	} else {
+		add("last test", s.Dim.Render("none sent (t sends one)"))
+	}
 	if st.Skipped > 0 {
 		add("skipped", s.Warn.Render(fmt.Sprintf("⚠ %s events: the log's retention deleted them before delivery", count(int(st.Skipped)))))
 	}

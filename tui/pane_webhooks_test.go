@@ -53,7 +53,7 @@ func (f *fakeWebhooks) Resume(name string) error {
 }
 
 func (f *fakeWebhooks) SendTest(name string) error {
-	return f.do("test", name, func(*webhook.Status) {})
+	return f.do("test", name, func(s *webhook.Status) { s.Test = "taken (HTTP 204)" })
 }
 
 func (f *fakeWebhooks) called() string {
@@ -111,6 +111,7 @@ func TestWebhooksPaneShowsEachEndpoint(t *testing.T) {
 		e.mustContain("through event 97 of 120  · 23 to send")
 		e.mustContain("✗ HTTP 404 Not Found: Unknown Webhook")
 		e.mustContain("⚠ 3 events: the log's retention deleted them before delivery")
+		e.mustContain("last test    none sent (t sends one)")
 		e.mustContain("space resumes: delivery tries again from event 98 · t sends a test event")
 		e.mustContain("space pause / resume · t send a test event · ↑/k up")
 		if v := e.view(); strings.Contains(v, "s3cr3t") || strings.Contains(v, "\x1b[31m") {
@@ -139,9 +140,10 @@ func TestWebhooksPaneKeys(t *testing.T) {
 	e.key("space") // failing: resume
 	e.mustContain("webhook discord resumed: delivery goes on from event 98")
 	e.key("t")
-	if got := e.status(); got != "webhook discord test event queued: its delivery shows here (last error, or none after a success)" {
+	if got := e.status(); got != "webhook discord test event queued: its outcome shows as the last test" {
 		t.Fatalf("after t: %q", got)
 	}
+	e.mustContain("last test    taken (HTTP 204)")
 	f.mu.Lock()
 	f.err = fmt.Errorf("webhook %q is paused: resume it to send a test event", "discord")
 	f.mu.Unlock()

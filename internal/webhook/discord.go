@@ -172,6 +172,7 @@ func (d *DiscordEncoder) message(events []wire.Event) discordMessage {
 // the board's feed, the figures beside it, a link to the board's page.
 func (d *DiscordEncoder) embed(e wire.Event) embed {
 	em := embed{Footer: footer{Text: fmt.Sprintf("Rynek · zdarzenie #%d", e.Seq)}, Timestamp: e.At.String()}
+
 	switch {
 	case e.Event == "ListingCreatedEvent" && e.Listing != nil:
 		d.listingCreated(&em, *e.Listing)
@@ -215,6 +216,10 @@ func (d *DiscordEncoder) embed(e wire.Event) embed {
 		d.order(&em, e)
 	default:
 		em.Color, em.Title = colorGone, e.Event // an event newer than this encoder: its name at least
+	}
+	if e.Seq == 0 {
+		// A test event (the console's t): no event of the log has seq 0.
+		em.Title, em.Footer.Text = "Test: "+em.Title, "Rynek · test, nie zdarzenie rynku"
 	}
 	return em.cut()
 }

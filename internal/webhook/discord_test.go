@@ -213,21 +213,27 @@ func TestNewDiscordRefusesABadBoard(t *testing.T) {
 }
 
 func TestNewEncoder(t *testing.T) {
-	if _, err := NewEncoder(Endpoint{Name: "site", Format: Standard, Secret: vectorSecret}, DiscordOptions{}); err != nil {
+	if _, err := NewEncoder(Endpoint{Name: "site", Format: Standard, Secret: vectorSecret}); err != nil {
 		t.Error(err)
 	}
-	if _, err := NewEncoder(Endpoint{Name: "discord", Format: Discord}, DiscordOptions{Board: testBoard}); err != nil {
-		t.Error(err)
+	enc, err := EncoderWith(DiscordOptions{Board: testBoard})(Endpoint{Name: "discord", Format: Discord})
+	must(t, err)
+	if d, ok := enc.(*DiscordEncoder); !ok || d.board != "https://rynek.example.pl" {
+		t.Errorf("EncoderWith's discord encoder: %#v", enc)
 	}
 	for _, c := range []struct {
 		e    Endpoint
 		want string
 	}{
-		{Endpoint{Name: "site", Format: Standard, Secret: "hunter2"}, `webhook "site": a webhook secret starts with "whsec_"`},
-		{Endpoint{Name: "x", Format: "slack"}, `webhook "x": format "slack" is not one of standard, discord`},
+		{Endpoint{Name: "site", Format: Standard, Secret: "hunter2"}, `webhook site: a webhook secret starts with "whsec_"`},
+		{Endpoint{Name: "x", Format: "slack"}, `webhook x: format "slack" is not one of standard, discord`},
 	} {
-		if _, err := NewEncoder(c.e, DiscordOptions{}); err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "hunter2") {
+		if _, err := NewEncoder(c.e); err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("NewEncoder(%+v): %v, want %q", c.e, err, c.want)
 		}
+	}
+	if _, err := EncoderWith(DiscordOptions{Board: "rynek.example.pl"})(Endpoint{Name: "d", Format: Discord}); err == nil ||
+		!strings.HasPrefix(err.Error(), "webhook d: the board's public address") {
+		t.Errorf("a bad board: %v", err)
 	}
 }

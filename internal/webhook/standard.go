@@ -19,7 +19,8 @@ import (
 // Standard Webhooks 1.0 (https://www.standardwebhooks.com): a delivery is
 // one event's JSON, and three headers let the receiver check that it comes
 // from the market and has not been replayed: webhook-id (the event's seq,
-// the same on every retry, so that a receiver deduplicates by it),
+// the same on every retry, so that a receiver deduplicates by it; a test
+// event's, seq 0, is "test-" and the attempt's Unix milliseconds),
 // webhook-timestamp (when the attempt was signed) and webhook-signature.
 
 // The headers of a Standard Webhooks delivery.
@@ -93,6 +94,12 @@ func (s *StandardEncoder) Encode(events []market.Event, now time.Time) (Delivery
 		return Delivery{}, 0, err
 	}
 	id := strconv.FormatUint(e.Seq(), 10)
+	if e.Seq() == 0 {
+		// A test event (the console's t): no event of the log has seq 0.
+		// Its own id each time, so that a receiver deduplicating by
+		// webhook-id takes every test as new and none for a market event.
+		id = "test-" + strconv.FormatInt(now.UnixMilli(), 10)
+	}
 	h := http.Header{}
 	h.Set(HeaderID, id)
 	h.Set(HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
@@ -103,16 +110,12 @@ func (s *StandardEncoder) Encode(events []market.Event, now time.Time) (Delivery
 // EventJSON is an event as the event stream's data: line carries it (its
 // wire form, seq included), so that a receiver reads one shape from both.
 func EventJSON(e market.Event) ([]byte, error) {
-	body, err := marshalWire(wire.NewEvent(e))
+	body, err := json.Marshal(wire.NewEvent(e))
 	if err != nil {
 		return nil, fmt.Errorf("event %d: %w", e.Seq(), err)
 	}
 	return body, nil
 }
-
-// marshalWire is json.Marshal of a wire event, as the stream's encodeFrame
-// writes it.
-func marshalWire(e wire.Event) ([]byte, error) { return json.Marshal(e) }
 
 // DefaultTolerance is how far a delivery's timestamp may be from the
 // receiver's clock, as the specification's reference libraries allow.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/internal/wire"
+	"github.com/rynek/rynek/market"
 )
 
 // The Standard Webhooks specification's published test vector: the
@@ -177,5 +178,39 @@ func TestStandardDeliversOneSignedEvent(t *testing.T) {
 	if again.Header.Get("webhook-id") != "9" || again.Header.Get("webhook-signature") == d.Header.Get("webhook-signature") {
 		t.Errorf("a retry: id %q, signature %q (the first %q)", again.Header.Get("webhook-id"),
 			again.Header.Get("webhook-signature"), d.Header.Get("webhook-signature"))
+	}
+}
+
+// testSeq is an event of the market as a test event has it: seq 0, which
+// no entry of the log has (market.TestEvent on the delivery's side).
+type testSeq struct{ market.Event }
+
+func (testSeq) Seq() uint64 { return 0 }
+
+// TestTestEventsAreEachNew: a test event (seq 0) goes with its own
+// webhook-id, "test-" and the attempt's Unix milliseconds, so that a
+// receiver deduplicating by webhook-id takes each test as new, and none
+// for an event of the market; it is signed like any other. A Discord
+// test says so in its title and footer.
+func TestTestEventsAreEachNew(t *testing.T) {
+	enc, err := NewStandard(vectorSecret)
+	must(t, err)
+	now := time.Date(2026, 11, 26, 7, 0, 0, 123e6, time.UTC)
+	test := testSeq{testEvents(t)[3]}
+	d, n, err := enc.Encode([]market.Event{test}, now)
+	must(t, err)
+	if id := d.Header.Get("webhook-id"); id != "test-1795676400123" || n != 1 || d.Through != 0 {
+		t.Fatalf("webhook-id %q, carried %d through %d", id, n, d.Through)
+	}
+	must(t, Verify(vectorSecret, d.Header, d.Body, now, DefaultTolerance))
+	d2, _, err := enc.Encode([]market.Event{test}, now.Add(time.Second))
+	must(t, err)
+	if d2.Header.Get("webhook-id") == d.Header.Get("webhook-id") {
+		t.Fatal("two tests went with one webhook-id")
+	}
+	em := newTestDiscord(t).embed(wire.Event{Seq: 0, Event: "TransactionCompletedEvent", Transaction: &wire.Transaction{
+		Buyer: wire.Player{Name: "Test"}, Seller: wire.Player{Name: "Test"}, Price: "1.00", Item: wire.Item{Name: "Diamond", Amount: 1, Material: "DIAMOND"}}})
+	if em.Title != "Test: Sprzedaż: Diamond" || em.Footer.Text != "Rynek · test, nie zdarzenie rynku" {
+		t.Fatalf("the Discord test: %q, %q", em.Title, em.Footer.Text)
 	}
 }

@@ -89,6 +89,10 @@ type Status struct {
 	// Skipped counts events the log's retention deleted before the
 	// endpoint got them (its lag passed the cap).
 	Skipped uint64
+	// Test is the outcome of the last test event (SendTest): "taken
+	// (HTTP 204)", "not taken: HTTP 404 Not Found", …; "" before the
+	// first.
+	Test string
 }
 
 // Control is what the console may do with the endpoints: read their state,
