@@ -91,20 +91,20 @@ func TestVerifyRefuses(t *testing.T) {
 }
 
 // TestParseSecretRefusesWhatIsNotAKey: a secret without the prefix, not
-// base64 or too short is refused when the endpoint is built, and the error
+// base64 or empty is refused when the endpoint is built, and the error
 // never repeats the secret.
 func TestParseSecretRefusesWhatIsNotAKey(t *testing.T) {
 	for secret, want := range map[string]string{
-		"MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw":                            `starts with "whsec_"`,
-		"whsec_not base64!!":                                          "not base64",
-		"whsec_" + base64.StdEncoding.EncodeToString([]byte("short")): "is 5 bytes, want at least 24",
+		"MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw": `starts with "whsec_"`,
+		"whsec_not base64!!":               "not base64",
+		"whsec_":                           "is empty",
 	} {
 		_, err := NewStandard(secret)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("NewStandard(%q): %v, want an error saying %q", secret, err, want)
 			continue
 		}
-		if rest := strings.TrimPrefix(secret, "whsec_"); strings.Contains(err.Error(), rest) {
+		if rest := strings.TrimPrefix(secret, "whsec_"); rest != "" && strings.Contains(err.Error(), rest) {
 			t.Errorf("the error %q repeats the secret", err)
 		}
 	}
@@ -116,7 +116,7 @@ func FuzzVerifySign(f *testing.F) {
 	f.Add([]byte("0123456789abcdef01234567"), "1", int64(vectorTimestamp), []byte(vectorPayload))
 	f.Add([]byte("\x00\xff0123456789abcdef012345678"), "18446744073709551615", int64(0), []byte{})
 	f.Fuzz(func(t *testing.T, key []byte, id string, sec int64, body []byte) {
-		if len(key) < minKey || strings.ContainsAny(id, " \t\r\n") || id == "" || strings.TrimSpace(id) != id {
+		if len(key) == 0 || strings.ContainsAny(id, " \t\r\n") || id == "" || strings.TrimSpace(id) != id {
 			return
 		}
 		if sec < 0 || sec > 1<<40 {
