@@ -38,8 +38,8 @@ type Options struct {
 	// TickWork reads the main thread's work per tick for the header
 	// (default: the service's TickWork); tests fix the figures.
 	TickWork func() market.TickWork
-	// Webhooks is the webhook endpoints' delivery, shown in the Webhooks
-	// pane; nil: none is configured (the pane says how to add one).
+	// Webhooks is the delivery to the rules file's webhooks, for the
+	// Webhooks pane; nil: none runs.
 	Webhooks webhook.Control
 }
 
