@@ -140,7 +140,9 @@ type BookLevel struct {
 
 // OrderBook is a commodity's book: the open orders' prices, highest first,
 // and the matching listings' unit prices, cheapest first (a listing's unit
-// price rounded to the cent).
+// price rounded up to the cent: a listing at 1.003 an item, just above an
+// order's 1.00, stands at 1.01, so the book never looks crossed when it is
+// not).
 type OrderBook struct {
 	Material string
 	Buy      []BookLevel
@@ -178,11 +180,12 @@ func (s *Service) GetOrderBook(material string, depth int) (OrderBook, error) {
 		return true
 	})
 	// Listings come cheapest unit price first; a level is a unit price
-	// rounded to the cent, so one level may hold listings from either side
-	// of the order the index keeps them in: levels are merged, then sorted.
+	// rounded up to the cent, so one level may hold listings from either
+	// side of the order the index keeps them in: levels are merged, then
+	// sorted.
 	levels := map[Money]*BookLevel{}
 	s.eachCommodity(mat, now, -1, func(r *listingRecord) bool {
-		unit := (r.price + Money(r.it.Amount)/2) / Money(r.it.Amount)
+		unit := (r.price + Money(r.it.Amount) - 1) / Money(r.it.Amount)
 		l := levels[unit]
 		if l == nil {
 			if len(levels) == depth+1 {

@@ -477,3 +477,17 @@ func TestOrderPagesMergeTheBook(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderBookNeverLooksCrossed: a listing a fraction of a cent an item
+// above the best order stands in the book a cent above it, not at the
+// order's own price, as rounding to the nearest cent put it.
+func TestOrderBookNeverLooksCrossed(t *testing.T) {
+	w := newWorld(t)
+	w.order(w.bob, "OAK_LOG", 10, 1)
+	w.sell(w.alice, 2, 32.01) // 32 oak logs at 1.0003 an item: above the order, not filled
+	book, err := w.svc.GetOrderBook("OAK_LOG", 0)
+	must(t, err)
+	if fmt.Sprint(book.Buy) != "[{1 10 1}]" || fmt.Sprint(book.Sell) != "[{1.01 32 1}]" {
+		t.Errorf("book: buy %v sell %v; want buy [{1 10 1}] sell [{1.01 32 1}]", book.Buy, book.Sell)
+	}
+}
