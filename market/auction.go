@@ -171,7 +171,7 @@ func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, er
 	if prev != nil {
 		back = Money(a.Bid)
 		op := s.playerOp(prev, prev.balance+back, prev.lastSell, nil)
-		notified, notifiedBlob = s.outbidOp(&op, prev, r, cents, back, false, now)
+		notified, notifiedBlob = s.outbidOp(&op, prev, r, cents, back, "", now)
 		b.add(op)
 		entry.Previous, entry.PrevName, entry.PreviousBid = prev.id, prev.name, a.Bid
 	}

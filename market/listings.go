@@ -352,8 +352,13 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 	b.add(Op{Kind: OpDelListing, Int: int64(r.id), Expect: s.listingRow(r).Rec})
 	to, apply := s.returnTo(b, seller, r.it, reason, r.price, now)
 	s.refundListingFees(b, []*listingRecord{r})
+	var notified *playerExtra // the leader's data with the notice of the takedown
+	var notifiedBlob []byte
 	if leader != nil {
-		b.add(s.playerOp(leader, leader.balance+Money(r.auction.Bid), leader.lastSell, nil))
+		bid := Money(r.auction.Bid)
+		op := s.playerOp(leader, leader.balance+bid, leader.lastSell, nil)
+		notified, notifiedBlob = s.outbidOp(&op, leader, r, bid, bid, OutbidTakenDown, now)
+		b.add(op)
 	}
 	b.log(EventRow{Kind: KindListingRemoved, At: now, Body: record.EncodeListingRemoved(nil, &record.ListingRemoved{
 		Listing: *r.stored(seller.id), SellerName: seller.name, Reason: reason, To: to})})
@@ -362,6 +367,7 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 		apply()
 		if leader != nil {
 			leader.balance += Money(r.auction.Bid)
+			s.setOutbidsLocked(leader, notified, notifiedBlob)
 		}
 	}, nil); err != nil {
 		return err

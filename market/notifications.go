@@ -18,7 +18,8 @@ const (
 	NotifyMail  NotificationKind = "mail"  // an item came to the mailbox: expired, returned, refunded, given
 	// NotifyOutbid: another player beat the player's leading bid on an
 	// auction, with a higher bid or by buying it now (Reason
-	// OutbidBoughtNow), and the bid came back to their balance.
+	// OutbidBoughtNow), or an admin took the auction down (Reason
+	// OutbidTakenDown), and the bid came back to their balance.
 	NotifyOutbid NotificationKind = "outbid"
 	// NotifyFill: one of the player's buy orders bought items (from a
 	// listing, or a seller sold into it); they are in the inventory, or
@@ -29,6 +30,10 @@ const (
 // OutbidBoughtNow is the Reason of an outbid notification when another
 // player bought the auction at its buy-now price (Price).
 const OutbidBoughtNow = "bought-now"
+
+// OutbidTakenDown is the Reason of an outbid notification when an admin
+// took the auction down while the player led it (Price is their own bid).
+const OutbidTakenDown = "taken-down"
 
 // Notification is one thing that happened to a player's business, newest
 // first in Notifications. Nothing is merged: two equal sales are two
@@ -49,7 +54,8 @@ type Notification struct {
 	Query     string
 	ListingID int
 	// A mailbox entry: its reason ("expired", "admin-removed", …); an
-	// outbid: OutbidBoughtNow when the auction was bought now, else "".
+	// outbid: OutbidBoughtNow when the auction was bought now,
+	// OutbidTakenDown when an admin took it down, else "".
 	Reason string
 	Item   ItemStack // an alert's and an outbid's have only the material and amount
 	// Price is a sale's price, the listing's price an alert found, a
@@ -125,8 +131,11 @@ func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, 
 	for _, o := range x.outbids {
 		n := Notification{Kind: NotifyOutbid, At: unixMilli(o.at), ListingID: int(o.listing),
 			Item: ItemStack{Material: o.material, Amount: int(o.amount)}, Price: o.bid.Float(), Refunded: o.refunded.Float()}
-		if o.boughtNow {
+		switch {
+		case o.boughtNow:
 			n.Reason = OutbidBoughtNow
+		case o.takenDown:
+			n.Reason = OutbidTakenDown
 		}
 		all = append(all, n)
 	}

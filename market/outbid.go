@@ -8,8 +8,9 @@ import (
 )
 
 // Outbid notices. A bid that beats another bidder's gives them their bid
-// back and, in the same commit, a notice in their own stored data; so does
-// a buy-now that takes the auction from its leader (the
+// back and, in the same commit, a notice in their own stored data; so do
+// a buy-now that takes the auction from its leader and an admin's
+// takedown of an auction with a leader (the
 // extra blob of their player row, written on the condition that it still is
 // what this instance read): a bidder who is offline, or on another server
 // of a network, finds it in Notifications when they come back. The notice
@@ -23,6 +24,7 @@ type outbidNotice struct {
 	bid       Money // the new leading bid, or the buy-now price
 	refunded  Money // the player's bid, back in their balance
 	boughtNow bool  // another player bought the auction at its buy-now price
+	takenDown bool  // an admin took the auction down; bid is the player's own
 	amount    uint8
 	material  string // the auction's material key, as it was then
 }
@@ -48,13 +50,16 @@ func (x *playerExtra) withOutbid(o outbidNotice) *playerExtra {
 }
 
 // outbidOp adds to op, the previous leader prev's (their refund), the
-// write of their data with the notice of the bid (or the buy-now, at that
-// price) that beat theirs; it returns the data, for setOutbidsLocked once
-// the batch commits. The write holds only while prev's stored data is
-// still what this instance read: another server's change of it meanwhile
-// makes the commit a conflict (Bid then tries again on the data as it is).
-func (s *Service) outbidOp(op *Op, prev *playerRecord, r *listingRecord, bid, refunded Money, boughtNow bool, now int64) (*playerExtra, []byte) {
-	x := prev.extra.withOutbid(outbidNotice{listing: r.id, at: now, bid: bid, refunded: refunded, boughtNow: boughtNow,
+// write of their data with the notice of why their bid came back: the bid
+// that beat theirs (reason ""), the buy-now at that price
+// (OutbidBoughtNow), or an admin's takedown (OutbidTakenDown); it returns
+// the data, for setOutbidsLocked once the batch commits. The write holds
+// only while prev's stored data is still what this instance read: another
+// server's change of it meanwhile makes the commit a conflict (Bid then
+// tries again on the data as it is).
+func (s *Service) outbidOp(op *Op, prev *playerRecord, r *listingRecord, bid, refunded Money, reason string, now int64) (*playerExtra, []byte) {
+	x := prev.extra.withOutbid(outbidNotice{listing: r.id, at: now, bid: bid, refunded: refunded,
+		boughtNow: reason == OutbidBoughtNow, takenDown: reason == OutbidTakenDown,
 		amount: r.it.Amount, material: catalog.Material(r.it.Mat).Key})
 	blob := encodeExtra(x, s.liveListing)
 	op.Player.Extra, op.ExpectExtra = blob, nonNilBlob(prev.storedExtra)

@@ -141,3 +141,28 @@ func TestBuyNowNotifiesTheLeader(t *testing.T) {
 	}
 	w.audit()
 }
+
+// TestTakedownNotifiesTheLeader: an admin taking down an auction with a
+// leader gives the leader their bid back with a taken-down notice, in the
+// takedown's commit (kept through a restart); so does a forced expiry.
+func TestTakedownNotifiesTheLeader(t *testing.T) {
+	w := newWorld(t)
+	a := w.auction(w.alice, 0, 100, 300)
+	_, err := w.svc.Bid(w.bob, a.ID, 120)
+	must(t, err)
+	w.clock.Advance(time.Minute)
+	must(t, w.svc.RemoveListing(a.ID, w.admin))
+	want := []market.Notification{{Kind: market.NotifyOutbid, At: t0.Add(time.Minute), ListingID: a.ID, Reason: market.OutbidTakenDown,
+		Item: market.ItemStack{Material: "DIAMOND", Amount: 64}, Price: 120, Refunded: 120}}
+	if got := w.outbids(w.bob); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Bob's notices after the takedown:\n got %+v\nwant %+v", got, want)
+	}
+	if got := w.balance(w.bob); got != 1000 {
+		t.Errorf("Bob's balance %.2f, want all 1000.00 back", got)
+	}
+	w.crashAndRestart()
+	if got := w.outbids(w.bob); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a crash, Bob's notices:\n got %+v\nwant %+v", got, want)
+	}
+	w.audit()
+}

@@ -381,7 +381,7 @@ func (g *sagaGroup) step(next State) error {
 				g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, nil))
 			} else {
 				op := s.playerOp(leader, leader.balance+back, leader.lastSell, nil)
-				notified, notifiedBlob = s.outbidOp(&op, leader, r, t.price, back, true, now)
+				notified, notifiedBlob = s.outbidOp(&op, leader, r, t.price, back, OutbidBoughtNow, now)
 				b.add(op)
 			}
 			refund = func() {

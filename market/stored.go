@@ -108,7 +108,7 @@ func (x *playerExtra) stored(live func(uint32) bool) *record.PlayerData {
 	}
 	for _, o := range x.outbids {
 		d.Outbids = append(d.Outbids, record.Outbid{Listing: o.listing, At: o.at, Bid: int64(o.bid), Refunded: int64(o.refunded),
-			BoughtNow: o.boughtNow, Amount: o.amount, Material: o.material})
+			BoughtNow: o.boughtNow, TakenDown: o.takenDown, Amount: o.amount, Material: o.material})
 	}
 	return d
 }
@@ -135,7 +135,7 @@ func decodeExtra(b []byte) (*playerExtra, error) {
 	}
 	for _, o := range d.Outbids {
 		x.outbids = append(x.outbids, outbidNotice{listing: o.Listing, at: o.At, bid: Money(o.Bid), refunded: Money(o.Refunded),
-			boughtNow: o.BoughtNow, amount: o.Amount, material: o.Material})
+			boughtNow: o.BoughtNow, takenDown: o.TakenDown, amount: o.Amount, material: o.Material})
 	}
 	return x, nil
 }

@@ -377,8 +377,11 @@ func notificationLines(c *Common, player uuid.UUID) []string {
 				RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, money(n.Price))
 		case market.NotifyOutbid:
 			how := "the bid is " + money(n.Price) + " now"
-			if n.Reason == market.OutbidBoughtNow {
+			switch n.Reason {
+			case market.OutbidBoughtNow:
 				how = "bought now for " + money(n.Price)
+			case market.OutbidTakenDown:
+				how = "taken down by an admin"
 			}
 			what = fmt.Sprintf("outbid on #%d %s ×%d: %s, your %s is back in the balance", n.ListingID,
 				RenderMC(itemName(n.Item), lipglossPlain), n.Item.Amount, how, money(n.Refunded))

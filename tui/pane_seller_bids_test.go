@@ -158,3 +158,35 @@ func TestBoughtNowLeavesTheBids(t *testing.T) {
 	}
 	e.mustContain("outbid on " + id + " Diamond ×8: bought now for 50.00, your 10.00 is back in the balance")
 }
+
+// TestTakedownTellsTheLeader: an admin taking down an auction the acting
+// player leads gives their bid back and tells them so among the
+// notifications.
+func TestTakedownTellsTheLeader(t *testing.T) {
+	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
+	seller := e.m.c.Actor
+	st, err := e.svc.GetPlayer(seller.ID)
+	must(t, err)
+	a, err := e.svc.StartAuction(seller, *st.Inventory[0], 10, 50, time.Hour)
+	must(t, err)
+	_, err = e.svc.AddPlayer(market.NewPlayer{Name: "Licytant", Balance: 500})
+	must(t, err)
+	e.m.c.Admin, err = e.svc.AddPlayer(market.NewPlayer{Name: "Moderator", Permissions: []string{market.PermAdmin}})
+	must(t, err)
+	id := "#" + itoa(a.ID)
+	e.actAs("Licytant")
+	e.key("1")
+	e.key("b")
+	e.key("enter") // 10.00
+	e.key("X")     // remove as the console's admin, Moderator
+	e.confirm()
+	if _, err := e.svc.GetListing(a.ID); err == nil {
+		t.Fatalf("the auction is still on sale after the admin's X (status %q)", e.status())
+	}
+	e.actAs("Licytant")
+	e.key("3")
+	for range 3 { // to the notifications
+		e.key("v")
+	}
+	e.mustContain("outbid on " + id + " Diamond ×8: taken down by an admin, your 10.00 is back in the balance")
+}

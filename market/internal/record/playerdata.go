@@ -52,6 +52,7 @@ type Outbid struct {
 	Bid       int64 // the new leading bid, or the buy-now price (cents)
 	Refunded  int64 // the player's bid, back in their balance (cents)
 	BoughtNow bool  // another player bought the auction at its buy-now price
+	TakenDown bool  // an admin took the auction down (Bid is the player's own)
 	Amount    uint8
 	Material  string
 }
@@ -124,11 +125,14 @@ func EncodePlayerData(d *PlayerData) []byte {
 			b = binary.AppendVarint(b, o.At)
 			b = binary.AppendVarint(b, o.Bid)
 			b = binary.AppendVarint(b, o.Refunded)
-			var now byte
-			if o.BoughtNow {
-				now = 1
+			var why byte // 0 outbid, 1 bought now, 2 taken down
+			switch {
+			case o.BoughtNow:
+				why = 1
+			case o.TakenDown:
+				why = 2
 			}
-			b = append(b, now, o.Amount)
+			b = append(b, why, o.Amount)
 			b = item.AppendString(b, o.Material)
 		}
 	}
@@ -196,6 +200,8 @@ func DecodePlayerData(b []byte) (*PlayerData, error) {
 			case 0:
 			case 1:
 				o.BoughtNow = true
+			case 2:
+				o.TakenDown = true
 			default:
 				return nil, item.ErrMalformed
 			}

@@ -61,9 +61,14 @@ func TestPlayerDataOutbids(t *testing.T) {
 	if back, err := DecodePlayerData(b); err != nil || !reflect.DeepEqual(back, d) || b[len(old)+9] != 1 {
 		t.Fatalf("bought now: %x decoded as %+v (%v), want %+v", b, back, err, d)
 	}
-	b[len(old)+9] = 2
+	d.Outbids[0].BoughtNow, d.Outbids[0].TakenDown = false, true
+	b = EncodePlayerData(d)
+	if back, err := DecodePlayerData(b); err != nil || !reflect.DeepEqual(back, d) || b[len(old)+9] != 2 {
+		t.Fatalf("taken down: %x decoded as %+v (%v), want %+v", b, back, err, d)
+	}
+	b[len(old)+9] = 3
 	if _, err := DecodePlayerData(b); err == nil {
-		t.Error("decoded a bought-now byte of 2")
+		t.Error("decoded a why byte of 3")
 	}
 	if _, err := DecodePlayerData([]byte{3, 0, 0, 0, 0}); err == nil {
 		t.Error("decoded version 3")
