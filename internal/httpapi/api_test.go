@@ -99,7 +99,8 @@ func TestListingsFiltersAndSorts(t *testing.T) {
 
 // TestPagingUnderConcurrentSells pages every sort through the HTTP API while
 // traffic changes the market between pages: a listing that stayed on the
-// market is returned exactly once, none twice.
+// market at its price is returned exactly once. (One whose price moved, an
+// auction with a new bid, moved in the price orders and may come twice.)
 func TestPagingUnderConcurrentSells(t *testing.T) {
 	e := newEnv(t, seed.Options{Listings: 1500}, Options{})
 	players, _ := e.svc.Players()
@@ -128,9 +129,17 @@ func TestPagingUnderConcurrentSells(t *testing.T) {
 			}
 		}
 		after, _ := e.svc.Query(market.Query{Sort: sortParams[sort], Limit: -1})
-		stayed := map[int]bool{}
+		// Stayed, and where it was: an auction's bid moves its price, and
+		// with it its place in a price order, so it may come again.
+		stayed, moved := map[int]bool{}, map[int]bool{}
+		was := map[int]market.Listing{}
+		for _, l := range before.Listings {
+			was[l.ID] = l
+		}
 		for _, l := range after.Listings {
-			stayed[l.ID] = true
+			w, ok := was[l.ID]
+			moved[l.ID] = ok && (w.Price != l.Price || w.Item.Amount != l.Item.Amount)
+			stayed[l.ID] = ok && !moved[l.ID]
 		}
 		for _, l := range before.Listings {
 			if stayed[l.ID] && seen[l.ID] != 1 {
@@ -138,7 +147,7 @@ func TestPagingUnderConcurrentSells(t *testing.T) {
 			}
 		}
 		for id, n := range seen {
-			if n > 1 {
+			if n > 1 && !moved[id] {
 				t.Errorf("sort %s: listing %d returned %d times", sort, id, n)
 			}
 		}

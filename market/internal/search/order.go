@@ -23,14 +23,14 @@ import (
 // milliseconds the main thread does not have: the changes made meanwhile
 // are kept and made again on the new base when it is installed.
 //
-// A listing's key never changes while it exists (prices and expiry are fixed
-// at listing time), which is what lets a re-added listing (a purchase rolled
-// back) simply revive its dead base entry.
+// A listing re-added with the key it had (a purchase rolled back) revives
+// its dead base entry; one re-added with another key (an auction's bid, the
+// rest of a partial sale) goes to the delta, its old entry staying dead.
 type Order struct {
-	base   []Key
-	inBase *roaring.Bitmap // ids present in base (alive or dead)
-	dead   *roaring.Bitmap // ids in base that were removed
-	delta  *btree.BTreeG[Key]
+	base  []Key
+	ids   *roaring.Bitmap // ids present in base (alive or dead)
+	dead  *roaring.Bitmap // ids in base that were removed
+	delta *btree.BTreeG[Key]
 	// first is where the base's live entries begin: every entry before
 	// base[first] is dead. The expiry order loses its front to the sweep,
 	// and until a compaction (n/8 removals later: 125,000 on a million
@@ -60,7 +60,7 @@ type change struct {
 }
 
 func newOrder() *Order {
-	return &Order{inBase: roaring.New(), dead: roaring.New(), delta: btree.NewG(16, lessKey)}
+	return &Order{ids: roaring.New(), dead: roaring.New(), delta: btree.NewG(16, lessKey)}
 }
 
 func cmpKey(a, b Key) int {
@@ -99,7 +99,7 @@ func idsOf(keys []Key) *roaring.Bitmap {
 // delta and nothing dead.
 func (o *Order) setBase(keys []Key, ids *roaring.Bitmap) {
 	o.base = keys
-	o.inBase = ids
+	o.ids = ids
 	o.dead = roaring.New()
 	o.delta = btree.NewG(16, lessKey)
 	o.first = 0
@@ -109,9 +109,9 @@ func (o *Order) insert(k Key) {
 	if c := o.compacting; c != nil {
 		c.changes = append(c.changes, change{k, true})
 	}
-	if o.inBase.Contains(k.ID) {
+	if i, ok := o.inBase(k); ok {
 		o.dead.Remove(k.ID)
-		if i, _ := slices.BinarySearchFunc(o.base, k, cmpKey); i < o.first {
+		if i < o.first {
 			o.first = i // revived before the live front
 		}
 		return
@@ -124,7 +124,7 @@ func (o *Order) remove(k Key) {
 	if c := o.compacting; c != nil {
 		c.changes = append(c.changes, change{k, false})
 	}
-	if o.inBase.Contains(k.ID) {
+	if _, ok := o.inBase(k); ok {
 		o.dead.Add(k.ID)
 		for o.first < len(o.base) && o.dead.Contains(o.base[o.first].ID) {
 			o.first++
@@ -134,6 +134,17 @@ func (o *Order) remove(k Key) {
 	}
 	o.delta.Delete(k)
 	o.maybeCompact()
+}
+
+// inBase finds entry k in the base, by its key and id both: a listing
+// whose key changed (an auction's bid, a partial sale's rest) is removed
+// under its old key and added under its new one, which goes to the delta
+// while its old entry stays dead in the base.
+func (o *Order) inBase(k Key) (int, bool) {
+	if !o.ids.Contains(k.ID) {
+		return 0, false
+	}
+	return slices.BinarySearchFunc(o.base, k, cmpKey)
 }
 
 // len is the number of live entries.

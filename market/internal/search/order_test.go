@@ -295,3 +295,28 @@ func TestCompactionInTheBackground(t *testing.T) {
 		t.Fatalf("%d compactions started, %d installed by a change; the test needs several", started, installed)
 	}
 }
+
+// TestOrderTakesANewKey: a listing whose key changes (an auction's bid
+// raises its price, a partial sale leaves a rest at another unit price) is
+// removed under its old key and added under its new one; the order then
+// holds it at the new key, not at the old one revived. It once revived the
+// old: a bid on an auction loaded at start left it sorted at its starting
+// price.
+func TestOrderTakesANewKey(t *testing.T) {
+	o := newOrder()
+	o.load([]Key{{100, 1}, {200, 2}})
+	o.remove(Key{100, 1})
+	o.insert(Key{300, 1})
+	var got []Key
+	o.Ascend(func(k Key) bool { got = append(got, k); return true })
+	if want := []Key{{200, 2}, {300, 1}}; !slices.Equal(got, want) {
+		t.Fatalf("after the key change: %v, want %v", got, want)
+	}
+	o.remove(Key{300, 1})
+	o.insert(Key{100, 1}) // back to the key it had: the base entry revives
+	got = got[:0]
+	o.Ascend(func(k Key) bool { got = append(got, k); return true })
+	if want := []Key{{100, 1}, {200, 2}}; !slices.Equal(got, want) || o.delta.Len() != 0 {
+		t.Fatalf("back at the old key: %v (delta %d), want %v and an empty delta", got, o.delta.Len(), want)
+	}
+}
