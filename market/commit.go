@@ -49,7 +49,7 @@ func (s *Service) countersOp(m MetaRow) Op {
 // mutation goes through submit instead.
 func (s *Service) commit(b *Batch) error {
 	s.markPublished(b)
-	if err := s.store.Commit(b); err != nil {
+	if err := s.observers.commitTo(s.store, b); err != nil {
 		return s.refusal(err)
 	}
 	s.madeDurable(b)
@@ -298,7 +298,7 @@ func (s *Service) submit(b *Batch, change, durable func()) error {
 		c.enqueue(p)
 		return nil
 	}
-	if err := s.store.Commit(b); err != nil {
+	if err := s.observers.commitTo(s.store, b); err != nil {
 		s.mu.Lock()
 		s.undoLocked(u)
 		s.mu.Unlock()

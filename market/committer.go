@@ -116,10 +116,13 @@ type committer struct {
 	ready   chan struct{} // to the main thread: outcomes wait (Committed)
 	stop    chan struct{}
 	wg      sync.WaitGroup
+
+	// observers are the service's: each commit is timed for them.
+	observers *observers
 }
 
-func newCommitter(store Store) *committer {
-	c := &committer{store: store, wake: make(chan struct{}, 1), ready: make(chan struct{}, 1), stop: make(chan struct{})}
+func newCommitter(store Store, o *observers) *committer {
+	c := &committer{store: store, observers: o, wake: make(chan struct{}, 1), ready: make(chan struct{}, 1), stop: make(chan struct{})}
 	c.wg.Add(1)
 	go c.run()
 	return c
@@ -228,7 +231,7 @@ func (c *committer) drain() {
 // (the store unreachable, a full disk) refuses the group from its first.
 func (c *committer) commitGroup(group []*pending) (int, error) {
 	if len(group) == 1 {
-		if err := c.store.Commit(group[0].b); err != nil {
+		if err := c.observers.commitTo(c.store, group[0].b); err != nil {
 			return 0, err
 		}
 		return 1, nil
@@ -239,7 +242,7 @@ func (c *committer) commitGroup(group []*pending) (int, error) {
 		all.Events = append(all.Events, p.b.Events...)
 		all.Published = max(all.Published, p.b.Published)
 	}
-	err := c.store.Commit(all)
+	err := c.observers.commitTo(c.store, all)
 	if err == nil {
 		// The store reported into the group's copies what memory settles
 		// from (counters, seqs); the rows it reported through pointers
@@ -256,7 +259,7 @@ func (c *committer) commitGroup(group []*pending) (int, error) {
 		return 0, err
 	}
 	for i, p := range group {
-		if err := c.store.Commit(p.b); err != nil {
+		if err := c.observers.commitTo(c.store, p.b); err != nil {
 			return i, err
 		}
 	}

@@ -83,6 +83,7 @@ type Service struct {
 	log          eventLog
 	health       storeHealth // whether the store takes changes (health.go)
 	ticks        tickMeter   // the main thread's work per tick (tickwork.go)
+	observers    observers   // told each tick's and commit's duration (observe.go)
 
 	// beforeDelivery, set by tests only, runs before each event reaches
 	// the listeners: the crash test kills the process there.
@@ -215,7 +216,7 @@ func (s *Service) Enable() error {
 		if s.nextID >= s.idCeil {
 			s.takeListingID()
 		}
-		s.committer = newCommitter(s.store)
+		s.committer = newCommitter(s.store, &s.observers)
 	}
 	return nil
 }

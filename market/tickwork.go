@@ -115,6 +115,7 @@ func (s *Service) MeasureTick(tick func()) (wall, cpu time.Duration, err error) 
 	slot.wall.Store(int64(wall))
 	slot.cpu.Store(int64(cpu))
 	m.n.Store(n + 1)
+	s.observers.ticked(wall)
 	return wall, cpu, nil
 }
 
