@@ -93,7 +93,7 @@ func TestResponsesMatchTheServedDocument(t *testing.T) {
 		"/api/stats", "/api/history", "/api/history?limit=2&cursor=" + hist.NextCursor, "/api/transactions/" + hist.Items[0].ID,
 		"/api/price-history/" + hist.Items[0].Item.Material, "/api/price-history/DIAMOND?span=24h", "/api/health", "/api/openapi.json",
 		"/api/price-summary/DIAMOND", "/api/volume-history", "/api/volume-history?span=24h",
-		"/api/history?limit=2&player=" + hist.Items[0].Buyer.UUID,
+		"/api/history?limit=2&player=" + hist.Items[0].Buyer.UUID, MetricsPath,
 	} {
 		c.check(t, e, 200, path)
 	}
@@ -104,7 +104,7 @@ func TestResponsesMatchTheServedDocument(t *testing.T) {
 	}
 	for _, path := range []string{"/api/listings?limit=0", "/api/listings?cursor=zz", "/api/listings/0", "/api/players/nope",
 		"/api/history?cursor=AUgA", "/api/transactions/123", "/api/price-history/DIAMOND?span=2d", "/api/events?since=x",
-		"/api/history?player=nope", "/api/volume-history?span=2d"} {
+		"/api/history?player=nope", "/api/volume-history?span=2d", MetricsPath + "?format=json"} {
 		c.check(t, e, 400, path)
 	}
 	for _, path := range []string{"/api/listings/999999", "/api/players/01234567-89ab-4cde-8f01-23456789abcd",
@@ -120,7 +120,7 @@ func TestResponsesMatchTheServedDocument(t *testing.T) {
 	}
 
 	guarded := newEnv(t, seed.Options{Listings: 10}, Options{Token: "t0ken", RatePerSecond: 0.001, Burst: 1})
-	for _, path := range []string{"/api/listings", "/api/health", "/api/events", "/api/openapi.json"} {
+	for _, path := range []string{"/api/listings", "/api/health", "/api/events", "/api/openapi.json", MetricsPath} {
 		c.check(t, guarded, 401, path)
 	}
 	guarded.get("/api/stats", "Authorization: Bearer t0ken") // the one request of the burst

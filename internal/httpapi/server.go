@@ -14,6 +14,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"runtime"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rynek/rynek/internal/webhook"
 	"github.com/rynek/rynek/market"
 )
 
@@ -64,6 +66,9 @@ type Options struct {
 	// Now is the rate limiter's clock (tests replace it); deadlines always
 	// use the real one.
 	Now func() time.Time
+	// Webhooks, when set, is the webhook delivery whose endpoints' lag
+	// GET /metrics reports; nil: no webhooks.
+	Webhooks webhook.Control
 }
 
 // Default rate limit: generous for a page and its live feed, tight enough
@@ -116,6 +121,7 @@ type Server struct {
 	volumes volumeHistories
 	working chan struct{} // see read
 	cors    map[string]bool
+	metrics *metrics
 }
 
 // New returns the API of svc. Close stops its event fan-out.
@@ -133,12 +139,17 @@ func New(svc *market.Service, opts Options) *Server {
 		perClient = 0 // no per-client limits at all: behind a reverse proxy every client has the proxy's address
 	}
 	s.hub = newHub(svc, opts.StreamLag, newStreamCount(opts.MaxStreams, perClient))
+	s.metrics = newMetrics(svc, s.hub.streams, opts.Webhooks)
 	s.routes()
 	return s
 }
 
-// Close stops the event fan-out; open streams end.
-func (s *Server) Close() { s.hub.close() }
+// Close stops the event fan-out (open streams end) and the metrics' timing
+// of the market's ticks and commits.
+func (s *Server) Close() {
+	s.hub.close()
+	s.metrics.stop(s.svc)
+}
 
 func (s *Server) routes() {
 	m := s.mux
@@ -159,6 +170,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/health", s.health)
 	m.HandleFunc("GET /api/openapi.json", s.openAPI)
 	m.HandleFunc("GET /api/events", s.events)
+	m.Handle("GET "+MetricsPath, s.serveMetrics())
 	s.siteRoutes()
 	m.HandleFunc("/", s.notFound)
 }
@@ -166,10 +178,18 @@ func (s *Server) routes() {
 // maxURI bounds the request target; longer ones are 414.
 const maxURI = 8 << 10
 
-// ServeHTTP checks every request before routing it: method, path, size,
+// ServeHTTP answers r (dispatch) and counts it for the metrics under its
+// route and status.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := &statusRecorder{ResponseWriter: w}
+	s.dispatch(rec, r)
+	s.metrics.count(s.routeOf(r), rec.answered())
+}
+
+// dispatch checks every request before routing it: method, path, size,
 // CORS, the token and the rate limit, in that order, so that a refused
 // request costs nothing of the market.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	if len(s.cors) > 0 {
@@ -212,14 +232,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Paths are taken literally: "..", "//" or a trailing slash are not
 	// cleaned into another route but refused, so that one resource has
 	// one URL and nothing reaches a handler through a trick.
-	p := r.URL.Path
-	if p == "" || p[0] != '/' || (p != "/" && (path.Clean(p) != p || strings.HasSuffix(p, "/"))) ||
-		strings.ContainsAny(p, "\x00\\") || r.URL.RawPath != "" && strings.Contains(strings.ToLower(r.URL.RawPath), "%2f") {
+	if !canonicalPath(r.URL) {
 		writeProblem(w, r, &problemError{status: http.StatusBadRequest, code: CodeBadPath,
 			detail: "the path is not in canonical form (no '..', '//', encoded '/' or trailing '/')"})
 		return
 	}
-	if strings.HasPrefix(p, "/api/") {
+	if p := r.URL.Path; strings.HasPrefix(p, "/api/") || p == MetricsPath {
 		if !s.authorized(r) {
 			h.Set("WWW-Authenticate", `Bearer realm="rynek"`)
 			writeProblem(w, r, &problemError{status: http.StatusUnauthorized, code: CodeUnauthorized,
@@ -236,6 +254,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// canonicalPath says whether u's path is the one form of its resource's
+// URL: no "..", "//", encoded "/" or trailing "/".
+func canonicalPath(u *url.URL) bool {
+	p := u.Path
+	return !(p == "" || p[0] != '/' || (p != "/" && (path.Clean(p) != p || strings.HasSuffix(p, "/"))) ||
+		strings.ContainsAny(p, "\x00\\") || u.RawPath != "" && strings.Contains(strings.ToLower(u.RawPath), "%2f"))
 }
 
 // authorized checks the token in constant time. The event stream may carry
