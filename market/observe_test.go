@@ -160,3 +160,22 @@ func TestFiguresAreTheStatsTotals(t *testing.T) {
 		t.Errorf("not ready: %v", err)
 	}
 }
+
+// BenchmarkMeasureTick and BenchmarkMeasureTickObserved are what an
+// empty tick costs the main thread without a tick observer and with one
+// (that does nothing). Each binds its own main thread: a sub-benchmark
+// would run on another goroutine, where MeasureTick only refuses.
+func BenchmarkMeasureTick(b *testing.B) { benchmarkTicks(b, nil) }
+
+func BenchmarkMeasureTickObserved(b *testing.B) { benchmarkTicks(b, func(time.Duration) {}) }
+
+func benchmarkTicks(b *testing.B, observe func(time.Duration)) {
+	svc := market.New(nil, market.Config{})
+	must(b, svc.BindMainThread())
+	defer svc.ReleaseMainThread()
+	svc.ObserveTicks(observe)
+	empty := func() {}
+	for b.Loop() {
+		must(b, func() error { _, _, err := svc.MeasureTick(empty); return err }())
+	}
+}

@@ -422,3 +422,16 @@ func TestScrapesNeverHoldUpTheMainThread(t *testing.T) {
 		t.Errorf("sales %v after the held scrape, the market says %d", v, after.TotalSales)
 	}
 }
+
+// TestTickHistogramCostsTheTickNoAllocation: with the server's histogram
+// told every tick, a tick still allocates nothing on the main thread.
+func TestTickHistogramCostsTheTickNoAllocation(t *testing.T) {
+	e := newEnv(t, seed.Options{Listings: 5}, Options{})
+	empty := func() {}
+	if allocs := testing.AllocsPerRun(1000, func() { e.svc.MeasureTick(empty) }); allocs != 0 {
+		t.Errorf("a tick allocates %.1f times with the histogram", allocs)
+	}
+	if n := observations(t, scrape(t, e), MetricTick); n < 1000 {
+		t.Errorf("%d ticks counted of at least 1000", n)
+	}
+}
