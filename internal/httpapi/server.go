@@ -35,8 +35,8 @@ const TokenEnv = "RYNEK_API_TOKEN"
 
 // Options configure the API.
 type Options struct {
-	// Token, when set, is required of every /api request as
-	// "Authorization: Bearer <Token>" (the event stream also takes
+	// Token, when set, is required of every /api request and of
+	// /metrics as "Authorization: Bearer <Token>" (the event stream also takes
 	// ?access_token=, since a browser's EventSource cannot set headers).
 	Token string
 	// CORSOrigins are the origins allowed to read the API from a browser
