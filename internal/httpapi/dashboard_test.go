@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	dto "github.com/prometheus/client_model/go"
+	"go.yaml.in/yaml/v3"
+
 	"github.com/rynek/rynek/internal/webhook"
 	"github.com/rynek/rynek/seed"
 )
@@ -31,6 +34,17 @@ type dashboardPanel struct {
 
 // metricName finds the metrics a PromQL expression reads.
 var metricName = regexp.MustCompile(`\b(?:rynek|go|process)_[a-z0-9_]+`)
+
+// familyOf is the family of a metric a query names: a histogram's
+// _bucket, _count and _sum are its family's.
+func familyOf(fams map[string]*dto.MetricFamily, name string) string {
+	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+		if f := strings.TrimSuffix(name, suffix); f != name && fams[f] != nil {
+			return f
+		}
+	}
+	return name
+}
 
 // TestGrafanaDashboardQueriesWhatIsScraped: docs/grafana-dashboard.json
 // parses, imports anywhere (every panel and query on the DS_PROMETHEUS
@@ -70,12 +84,7 @@ func TestGrafanaDashboardQueriesWhatIsScraped(t *testing.T) {
 				t.Errorf("panel %q: %q reads no metric", p.Title, q.Expr)
 			}
 			for _, name := range names {
-				family := name
-				for _, suffix := range []string{"_bucket", "_count", "_sum"} {
-					if f := strings.TrimSuffix(name, suffix); f != name && fams[f] != nil {
-						family = f
-					}
-				}
+				family := familyOf(fams, name)
 				if fams[family] == nil {
 					t.Errorf("panel %q queries %s, which the scrape lacks", p.Title, name)
 				}
@@ -92,5 +101,51 @@ func TestGrafanaDashboardQueriesWhatIsScraped(t *testing.T) {
 	slices.Sort(missing)
 	if len(missing) > 0 {
 		t.Errorf("no panel shows %v", missing)
+	}
+}
+
+// TestDocumentedAlertsQueryWhatIsScraped: the alerting rules of
+// docs/operations.md parse as Prometheus rule groups, and every metric
+// their expressions read is in a scrape of /metrics.
+func TestDocumentedAlertsQueryWhatIsScraped(t *testing.T) {
+	text, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(text), "Alerts worth having")
+	_, block, ok2 := strings.Cut(after, "```yaml\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("operations.md has no alerting rules after \"Alerts worth having\"")
+	}
+	var rules struct {
+		Groups []struct {
+			Name  string
+			Rules []struct{ Alert, Expr string }
+		}
+	}
+	if err := yaml.Unmarshal([]byte(block), &rules); err != nil {
+		t.Fatalf("the rules are not YAML: %v", err)
+	}
+	hooks := &fakeHooks{statuses: []webhook.Status{{Name: "site", Lag: 2}}}
+	e := newEnv(t, seed.Options{Listings: 10}, Options{Webhooks: hooks})
+	fams := scrape(t, e)
+	n := 0
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			n++
+			names := metricName.FindAllString(r.Expr, -1)
+			if r.Alert == "" || len(names) == 0 {
+				t.Errorf("rule %q: %q reads no metric", r.Alert, r.Expr)
+			}
+			for _, name := range names {
+				if fams[familyOf(fams, name)] == nil {
+					t.Errorf("rule %q reads %s, which the scrape lacks", r.Alert, name)
+				}
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("%d rules found", n)
 	}
 }
