@@ -263,7 +263,7 @@ func TestMetricsCountRequestsByRoute(t *testing.T) {
 	e := newEnv(t, seed.Options{Listings: 30}, Options{})
 	_, id := e.buyerOfOne()
 	for _, path := range []string{fmt.Sprintf("/api/listings/%d", id), fmt.Sprintf("/api/listings/%d", id), "/api/listings/999999",
-		"/api/nothing", "/api/listings/x/../1", "/item/DIAMOND"} {
+		"/api/nothing", "/api/listings/x/../1", "/item/DIAMOND", "/"} {
 		e.get(path)
 	}
 	e.do("POST", "/api/stats")
@@ -277,6 +277,7 @@ func TestMetricsCountRequestsByRoute(t *testing.T) {
 		{"/", "404", 1},
 		{"/", "400", 1},
 		{"/item/{material}", "200", 1},
+		{"/{$}", "200", 1},
 		{"/api/stats", "405", 1},
 	} {
 		if v := value(t, fams, MetricRequests, "code="+c.code, "route="+c.route); v != c.want {
