@@ -51,7 +51,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	api := httpapi.Start(s.svc, s.listener, s.api, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, the website at /); Ctrl+C stops\n", s.store.name, api.Addr)
+	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, Prometheus metrics at /metrics, the website at /); Ctrl+C stops\n", s.store.name, api.Addr)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)

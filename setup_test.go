@@ -102,6 +102,7 @@ func pgDigest(t *testing.T, dsn string) string {
 type served struct {
 	t     *testing.T
 	base  string      // "http://127.0.0.1:PORT"
+	first string      // its first line, which says where it serves
 	lines chan string // stdout, a line at a time; closed when it ends
 	errb  lockedBuffer
 	done  chan int // the exit code
@@ -129,7 +130,7 @@ func startServe(t *testing.T, args ...string) *served {
 	if m == nil {
 		t.Fatalf("first line %q; stderr %s", first, s.errb.String())
 	}
-	s.base = "http://" + m[1]
+	s.base, s.first = "http://"+m[1], first
 	return s
 }
 
