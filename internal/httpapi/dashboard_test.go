@@ -145,7 +145,7 @@ func TestDocumentedAlertsQueryWhatIsScraped(t *testing.T) {
 			}
 		}
 	}
-	if n < 4 {
+	if n < 5 {
 		t.Errorf("%d rules found", n)
 	}
 }

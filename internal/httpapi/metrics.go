@@ -27,6 +27,8 @@ const (
 	MetricSales          = "rynek_sales_total"
 	MetricEventsHead     = "rynek_events_head"
 	MetricReady          = "rynek_ready"
+	MetricStoreOK        = "rynek_store_ok"
+	MetricStoreReachable = "rynek_store_reachable"
 	MetricTick           = "rynek_tick_duration_seconds"
 	MetricCommit         = "rynek_commit_duration_seconds"
 	MetricRequests       = "rynek_http_requests_total"
@@ -173,9 +175,9 @@ func (w *statusRecorder) answered() int {
 }
 
 // marketFigures collects the market's running totals at scrape time from
-// one read of its snapshots (Service.Figures): never on the main thread,
-// never waiting for it. While the market is not ready only rynek_ready
-// is sent, 0, and the figures' series go stale.
+// one read of its snapshots (Service.Figures), and its store's health:
+// never on the main thread, never waiting for it. While the market is not
+// ready rynek_ready is 0 and the figures' series go stale.
 type marketFigures struct{ svc *market.Service }
 
 var (
@@ -184,15 +186,20 @@ var (
 	salesDesc    = prometheus.NewDesc(MetricSales, "Completed purchases over the market's life (the sales the volume sums).", nil, nil)
 	headDesc     = prometheus.NewDesc(MetricEventsHead, "The newest seq of the market's event log (its version); its rate is the market's events per second.", nil, nil)
 	readyDesc    = prometheus.NewDesc(MetricReady, "1 while the market serves reads, 0 while it is not ready (starting, disabled); the market's figures are absent then.", nil, nil)
+	storeOKDesc  = prometheus.NewDesc(MetricStoreOK, "1 while the market's store saves its changes, 0 while it refuses them or cannot reach its database (as /api/health's store.ok).", nil, nil)
+	reachDesc    = prometheus.NewDesc(MetricStoreReachable, "1 while the market's store reaches its database, 0 while the link is cut or the server away (as /api/health's store.reachable).", nil, nil)
 )
 
 func (c marketFigures) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{listingsDesc, volumeDesc, salesDesc, headDesc, readyDesc} {
+	for _, d := range []*prometheus.Desc{listingsDesc, volumeDesc, salesDesc, headDesc, readyDesc, storeOKDesc, reachDesc} {
 		ch <- d
 	}
 }
 
 func (c marketFigures) Collect(ch chan<- prometheus.Metric) {
+	store := newStoreHealth(c.svc.StoreHealth())
+	ch <- prometheus.MustNewConstMetric(storeOKDesc, prometheus.GaugeValue, one(store.OK))
+	ch <- prometheus.MustNewConstMetric(reachDesc, prometheus.GaugeValue, one(store.Reachable))
 	f, err := c.svc.Figures()
 	if err != nil {
 		ch <- prometheus.MustNewConstMetric(readyDesc, prometheus.GaugeValue, 0)
@@ -224,10 +231,14 @@ func (c webhookLags) Describe(ch chan<- *prometheus.Desc) {
 func (c webhookLags) Collect(ch chan<- prometheus.Metric) {
 	for _, st := range c.hooks.Status() {
 		ch <- prometheus.MustNewConstMetric(lagDesc, prometheus.GaugeValue, float64(st.Lag), st.Name)
-		failing := 0.0
-		if st.Failing {
-			failing = 1
-		}
-		ch <- prometheus.MustNewConstMetric(failingDesc, prometheus.GaugeValue, failing, st.Name)
+		ch <- prometheus.MustNewConstMetric(failingDesc, prometheus.GaugeValue, one(st.Failing), st.Name)
 	}
+}
+
+// one is a condition as a gauge's value: 1 or 0.
+func one(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -119,6 +120,7 @@ func TestMetricsHaveEveryFamily(t *testing.T) {
 		MetricEventsHead: dto.MetricType_GAUGE, MetricReady: dto.MetricType_GAUGE, MetricTick: dto.MetricType_HISTOGRAM,
 		MetricCommit: dto.MetricType_HISTOGRAM, MetricRequests: dto.MetricType_COUNTER, MetricStreamClients: dto.MetricType_GAUGE,
 		MetricWebhookLag: dto.MetricType_GAUGE, MetricWebhookFailing: dto.MetricType_GAUGE,
+		MetricStoreOK: dto.MetricType_GAUGE, MetricStoreReachable: dto.MetricType_GAUGE,
 		"go_goroutines": dto.MetricType_GAUGE, "go_memstats_heap_alloc_bytes": dto.MetricType_GAUGE,
 		"process_cpu_seconds_total": dto.MetricType_COUNTER, "process_resident_memory_bytes": dto.MetricType_GAUGE,
 	} {
@@ -434,5 +436,37 @@ func TestTickHistogramCostsTheTickNoAllocation(t *testing.T) {
 	}
 	if n := observations(t, scrape(t, e), MetricTick); n < 1000 {
 		t.Errorf("%d ticks counted of at least 1000", n)
+	}
+}
+
+// TestMetricsSayWhenTheStoreFails: while the store refuses the market's
+// changes (a full disk), rynek_store_ok is 0, its database still
+// reachable; once changes are saved again for market.StoreSettle, 1.
+func TestMetricsSayWhenTheStoreFails(t *testing.T) {
+	disk := &fullDisk{}
+	e := newWrappedEnv(t, seed.Options{Listings: 30}, Options{}, func(st market.Store) market.Store { disk.Store = st; return disk })
+	gauges := func() (ok, reachable float64) {
+		t.Helper()
+		fams := scrape(t, e)
+		return value(t, fams, MetricStoreOK), value(t, fams, MetricStoreReachable)
+	}
+	if ok, reachable := gauges(); ok != 1 || reachable != 1 {
+		t.Fatalf("a healthy store: ok %v, reachable %v", ok, reachable)
+	}
+	buyer, id := e.buyerOfOne()
+	disk.full.Store(true)
+	if _, err := e.svc.Buy(buyer, id); !errors.Is(err, market.ErrStore) {
+		t.Fatalf("a purchase on a full disk: %v", err)
+	}
+	if ok, reachable := gauges(); ok != 0 || reachable != 1 {
+		t.Fatalf("a full disk: ok %v, reachable %v", ok, reachable)
+	}
+	disk.full.Store(false)
+	if _, err := e.svc.Buy(buyer, id); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(market.StoreSettle)
+	if ok, _ := gauges(); ok != 1 {
+		t.Fatalf("saving again for %s: ok %v", market.StoreSettle, ok)
 	}
 }
