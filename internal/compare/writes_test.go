@@ -30,10 +30,47 @@ import (
 // writesOpen opens a market of n listings with limits that never stop a
 // benchmark (cooldown off, no listing cap).
 func writesOpen(tb testing.TB, n int, opts sqlite.Options) (*market.Service, *sqlite.Store) {
+	return writesOpenWith(tb, n, opts, benchdata.Unlimited)
+}
+
+// writesOpenBehind is writesOpen's market committing behind the tick, as
+// the console and rynek serve run it.
+func writesOpenBehind(tb testing.TB, n int, opts sqlite.Options) (*market.Service, *sqlite.Store) {
+	cfg := benchdata.Unlimited
+	cfg.CommitBehind = true
+	return writesOpenWith(tb, n, opts, cfg)
+}
+
+func writesOpenWith(tb testing.TB, n int, opts sqlite.Options, cfg market.Config) (*market.Service, *sqlite.Store) {
 	tb.Helper()
-	svc, st := benchdata.Open(tb, benchdata.Path(tb, n, -1), opts, benchdata.Unlimited)
+	svc, st := benchdata.Open(tb, benchdata.Path(tb, n, -1), opts, cfg)
 	tb.Cleanup(func() { svc.Close() })
 	return svc, st
+}
+
+// behindLoop runs n of do as a server's main thread runs changes committed
+// behind it: it takes the outcomes as it goes (Settle, each tick's work),
+// waits for the committer only when it is a whole group behind, and ends
+// when the last change is durable (Flush), so that the rate counts durable
+// changes. A refusal fails the benchmark.
+func behindLoop(b *testing.B, svc *market.Service, n int, do func(i int) error) {
+	const ahead = 1024 // well under the 4,096 at which a change is refused
+	for i := 0; i < n; i++ {
+		if err := do(i); err != nil {
+			b.Fatal(err)
+		}
+		if r := svc.Settle(); len(r) > 0 {
+			b.Fatalf("refused: %v", r[0].Err)
+		}
+		if svc.InFlight() > ahead {
+			if r := svc.Flush(); len(r) > 0 {
+				b.Fatalf("refused: %v", r[0].Err)
+			}
+		}
+	}
+	if r := svc.Flush(); len(r) > 0 {
+		b.Fatalf("refused: %v", r[0].Err)
+	}
 }
 
 type writesSource struct {
@@ -280,6 +317,23 @@ func benchSells(b *testing.B, opts sqlite.Options) rate {
 	return m.report(b, b.N)
 }
 
+// benchSellsBehind is benchSells committing behind the tick: the rate of
+// durable sells, the committer's group commits included.
+func benchSellsBehind(b *testing.B, opts sqlite.Options) rate {
+	svc, _ := writesOpenBehind(b, 1_000_000, opts)
+	src := writesSources(b, svc)
+	if len(src) < b.N {
+		b.Skipf("only %d sellable items", len(src))
+	}
+	b.ReportAllocs()
+	m := startMeter(b)
+	behindLoop(b, svc, b.N, func(i int) error {
+		_, err := svc.SellItem(src[i].p, src[i].s, 10)
+		return err
+	})
+	return m.report(b, b.N)
+}
+
 // purchase is one planned purchase: a listing and a buyer who is not its
 // seller.
 type purchase struct {
@@ -389,6 +443,25 @@ func BenchmarkCompareWrites(b *testing.B) {
 		b.ReportAllocs()
 		m := startMeter(b)
 		done := len(purchases(b, svc, plan, b.N))
+		reportRatio(b, "purchase", m.report(b, done), &rawBuy)
+	})
+	// As the console and rynek serve commit: behind the tick, in groups.
+	b.Run("rynek-sell-behind", func(b *testing.B) {
+		reportRatio(b, "sell", benchSellsBehind(b, sqlite.Options{}), &rawSell)
+	})
+	b.Run("rynek-purchase-behind", func(b *testing.B) {
+		svc, _ := writesOpenBehind(b, 1_000_000, sqlite.Options{})
+		plan := planPurchases(b, svc, b.N)
+		b.ReportAllocs()
+		m := startMeter(b)
+		done := 0
+		behindLoop(b, svc, b.N, func(i int) error {
+			// A buyer short of money is refused at once, as in purchases.
+			if _, err := svc.Buy(plan[i].buyer, plan[i].listing); err == nil {
+				done++
+			}
+			return nil
+		})
 		reportRatio(b, "purchase", m.report(b, done), &rawBuy)
 	})
 }
