@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 	"time"
-
-	"github.com/rynek/rynek/market/internal/search"
 )
 
 // Publishing from the event log.
@@ -188,14 +186,9 @@ func (s *Service) Version() uint64 {
 func (s *Service) Horizon() (version uint64, until time.Time) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	nowMs := s.nowMs()
-	s.ix.AscendExpiry(func(k search.Key) bool {
-		if k.K > nowMs {
-			until = time.UnixMilli(k.K)
-			return false
-		}
-		return true
-	})
+	if at, ok := s.ix.FirstExpiryAfter(s.nowMs()); ok {
+		until = time.UnixMilli(at)
+	}
 	return s.log.head, until
 }
 

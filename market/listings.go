@@ -469,10 +469,16 @@ func (s *Service) SweepExpired() (removed int, more bool, err error) {
 	if err := s.mutGuard(); err != nil {
 		return 0, false, err
 	}
+	now := s.nowMs()
+	// Every server files what has expired, for its readers (search's
+	// expiry.go), whether or not it sweeps.
+	s.mu.Lock()
+	s.ix.AdvanceExpiry(now, search.AdvanceChunk)
+	s.mu.Unlock()
 	if !s.hasDuty() {
 		return 0, false, nil
 	}
-	start, now := time.Now(), s.nowMs()
+	start := time.Now()
 	if _, more, err = s.expireOrders(now, SettleBatch); err != nil {
 		return 0, more, err
 	}
@@ -682,14 +688,4 @@ func (s *Service) GetActiveListingsCount() (int, error) {
 // expiredUnswept counts listings whose expiry has passed but that the sweep
 // has not removed yet: normally none, so this is O(1) in practice (it walks
 // only the expired prefix of the expiry order).
-func (s *Service) expiredUnswept(nowMs int64) int {
-	n := 0
-	s.ix.AscendExpiry(func(k search.Key) bool {
-		if k.K > nowMs {
-			return false
-		}
-		n++
-		return true
-	})
-	return n
-}
+func (s *Service) expiredUnswept(nowMs int64) int { return s.ix.ExpiredCount(nowMs) }

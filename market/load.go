@@ -212,6 +212,9 @@ func (s *Service) load() error {
 	}
 	s.idCeil = s.nextID
 	s.ix.FinishLoad()
+	// What expired while the market was closed (a week's worth after a
+	// week away), filed once here rather than a chunk a tick.
+	s.ix.AdvanceExpiry(s.nowMs(), -1)
 	slices.SortFunc(s.allTx, func(a, b *transactionRecord) int { return cmpTxCreated(a, b) })
 	for _, t := range s.allTx {
 		s.indexTxPlayers(t)

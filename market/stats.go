@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/record"
-	"github.com/rynek/rynek/market/internal/search"
 )
 
 // stats is maintained incrementally on every completed transaction, so every
@@ -275,18 +274,11 @@ func (s *Service) CategoryCounts() ([]CategoryCount, uint64, error) {
 		}
 		out = append(out, CategoryCount{Category: c, Active: n})
 	}
-	s.ix.AscendExpiry(func(k search.Key) bool {
-		if k.K > nowMs {
-			return false
-		}
-		out[0].Active--
-		for i := 1; i < len(out); i++ {
-			if s.ix.Category(out[i].Category).Contains(k.ID) {
-				out[i].Active--
-			}
-		}
-		return true
-	})
+	expired := s.ix.Expired(nowMs)
+	out[0].Active -= int(expired.GetCardinality())
+	for i := 1; i < len(out); i++ {
+		out[i].Active -= int(s.ix.Category(out[i].Category).AndCardinality(expired))
+	}
 	return out, s.log.head, nil
 }
 

@@ -90,6 +90,8 @@ type Index struct {
 
 	loading bool
 	pending [4][]Key // price, unit, amount, expiry keys collected while loading
+
+	expiry // the listings past their expiry not swept yet (expiry.go)
 }
 
 // Key orders listings by a key and then by id, so that equal keys have a
@@ -148,6 +150,7 @@ func New() *Index {
 		auctions:   roaring.New(),
 		matToks:    make([][]uint32, catalog.MaterialCapacity),
 		sellerToks: map[int32][]uint32{},
+		expiry:     newExpiry(),
 	}
 	for i := range ix.cats {
 		ix.cats[i] = roaring.New()
@@ -301,6 +304,7 @@ func (ix *Index) Add(r *Listing, tids []uint32) {
 	for i, o := range ix.orders() {
 		o.insert(keys[i])
 	}
+	ix.fileExpiry(keys[3])
 }
 
 // keys returns r's keys in the order of Index.orders.
@@ -352,6 +356,7 @@ func (ix *Index) Remove(r *Listing, tids []uint32) {
 		mb.Remove(id)
 	}
 	ix.auctions.Remove(id)
+	ix.expiry.expired.Remove(id)
 	keys := r.keys()
 	for i, o := range ix.orders() {
 		o.remove(keys[i])
@@ -430,7 +435,8 @@ func (ix *Index) Category(c catalog.Category) *roaring.Bitmap { return ix.cats[c
 func (ix *Index) ForgetSeller(seller int32) { delete(ix.sellerToks, seller) }
 
 // AscendExpiry calls fn for the listings in order of expiry, soonest first,
-// until fn returns false.
+// until fn returns false: the sweep's walk. (A read of what has expired
+// asks ExpiredCount, Expired or FirstExpiryAfter instead.)
 func (ix *Index) AscendExpiry(fn func(Key) bool) { ix.byExpiry.Ascend(fn) }
 
 // wordBitmap returns the listings matching one folded query word. The result

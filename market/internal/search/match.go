@@ -108,12 +108,6 @@ func (ix *Index) Match(t Terms, f Filter, nowMs int64, pause func()) *roaring.Bi
 		res.AndNot(ix.auctions)
 	}
 	// Drop listings past their expiry that the sweep has not removed yet.
-	ix.byExpiry.walkPaused(false, nil, pause, func(k Key) bool {
-		if k.K > nowMs {
-			return false
-		}
-		res.Remove(k.ID)
-		return true
-	})
+	ix.leaveOutExpired(res, nowMs, pause)
 	return res
 }
