@@ -163,17 +163,37 @@ func (s *Service) loadHistory() {
 	// of a second, too long to hold the main thread up: the work is done on
 	// copies, off the lock, and what the main thread added meanwhile (only
 	// ever appended) is put after them under the lock.
-	s.mu.Lock()
-	all := slices.Clone(s.allTx)
+	//
+	// The copies are made off the lock too. While the load counts, the
+	// main thread only appends to these lists (a refused purchase is
+	// forgotten and an edit of a finished one deferred until the count
+	// ends), so the stretch each list had when counting began stays as it
+	// is: the lock is held to start counting and take the lists' ends,
+	// not to copy them. Copying under it held the main thread 8-92 ms on
+	// a million transactions (each pointer copied while the garbage
+	// collector marks is shaded).
+	s.mu.RLock()
+	nPlayers := len(s.players)
+	s.mu.RUnlock()
 	// By player, not by index: a player the main thread adds meanwhile
 	// may be undone (its commit refused) before the copies go back.
-	perPlayer := make(map[*playerRecord][]*transactionRecord, len(s.players))
-	for _, p := range s.players {
-		perPlayer[p] = slices.Clone(p.txs)
-	}
-	done := slices.Clone(s.completed)
+	perPlayer := make(map[*playerRecord][]*transactionRecord, nPlayers+nPlayers/8+64)
+	s.mu.Lock()
 	s.hist.counting = true
+	all, done := s.allTx[:len(s.allTx):len(s.allTx)], s.completed[:len(s.completed):len(s.completed)]
+	for _, p := range s.players {
+		perPlayer[p] = p.txs[:len(p.txs):len(p.txs)]
+	}
 	s.mu.Unlock()
+	// With room for what comes meanwhile, so that putting the copies
+	// back under the lock does not copy them again.
+	room := func(l []*transactionRecord) []*transactionRecord {
+		return append(make([]*transactionRecord, 0, len(l)+len(l)/8+1024), l...)
+	}
+	all, done = room(all), room(done)
+	for p, txs := range perPlayer {
+		perPlayer[p] = slices.Clone(txs)
+	}
 	if s.whileCountingHistory != nil {
 		s.whileCountingHistory()
 	}
