@@ -207,14 +207,22 @@ func TestAListenerThatMutatesKeepsTheOrder(t *testing.T) {
 	}
 }
 
-func TestEventsSince(t *testing.T) {
+// tenEntries is a world whose log holds ten entries: Alice's three sells
+// (seqs 1-3), Bob's (4), and Alice's purchase of it, five internal steps
+// and its completion (seq 10).
+func tenEntries(t *testing.T) *world {
 	w := newWorld(t)
 	for i := 0; i < 3; i++ {
 		w.sell(w.alice, i, 10)
 	}
 	l := w.sell(w.bob, 0, 10)
-	_, err := w.svc.Buy(w.alice, l.ID) // five internal steps, then seq 10
+	_, err := w.svc.Buy(w.alice, l.ID)
 	must(t, err)
+	return w
+}
+
+func TestEventsSince(t *testing.T) {
+	w := tenEntries(t)
 	cases := []struct {
 		after   uint64
 		limit   int
@@ -239,7 +247,7 @@ func TestEventsSince(t *testing.T) {
 			t.Errorf("EventsSince(%d, %d) = %v through %d head %d, want %v through %d", c.after, c.limit, seqs, page.Through, page.Head, c.seqs, c.through)
 		}
 	}
-	_, err = w.svc.EventsSince(11, 10)
+	_, err := w.svc.EventsSince(11, 10)
 	errText(t, err, "event 11 is ahead of the log, whose newest event is 10")
 	_, err = w.svc.EventsSince(0, 0)
 	errText(t, err, "limit 0 is outside 1..10000")
@@ -482,39 +490,10 @@ func TestTrimEventLogAsksTheStoreRarely(t *testing.T) {
 // clients never holds the main thread up; a change made during a pause is
 // not on the page, which ends at the head it began at.
 func TestEventsSinceLetsTheMainThreadIn(t *testing.T) {
-	w := newWorld(t)
-	for i := 0; i < 3; i++ {
-		w.sell(w.alice, i, 10)
-	}
-	l := w.sell(w.bob, 0, 10)
-	_, err := w.svc.Buy(w.alice, l.ID) // five internal steps, then seq 10
-	must(t, err)
-	pauses, first, goOn := 0, make(chan bool), make(chan struct{})
-	defer market.OnReadPause(2, func(writable bool) {
-		if pauses++; pauses == 1 {
-			first <- writable
-			<-goOn
-		}
-	})()
-	done := make(chan market.EventPage)
-	go func() {
-		page, err := w.svc.EventsSince(0, 100)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- page
-	}()
-	select {
-	case writable := <-first:
-		if !writable {
-			t.Fatal("the main thread could not take the write lock while the read paused")
-		}
-	case <-done:
-		t.Fatal("the read never let its lock go")
-	}
-	w.sell(w.bob, 1, 10) // seq 11, made while the read waits
-	close(goOn)
-	page := <-done
+	w := tenEntries(t)
+	page, pauses := readAcrossAChange(t, 2, func() (market.EventPage, error) { return w.svc.EventsSince(0, 100) }, func() {
+		w.sell(w.bob, 1, 10) // seq 11, made while the read waits
+	})
 	var seqs []uint64
 	for _, e := range page.Events {
 		seqs = append(seqs, e.Seq())

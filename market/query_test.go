@@ -247,34 +247,10 @@ func TestQueryLetsTheMainThreadIn(t *testing.T) {
 	}
 	victim := before.Listings[0]
 
-	pauses, first := 0, make(chan bool)
-	goOn := make(chan struct{})
-	defer market.OnReadPause(256, func(writable bool) {
-		if pauses++; pauses == 1 {
-			first <- writable
-			<-goOn
-		}
-	})()
-	done := make(chan market.Page)
-	go func() {
-		p, err := svc.Query(q)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- p
-	}()
-	select {
-	case writable := <-first:
-		if !writable {
-			t.Fatal("the main thread could not take the write lock while the query paused")
-		}
-	case <-done:
-		t.Fatal("the query never let its read lock go")
-	}
 	seller := market.Player{ID: victim.Seller, Name: victim.SellerName}
-	must(t, svc.RemoveListing(victim.ID, seller)) // the main thread, while the query waits
-	close(goOn)
-	during := <-done
+	during, pauses := readAcrossAChange(t, 256, func() (market.Page, error) { return svc.Query(q) }, func() {
+		must(t, svc.RemoveListing(victim.ID, seller))
+	})
 	after, err := svc.Query(q)
 	must(t, err)
 	if pauses < 2 {
@@ -289,6 +265,41 @@ func TestQueryLetsTheMainThreadIn(t *testing.T) {
 	if during.Version != before.Version {
 		t.Errorf("the page says version %d; it began at %d, before the removal", during.Version, before.Version)
 	}
+}
+
+// readAcrossAChange runs read on another goroutine with long reads pausing
+// every chunk entries (market.OnReadPause), and change on the calling
+// goroutine, the main thread, during the read's first pause, failing the
+// test unless the write lock was free then. It returns what read returned
+// and how many times it paused.
+func readAcrossAChange[T any](t *testing.T, chunk int, read func() (T, error), change func()) (T, int) {
+	t.Helper()
+	pauses, first, goOn := 0, make(chan bool), make(chan struct{})
+	defer market.OnReadPause(chunk, func(writable bool) {
+		if pauses++; pauses == 1 {
+			first <- writable
+			<-goOn
+		}
+	})()
+	done := make(chan T)
+	go func() {
+		v, err := read()
+		if err != nil {
+			t.Error(err)
+		}
+		done <- v
+	}()
+	select {
+	case writable := <-first:
+		if !writable {
+			t.Fatal("the main thread could not take the write lock while the read paused")
+		}
+	case <-done:
+		t.Fatal("the read never let its lock go")
+	}
+	change()
+	close(goOn)
+	return <-done, pauses
 }
 
 func listingIDs(ls []market.Listing) []int {
