@@ -322,7 +322,16 @@ func TestCommitBehindMarksAPurchaseInFlight(t *testing.T) {
 	w.svc = market.New(w.store, market.Config{Clock: w.clock, ListingCooldown: -1, CommitBehind: true})
 	w.svc.BindMainThread()
 	must(t, w.svc.Enable())
-	t.Cleanup(func() { w.svc.Close() })
+	must(t, w.svc.WaitHistory()) // a rating needs it
+	t.Cleanup(func() {
+		g.mu.Lock()
+		if g.gate != nil { // a failure left it closed: Close waits for the commits
+			close(g.gate)
+			g.gate = nil
+		}
+		g.mu.Unlock()
+		w.svc.Close()
+	})
 	l := w.sell(w.alice, 0, 10)
 	w.svc.Flush()
 	g.close()

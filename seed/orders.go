@@ -24,10 +24,10 @@ type commodityBook struct {
 	m        *mat
 	listings int
 	// below is the most an order may pay an item and stay below every
-	// listing: the largest limit with limit × amount < price for each,
-	// and below each listing's unit price as the book shows it, rounded
-	// to the cent (a listing of 96 for 4.00 shows 0.04 an item: an order
-	// at 0.04 would not buy it, but would look as if it should).
+	// listing: the largest limit with limit × amount < price for each.
+	// The book shows a listing's unit price rounded up to the cent, so an
+	// order at below stands a cent under the cheapest listing there (a
+	// listing of 96 for 4.00 shows 0.05 an item, an order at 0.04 under it).
 	below market.Money
 }
 
@@ -41,7 +41,7 @@ func (l *load) listedCommodity(m *mat, st market.ItemStack, price market.Money) 
 		l.books = map[int]*commodityBook{}
 	}
 	n := market.Money(st.Amount)
-	below := min((price-1)/n, (price+n/2)/n-1)
+	below := (price - 1) / n
 	b := l.books[m.idx]
 	if b == nil {
 		b = &commodityBook{m: m, below: below}

@@ -61,8 +61,8 @@ func TestSeedOrdersNeverCrossTheBook(t *testing.T) {
 		if limit > most {
 			t.Errorf("order #%d bids %.2f for %s, crossing the book: the most below its cheapest listing is %s", o.ID, o.UnitPrice, o.Material, market.FormatMoney(most))
 		}
-		if limit >= most-1 {
-			atTheListing++ // a cent below the listing, or two where its unit price rounds up
+		if limit == most {
+			atTheListing++ // a cent below the listing as the book shows it
 		}
 		if o.Filled >= o.Amount/2 && o.Amount-o.Filled <= 64 {
 			nearlyFilled++
@@ -81,8 +81,8 @@ func TestSeedOrdersNeverCrossTheBook(t *testing.T) {
 		}
 	}
 	// The book as it shows: every material's best order below its
-	// cheapest listing's unit price rounded to the cent, a cent below it
-	// for a third of them.
+	// cheapest listing's unit price rounded up to the cent, a cent below
+	// it for a third of them.
 	oneCent := 0
 	for m := range materials {
 		book, err := svc.GetOrderBook(m, 1)
