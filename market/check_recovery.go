@@ -92,7 +92,10 @@ func (st *checkStore) Commit(b *Batch) error {
 func (st *checkStore) BeginBulk() (BulkTx, error)           { return nil, errCheckReads }
 func (st *checkStore) ReserveListingIDs(int) (int64, error) { return 0, errCheckReads }
 func (st *checkStore) TrimEvents(EventTrim) (uint64, error) { return 0, errCheckReads }
-func (st *checkStore) Close() error                         { return nil }
+func (st *checkStore) HoldBookmark(BookmarkHold) (Bookmark, error) {
+	return Bookmark{}, errCheckReads
+}
+func (st *checkStore) Close() error { return nil }
 
 // recoverInMemory runs recovery on the check's service and reports what it
 // did with each purchase in flight; recovery must leave the accounts as it

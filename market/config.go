@@ -152,7 +152,7 @@ func DefaultConfig() Config {
 		ListingCooldown:      5 * time.Second,
 		Blacklist:            catalog.DefaultBlacklist(),
 		Clock:                SystemClock{},
-		EventRetention:       EventRetention{MaxAge: 30 * 24 * time.Hour, MaxCount: 1_000_000},
+		EventRetention:       EventRetention{MaxAge: 30 * 24 * time.Hour, MaxCount: 1_000_000, MaxUnread: 1_000_000},
 		Auctions: AuctionRules{MinDuration: time.Minute, MaxDuration: 7 * 24 * time.Hour, DefaultDuration: 24 * time.Hour,
 			MinIncrement: 100, IncrementBasisPoints: 500, AntiSnipe: time.Minute},
 		Orders: OrderRules{MaxAmount: 2304, MaxPerPlayer: 10, MinDuration: time.Minute, MaxDuration: 30 * 24 * time.Hour,
@@ -205,6 +205,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.EventRetention.MaxCount == 0 {
 		c.EventRetention.MaxCount = d.EventRetention.MaxCount
+	}
+	if c.EventRetention.MaxUnread == 0 {
+		c.EventRetention.MaxUnread = d.EventRetention.MaxUnread
 	}
 	c.Auctions = c.Auctions.withDefaults(d.Auctions)
 	c.Orders = c.Orders.withDefaults(d.Orders)

@@ -300,9 +300,17 @@ var errPageFull = fmt.Errorf("page full")
 // oldest entries beyond the newest MaxCount, are deleted by TrimEventLog;
 // seqs are never reused or renumbered, and entries not yet delivered to the
 // listeners are kept whatever their age.
+//
+// Entries a bookmark (HoldBookmark: a webhook's delivery) has not taken
+// yet are kept past MaxAge and MaxCount too, so that a receiver that was
+// down gets everything when it is back, but only up to MaxUnread entries
+// behind the newest: past that cap they go anyway (a receiver gone for
+// good must not fill the disk), and the bookmark's reader finds them
+// trimmed (CodeEventsTrimmed) and skips them.
 type EventRetention struct {
-	MaxAge   time.Duration // 0: the default (30 days); negative: no age limit
-	MaxCount int           // 0: the default (1,000,000); negative: no count limit
+	MaxAge    time.Duration // 0: the default (30 days); negative: no age limit
+	MaxCount  int           // 0: the default (1,000,000); negative: no count limit
+	MaxUnread int           // 0: the default (1,000,000); negative: no cap
 }
 
 // trimBatch bounds the entries one TrimEventLog call deletes, so that the
@@ -338,6 +346,9 @@ func (s *Service) TrimEventLog() (int, error) {
 	}
 	if r.MaxAge > 0 {
 		t.OlderThan = s.nowMs() - r.MaxAge.Milliseconds()
+	}
+	if r.MaxUnread > 0 && s.log.head > uint64(r.MaxUnread) {
+		t.UnreadCap = s.log.head - uint64(r.MaxUnread)
 	}
 	if t.ThroughSeq < s.log.first && t.OlderThan == math.MinInt64 {
 		return 0, nil // only a count limit, and the log is within it

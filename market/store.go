@@ -60,6 +60,15 @@ type Store interface {
 	// newest seq and time it deleted (MetaRow.Trimmed) in a store that
 	// keeps an opening account.
 	TrimEvents(t EventTrim) (first uint64, err error)
+	// HoldBookmark takes, renews or gives up a named reader's lease on its
+	// stored position in the log, and raises the position, in one
+	// conditional write: only while the lease is h.Holder's or has ended
+	// (another holder's live lease changes nothing). It returns the bookmark
+	// as stored afterwards; Held says whether h.Holder holds it. The lease
+	// is measured by the store's clock (the database server's, in a
+	// network), so that servers whose clocks differ agree on it. It is
+	// safe from any goroutine and does not hold up Commit for long.
+	HoldBookmark(h BookmarkHold) (Bookmark, error)
 	// Close releases the store.
 	Close() error
 }
@@ -68,11 +77,16 @@ type Store interface {
 // prefix of the log, at most Limit entries, each below Below (entries not yet
 // published are kept) and either at or under ThroughSeq (the count limit) or
 // older than OlderThan (unix ms; the age limit).
+//
+// Entries a named reader has not taken yet (above its stored position,
+// HoldBookmark) are kept too, except those at or under UnreadCap (the
+// retention's cap on what a lagging reader holds back; 0: no cap).
 type EventTrim struct {
 	Below      uint64
 	ThroughSeq uint64
 	OlderThan  int64
 	Limit      int
+	UnreadCap  uint64
 }
 
 // Reader reads a whole market: a Store, or a Snapshot of one.

@@ -636,7 +636,10 @@ func (emptyStore) ReadEvents(uint64, int, func(market.EventRow) error) (int, err
 }
 func (emptyStore) TrimEvents(market.EventTrim) (uint64, error) { return 0, errDryRun }
 func (emptyStore) ReserveListingIDs(int) (int64, error)        { return 0, errDryRun }
-func (emptyStore) Close() error                                { return nil }
+func (emptyStore) HoldBookmark(market.BookmarkHold) (market.Bookmark, error) {
+	return market.Bookmark{}, errDryRun
+}
+func (emptyStore) Close() error { return nil }
 
 // dryRun is a market a dry run reads and never writes: the load checks
 // every row (market.Bulk) and its chunks are dropped here.

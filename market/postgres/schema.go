@@ -9,7 +9,7 @@ import (
 
 // SchemaVersion is the version of the schema this package writes: one per
 // migration.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // application marks a database as a Rynek market, in rynek_schema.
 const application = "rynek-market"
@@ -69,6 +69,10 @@ ALTER TABLE players ADD COLUMN extra bytea NOT NULL DEFAULT '';
 `, `
 -- Buy orders, each (id, record) like a listing; a closed one stays.
 CREATE TABLE orders (id bigint PRIMARY KEY, rec bytea NOT NULL);
+`, `
+-- The named readers of the log (webhooks): each its position and its
+-- lease, held by one instance until "until" (unix ms, the server's clock).
+CREATE TABLE bookmarks (name text PRIMARY KEY, seq bigint NOT NULL, holder text NOT NULL, until bigint NOT NULL);
 `}
 
 // migrate creates or upgrades the schema, under a transaction-level

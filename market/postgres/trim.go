@@ -36,6 +36,14 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 			return err
 		}
 		below := min(t.Below, uint64(lowest)+1)
+		// Nor, up to the cap, one a bookmark has not taken yet.
+		var unread *int64
+		if err := tx.QueryRow(ctx, `SELECT min(seq) FROM bookmarks`).Scan(&unread); err != nil {
+			return err
+		}
+		if unread != nil {
+			below = min(below, max(uint64(*unread), t.UnreadCap)+1)
+		}
 		rows, err := tx.Query(ctx, `SELECT e.seq, e.at, c.last_seq FROM events e, event_counter c ORDER BY e.seq LIMIT $1`, max(t.Limit, 1))
 		if err != nil {
 			return err

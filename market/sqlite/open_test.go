@@ -94,7 +94,7 @@ func TestRefusesNewerSchema(t *testing.T) {
 	db.Exec("PRAGMA user_version = 99")
 	db.Close()
 	_, err = sqlite.Open(path, sqlite.Options{})
-	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 5") {
+	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 6") {
 		t.Fatalf("newer schema: %v", err)
 	}
 }

@@ -11,8 +11,9 @@ const applicationID = 0x52594E4B
 
 // SchemaVersion is the version of the schema this package writes. Version 1
 // had no event log, version 2 no player row versions, version 3 no player
-// data, version 4 no buy orders; Open upgrades each in place.
-const SchemaVersion = 5
+// data, version 4 no buy orders, version 5 no bookmarks; Open upgrades each
+// in place.
+const SchemaVersion = 6
 
 const schema = `
 CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
@@ -64,6 +65,11 @@ const extraSchema = `ALTER TABLE players ADD COLUMN extra BLOB NOT NULL DEFAULT 
 // a listing.
 const ordersSchema = `CREATE TABLE orders (id INTEGER PRIMARY KEY, rec BLOB NOT NULL);`
 
+// bookmarksSchema is what version 6 added: the named readers of the log,
+// each its position and its lease (holder, until: unix ms).
+const bookmarksSchema = `CREATE TABLE bookmarks (name TEXT PRIMARY KEY, seq INTEGER NOT NULL, holder TEXT NOT NULL,
+	until INTEGER NOT NULL) WITHOUT ROWID;`
+
 // init creates the schema in a new file, upgrades an older one, and refuses
 // what is not a Rynek market of a version this program knows.
 func (s *Store) init() error {
@@ -80,19 +86,21 @@ func (s *Store) init() error {
 		if tables > 0 {
 			return fmt.Errorf("%w: the SQLite file already holds %d other objects", ErrForeign, tables)
 		}
-		return s.migrate(schema, eventsSchema, versionSchema, extraSchema, ordersSchema, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
+		return s.migrate(schema, eventsSchema, versionSchema, extraSchema, ordersSchema, bookmarksSchema, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
 	case app != applicationID:
 		return fmt.Errorf("%w: application_id is %#x", ErrForeign, app)
 	case ver > SchemaVersion:
 		return fmt.Errorf("the database has schema version %d, newer than this program's %d; use a newer Rynek", ver, SchemaVersion)
 	case ver == 1:
-		return s.migrate(eventsSchema, versionSchema, extraSchema, ordersSchema)
+		return s.migrate(eventsSchema, versionSchema, extraSchema, ordersSchema, bookmarksSchema)
 	case ver == 2:
-		return s.migrate(versionSchema, extraSchema, ordersSchema)
+		return s.migrate(versionSchema, extraSchema, ordersSchema, bookmarksSchema)
 	case ver == 3:
-		return s.migrate(extraSchema, ordersSchema)
+		return s.migrate(extraSchema, ordersSchema, bookmarksSchema)
 	case ver == 4:
-		return s.migrate(ordersSchema)
+		return s.migrate(ordersSchema, bookmarksSchema)
+	case ver == 5:
+		return s.migrate(bookmarksSchema)
 	case ver < 1:
 		return fmt.Errorf("the database has unknown schema version %d", ver)
 	}

@@ -68,3 +68,7 @@ func TestCheck(t *testing.T) { storetest.CheckSuite(t, tables) }
 // TestOpeningAccount runs the stores' suite of the opening account and the
 // log's horizon.
 func TestOpeningAccount(t *testing.T) { storetest.OpeningAccount(t, tables) }
+
+// TestBookmarks runs the stores' suite of the log's bookmarks: the
+// position, its lease, and what trimming keeps for them.
+func TestBookmarks(t *testing.T) { storetest.Bookmarks(t, tables) }

@@ -15,13 +15,17 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 	if err := s.writerFree(); err != nil {
 		return 0, err
 	}
+	below, err := keepUnread(s, t)
+	if err != nil {
+		return 0, err
+	}
 	var through, newest int64
-	err := each(s.ctx, s.conn, "SELECT seq, at FROM events ORDER BY seq LIMIT ?", func(r *sql.Rows) error {
+	err = each(s.ctx, s.conn, "SELECT seq, at FROM events ORDER BY seq LIMIT ?", func(r *sql.Rows) error {
 		var seq, at int64
 		if err := r.Scan(&seq, &at); err != nil {
 			return err
 		}
-		if uint64(seq) >= t.Below || uint64(seq) >= s.lastSeq || (uint64(seq) > t.ThroughSeq && at >= t.OlderThan) {
+		if uint64(seq) >= below || uint64(seq) >= s.lastSeq || (uint64(seq) > t.ThroughSeq && at >= t.OlderThan) {
 			return errStop
 		}
 		through, newest = seq, max(newest, at)
@@ -52,4 +56,17 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 		return 0, describe(err)
 	}
 	return uint64(first.Int64), nil
+}
+
+// keepUnread is t.Below lowered so that the entries a bookmark has not
+// taken stay, except those at or under t.UnreadCap.
+func keepUnread(s *Store, t market.EventTrim) (uint64, error) {
+	var lowest sql.NullInt64
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT min(seq) FROM bookmarks").Scan(&lowest); err != nil {
+		return 0, fmt.Errorf("read the bookmarks: %w", describe(err))
+	}
+	if !lowest.Valid {
+		return t.Below, nil
+	}
+	return min(t.Below, max(uint64(lowest.Int64), t.UnreadCap)+1), nil
 }
