@@ -25,6 +25,9 @@ type BookmarkHold struct {
 	// Through raises the position to it; the position never goes back
 	// (a smaller Through, 0 included, leaves it).
 	Through uint64
+	// Start is where a bookmark this write creates starts, when above
+	// Through: a new reader follows the log from there on.
+	Start uint64
 	// For is the lease from now; 0 gives it up (when Holder holds it).
 	For time.Duration
 }
@@ -53,12 +56,15 @@ func (s *Service) BookmarkHolder() string {
 	return "local"
 }
 
-// HoldBookmark takes or renews this service's lease on the named bookmark for
-// lease, and raises its position to through (0: only the lease). It
+// HoldBookmark takes or renews this service's lease on the named bookmark
+// for lease, and raises its position to through (0: only the lease). A
+// bookmark this call creates starts at start, or at through when that is
+// larger: a new reader passes the log's head when it began following, so
+// that it gets what happened from then on, not the whole kept log. It
 // returns the bookmark as stored: when Held is false another server holds
 // it and nothing changed. Safe from any goroutine; it waits for the store
 // (a short write), so it never runs on the main thread.
-func (s *Service) HoldBookmark(name string, through uint64, lease time.Duration) (Bookmark, error) {
+func (s *Service) HoldBookmark(name string, through, start uint64, lease time.Duration) (Bookmark, error) {
 	if err := s.readGuard(); err != nil {
 		return Bookmark{}, err
 	}
@@ -68,10 +74,10 @@ func (s *Service) HoldBookmark(name string, through uint64, lease time.Duration)
 	if lease <= 0 {
 		return Bookmark{}, errf(CodeInvalidQuery, "a bookmark's lease is positive, not %s", lease)
 	}
-	if head := s.Version(); through > head {
-		return Bookmark{}, errf(CodeInvalidQuery, "bookmark %s cannot move to %d, ahead of the log, whose newest entry is %d", name, through, head)
+	if head := s.Version(); max(through, start) > head {
+		return Bookmark{}, errf(CodeInvalidQuery, "bookmark %s cannot move to %d, ahead of the log, whose newest entry is %d", name, max(through, start), head)
 	}
-	return s.holdBookmark(BookmarkHold{Name: name, Holder: s.BookmarkHolder(), Through: through, For: lease})
+	return s.holdBookmark(BookmarkHold{Name: name, Holder: s.BookmarkHolder(), Through: through, Start: start, For: lease})
 }
 
 // ReleaseBookmark gives up this service's lease on the named bookmark, so that
@@ -91,4 +97,13 @@ func (s *Service) holdBookmark(h BookmarkHold) (Bookmark, error) {
 		return Bookmark{}, &Error{Code: CodeStore, Msg: fmt.Sprintf("bookmark %s could not be stored", h.Name), Err: err}
 	}
 	return c, nil
+}
+
+// OldestKept is the seq of the oldest entry the log keeps (0 while it has
+// none): a reader that finds its next entries trimmed (CodeEventsTrimmed)
+// goes on from just before it. Safe from any goroutine.
+func (s *Service) OldestKept() uint64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.log.first
 }

@@ -16,7 +16,7 @@ func TestBookmarkIsKeptAcrossARestart(t *testing.T) {
 	w := newWorld(t)
 	w.sell(w.alice, 0, 10)
 	head := w.svc.Version()
-	b, err := w.svc.HoldBookmark("site", head, time.Minute)
+	b, err := w.svc.HoldBookmark("site", head, 0, time.Minute)
 	must(t, err)
 	if !b.Held || b.Seq != head || b.Holder != w.svc.BookmarkHolder() {
 		t.Fatalf("a new bookmark: %+v; want held at %d", b, head)
@@ -31,7 +31,7 @@ func TestBookmarkIsKeptAcrossARestart(t *testing.T) {
 		{"site", head + 5, time.Minute, "bookmark site cannot move to " + strconv.FormatUint(head+5, 10) + ", ahead of the log, whose newest entry is " + strconv.FormatUint(head, 10)},
 		{"site", head, 0, "a bookmark's lease is positive, not 0s"},
 	} {
-		_, err := w.svc.HoldBookmark(bad.name, bad.through, bad.lease)
+		_, err := w.svc.HoldBookmark(bad.name, bad.through, 0, bad.lease)
 		var me *market.Error
 		if !errors.As(err, &me) || me.Code != market.CodeInvalidQuery || me.Msg != bad.want {
 			t.Fatalf("HoldBookmark(%q, %d, %s): %v; want INVALID_QUERY %q", bad.name, bad.through, bad.lease, err, bad.want)
@@ -39,7 +39,7 @@ func TestBookmarkIsKeptAcrossARestart(t *testing.T) {
 	}
 	must(t, w.svc.ReleaseBookmark("site"))
 	w.crashAndRestart()
-	b, err = w.svc.HoldBookmark("site", 0, time.Minute)
+	b, err = w.svc.HoldBookmark("site", 0, 0, time.Minute)
 	must(t, err)
 	if !b.Held || b.Seq != head {
 		t.Fatalf("after a restart: %+v; want held at %d", b, head)
@@ -55,7 +55,7 @@ func TestRetentionKeepsWhatABookmarkHasNotTaken(t *testing.T) {
 		c.EventRetention = market.EventRetention{MaxCount: 10, MaxUnread: 60}
 	})
 	start := w.svc.Version()
-	_, err := w.svc.HoldBookmark("slow", start, time.Minute)
+	_, err := w.svc.HoldBookmark("slow", 0, start, time.Minute)
 	must(t, err)
 	change := func(n int) {
 		for range n {

@@ -25,10 +25,10 @@ func (s *Store) HoldBookmark(h market.BookmarkHold) (market.Bookmark, error) {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, commitTimeout)
 	defer cancel()
-	_, err := s.conn.Exec(ctx, `INSERT INTO bookmarks (name, seq, holder, until) VALUES ($1, $2, $3, `+nowMs+` + $4)
-		ON CONFLICT (name) DO UPDATE SET seq = greatest(bookmarks.seq, excluded.seq), holder = excluded.holder, until = excluded.until
+	_, err := s.conn.Exec(ctx, `INSERT INTO bookmarks (name, seq, holder, until) VALUES ($1, $5, $3, `+nowMs+` + $4)
+		ON CONFLICT (name) DO UPDATE SET seq = greatest(bookmarks.seq, $2), holder = excluded.holder, until = excluded.until
 		WHERE bookmarks.holder = excluded.holder OR bookmarks.until <= `+nowMs,
-		h.Name, int64(h.Through), h.Holder, h.For.Milliseconds())
+		h.Name, int64(h.Through), h.Holder, h.For.Milliseconds(), int64(max(h.Start, h.Through)))
 	c := market.Bookmark{Name: h.Name}
 	var seq, until int64
 	if err == nil {

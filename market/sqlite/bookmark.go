@@ -18,10 +18,10 @@ func (s *Store) HoldBookmark(h market.BookmarkHold) (market.Bookmark, error) {
 		return market.Bookmark{}, err
 	}
 	now := time.Now().UnixMilli()
-	_, err := s.conn.ExecContext(s.ctx, `INSERT INTO bookmarks (name, seq, holder, until) VALUES (?1, ?2, ?3, ?4)
-		ON CONFLICT (name) DO UPDATE SET seq = max(seq, excluded.seq), holder = excluded.holder, until = excluded.until
+	_, err := s.conn.ExecContext(s.ctx, `INSERT INTO bookmarks (name, seq, holder, until) VALUES (?1, ?6, ?3, ?4)
+		ON CONFLICT (name) DO UPDATE SET seq = max(seq, ?2), holder = excluded.holder, until = excluded.until
 		WHERE holder = excluded.holder OR until <= ?5`,
-		h.Name, int64(h.Through), h.Holder, now+h.For.Milliseconds(), now)
+		h.Name, int64(h.Through), h.Holder, now+h.For.Milliseconds(), now, int64(max(h.Start, h.Through)))
 	if err != nil {
 		return market.Bookmark{}, fmt.Errorf("hold bookmark %s: %w", h.Name, describe(err))
 	}

@@ -40,8 +40,11 @@ func Bookmarks(t *testing.T, tb Tables) {
 		if !b.Held || b.Seq != 8 {
 			t.Fatalf("a renewal with 8: %+v", b)
 		}
-		if other := hold(t, st, market.BookmarkHold{Name: "discord", Holder: "b", Through: 2, For: time.Minute}); !other.Held || other.Seq != 2 {
-			t.Fatalf("another name is another bookmark: %+v", other)
+		if other := hold(t, st, market.BookmarkHold{Name: "discord", Holder: "b", Through: 2, Start: 7, For: time.Minute}); !other.Held || other.Seq != 7 {
+			t.Fatalf("another name is another bookmark, starting at 7: %+v", other)
+		}
+		if other := hold(t, st, market.BookmarkHold{Name: "discord", Holder: "b", Start: 20, For: time.Minute}); other.Seq != 7 {
+			t.Fatalf("Start moved a bookmark that was there: %+v", other)
 		}
 		must(t, st.Close())
 		st = tb.Open(t, at)
