@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rynek/rynek/internal/webhook"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/catalog"
 	"go.yaml.in/yaml/v3"
@@ -66,14 +67,27 @@ orders:
   fee-percent: 0            # of the order's whole value, paid when placing it and never given back
 `
 
+// File is everything the rules file holds: the market's rules and the
+// process's webhooks (each server of a network delivers its own file's).
+type File struct {
+	Rules    market.Config
+	Webhooks []webhook.Endpoint
+}
+
 // Load reads and parses the rules file at path. A missing file is an error
 // that matches os.ErrNotExist.
 func Load(path string) (market.Config, error) {
+	f, err := LoadFile(path)
+	return f.Rules, err
+}
+
+// LoadFile is Load with the webhooks.
+func LoadFile(path string) (File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return market.Config{}, err
+		return File{}, err
 	}
-	return Parse(data, path)
+	return ParseFile(data, path)
 }
 
 // Parse reads rules from data; name is what errors call the file. The
@@ -81,27 +95,43 @@ func Load(path string) (market.Config, error) {
 // zero fields take the market's defaults, and values that mean "none" (no
 // cooldown, no sale fee) are the negative numbers Config reads so.
 func Parse(data []byte, name string) (market.Config, error) {
+	f, err := ParseFile(data, name)
+	return f.Rules, err
+}
+
+// ParseFile is Parse with the webhooks.
+func ParseFile(data []byte, name string) (File, error) {
+	c, hooks, err := parse(data, name)
+	if err != nil {
+		return File{}, err
+	}
+	return File{Rules: c, Webhooks: hooks}, nil
+}
+
+func parse(data []byte, name string) (market.Config, []webhook.Endpoint, error) {
 	var c market.Config
+	var hooks []webhook.Endpoint
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return c, nil // an empty file: every default
+			return c, nil, nil // an empty file: every default
 		}
-		return c, fmt.Errorf("%s: not YAML: %v", name, err)
+		return c, nil, fmt.Errorf("%s: not YAML: %v", name, err)
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return c, nil
+		return c, nil, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return c, fmt.Errorf("%s:%d:%d: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts, auctions, orders)", name, root.Line, root.Column)
+		return c, nil, fmt.Errorf("%s:%d:%d: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts, auctions, orders, webhooks)", name, root.Line, root.Column)
 	}
 	p := parser{name: name}
 	p.sections(root, map[string]func(*yaml.Node){
+		"webhooks": func(n *yaml.Node) { hooks = p.webhooks(n) },
 		"listings": func(n *yaml.Node) {
 			p.keys("listings", n, map[string]func(string, *yaml.Node){
 				"expiry-days": func(k string, v *yaml.Node) {
@@ -212,18 +242,18 @@ func Parse(data []byte, name string) (market.Config, error) {
 		},
 	})
 	if p.err != nil {
-		return market.Config{}, p.err
+		return market.Config{}, nil, p.err
 	}
 	if c.PurchaseCap.Max > 0 && c.PurchaseCap.Window == 0 {
 		c.PurchaseCap.Window = 24 * time.Hour
 	}
 	if c.MinPrice > 0 && c.MaxPrice > 0 && c.MinPrice > c.MaxPrice {
-		return market.Config{}, fmt.Errorf("%s: prices.min %s is above prices.max %s", name, market.FormatMoney(c.MinPrice), market.FormatMoney(c.MaxPrice))
+		return market.Config{}, nil, fmt.Errorf("%s: prices.min %s is above prices.max %s", name, market.FormatMoney(c.MinPrice), market.FormatMoney(c.MaxPrice))
 	}
 	if err := c.WithDefaults().Check(); err != nil {
-		return market.Config{}, fmt.Errorf("%s: %v", name, err)
+		return market.Config{}, nil, fmt.Errorf("%s: %v", name, err)
 	}
-	return c, nil
+	return c, hooks, nil
 }
 
 // parser keeps the first error; every later step is skipped once it has one.
@@ -244,7 +274,8 @@ func (p *parser) sections(root *yaml.Node, known map[string]func(*yaml.Node)) {
 	p.walk("", root, func(key string, v *yaml.Node) bool {
 		f, ok := known[key]
 		if ok {
-			if v.Kind != yaml.MappingNode {
+			// webhooks is a list of endpoints; every other section a map.
+			if key != "webhooks" && v.Kind != yaml.MappingNode {
 				p.fail(v, "%s: a section holds keys, not a %s", key, kindName(v))
 				return false
 			}

@@ -116,7 +116,7 @@ func TestParseOrders(t *testing.T) {
 
 func TestParseRefusals(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
-		{"listing:\n  limit: 5\n", "r.yml:1:1: unknown key listing (known: alerts, anti-abuse, auctions, fees, listings, orders, prices)"},
+		{"listing:\n  limit: 5\n", "r.yml:1:1: unknown key listing (known: alerts, anti-abuse, auctions, fees, listings, orders, prices, webhooks)"},
 		{"listings:\n  limit: many\n", `r.yml:2:10: listings.limit: a whole number from 1 to 100000, not "many"`},
 		{"listings:\n  limits: 5\n", "r.yml:2:3: unknown key listings.limits (known: blacklist, cooldown-seconds, expiry-days, limit)"},
 		{"listings:\n  limit: 5\n  limit: 6\n", "r.yml:3:3: listings.limit is given twice"},
@@ -130,7 +130,7 @@ func TestParseRefusals(t *testing.T) {
 		{"fees:\n  refund-listing-fee: maybe\n", `r.yml:2:23: fees.refund-listing-fee: true or false, not "maybe"`},
 		{"fees:\n  sale-percent: 2.555\n", `r.yml:2:17: fees.sale-percent: a percentage from 0 to 100 with at most two decimals, not "2.555"`},
 		{"alerts:\n  max-per-player:\n", "r.yml:2:18: alerts.max-per-player: a value, not a nothing"},
-		{"- a\n- b\n", "r.yml:1:1: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts, auctions, orders)"},
+		{"- a\n- b\n", "r.yml:1:1: the rules are a map of sections (listings, prices, fees, anti-abuse, alerts, auctions, orders, webhooks)"},
 		{"listings: [\n", "r.yml: not YAML: yaml: line 1: did not find expected node content"},
 	} {
 		_, err := Parse([]byte(c.text), "r.yml")
