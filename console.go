@@ -75,8 +75,11 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	if s.store.file == nil {
 		exportDir = "." // a PostgreSQL market has no folder of its own
 	}
+	// The Webhooks pane shows each endpoint's trouble: report lines would
+	// tear the screen.
+	s.startWebhooks(func(string) {})
 	to := tui.Options{Svc: s.svc, Clock: s.clock, ExportDir: exportDir, Backup: s.store.backup, DatabasePath: s.store.name,
-		ReloadRules: s.reloadRules}
+		ReloadRules: s.reloadRules, Webhooks: s.hooks}
 	if api != nil {
 		to.APIAddr = api.Addr
 	}
@@ -93,6 +96,7 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	m.Close()
+	s.stopWebhooks()
 	if err := s.svc.Close(); err != nil && runErr == nil {
 		runErr = err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rynek/rynek/internal/httpapi"
 	"github.com/rynek/rynek/internal/rules"
+	"github.com/rynek/rynek/internal/webhook"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/postgres"
 	"github.com/rynek/rynek/market/sqlite"
@@ -88,23 +89,29 @@ func (f *marketFlags) check(stderr io.Writer) int {
 // a file that cannot be used is an error naming its key and line. It
 // returns the path ("" for none) and the rules.
 func (f *marketFlags) marketRules(dbPath string) (string, market.Config, error) {
+	path, file, err := f.marketFile(dbPath)
+	return path, file.Rules, err
+}
+
+// marketFile is marketRules with the file's webhooks.
+func (f *marketFlags) marketFile(dbPath string) (string, rules.File, error) {
 	path, asked := f.config, f.config != ""
 	if !asked {
 		if isPostgres(dbPath) {
-			return "", market.Config{}, nil
+			return "", rules.File{}, nil
 		}
 		path = filepath.Join(filepath.Dir(dbPath), rules.FileName)
 	}
-	c, err := rules.Load(path)
+	file, err := rules.LoadFile(path)
 	switch {
 	case err == nil:
-		return path, c, nil
+		return path, file, nil
 	case errors.Is(err, os.ErrNotExist) && !asked:
-		return path, market.Config{}, nil // none yet; ctrl+r / SIGHUP reads it once it is there
+		return path, rules.File{}, nil // none yet; ctrl+r / SIGHUP reads it once it is there
 	case errors.Is(err, os.ErrNotExist):
-		return "", market.Config{}, fmt.Errorf("--config %s: no such file", path)
+		return "", rules.File{}, fmt.Errorf("--config %s: no such file", path)
 	}
-	return "", market.Config{}, err
+	return "", rules.File{}, err
 }
 
 // A session is the market's service running on this goroutine, its main
@@ -116,6 +123,10 @@ type session struct {
 	clock *market.ManualClock
 	// rulesPath is the rules file reloadRules reads, "" for none.
 	rulesPath string
+	// webhooks are the rules file's endpoints, which startWebhooks starts
+	// delivering to; hooks delivers them (nil before).
+	webhooks []webhook.Endpoint
+	hooks    *webhook.Outbox
 	// listener is the API's address, bound before the market was opened;
 	// nil when the command serves no API.
 	listener net.Listener
@@ -138,7 +149,7 @@ func (f *marketFlags) start(cmd string, fs *flag.FlagSet, addr string, af *apiFl
 	if code != 0 {
 		return nil, code
 	}
-	rulesPath, rulesNow, err := f.marketRules(path)
+	rulesPath, file, err := f.marketFile(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return nil, 1
@@ -152,7 +163,7 @@ func (f *marketFlags) start(cmd string, fs *flag.FlagSet, addr string, af *apiFl
 	}
 	resolved := *f
 	resolved.db = path
-	s, err := open(resolved, rulesNow, stderr)
+	s, err := open(resolved, file.Rules, stderr)
 	if err != nil {
 		if ln != nil {
 			ln.Close()
@@ -160,7 +171,7 @@ func (f *marketFlags) start(cmd string, fs *flag.FlagSet, addr string, af *apiFl
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return nil, 1
 	}
-	s.rulesPath, s.listener, s.api = rulesPath, ln, api
+	s.rulesPath, s.listener, s.api, s.webhooks = rulesPath, ln, api, file.Webhooks
 	return s, 0
 }
 
@@ -233,17 +244,21 @@ func (s *session) reloadRules() (string, error) {
 	if path == "" {
 		return "", errors.New("this market has no rules file: start it with --config PATH")
 	}
-	c, err := rules.Load(path)
+	file, err := rules.LoadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("%s does not exist: the rules stay as they are (docs/rules.md lists its keys)", path)
 	}
 	if err != nil {
 		return "", fmt.Errorf("%v; the rules stay as they are", err)
 	}
-	if err := s.svc.SetRules(c); err != nil {
+	if err := s.svc.SetRules(file.Rules); err != nil {
 		return "", err
 	}
-	return "rules reloaded from " + path, nil
+	s.webhooks = file.Webhooks
+	if s.hooks != nil {
+		s.hooks.Update(file.Webhooks)
+	}
+	return "rules reloaded from " + path + webhookCount(len(file.Webhooks)), nil
 }
 
 // isPostgres reports whether --db names a PostgreSQL market.

@@ -48,6 +48,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	report := func(line string) { fmt.Fprintln(stderr, "rynek serve: "+line) }
+	s.startWebhooks(report)
 	api := httpapi.Start(s.svc, s.listener, s.api, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -56,11 +58,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	sum, runErr := headless.Run(ctx, s.svc, headless.Options{BotsRate: *bots, Seed: uint64(time.Now().UnixNano()),
-		Report: func(line string) { fmt.Fprintln(stderr, "rynek serve: "+line) }, Reload: hup, ReloadRules: s.reloadRules})
+		Report: report, Reload: hup, ReloadRules: s.reloadRules, Webhooks: s.hooks})
 	stop()
 	if err := stopAPI(api); err != nil && runErr == nil {
 		runErr = err
 	}
+	s.stopWebhooks()
 	if err := s.svc.Close(); err != nil && runErr == nil {
 		runErr = err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rynek/rynek/internal/traffic"
+	"github.com/rynek/rynek/internal/webhook"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/playertext"
 )
@@ -42,6 +43,9 @@ type Options struct {
 	// thread's CPU time in it, which a busy machine's other processes do
 	// not inflate (0 where the system cannot tell a thread's CPU time).
 	Observe func(wall, cpu time.Duration)
+	// Webhooks, when set, adds to every periodic report a line for each
+	// endpoint in trouble (failing, or its last try failed).
+	Webhooks webhook.Control
 }
 
 // Summary is what a run did and how long its ticks took: the work of a
@@ -152,6 +156,13 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 					report(botsReport(svc, gen, window, now.Sub(reported)))
 				}
 				report(tickReport(svc.TickWorkSince(reported), now.Sub(reported)))
+				if o.Webhooks != nil {
+					for _, st := range o.Webhooks.Status() {
+						if line := webhookReport(st); line != "" {
+							report(line)
+						}
+					}
+				}
 				window, reported = traffic.Result{}, now
 			}
 			if o.Observe != nil {
@@ -254,4 +265,24 @@ func follow(svc *market.Service, sum *Summary, report func(string)) {
 			report("following the other instances again")
 		}
 	}
+}
+
+// webhookReport is one line on an endpoint in trouble, "" for one that
+// delivers.
+func webhookReport(st webhook.Status) string {
+	if !st.Failing && st.LastError == "" {
+		return ""
+	}
+	state := "delivering"
+	switch {
+	case st.Failing:
+		state = "failing, waits for Resume"
+	case st.Paused:
+		state = "paused"
+	}
+	line := fmt.Sprintf("webhook %s (%s): %s; %d events behind, delivered through %d", st.Name, state, st.LastError, st.Lag, st.Delivered)
+	if !st.NextRetry.IsZero() {
+		line += ", next try at " + st.NextRetry.Format(time.TimeOnly)
+	}
+	return line
 }

@@ -100,6 +100,7 @@ type Outbox struct {
 
 	mu      sync.Mutex
 	senders []*sender // in the order of the configuration
+	retired []*sender // stopped by Update, maybe still finishing
 	closed  bool
 
 	// wakes is what the main thread's listener signals: a copy replaced
@@ -128,7 +129,10 @@ func Start(svc *market.Service, endpoints []Endpoint, o Options) *Outbox {
 
 // Update applies a reloaded configuration: an endpoint added starts, one
 // removed stops, one changed starts again from its stored position (still
-// paused when it was). An unchanged one goes on undisturbed.
+// paused when it was). An unchanged one goes on undisturbed. It returns at
+// once (the main thread calls it): a stopped sender finishes on its own
+// goroutine, and a changed endpoint's new sender starts once the old one
+// is gone, so that its receiver never gets two at a time.
 func (b *Outbox) Update(endpoints []Endpoint) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -147,16 +151,18 @@ func (b *Outbox) Update(endpoints []Endpoint) {
 		case ok && sameEndpoint(s.ep, ep):
 			next = append(next, s)
 		case ok:
-			paused := s.status().Paused
-			s.close()
-			next = append(next, b.start(ep, paused))
+			s.halt()
+			b.retired = append(b.retired, s)
+			next = append(next, b.start(ep, s.status().Paused, s.done))
 		default:
-			next = append(next, b.start(ep, false))
+			next = append(next, b.start(ep, false, nil))
 		}
 	}
 	for _, s := range old {
-		s.close()
+		s.halt()
+		b.retired = append(b.retired, s)
 	}
+	b.retired = slices.DeleteFunc(b.retired, (*sender).finished)
 	b.senders = next
 	wakes := make([]chan struct{}, len(next))
 	for i, s := range next {
@@ -170,9 +176,16 @@ func sameEndpoint(a, b Endpoint) bool {
 		slices.Equal(a.Events, b.Events) && a.MinPrice == b.MinPrice
 }
 
-func (b *Outbox) start(ep Endpoint, paused bool) *sender {
+// start starts ep's sender once after (a channel closed when its previous
+// sender is gone; nil: none) is closed.
+func (b *Outbox) start(ep Endpoint, paused bool, after <-chan struct{}) *sender {
 	s := newSender(b.svc, b.o, ep, paused)
-	go s.run()
+	go func() {
+		if after != nil {
+			<-after
+		}
+		s.run()
+	}()
 	return s
 }
 
@@ -186,8 +199,8 @@ func (b *Outbox) Close() {
 		return
 	}
 	b.closed = true
-	senders := b.senders
-	b.senders = nil
+	senders := append(b.senders, b.retired...)
+	b.senders, b.retired = nil, nil
 	b.mu.Unlock()
 	b.unsub()
 	b.wakes.Store(&[]chan struct{}{})

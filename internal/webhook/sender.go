@@ -75,12 +75,28 @@ func newSender(svc *market.Service, o Options, ep Endpoint, paused bool) *sender
 	return s
 }
 
-func (s *sender) close() {
+// halt tells the sender to stop: a request under way is abandoned.
+func (s *sender) halt() {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		s.cancel()
 	})
+}
+
+// close stops the sender and waits until it has.
+func (s *sender) close() {
+	s.halt()
 	<-s.done
+}
+
+// finished reports whether the sender's goroutine has ended.
+func (s *sender) finished() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (s *sender) status() Status {
