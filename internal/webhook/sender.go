@@ -195,7 +195,8 @@ func (s *sender) keepLease() bool {
 	}
 	b, err := s.svc.HoldBookmark(s.ep.Name, through, s.start, s.o.Lease)
 	if err != nil {
-		s.trouble("the position cannot be stored: "+err.Error(), s.o.Retry.Wait(max(s.failures, 1)))
+		s.failures++
+		s.trouble("the position cannot be stored: "+err.Error(), s.o.Retry.Wait(s.failures))
 		return false
 	}
 	s.heldAt, s.stored = time.Now(), time.Now()
