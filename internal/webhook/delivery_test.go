@@ -1,6 +1,7 @@
 package webhook_test
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -361,5 +362,43 @@ func TestSecretsAreNeverShown(t *testing.T) {
 	}
 	if st := statusOf(t, box, "bad"); !st.Failing {
 		t.Fatalf("bad: %+v", st)
+	}
+}
+
+// TestDeliverySkipsWhatRetentionTrimmed: an endpoint further behind than
+// the retention's cap finds its next events trimmed; it counts them in
+// Skipped, says so (in LastError until the next delivery, and in the
+// report), and goes on with the oldest kept, never stalling.
+func TestDeliverySkipsWhatRetentionTrimmed(t *testing.T) {
+	m := newMarket(t, func(c *market.Config) {
+		c.EventRetention = market.EventRetention{MaxCount: 10, MaxUnread: 30}
+	})
+	start := m.svc.Version()
+	rc := newReceiver(t, nil)
+	var report reportLines
+	box := webhook.Start(m.svc, []webhook.Endpoint{rc.endpoint("site")}, fast(&report))
+	defer box.Close()
+	waitFor(t, "the endpoint's bookmark", func() bool { return statusOf(t, box, "site").LastError == "" && statusOf(t, box, "site").Head == start })
+	must(t, box.Pause("site"))
+	m.change(20)
+	n, err := m.svc.TrimEventLog()
+	must(t, err)
+	head := m.svc.Version()
+	if first := m.svc.OldestKept(); n == 0 || first != head-30+1 {
+		t.Fatalf("trimmed %d, the oldest kept %d; want the newest 30 of %d kept", n, first, head)
+	}
+	must(t, box.Resume("site"))
+	waitFor(t, "the position at the head", func() bool { return statusOf(t, box, "site").Delivered == head })
+	st := statusOf(t, box, "site")
+	skipped := head - 30 - start
+	want := fmt.Sprintf("%d log entries after %d were trimmed before delivery (the retention's cap); delivery goes on from %d", skipped, start, head-30)
+	if st.Skipped != skipped {
+		t.Fatalf("status %+v; want %d skipped", st, skipped)
+	}
+	if lines := report.all(); !slices.Contains(lines, "webhook site: "+want) {
+		t.Fatalf("report %q", lines)
+	}
+	if got, kept := rc.seqs(), seqsOf(m.events(head-30)); !slices.Equal(got, kept) {
+		t.Fatalf("after the skip the receiver got %v, want the kept %v", got, kept)
 	}
 }
