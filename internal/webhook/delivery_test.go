@@ -92,8 +92,9 @@ func TestDeliveryRetriesAServerError(t *testing.T) {
 }
 
 // TestDeliveryRefusedMarksFailing: a receiver that refuses (400) is tried
-// a few times, then the endpoint is failing and waits; Resume delivers
-// again from the refused event, nothing skipped.
+// a few times, then the endpoint is failing and waits; a reload tries it
+// again, and Resume delivers again from the refused event, nothing
+// skipped.
 func TestDeliveryRefusedMarksFailing(t *testing.T) {
 	m := newMarket(t)
 	start := m.svc.Version()
@@ -126,6 +127,15 @@ func TestDeliveryRefusedMarksFailing(t *testing.T) {
 	if tries != 3 {
 		t.Fatalf("%d requests to a failing endpoint, want the 3 before it failed", tries)
 	}
+	// A reload of the same configuration tries it again: once more
+	// refused three times, it is failing again.
+	box.Update([]webhook.Endpoint{rc.endpoint("site")})
+	waitFor(t, "three more refusals", func() bool {
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		return rc.requests == 6
+	})
+	waitFor(t, "the endpoint failing again", func() bool { return statusOf(t, box, "site").Failing })
 	refuse.Store(false)
 	must(t, box.Resume("site"))
 	wantSeqs := seqsOf(m.events(start))

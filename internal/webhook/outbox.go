@@ -129,7 +129,8 @@ func Start(svc *market.Service, endpoints []Endpoint, o Options) *Outbox {
 
 // Update applies a reloaded configuration: an endpoint added starts, one
 // removed stops, one changed starts again from its stored position (still
-// paused when it was). An unchanged one goes on undisturbed. It returns at
+// paused when it was). An unchanged one goes on, tried again at once when it
+// was failing. It returns at
 // once (the main thread calls it): a stopped sender finishes on its own
 // goroutine, and a changed endpoint's new sender starts once the old one
 // is gone, so that its receiver never gets two at a time.
@@ -149,6 +150,11 @@ func (b *Outbox) Update(endpoints []Endpoint) {
 		delete(old, ep.Name)
 		switch {
 		case ok && sameEndpoint(s.ep, ep):
+			// A reload is also how rynek serve's admin, who has no
+			// console, says a failing receiver is fixed.
+			if s.status().Failing && s.encErr == nil {
+				s.control(true, func(st *Status) { st.Failing, st.NextRetry = false, time.Time{} })
+			}
 			next = append(next, s)
 		case ok:
 			s.halt()
