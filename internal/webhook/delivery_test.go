@@ -266,6 +266,9 @@ func TestPauseResumeAndSendTest(t *testing.T) {
 	if got := rc.lines(); len(got) != 0 || !statusOf(t, box, "site").Paused {
 		t.Fatalf("a paused endpoint got %v", got)
 	}
+	if st := statusOf(t, box, "site"); st.Head != m.svc.Version() || st.Lag < len(m.events(start)) {
+		t.Fatalf("a paused endpoint's status %+v: want the log's head %d and a lag of at least its %d events", st, m.svc.Version(), len(m.events(start)))
+	}
 	must(t, box.SendTest("site"))
 	waitFor(t, "the test event", func() bool { return statusOf(t, box, "site").Test != "" })
 	if got := rc.lines(); len(got) != 1 || got[0].Seq != 0 || got[0].Event != "TransactionCompletedEvent" {

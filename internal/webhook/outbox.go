@@ -222,9 +222,17 @@ func (b *Outbox) Status() []Status {
 	b.mu.Lock()
 	senders := slices.Clone(b.senders)
 	b.mu.Unlock()
+	head := b.svc.Version()
 	out := make([]Status, len(senders))
 	for i, s := range senders {
-		out[i] = s.status()
+		st := s.status()
+		// A paused, failing or waiting endpoint has not read the log
+		// since: what came meanwhile is lag too.
+		if from := max(st.Head, st.Delivered); head > from {
+			st.Lag += int(head - from)
+			st.Head = head
+		}
+		out[i] = st
 	}
 	return out
 }
