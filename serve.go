@@ -53,10 +53,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	api := httpapi.Start(s.svc, s.listener, s.api, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, Prometheus metrics at /metrics, the website at /); Ctrl+C stops\n", s.store.name, api.Addr)
+	// SIGHUP is caught before serve says it serves: one sent as soon as
+	// it does reloads the rules rather than ending the process.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, Prometheus metrics at /metrics, the website at /); Ctrl+C stops\n", s.store.name, api.Addr)
 	sum, runErr := headless.Run(ctx, s.svc, headless.Options{BotsRate: *bots, Seed: uint64(time.Now().UnixNano()),
 		Report: report, Reload: hup, ReloadRules: s.reloadRules, Webhooks: s.hooks})
 	stop()
