@@ -66,6 +66,9 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	// The Webhooks pane shows each endpoint's trouble: report lines would
+	// tear the screen.
+	s.startWebhooks(func(string) {})
 	var api *httpapi.Running
 	if s.listener != nil {
 		// The API's own errors would tear the console's screen: dropped.
@@ -75,9 +78,6 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	if s.store.file == nil {
 		exportDir = "." // a PostgreSQL market has no folder of its own
 	}
-	// The Webhooks pane shows each endpoint's trouble: report lines would
-	// tear the screen.
-	s.startWebhooks(func(string) {})
 	to := tui.Options{Svc: s.svc, Clock: s.clock, ExportDir: exportDir, Backup: s.store.backup, DatabasePath: s.store.name,
 		ReloadRules: s.reloadRules, Webhooks: s.hooks}
 	if api != nil {
