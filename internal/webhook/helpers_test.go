@@ -51,6 +51,8 @@ func newSpec(t *testing.T) string {
 	}
 }
 
+// openStore opens the market at spec as instance; "seed" opens it as a
+// tool, which is no instance of the network (it holds no log back).
 func openStore(t testing.TB, spec, instance string) market.Store {
 	t.Helper()
 	var st market.Store
@@ -58,7 +60,7 @@ func openStore(t testing.TB, spec, instance string) market.Store {
 	if path, ok := strings.CutPrefix(spec, "sqlite:"); ok {
 		st, err = sqlite.Open(path, sqlite.Options{})
 	} else {
-		st, err = postgres.Open(spec, postgres.Options{Instance: instance})
+		st, err = postgres.Open(spec, postgres.Options{Instance: instance, Tool: instance == "seed"})
 	}
 	if err != nil {
 		t.Fatal(err)
