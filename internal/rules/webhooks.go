@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"encoding/base64"
 	"fmt"
 	"net/url"
 	"slices"
@@ -98,10 +97,9 @@ func (p *parser) webhook(i int, n *yaml.Node) (webhook.Endpoint, bool) {
 			if !ok {
 				return
 			}
-			// Never repeated in an error: it is a secret.
-			b64, prefixed := strings.CutPrefix(s, "whsec_")
-			if key, err := base64.StdEncoding.DecodeString(b64); !prefixed || err != nil || len(key) == 0 {
-				p.fail(v, `%s: "whsec_" followed by the base64 of the key (e.g. whsec_ and the output of: openssl rand -base64 32)`, k)
+			// The error never repeats it: it is a secret.
+			if _, err := webhook.ParseSecret(s); err != nil {
+				p.fail(v, "%s: %v", k, err)
 			}
 			ep.Secret = s
 		},
