@@ -25,7 +25,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, flag := range []string{"-db", "-seed", "-seed-rand", "-name", "-sync", "-version", "XDG_DATA_HOME", "2,724/s against 8,100/s",
-		"-api", "-api-token", "-api-cors-origin", "-api-rate", "RYNEK_API_TOKEN", "rynek serve", "rynek import", "rynek export", "rynek check [--db PATH]"} {
+		"-api", "-public-url", "-api-token", "-api-cors-origin", "-api-rate", "RYNEK_API_TOKEN", "rynek serve", "rynek import", "rynek export", "rynek check [--db PATH]"} {
 		if !strings.Contains(errb.String(), flag) {
 			t.Errorf("help lacks %s:\n%s", flag, errb.String())
 		}

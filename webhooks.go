@@ -10,7 +10,8 @@ import (
 // webhooks, telling report of an endpoint's trouble; the console and serve
 // call it once the market is open, and stopWebhooks before it closes.
 func (s *session) startWebhooks(report func(string)) {
-	s.hooks = webhook.Start(s.svc, s.webhooks, webhook.Options{Report: report})
+	encoder := webhook.EncoderWith(webhook.DiscordOptions{Board: s.publicURL})
+	s.hooks = webhook.Start(s.svc, s.webhooks, webhook.Options{Report: report, Encoder: encoder})
 }
 
 // stopWebhooks stops delivery: each endpoint's position is in the market,

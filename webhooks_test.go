@@ -280,3 +280,55 @@ func TestServeReloadsWebhooks(t *testing.T) {
 	}
 	srv.stop()
 }
+
+// TestServeLinksDiscordMessagesToItsBoard: with --public-url, serve's
+// Discord messages link each event to its page on the board; a URL that
+// is not http(s) is refused as a usage error.
+func TestServeLinksDiscordMessagesToItsBoard(t *testing.T) {
+	var errb strings.Builder
+	if code := run([]string{"serve", "--public-url", "rynek.example.pl", "--db", filepath.Join(t.TempDir(), "m.db")}, io.Discard, &errb); code != 2 ||
+		errb.String() != "rynek: --public-url: the board's public address \"rynek.example.pl\" is not an absolute http(s) URL without a query\n" {
+		t.Fatalf("exit %d: %q", code, errb.String())
+	}
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var links []string
+	discord := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var msg struct{ Embeds []struct{ URL string } }
+		if r.URL.Path != "/api/webhooks/42/t0ken" || json.NewDecoder(r.Body).Decode(&msg) != nil {
+			t.Errorf("a message to %s", r.URL.Path)
+		}
+		mu.Lock()
+		for _, e := range msg.Embeds {
+			links = append(links, e.URL)
+		}
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer discord.Close()
+	rules := "webhooks:\n  - name: discord\n    url: " + discord.URL + "/api/webhooks/42/t0ken\n    format: discord\n"
+	if err := os.WriteFile(filepath.Join(dir, "rynek.yml"), []byte(rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServe(t, "--db", filepath.Join(dir, "m.db"), "--seed", "50", "--seed-rand", "1", "--api", "127.0.0.1:0",
+		"--bots", "100", "--public-url", "https://rynek.example.pl/")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		n := len(links)
+		mu.Unlock()
+		if n >= 5 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d embeds in 10 s: %s", n, srv.errb.String())
+		}
+	}
+	srv.stop()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, l := range links {
+		if !strings.HasPrefix(l, "https://rynek.example.pl/") {
+			t.Fatalf("an embed links to %q", l)
+		}
+	}
+}
