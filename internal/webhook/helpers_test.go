@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // the test's goroutine (its main thread), on the store RYNEK_TEST_STORE
 // names.
 type testMarket struct {
-	t            *testing.T
+	t            testing.TB
 	spec         string
 	svc          *market.Service
 	store        market.Store
@@ -39,7 +39,7 @@ type testMarket struct {
 var t0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 
 // newSpec names a new empty market: "sqlite:PATH" or a PostgreSQL one.
-func newSpec(t *testing.T) string {
+func newSpec(t testing.TB) string {
 	switch kind := os.Getenv("RYNEK_TEST_STORE"); kind {
 	case "", "sqlite":
 		return "sqlite:" + filepath.Join(t.TempDir(), "market.db")
@@ -90,7 +90,7 @@ func seedMarket(t testing.TB, spec string) {
 	must(t, b.Finish())
 }
 
-func newMarket(t *testing.T, opts ...func(*market.Config)) *testMarket {
+func newMarket(t testing.TB, opts ...func(*market.Config)) *testMarket {
 	t.Helper()
 	m := &testMarket{t: t, spec: newSpec(t), alice: alice, bob: bob}
 	seedMarket(t, m.spec)
@@ -104,7 +104,7 @@ func (m *testMarket) open(instance string, opts ...func(*market.Config)) {
 	m.svc, m.store = openService(m.t, m.spec, instance, opts...)
 }
 
-func openService(t *testing.T, spec, instance string, opts ...func(*market.Config)) (*market.Service, market.Store) {
+func openService(t testing.TB, spec, instance string, opts ...func(*market.Config)) (*market.Service, market.Store) {
 	t.Helper()
 	st := openStore(t, spec, instance)
 	cfg := market.Config{Clock: market.NewManualClock(t0), ListingCooldown: -1}
@@ -187,7 +187,7 @@ type line struct {
 // receiver is a webhook receiver in httptest: it records the events of
 // every delivery it takes, and answers as answer says (nil: 204).
 type receiver struct {
-	t   *testing.T
+	t   testing.TB
 	srv *httptest.Server
 
 	mu       sync.Mutex
@@ -196,7 +196,7 @@ type receiver struct {
 	answer   func(n int, w http.ResponseWriter, r *http.Request) bool // n counts requests from 1; true: taken
 }
 
-func newReceiver(t *testing.T, answer func(n int, w http.ResponseWriter, r *http.Request) bool) *receiver {
+func newReceiver(t testing.TB, answer func(n int, w http.ResponseWriter, r *http.Request) bool) *receiver {
 	rc := &receiver{t: t, answer: answer}
 	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
@@ -292,7 +292,7 @@ func (r *reportLines) all() []string {
 
 // waitFor polls cond (from the test's goroutine, the market's main thread)
 // until it holds, for up to 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
@@ -303,7 +303,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func statusOf(t *testing.T, c webhook.Control, name string) webhook.Status {
+func statusOf(t testing.TB, c webhook.Control, name string) webhook.Status {
 	t.Helper()
 	for _, s := range c.Status() {
 		if s.Name == name {
