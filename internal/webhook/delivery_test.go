@@ -228,6 +228,13 @@ func TestDeliveryResumesFromTheStoredPosition(t *testing.T) {
 	m.change(10)
 	waitFor(t, "the position at the head", func() bool { return statusOf(t, box, "site").Delivered == m.svc.Version() })
 	box.Close()
+	// The position is the market's, under the endpoint's bookmark, its
+	// lease given up.
+	b, err := m.svc.HoldBookmark("webhook:site", 0, 0, time.Second)
+	if err != nil || !b.Held || b.Seq != m.svc.Version() {
+		t.Fatalf("the bookmark webhook:site after the close: %+v, %v; want it free and at %d", b, err, m.svc.Version())
+	}
+	must(t, m.svc.ReleaseBookmark("webhook:site"))
 	m.change(10) // while no delivery runs
 	must(t, m.svc.Close())
 	m.open("")

@@ -144,6 +144,10 @@ func (s *sender) interrupted() bool {
 	return s.stopped() || st.Paused || st.Failing
 }
 
+// bookmark names the endpoint's bookmark in the market: its name, apart
+// from any other reader's.
+func (s *sender) bookmark() string { return "webhook:" + s.ep.Name }
+
 func (s *sender) report(format string, args ...any) {
 	s.o.Report("webhook " + s.ep.Name + ": " + fmt.Sprintf(format, args...))
 }
@@ -152,7 +156,7 @@ func (s *sender) run() {
 	defer close(s.done)
 	defer func() {
 		if s.held {
-			s.svc.ReleaseBookmark(s.ep.Name) // another server takes over at once
+			s.svc.ReleaseBookmark(s.bookmark()) // another server takes over at once
 		}
 	}()
 	if s.encErr != nil {
@@ -193,7 +197,7 @@ func (s *sender) keepLease() bool {
 	if s.held {
 		through = s.pos
 	}
-	b, err := s.svc.HoldBookmark(s.ep.Name, through, s.start, s.o.Lease)
+	b, err := s.svc.HoldBookmark(s.bookmark(), through, s.start, s.o.Lease)
 	if err != nil {
 		s.failures++
 		s.trouble("the position cannot be stored: "+err.Error(), s.o.Retry.Wait(s.failures))
@@ -225,7 +229,7 @@ func (s *sender) keepLease() bool {
 // advance stores the position (and renews the lease). False when the lease
 // was lost: another server delivers the endpoint now.
 func (s *sender) advance() bool {
-	b, err := s.svc.HoldBookmark(s.ep.Name, s.pos, s.start, s.o.Lease)
+	b, err := s.svc.HoldBookmark(s.bookmark(), s.pos, s.start, s.o.Lease)
 	if err != nil {
 		// The position stays behind in the store: what follows may be
 		// delivered twice, never lost. The next write catches up.
