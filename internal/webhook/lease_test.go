@@ -98,3 +98,44 @@ func TestOneServerOfANetworkDelivers(t *testing.T) {
 		t.Fatalf("the last server took %s to take over a lease given up", took)
 	}
 }
+
+// TestTakingOverAheadOfTheLog: a server that takes an endpoint over may
+// not have followed the log as far as the holder delivered; it waits for
+// the log quietly (no error, no backoff) and goes on from the stored
+// position once it has.
+func TestTakingOverAheadOfTheLog(t *testing.T) {
+	if os.Getenv("RYNEK_TEST_STORE") != "postgres" {
+		t.Skip("a network of servers needs PostgreSQL: RYNEK_TEST_STORE=postgres")
+	}
+	m := newMarket(t)
+	start := m.svc.Version()
+	rc := newReceiver(t, nil)
+	var report reportLines
+	a, _ := openService(t, m.spec, "a")
+	boxA := webhook.Start(a, []webhook.Endpoint{rc.endpoint("site")}, fast(&report))
+	time.Sleep(200 * time.Millisecond) // a takes the lease first: its first step
+	b, _ := openService(t, m.spec, "b")
+	boxB := webhook.Start(b, []webhook.Endpoint{rc.endpoint("site")}, fast(&report))
+	defer boxB.Close()
+	waitFor(t, "b standing by", func() bool { return strings.HasPrefix(statusOf(t, boxB, "site").LastError, "delivered by a") })
+	m.change(10)
+	want := seqsOf(m.events(start))
+	waitFor(t, "a delivering", func() bool { a.Follow(); return len(rc.seqs()) == len(want) })
+	boxA.Close() // b takes over at once, from a position past its own log
+	waitFor(t, "b holding the endpoint", func() bool { return statusOf(t, boxB, "site").Delivered == want[len(want)-1] })
+	time.Sleep(300 * time.Millisecond)
+	if st := statusOf(t, boxB, "site"); st.LastError != "" || !st.NextRetry.IsZero() {
+		t.Fatalf("b waiting for the log: %+v", st)
+	}
+	m.change(5)
+	want = seqsOf(m.events(start))
+	waitFor(t, "b delivering once it followed", func() bool { b.Follow(); return len(rc.seqs()) == len(want) })
+	if got := rc.seqs(); !slices.Equal(got, want) || len(rc.lines()) != len(want) {
+		t.Fatalf("the receiver got %v (%d deliveries), want each of %v once", got, len(rc.lines()), want)
+	}
+	for _, l := range report.all() {
+		if strings.Contains(l, "cannot") || strings.Contains(l, "trying again") {
+			t.Fatalf("report %q", report.all())
+		}
+	}
+}

@@ -195,7 +195,10 @@ func (s *sender) keepLease() bool {
 	}
 	through := uint64(0)
 	if s.held {
-		through = s.pos
+		// In a network the position may be ahead of what this server
+		// has followed yet (another stored it): the store keeps the
+		// larger of the two.
+		through = min(s.pos, s.svc.Version())
 	}
 	b, err := s.svc.HoldBookmark(s.bookmark(), through, s.start, s.o.Lease)
 	if err != nil {
@@ -229,7 +232,7 @@ func (s *sender) keepLease() bool {
 // advance stores the position (and renews the lease). False when the lease
 // was lost: another server delivers the endpoint now.
 func (s *sender) advance() bool {
-	b, err := s.svc.HoldBookmark(s.bookmark(), s.pos, s.start, s.o.Lease)
+	b, err := s.svc.HoldBookmark(s.bookmark(), min(s.pos, s.svc.Version()), s.start, s.o.Lease)
 	if err != nil {
 		// The position stays behind in the store: what follows may be
 		// delivered twice, never lost. The next write catches up.
@@ -249,6 +252,12 @@ func (s *sender) advance() bool {
 // deliverPage reads the next page of the log and delivers what the
 // endpoint wants of it. It reports whether the log was read to its head.
 func (s *sender) deliverPage() bool {
+	if s.pos > s.svc.Version() {
+		// Taken over from a server that had delivered further than
+		// this one has followed the log yet: wait for the log.
+		s.sleep(s.o.Poll, true)
+		return false
+	}
 	page, err := s.svc.EventsSince(s.pos, pageSize)
 	if errors.Is(err, market.ErrEventsTrimmed) {
 		s.skipTrimmed()
