@@ -69,6 +69,7 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	// The Webhooks pane shows each endpoint's trouble: report lines would
 	// tear the screen.
 	s.startWebhooks(func(string) {})
+	s.api.Webhooks = s.hooks // their lag in /metrics
 	var api *httpapi.Running
 	if s.listener != nil {
 		// The API's own errors would tear the console's screen: dropped.

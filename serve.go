@@ -50,6 +50,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	report := func(line string) { fmt.Fprintln(stderr, "rynek serve: "+line) }
 	s.startWebhooks(report)
+	s.api.Webhooks = s.hooks // their lag in /metrics
 	api := httpapi.Start(s.svc, s.listener, s.api, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

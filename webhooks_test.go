@@ -225,7 +225,7 @@ func uniqueInOrder(t *testing.T, seqs []uint64) []uint64 {
 
 // TestServeReloadsWebhooks: SIGHUP applies the rules file's webhooks to
 // `rynek serve`: one added starts delivering, its trouble and recovery
-// are said on stderr, and one removed stops.
+// are said on stderr, its lag is in /metrics, and one removed stops.
 func TestServeReloadsWebhooks(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
@@ -269,6 +269,16 @@ func TestServeReloadsWebhooks(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the receiver got %d events in 10 s", len(rc.taken()))
 		}
+	}
+	// Prometheus sees the endpoint added by the reload.
+	res, err := http.Get(srv.base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !regexp.MustCompile(`(?m)^rynek_webhook_lag_events\{webhook="site"\} \d+$`).Match(metrics) {
+		t.Fatalf("/metrics has no lag of the webhook site:\n%s", metrics)
 	}
 	hup("fees:\n  sale-percent: 3\n")
 	said("rules reloaded from " + rulesFile + "\n")
