@@ -78,6 +78,65 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 	return rc
 }
 
+// discordDouble stands in for a Discord channel's webhook: it takes
+// messages of up to ten embeds, reads each event's seq from its embed's
+// footer ("Rynek · zdarzenie #<seq>"), and answers every fourth message
+// with a 429 and a retry_after, as Discord's rate limit does (the message
+// is then not taken).
+type discordDouble struct {
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	messages  int
+	limited   int
+	got       []uint64
+	footerSeq *regexp.Regexp
+}
+
+func newDiscordDouble(t *testing.T) *discordDouble {
+	d := &discordDouble{footerSeq: regexp.MustCompile(`^Rynek · zdarzenie #(\d+)$`)}
+	d.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var msg struct {
+			Embeds []struct {
+				Footer struct{ Text string }
+			}
+		}
+		if err := json.NewDecoder(r.Body).Decode(&msg); err != nil || len(msg.Embeds) == 0 || len(msg.Embeds) > 10 {
+			t.Errorf("a Discord message of %d embeds (%v)", len(msg.Embeds), err)
+			http.Error(w, `{"message":"Cannot send an empty message","code":50006}`, http.StatusBadRequest)
+			return
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.messages++
+		if d.messages%4 == 0 {
+			d.limited++
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"message":"You are being rate limited.","retry_after":0.05,"global":false}`)
+			return
+		}
+		for _, e := range msg.Embeds {
+			m := d.footerSeq.FindStringSubmatch(e.Footer.Text)
+			if m == nil {
+				t.Errorf("an embed's footer %q names no event", e.Footer.Text)
+				continue
+			}
+			seq, _ := strconv.ParseUint(m[1], 10, 64)
+			d.got = append(d.got, seq)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(d.srv.Close)
+	return d
+}
+
+func (d *discordDouble) taken() []uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.got)
+}
+
 func (rc *hookReceiver) taken() []uint64 {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -137,17 +196,21 @@ func publishedSeqs(t *testing.T, db string, after uint64) []uint64 {
 }
 
 // TestWebhooksSurviveSIGKILL: `rynek serve` with bots delivers to a
-// Standard Webhooks receiver and is killed (SIGKILL) while a delivery is
-// in flight; started again with bots, it goes on from the position stored
-// in the market and is killed again at a random moment; a third run
-// without bots delivers the rest. The receiver has every event of the log, in seq order, with no
-// gap, each signed; a repeat is only of a seq it had (the one in flight
-// when the process died, or one whose position was not stored yet).
+// Standard Webhooks receiver and a Discord double and is killed (SIGKILL)
+// while a delivery is in flight; started again with bots, it goes on from
+// the positions stored in the market and is killed again at a random
+// moment; a third run without bots delivers the rest. Each receiver has
+// every event of the log, in seq order, with no gap (the receiver's each
+// signed, the double's in messages of up to ten, a quarter of them
+// refused with a 429 and sent again); a repeat is only of a seq it had
+// (the one in flight when the process died, or one whose position was not
+// stored yet).
 func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
-	rc := newHookReceiver(t)
-	rules := "webhooks:\n  - name: site\n    url: " + rc.srv.URL + "/rynek\n    format: standard\n    secret: " + hookSecret + "\n"
+	rc, dd := newHookReceiver(t), newDiscordDouble(t)
+	rules := "webhooks:\n  - name: site\n    url: " + rc.srv.URL + "/rynek\n    format: standard\n    secret: " + hookSecret + "\n" +
+		"  - name: discord\n    url: " + dd.srv.URL + "/api/webhooks/123/token\n    format: discord\n"
 	if err := os.WriteFile(filepath.Join(dir, "rynek.yml"), []byte(rules), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -184,15 +247,16 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	child.Wait()
 
 	child = startChild(t, "--db", db, "--api", "127.0.0.1:0")
-	var want, got []uint64
+	var want, got, gotDiscord []uint64
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		want = publishedSeqs(t, db, 0)
-		got = uniqueInOrder(t, rc.taken())
-		if slices.Equal(got, want) {
+		got, gotDiscord = uniqueInOrder(t, rc.taken()), uniqueInOrder(t, dd.taken())
+		if slices.Equal(got, want) && slices.Equal(gotDiscord, want) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after the restart the receiver has %d events of the log's %d (%d before the kill)", len(got), len(want), before)
+			t.Fatalf("after the restart the receiver has %d events of the log's %d (%d before the kill), the Discord double %d",
+				len(got), len(want), before, len(gotDiscord))
 		}
 	}
 	if err := child.Process.Signal(syscall.SIGTERM); err != nil {
@@ -201,7 +265,11 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	if err := child.Wait(); err != nil {
 		t.Fatalf("serve after SIGTERM: %v", err)
 	}
-	t.Logf("%d events delivered, %d before the first kill, %d requests in all", len(want), before, len(rc.taken()))
+	dd.mu.Lock()
+	messages, limited := dd.messages, dd.limited
+	dd.mu.Unlock()
+	t.Logf("%d events delivered, %d before the first kill, %d requests in all; to Discord %d messages, %d refused with a 429",
+		len(want), before, len(rc.taken()), messages, limited)
 }
 
 // uniqueInOrder is the seqs taken with repeats left out; it fails when a
