@@ -405,8 +405,21 @@ func (p *parser) percent(key string, v *yaml.Node) int64 {
 
 // materials reads a list of material keys the catalogue knows.
 func (p *parser) materials(key string, v *yaml.Node) []string {
+	return p.list(key, v, "items", func(e *yaml.Node, s string, _ []string) (string, bool) {
+		info, found := catalog.LookupMaterial(s)
+		if !found {
+			p.fail(e, "%s: unknown item %q", key, s)
+		}
+		return info.Key, found
+	})
+}
+
+// list reads a list of scalars, what is its words for them ("items"):
+// each goes through one, which gets the ones before it and fails the
+// node itself when it refuses one (ok false), refusing the list.
+func (p *parser) list(key string, v *yaml.Node, what string, one func(e *yaml.Node, s string, before []string) (string, bool)) []string {
 	if v.Kind != yaml.SequenceNode {
-		p.fail(v, "%s: a list of items, not a %s", key, kindName(v))
+		p.fail(v, "%s: a list of %s, not a %s", key, what, kindName(v))
 		return nil
 	}
 	out := []string{}
@@ -415,12 +428,10 @@ func (p *parser) materials(key string, v *yaml.Node) []string {
 		if !ok {
 			return nil
 		}
-		info, found := catalog.LookupMaterial(s)
-		if !found {
-			p.fail(e, "%s: unknown item %q", key, s)
+		if s, ok = one(e, s, out); !ok {
 			return nil
 		}
-		out = append(out, info.Key)
+		out = append(out, s)
 	}
 	return out
 }

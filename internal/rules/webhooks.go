@@ -135,27 +135,18 @@ func webhookName(s string) bool {
 // eventNames reads a list of the names of the events the market
 // publishes.
 func (p *parser) eventNames(key string, v *yaml.Node) []string {
-	if v.Kind != yaml.SequenceNode {
-		p.fail(v, "%s: a list of event names, not a %s", key, kindName(v))
-		return nil
-	}
-	out := []string{}
-	for _, e := range v.Content {
-		s, ok := p.scalar(key, e)
-		if !ok {
-			return nil
-		}
-		if !market.EventKind(s).Published() {
+	out := p.list(key, v, "event names", func(e *yaml.Node, s string, before []string) (string, bool) {
+		switch {
+		case !market.EventKind(s).Published():
 			p.fail(e, "%s: unknown event %q (known: %s)", key, s, strings.Join(publishedEvents, ", "))
-			return nil
-		}
-		if slices.Contains(out, s) {
+			return "", false
+		case slices.Contains(before, s):
 			p.fail(e, "%s: %s is given twice", key, s)
-			return nil
+			return "", false
 		}
-		out = append(out, s)
-	}
-	if len(out) == 0 {
+		return s, true
+	})
+	if out != nil && len(out) == 0 {
 		p.fail(v, "%s: an empty list delivers nothing; leave the key out for every event", key)
 	}
 	return out
