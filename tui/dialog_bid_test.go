@@ -15,12 +15,8 @@ import (
 // bid is the market's refusal, in the dialog; ) ends the auction on the QA
 // clock and the winner holds the stack.
 func TestBidOnAnAuction(t *testing.T) {
-	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
+	e, a := auctionOfEight(t, 0)
 	seller := e.m.c.Actor
-	st, err := e.svc.GetPlayer(seller.ID)
-	must(t, err)
-	a, err := e.svc.StartAuction(seller, *st.Inventory[0], 10, 0, time.Hour)
-	must(t, err)
 	bidder, err := e.svc.AddPlayer(market.NewPlayer{Name: "Licytant", Balance: 500})
 	must(t, err)
 	e.m.c.Actor = bidder

@@ -11,6 +11,19 @@ import (
 
 // actAs picks the acting player with the picker, as a user does: p, the
 // name, enter.
+// auctionOfEight is a console whose acting player, Sprzedawca, auctions
+// eight diamonds from 10.00 for an hour, with buyNow as the buy-now price
+// (0: none).
+func auctionOfEight(t *testing.T, buyNow float64) (*testEnv, market.Listing) {
+	t.Helper()
+	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
+	st, err := e.svc.GetPlayer(e.m.c.Actor.ID)
+	must(t, err)
+	a, err := e.svc.StartAuction(e.m.c.Actor, *st.Inventory[0], 10, buyNow, time.Hour)
+	must(t, err)
+	return e, a
+}
+
 func (e *testEnv) actAs(name string) {
 	e.t.Helper()
 	e.key("p")
@@ -46,12 +59,7 @@ func (e *testEnv) mustSelect(want string) {
 // minimum and the time left ticking, and the view's name counting the
 // outbid; enter opens the bid dialog on it and the new bid leads again. The notifications view shows the outbid notice.
 func TestSellerBidsShowOutbid(t *testing.T) {
-	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
-	seller := e.m.c.Actor
-	st, err := e.svc.GetPlayer(seller.ID)
-	must(t, err)
-	a, err := e.svc.StartAuction(seller, *st.Inventory[0], 10, 0, time.Hour)
-	must(t, err)
+	e, a := auctionOfEight(t, 0)
 	for _, name := range []string{"Licytant", "Rywal"} {
 		_, err := e.svc.AddPlayer(market.NewPlayer{Name: name, Balance: 500})
 		must(t, err)
@@ -121,12 +129,7 @@ func TestSellerBidsShowOutbid(t *testing.T) {
 // auction now takes it off their bids and tells them so among the
 // notifications.
 func TestBoughtNowLeavesTheBids(t *testing.T) {
-	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
-	seller := e.m.c.Actor
-	st, err := e.svc.GetPlayer(seller.ID)
-	must(t, err)
-	a, err := e.svc.StartAuction(seller, *st.Inventory[0], 10, 50, time.Hour)
-	must(t, err)
+	e, a := auctionOfEight(t, 50)
 	for _, name := range []string{"Licytant", "Rywal"} {
 		_, err := e.svc.AddPlayer(market.NewPlayer{Name: name, Balance: 500})
 		must(t, err)
@@ -163,13 +166,8 @@ func TestBoughtNowLeavesTheBids(t *testing.T) {
 // player leads gives their bid back and tells them so among the
 // notifications.
 func TestTakedownTellsTheLeader(t *testing.T) {
-	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
-	seller := e.m.c.Actor
-	st, err := e.svc.GetPlayer(seller.ID)
-	must(t, err)
-	a, err := e.svc.StartAuction(seller, *st.Inventory[0], 10, 50, time.Hour)
-	must(t, err)
-	_, err = e.svc.AddPlayer(market.NewPlayer{Name: "Licytant", Balance: 500})
+	e, a := auctionOfEight(t, 50)
+	_, err := e.svc.AddPlayer(market.NewPlayer{Name: "Licytant", Balance: 500})
 	must(t, err)
 	e.m.c.Admin, err = e.svc.AddPlayer(market.NewPlayer{Name: "Moderator", Permissions: []string{market.PermAdmin}})
 	must(t, err)
