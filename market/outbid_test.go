@@ -118,18 +118,8 @@ func TestBuyNowNotifiesTheLeader(t *testing.T) {
 	if tx.State != market.StateCompleted {
 		t.Fatalf("buy-now ended %s", tx.State)
 	}
-	want := []market.Notification{{Kind: market.NotifyOutbid, At: t0.Add(time.Minute), ListingID: a.ID, Reason: market.OutbidBoughtNow,
-		Item: market.ItemStack{Material: "DIAMOND", Amount: 64}, Price: 300, Refunded: 120}}
-	if got := w.outbids(w.bob); !reflect.DeepEqual(got, want) {
-		t.Fatalf("Bob's outbid notices:\n got %+v\nwant %+v", got, want)
-	}
-	if got := w.balance(w.bob); got != 1000 {
-		t.Errorf("Bob's balance %.2f, want all 1000.00 back", got)
-	}
-	w.crashAndRestart()
-	if got := w.outbids(w.bob); !reflect.DeepEqual(got, want) {
-		t.Fatalf("after a crash, Bob's outbid notices:\n got %+v\nwant %+v", got, want)
-	}
+	w.bobTold([]market.Notification{{Kind: market.NotifyOutbid, At: t0.Add(time.Minute), ListingID: a.ID,
+		Reason: market.OutbidBoughtNow, Item: market.ItemStack{Material: "DIAMOND", Amount: 64}, Price: 300, Refunded: 120}})
 
 	own := w.auction(w.alice, 1, 100, 300)
 	_, err = w.svc.Bid(w.admin, own.ID, 120)
@@ -142,27 +132,42 @@ func TestBuyNowNotifiesTheLeader(t *testing.T) {
 	w.audit()
 }
 
-// TestTakedownNotifiesTheLeader: an admin taking down an auction with a
-// leader gives the leader their bid back with a taken-down notice, in the
-// takedown's commit (kept through a restart); so does a forced expiry.
-func TestTakedownNotifiesTheLeader(t *testing.T) {
-	w := newWorld(t)
-	a := w.auction(w.alice, 0, 100, 300)
-	_, err := w.svc.Bid(w.bob, a.ID, 120)
-	must(t, err)
-	w.clock.Advance(time.Minute)
-	must(t, w.svc.RemoveListing(a.ID, w.admin))
-	want := []market.Notification{{Kind: market.NotifyOutbid, At: t0.Add(time.Minute), ListingID: a.ID, Reason: market.OutbidTakenDown,
-		Item: market.ItemStack{Material: "DIAMOND", Amount: 64}, Price: 120, Refunded: 120}}
+// bobTold checks that Bob, who led an auction with a bid of 120.00, has
+// all of his 1,000.00 back and exactly the notices want, before and after
+// a crash.
+func (w *world) bobTold(want []market.Notification) {
+	w.t.Helper()
 	if got := w.outbids(w.bob); !reflect.DeepEqual(got, want) {
-		t.Fatalf("Bob's notices after the takedown:\n got %+v\nwant %+v", got, want)
+		w.t.Fatalf("Bob's notices:\n got %+v\nwant %+v", got, want)
 	}
 	if got := w.balance(w.bob); got != 1000 {
-		t.Errorf("Bob's balance %.2f, want all 1000.00 back", got)
+		w.t.Errorf("Bob's balance %.2f, want all 1000.00 back", got)
 	}
 	w.crashAndRestart()
 	if got := w.outbids(w.bob); !reflect.DeepEqual(got, want) {
-		t.Fatalf("after a crash, Bob's notices:\n got %+v\nwant %+v", got, want)
+		w.t.Fatalf("after a crash, Bob's notices:\n got %+v\nwant %+v", got, want)
 	}
-	w.audit()
+}
+
+// TestTakedownNotifiesTheLeader: an admin taking down an auction with a
+// leader, by removing it or forcing its expiry, gives the leader their bid
+// back with a taken-down notice, in the takedown's commit (kept through a
+// restart).
+func TestTakedownNotifiesTheLeader(t *testing.T) {
+	for name, takeDown := range map[string]func(w *world, id int) error{
+		"removal":       func(w *world, id int) error { return w.svc.RemoveListing(id, w.admin) },
+		"forced expiry": func(w *world, id int) error { return w.svc.ForceExpire(id, w.admin) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			a := w.auction(w.alice, 0, 100, 300)
+			_, err := w.svc.Bid(w.bob, a.ID, 120)
+			must(t, err)
+			w.clock.Advance(time.Minute)
+			must(t, takeDown(w, a.ID))
+			w.bobTold([]market.Notification{{Kind: market.NotifyOutbid, At: t0.Add(time.Minute), ListingID: a.ID,
+				Reason: market.OutbidTakenDown, Item: market.ItemStack{Material: "DIAMOND", Amount: 64}, Price: 120, Refunded: 120}})
+			w.audit()
+		})
+	}
 }
