@@ -300,37 +300,34 @@ func benchRaw(b *testing.B, one func() error) rate {
 	return m.report(b, b.N)
 }
 
-// benchSells measures durable sells under opts.
-func benchSells(b *testing.B, opts sqlite.Options) rate {
-	svc, _ := writesOpen(b, 1_000_000, opts)
+// benchSells measures durable sells under opts, committed one by one or,
+// with behind, behind the tick (behindLoop): the rate of durable sells, the
+// committer's group commits included.
+func benchSells(b *testing.B, opts sqlite.Options, behind bool) rate {
+	open := writesOpen
+	if behind {
+		open = writesOpenBehind
+	}
+	svc, _ := open(b, 1_000_000, opts)
 	src := writesSources(b, svc)
 	if len(src) < b.N {
 		b.Skipf("only %d sellable items", len(src))
 	}
 	b.ReportAllocs()
 	m := startMeter(b)
+	sell := func(i int) error {
+		_, err := svc.SellItem(src[i].p, src[i].s, 10)
+		return err
+	}
+	if behind {
+		behindLoop(b, svc, b.N, sell)
+		return m.report(b, b.N)
+	}
 	for i := 0; i < b.N; i++ {
-		if _, err := svc.SellItem(src[i].p, src[i].s, 10); err != nil {
+		if err := sell(i); err != nil {
 			b.Fatal(err)
 		}
 	}
-	return m.report(b, b.N)
-}
-
-// benchSellsBehind is benchSells committing behind the tick: the rate of
-// durable sells, the committer's group commits included.
-func benchSellsBehind(b *testing.B, opts sqlite.Options) rate {
-	svc, _ := writesOpenBehind(b, 1_000_000, opts)
-	src := writesSources(b, svc)
-	if len(src) < b.N {
-		b.Skipf("only %d sellable items", len(src))
-	}
-	b.ReportAllocs()
-	m := startMeter(b)
-	behindLoop(b, svc, b.N, func(i int) error {
-		_, err := svc.SellItem(src[i].p, src[i].s, 10)
-		return err
-	})
 	return m.report(b, b.N)
 }
 
@@ -433,7 +430,7 @@ func threadCPU(tb testing.TB) time.Duration {
 func BenchmarkCompareWrites(b *testing.B) {
 	var rawSell, rawBuy floor
 	b.Run("rawsell", func(b *testing.B) { rawSell.add(b, benchRawSells(b, sqlite.Options{})) })
-	b.Run("rynek-sell", func(b *testing.B) { reportRatio(b, "sell", benchSells(b, sqlite.Options{}), &rawSell) })
+	b.Run("rynek-sell", func(b *testing.B) { reportRatio(b, "sell", benchSells(b, sqlite.Options{}, false), &rawSell) })
 	b.Run("rawpurchase", func(b *testing.B) {
 		rawBuy.add(b, benchRaw(b, newRawPurchase(b, 1_000_000, sqlite.Options{}).one))
 	})
@@ -447,7 +444,7 @@ func BenchmarkCompareWrites(b *testing.B) {
 	})
 	// As the console and rynek serve commit: behind the tick, in groups.
 	b.Run("rynek-sell-behind", func(b *testing.B) {
-		reportRatio(b, "sell", benchSellsBehind(b, sqlite.Options{}), &rawSell)
+		reportRatio(b, "sell", benchSells(b, sqlite.Options{}, true), &rawSell)
 	})
 	b.Run("rynek-purchase-behind", func(b *testing.B) {
 		svc, _ := writesOpenBehind(b, 1_000_000, sqlite.Options{})
@@ -472,7 +469,7 @@ func BenchmarkCompareSyncWrites(b *testing.B) {
 	sync := sqlite.Options{Sync: true}
 	var raw floor
 	b.Run("rawsell", func(b *testing.B) { raw.add(b, benchRawSells(b, sync)) })
-	b.Run("rynek-sell", func(b *testing.B) { reportRatio(b, "sell", benchSells(b, sync), &raw) })
+	b.Run("rynek-sell", func(b *testing.B) { reportRatio(b, "sell", benchSells(b, sync, false), &raw) })
 }
 
 // BenchmarkMutationLatency measures the main thread's time per mutation on
