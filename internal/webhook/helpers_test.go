@@ -92,7 +92,20 @@ func seedMarket(t testing.TB, spec string) {
 
 func newMarket(t testing.TB, opts ...func(*market.Config)) *testMarket {
 	t.Helper()
-	m := &testMarket{t: t, spec: newSpec(t), alice: alice, bob: bob}
+	return newMarketAt(t, newSpec(t), opts...)
+}
+
+// newNetworkMarket is newMarket on PostgreSQL whatever RYNEK_TEST_STORE
+// says: a network of servers shares one. Without PostgreSQL the test is
+// skipped, and CI (RYNEK_REQUIRE_PG) fails it (pgtest).
+func newNetworkMarket(t testing.TB, opts ...func(*market.Config)) *testMarket {
+	t.Helper()
+	return newMarketAt(t, pgtest.Database(t), opts...)
+}
+
+func newMarketAt(t testing.TB, spec string, opts ...func(*market.Config)) *testMarket {
+	t.Helper()
+	m := &testMarket{t: t, spec: spec, alice: alice, bob: bob}
 	seedMarket(t, m.spec)
 	m.open("", opts...)
 	return m

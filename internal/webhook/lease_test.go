@@ -1,7 +1,6 @@
 package webhook_test
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -18,10 +17,7 @@ import (
 // ended; when the next holder stops, the last takes over at once. The
 // receiver gets every event in order with no gap.
 func TestOneServerOfANetworkDelivers(t *testing.T) {
-	if os.Getenv("RYNEK_TEST_STORE") != "postgres" {
-		t.Skip("a network of servers needs PostgreSQL: RYNEK_TEST_STORE=postgres")
-	}
-	m := newMarket(t) // the writer: every change is made here
+	m := newNetworkMarket(t) // the writer: every change is made here
 	start := m.svc.Version()
 	rc := newReceiver(t, nil)
 	type server struct {
@@ -104,10 +100,7 @@ func TestOneServerOfANetworkDelivers(t *testing.T) {
 // the log quietly (no error, no backoff) and goes on from the stored
 // position once it has.
 func TestTakingOverAheadOfTheLog(t *testing.T) {
-	if os.Getenv("RYNEK_TEST_STORE") != "postgres" {
-		t.Skip("a network of servers needs PostgreSQL: RYNEK_TEST_STORE=postgres")
-	}
-	m := newMarket(t)
+	m := newNetworkMarket(t)
 	start := m.svc.Version()
 	rc := newReceiver(t, nil)
 	var report reportLines
