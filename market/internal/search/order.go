@@ -223,16 +223,6 @@ func (o *Order) install(r compacted, changes []change) {
 	}
 }
 
-// compact merges the order into a new base at once: a compaction started
-// in the background, or a new one, waited for. For tests and loads.
-func (o *Order) compact() {
-	if o.compacting == nil {
-		o.startCompaction()
-	}
-	c := o.compacting
-	o.install(<-c.done, c.changes)
-}
-
 // Ascend calls fn for live entries in ascending order until fn returns false.
 func (o *Order) Ascend(fn func(Key) bool) { o.walk(false, nil, fn) }
 

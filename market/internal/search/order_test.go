@@ -236,6 +236,16 @@ func TestOrderSkipsItsDeadFront(t *testing.T) {
 	}
 }
 
+// compact merges o into a new base at once: the compaction under way, or a
+// new one, waited for and installed.
+func (o *Order) compact() {
+	if o.compacting == nil {
+		o.startCompaction()
+	}
+	c := o.compacting
+	o.install(<-c.done, c.changes)
+}
+
 // TestCompactionInTheBackground: a compaction runs on its own goroutine
 // while the order goes on changing (each change is kept and made again on
 // the new base when it is installed); the order is right before, during
