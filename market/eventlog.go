@@ -205,10 +205,10 @@ type EventPage struct {
 }
 
 // eventsChunk is how many of the ring's entries EventsSince copies between
-// two pauses of its read lock (pauseRead): a page of 10,000 events copied
-// at once held the main thread up during a burst. A variable only so that
-// tests pause small logs as often (OnReadPause).
-var eventsChunk uint64 = 1024
+// two asks whether to let its read lock go to a waiting writer (readYield):
+// a page of 10,000 events copied at once held the main thread up during a
+// burst. A variable only so that tests pause small logs as often (OnRead).
+var eventsChunk uint64 = 64
 
 // MaxEventsPage bounds EventsSince's limit.
 const MaxEventsPage = 10_000
@@ -238,8 +238,8 @@ func (s *Service) EventsSince(after uint64, limit int) (EventPage, error) {
 	}
 	if after >= head-kept {
 		for seq := after + 1; seq <= head; seq++ {
-			if (seq-after)%eventsChunk == 0 {
-				s.pauseRead()
+			if (seq-after)%eventsChunk == 0 && s.yield().Due() {
+				s.yield().Pause()
 				if seq+uint64(s.log.kept) <= s.log.head {
 					// The ring moved on past seq during the pause: the
 					// page ends here, and the next read goes on from it.

@@ -491,7 +491,7 @@ func TestTrimEventLogAsksTheStoreRarely(t *testing.T) {
 // not on the page, which ends at the head it began at.
 func TestEventsSinceLetsTheMainThreadIn(t *testing.T) {
 	w := tenEntries(t)
-	page, pauses := readAcrossAChange(t, 2, func() (market.EventPage, error) { return w.svc.EventsSince(0, 100) }, func() {
+	page, chunks := readAcrossAChange(t, w.svc, 2, func() (market.EventPage, error) { return w.svc.EventsSince(0, 100) }, func() {
 		w.sell(w.bob, 1, 10) // seq 11, made while the read waits
 	})
 	var seqs []uint64
@@ -501,7 +501,7 @@ func TestEventsSinceLetsTheMainThreadIn(t *testing.T) {
 	if want := []uint64{1, 2, 3, 4, 10}; !slices.Equal(seqs, want) || page.Through != 10 || page.Head != 10 {
 		t.Errorf("the page is %v through %d head %d, want %v through 10 head 10", seqs, page.Through, page.Head, want)
 	}
-	if pauses < 4 {
-		t.Errorf("%d pauses over 10 entries in chunks of 2", pauses)
+	if chunks < 4 {
+		t.Errorf("%d chunks over 10 entries in chunks of 2", chunks)
 	}
 }

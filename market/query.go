@@ -183,7 +183,7 @@ func (s *Service) Query(q Query) (Page, error) {
 		page.Version = version
 		return page, nil
 	}
-	res := s.matchLocked(pq, q, mat, nowMs, s.pauseRead)
+	res := s.matchLocked(pq, q, mat, nowMs, s.yield())
 	total := int(res.GetCardinality())
 	limit := q.Limit
 	if q.After == nil {
@@ -211,7 +211,7 @@ func (s *Service) Query(q Query) (Page, error) {
 			}
 			return r.entry().Key(by), true
 		}
-		keys = s.ix.Page(res, by, desc, after, q.Offset, limit+1, key, s.pauseRead)
+		keys = s.ix.Page(res, by, desc, after, q.Offset, limit+1, key, s.yield())
 	}
 	more := len(keys) > limit
 	keys = keys[:min(len(keys), limit)]
@@ -232,23 +232,38 @@ func (s *Service) Query(q Query) (Page, error) {
 	return page, nil
 }
 
-// pauseRead lets the read lock go for a moment and takes it again: a long
-// read calls it between chunks of its work, so that the main thread, whose
-// write lock waits for every reader holding the read lock, never waits for
-// more than a chunk (sync.RWMutex lets a waiting writer in before any new
-// reader). A reader that pauses sees the market as it is after the pause;
+// readYield is how a long read holding s.mu's read lock gives way to a
+// writer (search.Yield): it is due when a writer waits, and pauses by
+// letting the lock go for a moment (sync.RWMutex lets a waiting writer in
+// before any new reader), so that the main thread, whose write lock waits
+// for every reader holding the read lock, never waits for more than a
+// chunk. A reader that pauses sees the market as it is after the pause;
 // what it gathered before may have changed, and it checks what it keeps.
-func (s *Service) pauseRead() {
-	s.mu.RUnlock()
-	if readPaused != nil {
-		readPaused(s)
+type readYield Service
+
+// yield is s's readYield.
+func (s *Service) yield() *readYield { return (*readYield)(s) }
+
+// Due reports whether a writer waits for the lock.
+func (y *readYield) Due() bool {
+	if readHooks.chunkEnd != nil {
+		readHooks.chunkEnd()
 	}
-	s.mu.RLock()
+	return y.mu.wanted()
 }
 
-// readPaused, when set (by tests), runs in every pause of a long read,
-// with the read lock let go.
-var readPaused func(*Service)
+// Pause lets the read lock go for a moment and takes it again.
+func (y *readYield) Pause() {
+	y.mu.RUnlock()
+	if readHooks.paused != nil {
+		readHooks.paused()
+	}
+	y.mu.RLock()
+}
+
+// readHooks, when set (by tests), run at the end of every chunk of a long
+// read (the read lock held) and in every pause (the lock let go).
+var readHooks struct{ chunkEnd, paused func() }
 
 // sortOrder is the index's order for mode, and whether a page reads it
 // descending.
@@ -297,7 +312,7 @@ func (s *Service) idLookupLocked(pq search.Terms, q Query, nowMs int64) (Page, b
 // matchLocked returns the bitmap of live listings matching pq and q's
 // filters (mat: the material's id, when q names one). The result is owned
 // by the caller.
-func (s *Service) matchLocked(pq search.Terms, q Query, mat uint16, nowMs int64, pause func()) *roaring.Bitmap {
+func (s *Service) matchLocked(pq search.Terms, q Query, mat uint16, nowMs int64, y search.Yield) *roaring.Bitmap {
 	f := search.Filter{Category: q.Category, Seller: search.AnySeller, Material: search.AnyMaterial,
 		MinPrice: int64(q.MinPrice), MaxPrice: int64(q.MaxPrice), MinAmount: int64(q.MinAmount), MaxAmount: int64(q.MaxAmount)}
 	if q.Seller != uuid.Nil {
@@ -316,5 +331,5 @@ func (s *Service) matchLocked(pq search.Terms, q Query, mat uint16, nowMs int64,
 	case "fixed":
 		f.Kind = search.FixedPrice
 	}
-	return s.ix.Match(pq, f, nowMs, pause)
+	return s.ix.Match(pq, f, nowMs, y)
 }

@@ -2,25 +2,22 @@ package market
 
 import "github.com/rynek/rynek/market/internal/search"
 
-// OnReadPause makes every pause of a long read (pauseRead) call f with
-// whether the write lock was free then, and makes the reads pause every
-// chunk entries (the orders walked, the matches collected, the events
-// copied), so that a small market pauses as a large one does. It returns a
-// function restoring both.
-func OnReadPause(chunk int, f func(writable bool)) (restore func()) {
+// OnRead makes long reads end a chunk every chunk entries (the orders
+// walked, the matches collected, the events copied), so that a small
+// market reads as a large one does; chunkEnd runs at the end of each chunk
+// (the read lock held) and paused in each pause (the lock let go, as a
+// writer waited). It returns a function restoring all.
+func OnRead(chunk int, chunkEnd, paused func()) (restore func()) {
 	restoreChunk := search.SetReadChunk(chunk)
 	events := eventsChunk
 	eventsChunk = uint64(chunk)
-	readPaused = func(s *Service) {
-		free := s.mu.TryLock()
-		if free {
-			s.mu.Unlock()
-		}
-		f(free)
-	}
+	readHooks.chunkEnd, readHooks.paused = chunkEnd, paused
 	return func() {
-		readPaused = nil
+		readHooks.chunkEnd, readHooks.paused = nil, nil
 		restoreChunk()
 		eventsChunk = events
 	}
 }
+
+// WriterWaits reports whether a writer waits for the service's lock.
+func WriterWaits(s *Service) bool { return s.mu.wanted() }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
@@ -248,13 +249,13 @@ func TestQueryLetsTheMainThreadIn(t *testing.T) {
 	victim := before.Listings[0]
 
 	seller := market.Player{ID: victim.Seller, Name: victim.SellerName}
-	during, pauses := readAcrossAChange(t, 256, func() (market.Page, error) { return svc.Query(q) }, func() {
+	during, chunks := readAcrossAChange(t, svc, 256, func() (market.Page, error) { return svc.Query(q) }, func() {
 		must(t, svc.RemoveListing(victim.ID, seller))
 	})
 	after, err := svc.Query(q)
 	must(t, err)
-	if pauses < 2 {
-		t.Errorf("the query paused %d times; a 20,000-listing market in chunks of 256 should pause more", pauses)
+	if chunks < 2 {
+		t.Errorf("the query ended %d chunks; a 20,000-listing market in chunks of 256 has more", chunks)
 	}
 	if got, want := listingIDs(during.Listings), listingIDs(after.Listings); !slices.Equal(got, want) {
 		t.Errorf("the page made across the removal is %v, a page made after it %v", got, want)
@@ -267,20 +268,28 @@ func TestQueryLetsTheMainThreadIn(t *testing.T) {
 	}
 }
 
-// readAcrossAChange runs read on another goroutine with long reads pausing
-// every chunk entries (market.OnReadPause), and change on the calling
-// goroutine, the main thread, during the read's first pause, failing the
-// test unless the write lock was free then. It returns what read returned
-// and how many times it paused.
-func readAcrossAChange[T any](t *testing.T, chunk int, read func() (T, error), change func()) (T, int) {
+// readAcrossAChange runs read on another goroutine with long reads ending
+// a chunk every chunk entries (market.OnRead), and change on the calling
+// goroutine, the main thread, once the read has ended its first chunk: the
+// read goes on when the change's write lock waits, and the change goes on
+// when the read lets its lock go for it. It fails the test unless the read
+// let go exactly when a writer waited, and returns what read returned and
+// how many chunks it ended.
+func readAcrossAChange[T any](t *testing.T, svc *market.Service, chunk int, read func() (T, error), change func()) (T, int) {
 	t.Helper()
-	pauses, first, goOn := 0, make(chan bool), make(chan struct{})
-	defer market.OnReadPause(chunk, func(writable bool) {
-		if pauses++; pauses == 1 {
-			first <- writable
-			<-goOn
+	ends, pauses, first := 0, 0, make(chan struct{})
+	defer market.OnRead(chunk, func() {
+		if ends++; ends > 1 {
+			return
 		}
-	})()
+		close(first)
+		for deadline := time.Now().Add(10 * time.Second); !market.WriterWaits(svc); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Error("the change never asked for the write lock")
+				return
+			}
+		}
+	}, func() { pauses++ })()
 	done := make(chan T)
 	go func() {
 		v, err := read()
@@ -290,16 +299,31 @@ func readAcrossAChange[T any](t *testing.T, chunk int, read func() (T, error), c
 		done <- v
 	}()
 	select {
-	case writable := <-first:
-		if !writable {
-			t.Fatal("the main thread could not take the write lock while the read paused")
-		}
+	case <-first:
 	case <-done:
-		t.Fatal("the read never let its lock go")
+		t.Fatal("the read ended no chunk")
 	}
 	change()
-	close(goOn)
-	return <-done, pauses
+	v := <-done
+	if pauses == 0 {
+		t.Error("the read never let its lock go to the waiting change")
+	}
+	return v, ends
+}
+
+// TestAReadLetsGoOnlyForAWriter: a long read ends its chunks without
+// letting the lock go while no writer waits: a pause costs the reader a
+// new walk and the main thread nothing.
+func TestAReadLetsGoOnlyForAWriter(t *testing.T) {
+	svc := seeded(t, 20_000)
+	ends, pauses := 0, 0
+	restore := market.OnRead(256, func() { ends++ }, func() { pauses++ })
+	_, err := svc.Query(market.Query{MinPrice: 1_00, MaxPrice: 500_00, Sort: market.SortCheapest, Limit: 20})
+	restore()
+	must(t, err)
+	if ends < 2 || pauses != 0 {
+		t.Errorf("with no writer, a read of 20,000 listings in chunks of 256 ended %d chunks and let go %d times; want several and none", ends, pauses)
+	}
 }
 
 func listingIDs(ls []market.Listing) []int {

@@ -27,7 +27,7 @@ type Service struct {
 	mainT  atomic.Int64 // the main thread (thread_linux.go / thread_other.go); 0 = none
 	bindMu sync.Mutex   // serializes BindMainThread and ReleaseMainThread
 
-	mu sync.RWMutex // guards everything below against concurrent readers
+	mu serviceLock // guards everything below against concurrent readers (lock.go)
 
 	// volume and sales are the contract's lifetime counters (persisted in
 	// meta). Only the main thread writes them, like the rest of the state;

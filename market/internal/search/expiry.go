@@ -61,15 +61,15 @@ func (ix *Index) AdvanceExpiry(nowMs int64, limit int) {
 }
 
 // eachExpiredAfterFiled calls fn for the listings past their expiry at
-// nowMs that AdvanceExpiry has not filed yet, pausing between chunks
-// (walkPaused; nil: none). Those of the key just after the filing's end
+// nowMs that AdvanceExpiry has not filed yet, giving way between chunks
+// (walkPaused, y; nil: never). Those of the key just after the filing's end
 // may be filed already: a filing cut inside a key files some of it.
-func (ix *Index) eachExpiredAfterFiled(nowMs int64, pause func(), fn func(k Key)) {
+func (ix *Index) eachExpiredAfterFiled(nowMs int64, y Yield, fn func(k Key)) {
 	from := int64(math.MinInt64)
 	if ix.filedFor(nowMs) {
 		from = ix.expiry.expiredTo + 1
 	}
-	ix.byExpiry.walkPaused(false, &Key{K: from}, pause, func(k Key) bool {
+	ix.byExpiry.walkPaused(false, &Key{K: from}, y, func(k Key) bool {
 		if k.K > nowMs {
 			return false
 		}
@@ -112,15 +112,15 @@ func (ix *Index) Expired(nowMs int64) *roaring.Bitmap {
 }
 
 // leaveOutExpired removes from res the listings past their expiry at
-// nowMs, pausing as Match does.
-func (ix *Index) leaveOutExpired(res *roaring.Bitmap, nowMs int64, pause func()) {
+// nowMs, giving way as Match does.
+func (ix *Index) leaveOutExpired(res *roaring.Bitmap, nowMs int64, y Yield) {
 	if ix.filedFor(nowMs) {
 		res.AndNot(ix.expiry.expired)
 	}
 	// Gathered, then taken out at once: removing one by one from a
 	// bitmap of runs counts the runs at each removal.
 	var ids []uint32
-	ix.eachExpiredAfterFiled(nowMs, pause, func(k Key) { ids = append(ids, k.ID) })
+	ix.eachExpiredAfterFiled(nowMs, y, func(k Key) { ids = append(ids, k.ID) })
 	if len(ids) > 0 {
 		res.AndNot(roaring.BitmapOf(ids...))
 	}

@@ -38,10 +38,10 @@ const (
 
 // Match returns the bitmap of listings live at nowMs that match t and f.
 // The result is owned by the caller. Long work (a wide price range, many
-// intersections) is done in chunks with a call of pause between two (nil:
-// none), during which the index may change: the result is cut to the
+// intersections) is done in chunks, giving way to a writer between two
+// (y; nil: never), while the index may change: the result is cut to the
 // listings active at its end.
-func (ix *Index) Match(t Terms, f Filter, nowMs int64, pause func()) *roaring.Bitmap {
+func (ix *Index) Match(t Terms, f Filter, nowMs int64, y Yield) *roaring.Bitmap {
 	if t.Bad {
 		return roaring.New()
 	}
@@ -77,10 +77,10 @@ func (ix *Index) Match(t Terms, f Filter, nowMs int64, pause func()) *roaring.Bi
 		parts = append(parts, mb)
 	}
 	if f.MinPrice > 0 || f.MaxPrice > 0 {
-		parts = append(parts, ix.byPrice.between(f.MinPrice, f.MaxPrice, pause))
+		parts = append(parts, ix.byPrice.between(f.MinPrice, f.MaxPrice, y))
 	}
 	if f.MinAmount > 0 || f.MaxAmount > 0 {
-		parts = append(parts, ix.byAmount.between(f.MinAmount, f.MaxAmount, pause))
+		parts = append(parts, ix.byAmount.between(f.MinAmount, f.MaxAmount, y))
 	}
 	if f.Kind == Auctions {
 		parts = append(parts, ix.auctions)
@@ -99,8 +99,8 @@ func (ix *Index) Match(t Terms, f Filter, nowMs int64, pause func()) *roaring.Bi
 			}
 			res.And(p)
 		}
-		if pause != nil && len(parts) > 2 {
-			pause()
+		if y != nil && len(parts) > 2 && y.Due() {
+			y.Pause()
 		}
 		res.And(ix.active)
 	}
@@ -108,6 +108,6 @@ func (ix *Index) Match(t Terms, f Filter, nowMs int64, pause func()) *roaring.Bi
 		res.AndNot(ix.auctions)
 	}
 	// Drop listings past their expiry that the sweep has not removed yet.
-	ix.leaveOutExpired(res, nowMs, pause)
+	ix.leaveOutExpired(res, nowMs, y)
 	return res
 }

@@ -113,7 +113,7 @@ func TestSortKeysMatchesComparisonSort(t *testing.T) {
 // pause inserts and removes entries (compactions included), both ways:
 // the walk is in order with no entry twice, and it visits every entry
 // that was there from start to end. The market's readers walk this way while the main thread
-// changes the order (pauseRead).
+// changes the order (the market's readYield).
 func TestWalkPausedAcrossChanges(t *testing.T) {
 	defer SetReadChunk(7)()
 	for _, desc := range []bool{false, true} {
@@ -148,7 +148,7 @@ func TestWalkPausedAcrossChanges(t *testing.T) {
 			}
 		}
 		var got []Key
-		o.walkPaused(desc, nil, pause, func(k Key) bool { got = append(got, k); return true })
+		o.walkPaused(desc, nil, everyChunk(pause), func(k Key) bool { got = append(got, k); return true })
 		if pauses < 100 {
 			t.Fatalf("desc %v: %d pauses; a chunk of 7 over 3,000 entries makes hundreds", desc, pauses)
 		}
@@ -330,3 +330,9 @@ func TestOrderTakesANewKey(t *testing.T) {
 		t.Fatalf("back at the old key: %v (delta %d), want %v and an empty delta", got, o.delta.Len(), want)
 	}
 }
+
+// everyChunk is a Yield due at every chunk's end, pausing with pause.
+type everyChunk func()
+
+func (everyChunk) Due() bool { return true }
+func (y everyChunk) Pause()  { y() }

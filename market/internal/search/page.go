@@ -33,10 +33,10 @@ func SetPagingThresholds(collect, walk int) (restore func()) {
 // walked; ok is false for a listing that is gone. res belongs to the
 // caller's query and may be modified.
 //
-// A long page is made in chunks with a call of pause between two (nil:
-// none), during which the index may change (walkPaused): a listing of the
+// A long page is made in chunks, giving way to a writer between two (y;
+// nil: never), while the index may change (walkPaused): a listing of the
 // page may be gone by its end, which the caller checks.
-func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset, limit int, key func(id uint32) (int64, bool), pause func()) []Key {
+func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset, limit int, key func(id uint32) (int64, bool), y Yield) []Key {
 	if limit <= 0 {
 		return nil
 	}
@@ -105,11 +105,11 @@ func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset,
 	//     of a million entries (matches correlated with the key, such as
 	//     "most expensive oak") stays within a few milliseconds.
 	if n > collectMax {
-		if keys, ok := walkOrder(tree, desc, from, offset, limit, shortWalk, res.Contains, pause); ok {
+		if keys, ok := walkOrder(tree, desc, from, offset, limit, shortWalk, res.Contains, y); ok {
 			return keys
 		}
 		bs := res.ToBitSet()
-		keys, _ := walkOrder(tree, desc, from, offset, limit, -1, func(id uint32) bool { return bs.Test(uint(id)) }, pause)
+		keys, _ := walkOrder(tree, desc, from, offset, limit, -1, func(id uint32) bool { return bs.Test(uint(id)) }, y)
 		return keys
 	}
 	cmp := cmpKey
@@ -119,8 +119,8 @@ func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset,
 	keys := make([]Key, 0, n)
 	it := res.Iterator()
 	for i := 1; it.HasNext(); i++ {
-		if pause != nil && i%collectChunk == 0 {
-			pause()
+		if y != nil && i%collectChunk == 0 && y.Due() {
+			y.Pause()
 		}
 		id := it.Next()
 		k, ok := key(id)
@@ -144,10 +144,10 @@ func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset,
 
 // walkOrder collects the entries of limit listings of o (after skipping
 // offset) that match in, visiting at most budget entries (negative: no
-// limit), with pause between chunks (walkPaused). With from, the walk
+// limit), giving way as walkPaused does (y). With from, the walk
 // starts after that entry. ok is false when the budget ran out before the
 // page was full.
-func walkOrder(o *Order, desc bool, from *Key, offset, limit, budget int, in func(uint32) bool, pause func()) (keys []Key, ok bool) {
+func walkOrder(o *Order, desc bool, from *Key, offset, limit, budget int, in func(uint32) bool, y Yield) (keys []Key, ok bool) {
 	keys = make([]Key, 0, limit)
 	skipped, visited := 0, 0
 	ok = true
@@ -169,20 +169,20 @@ func walkOrder(o *Order, desc bool, from *Key, offset, limit, budget int, in fun
 		keys = append(keys, k)
 		return len(keys) < limit
 	}
-	o.walkPaused(desc, from, pause, visit)
+	o.walkPaused(desc, from, y, visit)
 	return keys, ok
 }
 
 // between returns the listings whose key in o is within [lo, hi] (hi 0: no
-// upper bound), walking only that stretch of the order, with pause between
+// upper bound), walking only that stretch of the order, giving way between
 // chunks of it (walkPaused). A wide stretch (a price range below the
 // median: half a million listings) is gathered in a dense bitset, which
 // takes a bit per id where sorting the ids took 60 ms.
-func (o *Order) between(lo, hi int64, pause func()) *roaring.Bitmap {
+func (o *Order) between(lo, hi int64, y Yield) *roaring.Bitmap {
 	const sortMax = 1 << 16
 	var ids []uint32
 	var dense *bitset.BitSet
-	o.walkPaused(false, &Key{K: lo}, pause, func(k Key) bool {
+	o.walkPaused(false, &Key{K: lo}, y, func(k Key) bool {
 		if hi > 0 && k.K > hi {
 			return false
 		}
