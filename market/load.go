@@ -212,6 +212,7 @@ func (s *Service) load() error {
 	}
 	s.idCeil = s.nextID
 	s.ix.FinishLoad()
+	s.fileCommoditiesLocked()
 	// What expired while the market was closed (a week's worth after a
 	// week away), filed once here rather than a chunk a tick.
 	s.ix.AdvanceExpiry(s.nowMs(), -1)

@@ -178,10 +178,6 @@ func (s *Service) undoLocked(u *undo) {
 		switch {
 		case img.was == nil && o != nil:
 			s.orders.remove(o)
-			if s.orders.best(o.mat) == nil {
-				// A tree serves open orders: the next one builds it again.
-				delete(s.commodities, o.mat)
-			}
 		case img.was != nil:
 			was := *img.was
 			s.setOrderLocked(&was)
