@@ -93,7 +93,8 @@ func (x *playerExtra) stored(live func(uint32) bool) *record.PlayerData {
 	if x == nil {
 		return nil
 	}
-	d := &record.PlayerData{ReadAt: x.readAt}
+	d := &record.PlayerData{ReadAt: x.readAt, Favorites: make([]uint32, 0, len(x.favorites)),
+		Alerts: make([]record.Alert, 0, len(x.alerts)), Hits: make([]record.Hit, 0, len(x.hits)), Outbids: make([]record.Outbid, 0, len(x.outbids))}
 	for _, id := range x.favorites {
 		if live == nil || live(id) {
 			d.Favorites = append(d.Favorites, id)

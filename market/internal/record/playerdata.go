@@ -96,7 +96,15 @@ func EncodePlayerData(d *PlayerData) []byte {
 	if len(d.Outbids) > 0 {
 		v = PlayerDataVersionOutbids
 	}
-	b := []byte{v}
+	// Sized once: a player's data is encoded again at each change of it
+	// (each alert that fires), on the main thread; a hit takes some 40
+	// bytes, an alert its query and some 40.
+	size := 16 + 5*len(d.Favorites) + 48*len(d.Hits) + 48*len(d.Outbids)
+	for _, a := range d.Alerts {
+		size += 40 + len(a.Query)
+	}
+	b := make([]byte, 1, size)
+	b[0] = v
 	b = binary.AppendUvarint(b, uint64(len(d.Favorites)))
 	for _, id := range d.Favorites {
 		b = binary.AppendUvarint(b, uint64(id))
