@@ -111,6 +111,9 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 		}
 		players = ps
 	}
+	// The bots act off the main thread; the loop makes their changes.
+	crowd := gen.Crowd(svc, players)
+	defer crowd.Close()
 	var store storeWatch
 	ticker := time.NewTicker(o.Tick)
 	defer ticker.Stop()
@@ -142,7 +145,7 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 			last = now
 			var r traffic.Result
 			wall, cpu, err := svc.MeasureTick(func() {
-				r = tick(svc, gen, players, o.BotsRate, elapsed, &sum, report)
+				r = tick(svc, crowd, o.BotsRate, elapsed, &sum, report)
 				store.check(svc.StoreHealth(), time.Now(), report)
 			})
 			if err != nil {
@@ -173,7 +176,7 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 }
 
 // tick is one turn of the main thread; it returns what the bots did.
-func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, rate float64, elapsed time.Duration, sum *Summary, report func(string)) traffic.Result {
+func tick(svc *market.Service, crowd *traffic.Crowd, rate float64, elapsed time.Duration, sum *Summary, report func(string)) traffic.Result {
 	if !svc.IsReady() {
 		return traffic.Result{}
 	}
@@ -193,8 +196,9 @@ func tick(svc *market.Service, gen *traffic.Generator, players []market.Player, 
 			report("expiry timer: " + err.Error())
 		}
 	}
-	// Never more than a second of traffic at once, even after a stall.
-	r.Add(gen.Step(svc, players, rate, min(elapsed, time.Second)))
+	// The changes the bots' turns asked for, and new turns: never more
+	// than a second of traffic at once, even after a stall.
+	r.Add(crowd.Step(rate, min(elapsed, time.Second)))
 	// A store failure may have left a purchase unfinished. While the store
 	// fails, recovery fails with it: the store's failure is reported
 	// (storeWatch), not each try.

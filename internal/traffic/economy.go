@@ -2,9 +2,12 @@ package traffic
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/catalog"
 )
@@ -38,48 +41,180 @@ const (
 
 // turn is one bot's turn: below the target count of listings it is more
 // likely an offer (a sale or a relist), above it more likely a purchase or
-// taking a listing back to price it again.
-func (g *Generator) turn(svc *market.Service, players []market.Player, r *Result) {
-	active, err := svc.GetActiveListingsCount()
+// taking a listing back to price it again. It acts through b, which makes
+// its changes (on the main thread) and picks the players it acts as.
+func (g *Generator) turn(b *bot, players []market.Player) {
+	active, err := b.svc.GetActiveListingsCount()
 	if err != nil {
-		r.record(Waited, 0, err)
+		b.r.record(Waited, 0, err)
 		return
 	}
-	if g.target == 0 {
-		g.target = max(active, perPlayer*len(players))
-		if g.fees, err = svc.FeeBalance(); err != nil {
-			r.record(Waited, 0, err)
-			return
-		}
+	if !g.begin(b.svc, active, players) {
+		b.r.record(Waited, 0, err)
+		return
 	}
-	offer := 0.5 + gain*float64(g.target-active)/float64(g.target)
+	offer := 0.5 + gain*float64(g.Target()-active)/float64(g.Target())
 	offer = min(max(offer, 0.05), 0.95)
-	b := &bot{g: g, svc: svc, r: r, now: svc.Now(), cfg: svc.Config()}
-	if g.rng.Float64() < orderShare {
+	if b.rng.Float64() < orderShare {
 		b.trade(players)
 		return
 	}
-	switch x := g.rng.Float64(); {
+	switch x := b.rng.Float64(); {
 	case x < offer:
 		b.offer(players)
 	case x < offer+(1-offer)*0.75:
-		b.buy(players[g.rng.IntN(len(players))], active)
+		if p, ok := b.pick(players); ok {
+			b.buy(p, active)
+		}
 	default:
 		b.takeBack(players)
 	}
 }
 
-// bot is one turn's view of the market.
-type bot struct {
-	g   *Generator
-	svc *market.Service
-	r   *Result
-	now time.Time
-	cfg market.Config
+// begin sets the economy's target and the fee account it starts from when
+// the bots first act, and reports whether they are set.
+func (g *Generator) begin(svc *market.Service, active int, players []market.Player) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.target != 0 {
+		return true
+	}
+	fees, err := svc.FeeBalance()
+	if err != nil {
+		return false
+	}
+	g.target, g.fees = max(active, perPlayer*len(players)), fees
+	return true
 }
 
-func (b *bot) pick(players []market.Player) market.Player {
-	return players[b.g.rng.IntN(len(players))]
+// bot is one turn's view of the market, and how it acts: act makes a
+// change (at once, or on the main thread while the turn waits: Crowd),
+// and claims, when set, keeps two turns in flight from acting as the same
+// player or on the same listing or order.
+type bot struct {
+	g      *Generator
+	svc    *market.Service
+	r      *Result
+	now    time.Time
+	cfg    market.Config
+	rng    *rand.Rand
+	act    func(change func() error) error
+	claims *claims
+	as     uuid.UUID // the player this turn acts as, claimed (uuid.Nil: none)
+	held   []any     // the listings and orders it claimed
+}
+
+// newBot is a turn's bot, with a random source of its own drawn from g's
+// (a turn may run beside others; the same seed still gives the same turns
+// one after another).
+func (g *Generator) newBot(svc *market.Service, r *Result, act func(func() error) error, c *claims) *bot {
+	return &bot{g: g, svc: svc, r: r, now: svc.Now(), cfg: svc.Config(), rng: rand.New(rand.NewPCG(g.rng.Uint64(), g.rng.Uint64())), act: act, claims: c}
+}
+
+// pick is a random player to act as. Beside other turns (claims set) it
+// is one no other turn acts as, among up to tries random players, and
+// the turn acts as no other from then on (the one it picked before is let
+// go); when all those are acting, the turn waits (ok false, recorded).
+func (b *bot) pick(players []market.Player) (market.Player, bool) {
+	if b.claims == nil {
+		return players[b.rng.IntN(len(players))], true
+	}
+	b.claims.release(b.as)
+	b.as = uuid.Nil
+	for range tries {
+		p := players[b.rng.IntN(len(players))]
+		if b.claims.take(p.ID) {
+			b.as = p.ID
+			return p, true
+		}
+	}
+	b.r.record(Waited, 0, nil)
+	return market.Player{}, false
+}
+
+// The claims on a listing, on an order, and on a material: a new listing
+// of a material may fill its buy orders, and an order placed at or above
+// the cheapest listing buys listings, so a turn that lists, buys or trades
+// with orders holds the material too.
+type (
+	listingClaim  int
+	orderClaim    int
+	materialClaim string
+)
+
+// always is a claim's check when nothing the turn saw can have changed.
+func always() bool { return true }
+
+// hold claims k for the rest of the turn, beside other turns, and then
+// asks still whether what the turn saw before holds: another turn may
+// have bought the listing or filled the order since. It reports whether
+// the turn may go on (in a turn alone, always); when not, the turn waits.
+func (b *bot) hold(k any, still func() bool) bool {
+	if b.claims == nil {
+		return true
+	}
+	if !b.claims.take(k) {
+		b.r.record(Waited, 0, nil)
+		return false
+	}
+	b.held = append(b.held, k)
+	if !still() {
+		b.r.record(Waited, 0, nil)
+		return false
+	}
+	return true
+}
+
+// listed reports whether listing id is still on the market, for a while
+// yet (lasts).
+func (b *bot) listed(id int) func() bool {
+	return func() bool { l, err := b.svc.GetListing(id); return err == nil && b.lasts(l) }
+}
+
+// lasts reports whether l is on the market for a minute more: a turn
+// beside others makes its change a tick or more after it looked, and a
+// player leaves alone what is about to expire.
+func (b *bot) lasts(l market.Listing) bool {
+	return l.ExpiresAt.After(b.svc.Now().Add(time.Minute))
+}
+
+// done ends the turn: its player, listings and orders are free for others.
+func (b *bot) done() {
+	if b.claims == nil {
+		return
+	}
+	b.claims.release(b.as)
+	for _, k := range b.held {
+		b.claims.release(k)
+	}
+}
+
+// claims are the players, listings and orders turns in flight act on.
+type claims struct {
+	mu   sync.Mutex
+	busy map[any]bool
+}
+
+func (c *claims) take(k any) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.busy[k] {
+		return false
+	}
+	if c.busy == nil {
+		c.busy = map[any]bool{}
+	}
+	c.busy[k] = true
+	return true
+}
+
+func (c *claims) release(k any) {
+	if k == uuid.Nil {
+		return
+	}
+	c.mu.Lock()
+	delete(c.busy, k)
+	c.mu.Unlock()
 }
 
 // state reads p's balance, inventory and mailbox, and does what a player
@@ -93,10 +228,10 @@ func (b *bot) state(p market.Player) (market.PlayerState, bool) {
 	}
 	if st.Balance > rich {
 		spent := math.Floor(st.Balance - keep)
-		_, err := b.svc.Withdraw(p.ID, spent)
+		err := b.act(func() error { _, err := b.svc.Withdraw(p.ID, spent); return err })
 		b.r.record(Spent, 1, err)
 		if err == nil {
-			b.g.paid -= spent
+			b.g.pay(-spent)
 		}
 	}
 	free := countFree(st)
@@ -107,10 +242,11 @@ func (b *bot) state(p market.Player) (market.PlayerState, bool) {
 				filled = append(filled, i)
 			}
 		}
-		_, err := b.svc.TakeItem(p.ID, filled[b.g.rng.IntN(len(filled))]+1)
-		b.r.record(UsedUp, 1, err)
+		slot := filled[b.rng.IntN(len(filled))] + 1
+		b.r.record(UsedUp, 1, b.act(func() error { _, err := b.svc.TakeItem(p.ID, slot); return err }))
 	} else if i := slices.IndexFunc(st.Mailbox, func(m market.MailboxEntry) bool { return m.PreviousPrice == 0 }); i >= 0 {
-		b.r.record(Claimed, 1, b.svc.ClaimMail(p.ID, st.Mailbox[i].ID))
+		id := st.Mailbox[i].ID
+		b.r.record(Claimed, 1, b.act(func() error { return b.svc.ClaimMail(p.ID, id) }))
 	}
 	st, err = b.svc.GetPlayer(p.ID)
 	if err != nil {
@@ -147,8 +283,11 @@ func (b *bot) offer(players []market.Player) {
 			b.r.record(Waited, 0, nil)
 			return
 		}
-		_, err := b.svc.RelistMail(p.ID, st.Mailbox[i].ID)
-		b.r.record(Relisted, 1, err)
+		id := st.Mailbox[i].ID
+		if !b.hold(materialClaim(st.Mailbox[i].Item.Material), always) {
+			return
+		}
+		b.r.record(Relisted, 1, b.act(func() error { _, err := b.svc.RelistMail(p.ID, id); return err }))
 		return
 	}
 	if len(stacks(st)) < fewStacks {
@@ -164,18 +303,19 @@ func (b *bot) offer(players []market.Player) {
 		b.r.record(Waited, 0, nil) // nothing the rules let them sell, or the fee
 		return
 	}
-	if b.g.rng.Float64() < auctionShare {
+	if !b.hold(materialClaim(stack.Material), always) {
+		return
+	}
+	if b.rng.Float64() < auctionShare {
 		start := b.price(price * startShare)
 		if market.NewListingRules(b.cfg).Check(stack, market.Money(math.Round(start*100))) == nil {
-			d := time.Duration(5+b.g.rng.IntN(6*60)) * time.Minute
+			d := time.Duration(5+b.rng.IntN(6*60)) * time.Minute
 			d = min(max(d, b.cfg.Auctions.MinDuration), b.cfg.Auctions.MaxDuration)
-			_, err := b.svc.StartAuction(p, stack, start, 0, d)
-			b.r.record(Auctioned, 1, err)
+			b.r.record(Auctioned, 1, b.act(func() error { _, err := b.svc.StartAuction(p, stack, start, 0, d); return err }))
 			return
 		}
 	}
-	_, err := b.svc.SellItem(p, stack, price)
-	b.r.record(Sold, 1, err)
+	b.r.record(Sold, 1, b.act(func() error { _, err := b.svc.SellItem(p, stack, price); return err }))
 }
 
 // someone picks, among up to tries random players, the first whose room
@@ -183,7 +323,10 @@ func (b *bot) offer(players []market.Player) {
 // the turn is recorded as waited and ok is false.
 func (b *bot) someone(players []market.Player, want func(market.ListingRoom) bool) (p market.Player, ok bool) {
 	for range tries {
-		p := b.pick(players)
+		p, ok := b.pick(players)
+		if !ok {
+			return p, false
+		}
 		room, err := b.svc.ListingRoom(p.ID)
 		if err != nil {
 			b.r.record(Waited, 0, err)
@@ -204,8 +347,8 @@ func (b *bot) someone(players []market.Player, want func(market.ListingRoom) boo
 func (b *bot) ask(st market.PlayerState) (market.ItemStack, float64, bool) {
 	rules := market.NewListingRules(b.cfg)
 	all := stacks(st)
-	for _, i := range b.g.rng.Perm(len(all)) {
-		price := b.price(value(all[i]) * min(max(math.Exp(0.05+0.2*b.g.rng.NormFloat64()), 0.6), 1.8))
+	for _, i := range b.rng.Perm(len(all)) {
+		price := b.price(value(all[i]) * min(max(math.Exp(0.05+0.2*b.rng.NormFloat64()), 0.6), 1.8))
 		if rules.Check(all[i], market.Money(math.Round(price*100))) == nil {
 			return all[i], price, true
 		}
@@ -246,18 +389,37 @@ func (b *bot) earn(p market.Player, lack float64) bool {
 		b.r.record(Waited, 0, err)
 		return false
 	}
-	budget := fees - b.g.fees - b.g.paid
-	amount := math.Ceil(lack) + math.Round(wage*b.g.rng.Float64())
-	if budget < amount {
+	amount := math.Ceil(lack) + math.Round(wage*b.rng.Float64())
+	if !b.g.budget(fees, amount) {
 		return false // saving up
 	}
-	_, err = b.svc.Deposit(p.ID, amount)
+	err = b.act(func() error { _, err := b.svc.Deposit(p.ID, amount); return err })
 	b.r.record(Earned, 1, err)
 	if err != nil {
+		b.g.pay(-amount)
 		return false
 	}
-	b.g.paid += amount
 	return true
+}
+
+// budget takes amount from what the fee account took in since the bots
+// started (fees now) and was not paid out yet, and reports whether it was
+// there: a turn beside others pays out only what no other took.
+func (g *Generator) budget(fees, amount float64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if fees-g.fees-g.paid < amount {
+		return false
+	}
+	g.paid += amount
+	return true
+}
+
+// pay counts amount as paid to the players in the game (spent: less).
+func (g *Generator) pay(amount float64) {
+	g.mu.Lock()
+	g.paid += amount
+	g.mu.Unlock()
 }
 
 // gather gives p a stack from the game of something the market trades: a
@@ -265,7 +427,7 @@ func (b *bot) earn(p market.Player, lack float64) bool {
 func (b *bot) gather(p market.Player) bool {
 	stack := market.ItemStack{Material: "OAK_LOG", Amount: 64}
 	if active, err := b.svc.GetActiveListingsCount(); err == nil && active > 0 {
-		page, err := b.svc.Query(market.Query{Offset: b.g.rng.IntN(active), Limit: 1})
+		page, err := b.svc.Query(market.Query{Offset: b.rng.IntN(active), Limit: 1})
 		if err == nil && len(page.Listings) > 0 {
 			m := page.Listings[0].Item.Material
 			if info, ok := catalog.LookupMaterial(m); ok {
@@ -273,7 +435,7 @@ func (b *bot) gather(p market.Player) bool {
 			}
 		}
 	}
-	_, _, err := b.svc.GiveItem(p.ID, stack)
+	err := b.act(func() error { _, _, err := b.svc.GiveItem(p.ID, stack); return err })
 	b.r.record(Gathered, 1, err)
 	return err == nil
 }
@@ -310,7 +472,7 @@ func (b *bot) buy(p market.Player, active int) {
 		b.r.record(Waited, 0, nil)
 		return
 	}
-	seen, err := b.svc.Query(market.Query{Offset: b.g.rng.IntN(active), Limit: 1})
+	seen, err := b.svc.Query(market.Query{Offset: b.rng.IntN(active), Limit: 1})
 	if err != nil || len(seen.Listings) == 0 {
 		b.r.record(Waited, 0, err)
 		return
@@ -327,7 +489,7 @@ func (b *bot) buy(p market.Player, active int) {
 		b.r.record(Waited, 0, err)
 		return
 	}
-	willing := math.Exp(0.25 + 0.2*b.g.rng.NormFloat64())
+	willing := math.Exp(0.25 + 0.2*b.rng.NormFloat64())
 	best := -1
 	for i, l := range page.Listings {
 		if l.Auction == nil && l.Seller != p.ID && l.Price <= value(l.Item)*willing && (best < 0 || unit(l) < unit(page.Listings[best])) {
@@ -339,6 +501,9 @@ func (b *bot) buy(p market.Player, active int) {
 		return
 	}
 	l := page.Listings[best]
+	if !b.hold(materialClaim(l.Item.Material), always) || !b.hold(listingClaim(l.ID), b.listed(l.ID)) {
+		return
+	}
 	st, ok := b.state(p)
 	if !ok {
 		return
@@ -347,16 +512,22 @@ func (b *bot) buy(p market.Player, active int) {
 		b.r.record(Waited, 0, nil) // saving up
 		return
 	}
-	_, err = b.svc.Buy(p, l.ID)
-	b.r.record(Bought, 1, err)
+	b.r.record(Bought, 1, b.act(func() error { _, err := b.svc.Buy(p, l.ID); return err }))
 }
 
 // bid is p bidding on auction l: its minimum, when that is worth it to
 // them and they can pay (or earn what they lack). The leader does not
 // outbid themselves.
 func (b *bot) bid(p market.Player, l market.Listing) {
+	if !b.hold(listingClaim(l.ID), func() bool {
+		now, err := b.svc.GetListing(l.ID)
+		l = now
+		return err == nil && now.Auction != nil && b.lasts(now)
+	}) {
+		return
+	}
 	a := l.Auction
-	willing := math.Exp(0.25 + 0.2*b.g.rng.NormFloat64())
+	willing := math.Exp(0.25 + 0.2*b.rng.NormFloat64())
 	if l.Seller == p.ID || a.Leader == p.ID || a.MinimumBid > value(l.Item)*willing || !l.ExpiresAt.After(b.now) {
 		b.r.record(Waited, 0, nil)
 		return
@@ -369,8 +540,7 @@ func (b *bot) bid(p market.Player, l market.Listing) {
 		b.r.record(Waited, 0, nil) // saving up
 		return
 	}
-	_, err := b.svc.Bid(p, l.ID, a.MinimumBid)
-	b.r.record(Bid, 1, err)
+	b.r.record(Bid, 1, b.act(func() error { _, err := b.svc.Bid(p, l.ID, a.MinimumBid); return err }))
 }
 
 // unit is a listing's price an item.
@@ -388,5 +558,9 @@ func (b *bot) takeBack(players []market.Player) {
 		b.r.record(Waited, 0, err) // an auction runs to its end
 		return
 	}
-	b.r.record(Removed, 1, b.svc.RemoveListing(page.Listings[0].ID, p))
+	id := page.Listings[0].ID
+	if !b.hold(listingClaim(id), b.listed(id)) {
+		return
+	}
+	b.r.record(Removed, 1, b.act(func() error { return b.svc.RemoveListing(id, p) }))
 }

@@ -26,13 +26,17 @@ const (
 // trade is a turn that goes through buy orders: placing one, cancelling
 // one, or filling one.
 func (b *bot) trade(players []market.Player) {
-	switch x := b.g.rng.Float64(); {
+	switch x := b.rng.Float64(); {
 	case x < 0.4:
-		b.placeOrder(b.pick(players))
+		if p, ok := b.pick(players); ok {
+			b.placeOrder(p)
+		}
 	case x < 0.55:
 		b.cancelOrder(players)
 	default:
-		b.fillOrder(b.pick(players))
+		if p, ok := b.pick(players); ok {
+			b.fillOrder(p)
+		}
 	}
 }
 
@@ -52,12 +56,15 @@ func (b *bot) placeOrder(p market.Player) {
 		b.r.record(Waited, 0, err)
 		return
 	}
-	seen, err := b.svc.Query(market.Query{Offset: b.g.rng.IntN(active), Limit: 1})
+	seen, err := b.svc.Query(market.Query{Offset: b.rng.IntN(active), Limit: 1})
 	if err != nil || len(seen.Listings) == 0 || seen.Listings[0].Auction != nil || !commodityStack(seen.Listings[0].Item) {
 		b.r.record(Waited, 0, err)
 		return
 	}
 	l := seen.Listings[0]
+	if !b.hold(materialClaim(l.Item.Material), always) {
+		return
+	}
 	rules := b.cfg.Orders
 	mine, err := b.svc.Orders(market.OrderQuery{Buyer: p.ID, Limit: 1})
 	if err != nil || mine.Total >= rules.MaxPerPlayer {
@@ -73,13 +80,13 @@ func (b *bot) placeOrder(p market.Player) {
 	if len(book.Sell) > 0 {
 		cheapest = book.Sell[0].UnitPrice
 	}
-	factor := 0.85 + 0.14*b.g.rng.Float64()
-	if b.g.rng.Float64() < crossShare {
-		factor = 1 + 0.05*b.g.rng.Float64()
+	factor := 0.85 + 0.14*b.rng.Float64()
+	if b.rng.Float64() < crossShare {
+		factor = 1 + 0.05*b.rng.Float64()
 	}
 	limit := min(max(math.Floor(cheapest*factor*100)/100, 0.01), b.cfg.MaxPrice.Float())
 	info, _ := catalog.LookupMaterial(l.Item.Material)
-	amount := min(info.MaxStack*(1+b.g.rng.IntN(5)), rules.MaxAmount)
+	amount := min(info.MaxStack*(1+b.rng.IntN(5)), rules.MaxAmount)
 	st, ok := b.state(p)
 	if !ok {
 		return
@@ -95,24 +102,29 @@ func (b *bot) placeOrder(p market.Player) {
 		b.r.record(Waited, 0, nil) // saving up
 		return
 	}
-	d := time.Duration(5+b.g.rng.IntN(3*60)) * time.Minute
+	d := time.Duration(5+b.rng.IntN(3*60)) * time.Minute
 	d = min(max(d, rules.MinDuration), rules.MaxDuration)
-	_, err = b.svc.PlaceOrder(p, l.Item.Material, amount, limit, d)
-	b.r.record(Ordered, 1, err)
+	b.r.record(Ordered, 1, b.act(func() error { _, err := b.svc.PlaceOrder(p, l.Item.Material, amount, limit, d); return err }))
 }
 
 // cancelOrder is an owner of open orders taking one back.
 func (b *bot) cancelOrder(players []market.Player) {
 	for range tries {
-		p := b.pick(players)
+		p, ok := b.pick(players)
+		if !ok {
+			return
+		}
 		mine, err := b.svc.Orders(market.OrderQuery{Buyer: p.ID})
 		if err != nil {
 			b.r.record(Waited, 0, err)
 			return
 		}
 		if len(mine.Orders) > 0 {
-			o := mine.Orders[b.g.rng.IntN(len(mine.Orders))]
-			b.r.record(CancelledOrder, 1, b.svc.CancelOrder(o.ID, p))
+			o := mine.Orders[b.rng.IntN(len(mine.Orders))]
+			if !b.hold(orderClaim(o.ID), b.open(&o)) {
+				return
+			}
+			b.r.record(CancelledOrder, 1, b.act(func() error { return b.svc.CancelOrder(o.ID, p) }))
 			return
 		}
 	}
@@ -128,10 +140,13 @@ func (b *bot) fillOrder(p market.Player) {
 		return
 	}
 	all := stacks(st)
-	for _, i := range b.g.rng.Perm(len(all)) {
+	for _, i := range b.rng.Perm(len(all)) {
 		s := all[i]
 		if !commodityStack(s) {
 			continue
+		}
+		if !b.hold(materialClaim(s.Material), always) {
+			return
 		}
 		page, err := b.svc.Orders(market.OrderQuery{Material: s.Material, Limit: 8})
 		if err != nil {
@@ -142,7 +157,10 @@ func (b *bot) fillOrder(p market.Player) {
 			if o.Buyer == p.ID {
 				continue
 			}
-			if b.g.rng.IntN(2) == 0 {
+			if !b.hold(orderClaim(o.ID), b.open(&o)) {
+				return
+			}
+			if b.rng.IntN(2) == 0 {
 				b.listInto(p, st, s, o)
 			} else {
 				b.sellInto(p, s, o)
@@ -153,6 +171,16 @@ func (b *bot) fillOrder(p market.Player) {
 	b.r.record(Waited, 0, nil) // nothing an order wants
 }
 
+// open reports whether order *o is still open, and reads it again into
+// *o: another turn may have filled some of it since.
+func (b *bot) open(o *market.Order) func() bool {
+	return func() bool {
+		now, err := b.svc.GetOrder(o.ID)
+		*o = now
+		return err == nil && now.Open()
+	}
+}
+
 // sellInto sells s into order o, when the sale is within the maximum
 // transaction value.
 func (b *bot) sellInto(p market.Player, s market.ItemStack, o market.Order) {
@@ -161,8 +189,7 @@ func (b *bot) sellInto(p market.Player, s market.ItemStack, o market.Order) {
 		b.r.record(Waited, 0, nil)
 		return
 	}
-	_, err := b.svc.SellToOrder(p, s, o.ID)
-	b.r.record(SoldToOrder, 1, err)
+	b.r.record(SoldToOrder, 1, b.act(func() error { _, err := b.svc.SellToOrder(p, s, o.ID); return err }))
 }
 
 // listInto lists s at o's unit price, when p may list now and the rules
@@ -176,6 +203,5 @@ func (b *bot) listInto(p market.Player, st market.PlayerState, s market.ItemStac
 		b.r.record(Waited, 0, err)
 		return
 	}
-	_, err = b.svc.SellItem(p, s, price)
-	b.r.record(ListedToOrder, 1, err)
+	b.r.record(ListedToOrder, 1, b.act(func() error { _, err := b.svc.SellItem(p, s, price); return err }))
 }

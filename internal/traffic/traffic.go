@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rynek/rynek/market"
@@ -132,6 +133,9 @@ func (r *Result) count(c market.Code, n int) {
 }
 
 func (r *Result) record(a Action, changes int, err error) {
+	if errors.Is(err, errStopped) {
+		return // not done, nor refused: the loop stopped
+	}
 	r.Actions[a]++
 	if err != nil {
 		r.refuse(err)
@@ -208,6 +212,9 @@ func (r Result) ActionText() string {
 type Generator struct {
 	rng   *rand.Rand
 	carry float64
+	// mu guards the economy's figures below, which turns running beside
+	// each other (Crowd) share.
+	mu sync.Mutex
 	// target is the active listings the economy holds around: the count
 	// when the bots first act (at least a few a player).
 	target int
@@ -224,31 +231,48 @@ func New(seed uint64) *Generator {
 
 // Target is the active listings the economy holds around; 0 until it first
 // acts.
-func (g *Generator) Target() int { return g.target }
+func (g *Generator) Target() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.target
+}
 
 // Step performs rate actions a second over elapsed (fractions carry over
-// to the next step) as random players of players. Main thread only.
+// to the next step) as random players of players, each turn's reads and
+// changes one after another on the calling goroutine, which must be the
+// main thread; Crowd runs the turns off it.
 func (g *Generator) Step(svc *market.Service, players []market.Player, rate float64, elapsed time.Duration) Result {
 	var r Result
 	if len(players) < MinPlayers {
 		return r
 	}
-	g.carry += rate * elapsed.Seconds()
-	n := int(g.carry)
-	g.carry -= float64(n)
-	for i := 0; i < n; i++ {
-		g.turn(svc, players, &r)
+	for range g.due(rate, elapsed) {
+		g.turnNow(svc, players, &r)
 	}
 	return r
 }
 
+// due is how many turns rate a second make over elapsed, the fraction
+// left carried over to the next call.
+func (g *Generator) due(rate float64, elapsed time.Duration) int {
+	g.carry += rate * elapsed.Seconds()
+	n := int(g.carry)
+	g.carry -= float64(n)
+	return n
+}
+
 // One performs one turn as a random player of players and returns its
-// refusal, if it was refused.
+// refusal, if it was refused. Main thread only.
 func (g *Generator) One(svc *market.Service, players []market.Player) error {
 	var r Result
-	g.turn(svc, players, &r)
+	g.turnNow(svc, players, &r)
 	if r.Refused > 0 {
 		return r.LastErr
 	}
 	return nil
+}
+
+// turnNow is a turn whose changes are made at once.
+func (g *Generator) turnNow(svc *market.Service, players []market.Player, r *Result) {
+	g.turn(g.newBot(svc, r, func(change func() error) error { return change() }, nil), players)
 }
