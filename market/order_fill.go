@@ -116,7 +116,8 @@ func (s *Service) fileCommoditiesLocked() {
 }
 
 // fileListingLocked and unfileListingLocked keep r in its material's
-// commodity tree; unfile before r changes.
+// commodity tree, which is there while the material has listings; unfile
+// before r changes.
 func (s *Service) fileListingLocked(r *listingRecord) {
 	if !indexable(r) {
 		return
@@ -132,6 +133,11 @@ func (s *Service) fileListingLocked(r *listingRecord) {
 func (s *Service) unfileListingLocked(r *listingRecord) {
 	if t := s.commodities[r.it.Mat]; t != nil && indexable(r) {
 		t.Delete(r)
+		if t.Len() == 0 {
+			// A tree is there while its material has listings: an undone
+			// first listing of a material leaves memory as it was.
+			delete(s.commodities, r.it.Mat)
+		}
 	}
 }
 
