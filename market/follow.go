@@ -80,6 +80,9 @@ type follower struct {
 	// of the newest entry of each commit, until a snapshot is newer.
 	own      map[rowKey]uint64
 	answered uint64
+	// adopted is the end of the newest landed commit (probe.go) whose
+	// entries and rows the main thread has applied; the probe waits for it.
+	adopted  atomic.Uint64
 	err      error     // the last batch's failure, until a batch succeeds
 	tookOver time.Time // when takeOver last ran
 }
@@ -91,6 +94,7 @@ type followed struct {
 	entries []EventRow
 	rows    *rowSet // nil: no entry of another instance
 	answers uint64  // the catch-up requests this answers
+	adopts  uint64  // the end of the newest landed commit it holds whole
 	err     error
 	began   time.Time // when its reads began (the wall clock)
 }
@@ -219,7 +223,7 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 			}
 			batch.err = err
 		}
-		f.readAgain(landed, batch)
+		batch.adopts = f.readAgain(landed, batch)
 		if batch.err != nil {
 			batch.entries, batch.rows = nil, nil
 		}
@@ -483,6 +487,7 @@ func (s *Service) applyFollowed(b followed) error {
 	}
 	f.answered = max(f.answered, b.answers)
 	if len(b.entries) == 0 && b.rows == nil {
+		f.markAdopted(b.adopts)
 		return nil
 	}
 	s.mu.Lock()
@@ -495,8 +500,17 @@ func (s *Service) applyFollowed(b followed) error {
 	s.log.committed = append(s.log.committed, b.entries...)
 	s.appendLogLocked()
 	s.mu.Unlock()
+	f.markAdopted(b.adopts)
 	s.deliver()
 	return nil
+}
+
+// markAdopted records that memory holds the landed commits through seq
+// (main thread; the probe reads it).
+func (f *follower) markAdopted(seq uint64) {
+	if seq > f.adopted.Load() {
+		f.adopted.Store(seq)
+	}
 }
 
 // idTaken moves the next listing id past id when id is of this instance's

@@ -362,13 +362,19 @@ func TestASellThatLandedInDoubtKeepsItsID(t *testing.T) {
 		t.Fatalf("a sell whose answer is lost: %v, want one in doubt", err)
 	}
 	proxy.Restore()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	// Changes go through again only once memory holds the landed sell: a
+	// sell made in between would take its id again.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		svc.Follow()
-		if n, _ := svc.GetActiveListingsCount(); n == 3 && !svc.StoreHealth().Unreachable {
+		reachable := !svc.StoreHealth().Unreachable
+		n, _ := svc.GetActiveListingsCount()
+		if reachable && n != 3 {
+			t.Fatalf("the store is reachable again with %d active listings in memory, before the landed sell's", n)
+		}
+		if reachable {
 			break
 		}
 		if time.Now().After(deadline) {
-			n, _ := svc.GetActiveListingsCount()
 			t.Fatalf("%d active listings 10 s after the link came back, want the landed sell's too: %+v", n, svc.StoreHealth())
 		}
 	}

@@ -72,7 +72,14 @@ func (s *Service) probe(r Reacher, f *follower) {
 			continue
 		}
 		if landed.Entries > 0 && f != nil {
-			f.adopt(landed) // before any change goes through again
+			f.adopt(landed)
+			// No change goes through again before memory holds the commit
+			// that landed: one made sooner took its listing's id again, and
+			// the store refused it as a duplicate (a cut in
+			// BenchmarkServerTick).
+			if !s.awaitAdopted(landed.After+uint64(landed.Entries), f) {
+				return
+			}
 		}
 		now := s.now()
 		h.mu.Lock()
@@ -89,6 +96,20 @@ func (s *Service) probe(r Reacher, f *follower) {
 		h.away.Store(false)
 		return
 	}
+}
+
+// awaitAdopted waits until the main thread has applied the commit that
+// landed through seq, its rows included, and reports whether it did
+// (false: the follower stopped first, as the service closed).
+func (s *Service) awaitAdopted(seq uint64, f *follower) bool {
+	for f.adopted.Load() < seq {
+		select {
+		case <-f.done:
+			return false
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return true
 }
 
 // reachedBefore reports whether the probe last reached the store before t
@@ -153,8 +174,10 @@ func (f *follower) takeLanded() []Landed {
 }
 
 // readAgain asks again for what of landed the cycle that made batch did
-// not read: all of it when it failed, else the entries past its last.
-func (f *follower) readAgain(landed []Landed, batch followed) {
+// not read: all of it when it failed, else the entries past its last. It
+// returns the end of the newest it read whole (0: none), which the main
+// thread has adopted once it applies batch (follower.adopted).
+func (f *follower) readAgain(landed []Landed, batch followed) (through uint64) {
 	for _, l := range landed {
 		end := l.After + uint64(l.Entries)
 		switch {
@@ -163,6 +186,9 @@ func (f *follower) readAgain(landed []Landed, batch followed) {
 		case len(batch.entries) > 0 && batch.entries[len(batch.entries)-1].Seq < end:
 			read := batch.entries[len(batch.entries)-1].Seq
 			f.adopt(Landed{After: read, Entries: int(end - read)})
+		default:
+			through = max(through, end)
 		}
 	}
+	return through
 }
