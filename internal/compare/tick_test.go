@@ -279,6 +279,17 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 	b.ReportMetric(float64(events)/tickStreams, "stream-events/client")
 	if historyAt > 0 {
 		b.ReportMetric(historyAt.Seconds(), "history-s")
+		// The ticks once the history is in, apart: what a server that has
+		// run for a while sees, which the start's seconds do not weigh on.
+		var steady []tickSample
+		for _, s := range samples {
+			if s.at.Sub(start) > historyAt {
+				steady = append(steady, s)
+			}
+		}
+		if len(steady) > 0 {
+			reportTicks(b, "steady-tick", steady)
+		}
 	} else {
 		b.Log("the history was still loading when the run ended")
 	}
