@@ -49,11 +49,12 @@ func (g *Generator) turn(b *bot, players []market.Player) {
 		b.r.record(Waited, 0, err)
 		return
 	}
-	if !g.begin(b.svc, active, players) {
+	if err := g.begin(b.svc, active, players); err != nil {
 		b.r.record(Waited, 0, err)
 		return
 	}
-	offer := 0.5 + gain*float64(g.Target()-active)/float64(g.Target())
+	target := g.Target()
+	offer := 0.5 + gain*float64(target-active)/float64(target)
 	offer = min(max(offer, 0.05), 0.95)
 	if b.rng.Float64() < orderShare {
 		b.trade(players)
@@ -72,19 +73,19 @@ func (g *Generator) turn(b *bot, players []market.Player) {
 }
 
 // begin sets the economy's target and the fee account it starts from when
-// the bots first act, and reports whether they are set.
-func (g *Generator) begin(svc *market.Service, active int, players []market.Player) bool {
+// the bots first act; an error leaves them unset.
+func (g *Generator) begin(svc *market.Service, active int, players []market.Player) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.target != 0 {
-		return true
+		return nil
 	}
 	fees, err := svc.FeeBalance()
 	if err != nil {
-		return false
+		return err
 	}
 	g.target, g.fees = max(active, perPlayer*len(players)), fees
-	return true
+	return nil
 }
 
 // bot is one turn's view of the market, and how it acts: act makes a
