@@ -2,11 +2,12 @@
 // players — sell, buy, take back and relist, auction and bid, place, fill
 // and cancel buy orders (and let some expire), earn and spend — at a chosen
 // rate, for demos and load tests (the console's QA bots and `rynek serve
-// --bots`). They act through the service's public operations on the main
-// thread, like a game server's players, and keep the market in balance for
-// hours: the active listings stay near the count the bots found, money and
-// items come from outside and leave through the issuance account, and a
-// refusal is a rule a player met, rare.
+// --bots`). They act through the service's public operations, their
+// changes made on the main thread like a game server's players' (Step runs
+// a turn whole on it; a Crowd looks at the market off it), and keep the
+// market in balance for hours: the active listings stay near the count the
+// bots found, money and items come from outside and leave through the
+// issuance account, and a refusal is a rule a player met, rare.
 package traffic
 
 import (
