@@ -187,3 +187,31 @@ func TestEconomyHoldsTheMarket(t *testing.T) {
 		})
 	}
 }
+
+// TestCrowdSpreadsChangesOverTicks: a Step makes the turns' changes for at
+// most its budget and leaves the rest, in order, for the next: the first
+// waiting change is made, and the second is first in line after it.
+func TestCrowdSpreadsChangesOverTicks(t *testing.T) {
+	svc, _ := demo(t, 3000, market.Config{})
+	players, err := svc.Players()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer traffic.SetChangeBudget(0)()
+	crowd := traffic.New(3).Crowd(svc, players)
+	defer crowd.Close()
+	crowd.Step(1000, time.Second) // as many turns as there are players
+	var waiting []any
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if waiting = crowd.Waiting(); len(waiting) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d changes wait after 10 s of %d turns", len(waiting), len(players))
+		}
+	}
+	crowd.Step(0, 0)
+	if after := crowd.Waiting(); len(after) == 0 || after[0] != waiting[1] {
+		t.Fatalf("a Step with no budget left %d of %d changes waiting, the second not first in line", len(after), len(waiting))
+	}
+}
