@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/pgtest"
 	"github.com/rynek/rynek/internal/tmpfs"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
@@ -111,7 +112,7 @@ func testKilledBulkLoads(t *testing.T, merge bool) {
 	must(t, err)
 	outcomes := map[string]int{}
 	for c := range cycles {
-		spec := newStoreSpec(t)
+		spec := pgtest.Store(t)
 		var before *market.StoreContents
 		if merge {
 			st, err := openSpec(spec)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/pgtest"
 	"github.com/rynek/rynek/market"
 )
 
@@ -12,7 +13,7 @@ import (
 // (the unit price for what it still wants) counted in the opening account,
 // so the audit balances; bad orders are refused with what is wrong.
 func TestBulkOrders(t *testing.T) {
-	spec := newStoreSpec(t)
+	spec := pgtest.Store(t)
 	st, err := openSpec(spec)
 	must(t, err)
 	t.Cleanup(func() { st.Close() })

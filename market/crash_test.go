@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rynek/rynek/internal/pgtest"
 	"github.com/rynek/rynek/market"
 )
 
@@ -126,7 +127,7 @@ func TestCrashRecovery(t *testing.T) {
 		cycles = 5
 	}
 	dir := t.TempDir()
-	spec := newStoreSpec(t)
+	spec := pgtest.Store(t)
 	st, err := openSpec(spec)
 	must(t, err)
 	b := newBulk(t, st)

@@ -3,7 +3,6 @@ package market_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +23,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // ends.
 func testStore(t testing.TB) func() market.Store {
 	t.Helper()
-	spec := newStoreSpec(t)
+	spec := pgtest.Store(t)
 	return func() market.Store {
 		t.Helper()
 		st, err := openSpec(spec)
@@ -33,22 +32,6 @@ func testStore(t testing.TB) func() market.Store {
 		}
 		t.Cleanup(func() { st.Close() })
 		return st
-	}
-}
-
-// newStoreSpec names one new market of the store RYNEK_TEST_STORE selects,
-// in a form a child process can open too: "sqlite:PATH" or a PostgreSQL
-// connection string.
-func newStoreSpec(t testing.TB) string {
-	t.Helper()
-	switch kind := os.Getenv("RYNEK_TEST_STORE"); kind {
-	case "", "sqlite":
-		return "sqlite:" + filepath.Join(t.TempDir(), "market.db")
-	case "postgres":
-		return pgtest.Database(t)
-	default:
-		t.Fatalf("RYNEK_TEST_STORE=%q: want sqlite or postgres", kind)
-		return ""
 	}
 }
 

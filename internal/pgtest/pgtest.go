@@ -67,6 +67,24 @@ func Database(t testing.TB) string {
 	return dsn
 }
 
+// Store names one new empty market of the store RYNEK_TEST_STORE selects
+// (sqlite, the default, or postgres), in a form a child process can open
+// too: "sqlite:PATH" in t's temporary directory, or a database of the test
+// server (Database). Suites that run on both stores take their markets
+// from it.
+func Store(t testing.TB) string {
+	t.Helper()
+	switch kind := os.Getenv("RYNEK_TEST_STORE"); kind {
+	case "", "sqlite":
+		return "sqlite:" + filepath.Join(t.TempDir(), "market.db")
+	case "postgres":
+		return Database(t)
+	default:
+		t.Fatalf("RYNEK_TEST_STORE=%q: want sqlite or postgres", kind)
+		return ""
+	}
+}
+
 // Template returns a database of the test server that fill filled, once
 // per test binary for each name: a benchmark's large market, seeded once
 // and copied (Clone) for each run. It stays until the tests end. A fill

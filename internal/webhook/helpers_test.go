@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,19 +36,6 @@ type testMarket struct {
 }
 
 var t0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-
-// newSpec names a new empty market: "sqlite:PATH" or a PostgreSQL one.
-func newSpec(t testing.TB) string {
-	switch kind := os.Getenv("RYNEK_TEST_STORE"); kind {
-	case "", "sqlite":
-		return "sqlite:" + filepath.Join(t.TempDir(), "market.db")
-	case "postgres":
-		return pgtest.Database(t)
-	default:
-		t.Fatalf("RYNEK_TEST_STORE=%q: want sqlite or postgres", kind)
-		return ""
-	}
-}
 
 // openStore opens the market at spec as instance; "seed" opens it as a
 // tool, which is no instance of the network (it holds no log back).
@@ -92,7 +78,7 @@ func seedMarket(t testing.TB, spec string) {
 
 func newMarket(t testing.TB, opts ...func(*market.Config)) *testMarket {
 	t.Helper()
-	return newMarketAt(t, newSpec(t), opts...)
+	return newMarketAt(t, pgtest.Store(t), opts...)
 }
 
 // newNetworkMarket is newMarket on PostgreSQL whatever RYNEK_TEST_STORE
