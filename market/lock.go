@@ -6,33 +6,56 @@ import (
 	"sync/atomic"
 )
 
-// serviceLock is the service's read-write lock, which knows when a writer
-// waits. The main thread's write lock waits for every reader holding the
-// read lock, and a reader that goes on working after it lets go keeps the
-// processor the main thread was woken onto: in a trace of the serve loop
-// under a website's load, the main thread waited about 1 ms a tick for
-// readers (each price-range walk held it some 300 µs). A long read gives
-// way only when a writer waits (readYield), so it can ask often, and a
-// reader that lets the lock go while a writer waits yields its processor.
+// serviceLock is the service's read-write lock, built so that the main
+// thread's write lock waits only for readers that are running.
+//
+// A sync.RWMutex hands the read lock to the readers that queued behind a
+// writer when the writer lets go: they hold it from then on, whether or not
+// the Go scheduler has run them yet. In a trace of the serve loop under a
+// website's load, such readers sat runnable, holding the lock, for 1-2 ms
+// while both processors ran other goroutines, and the main thread's next
+// write waited for them: most ticks over 2 ms were that. Here a reader
+// never waits inside the RWMutex: while a writer wants or holds the lock it
+// waits at a gate, holding nothing, and takes the read lock only once it
+// runs again and no writer wants it (RLock).
+//
+// A long read gives way only when a writer waits (readYield), so it can
+// ask often, and a reader that lets the lock go while a writer waits yields
+// its processor: the woken writer runs next on it.
 type serviceLock struct {
-	sync.RWMutex
-	writers atomic.Int32 // writers waiting in Lock
+	rw      sync.RWMutex
+	writers atomic.Int32 // writers that want or hold the lock
+
+	gateMu sync.Mutex
+	gate   chan struct{} // closed when no writer is left; nil: none made
 }
 
-// Lock takes the write lock, counted as waiting while readers hold it.
+// Lock takes the write lock. New readers wait from the moment it is asked
+// for; it waits for the readers in.
 func (l *serviceLock) Lock() {
-	if l.TryLock() {
-		return
-	}
 	l.writers.Add(1)
-	l.RWMutex.Lock()
-	l.writers.Add(-1)
+	l.rw.Lock()
+}
+
+// Unlock lets the write lock go; the last writer opens the gate.
+func (l *serviceLock) Unlock() {
+	l.rw.Unlock()
+	if l.writers.Add(-1) == 0 {
+		l.open()
+	}
+}
+
+// RLock takes the read lock once no writer wants or holds it.
+func (l *serviceLock) RLock() {
+	for l.writers.Load() > 0 || !l.rw.TryRLock() {
+		l.await()
+	}
 }
 
 // RUnlock lets the read lock go and, when a writer waits, the processor
 // too: the writer woken by the last reader runs next on it.
 func (l *serviceLock) RUnlock() {
-	l.RWMutex.RUnlock()
+	l.rw.RUnlock()
 	if l.writers.Load() > 0 {
 		runtime.Gosched()
 	}
@@ -40,3 +63,34 @@ func (l *serviceLock) RUnlock() {
 
 // wanted reports whether a writer waits for the lock.
 func (l *serviceLock) wanted() bool { return l.writers.Load() > 0 }
+
+// await returns once no writer wanted the lock at some moment since it was
+// called. The writers' count is read under gateMu, and the last writer
+// decrements it before it takes gateMu to open the gate, so a reader
+// either sees no writer or waits at a gate that last writer closes.
+func (l *serviceLock) await() {
+	l.gateMu.Lock()
+	if l.writers.Load() == 0 {
+		l.gateMu.Unlock()
+		// A writer took the RWMutex between the count and TryRLock, and
+		// is gone: let the processor go rather than spin on it.
+		runtime.Gosched()
+		return
+	}
+	if l.gate == nil {
+		l.gate = make(chan struct{})
+	}
+	gate := l.gate
+	l.gateMu.Unlock()
+	<-gate
+}
+
+// open lets the readers at the gate go.
+func (l *serviceLock) open() {
+	l.gateMu.Lock()
+	if l.gate != nil && l.writers.Load() == 0 {
+		close(l.gate)
+		l.gate = nil
+	}
+	l.gateMu.Unlock()
+}

@@ -1,0 +1,102 @@
+package market
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestAQueuedReaderHoldsNothing: a reader that waited behind a writer
+// takes the read lock when it runs, not when the writer lets go. With one
+// processor the woken reader cannot run before the writer yields, so a
+// writer that takes the lock again at once gets it; a sync.RWMutex would
+// have handed the read lock to the queued reader, and the second write
+// would wait for it (the serve loop's ticks of 2-5 ms).
+func TestAQueuedReaderHoldsNothing(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var l serviceLock
+	var order []string
+	var mu sync.Mutex
+	note := func(s string) {
+		mu.Lock()
+		order = append(order, s)
+		mu.Unlock()
+	}
+	l.Lock()
+	read := make(chan struct{})
+	go func() {
+		l.RLock()
+		note("read")
+		l.RUnlock()
+		close(read)
+	}()
+	// Until the reader waits (at the gate: a writer holds the lock).
+	for i, waiting := 0, false; i < 100 && !waiting; i++ {
+		runtime.Gosched()
+		l.gateMu.Lock()
+		waiting = l.gate != nil
+		l.gateMu.Unlock()
+	}
+	l.Unlock()
+	l.Lock() // no yield in between: the reader has not run
+	note("write again")
+	l.Unlock()
+	<-read
+	if len(order) != 2 || order[0] != "write again" {
+		t.Fatalf("order %q, want the second write before the read", order)
+	}
+}
+
+// TestTheLockExcludes: under many readers and writers, a writer is always
+// alone and readers overlap only one another; every reader gets in.
+func TestTheLockExcludes(t *testing.T) {
+	var l serviceLock
+	var readers, writers atomic.Int32
+	var reads atomic.Int64
+	var wg sync.WaitGroup
+	fail := func(format string, args ...any) { t.Errorf(format, args...) }
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				l.Lock()
+				if n := writers.Add(1); n != 1 {
+					fail("%d writers at once", n)
+				}
+				if n := readers.Load(); n != 0 {
+					fail("a writer with %d readers", n)
+				}
+				writers.Add(-1)
+				l.Unlock()
+			}
+		}()
+	}
+	for r := 0; r < 8; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				l.RLock()
+				readers.Add(1)
+				if n := writers.Load(); n != 0 {
+					fail("a reader with %d writers", n)
+				}
+				if i%7 == 0 {
+					runtime.Gosched()
+				}
+				readers.Add(-1)
+				reads.Add(1)
+				l.RUnlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if got := reads.Load(); got != 8*2000 {
+		t.Fatalf("%d reads, want %d", got, 8*2000)
+	}
+	if l.writers.Load() != 0 || l.gate != nil {
+		t.Fatalf("after all: %d writers, gate %v", l.writers.Load(), l.gate)
+	}
+}
