@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/google/uuid"
 )
 
 // historyChunk is how many finished transactions one background read takes:
@@ -107,6 +109,43 @@ func (s *Service) stopHistory() {
 	s.hist.wg.Wait()
 }
 
+// loadedTx is a finished transaction read by the background load, with
+// the ids of its players, not yet looked up.
+type loadedTx struct {
+	t             *transactionRecord
+	buyer, seller uuid.UUID
+}
+
+// insertHistory puts a batch of the background load into memory, under
+// the write lock taken for historyInsert transactions at a time.
+func (s *Service) insertHistory(batch []loadedTx) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, l := range batch {
+		if i > 0 && i%historyInsert == 0 {
+			// Let a waiting main thread in between two stretches.
+			s.mu.Unlock()
+			s.mu.Lock()
+		}
+		t := l.t
+		if s.txByID[t.id] != nil {
+			// Made by this process after the market opened: memory
+			// has a purchase before its commit (submit).
+			continue
+		}
+		if err := s.resolveTx(t, l.buyer, l.seller); err != nil {
+			return err
+		}
+		s.txByID[t.id] = t
+		s.allTx = append(s.allTx, t)
+		s.indexTxPlayers(t)
+		if t.State() == StateCompleted {
+			s.completed = append(s.completed, t)
+		}
+	}
+	return nil
+}
+
 func (s *Service) loadHistory() {
 	var after [16]byte
 	for {
@@ -115,18 +154,23 @@ func (s *Service) loadHistory() {
 			return
 		default:
 		}
-		var batch []*transactionRecord
+		// Decoded off the lock; the players, which the follower may be
+		// adding, are looked up under it as the batch goes in. A reader
+		// taking the lock for each row held the main thread up to 16 ms
+		// when the scheduler stopped it holding the lock.
+		var batch []loadedTx
 		n, err := s.store.LoadHistory(after, historyChunk, func(row TxRow) error {
 			after = row.ID
-			s.mu.RLock() // the follower may be adding players
-			t, err := s.txFromRow(row)
-			s.mu.RUnlock()
+			t, buyer, seller, err := decodeTxRow(row)
 			if err != nil {
 				return err
 			}
-			batch = append(batch, t)
+			batch = append(batch, loadedTx{t, buyer, seller})
 			return nil
 		})
+		if err == nil {
+			err = s.insertHistory(batch)
+		}
 		if err != nil {
 			s.mu.Lock()
 			s.hist.err = fmt.Errorf("load history: %w", err)
@@ -134,26 +178,6 @@ func (s *Service) loadHistory() {
 			close(s.hist.done) // readers must not wait forever; HistoryErr says why
 			return
 		}
-		s.mu.Lock()
-		for i, t := range batch {
-			if i > 0 && i%historyInsert == 0 {
-				// Let a waiting main thread in between two stretches.
-				s.mu.Unlock()
-				s.mu.Lock()
-			}
-			if s.txByID[t.id] != nil {
-				// Made by this process after the market opened: memory
-				// has a purchase before its commit (submit).
-				continue
-			}
-			s.txByID[t.id] = t
-			s.allTx = append(s.allTx, t)
-			s.indexTxPlayers(t)
-			if t.State() == StateCompleted {
-				s.completed = append(s.completed, t)
-			}
-		}
-		s.mu.Unlock()
 		if n < historyChunk {
 			break
 		}

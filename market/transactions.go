@@ -234,23 +234,37 @@ func encodeID(dst *[36]byte, id uuid.UUID) {
 	hex.Encode(dst[24:], id[10:])
 }
 
-// txFromRow decodes a stored transaction, at load, in the background
-// history load (under the read lock: the follower may add players) and when
-// following the log.
+// txFromRow decodes a stored transaction, at load and when following the
+// log (under the lock: the follower may add players).
 func (s *Service) txFromRow(row TxRow) (*transactionRecord, error) {
+	t, buyer, seller, err := decodeTxRow(row)
+	if err != nil {
+		return nil, err
+	}
+	return t, s.resolveTx(t, buyer, seller)
+}
+
+// decodeTxRow decodes a stored transaction but for its players, which need
+// the lock to look up: the background history load decodes off it.
+func decodeTxRow(row TxRow) (t *transactionRecord, buyer, seller uuid.UUID, err error) {
 	si := stateIndex(row.State)
 	if si < 0 {
-		return nil, fmt.Errorf("transaction %s has unknown state %q", row.ID, row.State)
+		return nil, buyer, seller, fmt.Errorf("transaction %s has unknown state %q", row.ID, row.State)
 	}
-	t := &transactionRecord{id: row.ID, state: uint8(si)}
-	buyer, seller, err := decodeTx(row.Rec, t)
+	t = &transactionRecord{id: row.ID, state: uint8(si)}
+	buyer, seller, err = decodeTx(row.Rec, t)
 	if err != nil {
-		return nil, fmt.Errorf("transaction %s: %w", row.ID, err)
+		return nil, buyer, seller, fmt.Errorf("transaction %s: %w", row.ID, err)
 	}
+	return t, buyer, seller, nil
+}
+
+// resolveTx gives t its buyer and seller (under the lock).
+func (s *Service) resolveTx(t *transactionRecord, buyer, seller uuid.UUID) error {
 	b, sl := s.playerByID[buyer], s.playerByID[seller]
 	if b == nil || sl == nil {
-		return nil, fmt.Errorf("transaction %s refers to an unknown player", row.ID)
+		return fmt.Errorf("transaction %s refers to an unknown player", t.id)
 	}
 	t.buyer, t.seller = b.idx, sl.idx
-	return t, nil
+	return nil
 }
