@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/rynek/rynek/internal/httpapi"
+	"github.com/rynek/rynek/internal/priority"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/tui"
 )
@@ -85,6 +86,13 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 		to.APIAddr = api.Addr
 	}
 	m := tui.New(to)
+	// The event loop runs on this goroutine, the market's main thread
+	// (bound when the market opened): see headless.Options.Realtime. The
+	// console says nothing when the system refuses: the header's tick
+	// work shows what it costs.
+	if mf.realtime && priority.Raise() == nil {
+		defer priority.Lower()
+	}
 	// The console sets the window title; Bubble Tea empties it on exit.
 	// Push the user's title first and pop it after (XTWINOPS 22/23), so the
 	// terminal gets its own title back.

@@ -47,6 +47,8 @@ type marketFlags struct {
 	// publicURL is the board's address as players reach it: Discord
 	// webhook messages link to its pages.
 	publicURL string
+	// realtime runs the main loop's thread at real-time priority.
+	realtime bool
 }
 
 // dbUsage is the --db flag's help, the same for every command.
@@ -63,6 +65,7 @@ func addMarketFlags(fs *flag.FlagSet) *marketFlags {
 	fs.StringVar(&f.name, "name", "Rynek", `service name, as in the not-ready error "<name> API nie jest gotowe"`)
 	fs.BoolVar(&f.sync, "sync", false, "fsync every commit: survive power loss, not only crashes (sells about 3x slower: 2,724/s against 8,100/s measured at 1M listings)")
 	fs.StringVar(&f.config, "config", "", "the market's rules file (default: "+rules.FileName+" beside the market file, when there is one); ctrl+r in the console and SIGHUP to rynek serve reload it")
+	fs.BoolVar(&f.realtime, "realtime", true, "run the main loop's thread at real-time priority where the system allows it (Linux: root, CAP_SYS_NICE or LimitRTPRIO=1), so that no other thread makes a tick wait; --realtime=false leaves it normal")
 	fs.StringVar(&f.publicURL, "public-url", "", "the board's address as players reach it, e.g. https://rynek.example.pl: the Discord webhooks' messages link to its pages")
 	return f
 }

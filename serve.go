@@ -61,7 +61,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	defer signal.Stop(hup)
 	fmt.Fprintf(stdout, "rynek serve: serving %s on http://%s/ (API under /api/, Prometheus metrics at /metrics, the website at /); Ctrl+C stops\n", s.store.name, api.Addr)
 	sum, runErr := headless.Run(ctx, s.svc, headless.Options{BotsRate: *bots, Seed: uint64(time.Now().UnixNano()),
-		Report: report, Reload: hup, ReloadRules: s.reloadRules, Webhooks: s.hooks})
+		Report: report, Reload: hup, ReloadRules: s.reloadRules, Webhooks: s.hooks, Realtime: mf.realtime})
 	stop()
 	if err := stopAPI(api); err != nil && runErr == nil {
 		runErr = err

@@ -244,7 +244,7 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 	// (-cpuprofile; go tool pprof -tagfocus loop=main): the main thread's
 	// own work apart from the readers'.
 	pprof.Do(context.Background(), pprof.Labels("loop", "main"), func(context.Context) {
-		sum, err = headless.Run(ctx, svc, headless.Options{BotsRate: tickBots, Seed: 1,
+		sum, err = headless.Run(ctx, svc, headless.Options{BotsRate: tickBots, Seed: 1, Realtime: true,
 			Report: func(line string) { b.Logf("%.1fs: %s", time.Since(start).Seconds(), line) },
 			Observe: func(wall, cpu time.Duration) {
 				now := time.Now()

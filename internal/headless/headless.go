@@ -12,6 +12,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/rynek/rynek/internal/priority"
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/internal/webhook"
 	"github.com/rynek/rynek/market"
@@ -46,6 +47,10 @@ type Options struct {
 	// Webhooks, when set, adds to every periodic report a line for each
 	// endpoint in trouble (failing, or its last try failed).
 	Webhooks webhook.Control
+	// Realtime puts the main thread in the real-time class while the loop
+	// runs (package priority), so that other threads never make a tick
+	// wait for a processor; Report says whether the system allowed it.
+	Realtime bool
 }
 
 // Summary is what a run did and how long its ticks took: the work of a
@@ -93,6 +98,14 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 	// market's main thread spends its ticks on, apart from the readers.
 	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("loop", "main")))
 	defer pprof.SetGoroutineLabels(context.Background())
+	if o.Realtime {
+		if err := priority.Raise(); err != nil {
+			report(fmt.Sprintf("the main thread keeps its normal priority, so other threads may make a tick wait (%v: %s)", err, priority.Hint))
+		} else {
+			report("the main thread runs at real-time priority: no other thread makes a tick wait")
+			defer priority.Lower()
+		}
+	}
 	var sum Summary
 	var players []market.Player
 	gen := traffic.New(o.Seed)
