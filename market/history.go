@@ -123,9 +123,7 @@ func (s *Service) insertHistory(batch []loadedTx) error {
 	defer s.mu.Unlock()
 	for i, l := range batch {
 		if i > 0 && i%historyInsert == 0 {
-			// Let a waiting main thread in between two stretches.
-			s.mu.Unlock()
-			s.mu.Lock()
+			s.mu.pass() // the main thread and the readers between two stretches
 		}
 		t := l.t
 		if s.txByID[t.id] != nil {

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // serviceLock is the service's read-write lock, built so that the main
@@ -28,6 +29,7 @@ type serviceLock struct {
 
 	gateMu sync.Mutex
 	gate   chan struct{} // closed when no writer is left; nil: none made
+	atGate atomic.Int32  // readers waiting at the gate
 }
 
 // Lock takes the write lock. New readers wait from the moment it is asked
@@ -81,8 +83,28 @@ func (l *serviceLock) await() {
 		l.gate = make(chan struct{})
 	}
 	gate := l.gate
+	l.atGate.Add(1)
 	l.gateMu.Unlock()
 	<-gate
+	l.atGate.Add(-1)
+}
+
+// passWait bounds how long pass waits for the readers at the gate to run.
+const passWait = 5 * time.Millisecond
+
+// pass lets the write lock go, waits for the readers that waited at the
+// gate to go in (the main thread among them), and takes it again: how a
+// writer working in the background gives way between two stretches. One
+// that took the lock straight back found the readers it released not yet
+// run, and kept them out for its whole run: the history load of a million
+// transactions starved the website for seconds and made main-thread reads
+// wait up to 63 ms.
+func (l *serviceLock) pass() {
+	l.Unlock()
+	for deadline := time.Now().Add(passWait); l.atGate.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Microsecond)
+	}
+	l.Lock()
 }
 
 // open lets the readers at the gate go.

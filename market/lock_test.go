@@ -14,6 +14,31 @@ import (
 // have handed the read lock to the queued reader, and the second write
 // would wait for it (the serve loop's ticks of 2-5 ms).
 func TestAQueuedReaderHoldsNothing(t *testing.T) {
+	order := writeTwiceAroundAReader(t, func(l *serviceLock) {
+		l.Unlock()
+		l.Lock() // no yield in between: the reader has not run
+	})
+	if len(order) != 2 || order[0] != "write again" {
+		t.Fatalf("order %q, want the second write before the read", order)
+	}
+}
+
+// TestPassLetsTheQueuedReadersIn: a writer in the background that gives
+// way between two stretches (pass) lets the readers that waited for it in
+// before it goes on; one that took the lock straight back starved them.
+func TestPassLetsTheQueuedReadersIn(t *testing.T) {
+	order := writeTwiceAroundAReader(t, (*serviceLock).pass)
+	if len(order) != 2 || order[0] != "read" {
+		t.Fatalf("order %q, want the read before the second write", order)
+	}
+}
+
+// writeTwiceAroundAReader takes the write lock, starts a reader that
+// waits for it, runs between (with the lock held, on one processor: the
+// reader runs only when the writer yields) and then writes again; it
+// returns the order in which the reader and the second write got in.
+func writeTwiceAroundAReader(t *testing.T, between func(*serviceLock)) []string {
+	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var l serviceLock
 	var order []string
@@ -32,20 +57,16 @@ func TestAQueuedReaderHoldsNothing(t *testing.T) {
 		close(read)
 	}()
 	// Until the reader waits (at the gate: a writer holds the lock).
-	for i, waiting := 0, false; i < 100 && !waiting; i++ {
+	for i := 0; i < 100 && l.atGate.Load() == 0; i++ {
 		runtime.Gosched()
-		l.gateMu.Lock()
-		waiting = l.gate != nil
-		l.gateMu.Unlock()
 	}
-	l.Unlock()
-	l.Lock() // no yield in between: the reader has not run
+	between(&l)
 	note("write again")
 	l.Unlock()
 	<-read
-	if len(order) != 2 || order[0] != "write again" {
-		t.Fatalf("order %q, want the second write before the read", order)
-	}
+	mu.Lock()
+	defer mu.Unlock()
+	return order
 }
 
 // TestTheLockExcludes: under many readers and writers, a writer is always
