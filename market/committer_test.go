@@ -270,3 +270,49 @@ func TestCommitBehindTrimsTheLogOffTheTick(t *testing.T) {
 	}
 	checkLogGapFree(t, logRows(t, w.store), 5) // seven entries, the newest three kept
 }
+
+// TestSettleSpreadsAGroupOverTicks: the outcome of a group commit is
+// settled a chunk at a time once Settle's budget is spent, the rest at the
+// next calls, in order; Committed receives again while some wait, so a
+// loop that waits on it never misses them.
+func TestSettleSpreadsAGroupOverTicks(t *testing.T) {
+	defer market.SetSettleBudget(time.Nanosecond)() // a chunk a call
+	w, g := behindWorld(t)
+	g.close()
+	var ids []int
+	for i := 0; i < 40; i++ {
+		st := w.stack(w.alice, 0)
+		st.Amount = 1
+		l, err := w.svc.SellItem(w.alice, st, 1)
+		must(t, err)
+		ids = append(ids, l.ID)
+	}
+	g.open()
+	calls := 0
+	for left := w.svc.InFlight(); left > 0; calls++ {
+		select {
+		case <-w.svc.Committed():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no outcome in 10 s with %d in flight", left)
+		}
+		if refused := w.svc.Settle(); len(refused) != 0 {
+			t.Fatalf("refused: %+v", refused)
+		}
+		now := w.svc.InFlight()
+		if left-now > 16 {
+			t.Fatalf("one Settle took %d outcomes, want at most a chunk of 16", left-now)
+		}
+		left = now
+	}
+	if calls < 3 {
+		t.Fatalf("40 outcomes settled in %d calls, want at least 3", calls)
+	}
+	if len(w.events) != len(ids) {
+		t.Fatalf("%d events, want %d", len(w.events), len(ids))
+	}
+	for i, e := range w.events {
+		if c, ok := e.(market.ListingCreatedEvent); !ok || c.Listing().ID != ids[i] {
+			t.Fatalf("event %d: %#v, want the creation of #%d: out of order", i, e, ids[i])
+		}
+	}
+}

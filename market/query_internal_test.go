@@ -1,6 +1,10 @@
 package market
 
-import "github.com/rynek/rynek/market/internal/search"
+import (
+	"time"
+
+	"github.com/rynek/rynek/market/internal/search"
+)
 
 // OnRead makes long reads end a chunk every chunk entries (the orders
 // walked, the matches collected, the events copied), so that a small
@@ -21,3 +25,11 @@ func OnRead(chunk int, chunkEnd, paused func()) (restore func()) {
 
 // WriterWaits reports whether a writer waits for the service's lock.
 func WriterWaits(s *Service) bool { return s.mu.wanted() }
+
+// SetSettleBudget sets how long Settle goes on once it has settled a
+// chunk; it returns a function restoring it.
+func SetSettleBudget(d time.Duration) (restore func()) {
+	was := settleBudget
+	settleBudget = d
+	return func() { settleBudget = was }
+}

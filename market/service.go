@@ -78,6 +78,7 @@ type Service struct {
 	batch        Batch        // reused by the main thread
 	committer    *committer   // commits behind the tick (Config.CommitBehind); nil: submit commits
 	inflight     []*pending   // submitted, awaiting their outcome, in order (main thread)
+	outcomes     []outcome    // taken from the committer, not yet settled (main thread)
 	waiting      atomic.Int64 // len(inflight), for readers
 	follow       *follower    // following a shared store; nil otherwise
 	log          eventLog
