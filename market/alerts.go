@@ -124,16 +124,13 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 	var owners []int32
 	mat := catalog.Material(r.it.Mat).Key
 	for _, ref := range refs {
+		hit := alertHit{Alert: ref.Alert.id, Listing: r.id, At: now, Price: int64(r.price), Amount: r.it.Amount, Material: mat}
 		x := byOwner[ref.Owner]
 		if x == nil {
-			x = s.players[ref.Owner].extra.clone()
-			byOwner[ref.Owner] = x
 			owners = append(owners, ref.Owner)
+			x = s.players[ref.Owner].extra
 		}
-		x.hits = append(x.hits, alertHit{alert: ref.Alert.id, listing: r.id, at: now, price: r.price, amount: r.it.Amount, material: mat})
-		if over := len(x.hits) - MaxAlertHits; over > 0 {
-			x.hits = slices.Delete(x.hits, 0, over)
-		}
+		byOwner[ref.Owner] = x.withHit(hit)
 	}
 	blobs := make([][]byte, len(owners))
 	for i, o := range owners {

@@ -59,11 +59,11 @@ func (k *Bulk) AddAlertHits(player uuid.UUID, hits []BulkAlertHit) error {
 		case h.At.UnixMilli() < a.created:
 			return fmt.Errorf("bulk: alert %q made %v found a listing at %v, before it", a.query, unixMilli(a.created), h.At)
 		}
-		found = append(found, alertHit{alert: h.Alert, listing: uint32(h.Listing), at: h.At.UnixMilli(), price: h.Price,
-			amount: uint8(h.Amount), material: catalog.Material(mat).Key})
+		found = append(found, alertHit{Alert: h.Alert, Listing: uint32(h.Listing), At: h.At.UnixMilli(), Price: int64(h.Price),
+			Amount: uint8(h.Amount), Material: catalog.Material(mat).Key})
 	}
 	x.hits = append(x.hits, found...)
-	slices.SortStableFunc(x.hits, func(a, b alertHit) int { return cmp.Compare(a.at, b.at) })
+	slices.SortStableFunc(x.hits, func(a, b alertHit) int { return cmp.Compare(a.At, b.At) })
 	if over := len(x.hits) - MaxAlertHits; over > 0 {
 		x.hits = slices.Delete(x.hits, 0, over)
 	}

@@ -125,8 +125,8 @@ func (s *Service) Notifications(player uuid.UUID, limit int) (NotificationPage, 
 		queries[a.id] = a.query
 	}
 	for _, h := range x.hits {
-		all = append(all, Notification{Kind: NotifyAlert, At: unixMilli(h.at), Alert: h.alert, Query: queries[h.alert],
-			ListingID: int(h.listing), Item: ItemStack{Material: h.material, Amount: int(h.amount)}, Price: h.price.Float()})
+		all = append(all, Notification{Kind: NotifyAlert, At: unixMilli(h.At), Alert: h.Alert, Query: queries[h.Alert],
+			ListingID: int(h.Listing), Item: ItemStack{Material: h.Material, Amount: int(h.Amount)}, Price: Money(h.Price).Float()})
 	}
 	for _, o := range x.outbids {
 		n := Notification{Kind: NotifyOutbid, At: unixMilli(o.at), ListingID: int(o.listing),

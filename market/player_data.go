@@ -33,15 +33,11 @@ type alertRecord struct {
 	words   []string // query's words (search.ParseText), not stored
 }
 
-// alertHit is an alert that fired: what it found, as it was then.
-type alertHit struct {
-	alert    uuid.UUID
-	listing  uint32
-	at       int64
-	price    Money
-	amount   uint8
-	material string
-}
+// alertHit is an alert that fired: what it found, as it was then. It is
+// the stored record's own type, so that encoding a player's data, which an
+// alert firing does on the main thread for each owner, does not copy the
+// hits (up to MaxAlertHits a player) into another list first.
+type alertHit = record.Hit
 
 // MaxAlertHits bounds the alert notifications (what a player's price
 // alerts found) that a player keeps; the oldest go first. A generator of
@@ -63,6 +59,25 @@ func (x *playerExtra) clone() *playerExtra {
 	c.hits = slices.Clone(x.hits)
 	c.outbids = slices.Clone(x.outbids)
 	return &c
+}
+
+// withHit is a copy of x with hit added after its hits (the oldest going
+// past MaxAlertHits): what an alert firing changes. The outbid notices are
+// x's, which nothing changes in place (withOutbid makes a new list), not a
+// copy: with the hits they are most of a player's data, copied for each
+// owner of an alert a new listing fires. The favourites are copied, as
+// forgetFavoritesLocked changes the current value's in place, and the
+// alerts, whose addresses the alert index holds.
+func (x *playerExtra) withHit(h alertHit) *playerExtra {
+	c := &playerExtra{}
+	if x != nil {
+		*c = *x
+		c.favorites = slices.Clone(x.favorites)
+		c.alerts = slices.Clone(x.alerts)
+	}
+	keep := c.hits[max(0, len(c.hits)+1-MaxAlertHits):]
+	c.hits = append(append(make([]alertHit, 0, len(keep)+1), keep...), h)
+	return c
 }
 
 // extraOp is the op that writes x as p's data, while the store still holds

@@ -93,8 +93,9 @@ func (x *playerExtra) stored(live func(uint32) bool) *record.PlayerData {
 	if x == nil {
 		return nil
 	}
+	// The hits are the record's own (the encoder only reads them).
 	d := &record.PlayerData{ReadAt: x.readAt, Favorites: make([]uint32, 0, len(x.favorites)),
-		Alerts: make([]record.Alert, 0, len(x.alerts)), Hits: make([]record.Hit, 0, len(x.hits)), Outbids: make([]record.Outbid, 0, len(x.outbids))}
+		Alerts: make([]record.Alert, 0, len(x.alerts)), Hits: x.hits, Outbids: make([]record.Outbid, 0, len(x.outbids))}
 	for _, id := range x.favorites {
 		if live == nil || live(id) {
 			d.Favorites = append(d.Favorites, id)
@@ -102,10 +103,6 @@ func (x *playerExtra) stored(live func(uint32) bool) *record.PlayerData {
 	}
 	for _, a := range x.alerts {
 		d.Alerts = append(d.Alerts, record.Alert{ID: a.id, Query: a.query, MaxUnit: int64(a.maxUnit), Created: a.created})
-	}
-	for _, h := range x.hits {
-		d.Hits = append(d.Hits, record.Hit{Alert: h.alert, Listing: h.listing, At: h.at, Price: int64(h.price),
-			Amount: h.amount, Material: h.material})
 	}
 	for _, o := range x.outbids {
 		d.Outbids = append(d.Outbids, record.Outbid{Listing: o.listing, At: o.at, Bid: int64(o.bid), Refunded: int64(o.refunded),
@@ -130,10 +127,7 @@ func decodeExtra(b []byte) (*playerExtra, error) {
 		x.alerts = append(x.alerts, alertRecord{id: a.ID, query: a.Query, maxUnit: Money(a.MaxUnit), created: a.Created,
 			words: search.ParseText(a.Query).Words})
 	}
-	for _, h := range d.Hits {
-		x.hits = append(x.hits, alertHit{alert: h.Alert, listing: h.Listing, at: h.At, price: Money(h.Price),
-			amount: h.Amount, material: h.Material})
-	}
+	x.hits = d.Hits
 	for _, o := range d.Outbids {
 		x.outbids = append(x.outbids, outbidNotice{listing: o.Listing, at: o.At, bid: Money(o.Bid), refunded: Money(o.Refunded),
 			boughtNow: o.BoughtNow, takenDown: o.TakenDown, amount: o.Amount, material: o.Material})
