@@ -237,9 +237,10 @@ func (s *Service) EventsSince(after uint64, limit int) (EventPage, error) {
 		return EventPage{}, errf(CodeEventsTrimmed, "the events after %d are no longer kept (the oldest is %d); read the market again and follow it from its version", after, first)
 	}
 	if after >= head-kept {
+		y := s.yield()
 		for seq := after + 1; seq <= head; seq++ {
-			if (seq-after)%eventsChunk == 0 && s.yield().Due() {
-				s.yield().Pause()
+			if (seq-after)%eventsChunk == 0 && y.Due() {
+				y.Pause()
 				if seq+uint64(s.log.kept) <= s.log.head {
 					// The ring moved on past seq during the pause: the
 					// page ends here, and the next read goes on from it.

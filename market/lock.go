@@ -20,9 +20,10 @@ import (
 // waits at a gate, holding nothing, and takes the read lock only once it
 // runs again and no writer wants it (RLock).
 //
-// A long read gives way only when a writer waits (readYield), so it can
-// ask often, and a reader that lets the lock go while a writer waits yields
-// its processor: the woken writer runs next on it.
+// A long read gives way when a writer waits or it has held the lock for a
+// millisecond (readYield), so it can ask often, and a reader that lets the
+// lock go while a writer waits yields its processor: the woken writer runs
+// next on it.
 type serviceLock struct {
 	rw      sync.RWMutex
 	writers atomic.Int32 // writers that want or hold the lock

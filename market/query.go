@@ -1,6 +1,7 @@
 package market
 
 import (
+	"runtime"
 	"strconv"
 	"time"
 
@@ -183,7 +184,8 @@ func (s *Service) Query(q Query) (Page, error) {
 		page.Version = version
 		return page, nil
 	}
-	res := s.matchLocked(pq, q, mat, nowMs, s.yield())
+	y := s.yield()
+	res := s.matchLocked(pq, q, mat, nowMs, y)
 	total := int(res.GetCardinality())
 	limit := q.Limit
 	if q.After == nil {
@@ -211,7 +213,7 @@ func (s *Service) Query(q Query) (Page, error) {
 			}
 			return r.entry().Key(by), true
 		}
-		keys = s.ix.Page(res, by, desc, after, q.Offset, limit+1, key, s.yield())
+		keys = s.ix.Page(res, by, desc, after, q.Offset, limit+1, key, y)
 	}
 	more := len(keys) > limit
 	keys = keys[:min(len(keys), limit)]
@@ -232,33 +234,53 @@ func (s *Service) Query(q Query) (Page, error) {
 	return page, nil
 }
 
-// readYield is how a long read holding s.mu's read lock gives way to a
-// writer (search.Yield): it is due when a writer waits, and pauses by
-// letting the lock go for a moment (sync.RWMutex lets a waiting writer in
-// before any new reader), so that the main thread, whose write lock waits
-// for every reader holding the read lock, never waits for more than a
-// chunk. A reader that pauses sees the market as it is after the pause;
-// what it gathered before may have changed, and it checks what it keeps.
-type readYield Service
+// readYield is how a long read holding s.mu's read lock gives way
+// (search.Yield): it is due when a writer waits, and pauses by letting the
+// lock go for a moment (a waiting writer gets in before any new reader),
+// so that the main thread, whose write lock waits for every reader holding
+// the read lock, never waits for more than a chunk. It is due too once the
+// read has held the lock for readHold, and then lets its processor go: Go's
+// scheduler stops a goroutine that has run for 10 ms to run another, and a
+// reader stopped holding the lock held the main thread up until it ran
+// again (up to 45 ms a tick while the history loaded on two busy cores).
+// A reader that pauses sees the market as it is after the pause; what it
+// gathered before may have changed, and it checks what it keeps.
+type readYield struct {
+	s     *Service
+	since time.Time // when the read took the lock, or took it again
+}
 
-// yield is s's readYield.
-func (s *Service) yield() *readYield { return (*readYield)(s) }
+// readHold is how long a read holds the lock before it lets it go
+// whether or not a writer waits: a tenth of the scheduler's time slice,
+// and a walk's cut costs it as much as a hundred entries. A variable only
+// so that tests make small reads pause (SetReadHold).
+var readHold = time.Millisecond
 
-// Due reports whether a writer waits for the lock.
+// yield is the giving way of a read that has just taken s.mu's read lock.
+func (s *Service) yield() *readYield { return &readYield{s: s, since: time.Now()} }
+
+// Due reports whether a writer waits for the lock, or the read has held
+// it for readHold.
 func (y *readYield) Due() bool {
 	if readHooks.chunkEnd != nil {
 		readHooks.chunkEnd()
 	}
-	return y.mu.wanted()
+	return y.s.mu.wanted() || time.Since(y.since) >= readHold
 }
 
-// Pause lets the read lock go for a moment and takes it again.
+// Pause lets the read lock go for a moment, and the processor with it (a
+// new time slice: RUnlock gives it up already when a writer waits), and
+// takes the lock again.
 func (y *readYield) Pause() {
-	y.mu.RUnlock()
+	y.s.mu.RUnlock()
 	if readHooks.paused != nil {
 		readHooks.paused()
 	}
-	y.mu.RLock()
+	if !y.s.mu.wanted() {
+		runtime.Gosched()
+	}
+	y.s.mu.RLock()
+	y.since = time.Now()
 }
 
 // readHooks, when set (by tests), run at the end of every chunk of a long

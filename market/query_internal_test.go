@@ -33,3 +33,11 @@ func SetSettleBudget(d time.Duration) (restore func()) {
 	settleBudget = d
 	return func() { settleBudget = was }
 }
+
+// SetReadHold sets how long a read holds the lock before it lets it go
+// with no writer waiting; it returns a function restoring it.
+func SetReadHold(d time.Duration) (restore func()) {
+	was := readHold
+	readHold = d
+	return func() { readHold = was }
+}

@@ -312,10 +312,12 @@ func readAcrossAChange[T any](t *testing.T, svc *market.Service, chunk int, read
 }
 
 // TestAReadLetsGoOnlyForAWriter: a long read ends its chunks without
-// letting the lock go while no writer waits: a pause costs the reader a
-// new walk and the main thread nothing.
+// letting the lock go while no writer waits and it has not held the lock
+// for long: a pause costs the reader a new walk and the main thread
+// nothing.
 func TestAReadLetsGoOnlyForAWriter(t *testing.T) {
 	svc := seeded(t, 20_000)
+	defer market.SetReadHold(time.Hour)() // however slow the run (-race)
 	ends, pauses := 0, 0
 	restore := market.OnRead(256, func() { ends++ }, func() { pauses++ })
 	_, err := svc.Query(market.Query{MinPrice: 1_00, MaxPrice: 500_00, Sort: market.SortCheapest, Limit: 20})
@@ -323,6 +325,29 @@ func TestAReadLetsGoOnlyForAWriter(t *testing.T) {
 	must(t, err)
 	if ends < 2 || pauses != 0 {
 		t.Errorf("with no writer, a read of 20,000 listings in chunks of 256 ended %d chunks and let go %d times; want several and none", ends, pauses)
+	}
+}
+
+// TestALongReadLetsGoOfItsOwn: a read that has held the lock for
+// readHold lets it go at its next chunk's end though no writer waits, so
+// that the scheduler never stops it holding the lock; its answer is the
+// same.
+func TestALongReadLetsGoOfItsOwn(t *testing.T) {
+	svc := seeded(t, 20_000)
+	q := market.Query{MinPrice: 1_00, MaxPrice: 500_00, Sort: market.SortCheapest, Limit: 20}
+	want, err := svc.Query(q)
+	must(t, err)
+	defer market.SetReadHold(0)() // every chunk held too long
+	ends, pauses := 0, 0
+	restore := market.OnRead(256, func() { ends++ }, func() { pauses++ })
+	got, err := svc.Query(q)
+	restore()
+	must(t, err)
+	if ends < 2 || pauses != ends {
+		t.Errorf("a read held past readHold ended %d chunks and let go %d times; want as many", ends, pauses)
+	}
+	if !slices.Equal(listingIDs(got.Listings), listingIDs(want.Listings)) || got.Total != want.Total {
+		t.Errorf("paused at every chunk: %d of %v, want %d of %v", got.Total, listingIDs(got.Listings), want.Total, listingIDs(want.Listings))
 	}
 }
 
