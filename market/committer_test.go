@@ -83,14 +83,7 @@ func TestCommitBehindNeverWaitsForTheStore(t *testing.T) {
 	w, g := behindWorld(t)
 	g.close()
 	start := time.Now()
-	var ids []int
-	for i := 0; i < 20; i++ {
-		st := w.stack(w.alice, 2)
-		st.Amount = 1
-		l, err := w.svc.SellItem(w.alice, st, 1)
-		must(t, err)
-		ids = append(ids, l.ID)
-	}
+	ids := w.sellOneEach(2, 20)
 	if took := time.Since(start); took > time.Second {
 		t.Fatalf("20 sells took %s with the store holding every commit", took)
 	}
@@ -124,6 +117,21 @@ func TestCommitBehindNeverWaitsForTheStore(t *testing.T) {
 		t.Fatalf("%d store commits for 20 sells queued together", n)
 	}
 	w.restartAndCompare(t)
+}
+
+// sellOneEach has Alice sell n listings of one item each from her slot,
+// and returns their ids.
+func (w *world) sellOneEach(slot, n int) []int {
+	w.t.Helper()
+	var ids []int
+	for range n {
+		st := w.stack(w.alice, slot)
+		st.Amount = 1
+		l, err := w.svc.SellItem(w.alice, st, 1)
+		must(w.t, err)
+		ids = append(ids, l.ID)
+	}
+	return ids
 }
 
 // restartAndCompare closes the market and opens it again: what memory
@@ -279,14 +287,7 @@ func TestSettleSpreadsAGroupOverTicks(t *testing.T) {
 	defer market.SetSettleBudget(time.Nanosecond)() // a chunk a call
 	w, g := behindWorld(t)
 	g.close()
-	var ids []int
-	for i := 0; i < 40; i++ {
-		st := w.stack(w.alice, 0)
-		st.Amount = 1
-		l, err := w.svc.SellItem(w.alice, st, 1)
-		must(t, err)
-		ids = append(ids, l.ID)
-	}
+	ids := w.sellOneEach(0, 40)
 	g.open()
 	calls := 0
 	for left := w.svc.InFlight(); left > 0; calls++ {
