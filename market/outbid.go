@@ -35,14 +35,16 @@ const MaxOutbidNotices = record.MaxOutbids
 
 // withOutbid is x with notice o appended (the oldest dropped past
 // MaxOutbidNotices), as a new value: x itself is left as it is, for a
-// commit that may fail. The favourites and alerts are x's own slices, not
-// copies, so that the alert index's pointers into them stay good once the
-// new value replaces x (setOutbidsLocked); nothing changes them in place
-// but the owner of the current value.
+// commit that may fail. The alerts are x's own slice, not a copy, so that
+// the alert index's pointers into them stay good once the new value
+// replaces x (setOutbidsLocked). The favourites are copied: the current
+// value's lose a listing in place as it leaves (forgetFavoritesLocked), and
+// an undo that put x back would have found its list shifted.
 func (x *playerExtra) withOutbid(o outbidNotice) *playerExtra {
 	var c playerExtra
 	if x != nil {
 		c = *x
+		c.favorites = slices.Clone(x.favorites)
 	}
 	keep := c.outbids[max(0, len(c.outbids)-(MaxOutbidNotices-1)):]
 	c.outbids = append(slices.Clip(keep), o)

@@ -34,3 +34,19 @@ func TestWithHitLeavesTheOldValueAlone(t *testing.T) {
 		t.Fatalf("from no data: %+v", got)
 	}
 }
+
+// TestWithOutbidLeavesTheOldFavoritesAlone: a favourite dropped in place
+// from the value an outbid notice made (forgetFavoritesLocked, as its
+// listing leaves) leaves the value before it, which an undo puts back, as
+// it was.
+func TestWithOutbidLeavesTheOldFavoritesAlone(t *testing.T) {
+	old := &playerExtra{favorites: []uint32{7, 8, 9}, alerts: []alertRecord{{query: "diament"}}}
+	x := old.withOutbid(outbidNotice{listing: 3})
+	x.favorites = slices.Delete(x.favorites, 0, 1)
+	if !slices.Equal(old.favorites, []uint32{7, 8, 9}) {
+		t.Fatalf("the old value's favourites became %v, want [7 8 9]", old.favorites)
+	}
+	if &x.alerts[0] != &old.alerts[0] {
+		t.Fatal("the alerts were copied: the alert index points into the old value's")
+	}
+}
