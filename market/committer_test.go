@@ -16,11 +16,13 @@ type heldStore struct {
 	market.Store
 	mu      sync.Mutex
 	gate    chan struct{} // nil: open
+	entered atomic.Int64  // Commit calls begun, held or not
 	commits atomic.Int64  // Commit calls that reached the store
 	ops     atomic.Int64  // their ops
 }
 
 func (g *heldStore) Commit(b *market.Batch) error {
+	g.entered.Add(1)
 	g.mu.Lock()
 	gate := g.gate
 	g.mu.Unlock()

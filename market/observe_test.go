@@ -110,6 +110,13 @@ func TestObserveCommitsTimesTheCommitter(t *testing.T) {
 		_, err := w.svc.SellItem(w.alice, st, 1)
 		must(t, err)
 	}
+	// Held from when the committer has begun it: on a busy machine its
+	// goroutine may begin after the sells (a run heard 29.3 ms).
+	for deadline := time.Now().Add(10 * time.Second); g.entered.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the committer began no commit in 10 s")
+		}
+	}
 	time.Sleep(30 * time.Millisecond)
 	g.open()
 	if refused := w.svc.Flush(); len(refused) != 0 {
