@@ -3,6 +3,7 @@ package market_test
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -138,4 +139,41 @@ func TestPriceAlerts(t *testing.T) {
 	errText(t, err, "Bob has 2 price alerts; the limit is 2")
 	err = w.svc.RemoveAlert(w.bob.ID, uuid.Nil)
 	errText(t, err, "Bob has no price alert 00000000-0000-0000-0000-000000000000")
+}
+
+// TestAFiringAlertWritesWhatMemoryHas: the blob an alert firing writes
+// (the owner's stored one with the hit added to its bytes) holds what
+// memory has, for an owner with a favourite gone and hits of earlier
+// alerts; and so does the market opened again.
+func TestAFiringAlertWritesWhatMemoryHas(t *testing.T) {
+	w := newWorld(t)
+	_, err := w.svc.AddAlert(w.bob.ID, "diam", 100)
+	must(t, err)
+	_, err = w.svc.AddAlert(w.bob.ID, "diamond", 50)
+	must(t, err)
+	gone := w.sell(w.alice, 2, 10)
+	_, err = w.svc.ToggleFavorite(w.bob.ID, gone.ID)
+	must(t, err)
+	must(t, w.svc.RemoveListing(gone.ID, w.alice))
+	for i := range 5 {
+		st := w.stack(w.alice, 0)
+		st.Amount = 1 + i
+		_, err := w.svc.SellItem(w.alice, st, float64(1+i))
+		must(t, err)
+		if d := market.StoredDataDiffers(w.svc); d != "" {
+			t.Fatalf("after sell %d: %s", i, d)
+		}
+	}
+	before, err := w.svc.Notifications(w.bob.ID, 0)
+	must(t, err)
+	w.reopen()
+	after, err := w.svc.Notifications(w.bob.ID, 0)
+	must(t, err)
+	if len(before.Notifications) != 10 || !reflect.DeepEqual(before, after) {
+		t.Fatalf("%d notifications, want 10 (two alerts, five sells); after reopening %+v, before %+v",
+			len(before.Notifications), after, before)
+	}
+	if d := market.StoredDataDiffers(w.svc); d != "" {
+		t.Fatalf("reopened: %s", d)
+	}
 }

@@ -101,6 +101,9 @@ func TestPropertyConservationBehind(t *testing.T) {
 				}
 			}
 			a := checkInvariants(t, svc, initial, "flush after "+name)
+			if d := market.StoredDataDiffers(svc); d != "" {
+				t.Fatalf("seed %d step %d %s: a player's stored data is not memory's: %s", seed, i, name, d)
+			}
 			if a.OpenTx > 0 {
 				flaky.setRate(0)
 				must(t, svc.Recover())

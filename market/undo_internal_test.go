@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market/internal/item"
+	"github.com/rynek/rynek/market/internal/record"
 	"github.com/rynek/rynek/market/internal/search"
 )
 
@@ -110,4 +112,38 @@ func MemoryDump(s *Service) string {
 		w("bids of %s on %v", p, slices.Sorted(maps.Keys(s.bidOn[p])))
 	}
 	return b.String()
+}
+
+// StoredDataDiffers returns the first player whose stored data blob does
+// not hold what memory has of their alerts, hits, read mark and outbid
+// notices (the favourites of listings gone since may differ until the next
+// write), or "" when none does: an alert firing writes the blob by adding
+// to the stored one's bytes (record.AppendHits), not from memory.
+func StoredDataDiffers(s *Service) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, p := range s.players {
+		if p.extra == nil {
+			continue
+		}
+		d, err := record.DecodePlayerData(p.storedExtra)
+		want := p.extra.stored(nil)
+		if err != nil || d == nil {
+			if err != nil || len(want.Alerts)+len(want.Hits)+len(want.Outbids) > 0 || want.ReadAt != 0 {
+				return fmt.Sprintf("%s: stored %x (%v), memory %+v", p.name, p.storedExtra, err, want)
+			}
+			continue
+		}
+		d.Favorites, want.Favorites = nil, nil
+		if len(want.Alerts) == 0 {
+			want.Alerts = nil
+		}
+		if len(want.Outbids) == 0 {
+			want.Outbids = nil
+		}
+		if !reflect.DeepEqual(d, want) {
+			return fmt.Sprintf("%s: stored %+v, memory %+v", p.name, d, want)
+		}
+	}
+	return ""
 }
