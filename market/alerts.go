@@ -123,7 +123,6 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 	byOwner := map[int32]*playerExtra{}
 	var owners []int32
 	mat := catalog.Material(r.it.Mat).Key
-	added := map[int32][]alertHit{}
 	for _, ref := range refs {
 		hit := alertHit{Alert: ref.Alert.id, Listing: r.id, At: now, Price: int64(r.price), Amount: r.it.Amount, Material: mat}
 		x := byOwner[ref.Owner]
@@ -132,11 +131,10 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 			x = s.players[ref.Owner].extra
 		}
 		byOwner[ref.Owner] = x.withHit(hit)
-		added[ref.Owner] = append(added[ref.Owner], hit)
 	}
 	blobs := make([][]byte, len(owners))
 	for i, o := range owners {
-		blobs[i] = s.encodeWithHits(s.players[o], byOwner[o], added[o])
+		blobs[i] = encodeExtra(byOwner[o], s.liveListing)
 		b.add(s.extraOp(s.players[o], blobs[i]))
 		// Named in the log, so that the other servers of a network read
 		// the owner's new data (and row version) too.

@@ -142,9 +142,9 @@ func TestPriceAlerts(t *testing.T) {
 }
 
 // TestAFiringAlertWritesWhatMemoryHas: the blob an alert firing writes
-// (the owner's stored one with the hit added to its bytes) holds what
-// memory has, for an owner with a favourite gone and hits of earlier
-// alerts; and so does the market opened again.
+// holds what memory has, for an owner with a favourite gone and hits of
+// earlier alerts (withHit shares the outbid notices and copies the rest);
+// and so does the market opened again.
 func TestAFiringAlertWritesWhatMemoryHas(t *testing.T) {
 	w := newWorld(t)
 	_, err := w.svc.AddAlert(w.bob.ID, "diam", 100)

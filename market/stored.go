@@ -94,8 +94,13 @@ func (x *playerExtra) stored(live func(uint32) bool) *record.PlayerData {
 		return nil
 	}
 	// The hits are the record's own (the encoder only reads them).
-	d := &record.PlayerData{ReadAt: x.readAt, Favorites: x.liveFavorites(live),
+	d := &record.PlayerData{ReadAt: x.readAt, Favorites: make([]uint32, 0, len(x.favorites)),
 		Alerts: make([]record.Alert, 0, len(x.alerts)), Hits: x.hits, Outbids: make([]record.Outbid, 0, len(x.outbids))}
+	for _, id := range x.favorites {
+		if live == nil || live(id) {
+			d.Favorites = append(d.Favorites, id)
+		}
+	}
 	for _, a := range x.alerts {
 		d.Alerts = append(d.Alerts, record.Alert{ID: a.id, Query: a.query, MaxUnit: int64(a.maxUnit), Created: a.created})
 	}
@@ -109,31 +114,6 @@ func (x *playerExtra) stored(live func(uint32) bool) *record.PlayerData {
 // encodeExtra is x's blob, without the favourites that are not live.
 func encodeExtra(x *playerExtra, live func(uint32) bool) []byte {
 	return record.EncodePlayerData(x.stored(live))
-}
-
-// liveFavorites is x's favourites that live says are on the market (all
-// of them when live is nil).
-func (x *playerExtra) liveFavorites(live func(uint32) bool) []uint32 {
-	ids := make([]uint32, 0, len(x.favorites))
-	for _, id := range x.favorites {
-		if live == nil || live(id) {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
-
-// encodeWithHits is x's blob where x is p's data with hits added
-// (withHit): made from p's stored blob, whose alerts, hits, read mark and
-// outbid notices are p's data's, by adding the hits to its bytes
-// (record.AppendHits), or by encoding x when that blob does not read. An
-// alert firing encoded each owner's whole data again, on the main thread:
-// 750-870 µs for a sell firing 8 owners' alerts on PostgreSQL.
-func (s *Service) encodeWithHits(p *playerRecord, x *playerExtra, hits []alertHit) []byte {
-	if b, ok := record.AppendHits(p.storedExtra, x.liveFavorites(s.liveListing), hits); ok {
-		return b
-	}
-	return encodeExtra(x, s.liveListing)
 }
 
 // decodeExtra reads a player's data blob; the empty blob is no data.

@@ -117,8 +117,8 @@ func MemoryDump(s *Service) string {
 // StoredDataDiffers returns the first player whose stored data blob does
 // not hold what memory has of their alerts, hits, read mark and outbid
 // notices (the favourites of listings gone since may differ until the next
-// write), or "" when none does: an alert firing writes the blob by adding
-// to the stored one's bytes (record.AppendHits), not from memory.
+// write), or "" when none does. Each change of a player's data sets
+// memory's value and the blob together, and an undo puts both back.
 func StoredDataDiffers(s *Service) string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -105,7 +105,10 @@ func EncodePlayerData(d *PlayerData) []byte {
 	}
 	b := make([]byte, 1, size)
 	b[0] = v
-	b = appendFavorites(b, d.Favorites)
+	b = binary.AppendUvarint(b, uint64(len(d.Favorites)))
+	for _, id := range d.Favorites {
+		b = binary.AppendUvarint(b, uint64(id))
+	}
 	b = binary.AppendUvarint(b, uint64(len(d.Alerts)))
 	for _, a := range d.Alerts {
 		b = append(b, a.ID[:]...)
@@ -115,7 +118,12 @@ func EncodePlayerData(d *PlayerData) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(d.Hits)))
 	for _, h := range d.Hits {
-		b = appendHit(b, h)
+		b = append(b, h.Alert[:]...)
+		b = binary.AppendUvarint(b, uint64(h.Listing))
+		b = binary.AppendVarint(b, h.At)
+		b = binary.AppendVarint(b, h.Price)
+		b = append(b, h.Amount)
+		b = item.AppendString(b, h.Material)
 	}
 	b = binary.AppendVarint(b, d.ReadAt)
 	if v == PlayerDataVersionOutbids {
@@ -137,95 +145,6 @@ func EncodePlayerData(d *PlayerData) []byte {
 		}
 	}
 	return b
-}
-
-func appendFavorites(b []byte, ids []uint32) []byte {
-	b = binary.AppendUvarint(b, uint64(len(ids)))
-	for _, id := range ids {
-		b = binary.AppendUvarint(b, uint64(id))
-	}
-	return b
-}
-
-func appendHit(b []byte, h Hit) []byte {
-	b = append(b, h.Alert[:]...)
-	b = binary.AppendUvarint(b, uint64(h.Listing))
-	b = binary.AppendVarint(b, h.At)
-	b = binary.AppendVarint(b, h.Price)
-	b = append(b, h.Amount)
-	return item.AppendString(b, h.Material)
-}
-
-// AppendHits returns the blob of the data that old holds with its
-// favourites replaced by favorites and hits added after its hits, the
-// oldest going past MaxHits: byte for byte what EncodePlayerData writes
-// for that data. It copies the alerts, the older hits, the read mark and
-// the outbid notices as bytes, without decoding them: an alert that fires
-// writes each owner's whole data again, on the main thread, and those are
-// nearly all of it. ok is false when old is not a blob it reads (the
-// empty blob, another version, one malformed); encode the data instead.
-func AppendHits(old []byte, favorites []uint32, hits []Hit) (b []byte, ok bool) {
-	if len(old) == 0 || (old[0] != Version && old[0] != PlayerDataVersionOutbids) {
-		return nil, false
-	}
-	r := item.Reader{B: old[1:]}
-	at := func() int { return len(old) - len(r.B) }
-	n := r.Uvarint()
-	if n > MaxFavorites {
-		return nil, false
-	}
-	for range n {
-		r.ListingID()
-	}
-	alerts := at()
-	n = r.Uvarint()
-	if n > MaxAlerts {
-		return nil, false
-	}
-	var id [16]byte
-	for range n {
-		r.Fixed(id[:])
-		r.Bytes(MaxAlertQueryText)
-		r.Varint()
-		r.Varint()
-	}
-	alertsEnd := at()
-	n = r.Uvarint()
-	if n > MaxHits || r.Err != nil {
-		return nil, false
-	}
-	total := int(n) + len(hits)
-	drop := max(0, total-MaxHits) // the oldest, stored ones first
-	var kept int                  // where the stored hits kept begin
-	for i := range int(n) {
-		if i == drop {
-			kept = at()
-		}
-		r.Fixed(id[:])
-		r.ListingID()
-		r.Varint()
-		r.Varint()
-		r.Byte()
-		r.Bytes(maxMaterialText)
-	}
-	hitsEnd := at()
-	if int(n) <= drop {
-		kept = hitsEnd
-	}
-	if r.Err != nil {
-		return nil, false
-	}
-	hits = hits[max(0, drop-int(n)):]
-	b = make([]byte, 0, len(old)+5*len(favorites)+48*len(hits))
-	b = append(b, old[0])
-	b = appendFavorites(b, favorites)
-	b = append(b, old[alerts:alertsEnd]...)
-	b = binary.AppendUvarint(b, uint64(min(total, MaxHits)))
-	b = append(b, old[kept:hitsEnd]...)
-	for _, h := range hits {
-		b = appendHit(b, h)
-	}
-	return append(b, old[hitsEnd:]...), true
 }
 
 // DecodePlayerData decodes what EncodePlayerData wrote; the empty blob is

@@ -2,10 +2,7 @@ package record
 
 import (
 	"bytes"
-	"math/rand/v2"
 	"reflect"
-	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/google/uuid"
@@ -75,63 +72,5 @@ func TestPlayerDataOutbids(t *testing.T) {
 	}
 	if _, err := DecodePlayerData([]byte{3, 0, 0, 0, 0}); err == nil {
 		t.Error("decoded version 3")
-	}
-}
-
-// TestAppendHitsIsTheEncoding: for random data, AppendHits on its blob is
-// byte for byte the encoding of the data with the new favourites and the
-// hits added (the oldest dropped past MaxHits), whatever the version; a
-// blob it cannot read is refused.
-func TestAppendHitsIsTheEncoding(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	hit := func() Hit {
-		h := Hit{Listing: uint32(1 + r.IntN(1<<30)), At: r.Int64N(1 << 42), Price: r.Int64N(1 << 40), Amount: uint8(1 + r.IntN(64)),
-			Material: []string{"DIAMOND", "OAK_LOG", "NETHERITE_SWORD"}[r.IntN(3)]}
-		h.Alert[r.IntN(16)] = byte(r.IntN(256))
-		return h
-	}
-	for i := range 2000 {
-		d := &PlayerData{ReadAt: r.Int64N(1 << 42)}
-		for range r.IntN(6) {
-			d.Favorites = append(d.Favorites, uint32(1+r.IntN(1<<20)))
-		}
-		for range r.IntN(4) {
-			a := Alert{Query: "diament " + strconv.Itoa(r.IntN(100)), MaxUnit: r.Int64N(1 << 30), Created: r.Int64N(1 << 42)}
-			a.ID[0] = byte(r.IntN(256))
-			d.Alerts = append(d.Alerts, a)
-		}
-		switch r.IntN(3) {
-		case 0: // none
-		case 1:
-			for range r.IntN(MaxHits + 1) {
-				d.Hits = append(d.Hits, hit())
-			}
-		case 2:
-			for range MaxHits - r.IntN(3) {
-				d.Hits = append(d.Hits, hit())
-			}
-		}
-		for range r.IntN(3) {
-			d.Outbids = append(d.Outbids, Outbid{Listing: uint32(1 + r.IntN(1000)), At: r.Int64N(1 << 42), Bid: r.Int64N(1 << 30),
-				Refunded: r.Int64N(1 << 30), BoughtNow: r.IntN(2) == 0, Amount: 1, Material: "BOW"})
-		}
-		favorites := d.Favorites[:r.IntN(len(d.Favorites)+1)]
-		var added []Hit
-		for range 1 + r.IntN(3) {
-			added = append(added, hit())
-		}
-		got, ok := AppendHits(EncodePlayerData(d), favorites, added)
-		want := *d
-		want.Favorites = favorites
-		want.Hits = append(slices.Clone(d.Hits), added...)
-		want.Hits = want.Hits[max(0, len(want.Hits)-MaxHits):]
-		if !ok || !bytes.Equal(got, EncodePlayerData(&want)) {
-			t.Fatalf("case %d (%d hits, %d added, %d outbids): ok %v, the blob differs from the encoding", i, len(d.Hits), len(added), len(d.Outbids), ok)
-		}
-	}
-	for _, old := range [][]byte{nil, {}, {9, 0, 0, 0, 0}, {Version, 0, 0, 5}} {
-		if _, ok := AppendHits(old, nil, []Hit{hit()}); ok {
-			t.Errorf("AppendHits(%v) read a blob it cannot", old)
-		}
 	}
 }
