@@ -9,7 +9,9 @@ import (
 )
 
 // TestRaiseAndLower: a locked thread goes to the real-time class and back;
-// as root, where nothing forbids it, Raise must succeed.
+// as root, where nothing forbids it, Raise must succeed. Elsewhere a
+// refusal skips, which RYNEK_REQUIRE_REALTIME=1 (set by .ci/run) makes a
+// failure.
 func TestRaiseAndLower(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -21,6 +23,9 @@ func TestRaiseAndLower(t *testing.T) {
 		}
 		return
 	case errors.Is(err, syscall.EPERM) && os.Geteuid() != 0:
+		if os.Getenv("RYNEK_REQUIRE_REALTIME") == "1" {
+			t.Fatalf("real-time priority is required (RYNEK_REQUIRE_REALTIME=1) but refused: %v", err)
+		}
 		t.Skipf("not permitted here (%v): %s", err, Hint)
 	case err != nil:
 		t.Fatalf("Raise: %v", err)
