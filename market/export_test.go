@@ -68,3 +68,11 @@ func SetProbeWaits(first, most time.Duration) (restore func()) {
 	probeWaits = [2]time.Duration{first, most}
 	return func() { probeWaits = was }
 }
+
+// SetSettleBudget sets how long Settle goes on once it has settled a
+// chunk; it returns a function restoring it.
+func SetSettleBudget(d time.Duration) (restore func()) {
+	was := settleBudget
+	settleBudget = d
+	return func() { settleBudget = was }
+}

@@ -26,14 +26,6 @@ func OnRead(chunk int, chunkEnd, paused func()) (restore func()) {
 // WriterWaits reports whether a writer waits for the service's lock.
 func WriterWaits(s *Service) bool { return s.mu.wanted() }
 
-// SetSettleBudget sets how long Settle goes on once it has settled a
-// chunk; it returns a function restoring it.
-func SetSettleBudget(d time.Duration) (restore func()) {
-	was := settleBudget
-	settleBudget = d
-	return func() { settleBudget = was }
-}
-
 // SetReadHold sets how long a read holds the lock before it lets it go
 // with no writer waiting; it returns a function restoring it.
 func SetReadHold(d time.Duration) (restore func()) {
