@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rynek/rynek/internal/priority"
 	"github.com/rynek/rynek/internal/traffic"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
@@ -337,4 +339,44 @@ func openWrapped(t *testing.T, wrap func(market.Store) market.Store) (*market.Se
 	}
 	t.Cleanup(func() { svc.Close() })
 	return svc, clock
+}
+
+// TestRunRaisesTheMainThread: with Realtime the loop's thread runs in the
+// real-time class while it runs, says so, and is back to normal after;
+// where the system refuses, the loop says why and runs as before.
+func TestRunRaisesTheMainThread(t *testing.T) {
+	svc := newMarket(t, market.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
+	var reports []string
+	raised := false
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := Run(ctx, svc, Options{Tick: 10 * time.Millisecond, Realtime: true,
+		Report:  func(s string) { reports = append(reports, s) },
+		Observe: func(time.Duration, time.Duration) { raised = raised || priority.Raised() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) == 0 {
+		t.Fatal("the loop said nothing of its priority")
+	}
+	const ok = "the main thread runs at real-time priority: no other thread makes a tick wait"
+	refused := "the main thread keeps its normal priority, so other threads may make a tick wait ("
+	switch {
+	case reports[0] == ok:
+		if !raised {
+			t.Error("said raised, but no tick ran in the real-time class")
+		}
+	case strings.HasPrefix(reports[0], refused) && strings.HasSuffix(reports[0], ": "+priority.Hint+")"):
+		if os.Geteuid() == 0 && runtime.GOOS == "linux" {
+			t.Errorf("refused as root: %s", reports[0])
+		}
+		if raised {
+			t.Error("said refused, but a tick ran in the real-time class")
+		}
+	default:
+		t.Fatalf("first report %q, want %q or the refusal", reports[0], ok)
+	}
+	if priority.Raised() {
+		t.Error("the thread is still real-time after the loop")
+	}
 }
