@@ -76,3 +76,11 @@ func SetSettleBudget(d time.Duration) (restore func()) {
 	settleBudget = d
 	return func() { settleBudget = was }
 }
+
+// HistoryRoom is how many transactions the history's lists take before
+// they grow: the whole list and the completed ones.
+func HistoryRoom(s *Service) (all, completed int) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return cap(s.allTx) - len(s.allTx), cap(s.completed) - len(s.completed)
+}
