@@ -132,9 +132,9 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 		}
 		byOwner[ref.Owner] = x.withHit(hit)
 	}
-	blobs := make([][]byte, len(owners))
+	blobs := make([]*dataBlob, len(owners))
 	for i, o := range owners {
-		blobs[i] = encodeExtra(byOwner[o], s.liveListing)
+		blobs[i] = s.blobOf(byOwner[o])
 		b.add(s.extraOp(s.players[o], blobs[i]))
 		// Named in the log, so that the other servers of a network read
 		// the owner's new data (and row version) too.
@@ -142,7 +142,7 @@ func (s *Service) alertHitsOps(b *Batch, r *listingRecord, sellerName string, no
 	}
 	return func() {
 		for i, o := range owners {
-			s.setExtraLocked(s.players[o], byOwner[o], blobs[i])
+			s.setNoticesLocked(s.players[o], byOwner[o], blobs[i])
 		}
 	}
 }

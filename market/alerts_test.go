@@ -145,6 +145,69 @@ func TestPriceAlerts(t *testing.T) {
 // holds what memory has, for an owner with a favourite gone and hits of
 // earlier alerts (withHit shares the outbid notices and copies the rest);
 // and so does the market opened again.
+// TestAlertOwnersDataIsEncodedBehindTheTick: with commits behind the tick,
+// a sell that fires alerts leaves the owners' data blobs (up to 200 hits
+// each) to the committer, and the store gets what memory has. Encoded on
+// the main thread, a sell firing a hundred owners' alerts cost it 1-2 ms.
+func TestAlertOwnersDataIsEncodedBehindTheTick(t *testing.T) {
+	w := newWorld(t, func(c *market.Config) { c.CommitBehind = true })
+	bobs, err := w.svc.AddAlert(w.bob.ID, "diam", 100)
+	must(t, err)
+	_, err = w.svc.AddAlert(w.admin.ID, "diamond", 100)
+	must(t, err)
+	if r := w.svc.Flush(); len(r) > 0 {
+		t.Fatalf("refused: %+v", r)
+	}
+	var mu sync.Mutex
+	onMain, off := 0, 0
+	defer market.SetDataEncoded(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if w.svc.IsMainThread() {
+			onMain++
+		} else {
+			off++
+		}
+	})()
+	for i := range 3 {
+		st := w.stack(w.alice, 0)
+		st.Amount = 1 + i
+		_, err := w.svc.SellItem(w.alice, st, float64(1+i))
+		must(t, err)
+	}
+	if r := w.svc.Flush(); len(r) > 0 {
+		t.Fatalf("refused: %+v", r)
+	}
+	mu.Lock()
+	if onMain != 0 || off != 6 {
+		t.Errorf("blobs encoded: %d on the main thread, %d off it; want 0 and 6 (two owners, three sells)", onMain, off)
+	}
+	mu.Unlock()
+	if d := market.StoredDataDiffers(w.svc); d != "" {
+		t.Fatal(d)
+	}
+	// The hits left the alerts where the index files them: Bob's, taken
+	// out, fires no more.
+	must(t, w.svc.RemoveAlert(w.bob.ID, bobs.ID))
+	st := w.stack(w.alice, 0)
+	st.Amount = 1
+	_, err = w.svc.SellItem(w.alice, st, 1)
+	must(t, err)
+	if r := w.svc.Flush(); len(r) > 0 {
+		t.Fatalf("refused: %+v", r)
+	}
+	for _, c := range []struct {
+		who  market.Player
+		want int
+	}{{w.bob, 3}, {w.admin, 4}} {
+		n, err := w.svc.Notifications(c.who.ID, 0)
+		must(t, err)
+		if len(n.Notifications) != c.want {
+			t.Errorf("%s has %d notifications, want %d", c.who.Name, len(n.Notifications), c.want)
+		}
+	}
+}
+
 func TestAFiringAlertWritesWhatMemoryHas(t *testing.T) {
 	w := newWorld(t)
 	_, err := w.svc.AddAlert(w.bob.ID, "diam", 100)

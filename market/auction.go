@@ -166,7 +166,7 @@ func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, er
 	b.add(s.playerOp(p, p.balance-(cents-held), p.lastSell, nil))
 	var back Money
 	var notified *playerExtra // prev's data with the outbid notice
-	var notifiedBlob []byte
+	var notifiedBlob *dataBlob
 	entry := record.BidPlaced{Listing: *after.stored(s.players[r.seller].id), SellerName: s.players[r.seller].name, BidderName: p.name}
 	if prev != nil {
 		back = Money(a.Bid)
@@ -181,7 +181,7 @@ func (s *Service) bid(bidder Player, listingID int, amount float64) (Listing, er
 		p.balance -= cents - held
 		if prev != nil {
 			prev.balance += back
-			s.setOutbidsLocked(prev, notified, notifiedBlob)
+			s.setNoticesLocked(prev, notified, notifiedBlob)
 		}
 		s.replaceListingLocked(r, &after)
 	}, nil); err != nil {

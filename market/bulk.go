@@ -620,7 +620,7 @@ func (k *Bulk) Finish() error {
 		}
 		row.Inventory = item.EncodeInventory(nil, &bp.inv)
 		if bp.extra != nil {
-			row.Extra = encodeExtra(bp.extra, nil)
+			row.Extra = encodeExtra(bp.extra)
 		}
 		k.b.add(Op{Kind: OpAddPlayer, Player: &row})
 	}

@@ -84,3 +84,10 @@ func HistoryRoom(s *Service) (all, completed int) {
 	defer s.mu.RUnlock()
 	return cap(s.allTx) - len(s.allTx), cap(s.completed) - len(s.completed)
 }
+
+// SetDataEncoded sets what runs as a player's data blob is encoded; it
+// returns a function restoring the default.
+func SetDataEncoded(f func()) (restore func()) {
+	dataEncoded = f
+	return func() { dataEncoded = nil }
+}

@@ -594,12 +594,12 @@ func (s *Service) installLocked(rs *rowSet) error {
 			if perms := splitPerms(row.Perms); row.Name != p.name || !slices.Equal(perms, p.perms) {
 				s.setProfileLocked(p, row.Name, perms)
 			}
-			if !bytes.Equal(row.Extra, p.storedExtra) {
+			if !bytes.Equal(row.Extra, p.storedExtra.bytes()) {
 				x, err := decodeExtra(row.Extra)
 				if err != nil {
 					return fmt.Errorf("market data of player %s: %w", row.ID, err)
 				}
-				s.setExtraLocked(p, x, row.Extra)
+				s.setExtraLocked(p, x, storedBlob(row.Extra))
 			}
 		}
 	}

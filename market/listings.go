@@ -353,7 +353,7 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 	to, apply := s.returnTo(b, seller, r.it, reason, r.price, now)
 	s.refundListingFees(b, []*listingRecord{r})
 	var notified *playerExtra // the leader's data with the notice of the takedown
-	var notifiedBlob []byte
+	var notifiedBlob *dataBlob
 	if leader != nil {
 		bid := Money(r.auction.Bid)
 		op := s.playerOp(leader, leader.balance+bid, leader.lastSell, nil)
@@ -367,7 +367,7 @@ func (s *Service) takeDown(r *listingRecord, reason string) error {
 		apply()
 		if leader != nil {
 			leader.balance += Money(r.auction.Bid)
-			s.setOutbidsLocked(leader, notified, notifiedBlob)
+			s.setNoticesLocked(leader, notified, notifiedBlob)
 		}
 	}, nil); err != nil {
 		return err

@@ -116,7 +116,7 @@ func (l *loader) Player(p PlayerRow) error {
 		stored: append([]byte(nil), p.Inventory...), version: p.Version, perms: splitPerms(p.Perms)}
 	s.players = append(s.players, pr)
 	s.playerByID[p.ID] = pr
-	s.setExtraLocked(pr, x, append([]byte(nil), p.Extra...))
+	s.setExtraLocked(pr, x, storedBlob(append([]byte(nil), p.Extra...)))
 	return nil
 }
 

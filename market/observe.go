@@ -41,8 +41,10 @@ func setObserver(p *atomic.Pointer[func(time.Duration)], f func(time.Duration)) 
 }
 
 // commitTo commits b to store, timing it for the commit observer if one
-// is set.
+// is set. It encodes the players' data b writes first: the committer
+// calls it, off the main thread.
 func (o *observers) commitTo(store Store, b *Batch) error {
+	b.encodeData()
 	f := o.commit.Load()
 	if f == nil {
 		return store.Commit(b)

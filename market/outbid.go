@@ -37,7 +37,7 @@ const MaxOutbidNotices = record.MaxOutbids
 // MaxOutbidNotices), as a new value: x itself is left as it is, for a
 // commit that may fail. The alerts are x's own slice, not a copy, so that
 // the alert index's pointers into them stay good once the new value
-// replaces x (setOutbidsLocked). The favourites are copied: the current
+// replaces x (setNoticesLocked). The favourites are copied: the current
 // value's lose a listing in place as it leaves (forgetFavoritesLocked), and
 // an undo that put x back would have found its list shifted.
 func (x *playerExtra) withOutbid(o outbidNotice) *playerExtra {
@@ -55,22 +55,23 @@ func (x *playerExtra) withOutbid(o outbidNotice) *playerExtra {
 // write of their data with the notice of why their bid came back: the bid
 // that beat theirs (reason ""), the buy-now at that price
 // (OutbidBoughtNow), or an admin's takedown (OutbidTakenDown); it returns
-// the data, for setOutbidsLocked once the batch commits. The write holds
+// the data, for setNoticesLocked once the batch commits. The write holds
 // only while prev's stored data is still what this instance read: another
 // server's change of it meanwhile makes the commit a conflict (Bid then
 // tries again on the data as it is).
-func (s *Service) outbidOp(op *Op, prev *playerRecord, r *listingRecord, bid, refunded Money, reason string, now int64) (*playerExtra, []byte) {
+func (s *Service) outbidOp(op *Op, prev *playerRecord, r *listingRecord, bid, refunded Money, reason string, now int64) (*playerExtra, *dataBlob) {
 	x := prev.extra.withOutbid(outbidNotice{listing: r.id, at: now, bid: bid, refunded: refunded,
 		boughtNow: reason == OutbidBoughtNow, takenDown: reason == OutbidTakenDown,
 		amount: r.it.Amount, material: catalog.Material(r.it.Mat).Key})
-	blob := encodeExtra(x, s.liveListing)
-	op.Player.Extra, op.ExpectExtra = blob, nonNilBlob(prev.storedExtra)
+	blob := s.blobOf(x)
+	op.data, op.expect = blob, prev.storedExtra
 	return x, blob
 }
 
-// setOutbidsLocked gives p data x that differs from its own only in its
-// outbid notices: unlike setExtraLocked it re-files no favourite and no
-// alert, which x shares with the data it replaces (withOutbid).
-func (s *Service) setOutbidsLocked(p *playerRecord, x *playerExtra, stored []byte) {
+// setNoticesLocked gives p data x that differs from its own only in its
+// notices (outbid notices, alert hits): unlike setExtraLocked it re-files
+// no favourite and no alert, which x shares with the data it replaces
+// (withOutbid, withHit).
+func (s *Service) setNoticesLocked(p *playerRecord, x *playerExtra, stored *dataBlob) {
 	p.extra, p.storedExtra = x, stored
 }

@@ -62,18 +62,17 @@ func (x *playerExtra) clone() *playerExtra {
 }
 
 // withHit is a copy of x with hit added after its hits (the oldest going
-// past MaxAlertHits): what an alert firing changes. The outbid notices are
-// x's, which nothing changes in place (withOutbid makes a new list), not a
-// copy: with the hits they are most of a player's data, copied for each
-// owner of an alert a new listing fires. The favourites are copied, as
-// forgetFavoritesLocked changes the current value's in place, and the
-// alerts, whose addresses the alert index holds.
+// past MaxAlertHits): what an alert firing changes, for setNoticesLocked.
+// The outbid notices and the alerts are x's, which nothing changes in
+// place (a change of them makes a new list), not copies: the alert index
+// keeps the addresses of the alerts, and a copy had to be filed in it
+// again for each owner of an alert a new listing fires. The favourites are
+// copied, as forgetFavoritesLocked changes the current value's in place.
 func (x *playerExtra) withHit(h alertHit) *playerExtra {
 	c := &playerExtra{}
 	if x != nil {
 		*c = *x
 		c.favorites = slices.Clone(x.favorites)
-		c.alerts = slices.Clone(x.alerts)
 	}
 	keep := c.hits[max(0, len(c.hits)+1-MaxAlertHits):]
 	c.hits = append(append(make([]alertHit, 0, len(keep)+1), keep...), h)
@@ -82,8 +81,8 @@ func (x *playerExtra) withHit(h alertHit) *playerExtra {
 
 // extraOp is the op that writes x as p's data, while the store still holds
 // what memory has.
-func (s *Service) extraOp(p *playerRecord, blob []byte) Op {
-	return Op{Kind: OpPlayerState, Player: &PlayerRow{ID: p.id, Extra: blob}, ExpectExtra: nonNilBlob(p.storedExtra)}
+func (s *Service) extraOp(p *playerRecord, blob *dataBlob) Op {
+	return Op{Kind: OpPlayerState, Player: &PlayerRow{ID: p.id}, data: blob, expect: p.storedExtra}
 }
 
 func nonNilBlob(b []byte) []byte {
@@ -93,12 +92,12 @@ func nonNilBlob(b []byte) []byte {
 	return b
 }
 
-// liveListing reports whether listing id is on the market, for encodeExtra.
+// liveListing reports whether listing id is on the market, for blobOf.
 func (s *Service) liveListing(id uint32) bool { return s.listings.Get(id) != nil }
 
 // setExtraLocked gives p new data, keeping the indexes of favourites and
 // alerts in step.
-func (s *Service) setExtraLocked(p *playerRecord, x *playerExtra, stored []byte) {
+func (s *Service) setExtraLocked(p *playerRecord, x *playerExtra, stored *dataBlob) {
 	if old := p.extra; old != nil {
 		for _, id := range old.favorites {
 			s.unfavorLocked(id, p.idx)
@@ -122,7 +121,7 @@ func (s *Service) setExtraLocked(p *playerRecord, x *playerExtra, stored []byte)
 // writeExtra commits x as p's data with a PlayerData log entry, and puts it
 // in memory.
 func (s *Service) writeExtra(p *playerRecord, x *playerExtra) error {
-	blob := encodeExtra(x, s.liveListing)
+	blob := s.blobOf(x)
 	b := &s.batch
 	b.Reset()
 	b.add(s.extraOp(p, blob))

@@ -6,7 +6,8 @@ import (
 )
 
 // TestWithHitLeavesTheOldValueAlone: the value an alert firing makes
-// shares only what nothing changes in place, so the value before it, kept
+// shares only what nothing changes in place (the alerts, whose addresses
+// the alert index keeps, and the outbid notices), so the value before it, kept
 // to undo a refused commit, stays as it was through what follows: a hit
 // past the cap, an outbid notice, a favourite dropped in place.
 func TestWithHitLeavesTheOldValueAlone(t *testing.T) {
@@ -20,8 +21,8 @@ func TestWithHitLeavesTheOldValueAlone(t *testing.T) {
 	if len(x.hits) != MaxAlertHits || x.hits[0].Listing != 101 || x.hits[len(x.hits)-1].Listing != 999 {
 		t.Fatalf("hits %d, from %d to %d; want %d, the oldest dropped and 999 last", len(x.hits), x.hits[0].Listing, x.hits[len(x.hits)-1].Listing, MaxAlertHits)
 	}
-	if &x.alerts[0] == &old.alerts[0] {
-		t.Fatal("the alerts are shared: the alert index would hold the old value's addresses")
+	if &x.alerts[0] != &old.alerts[0] {
+		t.Fatal("the alerts were copied: the alert index, which setNoticesLocked leaves alone, points into the old value's")
 	}
 	y := x.withOutbid(outbidNotice{listing: 3})
 	x.favorites = slices.Delete(x.favorites, 0, 1) // forgetFavoritesLocked on the current value

@@ -375,7 +375,7 @@ func (g *sagaGroup) step(next State) error {
 			held.auction = withoutBids(a)
 			back := Money(a.Bid)
 			var notified *playerExtra // the leader's data with the notice of the buy-now
-			var notifiedBlob []byte
+			var notifiedBlob *dataBlob
 			if leader == buyer {
 				v.buyerBalance += back
 				g.write(&g.rows.buyer, s.playerOp(buyer, v.buyerBalance, buyer.lastSell, nil))
@@ -387,7 +387,7 @@ func (g *sagaGroup) step(next State) error {
 			refund = func() {
 				leader.balance += back
 				if notified != nil {
-					s.setOutbidsLocked(leader, notified, notifiedBlob)
+					s.setNoticesLocked(leader, notified, notifiedBlob)
 				}
 			}
 			refunded = leader.id

@@ -29,7 +29,7 @@ type playerRecord struct {
 	// extra is the player's own data (nil: none) and storedExtra its blob
 	// as the store holds it, the condition of the next write of it.
 	extra       *playerExtra
-	storedExtra []byte
+	storedExtra *dataBlob
 	listings    int                  // active listings, for the per-player limit
 	txs         []*transactionRecord // transactions as buyer or seller, in creation order
 }

@@ -384,6 +384,11 @@ type Op struct {
 	Delta       Money  // OpPlayerState: the balance change
 	Expect      []byte // the inventory, listing, transaction or order record being replaced
 	ExpectExtra []byte // OpPlayerState: the extra blob being replaced
+
+	// data and expect are the player's data blobs Player.Extra and
+	// ExpectExtra stand for until Batch.encodeData encodes them, off the
+	// main thread.
+	data, expect *dataBlob
 }
 
 // Batch is the set of changes of one mutation, committed atomically: the

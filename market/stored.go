@@ -1,6 +1,9 @@
 package market
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/google/uuid"
 
 	"github.com/rynek/rynek/market/internal/record"
@@ -87,20 +90,15 @@ func (s *Service) transactionBody(t *transactionRecord, tl record.Timeline, errC
 	return record.EncodeTransactionEntry(nil, &e)
 }
 
-// stored is x's record; favourites that are not live (live == nil keeps
-// all) are left out, which is how a gone listing leaves the stored list.
-func (x *playerExtra) stored(live func(uint32) bool) *record.PlayerData {
+// stored is x's record.
+func (x *playerExtra) stored() *record.PlayerData {
 	if x == nil {
 		return nil
 	}
 	// The hits are the record's own (the encoder only reads them).
 	d := &record.PlayerData{ReadAt: x.readAt, Favorites: make([]uint32, 0, len(x.favorites)),
 		Alerts: make([]record.Alert, 0, len(x.alerts)), Hits: x.hits, Outbids: make([]record.Outbid, 0, len(x.outbids))}
-	for _, id := range x.favorites {
-		if live == nil || live(id) {
-			d.Favorites = append(d.Favorites, id)
-		}
-	}
+	d.Favorites = append(d.Favorites, x.favorites...)
 	for _, a := range x.alerts {
 		d.Alerts = append(d.Alerts, record.Alert{ID: a.id, Query: a.query, MaxUnit: int64(a.maxUnit), Created: a.created})
 	}
@@ -111,9 +109,72 @@ func (x *playerExtra) stored(live func(uint32) bool) *record.PlayerData {
 	return d
 }
 
-// encodeExtra is x's blob, without the favourites that are not live.
-func encodeExtra(x *playerExtra, live func(uint32) bool) []byte {
-	return record.EncodePlayerData(x.stored(live))
+// encodeExtra is x's blob.
+func encodeExtra(x *playerExtra) []byte {
+	return record.EncodePlayerData(x.stored())
+}
+
+// dataBlob is a player's data blob, encoded when it is first asked for.
+//
+// Why: a new listing writes the data of every player whose alert it fires,
+// each with up to MaxAlertHits hits (some 10 KB). In BenchmarkServerTick the
+// sells that fired many players' alerts took the main thread 0.6-2 ms each,
+// its slowest ticks, and encoding the blobs was half of the alerts' part
+// (perf). The main thread now fixes what a blob holds (blobOf), and the
+// committer encodes it before the batch goes to the store
+// (Batch.encodeData). A blob read from the store is made encoded
+// (storedBlob).
+type dataBlob struct {
+	once   sync.Once
+	encode func() []byte // nil once it has run, or for a stored blob
+	b      []byte
+}
+
+// storedBlob is a blob as the store holds it.
+func storedBlob(b []byte) *dataBlob { return &dataBlob{b: b} }
+
+// blobOf is x's blob, to be encoded later. The favourites that are live
+// now are copied, which is how a gone listing leaves the stored list: the
+// list loses a listing in place as it leaves (forgetFavoritesLocked).
+// Nothing changes the rest of x in place; a change makes a new playerExtra.
+func (s *Service) blobOf(x *playerExtra) *dataBlob {
+	if x != nil {
+		c := *x
+		c.favorites = slices.DeleteFunc(slices.Clone(x.favorites), func(id uint32) bool { return !s.liveListing(id) })
+		x = &c
+	}
+	return &dataBlob{encode: func() []byte {
+		if dataEncoded != nil {
+			dataEncoded()
+		}
+		return encodeExtra(x)
+	}}
+}
+
+// dataEncoded, when set (by tests), runs as a dataBlob is encoded.
+var dataEncoded func()
+
+// encodeData sets the players' data blobs of b's ops, and the blobs they
+// expect, from the dataBlobs that stand for them.
+func (b *Batch) encodeData() {
+	for i := range b.Ops {
+		if op := &b.Ops[i]; op.data != nil {
+			op.Player.Extra, op.ExpectExtra = op.data.bytes(), nonNilBlob(op.expect.bytes())
+		}
+	}
+}
+
+// bytes is the blob, encoded on the first call; nil for none.
+func (d *dataBlob) bytes() []byte {
+	if d == nil {
+		return nil
+	}
+	d.once.Do(func() {
+		if d.encode != nil {
+			d.b, d.encode = d.encode(), nil
+		}
+	})
+	return d.b
 }
 
 // decodeExtra reads a player's data blob; the empty blob is no data.

@@ -35,7 +35,7 @@ func MemoryDump(s *Service) string {
 			w("  mail %s %x %s %d %d", m.id, item.Encode(nil, m.it), m.reason, m.created, m.prev)
 		}
 		if x := p.extra; x != nil {
-			w("  extra %x favourites %v alerts %d hits %d read %d outbids %d", p.storedExtra, x.favorites, len(x.alerts), len(x.hits),
+			w("  extra %x favourites %v alerts %d hits %d read %d outbids %d", p.storedExtra.bytes(), x.favorites, len(x.alerts), len(x.hits),
 				x.readAt, len(x.outbids))
 		}
 		txs := make([]string, len(p.txs))
@@ -126,11 +126,11 @@ func StoredDataDiffers(s *Service) string {
 		if p.extra == nil {
 			continue
 		}
-		d, err := record.DecodePlayerData(p.storedExtra)
-		want := p.extra.stored(nil)
+		d, err := record.DecodePlayerData(p.storedExtra.bytes())
+		want := p.extra.stored()
 		if err != nil || d == nil {
 			if err != nil || len(want.Alerts)+len(want.Hits)+len(want.Outbids) > 0 || want.ReadAt != 0 {
-				return fmt.Sprintf("%s: stored %x (%v), memory %+v", p.name, p.storedExtra, err, want)
+				return fmt.Sprintf("%s: stored %x (%v), memory %+v", p.name, p.storedExtra.bytes(), err, want)
 			}
 			continue
 		}
