@@ -67,11 +67,3 @@ func (s *Service) outbidOp(op *Op, prev *playerRecord, r *listingRecord, bid, re
 	op.data, op.expect = blob, prev.storedExtra
 	return x, blob
 }
-
-// setNoticesLocked gives p data x that differs from its own only in its
-// notices (outbid notices, alert hits): unlike setExtraLocked it re-files
-// no favourite and no alert, which x shares with the data it replaces
-// (withOutbid, withHit).
-func (s *Service) setNoticesLocked(p *playerRecord, x *playerExtra, stored *dataBlob) {
-	p.extra, p.storedExtra = x, stored
-}

@@ -118,6 +118,14 @@ func (s *Service) setExtraLocked(p *playerRecord, x *playerExtra, stored *dataBl
 	}
 }
 
+// setNoticesLocked gives p data x that differs from its own only in its
+// notices (outbid notices, alert hits): unlike setExtraLocked it re-files
+// no favourite and no alert, which x shares with the data it replaces
+// (withOutbid, withHit).
+func (s *Service) setNoticesLocked(p *playerRecord, x *playerExtra, stored *dataBlob) {
+	p.extra, p.storedExtra = x, stored
+}
+
 // writeExtra commits x as p's data with a PlayerData log entry, and puts it
 // in memory.
 func (s *Service) writeExtra(p *playerRecord, x *playerExtra) error {
