@@ -106,3 +106,15 @@ func errorIs(err error, code market.Code) bool {
 	e, ok := err.(*market.Error)
 	return ok && e.Code == code
 }
+
+// A player's image holds the record whole, its inventory a kilobyte and
+// more: the undo's list of them is made once, at its size, not grown and
+// copied for each player its batch names.
+func TestAnUndoCopiesItsPlayersInOneList(t *testing.T) {
+	w := newWorld(t)
+	// The undo itself and its list of players; the players hold no
+	// permissions or mail to copy.
+	if n := market.UndoAllocs(w.svc, w.alice.ID, w.bob.ID, w.alice.ID); n != 2 {
+		t.Errorf("an undo of two players took %v allocations, want 2", n)
+	}
+}
