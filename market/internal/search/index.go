@@ -346,8 +346,11 @@ func (ix *Index) Remove(r *Listing, tids []uint32) {
 			}
 		}
 	}
+	cs := r.Item.Categories()
 	for c := range ix.cats {
-		ix.cats[c].Remove(id)
+		if cs.Has(catalog.Category(c)) {
+			ix.cats[c].Remove(id)
+		}
 	}
 	if sb := ix.sellers[r.Seller]; sb != nil {
 		sb.Remove(id)
