@@ -298,9 +298,16 @@ func (k EventKind) Published() bool {
 
 // decodeEvent turns a published entry of the log back into the event that
 // was published for it. Internal kinds have no event: (nil, nil).
+// eventDecoded, when set (by tests), runs as a log entry's event is
+// decoded.
+var eventDecoded func()
+
 func decodeEvent(row EventRow) (Event, error) {
 	if !row.Kind.Published() {
 		return nil, nil
+	}
+	if eventDecoded != nil {
+		eventDecoded()
 	}
 	base := eventBase{seq: row.Seq, at: unixMilli(row.At), origin: row.Origin}
 	if len(row.Body) < 1 || row.Body[0] != record.EntryVersion {

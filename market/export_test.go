@@ -1,7 +1,10 @@
 package market
 
 import (
+	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/rynek/rynek/market/internal/search"
 )
@@ -85,9 +88,28 @@ func HistoryRoom(s *Service) (all, completed int) {
 	return cap(s.allTx) - len(s.allTx), cap(s.completed) - len(s.completed)
 }
 
+// SetEventDecoded sets what runs as a log entry's event is decoded; it
+// returns a function restoring the default.
+func SetEventDecoded(f func()) (restore func()) {
+	eventDecoded = f
+	return func() { eventDecoded = nil }
+}
+
 // SetDataEncoded sets what runs as a player's data blob is encoded; it
 // returns a function restoring the default.
 func SetDataEncoded(f func()) (restore func()) {
 	dataEncoded = f
 	return func() { dataEncoded = nil }
+}
+
+// UndoAllocs is how many allocations copying what a batch writing the
+// players' states (the same player may come twice) takes for its undo.
+func UndoAllocs(s *Service, players ...uuid.UUID) float64 {
+	b := &Batch{}
+	for _, id := range players {
+		b.Ops = append(b.Ops, Op{Kind: OpPlayerState, Player: &PlayerRow{ID: id}})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return testing.AllocsPerRun(100, func() { s.undoOf(b) })
 }

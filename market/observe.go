@@ -47,11 +47,18 @@ func (o *observers) commitTo(store Store, b *Batch) error {
 	b.encodeData()
 	f := o.commit.Load()
 	if f == nil {
-		return store.Commit(b)
+		err := store.Commit(b)
+		if err == nil {
+			b.decodeEvents(store)
+		}
+		return err
 	}
 	start := time.Now()
 	err := store.Commit(b)
 	(*f)(time.Since(start))
+	if err == nil {
+		b.decodeEvents(store)
+	}
 	return err
 }
 

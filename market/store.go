@@ -195,6 +195,10 @@ type EventRow struct {
 	// Origin is the instance that wrote the entry (SharedStore.Instance),
 	// as ReadEvents reports it; empty in a store only one instance uses.
 	Origin string
+	// event is the entry decoded by the committer once the store took it
+	// (decodeEvents), so that the main thread does not decode what it
+	// logs; nil when nobody has.
+	event Event
 }
 
 // A Reacher is a store whose database is reached over a link that can break
