@@ -113,3 +113,11 @@ func UndoAllocs(s *Service, players ...uuid.UUID) float64 {
 	defer s.mu.Unlock()
 	return testing.AllocsPerRun(100, func() { s.undoOf(b) })
 }
+
+// GramsBehind is how many changes the search index's gram bitmaps have
+// not taken in (search.Index.GramsBehind).
+func GramsBehind(s *Service) int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.ix.GramsBehind()
+}

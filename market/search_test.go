@@ -456,3 +456,30 @@ func TestSearchIndexesEveryHostileTextAsShown(t *testing.T) {
 		}
 	}
 }
+
+// The keeper brings the index's gram bitmaps up to date behind the main
+// thread, which only notes its changes; a search of a short word finds the
+// new listings before it has, and not the ones gone.
+func TestTheKeeperTakesInTheChanges(t *testing.T) {
+	w := newWorld(t)
+	sword := w.sell(w.alice, 1, 50)
+	w.sell(w.alice, 0, 10)
+	must(t, w.svc.RemoveListing(sword.ID, w.alice))
+	if market.GramsBehind(w.svc) == 0 {
+		t.Fatal("the grams took the changes in at once: nothing is left to the keeper")
+	}
+	for _, q := range []string{"a", "di"} {
+		page, err := w.svc.Query(market.Query{Text: q, Limit: 10})
+		must(t, err)
+		if page.Total != 1 || page.Listings[0].ID == sword.ID {
+			t.Fatalf("%q finds %+v, want the one listing left", q, page.Listings)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for market.GramsBehind(w.svc) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the keeper left the grams %d changes behind for 10 s", market.GramsBehind(w.svc))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -74,6 +74,7 @@ type Service struct {
 	tokenScratch []uint32      // token id scratch of the main thread
 	armed        armedFailure  // the QA failure armed for the next purchase
 	hist         history
+	keeper       gramKeeper   // brings the index's gram bitmaps up to date (grams.go)
 	loadedMeta   MetaRow      // the meta row as loaded
 	batch        Batch        // reused by the main thread
 	committer    *committer   // commits behind the tick (Config.CommitBehind); nil: submit commits
@@ -193,6 +194,7 @@ func (s *Service) Enable() error {
 		}
 		s.loaded = true
 		s.startFollowing()
+		s.startKeepingGrams()
 	}
 	if _, err := s.recover(); err != nil {
 		return err
@@ -243,6 +245,7 @@ func (s *Service) Close() error {
 	}
 	s.stopHistory()
 	s.stopFollowing()
+	s.stopKeepingGrams()
 	if s.loaded && (s.idCeil != s.nextID || s.nextBlock != 0 || s.log.delivered > s.log.recorded) {
 		b := &s.batch
 		b.Reset()

@@ -13,8 +13,10 @@
 // function from id to sort key where a page needs one; it never looks into
 // the market's records (Table and Alerts hold them as opaque values of a
 // type parameter). It imports market/internal/item, market/catalog and
-// market/playertext, never market. The market calls it under its own lock:
-// nothing here is safe for concurrent use.
+// market/playertext, never market. The market calls it under its own lock,
+// a writer under the write lock and readers under the read lock: what a
+// reader changes (a gram's bitmap, brought up to date, grams.go) has a
+// mutex of its own.
 package search
 
 import (
@@ -47,8 +49,9 @@ import (
 //     bigram are compared), and the bitmaps of the matching tokens are OR-ed.
 //   - Query words of 1 or 2 letters would match a large part of the
 //     vocabulary, so the index keeps one bitmap per 1- and 2-letter gram,
-//     maintained with the listings. That keeps broad queries ("a") O(bitmap)
-//     instead of O(matching tokens).
+//     which its readers bring up to date with the listings (grams.go).
+//     That keeps broad queries ("a") O(bitmap) instead of O(matching
+//     tokens).
 //
 // Ordering: newest/oldest is id order (ids grow with time), read straight off
 // the bitmap. Price, unit price and amount have an order each (order.go); a
@@ -68,10 +71,9 @@ type Index struct {
 	tokGrams   [][]uint32          // per token: ids of its 1- and 2-grams
 	vocabGrams map[string][]uint32 // bigram -> tokens containing it
 
-	gramID   map[string]uint32
-	gramBM   []*roaring.Bitmap
-	gramSeen []uint32 // generation stamps for deduplicating a listing's grams
-	gramGen  uint32
+	gramID  map[string]uint32
+	grams   []*gramBitmap // brought up to date by their readers (grams.go)
+	gramLog gramLog       // the changes they may not have taken in
 
 	cats       [catalog.NumCategories]*roaring.Bitmap
 	sellers    map[int32]*roaring.Bitmap
@@ -249,10 +251,9 @@ func (ix *Index) gram(g string) uint32 {
 	if id, ok := ix.gramID[g]; ok {
 		return id
 	}
-	id := uint32(len(ix.gramBM))
+	id := uint32(len(ix.grams))
 	ix.gramID[g] = id
-	ix.gramBM = append(ix.gramBM, roaring.New())
-	ix.gramSeen = append(ix.gramSeen, 0)
+	ix.newGram()
 	return id
 }
 
@@ -260,18 +261,11 @@ func (ix *Index) gram(g string) uint32 {
 func (ix *Index) Add(r *Listing, tids []uint32) {
 	id := r.ID
 	ix.active.Add(id)
-	ix.gramGen++
 	for _, tid := range tids {
 		ix.tokBM[tid].Add(id)
-		if ix.loading {
-			continue
-		}
-		for _, g := range ix.tokGrams[tid] {
-			if ix.gramSeen[g] != ix.gramGen {
-				ix.gramSeen[g] = ix.gramGen
-				ix.gramBM[g].Add(id)
-			}
-		}
+	}
+	if !ix.loading {
+		ix.logGrams(id, true, tids)
 	}
 	cs := r.Item.Categories()
 	for c := range ix.cats {
@@ -332,20 +326,15 @@ func (ix *Index) orders() [4]*Order {
 	return [4]*Order{ix.byPrice, ix.byUnit, ix.byAmount, ix.byExpiry}
 }
 
-// Remove undoes Add.
+// Remove undoes Add. (Add and Remove note the change for the gram bitmaps,
+// which take it in when read: grams.go.)
 func (ix *Index) Remove(r *Listing, tids []uint32) {
 	id := r.ID
 	ix.active.Remove(id)
-	ix.gramGen++
 	for _, tid := range tids {
 		ix.tokBM[tid].Remove(id)
-		for _, g := range ix.tokGrams[tid] {
-			if ix.gramSeen[g] != ix.gramGen {
-				ix.gramSeen[g] = ix.gramGen
-				ix.gramBM[g].Remove(id)
-			}
-		}
 	}
+	ix.logGrams(id, false, tids)
 	cs := r.Item.Categories()
 	for c := range ix.cats {
 		if cs.Has(catalog.Category(c)) {
@@ -397,7 +386,7 @@ func (ix *Index) FinishLoad() {
 // after a bulk load, where adding grams listing by listing would cost about
 // a hundred bitmap insertions per listing.
 func (ix *Index) buildGrams() {
-	members := make([][]*roaring.Bitmap, len(ix.gramBM))
+	members := make([][]*roaring.Bitmap, len(ix.grams))
 	for tid, gs := range ix.tokGrams {
 		for _, g := range gs {
 			members[g] = append(members[g], ix.tokBM[tid])
@@ -405,8 +394,9 @@ func (ix *Index) buildGrams() {
 	}
 	for g, bms := range members {
 		if len(bms) > 0 {
-			ix.gramBM[g] = roaring.FastOr(bms...)
+			ix.grams[g].bm = roaring.FastOr(bms...)
 		}
+		ix.grams[g].at = ix.gramLog.head() // built from the listings there are
 	}
 }
 
@@ -415,8 +405,8 @@ func (ix *Index) optimize() {
 	for _, b := range ix.tokBM {
 		b.RunOptimize()
 	}
-	for _, b := range ix.gramBM {
-		b.RunOptimize()
+	for _, g := range ix.grams {
+		g.bm.RunOptimize()
 	}
 	ix.active.RunOptimize()
 }
@@ -448,7 +438,7 @@ func (ix *Index) wordBitmap(w string) *roaring.Bitmap {
 	n := utf8.RuneCountInString(w)
 	if n <= 2 {
 		if id, ok := ix.gramID[w]; ok {
-			return ix.gramBM[id]
+			return ix.gramListings(id)
 		}
 		return roaring.New()
 	}
