@@ -160,7 +160,10 @@ func TestAlertOwnersDataIsEncodedBehindTheTick(t *testing.T) {
 	}
 	var mu sync.Mutex
 	onMain, off := 0, 0
-	defer market.SetDataEncoded(func() {
+	defer market.SetDataEncoded(func(what string) {
+		if what != "data" {
+			return
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if w.svc.IsMainThread() {

@@ -19,10 +19,7 @@ func (s *Service) blob(it item.Item) []byte {
 func (s *Service) playerOp(p *playerRecord, balance Money, lastSell int64, inv *item.Inventory) Op {
 	op := Op{Kind: OpPlayerState, Delta: balance - p.balance, Player: &PlayerRow{ID: p.id, LastSell: lastSell}}
 	if inv != nil {
-		// Never nil, which would mean "unchanged": an empty inventory
-		// encodes to no bytes.
-		op.Player.Inventory = item.EncodeInventory(make([]byte, 0, 64), inv)
-		op.Expect = p.stored
+		op.inv, op.invExpect = inventoryBlob(inv), p.stored
 	}
 	return op
 }
@@ -138,8 +135,8 @@ func (s *Service) expectedOf(b *Batch, u *undo) expected {
 				e.own.balances = make(map[*playerRecord]Money, 2)
 			}
 			e.own.balances[p] += op.Delta
-			if op.Player.Inventory != nil {
-				p.stored = op.Player.Inventory
+			if op.inv != nil {
+				p.stored = op.inv
 			}
 		case OpPutTx, OpTxState:
 			if t := s.txByID[op.Tx.ID]; t != nil {

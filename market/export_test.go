@@ -95,9 +95,9 @@ func SetEventDecoded(f func()) (restore func()) {
 	return func() { eventDecoded = nil }
 }
 
-// SetDataEncoded sets what runs as a player's data blob is encoded; it
-// returns a function restoring the default.
-func SetDataEncoded(f func()) (restore func()) {
+// SetDataEncoded sets what runs as a player's data blob or inventory is
+// encoded, told which; it returns a function restoring the default.
+func SetDataEncoded(f func(what string)) (restore func()) {
 	dataEncoded = f
 	return func() { dataEncoded = nil }
 }

@@ -589,7 +589,7 @@ func (s *Service) installLocked(rs *rowSet) error {
 			s.playerByID[p.id] = p
 		}
 		if row.Version >= p.version {
-			p.balance, p.lastSell, p.inv, p.stored, p.version = row.Balance, row.LastSell, inv, row.Inventory, row.Version
+			p.balance, p.lastSell, p.inv, p.stored, p.version = row.Balance, row.LastSell, inv, storedBlob(row.Inventory), row.Version
 			p.mail = mailOf[row.ID]
 			if perms := splitPerms(row.Perms); row.Name != p.name || !slices.Equal(perms, p.perms) {
 				s.setProfileLocked(p, row.Name, perms)

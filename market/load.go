@@ -113,7 +113,7 @@ func (l *loader) Player(p PlayerRow) error {
 		return fmt.Errorf("market data of player %s: %w", p.ID, err)
 	}
 	pr := &playerRecord{idx: int32(len(s.players)), id: p.ID, name: p.Name, balance: p.Balance, lastSell: p.LastSell, inv: inv,
-		stored: append([]byte(nil), p.Inventory...), version: p.Version, perms: splitPerms(p.Perms)}
+		stored: storedBlob(append([]byte(nil), p.Inventory...)), version: p.Version, perms: splitPerms(p.Perms)}
 	s.players = append(s.players, pr)
 	s.playerByID[p.ID] = pr
 	s.setExtraLocked(pr, x, storedBlob(append([]byte(nil), p.Extra...)))

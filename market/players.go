@@ -86,7 +86,7 @@ func (s *Service) AddPlayer(n NewPlayer) (Player, error) {
 	b.log(EventRow{Kind: KindPlayerAdded, At: s.nowMs(), Body: record.EncodePlayerAdded(nil, &record.PlayerAdded{
 		ID: row.ID, Name: row.Name, Perms: row.Perms, Balance: int64(row.Balance), Inventory: row.Inventory})})
 	pr := &playerRecord{id: n.ID, name: n.Name, perms: append([]string(nil), n.Permissions...), balance: balance, inv: inv,
-		stored: row.Inventory}
+		stored: storedBlob(row.Inventory)}
 	if err := s.submit(b, func() {
 		pr.idx = int32(len(s.players))
 		s.players = append(s.players, pr)

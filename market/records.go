@@ -19,7 +19,7 @@ type playerRecord struct {
 	// stored is the inventory as the store holds it (encodeInventory), the
 	// condition of the next write of it; version is the row's version as
 	// this instance last saw it (PlayerRow.Version).
-	stored  []byte
+	stored  *dataBlob
 	version int64
 	// unsettled counts the writes of the row in batches not settled yet,
 	// each of which will add one to the version: a write conditional on

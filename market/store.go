@@ -390,9 +390,11 @@ type Op struct {
 	ExpectExtra []byte // OpPlayerState: the extra blob being replaced
 
 	// data and expect are the player's data blobs Player.Extra and
-	// ExpectExtra stand for until Batch.encodeData encodes them, off the
-	// main thread.
-	data, expect *dataBlob
+	// ExpectExtra stand for, and inv and invExpect the inventories
+	// Player.Inventory and Expect stand for, until Batch.encodeData encodes
+	// them, off the main thread.
+	data, expect   *dataBlob
+	inv, invExpect *dataBlob
 }
 
 // Batch is the set of changes of one mutation, committed atomically: the

@@ -30,7 +30,7 @@ func MemoryDump(s *Service) string {
 	for _, p := range s.players {
 		w("player %d %s %q %v balance %d last sell %d version %d listings %d", p.idx, p.id, p.name, p.perms, p.balance, p.lastSell,
 			p.version, p.listings)
-		w("  inventory %x stored %x", item.EncodeInventory(nil, &p.inv), p.stored)
+		w("  inventory %x stored %x", item.EncodeInventory(nil, &p.inv), p.stored.bytes())
 		for _, m := range p.mail {
 			w("  mail %s %x %s %d %d", m.id, item.Encode(nil, m.it), m.reason, m.created, m.prev)
 		}

@@ -2,6 +2,7 @@ package market_test
 
 import (
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
@@ -116,5 +117,45 @@ func TestAnUndoCopiesItsPlayersInOneList(t *testing.T) {
 	// permissions or mail to copy.
 	if n := market.UndoAllocs(w.svc, w.alice.ID, w.bob.ID, w.alice.ID); n != 2 {
 		t.Errorf("an undo of two players took %v allocations, want 2", n)
+	}
+}
+
+// A change of a player's inventory writes it whole: the committer encodes
+// it, off the main thread, from a copy of the inventory as the change left
+// it, and each write expects the one before it (a purchase writes the
+// buyer's twice), so that what the store holds after the changes is what
+// memory holds.
+func TestInventoriesAreEncodedBehindTheTick(t *testing.T) {
+	w := newWorld(t, func(c *market.Config) { c.CommitBehind = true })
+	var mu sync.Mutex
+	onMain, off := 0, 0
+	defer market.SetDataEncoded(func(what string) {
+		if what != "inventory" {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if w.svc.IsMainThread() {
+			onMain++
+		} else {
+			off++
+		}
+	})()
+	a := w.sell(w.alice, 0, 10)
+	w.sell(w.alice, 1, 50)
+	_, err := w.svc.Buy(w.bob, a.ID)
+	must(t, err)
+	if r := w.svc.Flush(); len(r) > 0 {
+		t.Fatalf("refused: %+v", r)
+	}
+	mu.Lock()
+	if onMain != 0 || off == 0 {
+		t.Errorf("inventories encoded: %d on the main thread, %d off it; want none on it", onMain, off)
+	}
+	mu.Unlock()
+	before := market.MemoryDump(w.svc)
+	w.reopen()
+	if after := market.MemoryDump(w.svc); after != before {
+		t.Errorf("the store holds other inventories than memory did:\nmemory:\n%s\nstore:\n%s", before, after)
 	}
 }
