@@ -191,6 +191,19 @@ func TestCommitBehindTakesListingIDsAhead(t *testing.T) {
 	}
 }
 
+// The next block of listing ids is asked for as soon as a sell begins the
+// current one: sells made back to back faster than a group commit would
+// otherwise use up the rest before it comes, and be refused.
+func TestCommitBehindReservesTheNextBlockAtTheFirstSell(t *testing.T) {
+	w, _ := behindWorld(t)
+	l, err := w.svc.SellItem(w.alice, w.stackOf(w.alice, "OAK_LOG"), 1)
+	must(t, err)
+	w.svc.Flush()
+	if !market.NextIDBlockReserved(w.svc) {
+		t.Fatalf("after listing #%d the next block of ids is not reserved", l.ID)
+	}
+}
+
 // stackOf is p's first stack of material.
 func (w *world) stackOf(p market.Player, material string) market.ItemStack {
 	w.t.Helper()

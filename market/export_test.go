@@ -121,3 +121,11 @@ func GramsBehind(s *Service) int {
 	defer s.mu.RUnlock()
 	return s.ix.GramsBehind()
 }
+
+// NextIDBlockReserved reports whether the block of listing ids after the
+// current one is reserved.
+func NextIDBlockReserved(s *Service) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.nextBlock != 0
+}
