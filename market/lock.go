@@ -31,17 +31,54 @@ type serviceLock struct {
 	gateMu sync.Mutex
 	gate   chan struct{} // closed when no writer is left; nil: none made
 	atGate atomic.Int32  // readers waiting at the gate
+
+	// holder is the thread that holds the write lock through a stretch of
+	// work (hold), 0 when none does. Its own locking inside the stretch is
+	// nothing: it holds the lock already.
+	holder atomic.Int64
+}
+
+// hold takes the write lock for a stretch of the calling thread's work,
+// until release: the locks its calls take meanwhile, each of which could
+// wait for readers, are nothing. The main thread's changes take the lock
+// several times each; a tick's changes took it some twenty times, and each
+// time might find a reader inside that the scheduler had stopped (a serve
+// loop's ticks waited 0.2-1.8 ms for one in a tenth of its ticks). Held
+// through the tick's changes, the lock is waited for once. The thread
+// must be locked to its OS thread (BindMainThread) and must not wait,
+// while it holds the lock, for another goroutine that takes it.
+func (l *serviceLock) hold() {
+	l.Lock()
+	l.holder.Store(currentThread())
+}
+
+// release ends hold's stretch and lets the lock go.
+func (l *serviceLock) release() {
+	l.holder.Store(0)
+	l.Unlock()
+}
+
+// holding reports whether the caller holds the lock through a stretch.
+func (l *serviceLock) holding() bool {
+	h := l.holder.Load()
+	return h != 0 && h == currentThread()
 }
 
 // Lock takes the write lock. New readers wait from the moment it is asked
 // for; it waits for the readers in.
 func (l *serviceLock) Lock() {
+	if l.holding() {
+		return
+	}
 	l.writers.Add(1)
 	l.rw.Lock()
 }
 
 // Unlock lets the write lock go; the last writer opens the gate.
 func (l *serviceLock) Unlock() {
+	if l.holding() {
+		return
+	}
 	l.rw.Unlock()
 	if l.writers.Add(-1) == 0 {
 		l.open()
@@ -50,6 +87,9 @@ func (l *serviceLock) Unlock() {
 
 // RLock takes the read lock once no writer wants or holds it.
 func (l *serviceLock) RLock() {
+	if l.holding() {
+		return
+	}
 	for l.writers.Load() > 0 || !l.rw.TryRLock() {
 		l.await()
 	}
@@ -58,6 +98,9 @@ func (l *serviceLock) RLock() {
 // RUnlock lets the read lock go and, when a writer waits, the processor
 // too: the writer woken by the last reader runs next on it.
 func (l *serviceLock) RUnlock() {
+	if l.holding() {
+		return
+	}
 	l.rw.RUnlock()
 	if l.writers.Load() > 0 {
 		runtime.Gosched()
@@ -116,4 +159,25 @@ func (l *serviceLock) open() {
 		l.gate = nil
 	}
 	l.gateMu.Unlock()
+}
+
+// Hold runs f holding the market's lock throughout, so that the main
+// thread's changes in f (a tick's changes: the bots', the players')
+// wait for the readers once, not each several times (serviceLock.hold).
+// Readers wait for the whole of f. Main thread only, like a mutation:
+// from another goroutine it runs nothing and returns ErrNotMainThread. f
+// must not wait for another goroutine that uses the market; inside a
+// Hold, Hold just runs f.
+func (s *Service) Hold(f func()) error {
+	if !s.onMain() {
+		return ErrNotMainThread
+	}
+	if s.mu.holding() {
+		f()
+		return nil
+	}
+	s.mu.hold()
+	defer s.mu.release()
+	f()
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestAQueuedReaderHoldsNothing: a reader that waited behind a writer
@@ -119,5 +120,47 @@ func TestTheLockExcludes(t *testing.T) {
 	}
 	if l.writers.Load() != 0 || l.gate != nil {
 		t.Fatalf("after all: %d writers, gate %v", l.writers.Load(), l.gate)
+	}
+}
+
+// TestAHoldIsOneLock: a thread holding the lock through a stretch (hold)
+// takes it again, for writing and reading, without waiting on itself, and
+// no reader gets in until the stretch ends.
+func TestAHoldIsOneLock(t *testing.T) {
+	var l serviceLock
+	var inside atomic.Bool
+	saw := make(chan bool, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		l.hold()
+		inside.Store(true)
+		go func() {
+			l.RLock()
+			saw <- inside.Load()
+			l.RUnlock()
+		}()
+		for range 3 {
+			l.Lock()
+			l.RLock()
+			l.RUnlock()
+			l.Unlock()
+		}
+		time.Sleep(20 * time.Millisecond) // the reader tries meanwhile
+		inside.Store(false)
+		l.release()
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the holder waited on itself")
+	}
+	if <-saw {
+		t.Error("a reader got in during the hold")
+	}
+	if l.writers.Load() != 0 || l.holder.Load() != 0 {
+		t.Fatalf("after the hold: %d writers, holder %d", l.writers.Load(), l.holder.Load())
 	}
 }

@@ -211,7 +211,9 @@ func tick(svc *market.Service, crowd *traffic.Crowd, rate float64, elapsed time.
 	}
 	// The changes the bots' turns asked for, and new turns: never more
 	// than a second of traffic at once, even after a stall.
-	r.Add(crowd.Step(rate, min(elapsed, time.Second)))
+	// The market's lock is held through them, so that the main thread
+	// waits for its readers once (Service.Hold).
+	svc.Hold(func() { r.Add(crowd.Step(rate, min(elapsed, time.Second))) })
 	// A store failure may have left a purchase unfinished. While the store
 	// fails, recovery fails with it: the store's failure is reported
 	// (storeWatch), not each try.
