@@ -155,21 +155,11 @@ func TestAlertOwnersDataIsEncodedBehindTheTick(t *testing.T) {
 	must(t, err)
 	_, err = w.svc.AddAlert(w.admin.ID, "diamond", 100)
 	must(t, err)
-	if r := w.svc.Flush(); len(r) > 0 {
-		t.Fatalf("refused: %+v", r)
-	}
-	var mu sync.Mutex
-	onMain, off := 0, 0
+	w.flush()
+	encoded := &threadCount{svc: w.svc}
 	defer market.SetDataEncoded(func(what string) {
-		if what != "data" {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if w.svc.IsMainThread() {
-			onMain++
-		} else {
-			off++
+		if what == "data" {
+			encoded.count()
 		}
 	})()
 	for i := range 3 {
@@ -178,14 +168,10 @@ func TestAlertOwnersDataIsEncodedBehindTheTick(t *testing.T) {
 		_, err := w.svc.SellItem(w.alice, st, float64(1+i))
 		must(t, err)
 	}
-	if r := w.svc.Flush(); len(r) > 0 {
-		t.Fatalf("refused: %+v", r)
-	}
-	mu.Lock()
-	if onMain != 0 || off != 6 {
+	w.flush()
+	if onMain, off := encoded.counts(); onMain != 0 || off != 6 {
 		t.Errorf("blobs encoded: %d on the main thread, %d off it; want 0 and 6 (two owners, three sells)", onMain, off)
 	}
-	mu.Unlock()
 	if d := market.StoredDataDiffers(w.svc); d != "" {
 		t.Fatal(d)
 	}
@@ -196,9 +182,7 @@ func TestAlertOwnersDataIsEncodedBehindTheTick(t *testing.T) {
 	st.Amount = 1
 	_, err = w.svc.SellItem(w.alice, st, 1)
 	must(t, err)
-	if r := w.svc.Flush(); len(r) > 0 {
-		t.Fatalf("refused: %+v", r)
-	}
+	w.flush()
 	for _, c := range []struct {
 		who  market.Player
 		want int

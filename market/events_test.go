@@ -3,7 +3,6 @@ package market_test
 import (
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/rynek/rynek/market"
@@ -50,31 +49,18 @@ func TestListenersAndCallerGetTheirOwnCopies(t *testing.T) {
 // the main thread logs and delivers them as they are, and decodes none.
 func TestEventsAreDecodedBehindTheTick(t *testing.T) {
 	w := newWorld(t, func(c *market.Config) { c.CommitBehind = true })
-	var mu sync.Mutex
-	onMain, off := 0, 0
-	defer market.SetEventDecoded(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if w.svc.IsMainThread() {
-			onMain++
-		} else {
-			off++
-		}
-	})()
+	decoded := &threadCount{svc: w.svc}
+	defer market.SetEventDecoded(decoded.count)()
 	var got []string
 	w.svc.Subscribe(func(e market.Event) { got = append(got, fmt.Sprintf("%d %T", e.Seq(), e)) })
 	a := w.sell(w.alice, 0, 10)
 	w.sell(w.alice, 1, 50)
 	_, err := w.svc.Buy(w.bob, a.ID)
 	must(t, err)
-	if r := w.svc.Flush(); len(r) > 0 {
-		t.Fatalf("refused: %+v", r)
-	}
-	mu.Lock()
-	if onMain != 0 || off != 3 {
+	w.flush()
+	if onMain, off := decoded.counts(); onMain != 0 || off != 3 {
 		t.Errorf("events decoded: %d on the main thread, %d off it; want 0 and 3 (two sells, a purchase)", onMain, off)
 	}
-	mu.Unlock()
 	page, err := w.svc.EventsSince(0, 100)
 	must(t, err)
 	var want []string

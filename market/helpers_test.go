@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -251,4 +252,38 @@ func states(tx market.Transaction) []market.State {
 		out = append(out, s.State)
 	}
 	return out
+}
+
+// flush waits for every change committed behind the tick, failing the test
+// on a refusal.
+func (w *world) flush() {
+	w.t.Helper()
+	if r := w.svc.Flush(); len(r) > 0 {
+		w.t.Fatalf("refused: %+v", r)
+	}
+}
+
+// threadCount counts the calls of count on the main thread and off it:
+// where a test's hook found some work done.
+type threadCount struct {
+	svc         *market.Service
+	mu          sync.Mutex
+	onMain, off int
+}
+
+func (c *threadCount) count() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.svc.IsMainThread() {
+		c.onMain++
+	} else {
+		c.off++
+	}
+}
+
+// counts is how many calls there were on the main thread and off it.
+func (c *threadCount) counts() (onMain, off int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.onMain, c.off
 }

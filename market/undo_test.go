@@ -2,7 +2,6 @@ package market_test
 
 import (
 	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
@@ -127,32 +126,20 @@ func TestAnUndoCopiesItsPlayersInOneList(t *testing.T) {
 // memory holds.
 func TestInventoriesAreEncodedBehindTheTick(t *testing.T) {
 	w := newWorld(t, func(c *market.Config) { c.CommitBehind = true })
-	var mu sync.Mutex
-	onMain, off := 0, 0
+	encoded := &threadCount{svc: w.svc}
 	defer market.SetDataEncoded(func(what string) {
-		if what != "inventory" {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if w.svc.IsMainThread() {
-			onMain++
-		} else {
-			off++
+		if what == "inventory" {
+			encoded.count()
 		}
 	})()
 	a := w.sell(w.alice, 0, 10)
 	w.sell(w.alice, 1, 50)
 	_, err := w.svc.Buy(w.bob, a.ID)
 	must(t, err)
-	if r := w.svc.Flush(); len(r) > 0 {
-		t.Fatalf("refused: %+v", r)
-	}
-	mu.Lock()
-	if onMain != 0 || off == 0 {
+	w.flush()
+	if onMain, off := encoded.counts(); onMain != 0 || off == 0 {
 		t.Errorf("inventories encoded: %d on the main thread, %d off it; want none on it", onMain, off)
 	}
-	mu.Unlock()
 	before := market.MemoryDump(w.svc)
 	w.reopen()
 	if after := market.MemoryDump(w.svc); after != before {
