@@ -158,7 +158,11 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 			last = now
 			var r traffic.Result
 			wall, cpu, err := svc.MeasureTick(func() {
-				r = tick(svc, crowd, o.BotsRate, elapsed, &sum, report)
+				// The market's lock is held through the tick, so that
+				// the main thread waits for its readers once
+				// (Service.Hold): each change, each timer takes it
+				// several times.
+				svc.Hold(func() { r = tick(svc, crowd, o.BotsRate, elapsed, &sum, report) })
 				store.check(svc.StoreHealth(), time.Now(), report)
 			})
 			if err != nil {
@@ -211,9 +215,7 @@ func tick(svc *market.Service, crowd *traffic.Crowd, rate float64, elapsed time.
 	}
 	// The changes the bots' turns asked for, and new turns: never more
 	// than a second of traffic at once, even after a stall.
-	// The market's lock is held through them, so that the main thread
-	// waits for its readers once (Service.Hold).
-	svc.Hold(func() { r.Add(crowd.Step(rate, min(elapsed, time.Second))) })
+	r.Add(crowd.Step(rate, min(elapsed, time.Second)))
 	// A store failure may have left a purchase unfinished. While the store
 	// fails, recovery fails with it: the store's failure is reported
 	// (storeWatch), not each try.
