@@ -167,8 +167,10 @@ func (ix *Index) KeepGrams(y Yield) {
 		if y != nil && y.Due() {
 			y.Pause()
 			// Meanwhile readers may have brought grams further and the
-			// writer cut what all had taken in.
-			seq = max(seq, l.first)
+			// writer cut what all had taken in, up to end or past it.
+			if seq = max(seq, l.first); seq >= end {
+				break
+			}
 		}
 		c := l.changes[seq-l.first]
 		for _, tid := range l.tids[c.off : c.off+c.n] {

@@ -215,3 +215,38 @@ func TestGramsReadersAndKeeperTogether(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// pauseYield is due once, and runs meanwhile what others do while the
+// lock is let go.
+type pauseYield struct {
+	meanwhile func()
+	done      bool
+}
+
+func (y *pauseYield) Due() bool { return !y.done }
+func (y *pauseYield) Pause()    { y.done = true; y.meanwhile() }
+
+// The keeper paused while the writer changed listings, readers brought
+// every gram up to date and the writer cut the whole log: it goes on from
+// what is left, and the grams hold what the listings do.
+func TestKeepGramsAfterTheLogWasCutUnderIt(t *testing.T) {
+	defer func(cut int) { gramLogCut = cut }(gramLogCut)
+	gramLogCut = 1
+	w := newGramWorld(3)
+	for range 20 {
+		w.step()
+	}
+	w.ix.KeepGrams(&pauseYield{meanwhile: func() {
+		for range 5 {
+			w.step()
+		}
+		for g := range w.ix.grams {
+			w.ix.gramListings(uint32(g))
+		}
+		w.ix.cutGramLog()
+		if n := len(w.ix.gramLog.changes); n != 0 {
+			t.Fatalf("the cut left %d changes", n)
+		}
+	}})
+	w.check(t, "after the keeper")
+}
