@@ -41,21 +41,20 @@ func setObserver(p *atomic.Pointer[func(time.Duration)], f func(time.Duration)) 
 }
 
 // commitTo commits b to store, timing it for the commit observer if one
-// is set. It encodes the players' data b writes first: the committer
-// calls it, off the main thread.
+// is set. It encodes the players' data and inventories b writes first, and
+// decodes its events once the store has taken them: the committer calls
+// it, off the main thread.
 func (o *observers) commitTo(store Store, b *Batch) error {
 	b.encodeData()
 	f := o.commit.Load()
-	if f == nil {
-		err := store.Commit(b)
-		if err == nil {
-			b.decodeEvents(store)
-		}
-		return err
+	var start time.Time
+	if f != nil {
+		start = time.Now()
 	}
-	start := time.Now()
 	err := store.Commit(b)
-	(*f)(time.Since(start))
+	if f != nil {
+		(*f)(time.Since(start))
+	}
 	if err == nil {
 		b.decodeEvents(store)
 	}
