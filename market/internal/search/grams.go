@@ -86,10 +86,7 @@ func (ix *Index) cutGramLog() {
 	if len(l.changes) >= gramLogMost {
 		ix.KeepGrams(nil)
 	}
-	least := l.head()
-	for _, g := range ix.grams {
-		least = min(least, g.at)
-	}
+	least := ix.leastTakenIn()
 	if k := int(least - l.first); k > 0 {
 		rest := l.changes[k:]
 		off := uint32(len(l.tids))
@@ -152,13 +149,7 @@ func (ix *Index) hasGram(c gramChange, g uint32) bool {
 // calls it too (cutGramLog).
 func (ix *Index) KeepGrams(y Yield) {
 	l := &ix.gramLog
-	end := l.head()
-	least := end
-	for _, gb := range ix.grams {
-		gb.mu.Lock()
-		least = min(least, gb.at)
-		gb.mu.Unlock()
-	}
+	end, least := l.head(), ix.leastTakenIn()
 	// The grams there are now: one made later has taken in every change
 	// before end that has its word (none has).
 	grams := ix.grams
@@ -197,13 +188,15 @@ func (ix *Index) KeepGrams(y Yield) {
 
 // GramsBehind is how many changes some gram has not taken in: what
 // KeepGrams has left to do. A reader.
-func (ix *Index) GramsBehind() int {
-	l := &ix.gramLog
-	least := l.head()
+func (ix *Index) GramsBehind() int { return int(ix.gramLog.head() - ix.leastTakenIn()) }
+
+// leastTakenIn is the seq up to which every gram has taken in the log.
+func (ix *Index) leastTakenIn() uint64 {
+	least := ix.gramLog.head()
 	for _, gb := range ix.grams {
 		gb.mu.Lock()
 		least = min(least, gb.at)
 		gb.mu.Unlock()
 	}
-	return int(l.head() - least)
+	return least
 }
