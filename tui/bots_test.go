@@ -2,7 +2,9 @@ package tui
 
 import (
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -136,5 +138,59 @@ func TestBotsLeaveTheActingPlayerAlone(t *testing.T) {
 	if !reflect.DeepEqual(after.Inventory, before.Inventory) || !reflect.DeepEqual(after.Mailbox, before.Mailbox) ||
 		bought() != purchases || !room.NextListing.IsZero() {
 		t.Fatalf("the bots acted as %s: %d purchases, then %d; next listing at %v", actor.Name, purchases, bought(), room.NextListing)
+	}
+}
+
+// TestATicksChangesGoInUnderOneLock: the console's tick holds the market's
+// lock through its changes (Service.Hold), so a reader running beside it
+// (the API) sees the market as a tick leaves it, never between two of the
+// bots' changes, and the main thread waits for the readers once a tick.
+func TestATicksChangesGoInUnderOneLock(t *testing.T) {
+	e := newEnv(t, 120, 40)
+	e.key("R")
+	for range 4 {
+		e.key("+") // 320 actions a second: several changes a tick
+	}
+	var seen sync.Map
+	stop := make(chan struct{})
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			seen.Store(e.svc.Version(), true)
+		}
+	}()
+	ends := map[uint64]bool{e.svc.Version(): true}
+	several := 0
+	for range 20 {
+		before := e.svc.Version()
+		e.tick()
+		after := e.svc.Version()
+		ends[after] = true
+		if after > before+1 {
+			several++
+		}
+	}
+	close(stop)
+	<-read
+	if several == 0 {
+		t.Fatal("no tick made more than one change: the test saw nothing")
+	}
+	var between []uint64
+	seen.Range(func(v, _ any) bool {
+		if !ends[v.(uint64)] {
+			between = append(between, v.(uint64))
+		}
+		return true
+	})
+	if len(between) > 0 {
+		slices.Sort(between)
+		t.Fatalf("a reader saw the market between a tick's changes at %d versions, the first %v (%d ticks with several changes)",
+			len(between), between[:min(len(between), 8)], several)
 	}
 }

@@ -449,35 +449,14 @@ func (m *Model) onTick() tea.Cmd {
 	c := m.c
 	c.NowUnix = c.Svc.Now().Unix()
 	if c.Svc.IsReady() {
-		// The outcomes of this console's commits, then what the other
-		// instances of a shared market did.
-		m.takeOutcomes()
-		m.follow()
-		m.bots.step(c, m.tick)
-		// While the store cannot be reached the timers wait: each would
-		// only be refused (and counted as a refused change).
-		away := c.Svc.StoreHealth().Unreachable
-		if r := m.sweep(away); r.err == nil && r.n+r.orders > 0 {
-			m.swept += r.n
-			m.ended += r.auctions
-			m.expiredOrders += r.orders
-			text := sweptText(m.swept-m.ended, m.ended, m.expiredOrders)
-			if r.more {
-				text += " · sweeping…"
-			} else {
-				m.swept, m.ended, m.expiredOrders = 0, 0, 0
-			}
-			m.setStatus(statusMsg{text: text, qa: true})
+		// The market's lock is held through the tick's changes, so that
+		// the main thread waits for its readers (the API's) once
+		// (Service.Hold), not in each change; the panes are refreshed
+		// after, with the lock let go. A console whose thread could not
+		// bind runs them unheld: each is refused.
+		if err := c.Svc.Hold(m.change); err != nil {
+			m.change()
 		}
-		// The event log's retention, a bounded batch per tick. While the
-		// shared store is away the header says so; its failure each tick
-		// would only cover the status line.
-		if !away {
-			if _, err := c.Svc.TrimEventLog(); err != nil && m.storeAway == nil && !errors.Is(err, market.ErrStore) {
-				m.fail(err)
-			}
-		}
-		m.watchStore()
 	}
 	if !m.histDone && c.Svc.HistoryLoaded() {
 		m.histDone = true
@@ -489,6 +468,40 @@ func (m *Model) onTick() tea.Cmd {
 		m.refreshAll()
 	}
 	return m.tickCmd()
+}
+
+// change is the market's part of a tick, on the main thread: the outcomes
+// of this console's commits, what the other instances of a shared market
+// did, the bots' changes and the timers.
+func (m *Model) change() {
+	c := m.c
+	m.takeOutcomes()
+	m.follow()
+	m.bots.step(c, m.tick)
+	// While the store cannot be reached the timers wait: each would
+	// only be refused (and counted as a refused change).
+	away := c.Svc.StoreHealth().Unreachable
+	if r := m.sweep(away); r.err == nil && r.n+r.orders > 0 {
+		m.swept += r.n
+		m.ended += r.auctions
+		m.expiredOrders += r.orders
+		text := sweptText(m.swept-m.ended, m.ended, m.expiredOrders)
+		if r.more {
+			text += " · sweeping…"
+		} else {
+			m.swept, m.ended, m.expiredOrders = 0, 0, 0
+		}
+		m.setStatus(statusMsg{text: text, qa: true})
+	}
+	// The event log's retention, a bounded batch per tick. While the
+	// shared store is away the header says so; its failure each tick
+	// would only cover the status line.
+	if !away {
+		if _, err := c.Svc.TrimEventLog(); err != nil && m.storeAway == nil && !errors.Is(err, market.ErrStore) {
+			m.fail(err)
+		}
+	}
+	m.watchStore()
 }
 
 // sweepResult is what one batch of the expiry timer did: n listings
