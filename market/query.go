@@ -206,13 +206,7 @@ func (s *Service) Query(q Query) (Page, error) {
 		if q.After != nil {
 			after = &search.Key{K: q.After.Key, ID: uint32(q.After.ID)}
 		}
-		key := func(id uint32) (int64, bool) {
-			r := s.listings.Get(id)
-			if r == nil {
-				return 0, false
-			}
-			return r.entry().Key(by), true
-		}
+		key := func(id uint32) (int64, bool) { return s.listingKey(id, by) }
 		keys = s.ix.Page(res, by, desc, after, q.Offset, limit+1, key, y)
 	}
 	more := len(keys) > limit
@@ -353,5 +347,17 @@ func (s *Service) matchLocked(pq search.Terms, q Query, mat uint16, nowMs int64,
 	case "fixed":
 		f.Kind = search.FixedPrice
 	}
-	return s.ix.Match(pq, f, nowMs, y)
+	return s.ix.Match(pq, f, nowMs, s.listingKey, y)
+}
+
+// listingKey is listing id's key in the order by, false for a listing
+// gone: for a query's few matches, which it sorts or filters by key rather
+// than walk the index's order.
+func (s *Service) listingKey(id uint32, by search.By) (int64, bool) {
+	r := s.listings.Get(id)
+	if r == nil {
+		return 0, false
+	}
+	e := search.Listing{ID: r.id, Item: r.it, Price: int64(r.current()), Expires: r.expires}
+	return e.Key(by), true
 }

@@ -238,33 +238,41 @@ func TestQueryHugeOffsetAndLimit(t *testing.T) {
 // a whole query. A search sorted by price with a price filter once held
 // the lock 62 ms on a million listings, a tick's wait. A listing removed
 // during the pause is not on the page, which equals a query made after.
+//
+// Both ways of applying a price range pause: walking the price order
+// (the range alone) and checking the keys of what a narrower filter
+// leaves (the tools in a wide range).
 func TestQueryLetsTheMainThreadIn(t *testing.T) {
 	svc := seeded(t, 20_000)
-	q := market.Query{MinPrice: 1_00, MaxPrice: 500_00, Sort: market.SortCheapest, Limit: 20}
-	before, err := svc.Query(q)
-	must(t, err)
-	if len(before.Listings) < 20 {
-		t.Fatalf("the query finds %d listings; the test needs a full page", len(before.Listings))
-	}
-	victim := before.Listings[0]
+	for _, q := range []market.Query{
+		{MinPrice: 1_00, MaxPrice: 500_00, Sort: market.SortCheapest, Limit: 20},
+		{Category: catalog.CategoryTools, MinPrice: 1_00, MaxPrice: 1_000_000_00, Sort: market.SortNewest, Limit: 20},
+	} {
+		before, err := svc.Query(q)
+		must(t, err)
+		if len(before.Listings) < 20 {
+			t.Fatalf("%+v finds %d listings; the test needs a full page", q, len(before.Listings))
+		}
+		victim := before.Listings[0]
 
-	seller := market.Player{ID: victim.Seller, Name: victim.SellerName}
-	during, chunks := readAcrossAChange(t, svc, 256, func() (market.Page, error) { return svc.Query(q) }, func() {
-		must(t, svc.RemoveListing(victim.ID, seller))
-	})
-	after, err := svc.Query(q)
-	must(t, err)
-	if chunks < 2 {
-		t.Errorf("the query ended %d chunks; a 20,000-listing market in chunks of 256 has more", chunks)
-	}
-	if got, want := listingIDs(during.Listings), listingIDs(after.Listings); !slices.Equal(got, want) {
-		t.Errorf("the page made across the removal is %v, a page made after it %v", got, want)
-	}
-	if slices.Contains(listingIDs(during.Listings), victim.ID) {
-		t.Errorf("listing %d, removed while the query paused, is on its page", victim.ID)
-	}
-	if during.Version != before.Version {
-		t.Errorf("the page says version %d; it began at %d, before the removal", during.Version, before.Version)
+		seller := market.Player{ID: victim.Seller, Name: victim.SellerName}
+		during, chunks := readAcrossAChange(t, svc, 64, func() (market.Page, error) { return svc.Query(q) }, func() {
+			must(t, svc.RemoveListing(victim.ID, seller))
+		})
+		after, err := svc.Query(q)
+		must(t, err)
+		if chunks < 2 {
+			t.Errorf("%+v ended %d chunks; a 20,000-listing market in chunks of 64 has more", q, chunks)
+		}
+		if got, want := listingIDs(during.Listings), listingIDs(after.Listings); !slices.Equal(got, want) {
+			t.Errorf("%+v: the page made across the removal is %v, a page made after it %v", q, got, want)
+		}
+		if slices.Contains(listingIDs(during.Listings), victim.ID) {
+			t.Errorf("%+v: listing %d, removed while the query paused, is on its page", q, victim.ID)
+		}
+		if during.Version != before.Version {
+			t.Errorf("%+v: the page says version %d; it began at %d, before the removal", q, during.Version, before.Version)
+		}
 	}
 }
 

@@ -60,6 +60,14 @@ func searchWorld(t testing.TB, n int, seed uint64) *market.Service {
 	return svc
 }
 
+// oracleInRanges reports whether l's price and amount are within q's
+// ranges (an end at 0 is open).
+func oracleInRanges(l market.Listing, q market.Query) bool {
+	in := func(v, lo, hi int64) bool { return v >= lo && (hi == 0 || v <= hi) }
+	return in(int64(l.Price*100+0.5), int64(q.MinPrice), int64(q.MaxPrice)) &&
+		in(int64(l.Item.Amount), int64(q.MinAmount), int64(q.MaxAmount))
+}
+
 // oracleWords is an independent statement of the matching rule: fold the
 // text, split it into runs of letters and digits.
 func oracleWords(s string) []string {
@@ -156,12 +164,19 @@ func searchAgrees(t *testing.T) {
 	queries := []string{"", "a", "d", "ia", "diamond", "DIAMOND_SWORD", "diamond sword", "sword diamond", "lodz",
 		"łódź", "ŁÓDŹ księżycowa", "krakow", "fire", "fire aspect", "sharp", "lukasz", "wojcik", "zosia pl", "xx",
 		"legendarny miecz", "#5", "#5 diamond", "#999999", "#0", "zzzz", "bread steve", "§6legendarny", "e", "99",
-		"enchanted book", "pick", "apple golden", "wool", "  spaced   out  ", "dar od", "forged"}
+		"enchanted book", "pick", "apple golden", "wool", "  spaced   out  ", "dar od", "forged",
+		// Ranges: walked (alone, or wider than the text leaves) and
+		// checked by key (narrower), one or two of them.
+		"price:10..20", "amount:..3", "diamond price:..50", "sword price:..400", "a price:5..450",
+		"fire price:100.. amount:..10", "legendarny amount:16..32", "e amount:2.. price:..30"}
 	rng := rand.New(rand.NewPCG(3, 3))
-	for _, q := range queries {
+	for _, text := range queries {
+		parsed, err := market.ParseQuery(text, 1_00, 1_000_000_00)
+		must(t, err)
+		q := parsed.Text
 		var want []market.Listing
 		for _, l := range all {
-			if oracleMatch(l, q) {
+			if oracleMatch(l, q) && oracleInRanges(l, parsed) {
 				want = append(want, l)
 			}
 		}
@@ -171,7 +186,9 @@ func searchAgrees(t *testing.T) {
 			if len(want) > 10 && rng.IntN(2) == 0 {
 				offset = rng.IntN(len(want) - 5)
 			}
-			page, err := svc.Query(market.Query{Text: q, Sort: mode, Offset: offset, Limit: 50})
+			asked := parsed
+			asked.Sort, asked.Offset, asked.Limit = mode, offset, 50
+			page, err := svc.Query(asked)
 			must(t, err)
 			if page.Total != len(want) {
 				t.Fatalf("%q %v: total %d, oracle %d", q, mode, page.Total, len(want))
@@ -190,7 +207,8 @@ func searchAgrees(t *testing.T) {
 				}
 			}
 			// The reversed order is the oracle read backwards.
-			rev, err := svc.Query(market.Query{Text: q, Sort: mode, Offset: offset, Limit: 50, Reverse: true})
+			asked.Reverse = true
+			rev, err := svc.Query(asked)
 			must(t, err)
 			for i, l := range rev.Listings {
 				if want := want[len(want)-1-offset-i]; l.ID != want.ID {

@@ -102,7 +102,7 @@ var gramWords = []string{"a", "o", "d", "x", "ż", "ó", "am", "ak", "ow", "ia",
 func (w *gramWorld) check(t *testing.T, when string) {
 	t.Helper()
 	for _, word := range gramWords {
-		got := w.ix.Match(Terms{Words: []string{word}}, Filter{Category: catalog.CategoryAll, Seller: AnySeller, Material: AnyMaterial}, 0, nil).ToArray()
+		got := w.ix.Match(Terms{Words: []string{word}}, Filter{Category: catalog.CategoryAll, Seller: AnySeller, Material: AnyMaterial}, 0, nil, nil).ToArray()
 		var want []uint32
 		for id := range w.live {
 			if w.holds(id, word) {
@@ -187,7 +187,7 @@ func TestGramsReadersAndKeeperTogether(t *testing.T) {
 				w.ix.KeepGrams(y)
 			}
 			for _, word := range gramWords {
-				got := w.ix.Match(Terms{Words: []string{word}}, Filter{Category: catalog.CategoryAll, Seller: AnySeller, Material: AnyMaterial}, 0, nil)
+				got := w.ix.Match(Terms{Words: []string{word}}, Filter{Category: catalog.CategoryAll, Seller: AnySeller, Material: AnyMaterial}, 0, nil, nil)
 				for id := range w.live {
 					if holds := w.holds(id, word); holds != got.Contains(id) {
 						errs <- fmt.Errorf("%q: listing %d held %v, found %v", word, id, holds, got.Contains(id))

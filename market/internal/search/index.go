@@ -322,6 +322,21 @@ func (r *Listing) Key(by By) int64 {
 	return 0
 }
 
+// order is the order by; ByID has none (nil): the ids are the order.
+func (ix *Index) order(by By) *Order {
+	switch by {
+	case ByPrice:
+		return ix.byPrice
+	case ByUnit:
+		return ix.byUnit
+	case ByAmount:
+		return ix.byAmount
+	case ByExpiry:
+		return ix.byExpiry
+	}
+	return nil
+}
+
 func (ix *Index) orders() [4]*Order {
 	return [4]*Order{ix.byPrice, ix.byUnit, ix.byAmount, ix.byExpiry}
 }

@@ -36,12 +36,23 @@ const (
 	AnyMaterial = -1
 )
 
+// KeyOf looks a listing's key in the order by up: false for a listing
+// gone.
+type KeyOf func(id uint32, by By) (int64, bool)
+
 // Match returns the bitmap of listings live at nowMs that match t and f.
 // The result is owned by the caller. Long work (a wide price range, many
 // intersections) is done in chunks, giving way to a writer between two
 // (y; nil: never), while the index may change: the result is cut to the
 // listings active at its end.
-func (ix *Index) Match(t Terms, f Filter, nowMs int64, y Yield) *roaring.Bitmap {
+//
+// A price or amount range is applied one of two ways. Where another
+// constraint leaves fewer listings than the range's stretch of its order
+// holds, the listings it leaves are checked by key (key: a record lookup
+// each); otherwise the stretch is walked into a bitmap (between). "sword
+// price:..500" on a million listings walked some 400,000 entries, 17 ms
+// of a reader holding the lock, to keep 3,600 of 15,000 swords.
+func (ix *Index) Match(t Terms, f Filter, nowMs int64, key KeyOf, y Yield) *roaring.Bitmap {
 	if t.Bad {
 		return roaring.New()
 	}
@@ -76,14 +87,20 @@ func (ix *Index) Match(t Terms, f Filter, nowMs int64, y Yield) *roaring.Bitmap 
 		}
 		parts = append(parts, mb)
 	}
-	if f.MinPrice > 0 || f.MaxPrice > 0 {
-		parts = append(parts, ix.byPrice.between(f.MinPrice, f.MaxPrice, y))
-	}
-	if f.MinAmount > 0 || f.MaxAmount > 0 {
-		parts = append(parts, ix.byAmount.between(f.MinAmount, f.MaxAmount, y))
-	}
 	if f.Kind == Auctions {
 		parts = append(parts, ix.auctions)
+	}
+	var checked []keyRange // the ranges checked by key, after the rest
+	for _, r := range [...]keyRange{{ByPrice, f.MinPrice, f.MaxPrice}, {ByAmount, f.MinAmount, f.MaxAmount}} {
+		if r.lo <= 0 && r.hi <= 0 {
+			continue
+		}
+		o := ix.order(r.by)
+		if key != nil && len(parts) > 0 && smallest(parts) < o.span(r.lo, r.hi) {
+			checked = append(checked, r)
+			continue
+		}
+		parts = append(parts, o.between(r.lo, r.hi, y))
 	}
 	var res *roaring.Bitmap
 	if len(parts) == 0 {
@@ -109,5 +126,53 @@ func (ix *Index) Match(t Terms, f Filter, nowMs int64, y Yield) *roaring.Bitmap 
 	}
 	// Drop listings past their expiry that the sweep has not removed yet.
 	ix.leaveOutExpired(res, nowMs, y)
+	if len(checked) > 0 {
+		res = keepInRanges(res, checked, key, y)
+	}
 	return res
+}
+
+// keyRange is a range of keys in the order by, [lo, hi]; an end at 0 is
+// open.
+type keyRange struct {
+	by     By
+	lo, hi int64
+}
+
+func (r keyRange) holds(k int64) bool { return k >= r.lo && (r.hi <= 0 || k <= r.hi) }
+
+// smallest is the fewest listings a part holds.
+func smallest(parts []*roaring.Bitmap) int {
+	n := int(parts[0].GetCardinality())
+	for _, p := range parts[1:] {
+		n = min(n, int(p.GetCardinality()))
+	}
+	return n
+}
+
+// keepInRanges returns the listings of res whose keys are within every
+// range, looked up by key, giving way to a writer every collectChunk
+// listings (y): a listing gone by then is left out, one changed is
+// checked as it is.
+func keepInRanges(res *roaring.Bitmap, ranges []keyRange, key KeyOf, y Yield) *roaring.Bitmap {
+	kept := make([]uint32, 0, res.GetCardinality())
+	it := res.Iterator()
+	for i := 1; it.HasNext(); i++ {
+		id := it.Next()
+		in := true
+		for _, r := range ranges {
+			k, ok := key(id, r.by)
+			if !ok || !r.holds(k) {
+				in = false
+				break
+			}
+		}
+		if in {
+			kept = append(kept, id)
+		}
+		if y != nil && i%collectChunk == 0 && y.Due() {
+			y.Pause()
+		}
+	}
+	return roaring.BitmapOf(kept...)
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -80,15 +81,7 @@ func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset,
 		}
 		return out
 	}
-	tree := ix.byAmount
-	switch by {
-	case ByPrice:
-		tree = ix.byPrice
-	case ByUnit:
-		tree = ix.byUnit
-	case ByExpiry:
-		tree = ix.byExpiry
-	}
+	tree := ix.order(by)
 	from := after
 	n := int(res.GetCardinality())
 	need := offset + limit
@@ -171,6 +164,19 @@ func walkOrder(o *Order, desc bool, from *Key, offset, limit, budget int, in fun
 	}
 	o.walkPaused(desc, from, y, visit)
 	return keys, ok
+}
+
+// span is about how many listings have a key in o within [lo, hi] (hi 0:
+// no upper bound): the base's, found by two binary searches. The dead and
+// the delta, each under an eighth of the base, leave it close enough to
+// choose between walking the stretch and checking keys (Match).
+func (o *Order) span(lo, hi int64) int {
+	i, _ := slices.BinarySearchFunc(o.base, Key{K: lo}, cmpKey)
+	j := len(o.base)
+	if hi > 0 && hi < math.MaxInt64 {
+		j, _ = slices.BinarySearchFunc(o.base, Key{K: hi + 1}, cmpKey)
+	}
+	return max(j-i, 0)
 }
 
 // between returns the listings whose key in o is within [lo, hi] (hi 0: no
