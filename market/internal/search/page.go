@@ -105,6 +105,15 @@ func (ix *Index) Page(res *roaring.Bitmap, by By, desc bool, after *Key, offset,
 		keys, _ := walkOrder(tree, desc, from, offset, limit, -1, func(id uint32) bool { return bs.Test(uint(id)) }, y)
 		return keys
 	}
+	//   - fewer matches, but spread over an order so long that a short walk
+	//     (need*all/n visits) costs under a quarter of their lookups: the
+	//     walk first, with a budget of half the lookups, then collecting.
+	//     The cheapest twenty of 15,000 swords took 2.5 ms to collect.
+	if all := tree.size(); n > 0 && need*all/n < n/4 {
+		if keys, ok := walkOrder(tree, desc, from, offset, limit, n/2, res.Contains, y); ok {
+			return keys
+		}
+	}
 	cmp := cmpKey
 	if desc {
 		cmp = func(a, b Key) int { return cmpKey(b, a) }
@@ -165,6 +174,10 @@ func walkOrder(o *Order, desc bool, from *Key, offset, limit, budget int, in fun
 	o.walkPaused(desc, from, y, visit)
 	return keys, ok
 }
+
+// size is about how many listings o holds: its base's and its delta's,
+// the dead among them too.
+func (o *Order) size() int { return len(o.base) + o.delta.Len() }
 
 // span is about how many listings have a key in o within [lo, hi] (hi 0:
 // no upper bound): the base's, found by two binary searches. The dead and
