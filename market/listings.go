@@ -420,15 +420,17 @@ const SweepBatch = 2000
 // sized to take: each batch takes as many listings as the last batch's
 // time a listing says fit in it, between sweepLeast and SweepBatch. A
 // batch of 2,000 took the tick 45-220 ms at 1M listings (about 22 µs of
-// CPU a listing: its deletion, mail and log entry in the commit, its
-// removal from the search index); at 2 ms a batch, about a thousand a
-// second go at 20 ticks a second (fewer while auctions are settled), so a
-// backlog of a million (a server back after a week's pause) takes a
-// quarter of an hour or more, each tick staying a game's tick, and every
-// expired listing is hidden from reads meanwhile. It is a pace of
-// the main thread, measured by the wall clock, so that a slower disk or a
-// database across a network takes fewer a batch.
-const SweepBudget = 2 * time.Millisecond
+// CPU a listing: its deletion, mail and log entry, its removal from the
+// search index). A tick's work is to stay under a millisecond (p99), and
+// at 2 ms a batch a backlog held every tick over it until it was gone: at
+// half a millisecond some 500-700 go a second at 20 ticks a second
+// (fewer while auctions are settled), so a backlog of a million (a server
+// back after a week's pause) takes half an hour or so, each tick staying
+// well within a game's tick, and every expired listing is hidden from
+// reads meanwhile. It is a pace of the main thread, measured by the wall
+// clock, so that a slower disk or a database across a network takes
+// fewer a batch.
+const SweepBudget = 500 * time.Microsecond
 
 // sweepBudget is SweepBudget; tests shorten it.
 var sweepBudget = SweepBudget
@@ -442,10 +444,12 @@ const (
 )
 
 // SettleBatch is how many auctions with a winner one commit settles
-// (settleAuctions): a tick pays one commit for them, on a network one round
-// trip. It also bounds the expired buy orders one call closes
-// (expireOrders), each a commit of its own.
-const SettleBatch = 8
+// (settleAuctions), and so the least a call settles when one is due: a
+// settlement is a purchase, some 150 µs of the main thread in a busy
+// serve loop, and eight to a commit took a tick 1.2-1.5 ms. It also
+// bounds the expired buy orders one call closes (expireOrders), each a
+// commit of its own.
+const SettleBatch = 4
 
 // SettleBudget is the main thread's time after which a SweepExpired call
 // starts no more commits of settlements, and settleRounds bounds how many
@@ -453,7 +457,7 @@ const SettleBatch = 8
 // ticks, as many each tick as fit in about this time. It is a pace of the
 // main thread, measured by the wall clock, not the market's clock.
 const (
-	SettleBudget = time.Millisecond
+	SettleBudget = 500 * time.Microsecond
 	settleRounds = 8
 )
 

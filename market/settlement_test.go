@@ -152,7 +152,7 @@ func TestAuctionEndingsCommitFails(t *testing.T) {
 
 // TestNetworkAuctionEndingsShareCommits: two servers on one PostgreSQL
 // market both run the expiry timer over the 20 auctions: the one with the
-// network's duty settles them, eight to a commit, and the other learns of
+// network's duty settles them, SettleBatch to a commit, and the other learns of
 // them by following the log. Each auction ends once, to its leader, and
 // each server's listeners hear of each end once; both end with the same
 // audit, the market's money and items, no listing and 20 sales.

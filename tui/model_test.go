@@ -125,7 +125,7 @@ func sweepUntilDone(t *testing.T, e *testEnv) {
 }
 
 // TestSweepingEndsWithTheOrders: on the seeded demo the timer closes the
-// due buy orders eight a call beside the listings' batch; the status says
+// due buy orders market.SettleBatch a call beside the listings' batch; the status says
 // "sweeping…" until the last of them, then what expired, orders included.
 func TestSweepingEndsWithTheOrders(t *testing.T) {
 	e := envOn(t, seededStore(t, seed.Options{Players: 30, Listings: 600, Days: 1, Rand: 4, Auctions: -1}), 120, 40)
@@ -135,7 +135,7 @@ func TestSweepingEndsWithTheOrders(t *testing.T) {
 	}
 	e.clock.Advance(8 * 24 * time.Hour) // every listing and order is due
 	e.key("]")
-	if n := firstBatch(t, e); n < 16 || n > 64 || !strings.Contains(e.status(), "8 buy orders expired") || !strings.Contains(e.status(), "sweeping…") {
+	if n := firstBatch(t, e); n < 16 || n > 64 || !strings.Contains(e.status(), fmt.Sprintf(" %d buy orders expired", market.SettleBatch)) || !strings.Contains(e.status(), "sweeping…") {
 		t.Fatalf("first call: %q", e.status())
 	}
 	sweepUntilDone(t, e)

@@ -112,15 +112,7 @@ func TestStreamTimerExpirySendsNothing(t *testing.T) {
 	e := newEnv(t, seed.Options{Listings: 100, Auctions: -1, Orders: -1}, Options{})
 	s := e.stream("/api/events")
 	e.clock.Advance(8 * 24 * time.Hour) // past every seeded listing's expiry
-	for {
-		n, more, err := e.svc.SweepExpired()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !more && n == 0 {
-			break
-		}
-	}
+	e.sweep()
 	if c, _ := e.svc.GetActiveListingsCount(); c != 0 {
 		t.Fatalf("%d listings left after the sweep", c)
 	}

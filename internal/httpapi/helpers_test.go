@@ -141,6 +141,21 @@ func (a answer) problem(t *testing.T) Problem {
 	return p
 }
 
+// sweep runs the expiry timer until nothing more is due, as a server's
+// ticks do: a call takes a batch sized to a fraction of a tick.
+func (e *env) sweep() {
+	e.t.Helper()
+	for {
+		n, more, err := e.svc.SweepExpired()
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if !more && n == 0 {
+			return
+		}
+	}
+}
+
 // get requests path with headers given as "Name: value".
 func (e *env) get(path string, headers ...string) answer {
 	e.t.Helper()

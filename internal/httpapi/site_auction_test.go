@@ -157,9 +157,7 @@ func TestSiteAuctionsView(t *testing.T) {
 	b.waitFor(rowsOf, fmt.Sprintf("%d,%d", sword.ID, logs.ID))
 	b.waitText("#status", "na żywo")
 	e.clock.Advance(2 * time.Minute)
-	if _, _, err := e.svc.SweepExpired(); err != nil {
-		t.Fatal(err)
-	}
+	e.sweep()
 	b.waitFor(`Array.from(document.querySelectorAll("ul.feed li")).map((li) => li.textContent.replace(/^\S+ /, "")).find((s) => s.startsWith("Licytacja")) ?? ""`,
 		fmt.Sprintf("Licytacja #%d zakończona: wygrywa %s za 16,00", sword.ID, first.Name))
 	b.waitFor(`document.querySelector("ul.feed li.sale a[href='/player/`+first.ID.String()+`']") ? "linked" : "no link"`, "linked")
@@ -168,9 +166,7 @@ func TestSiteAuctionsView(t *testing.T) {
 	b.waitText("main .note", "1 licytacja")
 
 	e.clock.Advance(10 * time.Minute)
-	if _, _, err := e.svc.SweepExpired(); err != nil {
-		t.Fatal(err)
-	}
+	e.sweep()
 	b.waitFor(`document.querySelector("ul.feed li")?.textContent.replace(/^\S+ /, "")`, fmt.Sprintf("Licytacja #%d zakończona bez ofert", logs.ID))
 	b.waitFor(textOf(lg+`?.querySelector(".badge")`), "zakończona bez ofert")
 	b.waitText("main .empty", "Nikt teraz niczego nie licytuje.")

@@ -97,9 +97,7 @@ func TestSiteAuctionListing(t *testing.T) {
 	b.waitFor(`document.querySelector("ol.bids li").textContent.replace(/ · .*$/, "")`, "15,00 — "+second.Name)
 
 	e.clock.Advance(2 * time.Hour)
-	if _, _, err := e.svc.SweepExpired(); err != nil {
-		t.Fatal(err)
-	}
+	e.sweep()
 	b.waitFor(`document.querySelector(".state").textContent.replace(/ \d.*? za /, " … za ")`, "Licytacja wygrana … za 15,00. Wygrał(a): "+second.Name+".")
 	b.clean("an auction won while open")
 }

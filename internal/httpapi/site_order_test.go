@@ -136,9 +136,7 @@ func TestSiteOrderBook(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.clock.Advance(time.Minute)
-	if _, _, err := e.svc.SweepExpired(); err != nil {
-		t.Fatal(err)
-	}
+	e.sweep()
 	br.waitFor(hasLine("Wygasa zlecenie kupna gracza "+b.Name+": 2× Diamond po 5,00"), "shown")
 	// A fill's purchase has no line of its own (its fill says it), and
 	// the listing it took part of is still on sale: the count stays.
