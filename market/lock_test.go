@@ -2,6 +2,7 @@ package market
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -41,13 +42,7 @@ func TestPassLetsTheQueuedReadersIn(t *testing.T) {
 func TestPassLetsAWaitingWriterIn(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var l serviceLock
-	var order []string
-	var mu sync.Mutex
-	note := func(s string) {
-		mu.Lock()
-		order = append(order, s)
-		mu.Unlock()
-	}
+	var got entries
 	l.Lock()
 	if l.writerWaits() {
 		t.Fatal("writerWaits with no other writer")
@@ -55,7 +50,7 @@ func TestPassLetsAWaitingWriterIn(t *testing.T) {
 	wrote := make(chan struct{})
 	go func() {
 		l.Lock()
-		note("main thread")
+		got.note("main thread")
 		l.Unlock()
 		close(wrote)
 	}()
@@ -66,12 +61,10 @@ func TestPassLetsAWaitingWriterIn(t *testing.T) {
 		t.Fatal("the other writer never waited")
 	}
 	l.pass()
-	note("load again")
+	got.note("load again")
 	l.Unlock()
 	<-wrote
-	mu.Lock()
-	defer mu.Unlock()
-	if len(order) != 2 || order[0] != "main thread" {
+	if order := got.order(); len(order) != 2 || order[0] != "main thread" {
 		t.Fatalf("order %q, want the waiting writer before the load's next stretch", order)
 	}
 }
@@ -84,18 +77,12 @@ func writeTwiceAroundAReader(t *testing.T, between func(*serviceLock)) []string 
 	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var l serviceLock
-	var order []string
-	var mu sync.Mutex
-	note := func(s string) {
-		mu.Lock()
-		order = append(order, s)
-		mu.Unlock()
-	}
+	var got entries
 	l.Lock()
 	read := make(chan struct{})
 	go func() {
 		l.RLock()
-		note("read")
+		got.note("read")
 		l.RUnlock()
 		close(read)
 	}()
@@ -104,12 +91,29 @@ func writeTwiceAroundAReader(t *testing.T, between func(*serviceLock)) []string 
 		runtime.Gosched()
 	}
 	between(&l)
-	note("write again")
+	got.note("write again")
 	l.Unlock()
 	<-read
-	mu.Lock()
-	defer mu.Unlock()
-	return order
+	return got.order()
+}
+
+// entries notes, from several goroutines, who got into the lock in what
+// order.
+type entries struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (e *entries) note(who string) {
+	e.mu.Lock()
+	e.got = append(e.got, who)
+	e.mu.Unlock()
+}
+
+func (e *entries) order() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.got)
 }
 
 // TestTheLockExcludes: under many readers and writers, a writer is always
