@@ -358,6 +358,5 @@ func (s *Service) listingKey(id uint32, by search.By) (int64, bool) {
 	if r == nil {
 		return 0, false
 	}
-	e := search.Listing{ID: r.id, Item: r.it, Price: int64(r.current()), Expires: r.expires}
-	return e.Key(by), true
+	return r.entry().Key(by), true
 }

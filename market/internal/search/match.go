@@ -51,7 +51,7 @@ type KeyOf func(id uint32, by By) (int64, bool)
 // holds, the listings it leaves are checked by key (key: a record lookup
 // each); otherwise the stretch is walked into a bitmap (between). "sword
 // price:..500" on a million listings walked some 400,000 entries, 17 ms
-// of a reader holding the lock, to keep 3,600 of 15,000 swords.
+// of a reader holding the lock, to keep some 15,000 of the swords.
 func (ix *Index) Match(t Terms, f Filter, nowMs int64, key KeyOf, y Yield) *roaring.Bitmap {
 	if t.Bad {
 		return roaring.New()
