@@ -298,6 +298,7 @@ func (s *Service) submit(b *Batch, change, durable func()) error {
 	if err := s.observers.commitTo(s.store, b); err != nil {
 		s.mu.Lock()
 		s.undoLocked(u)
+		s.spare.keep(u)
 		s.mu.Unlock()
 		err = s.refusal(err)
 		if e := err.(*Error); e.Code == CodeConflict {
@@ -322,6 +323,7 @@ func (s *Service) settled(ps []*pending, later []*pending) {
 			p.durable()
 		}
 		s.settleLocked(p, ps[i+1:], later)
+		s.spare.keep(p.u)
 	}
 	s.appendLogLocked()
 	s.mu.Unlock()

@@ -367,6 +367,7 @@ func (s *Service) refuseInflight(err error) []Refusal {
 	for i := len(s.inflight) - 1; i >= 0; i-- {
 		p := s.inflight[i]
 		s.undoLocked(p.u)
+		s.spare.keep(p.u)
 		refused[i] = refusalOf(p.b, err)
 	}
 	s.mu.Unlock()

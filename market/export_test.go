@@ -103,15 +103,22 @@ func SetDataEncoded(f func(what string)) (restore func()) {
 }
 
 // UndoAllocs is how many allocations copying what a batch writing the
-// players' states (the same player may come twice) takes for its undo.
-func UndoAllocs(s *Service, players ...uuid.UUID) float64 {
+// players' states (the same player may come twice) takes for its undo:
+// fresh, and when each undo is done with (its batch settled) before the
+// next.
+func UndoAllocs(s *Service, players ...uuid.UUID) (fresh, settled float64) {
 	b := &Batch{}
 	for _, id := range players {
 		b.Ops = append(b.Ops, Op{Kind: OpPlayerState, Player: &PlayerRow{ID: id}})
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return testing.AllocsPerRun(100, func() { s.undoOf(b) })
+	spare := s.spare
+	s.spare = spareImages{}
+	defer func() { s.spare = spare }()
+	fresh = testing.AllocsPerRun(100, func() { s.undoOf(b) })
+	settled = testing.AllocsPerRun(100, func() { s.spare.keep(s.undoOf(b)) })
+	return fresh, settled
 }
 
 // GramsBehind is how many changes the search index's gram bitmaps have

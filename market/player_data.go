@@ -19,6 +19,7 @@ type playerExtra struct {
 	favorites []uint32 // listing ids, in the order added; gone listings are dropped on the next write
 	alerts    []alertRecord
 	hits      []alertHit     // oldest first, at most MaxAlertHits
+	hitsTail  *hitTail       // the array hits is in, when withHit made it (nil: hits is its own)
 	readAt    int64          // unix ms: notifications up to this time are read
 	outbids   []outbidNotice // oldest first, at most MaxOutbidNotices
 }
@@ -56,7 +57,7 @@ func (x *playerExtra) clone() *playerExtra {
 	c := *x
 	c.favorites = slices.Clone(x.favorites)
 	c.alerts = slices.Clone(x.alerts)
-	c.hits = slices.Clone(x.hits)
+	c.hits, c.hitsTail = slices.Clone(x.hits), nil
 	c.outbids = slices.Clone(x.outbids)
 	return &c
 }
@@ -68,15 +69,49 @@ func (x *playerExtra) clone() *playerExtra {
 // keeps the addresses of the alerts, and a copy had to be filed in it
 // again for each owner of an alert a new listing fires. The favourites are
 // copied, as forgetFavoritesLocked changes the current value's in place.
+//
+// The hits are not copied either: the new hit goes after x's in the array
+// they share (hitTail), which x's readers never read past their own end.
+// Copying them, up to MaxAlertHits of some 64 bytes for each owner of an
+// alert a new listing fired, into memory the heap had not touched yet,
+// was half of a new listing's alerts on the main thread (perf of the
+// serve loop: the copy and its page faults, 7% of a tick's CPU).
 func (x *playerExtra) withHit(h alertHit) *playerExtra {
 	c := &playerExtra{}
 	if x != nil {
 		*c = *x
 		c.favorites = slices.Clone(x.favorites)
 	}
-	keep := c.hits[max(0, len(c.hits)+1-MaxAlertHits):]
-	c.hits = append(append(make([]alertHit, 0, len(keep)+1), keep...), h)
+	c.hits, c.hitsTail = c.hitsTail.append(c.hits[max(0, len(c.hits)+1-MaxAlertHits):], h)
 	return c
+}
+
+// hitTail is an array of alert hits that versions of a player's data share,
+// each a stretch of it (playerExtra.hits), and how far it is written. A hit
+// is only ever written past the end, once: what a version's stretch holds
+// never changes, so its readers need no lock against the main thread adding
+// to the array.
+type hitTail struct {
+	buf  []alertHit
+	used int // buf[:used] is written
+}
+
+// append returns hits with h after them, and the array that holds the
+// result: t's, written past hits in place when hits end where t is written
+// to (no other version has added after them) and it has room, a new one
+// otherwise, with room for as many again (at most MaxAlertHits more).
+func (t *hitTail) append(hits []alertHit, h alertHit) ([]alertHit, *hitTail) {
+	n := len(hits)
+	if t != nil && n > 0 && t.used < len(t.buf) && &t.buf[t.used-1] == &hits[n-1] {
+		t.buf[t.used] = h
+		t.used++
+		return t.buf[t.used-n-1 : t.used], t
+	}
+	t = &hitTail{buf: make([]alertHit, n+1+min(max(n+1, 8), MaxAlertHits))}
+	copy(t.buf, hits)
+	t.buf[n] = h
+	t.used = n + 1
+	return t.buf[:n+1], t
 }
 
 // extraOp is the op that writes x as p's data, while the store still holds

@@ -51,3 +51,48 @@ func TestWithOutbidLeavesTheOldFavoritesAlone(t *testing.T) {
 		t.Fatal("the alerts were copied: the alert index points into the old value's")
 	}
 }
+
+// TestWithHitsShareTheirArrayWithoutChangingAVersion: hits added one after
+// another share an array (withHit writes past the last version's end), and
+// every version keeps what it had, through versions made from the same
+// one (an undo puts an older version back, and the next hit starts from
+// it) and through the array filling up and moving.
+func TestWithHitsShareTheirArrayWithoutChangingAVersion(t *testing.T) {
+	want := func(x *playerExtra, from, to uint32) {
+		t.Helper()
+		if len(x.hits) != int(to-from) {
+			t.Fatalf("%d hits, want %d (%d to %d)", len(x.hits), to-from, from, to-1)
+		}
+		for i, h := range x.hits {
+			if h.Listing != from+uint32(i) {
+				t.Fatalf("hit %d is listing %d, want %d", i, h.Listing, from+uint32(i))
+			}
+		}
+	}
+	var x *playerExtra
+	var versions []*playerExtra
+	for i := range uint32(3 * MaxAlertHits) {
+		x = x.withHit(alertHit{Listing: i})
+		versions = append(versions, x)
+	}
+	for i, v := range versions {
+		n := uint32(i) + 1
+		want(v, n-min(n, MaxAlertHits), n)
+	}
+	if &versions[10].hits[0] != &versions[11].hits[0] {
+		t.Error("the second version of a few hits copied the first's: they share an array")
+	}
+	// Two versions from the same one: the second may not write where the
+	// first did.
+	base := versions[MaxAlertHits+5]
+	a := base.withHit(alertHit{Listing: 1000})
+	b := base.withHit(alertHit{Listing: 2000})
+	if a.hits[len(a.hits)-1].Listing != 1000 || b.hits[len(b.hits)-1].Listing != 2000 {
+		t.Fatalf("two hits after the same version: the last are %d and %d, want 1000 and 2000",
+			a.hits[len(a.hits)-1].Listing, b.hits[len(b.hits)-1].Listing)
+	}
+	want(base, 6, MaxAlertHits+6)
+	if c := versions[7].clone().withHit(alertHit{Listing: 8}); &c.hits[0] == &versions[7].hits[0] {
+		t.Error("a clone's hits are its own, yet withHit wrote after the version it was cloned from")
+	}
+}

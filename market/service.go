@@ -77,6 +77,7 @@ type Service struct {
 	keeper       gramKeeper   // brings the index's gram bitmaps up to date (grams.go)
 	loadedMeta   MetaRow      // the meta row as loaded
 	batch        Batch        // reused by the main thread
+	spare        spareImages  // undo images to reuse (undo.go)
 	committer    *committer   // commits behind the tick (Config.CommitBehind); nil: submit commits
 	inflight     []*pending   // submitted, awaiting their outcome, in order (main thread)
 	outcomes     []outcome    // taken from the committer, not yet settled (main thread)

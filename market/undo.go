@@ -65,9 +65,10 @@ func (s *Service) undoOf(b *Batch) *undo {
 		nextBlock: s.nextBlock, hasOpening: s.loadedMeta.HasOpening}
 	// A player's image holds the record whole, inventory included (over a
 	// kilobyte): the list is sized once rather than grown and copied,
-	// which was a fortieth of a tick's CPU in the serve loop.
+	// which was a fortieth of a tick's CPU in the serve loop, and taken
+	// from those of the batches settled before (spareImages).
 	if n := b.playerOps(); n > 0 {
-		u.players = make([]playerImage, 0, n)
+		u.players = s.spare.take(n)
 	}
 	for i := range b.Ops {
 		op := &b.Ops[i]
@@ -87,6 +88,42 @@ func (s *Service) undoOf(b *Batch) *undo {
 		}
 	}
 	return u
+}
+
+// spareImages keeps the player images of undos no longer needed (their
+// batches settled or undone), for the next batches' undos. Why: a sell
+// that fires alerts copies each owner's record (over a kilobyte each), a
+// purchase its buyer's and seller's; allocated afresh, in memory the heap
+// had not touched yet, those copies were the largest of the main thread's
+// allocations in the serve loop and a share of its page faults (perf,
+// memory profile of BenchmarkServerTick). Main thread, under Service.mu.
+type spareImages struct{ lists [][]playerImage }
+
+// maxSpareImages bounds the lists spareImages keeps: as many as a tick's
+// batches in flight need, not what a burst once did.
+const maxSpareImages = 64
+
+// take returns an empty list with room for n images.
+func (sp *spareImages) take(n int) []playerImage {
+	for i := len(sp.lists) - 1; i >= 0; i-- {
+		if l := sp.lists[i]; cap(l) >= n {
+			sp.lists = slices.Delete(sp.lists, i, i+1)
+			return l
+		}
+	}
+	return make([]playerImage, 0, max(n, 4))
+}
+
+// keep takes back u's images, now that nothing will undo u: they are
+// cleared first, so that the records they copied can be collected.
+func (sp *spareImages) keep(u *undo) {
+	l := u.players
+	u.players = nil
+	if cap(l) == 0 || len(sp.lists) >= maxSpareImages {
+		return
+	}
+	clear(l)
+	sp.lists = append(sp.lists, l[:0])
 }
 
 // playerOps is how many of b's ops name a player: at most the players

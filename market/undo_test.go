@@ -109,13 +109,18 @@ func errorIs(err error, code market.Code) bool {
 
 // A player's image holds the record whole, its inventory a kilobyte and
 // more: the undo's list of them is made once, at its size, not grown and
-// copied for each player its batch names.
+// copied for each player its batch names, and once a batch is settled its
+// list serves the next batch's undo.
 func TestAnUndoCopiesItsPlayersInOneList(t *testing.T) {
 	w := newWorld(t)
 	// The undo itself and its list of players; the players hold no
 	// permissions or mail to copy.
-	if n := market.UndoAllocs(w.svc, w.alice.ID, w.bob.ID, w.alice.ID); n != 2 {
-		t.Errorf("an undo of two players took %v allocations, want 2", n)
+	fresh, settled := market.UndoAllocs(w.svc, w.alice.ID, w.bob.ID, w.alice.ID)
+	if fresh != 2 {
+		t.Errorf("an undo of two players took %v allocations, want 2", fresh)
+	}
+	if settled != 1 {
+		t.Errorf("an undo of two players after another was settled took %v allocations, want 1 (the list reused)", settled)
 	}
 }
 
