@@ -291,17 +291,17 @@ func (s *Service) Committed() <-chan struct{} {
 // log and the listeners, with what only follows a commit; a refused one
 // is undone, and so is every batch submitted after it, newest first. It
 // returns the refusals, for the caller to tell the players. It never
-// waits, and it takes outcomes for settleBudget at most, leaving the rest,
+// waits, and it takes outcomes for outcomeBudget at most, leaving the rest,
 // in order, for the next call (Committed receives again meanwhile). Main
 // thread only; the console and rynek serve call it every tick and when
 // Committed receives.
-func (s *Service) Settle() []Refusal { return s.settle(settleBudget) }
+func (s *Service) Settle() []Refusal { return s.settle(outcomeBudget) }
 
-// settleBudget is how long Settle goes on taking outcomes once it has
+// outcomeBudget is how long Settle goes on taking outcomes once it has
 // taken some: a group commit of 2,000 changes (a sweep after a pause)
 // took 2.6 ms to settle in one tick. A variable only so that tests spread
-// a small group as much (SetSettleBudget).
-var settleBudget = 500 * time.Microsecond
+// a small group as much (SetOutcomeBudget).
+var outcomeBudget = 500 * time.Microsecond
 
 // settleChunk is how many batches Settle takes between two looks at the
 // clock.

@@ -305,7 +305,7 @@ func TestCommitBehindTrimsTheLogOffTheTick(t *testing.T) {
 // next calls, in order; Committed receives again while some wait, so a
 // loop that waits on it never misses them.
 func TestSettleSpreadsAGroupOverTicks(t *testing.T) {
-	defer market.SetSettleBudget(time.Nanosecond)() // a chunk a call
+	defer market.SetOutcomeBudget(time.Nanosecond)() // a chunk a call
 	w, g := behindWorld(t)
 	g.close()
 	ids := w.sellOneEach(0, 40)

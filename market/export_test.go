@@ -72,12 +72,12 @@ func SetProbeWaits(first, most time.Duration) (restore func()) {
 	return func() { probeWaits = was }
 }
 
-// SetSettleBudget sets how long Settle goes on once it has settled a
+// SetOutcomeBudget sets how long Settle goes on once it has settled a
 // chunk; it returns a function restoring it.
-func SetSettleBudget(d time.Duration) (restore func()) {
-	was := settleBudget
-	settleBudget = d
-	return func() { settleBudget = was }
+func SetOutcomeBudget(d time.Duration) (restore func()) {
+	was := outcomeBudget
+	outcomeBudget = d
+	return func() { outcomeBudget = was }
 }
 
 // HistoryRoom is how many transactions the history's lists take before
@@ -135,4 +135,12 @@ func NextIDBlockReserved(s *Service) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.nextBlock != 0
+}
+
+// HoldReadLock takes the market's read lock, as a reader the system has
+// stopped in the middle of a read would hold it, until release is called.
+// Not from the main thread.
+func HoldReadLock(s *Service) (release func()) {
+	s.mu.RLock()
+	return s.mu.RUnlock
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // serviceLock is the service's read-write lock, built so that the main
-// thread's write lock waits only for readers that are running.
+// thread's write lock waits only for readers that are running, and only as
+// long as it chooses to (lockWithin).
 //
 // A sync.RWMutex hands the read lock to the readers that queued behind a
 // writer when the writer lets go: they hold it from then on, whether or not
@@ -16,17 +17,26 @@ import (
 // website's load, such readers sat runnable, holding the lock, for 1-2 ms
 // while both processors ran other goroutines, and the main thread's next
 // write waited for them: most ticks over 2 ms were that. Here a reader
-// never waits inside the RWMutex: while a writer wants or holds the lock it
-// waits at a gate, holding nothing, and takes the read lock only once it
-// runs again and no writer wants it (RLock).
+// never queues inside the lock: while a writer wants or holds it, a reader
+// waits at a gate, holding nothing, and goes in only once it runs again
+// and no writer wants the lock (RLock).
+//
+// A writer takes the writers' token (sem) and then waits for the readers
+// inside to leave (drained); each of those waits can be given up at a
+// deadline, which a sync.RWMutex's cannot: a reader the system stopped
+// while it held the lock held the main thread up as long as it stayed
+// stopped.
 //
 // A long read gives way when a writer waits or it has held the lock for a
 // millisecond (readYield), so it can ask often, and a reader that lets the
 // lock go while a writer waits yields its processor: the woken writer runs
 // next on it.
 type serviceLock struct {
-	rw      sync.RWMutex
-	writers atomic.Int32 // writers that want or hold the lock
+	made    sync.Once
+	sem     chan struct{} // holds a token while a writer has the lock
+	drained chan struct{} // the last reader out tells the writer waiting for them
+	readers atomic.Int32  // readers inside, or about to look whether a writer came
+	writers atomic.Int32  // writers that want or hold the lock
 
 	gateMu sync.Mutex
 	gate   chan struct{} // closed when no writer is left; nil: none made
@@ -36,6 +46,14 @@ type serviceLock struct {
 	// work (hold), 0 when none does. Its own locking inside the stretch is
 	// nothing: it holds the lock already.
 	holder atomic.Int64
+}
+
+// make makes the lock's channels, once: the zero lock is ready to use.
+func (l *serviceLock) make() {
+	l.made.Do(func() {
+		l.sem = make(chan struct{}, 1)
+		l.drained = make(chan struct{}, 1)
+	})
 }
 
 // hold takes the write lock for a stretch of the calling thread's work,
@@ -50,6 +68,16 @@ type serviceLock struct {
 func (l *serviceLock) hold() {
 	l.Lock()
 	l.holder.Store(currentThread())
+}
+
+// holdWithin is hold, but it waits at most wait for the lock (lockWithin)
+// and reports whether it took it.
+func (l *serviceLock) holdWithin(wait time.Duration) bool {
+	if !l.lockWithin(wait) {
+		return false
+	}
+	l.holder.Store(currentThread())
+	return true
 }
 
 // release ends hold's stretch and lets the lock go.
@@ -71,7 +99,62 @@ func (l *serviceLock) Lock() {
 		return
 	}
 	l.writers.Add(1)
-	l.rw.Lock()
+	l.make()
+	l.sem <- struct{}{}
+	l.awaitReaders(nil)
+}
+
+// lockWithin takes the write lock if it can be had within wait, and
+// reports whether it did; if not, it leaves the lock as it found it.
+// Whoever holds the lock may be a thread the system has stopped while both
+// cores run others (a database server, the readers, the collector): in
+// BenchmarkServerTick on PostgreSQL, while the history loaded, a website's
+// query held the read lock 13 ms, and the main thread waited 6.5 ms of it.
+func (l *serviceLock) lockWithin(wait time.Duration) bool {
+	l.writers.Add(1)
+	l.make()
+	var timer *time.Timer
+	deadline := func() <-chan time.Time {
+		if timer == nil {
+			timer = time.NewTimer(wait)
+		}
+		return timer.C
+	}
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	select {
+	case l.sem <- struct{}{}:
+	default: // another writer has it
+		select {
+		case l.sem <- struct{}{}:
+		case <-deadline():
+			l.unwant()
+			return false
+		}
+	}
+	if l.readers.Load() > 0 && !l.awaitReaders(deadline()) {
+		<-l.sem
+		l.unwant()
+		return false
+	}
+	return true
+}
+
+// awaitReaders returns once no reader is inside, or false when deadline
+// (nil: none) comes first. The caller wants the lock (writers counts it),
+// so no new reader stays inside.
+func (l *serviceLock) awaitReaders(deadline <-chan time.Time) bool {
+	for l.readers.Load() > 0 {
+		select {
+		case <-l.drained:
+		case <-deadline:
+			return false
+		}
+	}
+	return true
 }
 
 // Unlock lets the write lock go; the last writer opens the gate.
@@ -79,18 +162,34 @@ func (l *serviceLock) Unlock() {
 	if l.holding() {
 		return
 	}
-	l.rw.Unlock()
+	<-l.sem
+	l.unwant()
+}
+
+// unwant ends a writer's want of the lock; the last writer opens the gate.
+func (l *serviceLock) unwant() {
 	if l.writers.Add(-1) == 0 {
 		l.open()
 	}
 }
 
-// RLock takes the read lock once no writer wants or holds it.
+// RLock takes the read lock once no writer wants or holds it. A reader
+// counts itself in before it looks, and a writer counts itself before it
+// looks at the readers: of a reader and a writer that come at once, one
+// sees the other (the atomics are sequentially consistent), and a reader
+// that sees a writer leaves again and waits at the gate.
 func (l *serviceLock) RLock() {
 	if l.holding() {
 		return
 	}
-	for l.writers.Load() > 0 || !l.rw.TryRLock() {
+	for {
+		if l.writers.Load() == 0 {
+			l.readers.Add(1)
+			if l.writers.Load() == 0 {
+				return
+			}
+			l.leave()
+		}
 		l.await()
 	}
 }
@@ -101,9 +200,20 @@ func (l *serviceLock) RUnlock() {
 	if l.holding() {
 		return
 	}
-	l.rw.RUnlock()
+	l.leave()
 	if l.writers.Load() > 0 {
 		runtime.Gosched()
+	}
+}
+
+// leave counts a reader out; the last one out tells a writer that waits.
+func (l *serviceLock) leave() {
+	if l.readers.Add(-1) == 0 && l.writers.Load() > 0 {
+		l.make()
+		select {
+		case l.drained <- struct{}{}:
+		default: // told already
+		}
 	}
 }
 
@@ -118,7 +228,7 @@ func (l *serviceLock) await() {
 	l.gateMu.Lock()
 	if l.writers.Load() == 0 {
 		l.gateMu.Unlock()
-		// A writer took the RWMutex between the count and TryRLock, and
+		// A writer came between the reader's look and this one, and
 		// is gone: let the processor go rather than spin on it.
 		runtime.Gosched()
 		return
@@ -144,7 +254,7 @@ const passWait = 5 * time.Millisecond
 // run: the history load of a million transactions starved the website for
 // seconds and made main-thread reads wait up to 63 ms. Waiting only for
 // the readers, it still took the lock back from the main thread, which
-// the RWMutex had woken but the scheduler not yet run: a tick waited 19 ms
+// the lock had woken but the scheduler not yet run: a tick waited 19 ms
 // through eighty stretches of the load.
 func (l *serviceLock) pass() {
 	l.Unlock()
@@ -175,16 +285,30 @@ func (l *serviceLock) open() {
 // from another goroutine it runs nothing and returns ErrNotMainThread. f
 // must not wait for another goroutine that uses the market; inside a
 // Hold, Hold just runs f.
-func (s *Service) Hold(f func()) error {
+//
+// The main thread waits for the lock at most HoldWait: when whoever holds
+// it keeps it longer (a thread the system stopped, holding it), Hold runs
+// nothing and reports false, and the tick puts its changes off to the
+// next, which the tick's figures count (TickWork.PutOff).
+func (s *Service) Hold(f func()) (held bool, err error) {
 	if !s.onMain() {
-		return ErrNotMainThread
+		return false, ErrNotMainThread
 	}
 	if s.mu.holding() {
 		f()
-		return nil
+		return true, nil
 	}
-	s.mu.hold()
+	if !s.mu.holdWithin(HoldWait) {
+		s.ticks.putOff.Store(true)
+		return false, nil
+	}
 	defer s.mu.release()
 	f()
-	return nil
+	return true, nil
 }
+
+// HoldWait is how long Hold waits for the market's lock. A tick's wait is
+// a tenth of a millisecond at the median and a quarter at the 99th
+// percentile under a website's load (BenchmarkServerTick); one over a
+// millisecond is a lock holder that is not running.
+const HoldWait = time.Millisecond

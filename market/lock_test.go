@@ -129,7 +129,13 @@ func TestTheLockExcludes(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 2000; i++ {
-				l.Lock()
+				// One writer gives up when the lock is not had within
+				// a few microseconds, and asks again.
+				for w == 0 && !l.lockWithin(20*time.Microsecond) {
+				}
+				if w != 0 {
+					l.Lock()
+				}
 				if n := writers.Add(1); n != 1 {
 					fail("%d writers at once", n)
 				}
@@ -209,4 +215,51 @@ func TestAHoldIsOneLock(t *testing.T) {
 	if l.writers.Load() != 0 || l.holder.Load() != 0 {
 		t.Fatalf("after the hold: %d writers, holder %d", l.writers.Load(), l.holder.Load())
 	}
+}
+
+// TestALockGivenUpIsLeftAsItWas: a writer that gives up on the lock, a
+// reader or another writer inside past its wait, leaves no trace: it wants
+// the lock no more, new readers go in beside the reader inside, and it has
+// the lock once the one inside leaves.
+func TestALockGivenUpIsLeftAsItWas(t *testing.T) {
+	var l serviceLock
+	inside := make(chan struct{})
+	leave := make(chan struct{})
+	go func() {
+		l.RLock()
+		close(inside)
+		<-leave
+		l.RUnlock()
+	}()
+	<-inside
+	start := time.Now()
+	if l.lockWithin(2 * time.Millisecond) {
+		t.Fatal("took the write lock with a reader inside")
+	}
+	if waited := time.Since(start); waited < 2*time.Millisecond {
+		t.Errorf("gave up after %v, want 2ms", waited)
+	}
+	if l.wanted() {
+		t.Fatal("still wants the lock after giving up")
+	}
+	l.RLock() // at once, beside the reader inside
+	l.RUnlock()
+	close(leave)
+	if !l.lockWithin(time.Second) {
+		t.Fatal("did not take the lock once the reader left")
+	}
+	// Another writer inside: given up on too.
+	gaveUp := make(chan bool)
+	go func() { gaveUp <- !l.lockWithin(2 * time.Millisecond) }()
+	if !<-gaveUp {
+		t.Fatal("took the write lock another writer holds")
+	}
+	if got := l.writers.Load(); got != 1 {
+		t.Fatalf("%d writers after one gave up, want the one inside", got)
+	}
+	l.Unlock()
+	if l.wanted() || !l.lockWithin(time.Second) {
+		t.Fatal("the lock was not left free")
+	}
+	l.Unlock()
 }

@@ -1,6 +1,7 @@
 package market
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,9 @@ type TickWork struct {
 	// (outside Linux); CPU is zero then.
 	CPU    TickFigures
 	HasCPU bool
+	// PutOff is how many of the ticks put their changes off to the next,
+	// the market's lock not free within HoldWait (Service.Hold).
+	PutOff int
 }
 
 // TickFigures are the median, the 99th percentile and the longest of a
@@ -69,6 +73,9 @@ type tickMeter struct {
 	ring  atomic.Pointer[[tickRing]tickSample] // made at the first tick
 	n     atomic.Uint64                        // samples written, the newest at n-1
 	begun atomic.Uint64                        // samples begun: n, or n+1 while one is written
+	// putOff is set by Hold when the tick being measured puts its changes
+	// off, and taken into its sample. Main thread.
+	putOff atomic.Bool
 
 	// The readers' copy of the last minute's figures (TickWork), which
 	// the main thread never touches: a monitor polling /api/health
@@ -85,6 +92,7 @@ type tickMeter struct {
 // while the main thread may be writing a newer sample elsewhere.
 type tickSample struct {
 	end, wall, cpu atomic.Int64
+	putOff         atomic.Bool
 }
 
 // MeasureTick runs tick, one turn of the main thread's loop, records its
@@ -104,6 +112,7 @@ func (s *Service) MeasureTick(tick func()) (wall, cpu time.Duration, err error) 
 	}
 	cpu0, _ := threadCPU()
 	start := time.Now()
+	m.putOff.Store(false)
 	tick()
 	end := time.Now()
 	cpu1, _ := threadCPU()
@@ -114,6 +123,7 @@ func (s *Service) MeasureTick(tick func()) (wall, cpu time.Duration, err error) 
 	slot.end.Store(int64(end.Sub(m.epoch)))
 	slot.wall.Store(int64(wall))
 	slot.cpu.Store(int64(cpu))
+	slot.putOff.Store(m.putOff.Load())
 	m.n.Store(n + 1)
 	s.observers.ticked(wall)
 	return wall, cpu, nil
@@ -155,7 +165,7 @@ func (s *Service) TickWorkSince(since time.Time) TickWork {
 	var copied []sampleCopy // the newest first
 	for i := n - 1; i >= 0 && i >= n-tickRing; i-- {
 		slot := &ring[i%tickRing]
-		c := sampleCopy{end: slot.end.Load(), wall: slot.wall.Load(), cpu: slot.cpu.Load()}
+		c := sampleCopy{end: slot.end.Load(), wall: slot.wall.Load(), cpu: slot.cpu.Load(), putOff: slot.putOff.Load()}
 		if c.end <= from {
 			break
 		}
@@ -174,6 +184,9 @@ func (s *Service) TickWorkSince(since time.Time) TickWork {
 	walls := make([]time.Duration, len(copied))
 	for i, c := range copied {
 		walls[i] = time.Duration(c.wall)
+		if c.putOff {
+			w.PutOff++
+		}
 	}
 	w.Wall = figures(walls)
 	if hasCPU {
@@ -186,7 +199,10 @@ func (s *Service) TickWorkSince(since time.Time) TickWork {
 }
 
 // sampleCopy is a reader's copy of a tickSample.
-type sampleCopy struct{ end, wall, cpu int64 }
+type sampleCopy struct {
+	end, wall, cpu int64
+	putOff         bool
+}
 
 // figures sorts ds and reads its percentiles.
 func figures(ds []time.Duration) TickFigures {
@@ -202,6 +218,9 @@ func (w TickWork) String() string {
 	text := w.Wall.String()
 	if w.HasCPU {
 		text += " (CPU " + w.CPU.String() + ")"
+	}
+	if w.PutOff > 0 {
+		text += fmt.Sprintf("; %d put their changes off, the market's lock busy over %s", w.PutOff, shortDuration(HoldWait))
 	}
 	return text
 }

@@ -452,9 +452,10 @@ func (m *Model) onTick() tea.Cmd {
 		// The market's lock is held through the tick's changes, so that
 		// the main thread waits for its readers (the API's) once
 		// (Service.Hold), not in each change; the panes are refreshed
-		// after, with the lock let go. A console whose thread could not
-		// bind runs them unheld: each is refused.
-		if err := c.Svc.Hold(m.change); err != nil {
+		// after, with the lock let go. When the lock is not free in time
+		// the changes wait for the next tick. A console whose thread
+		// could not bind runs them unheld: each is refused.
+		if _, err := c.Svc.Hold(m.change); err != nil {
 			m.change()
 		}
 	}

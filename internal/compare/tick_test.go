@@ -269,6 +269,9 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 
 	reportTicks(b, "tick", samples)
 	b.ReportMetric(float64(sum.Ticks), "ticks")
+	// Ticks that found the market's lock held past market.HoldWait, and
+	// left their changes to the next.
+	b.ReportMetric(float64(svc.TickWorkSince(start).PutOff), "put-off")
 	b.ReportMetric(float64(sum.Bots.OK), "mutations")
 	b.ReportMetric(float64(sum.Bots.Refused), "refused")
 	kinds := logKinds(b, st, from)

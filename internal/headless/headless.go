@@ -155,14 +155,17 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 			}
 		case now := <-ticker.C:
 			elapsed := now.Sub(last)
-			last = now
 			var r traffic.Result
 			wall, cpu, err := svc.MeasureTick(func() {
 				// The market's lock is held through the tick, so that
 				// the main thread waits for its readers once
 				// (Service.Hold): each change, each timer takes it
-				// several times.
-				svc.Hold(func() { r = tick(svc, crowd, o.BotsRate, elapsed, &sum, report) })
+				// several times. A tick that did not have it in time
+				// leaves its changes, and its share of the bots' turns,
+				// to the next.
+				if held, _ := svc.Hold(func() { r = tick(svc, crowd, o.BotsRate, elapsed, &sum, report) }); held {
+					last = now
+				}
 				store.check(svc.StoreHealth(), time.Now(), report)
 			})
 			if err != nil {

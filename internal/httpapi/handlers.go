@@ -551,6 +551,10 @@ type TickWork struct {
 	// network or a core another process held).
 	Wall TickFigures  `json:"wallMicroseconds"`
 	CPU  *TickFigures `json:"cpuMicroseconds,omitempty"`
+	// PutOff counts the ticks that put their changes off to the next:
+	// the market's lock was not free within a millisecond (a reader the
+	// system stopped while it held it).
+	PutOff int `json:"putOff"`
 }
 
 // TickFigures are a span's median, 99th percentile and longest tick.
@@ -565,7 +569,7 @@ func newTickWork(w market.TickWork) TickWork {
 	micros := func(f market.TickFigures) TickFigures {
 		return TickFigures{P50: f.P50.Microseconds(), P99: f.P99.Microseconds(), Max: f.Max.Microseconds()}
 	}
-	out := TickWork{Ticks: w.Ticks, Seconds: math.Round(w.Span.Seconds()*1000) / 1000, Wall: micros(w.Wall)}
+	out := TickWork{Ticks: w.Ticks, Seconds: math.Round(w.Span.Seconds()*1000) / 1000, Wall: micros(w.Wall), PutOff: w.PutOff}
 	if w.HasCPU {
 		cpu := micros(w.CPU)
 		out.CPU = &cpu
