@@ -21,11 +21,14 @@ import (
 // waits at a gate, holding nothing, and goes in only once it runs again
 // and no writer wants the lock (RLock).
 //
-// A writer takes the writers' token (sem) and then waits for the readers
-// inside to leave (drained); each of those waits can be given up at a
-// deadline, which a sync.RWMutex's cannot: a reader the system stopped
-// while it held the lock held the main thread up as long as it stayed
-// stopped.
+// A writer takes the writers' token (sem), shuts the readers' door (the
+// writing bit of inside) and then waits for the readers inside to leave
+// (drained); each of those waits can be given up at a deadline, which a
+// sync.RWMutex's cannot: a reader the system stopped while it held the
+// lock held the main thread up as long as it stayed stopped. A reader goes
+// in by one compare-and-swap of inside that finds the door open: it is
+// in, or it is not, never half in (a reader that counted itself in and
+// then looked for a writer held one up when it was stopped in between).
 //
 // A long read gives way when a writer waits or it has held the lock for a
 // millisecond (readYield), so it can ask often, and a reader that lets the
@@ -35,7 +38,7 @@ type serviceLock struct {
 	made    sync.Once
 	sem     chan struct{} // holds a token while a writer has the lock
 	drained chan struct{} // the last reader out tells the writer waiting for them
-	readers atomic.Int32  // readers inside, or about to look whether a writer came
+	inside  atomic.Int64  // readers inside, and writing while a writer has the lock
 	writers atomic.Int32  // writers that want or hold the lock
 
 	gateMu sync.Mutex
@@ -104,6 +107,10 @@ func (l *serviceLock) Lock() {
 	l.awaitReaders(nil)
 }
 
+// writing is inside's bit for a writer that has the lock: no reader goes
+// in while it is set.
+const writing = 1 << 40
+
 // lockWithin takes the write lock if it can be had within wait, and
 // reports whether it did; if not, it leaves the lock as it found it.
 // Whoever holds the lock may be a thread the system has stopped while both
@@ -135,7 +142,8 @@ func (l *serviceLock) lockWithin(wait time.Duration) bool {
 			return false
 		}
 	}
-	if l.readers.Load() > 0 && !l.awaitReaders(deadline()) {
+	if l.inside.Or(writing) != 0 && !l.awaitReaders(deadline()) {
+		l.inside.And(^writing)
 		<-l.sem
 		l.unwant()
 		return false
@@ -143,11 +151,12 @@ func (l *serviceLock) lockWithin(wait time.Duration) bool {
 	return true
 }
 
-// awaitReaders returns once no reader is inside, or false when deadline
-// (nil: none) comes first. The caller wants the lock (writers counts it),
-// so no new reader stays inside.
+// awaitReaders shuts the readers' door and returns once no reader is
+// inside, or false when deadline (nil: none) comes first. The caller
+// holds the writers' token.
 func (l *serviceLock) awaitReaders(deadline <-chan time.Time) bool {
-	for l.readers.Load() > 0 {
+	l.inside.Or(writing)
+	for l.inside.Load() != writing {
 		select {
 		case <-l.drained:
 		case <-deadline:
@@ -162,6 +171,7 @@ func (l *serviceLock) Unlock() {
 	if l.holding() {
 		return
 	}
+	l.inside.And(^writing)
 	<-l.sem
 	l.unwant()
 }
@@ -173,22 +183,18 @@ func (l *serviceLock) unwant() {
 	}
 }
 
-// RLock takes the read lock once no writer wants or holds it. A reader
-// counts itself in before it looks, and a writer counts itself before it
-// looks at the readers: of a reader and a writer that come at once, one
-// sees the other (the atomics are sequentially consistent), and a reader
-// that sees a writer leaves again and waits at the gate.
+// RLock takes the read lock once no writer wants or holds it: it goes in
+// while the door is open, or waits at the gate.
 func (l *serviceLock) RLock() {
 	if l.holding() {
 		return
 	}
 	for {
-		if l.writers.Load() == 0 {
-			l.readers.Add(1)
-			if l.writers.Load() == 0 {
+		if n := l.inside.Load(); n&writing == 0 && l.writers.Load() == 0 {
+			if l.inside.CompareAndSwap(n, n+1) {
 				return
 			}
-			l.leave()
+			continue // another reader came or went
 		}
 		l.await()
 	}
@@ -208,7 +214,7 @@ func (l *serviceLock) RUnlock() {
 
 // leave counts a reader out; the last one out tells a writer that waits.
 func (l *serviceLock) leave() {
-	if l.readers.Add(-1) == 0 && l.writers.Load() > 0 {
+	if l.inside.Add(-1) == writing {
 		l.make()
 		select {
 		case l.drained <- struct{}{}:
