@@ -23,13 +23,17 @@ type orderBook struct {
 	// timer reads the due ones in a tree's first steps, where a walk of
 	// every open order cost each tick 0.24 ms with 2,700 of them.
 	byExpiry *btree.BTreeG[*orderRecord]
+	// closed holds the closed orders as a page of all orders reads them
+	// (closed_orders.go).
+	closed closedOrders
 }
 
 func newOrderBook() orderBook {
 	return orderBook{byID: map[uint32]*orderRecord{}, open: map[uint16]*btree.BTreeG[*orderRecord]{}, mine: map[int32]map[uint32]*orderRecord{},
 		byExpiry: btree.NewG(8, func(a, b *orderRecord) bool {
 			return cmp.Or(cmp.Compare(a.expires, b.expires), cmp.Compare(a.id, b.id)) < 0
-		})}
+		}),
+		closed: newClosedOrders()}
 }
 
 func betterOrder(a, b *orderRecord) int {
@@ -48,21 +52,23 @@ func (b *orderBook) set(o *orderRecord) {
 		b.unfile(old)
 	}
 	b.byID[o.id] = o
-	if o.open() {
-		t := b.open[o.mat]
-		if t == nil {
-			t = btree.NewG(8, func(a, b *orderRecord) bool { return betterOrder(a, b) < 0 })
-			b.open[o.mat] = t
-		}
-		t.ReplaceOrInsert(o)
-		b.byExpiry.ReplaceOrInsert(o)
-		m := b.mine[o.buyer]
-		if m == nil {
-			m = map[uint32]*orderRecord{}
-			b.mine[o.buyer] = m
-		}
-		m[o.id] = o
+	if !o.open() {
+		b.closed.add(o)
+		return
 	}
+	t := b.open[o.mat]
+	if t == nil {
+		t = btree.NewG(8, func(a, b *orderRecord) bool { return betterOrder(a, b) < 0 })
+		b.open[o.mat] = t
+	}
+	t.ReplaceOrInsert(o)
+	b.byExpiry.ReplaceOrInsert(o)
+	m := b.mine[o.buyer]
+	if m == nil {
+		m = map[uint32]*orderRecord{}
+		b.mine[o.buyer] = m
+	}
+	m[o.id] = o
 }
 
 // remove forgets o, which a refused batch placed.
@@ -73,6 +79,7 @@ func (b *orderBook) remove(o *orderRecord) {
 
 func (b *orderBook) unfile(o *orderRecord) {
 	if !o.open() {
+		b.closed.remove(o)
 		return
 	}
 	if t := b.open[o.mat]; t != nil {

@@ -1,7 +1,6 @@
 package market
 
 import (
-	"cmp"
 	"container/heap"
 	"slices"
 	"time"
@@ -110,7 +109,7 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 		return page, nil
 	}
 	keep := func(o *orderRecord) bool { return (mat == 0 || o.mat == mat) && (buyer < 0 || o.buyer == buyer) }
-	var open, closed []*orderRecord
+	var open []*orderRecord
 	if buyer >= 0 { // the buyer's own, however many others rest
 		for _, o := range s.orders.mine[buyer] {
 			if keep(o) {
@@ -133,28 +132,35 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 		})
 		slices.SortFunc(open, betterOrder)
 	}
+	page := OrderPage{}
 	if q.All {
-		for _, o := range s.orders.byID {
-			if !o.open() && keep(o) {
-				closed = append(closed, o)
-			}
+		// The open ones, then the closed, the newest closed first: the
+		// closed are read from their own order, only as many as the
+		// page shows past the open.
+		page.Total = len(open) + s.orders.closed.count(mat, buyer)
+		for _, o := range open[min(q.Offset, len(open)):min(q.Offset+q.Limit, len(open))] {
+			page.Orders = append(page.Orders, s.orderOf(o))
 		}
-		slices.SortFunc(closed, func(a, b *orderRecord) int { return cmp.Or(cmp.Compare(b.closed, a.closed), cmp.Compare(b.id, a.id)) })
+		if left := q.Limit - len(page.Orders); left > 0 {
+			s.orders.closed.each(mat, buyer, max(0, q.Offset-len(open)), left, func(o *orderRecord) {
+				page.Orders = append(page.Orders, s.orderOf(o))
+			})
+		}
+		return page, nil
 	}
-	all := append(open, closed...)
-	page := OrderPage{Total: len(all)}
+	page.Total = len(open)
 	if after != nil {
-		i, found := slices.BinarySearchFunc(all, after, betterOrder)
+		i, found := slices.BinarySearchFunc(open, after, betterOrder)
 		if found {
 			i++
 		}
-		all = all[i:]
+		open = open[i:]
 	}
-	end := min(q.Offset+q.Limit, len(all))
-	for _, o := range all[min(q.Offset, len(all)):end] {
+	end := min(q.Offset+q.Limit, len(open))
+	for _, o := range open[min(q.Offset, len(open)):end] {
 		page.Orders = append(page.Orders, s.orderOf(o))
 	}
-	if n := len(page.Orders); n > 0 && end < len(all) && !q.All {
+	if n := len(page.Orders); n > 0 && end < len(open) {
 		next := page.Orders[n-1].Place()
 		page.Next = &next
 	}
