@@ -51,8 +51,8 @@ type serviceLock struct {
 	holder atomic.Int64
 }
 
-// make makes the lock's channels, once: the zero lock is ready to use.
-func (l *serviceLock) make() {
+// prepare makes the lock's channels, once: the zero lock is ready to use.
+func (l *serviceLock) prepare() {
 	l.made.Do(func() {
 		l.sem = make(chan struct{}, 1)
 		l.drained = make(chan struct{}, 1)
@@ -102,7 +102,7 @@ func (l *serviceLock) Lock() {
 		return
 	}
 	l.writers.Add(1)
-	l.make()
+	l.prepare()
 	l.sem <- struct{}{}
 	l.awaitReaders(nil)
 }
@@ -119,7 +119,7 @@ const writing = 1 << 40
 // query held the read lock 13 ms, and the main thread waited 6.5 ms of it.
 func (l *serviceLock) lockWithin(wait time.Duration) bool {
 	l.writers.Add(1)
-	l.make()
+	l.prepare()
 	var timer *time.Timer
 	deadline := func() <-chan time.Time {
 		if timer == nil {
@@ -215,7 +215,7 @@ func (l *serviceLock) RUnlock() {
 // leave counts a reader out; the last one out tells a writer that waits.
 func (l *serviceLock) leave() {
 	if l.inside.Add(-1) == writing {
-		l.make()
+		l.prepare()
 		select {
 		case l.drained <- struct{}{}:
 		default: // told already
