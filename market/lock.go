@@ -60,22 +60,16 @@ func (l *serviceLock) prepare() {
 }
 
 // hold takes the write lock for a stretch of the calling thread's work,
-// until release: the locks its calls take meanwhile, each of which could
-// wait for readers, are nothing. The main thread's changes take the lock
-// several times each; a tick's changes took it some twenty times, and each
-// time might find a reader inside that the scheduler had stopped (a serve
-// loop's ticks waited 0.2-1.8 ms for one in a tenth of its ticks). Held
-// through the tick's changes, the lock is waited for once. The thread
+// until release, if it can be had within wait (lockWithin), and reports
+// whether it took it: the locks its calls take meanwhile, each of which
+// could wait for readers, are nothing. The main thread's changes take the
+// lock several times each; a tick's changes took it some twenty times, and
+// each time might find a reader inside that the scheduler had stopped (a
+// serve loop's ticks waited 0.2-1.8 ms for one in a tenth of its ticks).
+// Held through the tick's changes, the lock is waited for once. The thread
 // must be locked to its OS thread (BindMainThread) and must not wait,
 // while it holds the lock, for another goroutine that takes it.
-func (l *serviceLock) hold() {
-	l.Lock()
-	l.holder.Store(currentThread())
-}
-
-// holdWithin is hold, but it waits at most wait for the lock (lockWithin)
-// and reports whether it took it.
-func (l *serviceLock) holdWithin(wait time.Duration) bool {
+func (l *serviceLock) hold(wait time.Duration) bool {
 	if !l.lockWithin(wait) {
 		return false
 	}
@@ -304,7 +298,7 @@ func (s *Service) Hold(f func()) (held bool, err error) {
 		f()
 		return true, nil
 	}
-	if !s.mu.holdWithin(HoldWait) {
+	if !s.mu.hold(HoldWait) {
 		s.ticks.putOff.Store(true)
 		return false, nil
 	}

@@ -187,7 +187,10 @@ func TestAHoldIsOneLock(t *testing.T) {
 		defer close(done)
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		l.hold()
+		if !l.hold(time.Second) {
+			t.Error("the lock, free, was not held within a second")
+			return
+		}
 		inside.Store(true)
 		go func() {
 			l.RLock()
