@@ -189,6 +189,7 @@ func TestAHoldIsOneLock(t *testing.T) {
 		defer runtime.UnlockOSThread()
 		if !l.hold(time.Second) {
 			t.Error("the lock, free, was not held within a second")
+			saw <- false
 			return
 		}
 		inside.Store(true)
