@@ -38,7 +38,9 @@ func (s *Service) startKeepingGrams() {
 			case <-t.C:
 			}
 			s.mu.RLock()
-			s.ix.KeepGrams(s.yield())
+			y := s.yield()
+			y.keeper = true
+			s.ix.KeepGrams(y)
 			s.mu.RUnlock()
 		}
 	}()
