@@ -112,10 +112,8 @@ func firstBatch(t *testing.T, e *testEnv) int {
 func sweepUntilDone(t *testing.T, e *testEnv) {
 	t.Helper()
 	// Batches of at least 16 (under -race, all of them): the 2,500
-	// listings take 157 at most, the first one's call included, and as
-	// many again for ticks that put their changes off, the market's lock
-	// busy past market.HoldWait (the gram keeper's read, slow under -race).
-	for range 2 * 2500 / 16 {
+	// listings take 157 at most, the first one's call included.
+	for range 2500 / 16 {
 		if !strings.Contains(e.status(), "sweeping…") {
 			return
 		}
