@@ -238,6 +238,7 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 	var lastTick atomic.Int64 // unix ns of the newest tick's end
 	lastTick.Store(start.UnixNano())
 	watching := watchStalls(ctx, b, &lastTick)
+	recorder := startFlight(b)
 	var historyAt time.Duration
 	var sum headless.Summary
 	// The loop's samples carry the label loop=main in a CPU profile
@@ -250,6 +251,7 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 				now := time.Now()
 				lastTick.Store(now.UnixNano())
 				samples = append(samples, tickSample{at: now, wall: wall, cpu: cpu})
+				recorder.observe(wall)
 				if historyAt == 0 && svc.HistoryLoaded() {
 					historyAt = time.Since(start)
 				}
@@ -282,13 +284,19 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 	b.ReportMetric(float64(events)/tickStreams, "stream-events/client")
 	if historyAt > 0 {
 		b.ReportMetric(historyAt.Seconds(), "history-s")
-		// The ticks once the history is in, apart: what a server that has
-		// run for a while sees, which the start's seconds do not weigh on.
-		var steady []tickSample
+		// The ticks while the history loads and once it is in, apart: the
+		// load's garbage and its work on the other processor weigh on the
+		// first; the second is what a server that has run for a while sees.
+		var loading, steady []tickSample
 		for _, s := range samples {
 			if s.at.Sub(start) > historyAt {
 				steady = append(steady, s)
+			} else {
+				loading = append(loading, s)
 			}
+		}
+		if len(loading) > 0 {
+			reportTicks(b, "loading-tick", loading)
 		}
 		if len(steady) > 0 {
 			reportTicks(b, "steady-tick", steady)
