@@ -146,6 +146,12 @@ func (s *Service) insertHistory(batch []loadedTx) error {
 }
 
 func (s *Service) loadHistory() {
+	var lowerCollector func() // raised once the history proves large
+	defer func() {
+		if lowerCollector != nil {
+			lowerCollector()
+		}
+	}()
 	var after [16]byte
 	for {
 		select {
@@ -179,6 +185,9 @@ func (s *Service) loadHistory() {
 		}
 		if n < historyChunk {
 			break
+		}
+		if lowerCollector == nil {
+			lowerCollector = raiseCollectorGrowth()
 		}
 	}
 	// Sort the history and rebuild the derived figures (top lists, price

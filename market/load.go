@@ -2,7 +2,6 @@ package market
 
 import (
 	"fmt"
-	"runtime/debug"
 	"slices"
 
 	"github.com/google/uuid"
@@ -24,6 +23,8 @@ type loader struct {
 	work    chan []*listingRecord
 	done    chan struct{}
 	workErr error
+	// lowerCollector ends a large load's raised collector growth.
+	lowerCollector func()
 }
 
 const loadBatch = 2048
@@ -84,6 +85,9 @@ func (l *loader) Meta(m MetaRow) error {
 	l.s.loadedMeta = m
 	l.s.log = eventLog{head: m.LastSeq, first: m.FirstSeq, delivered: m.PublishedSeq, recorded: m.PublishedSeq}
 	l.total = m.Listings + m.Transactions
+	if l.total >= largeLoad && l.lowerCollector == nil {
+		l.lowerCollector = raiseCollectorGrowth()
+	}
 	// Size the tables once instead of growing them a million times. The
 	// history's lists too: the background load appends to them under the
 	// write lock, where growing a list of a million copies it whole, and
@@ -202,15 +206,14 @@ func (l *loader) Transaction(row TxRow) error {
 func (s *Service) load() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// The load builds a large live heap in one go; collecting at the default
-	// 100% growth would re-mark it several times over. GC runs at 400% growth
-	// during the load and at the program's setting afterwards.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	s.reset()
 	s.ix.StartLoad(0)
 	l := &loader{s: s}
 	err := s.store.Load(l)
 	l.flush()
+	if l.lowerCollector != nil {
+		defer l.lowerCollector()
+	}
 	if f := s.cfg.LoadProgress; f != nil && err == nil {
 		f(l.total, l.total)
 	}
