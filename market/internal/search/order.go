@@ -124,7 +124,7 @@ func (o *Order) remove(k Key) {
 	if c := o.compacting; c != nil {
 		c.changes = append(c.changes, change{k, false})
 	}
-	if _, ok := o.inBase(k); ok {
+	if o.liveInBase(k.ID) {
 		o.dead.Add(k.ID)
 		for o.first < len(o.base) && o.dead.Contains(o.base[o.first].ID) {
 			o.first++
@@ -134,6 +134,16 @@ func (o *Order) remove(k Key) {
 	}
 	o.delta.Delete(k)
 	o.maybeCompact()
+}
+
+// liveInBase reports whether listing id's live entry is the base's. A
+// listing has one live entry, in the base or in the delta, and the base
+// one entry at most for it, so the base's entry is the live one when it is
+// there and not dead: removing the live entry needs no search by key (on
+// a million listings, the binary search was 5% of the main thread's time,
+// a cache miss at each of its last steps).
+func (o *Order) liveInBase(id uint32) bool {
+	return o.ids.Contains(id) && !o.dead.Contains(id)
 }
 
 // inBase finds entry k in the base, by its key and id both: a listing

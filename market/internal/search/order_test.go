@@ -55,7 +55,14 @@ func TestOrderMatchesSortedSlice(t *testing.T) {
 	}
 	var removed []uint32
 	for step := 0; step < 20000; step++ {
-		switch r := rng.IntN(10); {
+		switch r := rng.IntN(11); {
+		case r == 10:
+			for id := range live { // an auction's bid, a partial sale's rest
+				o.remove(Key{keyOf[id], id})
+				keyOf[id] = int64(rng.IntN(300))
+				o.insert(Key{keyOf[id], id})
+				break
+			}
 		case r < 4:
 			id := next
 			next++
@@ -336,3 +343,27 @@ type everyChunk func()
 
 func (everyChunk) Due() bool { return true }
 func (y everyChunk) Pause()  { y() }
+
+// BenchmarkOrderRemove removes listings from an order of a million at
+// random places (a purchase's share of the main thread's work, in each of
+// the index's four orders), and puts each back 4,096 removals later (a
+// rollback, long after), so that the dead stay too few to compact.
+func BenchmarkOrderRemove(b *testing.B) {
+	const n = 1_000_000
+	rng := rand.New(rand.NewPCG(3, 4))
+	keys := make([]Key, n)
+	for i := range keys {
+		keys[i] = Key{int64(rng.IntN(1_000_000)), uint32(i + 1)}
+	}
+	o := newOrder()
+	o.load(slices.Clone(keys))
+	b.ResetTimer()
+	const back = 4096
+	at := func(i int) Key { return keys[(i*7919)%n] }
+	for i := range b.N {
+		o.remove(at(i))
+		if i >= back {
+			o.insert(at(i - back))
+		}
+	}
+}
