@@ -21,7 +21,17 @@ import (
 type Alerts[A comparable] struct {
 	byWord map[string][]AlertRef[A]
 	gen    uint32 // stamps the alerts one listing has checked (AlertRef.seen)
+	// pieces keeps, for a listing's word, its pieces that alerts are filed
+	// under (nil: none). Listings' words repeat (a material's name, a
+	// seller's), and looking up every piece of every word was most of a
+	// new listing's alert work on the main thread. Emptied whenever a word
+	// is filed, which may be a piece of some.
+	pieces map[string][]string
 }
+
+// maxPieceWords bounds the words whose pieces are kept: past it, they are
+// dropped and found again (a market has a few thousand distinct words).
+const maxPieceWords = 1 << 16
 
 // AlertRef is an alert in the index, with its owner (the market's player
 // index) and ceiling: a word's alerts are kept by ceiling, highest first,
@@ -67,6 +77,9 @@ func (ai *Alerts[A]) Add(owner int32, a A, words []string, maxUnit int64) {
 	}
 	k := alertKey(words)
 	refs := ai.byWord[k]
+	if len(refs) == 0 {
+		clear(ai.pieces) // a new word: some listing words have one more piece
+	}
 	i, _ := slices.BinarySearchFunc(refs, maxUnit, func(r AlertRef[A], m int64) int { return cmp.Compare(m, r.MaxUnit) })
 	ai.byWord[k] = slices.Insert(refs, i, AlertRef[A]{Owner: owner, MaxUnit: maxUnit, Alert: a, words: words})
 }
@@ -79,7 +92,7 @@ func (ai *Alerts[A]) Remove(a A, words []string) {
 		refs = slices.Delete(refs, i, i+1)
 	}
 	if len(refs) == 0 {
-		delete(ai.byWord, k)
+		delete(ai.byWord, k) // its pieces are left; they find no alert
 	} else {
 		ai.byWord[k] = refs
 	}
@@ -126,33 +139,52 @@ func (ai *Alerts[A]) Fired(it item.Item, price int64, seller int32, sellerName s
 		if slices.Contains(words[:wi], w) {
 			continue
 		}
-		// Every piece of w that starts and ends on a rune boundary.
-		for i := range w {
-			for j := i + 1; j <= len(w) && j-i <= MaxAlertWordBytes; j++ {
-				if j < len(w) && !utf8.RuneStart(w[j]) {
+		for _, piece := range ai.piecesOf(w) {
+			refs := ai.byWord[piece]
+			for ri := range refs {
+				ref := &refs[ri]
+				if unit > ref.MaxUnit*1000 {
+					break // the rest are cheaper still
+				}
+				if ref.seen == ai.gen {
 					continue
 				}
-				refs := ai.byWord[w[i:j]]
-				for ri := range refs {
-					ref := &refs[ri]
-					if unit > ref.MaxUnit*1000 {
-						break // the rest are cheaper still
-					}
-					if ref.seen == ai.gen {
-						continue
-					}
-					ref.seen = ai.gen
-					// The piece is the alert's longest word, found: only
-					// its other words are left to look for.
-					if ref.Owner == seller || (len(ref.words) > 1 || len(ref.words[0]) > MaxAlertWordBytes) && !allIn(ref.words, words) {
-						continue
-					}
-					out = append(out, *ref)
+				ref.seen = ai.gen
+				// The piece is the alert's longest word, found: only its
+				// other words are left to look for.
+				if ref.Owner == seller || (len(ref.words) > 1 || len(ref.words[0]) > MaxAlertWordBytes) && !allIn(ref.words, words) {
+					continue
 				}
+				out = append(out, *ref)
 			}
 		}
 	}
 	return out
+}
+
+// piecesOf returns the pieces of w (each starting and ending on a rune
+// boundary) that alerts are filed under, in the order of their place in w.
+func (ai *Alerts[A]) piecesOf(w string) []string {
+	if ps, ok := ai.pieces[w]; ok {
+		return ps
+	}
+	w = strings.Clone(w) // kept, with its pieces: not the listing's memory
+	var ps []string
+	for i := range w {
+		for j := i + 1; j <= len(w) && j-i <= MaxAlertWordBytes; j++ {
+			if j < len(w) && !utf8.RuneStart(w[j]) {
+				continue
+			}
+			if _, ok := ai.byWord[w[i:j]]; ok {
+				ps = append(ps, w[i:j])
+			}
+		}
+	}
+	if ai.pieces == nil || len(ai.pieces) >= maxPieceWords {
+		ai.pieces = make(map[string][]string)
+	}
+	ai.pieces[w] = ps
+	return ps
 }
 
 // allIn reports whether every word of want is inside some word of have.

@@ -78,3 +78,31 @@ func TestAlertsMatchAsQueryDoes(t *testing.T) {
 		t.Fatalf("%d words left after removing every alert", len(ai.byWord))
 	}
 }
+
+// TestAnAlertFiledLaterFires: a listing's words keep the pieces alerts are
+// filed under (piecesOf), and a word filed or unfiled after a listing of
+// the same words came must count for the next.
+func TestAnAlertFiledLaterFires(t *testing.T) {
+	diamond, _ := catalog.MaterialID("DIAMOND")
+	it := item.Item{Mat: diamond, Amount: 1}
+	var ai Alerts[*testAlert]
+	fired := func() int { return len(ai.Fired(it, 100, 2, "Sprzedawca")) }
+	early := &testAlert{query: "diamond", words: ParseText("diamond").Words}
+	ai.Add(1, early, early.words, 10_000)
+	if n := fired(); n != 1 {
+		t.Fatalf("with one alert: %d fired, want 1", n)
+	}
+	late := &testAlert{query: "amon", words: ParseText("amon").Words}
+	ai.Add(1, late, late.words, 10_000)
+	if n := fired(); n != 2 {
+		t.Fatalf("after a second alert under a new word: %d fired, want 2", n)
+	}
+	ai.Remove(early, early.words)
+	if n := fired(); n != 1 {
+		t.Fatalf("after the first was removed: %d fired, want 1", n)
+	}
+	ai.Add(1, early, early.words, 10_000)
+	if n := fired(); n != 2 {
+		t.Fatalf("after the first came back: %d fired, want 2", n)
+	}
+}
