@@ -227,9 +227,11 @@ const uncrossEvery = time.Second
 // uncrossBudget is the main thread's time after which uncross stops and
 // goes on from there at the next call. A look at every material with
 // open orders took 0.26-2.5 ms at once with the demo's 1,145 of them (a
-// tree's first step and the book's for each); spread over ticks, a pass
-// takes a few of them.
-var uncrossBudget = SettleBudget / 2
+// tree's first step and the book's for each). Spread over ticks, a pass
+// takes several, a small part of each: at half of SettleBudget, the pass
+// of BenchmarkServerTick (about 270 µs a second) fell on one tick in
+// twenty, and four of its ten slowest ticks were ones with a pass.
+var uncrossBudget = 50 * time.Microsecond
 
 // uncrossPass is where the timer's look at the book is: the materials
 // with open orders when the pass began, by number, and the next to look
