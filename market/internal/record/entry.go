@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -83,6 +84,7 @@ type ListingCreated struct {
 
 // EncodeListingCreated appends e's body.
 func EncodeListingCreated(dst []byte, e *ListingCreated) []byte {
+	dst = slices.Grow(dst, entryRoom)
 	dst = append(dst, EntryVersion)
 	dst = binary.AppendUvarint(dst, uint64(e.Listing.ID))
 	dst = item.AppendString(dst, e.SellerName)
@@ -91,7 +93,7 @@ func EncodeListingCreated(dst []byte, e *ListingCreated) []byte {
 	if e.Rest.Mat != 0 {
 		rest = item.Encode(nil, e.Rest)
 	}
-	dst = item.AppendString(dst, string(rest))
+	dst = appendBytes(dst, rest)
 	dst = binary.AppendVarint(dst, e.Fee)
 	return EncodeListing(dst, &e.Listing)
 }
@@ -124,6 +126,7 @@ type ListingRemoved struct {
 
 // EncodeListingRemoved appends e's body.
 func EncodeListingRemoved(dst []byte, e *ListingRemoved) []byte {
+	dst = slices.Grow(dst, entryRoom)
 	dst = append(dst, EntryVersion)
 	dst = binary.AppendUvarint(dst, uint64(e.Listing.ID))
 	dst = item.AppendString(dst, e.SellerName)
@@ -308,6 +311,7 @@ type TransactionEntry struct {
 // EncodeTransactionEntry appends e's body.
 func EncodeTransactionEntry(dst []byte, e *TransactionEntry) []byte {
 	t := &e.Transaction
+	dst = slices.Grow(dst, entryRoom)
 	dst = append(dst, EntryVersion)
 	dst = append(dst, e.ID[:]...)
 	dst = append(dst, t.Timeline[len(t.Timeline)-1].State)
@@ -334,7 +338,7 @@ func EncodeTransactionEntry(dst []byte, e *TransactionEntry) []byte {
 		rec = binary.AppendUvarint(rec, uint64(e.Restored.ID))
 		rec = EncodeListing(rec, e.Restored)
 	}
-	dst = item.AppendString(dst, string(rec))
+	dst = appendBytes(dst, rec)
 	return EncodeTransaction(dst, t)
 }
 

@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -79,6 +80,7 @@ const MaxIncrementBP = 100_000
 //	         varint amount and time, oldest first, if flagged
 //	...      item blob (the rest)
 func EncodeListing(dst []byte, l *Listing) []byte {
+	dst = slices.Grow(dst, recordRoom)
 	dst = append(dst, Version)
 	dst = append(dst, l.Seller[:]...)
 	dst = binary.AppendVarint(dst, l.Price)

@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -84,6 +85,7 @@ type Transaction struct {
 //	str      timeline (EncodeTimeline)
 //	...      item blob (the rest)
 func EncodeTransaction(dst []byte, t *Transaction) []byte {
+	dst = slices.Grow(dst, recordRoom)
 	dst = append(dst, Version)
 	dst = binary.AppendUvarint(dst, uint64(t.Listing))
 	dst = append(dst, t.Buyer[:]...)
@@ -113,7 +115,7 @@ func EncodeTransaction(dst []byte, t *Transaction) []byte {
 		dst = binary.AppendUvarint(dst, uint64(t.Order))
 	}
 	var buf [8 * 12]byte
-	dst = item.AppendString(dst, string(EncodeTimeline(buf[:0], t.Timeline)))
+	dst = appendBytes(dst, EncodeTimeline(buf[:0], t.Timeline))
 	return item.Encode(dst, t.Item)
 }
 
