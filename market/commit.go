@@ -2,7 +2,10 @@ package market
 
 import (
 	"errors"
+	"slices"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/rynek/rynek/market/internal/item"
 )
@@ -115,6 +118,7 @@ type expected struct {
 // batch's ops are built on. The caller holds s.mu.
 func (s *Service) expectedOf(b *Batch, u *undo) expected {
 	e := expected{}
+	var txs txLookup
 	for i := range b.Ops {
 		op := &b.Ops[i]
 		switch op.Kind {
@@ -139,7 +143,7 @@ func (s *Service) expectedOf(b *Batch, u *undo) expected {
 				p.stored = op.inv
 			}
 		case OpPutTx, OpTxState:
-			if t := s.txByID[op.Tx.ID]; t != nil {
+			if t := txs.of(s, op.Tx.ID); t != nil {
 				if e.own.txs == nil {
 					e.own.txs = make(map[*transactionRecord]int, 1)
 				}
@@ -161,6 +165,21 @@ func (s *Service) expectedOf(b *Batch, u *undo) expected {
 	s.issuance = u.issuance.add(e.own.issuance)
 	e.feeBalance, e.issuance = s.feeBalance, s.issuance
 	return e
+}
+
+// txLookup is s.txByID with its last answer kept: a purchase's batch
+// writes its transaction's row once a step, and the map holds every
+// transaction of the history, so each lookup missed the caches.
+type txLookup struct {
+	id uuid.UUID
+	t  *transactionRecord
+}
+
+func (l *txLookup) of(s *Service, id uuid.UUID) *transactionRecord {
+	if l.t == nil || l.id != id {
+		l.id, l.t = id, s.txByID[id]
+	}
+	return l.t
 }
 
 // shift adds what settling an earlier batch found (another server's change)
@@ -190,25 +209,29 @@ func (s *Service) settleLocked(p *pending, later ...[]*pending) {
 	b := p.b
 	// A batch may write a row several times (auctions settled together
 	// pay one seller twice): the last write reports the row's total.
-	last := map[*playerRecord]int{}
+	// The players are looked up once: a map keyed by UUID is slow to
+	// hash, and these lookups were a sixth of settling (perf).
 	lastCounters, lastIssuance := -1, -1
+	var stack [8]*playerRecord
+	states := stack[:0] // the player of each OpPlayerState, in order
 	for i := range b.Ops {
 		switch op := &b.Ops[i]; op.Kind {
 		case OpPlayerState:
-			if pr := s.playerByID[op.Player.ID]; pr != nil {
-				last[pr] = i
-			}
+			states = append(states, s.playerByID[op.Player.ID])
 		case OpCounters:
 			lastCounters = i
 		case OpIssuance:
 			lastIssuance = i
 		}
 	}
+	state := 0
+	var txs txLookup
 	for i := range b.Ops {
 		op := &b.Ops[i]
 		switch op.Kind {
 		case OpPlayerState:
-			pr := s.playerByID[op.Player.ID]
+			pr := states[state]
+			state++
 			if pr == nil {
 				continue
 			}
@@ -221,7 +244,7 @@ func (s *Service) settleLocked(p *pending, later ...[]*pending) {
 			}
 			pr.version = op.Player.Version
 			pr.unsettled--
-			if last[pr] == i {
+			if !slices.Contains(states[state:], pr) { // the last write of pr
 				d := op.Player.Balance - p.u.after.balances[pr]
 				pr.balance += d
 				if d != 0 {
@@ -256,7 +279,7 @@ func (s *Service) settleLocked(p *pending, later ...[]*pending) {
 				pr.unsettled--
 			}
 		case OpPutTx, OpTxState:
-			if t := s.txByID[op.Tx.ID]; t != nil && p.u.after.own.txs[t] > 0 {
+			if t := txs.of(s, op.Tx.ID); t != nil && p.u.after.own.txs[t] > 0 {
 				t.unsettled--
 			}
 		}
