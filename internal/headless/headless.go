@@ -195,11 +195,20 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 	}
 }
 
+// changesBy is the main thread's time in a tick after which the players'
+// changes wait for the next tick. The outcomes, the timer and the changes
+// each stop after about half a millisecond of their own; when the timer
+// settled a burst of auctions and the bots then spent theirs, a tick took
+// 1.1-1.5 ms (BenchmarkServerTick, its parts timed apart by a probe: the
+// timer 490-790 µs in four ticks in a row).
+const changesBy = 700 * time.Microsecond
+
 // tick is one turn of the main thread; it returns what the bots did.
 func tick(svc *market.Service, crowd *traffic.Crowd, rate float64, elapsed time.Duration, sum *Summary, report func(string)) traffic.Result {
 	if !svc.IsReady() {
 		return traffic.Result{}
 	}
+	start := time.Now()
 	// The outcomes of this instance's commits, then what the other
 	// instances of a shared market did.
 	r := settle(svc)
@@ -218,7 +227,7 @@ func tick(svc *market.Service, crowd *traffic.Crowd, rate float64, elapsed time.
 	}
 	// The changes the bots' turns asked for, and new turns: never more
 	// than a second of traffic at once, even after a stall.
-	r.Add(crowd.Step(rate, min(elapsed, time.Second)))
+	r.Add(crowd.Step(rate, min(elapsed, time.Second), start.Add(changesBy)))
 	// A store failure may have left a purchase unfinished. While the store
 	// fails, recovery fails with it: the store's failure is reported
 	// (storeWatch), not each try.

@@ -61,10 +61,12 @@ func (g *Generator) Crowd(svc *market.Service, players []market.Player) *Crowd {
 }
 
 // Step makes the changes the turns asked for since the last Step, in the
-// order asked, starts rate a second over elapsed new turns (fractions carry
-// over; none while every player is acting), and returns what the turns
-// that ended since the last Step did. Main thread only.
-func (c *Crowd) Step(rate float64, elapsed time.Duration) Result {
+// order asked, until it has spent changeBudget or the clock has reached
+// until (the tick's own deadline; the zero time: none), the first always;
+// it starts rate a second over elapsed new turns (fractions carry over;
+// none while every player is acting), and returns what the turns that
+// ended since the last Step did. Main thread only.
+func (c *Crowd) Step(rate float64, elapsed time.Duration, until time.Time) Result {
 	start := time.Now()
 	c.mu.Lock()
 	asked := c.asked
@@ -72,7 +74,7 @@ func (c *Crowd) Step(rate float64, elapsed time.Duration) Result {
 	c.mu.Unlock()
 	made := 0
 	for _, ch := range asked {
-		if made > 0 && time.Since(start) >= changeBudget {
+		if now := time.Now(); made > 0 && (now.Sub(start) >= changeBudget || !until.IsZero() && !now.Before(until)) {
 			break
 		}
 		ch.outcome <- ch.do()

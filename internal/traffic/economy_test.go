@@ -101,7 +101,7 @@ func TestEconomyHoldsTheMarket(t *testing.T) {
 				}
 				if c.crowd {
 					time.Sleep(2 * time.Millisecond)
-					total.Add(crowd.Step(c.rate, time.Second))
+					total.Add(crowd.Step(c.rate, time.Second, time.Time{}))
 				} else {
 					total.Add(gen.Step(svc, players, c.rate, time.Second))
 				}
@@ -189,29 +189,41 @@ func TestEconomyHoldsTheMarket(t *testing.T) {
 }
 
 // TestCrowdSpreadsChangesOverTicks: a Step makes the turns' changes for at
-// most its budget and leaves the rest, in order, for the next: the first
-// waiting change is made, and the second is first in line after it.
+// most its budget, and not past the tick's deadline, and leaves the rest,
+// in order, for the next: the first waiting change is made, and the second
+// is first in line after it.
 func TestCrowdSpreadsChangesOverTicks(t *testing.T) {
-	svc, _ := demo(t, 3000, market.Config{})
-	players, err := svc.Players()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer traffic.SetChangeBudget(0)()
-	crowd := traffic.New(3).Crowd(svc, players)
-	defer crowd.Close()
-	crowd.Step(1000, time.Second) // as many turns as there are players
-	var waiting []any
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		if waiting = crowd.Waiting(); len(waiting) >= 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d changes wait after 10 s of %d turns", len(waiting), len(players))
-		}
-	}
-	crowd.Step(0, 0)
-	if after := crowd.Waiting(); len(after) == 0 || after[0] != waiting[1] {
-		t.Fatalf("a Step with no budget left %d of %d changes waiting, the second not first in line", len(after), len(waiting))
+	for _, c := range []struct {
+		name   string
+		budget time.Duration
+		until  func() time.Time
+	}{
+		{"no budget left", 0, func() time.Time { return time.Time{} }},
+		{"the tick's deadline passed", time.Hour, func() time.Time { return time.Now().Add(-time.Millisecond) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			svc, _ := demo(t, 3000, market.Config{})
+			players, err := svc.Players()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer traffic.SetChangeBudget(c.budget)()
+			crowd := traffic.New(3).Crowd(svc, players)
+			defer crowd.Close()
+			crowd.Step(1000, time.Second, time.Time{}) // as many turns as there are players
+			var waiting []any
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+				if waiting = crowd.Waiting(); len(waiting) >= 2 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%d changes wait after 10 s of %d turns", len(waiting), len(players))
+				}
+			}
+			crowd.Step(0, 0, c.until())
+			if after := crowd.Waiting(); len(after) == 0 || after[0] != waiting[1] {
+				t.Fatalf("a Step left %d of %d changes waiting, the second not first in line", len(after), len(waiting))
+			}
+		})
 	}
 }
