@@ -236,7 +236,7 @@ func open(f marketFlags, rules market.Config, stderr io.Writer) (*session, error
 	start := time.Now()
 	cfg := rules
 	// The console's and serve's loop is a game tick: it never waits for a
-	// commit (architecture.md, "The commit path").
+	// commit (docs/commit-path.md).
 	cfg.Name, cfg.Clock, cfg.CommitBehind = f.name, clock, true
 	cfg.LoadProgress = func(done, total int) {
 		line.progress("rynek: loading %s: %3d%%", st.name, done*100/max(total, 1))

@@ -296,7 +296,7 @@ func (s *Service) settleLocked(p *pending, later ...[]*pending) {
 // and submit returns: the outcome comes with a later Settle, and a refusal
 // then undoes the change and every one submitted after it. Otherwise submit
 // commits b itself: a refusal undoes the change and is returned. The
-// design is in architecture.md, "The commit path".
+// design is in docs/commit-path.md.
 func (s *Service) submit(b *Batch, change, durable func()) error {
 	if err := s.behind(); err != nil {
 		return err

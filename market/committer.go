@@ -19,7 +19,7 @@ import (
 // store refuses a batch, the committer halts: every batch after it is
 // refused unwritten (it was built on the refused one's memory), until the
 // main thread has undone them all (resume). Design and failure cases:
-// architecture.md, "The commit path".
+// docs/commit-path.md.
 
 // maxGroup bounds the batches of one group commit.
 const maxGroup = 64

@@ -57,7 +57,7 @@ type Config struct {
 	// changes memory and returns at once, its batch is committed behind
 	// the tick with the others queued meanwhile, and the outcome reaches
 	// memory, the log and the listeners when the main thread next calls
-	// Settle (architecture.md, "The commit path"). Off, a mutation waits
+	// Settle (docs/commit-path.md). Off, a mutation waits
 	// for its commit, as tools and tests that read the store after it
 	// want. The console and rynek serve turn it on.
 	CommitBehind bool

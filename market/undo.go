@@ -9,7 +9,7 @@ import (
 // undo is what a batch's change to memory replaced: a copy of each row its
 // ops name as memory held it before (or that memory held none), and the
 // service's counters. A mutation changes memory before its batch is
-// durable (the commit path, architecture.md); when the store refuses the
+// durable (docs/commit-path.md); when the store refuses the
 // batch, undoLocked puts every one of them back through the setters that
 // keep the indexes, so memory is again what the store holds. No mutation
 // has undo code of its own: naming a row in its batch, which it must do for

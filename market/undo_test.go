@@ -10,7 +10,7 @@ import (
 )
 
 // TestARefusedCommitLeavesMemoryAsItWas: a mutation changes memory before
-// its commit (the commit path, architecture.md), so a commit the store
+// its commit (docs/commit-path.md), so a commit the store
 // refuses must put memory back exactly, indexes included. Each case sets a
 // market up, then makes the store refuse every commit of one mutation, and
 // compares memory before and after. The cases are the changes that reach
