@@ -10,8 +10,9 @@ import (
 )
 
 // AppendString appends s as the format's str: a uvarint length, then the
-// bytes.
-func AppendString(dst []byte, s string) []byte {
+// bytes. It takes a []byte as well, so that encoded bytes need no string
+// made of them first.
+func AppendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
 }

@@ -93,7 +93,7 @@ func EncodeListingCreated(dst []byte, e *ListingCreated) []byte {
 	if e.Rest.Mat != 0 {
 		rest = item.Encode(nil, e.Rest)
 	}
-	dst = appendBytes(dst, rest)
+	dst = item.AppendString(dst, rest)
 	dst = binary.AppendVarint(dst, e.Fee)
 	return EncodeListing(dst, &e.Listing)
 }
@@ -338,7 +338,7 @@ func EncodeTransactionEntry(dst []byte, e *TransactionEntry) []byte {
 		rec = binary.AppendUvarint(rec, uint64(e.Restored.ID))
 		rec = EncodeListing(rec, e.Restored)
 	}
-	dst = appendBytes(dst, rec)
+	dst = item.AppendString(dst, rec)
 	return EncodeTransaction(dst, t)
 }
 
@@ -447,7 +447,7 @@ func EncodePlayerAdded(dst []byte, e *PlayerAdded) []byte {
 	dst = item.AppendString(dst, e.Name)
 	dst = item.AppendString(dst, e.Perms)
 	dst = binary.AppendVarint(dst, e.Balance)
-	return item.AppendString(dst, string(e.Inventory))
+	return item.AppendString(dst, e.Inventory)
 }
 
 // PlayerChanged records a profile change: the player's new name and
@@ -484,7 +484,7 @@ func EncodeIssued(dst []byte, e *Issued) []byte {
 	if e.Item.Mat != 0 {
 		stack = item.Encode(nil, e.Item)
 	}
-	dst = item.AppendString(dst, string(stack))
+	dst = item.AppendString(dst, stack)
 	if e.Out {
 		return append(dst, 1)
 	}

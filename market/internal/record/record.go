@@ -13,8 +13,6 @@
 // imports only market/internal/item, never market.
 package record
 
-import "encoding/binary"
-
 // Version is the format version byte that starts a listing, transaction
 // and player-data record.
 const Version = 1
@@ -33,10 +31,3 @@ const (
 	recordRoom = 128
 	entryRoom  = 256
 )
-
-// appendBytes appends b as the format's str, as item.AppendString does a
-// string, without a string made of b first.
-func appendBytes(dst, b []byte) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(b)))
-	return append(dst, b...)
-}

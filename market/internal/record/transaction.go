@@ -115,7 +115,7 @@ func EncodeTransaction(dst []byte, t *Transaction) []byte {
 		dst = binary.AppendUvarint(dst, uint64(t.Order))
 	}
 	var buf [8 * 12]byte
-	dst = appendBytes(dst, EncodeTimeline(buf[:0], t.Timeline))
+	dst = item.AppendString(dst, EncodeTimeline(buf[:0], t.Timeline))
 	return item.Encode(dst, t.Item)
 }
 
