@@ -270,6 +270,13 @@ func txLines(c *Common, t market.Transaction) []string {
 	state := txState(s, t, true)
 	if t.ErrorCode != "" {
 		state += "  " + s.Err.Render("error "+playertext.Sanitize(t.ErrorCode))
+		if at, returned, ok := t.Refunded(); ok {
+			what := "refunded"
+			if !returned {
+				what = "refunded, money only,"
+			}
+			state += s.Dim.Render(fmt.Sprintf(" (%s at %s UTC)", what, stamp(at)))
+		}
 	}
 	if t.Pending {
 		state += "  " + s.Warn.Render("saving") + s.Dim.Render(": not in the store yet, undone if it refuses")
