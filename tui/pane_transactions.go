@@ -257,7 +257,11 @@ func txLines(c *Common, t market.Transaction) []string {
 		lines = append(lines, s.Dim.Render(fmt.Sprintf("%-12s", label))+value)
 	}
 	add("transaction", playertext.Sanitize(t.ID))
-	add("listing", fmt.Sprintf("#%d", t.ListingID))
+	if t.ListingID == 0 && t.BuyOrder != 0 {
+		add("listing", s.Dim.Render(fmt.Sprintf("none: sold from the inventory into buy order #%d", t.BuyOrder)))
+	} else {
+		add("listing", fmt.Sprintf("#%d", t.ListingID))
+	}
 	add("item", RenderMC(itemName(t.Item), lipglossPlain)+fmt.Sprintf(" ×%d", t.Item.Amount)+
 		s.Dim.Render("  ("+playertext.Sanitize(t.Item.Material)+")"))
 	if e := enchants(t.Item); e != "" {
