@@ -84,6 +84,10 @@ func eventListing(e market.Event) int {
 	return 0
 }
 
+// seqNote says why the seqs shown skip numbers: the internal kinds of the
+// market's log, which no listener receives.
+const seqNote = "#seq skips internal entries: expiry, purchase steps, claims, players, issuance"
+
 // eventsPane shows the live event log, newest first. The cursor stays on
 // the same event while new ones arrive, unless it is on the newest, which
 // it then follows.
@@ -429,6 +433,10 @@ func (p *eventsPane) View(c *Common, w, h int) string {
 	if p.log.gaps > 0 {
 		head += s.Err.Render(fmt.Sprintf(" · %d sequence gaps!", p.log.gaps))
 	}
+	// The seqs are the market log's, which also numbers what it keeps but
+	// never publishes (market.EventKind.Published): without a word, #9 then
+	// #11 reads as an event lost.
+	head += s.Dim.Render(" · " + seqNote)
 	head += s.Dim.Render(fmt.Sprintf(" · created %s · removed %s · completed %s",
 		count(len(p.log.byKind[kindCreated])), count(len(p.log.byKind[kindRemoved])), count(len(p.log.byKind[kindCompleted]))))
 	if n, m := len(p.log.byKind[kindBid]), len(p.log.byKind[kindEnded]); n+m > 0 {

@@ -188,3 +188,19 @@ func TestEventsCursorEndAndEnter(t *testing.T) {
 		t.Fatalf("enter opened %T", e.m.dialog)
 	}
 }
+
+// TestEventsSayWhySeqsSkip: a purchase logs its steps, which no listener
+// receives, so the Events pane's seqs jump (#2, then #8); its head says
+// what the missing numbers are.
+func TestEventsSayWhySeqsSkip(t *testing.T) {
+	e := newEnv(t, 160, 48)
+	e.oneEventOfEachKind()
+	e.key("6")
+	e.mustContain("3 events · showing all kinds · #seq skips internal entries: expiry, purchase steps, claims, players, issuance")
+	removed, completed := e.m.log.all[1], e.m.log.all[2]
+	if completed.Seq() == removed.Seq()+1 {
+		t.Fatalf("no seq skipped: %d then %d", removed.Seq(), completed.Seq())
+	}
+	e.mustContain(fmt.Sprintf("#%-6d ListingRemovedEvent", removed.Seq()))
+	e.mustContain(fmt.Sprintf("#%-6d TransactionCompletedEvent", completed.Seq()))
+}
