@@ -525,6 +525,10 @@ func (p *ordersPane) lists(c *Common, head []string, w, h int) string {
 			text = s.Title.Render(fmt.Sprintf("Resting orders of %s (%s)", materialName(p.material), count(p.resting.Total)))
 		case j < p.restingLines():
 			text = s.Dim.Render(fmt.Sprintf("  … and %s more, cheaper", count(p.resting.Total-len(p.resting.Orders))))
+		case j == p.restingLines() && p.player == uuid.Nil:
+			text = s.Title.Render("No player yet")
+		case p.player == uuid.Nil && j > p.restingLines():
+			text = s.Dim.Render("  " + noPlayerHow)
 		case j == p.restingLines():
 			who := playerName(market.Player{ID: p.player, Name: c.Actor.Name})
 			text = s.Title.Render(fmt.Sprintf("%s's orders (%d open, newest closed after)", who, open))

@@ -208,6 +208,10 @@ func (p *sellerPane) bidDialog(c *Common) tea.Cmd {
 
 func (p *sellerPane) View(c *Common, w, h int) string {
 	s := c.Styles
+	if p.player == uuid.Nil {
+		// No one to show: not a nil id with a balance of 0.00.
+		return block([]string{s.Title.Render("No player yet"), s.Dim.Render(noPlayerHow)}, w, h)
+	}
 	st := p.state
 	role := ""
 	if st.HasPermission(market.PermAdmin) {
