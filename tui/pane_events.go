@@ -37,7 +37,7 @@ func (f eventFilter) String() string {
 	var parts []string
 	switch {
 	case f.kind < 0:
-		parts = append(parts, "all kinds")
+		parts = append(parts, "all published kinds")
 	case f.reason != "":
 		parts = append(parts, kindNames[f.kind]+" reason="+f.reason)
 	default:
@@ -433,10 +433,6 @@ func (p *eventsPane) View(c *Common, w, h int) string {
 	if p.log.gaps > 0 {
 		head += s.Err.Render(fmt.Sprintf(" · %d sequence gaps!", p.log.gaps))
 	}
-	// The seqs are the market log's, which also numbers what it keeps but
-	// never publishes (market.EventKind.Published): without a word, #9 then
-	// #11 reads as an event lost.
-	head += s.Dim.Render(" · " + seqNote)
 	head += s.Dim.Render(fmt.Sprintf(" · created %s · removed %s · completed %s",
 		count(len(p.log.byKind[kindCreated])), count(len(p.log.byKind[kindRemoved])), count(len(p.log.byKind[kindCompleted]))))
 	if n, m := len(p.log.byKind[kindBid]), len(p.log.byKind[kindEnded]); n+m > 0 {
@@ -445,6 +441,10 @@ func (p *eventsPane) View(c *Common, w, h int) string {
 	if n, f, cl := len(p.log.byKind[kindOrderPlaced]), len(p.log.byKind[kindOrderFilled]), len(p.log.byKind[kindOrderClosed]); n+f+cl > 0 {
 		head += s.Dim.Render(fmt.Sprintf(" · orders placed %s · fills %s · closed %s", count(n), count(f), count(cl)))
 	}
+	// The seqs are the market log's, which also numbers what it keeps but
+	// never publishes (market.EventKind.Published): without a word, #9 then
+	// #11 reads as an event lost. Where the head is cut, "published" says it.
+	head += s.Dim.Render(" · " + seqNote)
 	b.WriteString(fit(head, w))
 	rows := h - 1
 	n := p.visible()
