@@ -139,16 +139,31 @@ func (d *sellDialog) suggest(c *Common) {
 // amountOf reads the amount typed for stack st: a whole number from 1 to
 // what the stack holds, or why not.
 func (d *sellDialog) amountOf(st market.ItemStack) (int, error) {
-	text := strings.TrimSpace(d.amount.Value())
+	return stackAmount(d.amount.Value(), st.Amount)
+}
+
+// stackAmount reads an amount typed to sell of a stack holding have: a
+// whole number from 1 to have, or why not, in words that fit a stack of
+// one ("sell that 1", not "sell 1 to 1 of it").
+func stackAmount(typed string, have int) (int, error) {
+	text := strings.TrimSpace(typed)
+	span := fmt.Sprintf("1 to %d", have)
+	if have == 1 {
+		span = "1, the stack holds 1"
+	}
 	if text == "" {
-		return 0, fmt.Errorf("type the amount: 1 to %d", st.Amount)
+		return 0, fmt.Errorf("type the amount: %s", span)
 	}
 	n, err := strconv.Atoi(text)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("the amount is a whole number from 1 to %d, not %q", st.Amount, text)
-	}
-	if n > st.Amount {
-		return 0, fmt.Errorf("the stack holds %d: sell 1 to %d of it, not %d", st.Amount, st.Amount, n)
+	switch {
+	case (err != nil || n < 1) && have == 1:
+		return 0, fmt.Errorf("the amount is 1, the stack holds 1, not %q", text)
+	case err != nil || n < 1:
+		return 0, fmt.Errorf("the amount is a whole number from 1 to %d, not %q", have, text)
+	case n > have && have == 1:
+		return 0, fmt.Errorf("the stack holds 1: sell that 1, not %d", n)
+	case n > have:
+		return 0, fmt.Errorf("the stack holds %d: sell 1 to %d of it, not %d", have, have, n)
 	}
 	return n, nil
 }
