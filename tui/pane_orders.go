@@ -458,7 +458,7 @@ func (p *ordersPane) View(c *Common, w, h int) string {
 	if p.material == "" {
 		lines = append(lines, s.Title.Render("No open buy orders")+s.Dim.Render(" · o places one · c shows any material's book"))
 	} else {
-		title := s.Title.Render(fmt.Sprintf("Book of %s (%s)", materialName(p.material), playertext.Sanitize(p.material)))
+		title := s.Title.Render(fmt.Sprintf("Order book · %s (%s)", materialName(p.material), playertext.Sanitize(p.material)))
 		lines = append(lines, title+s.Dim.Render(" · , . step through materials with orders · c choose"))
 		lines = append(lines, p.bookLines(c, w, h)...)
 	}

@@ -87,6 +87,11 @@ func TestWebhooksPaneWithoutWebhooksSaysHowToAddOne(t *testing.T) {
 	e.mustContain("To add them under webhooks: in rynek.yml (docs/rules.md):")
 	e.mustContain("8 Webhooks")
 	checkScreen(t, e.m.View().Content, 80, 24)
+	// The footer offers no key that has nothing to act on.
+	lines := strings.Split(e.view(), "\n")
+	if footer := strings.TrimRight(lines[len(lines)-1], " "); footer != "? all keys · q quit" {
+		t.Fatalf("footer %q", footer)
+	}
 	e.key("space")
 	if got := e.status(); got != "no webhook to act on: add them under webhooks: in rynek.yml (docs/rules.md)" {
 		t.Fatalf("space without webhooks: %q", got)
