@@ -137,8 +137,7 @@ func (p *eventsPane) Badge() string { return count(len(p.log.all)) }
 
 func (p *eventsPane) Help() []key.Binding {
 	n := p.keys.nav
-	return []key.Binding{p.keys.Open, p.keys.Filter, p.keys.Listing, p.keys.Pause, p.keys.Export,
-		n.Up, n.Down, n.PgUp, n.PgDown, n.Home, n.End}
+	return append([]key.Binding{p.keys.Open, p.keys.Filter, p.keys.Listing, p.keys.Pause, p.keys.Export}, n.all()...)
 }
 
 func (p *eventsPane) TextFocused() bool { return false }

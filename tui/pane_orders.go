@@ -92,8 +92,8 @@ func (p *ordersPane) Title() string { return "Orders" }
 
 func (p *ordersPane) Help() []key.Binding {
 	n := p.keys.nav
-	return []key.Binding{p.keys.Place, p.keys.Fill, p.keys.Cancel, p.keys.Material, p.keys.NextMaterial, p.keys.PrevMaterial,
-		p.keys.Open, p.keys.Book, p.keys.AdminCancel, n.Up, n.Down, n.PgUp, n.PgDown, n.Home, n.End}
+	return append([]key.Binding{p.keys.Place, p.keys.Fill, p.keys.Cancel, p.keys.AdminCancel, p.keys.Material, p.keys.NextMaterial,
+		p.keys.PrevMaterial, p.keys.Open, p.keys.Book}, n.all()...)
 }
 
 func (p *ordersPane) TextFocused() bool { return false }

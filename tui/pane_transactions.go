@@ -59,8 +59,7 @@ func newTransactionsPane() *transactionsPane {
 func (p *transactionsPane) Title() string { return "Transactions" }
 
 func (p *transactionsPane) Help() []key.Binding {
-	return []key.Binding{p.keys.Detail, p.keys.States, p.keys.Filter, p.keys.Refund, p.keys.Rate, p.nav.PgDown, p.nav.End, p.nav.Up, p.nav.Down,
-		p.nav.PgUp, p.nav.Home, p.keys.Back}
+	return append(append([]key.Binding{p.keys.Detail, p.keys.States, p.keys.Filter, p.keys.Refund, p.keys.Rate}, p.nav.all()...), p.keys.Back)
 }
 
 func (p *transactionsPane) TextFocused() bool { return false }
