@@ -179,7 +179,9 @@ func newHelp(m *Model) *pagerDialog {
 	section("Moving (every list and table)", nav.all())
 	section("Actions (selected listing, acting player)", m.keys.actions())
 	section("QA controls", m.keys.qa())
-	section("This pane: "+m.panes[m.active].Title(), m.panes[m.active].Help())
+	if own := m.panes[m.active].Help(); len(own) > 0 { // the Webhooks pane without webhooks has none
+		section("This pane: "+m.panes[m.active].Title(), own)
+	}
 	lines = append(lines, "", s.Dim.Render("Mouse: click a tab or a row, the wheel scrolls."))
 	return newPager("Keys", lines)
 }
