@@ -123,7 +123,8 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		if err != nil {
 			m.fail(m.explainNoPlayer(err))
 		} else {
-			m.setStatus(statusMsg{text: fmt.Sprintf("%s claimed %d mailbox item%s", playerName(c.Actor), n, plural(n))})
+			// A mailbox entry is a stack, whatever its amount.
+			m.setStatus(statusMsg{text: fmt.Sprintf("%s claimed %d stack%s from the mailbox", playerName(c.Actor), n, plural(n))})
 			m.changed = true
 			m.settle()
 		}

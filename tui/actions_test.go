@@ -141,3 +141,49 @@ func TestReloadRulesKey(t *testing.T) {
 		t.Fatalf("status %q", e.status())
 	}
 }
+
+// TestBuyDialogWritesAMinus: a balance short of the price leaves a negative
+// "after", written with the console's minus sign as the in/out columns
+// write a purchase, not an ASCII "-314.08".
+func TestBuyDialogWritesAMinus(t *testing.T) {
+	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
+	e.key("s")
+	e.typeText("324.08")
+	e.key("enter")
+	poor, err := e.svc.AddPlayer(market.NewPlayer{Name: "Biedak", Balance: 10})
+	must(t, err)
+	e.m.c.Actor = poor
+	e.key("b")
+	e.mustContain("balance 10.00 → after −314.08")
+	if strings.Contains(e.view(), "-314.08") {
+		t.Fatalf("an ASCII minus:\n%s", e.view())
+	}
+}
+
+// TestClaimCountsStacks: m claims mailbox entries, each a stack of any
+// amount: 3 stacks of 64 are "3 stacks", not "3 mailbox items".
+func TestClaimCountsStacks(t *testing.T) {
+	full := make([]market.ItemStack, market.InventorySize)
+	for i := range full {
+		full[i] = market.ItemStack{Material: "COBBLESTONE", Amount: 64}
+	}
+	e := envWithSeller(t, 160, 48, full...)
+	p := e.m.c.Actor
+	for range 3 {
+		_, mailed, err := e.svc.GiveItem(p.ID, market.ItemStack{Material: "DIAMOND", Amount: 64})
+		must(t, err)
+		if !mailed {
+			t.Fatal("a gift to a full inventory was not mailed")
+		}
+	}
+	st, err := e.svc.GetPlayer(p.ID)
+	must(t, err)
+	for _, it := range st.Inventory[:3] {
+		_, err := e.svc.SellItem(p, *it, 10)
+		must(t, err)
+	}
+	e.key("m")
+	if want := "Sprzedawca claimed 3 stacks from the mailbox"; e.status() != want {
+		t.Fatalf("status %q, want %q", e.status(), want)
+	}
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -19,8 +20,10 @@ type (
 	}
 	actBuyNow       struct{ id int }
 	actStartAuction struct {
-		stack market.ItemStack
-		start float64
+		stack    market.ItemStack
+		start    float64
+		buyNow   float64 // 0 none
+		duration time.Duration
 	}
 )
 
@@ -142,18 +145,22 @@ func (m *Model) placeBid(a actBid) error {
 	return nil
 }
 
-// startAuction runs actStartAuction on the main thread: the rules' default
-// duration, no buy-now price.
+// startAuction runs actStartAuction on the main thread, on the terms the
+// sell dialog checked; the market checks them again.
 func (m *Model) startAuction(a actStartAuction) error {
 	c := m.c
-	l, err := c.Svc.StartAuction(c.Actor, a.stack, a.start, 0, 0)
+	l, err := c.Svc.StartAuction(c.Actor, a.stack, a.start, a.buyNow, a.duration)
 	if err != nil {
 		m.fail(err)
 		return err
 	}
 	m.changed = true
-	m.setStatus(statusMsg{text: fmt.Sprintf("auction #%d: %s ×%d from %s, ends in %s → ListingCreatedEvent", l.ID,
-		playertext.Sanitize(playertext.StripColors(itemName(l.Item))), l.Item.Amount, money(a.start), Until(l.ExpiresAt, c.NowUnix))})
+	now := ""
+	if a.buyNow > 0 {
+		now = ", buy now " + money(a.buyNow)
+	}
+	m.setStatus(statusMsg{text: fmt.Sprintf("auction #%d: %s ×%d from %s%s, ends in %s → ListingCreatedEvent", l.ID,
+		playertext.Sanitize(playertext.StripColors(itemName(l.Item))), l.Item.Amount, money(a.start), now, Until(l.ExpiresAt, c.NowUnix))})
 	return nil
 }
 

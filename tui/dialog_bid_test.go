@@ -93,3 +93,86 @@ func TestStartAnAuctionFromTheSellDialog(t *testing.T) {
 		t.Fatalf("the auction: %+v, ends %v", l.Auction, l.ExpiresAt)
 	}
 }
+
+// TestAuctionTermsFromTheSellDialog: an auction from the sell dialog takes
+// a buy-now price and a length, within the market's rules, which the
+// dialog says; out-of-bounds input is refused with why, and nothing is
+// listed; the market refuses it again.
+func TestAuctionTermsFromTheSellDialog(t *testing.T) {
+	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
+	e.key("s")
+	e.send(tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl})
+	e.mustContain("buy now: empty for none, else above the starting bid · lasts 1m to 7d")
+	e.mustContain("lasts 1d")
+	e.typeText("25")
+	e.key("tab") // buy now
+	refused := func(typed, why string) {
+		t.Helper()
+		e.typeText(typed)
+		e.mustContain(why)
+		e.key("enter")
+		if _, ok := e.m.dialog.(*sellDialog); !ok {
+			t.Fatalf("%q: the dialog closed (status %q)", typed, e.status())
+		}
+		if n, _ := e.svc.GetActiveListingsCount(); n != 0 {
+			t.Fatalf("%q: %d listings", typed, n)
+		}
+		for range len(typed) {
+			e.key("backspace")
+		}
+	}
+	refused("20", "the buy-now price must be above the starting bid 25.00, not 20.00 (empty: none)")
+	refused("1.005", "buy now: price 1.005 has more than 2 decimals")
+	e.typeText("100")
+	e.key("tab") // lasts: "1d", selected, which typing replaces
+	refused("8d", "an auction lasts 1m to 7d, not 8d")
+	refused("30s", "an auction lasts 1m to 7d, not 30s")
+	refused("soon", `the duration is like 7d, 12h, 30m or 1d12h, not "soon"`)
+	e.typeText("2d12h")
+	e.mustContain("ok · an auction for 2d12h from 25.00: the highest bid at its end buys it, less the sale fee")
+	e.mustContain("     or anyone buys it now for 100.00, less the sale fee")
+	e.key("enter")
+	if want := "auction #1: Diamond ×8 from 25.00, buy now 100.00, ends in 2d 12h → ListingCreatedEvent"; e.m.dialog != nil || e.status() != want {
+		t.Fatalf("dialog %T, status %q, want %q", e.m.dialog, e.status(), want)
+	}
+	l, err := e.svc.GetListing(1)
+	must(t, err)
+	if l.Auction == nil || l.Auction.StartingBid != 25 || l.Auction.BuyNow != 100 || !l.ExpiresAt.Equal(fixedNow.Add(60*time.Hour)) {
+		t.Fatalf("the auction: %+v, ends %v", l.Auction, l.ExpiresAt)
+	}
+	// The market checks the length again.
+	if _, err := e.svc.StartAuction(e.m.c.Actor, market.ItemStack{Material: "DIAMOND", Amount: 1}, 5, 0, 8*24*time.Hour); err == nil {
+		t.Fatal("the market started an auction of 8 days")
+	}
+}
+
+// TestAuctionTermsFollowTheRules: the bounds the dialog says and checks
+// are the market's rules, here an auction of 1 hour to 2 days, 6 hours by
+// default; ctrl+t back to a fixed price leaves the terms.
+func TestAuctionTermsFollowTheRules(t *testing.T) {
+	cfg := market.Config{ListingCooldown: -1, Auctions: market.AuctionRules{MinDuration: time.Hour, MaxDuration: 48 * time.Hour,
+		DefaultDuration: 6 * time.Hour}}
+	e := envWith(t, emptyStore(t), cfg, 160, 48)
+	p, err := e.svc.AddPlayer(market.NewPlayer{Name: "Sprzedawca", Balance: 1000, Items: []market.ItemStack{{Material: "DIAMOND", Amount: 8}}})
+	must(t, err)
+	e.m.c.Actor = p
+	e.key("s")
+	e.send(tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl})
+	e.mustContain("lasts 6h")
+	e.mustContain("· lasts 1h to 2d")
+	e.key("tab")
+	e.key("tab") // lasts
+	e.typeText("30m")
+	e.mustContain("an auction lasts 1h to 2d, not 30m")
+	e.send(tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl}) // a fixed price after all
+	e.mustContain("Sell as Sprzedawca")
+	if strings.Contains(e.view(), "lasts") {
+		t.Fatalf("a fixed price shows an auction's terms:\n%s", e.view())
+	}
+	e.key("enter")
+	l, err := e.svc.GetListing(1)
+	must(t, err)
+	if l.Auction != nil {
+		t.Fatalf("listed an auction: %+v", l.Auction)
+	}
+}

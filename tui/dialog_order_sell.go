@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -66,17 +65,12 @@ func (d *orderSellDialog) check() {
 			materialName(d.order.Material))
 		return
 	}
-	st := d.stacks[d.pick]
-	text := strings.TrimSpace(d.amount.Value())
-	n, err := strconv.Atoi(text)
-	switch {
-	case err != nil || n < 1:
-		d.err = fmt.Sprintf("the amount is a whole number from 1 to %d, not %q", st.Amount, text)
-	case n > st.Amount:
-		d.err = fmt.Sprintf("the stack holds %d: sell 1 to %d of it, not %d", st.Amount, st.Amount, n)
-	default:
-		d.n = n
+	n, err := stackAmount(d.amount.Value(), d.stacks[d.pick].Amount)
+	if err != nil {
+		d.err = err.Error()
+		return
 	}
+	d.n = n
 }
 
 func (d *orderSellDialog) Help() []key.Binding {

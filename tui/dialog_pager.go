@@ -64,9 +64,9 @@ func (d *pagerDialog) Help() []key.Binding {
 		return []key.Binding{d.keys.KeepFilter, d.keys.ClearFilter}
 	}
 	if d.filter.Value() != "" {
-		return []key.Binding{d.keys.ClearFilter, d.keys.Close, d.keys.Filter, d.nav.Down, d.nav.Up, d.nav.PgDown, d.nav.PgUp, d.nav.Home, d.nav.End}
+		return append([]key.Binding{d.keys.ClearFilter, d.keys.Close, d.keys.Filter}, d.nav.all()...)
 	}
-	return []key.Binding{d.keys.Close, d.keys.Filter, d.nav.Down, d.nav.Up, d.nav.PgDown, d.nav.PgUp, d.nav.Home, d.nav.End}
+	return append([]key.Binding{d.keys.Close, d.keys.Filter}, d.nav.all()...)
 }
 
 // pagerRows is how many lines of text a pager shows on a screen h high.
@@ -176,10 +176,12 @@ func newHelp(m *Model) *pagerDialog {
 	}
 	nav := newTableKeys()
 	section("Panes and everywhere", m.keys.panes())
-	section("Moving (every list and table)", []key.Binding{nav.Up, nav.Down, nav.PgUp, nav.PgDown, nav.Home, nav.End})
+	section("Moving (every list and table)", nav.all())
 	section("Actions (selected listing, acting player)", m.keys.actions())
 	section("QA controls", m.keys.qa())
-	section("This pane: "+m.panes[m.active].Title(), m.panes[m.active].Help())
+	if own := m.panes[m.active].Help(); len(own) > 0 { // the Webhooks pane without webhooks has none
+		section("This pane: "+m.panes[m.active].Title(), own)
+	}
 	lines = append(lines, "", s.Dim.Render("Mouse: click a tab or a row, the wheel scrolls."))
 	return newPager("Keys", lines)
 }

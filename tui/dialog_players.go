@@ -22,7 +22,10 @@ type actAddPlayer struct{ p market.NewPlayer }
 
 // noPlayersText is what an empty market says: there is nobody to act as,
 // and how to change that.
-const noPlayersText = "this market has no players yet: A adds one, R starts traffic bots that bring their own"
+const noPlayersText = "this market has no players yet: " + noPlayerHow
+
+// noPlayerHow says how an empty market gets a player.
+const noPlayerHow = "A adds one, R starts traffic bots that bring their own"
 
 // errNoAdmin answers an admin action in a market without an admin.
 var errNoAdmin = errors.New("this market has no player with market.admin: add one with A (admin: yes)")

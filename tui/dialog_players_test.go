@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -119,5 +120,39 @@ func TestAddPlayerDialogProposalAndLimit(t *testing.T) {
 	e.key("enter")
 	if e.status() != "added player Jan_Kowalski_12, balance 250.00, 5 stacks; acting as Jan_Kowalski_12 (p picks another)" {
 		t.Fatalf("status %q", e.status())
+	}
+}
+
+// TestEmptyMarketSaysThereIsNoPlayer: with nobody to act as, the Seller
+// pane showed a player "—" with the nil id and a balance of 0.00, and the
+// Orders pane "—'s orders"; both say there is no player yet, and how to
+// add one, until A adds one.
+func TestEmptyMarketSaysThereIsNoPlayer(t *testing.T) {
+	e := envOn(t, emptyStore(t), 160, 48)
+	for _, c := range []struct{ pane, head, how string }{
+		{"3", "No player yet", "A adds one, R starts traffic bots that bring their own"},
+		{"7", "No player yet", "  A adds one, R starts traffic bots that bring their own"},
+	} {
+		pane := c.pane
+		e.key(pane)
+		lines := strings.Split(e.view(), "\n")
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.TrimRight(l, " ") == c.head }) ||
+			!slices.ContainsFunc(lines, func(l string) bool { return strings.TrimRight(l, " ") == c.how }) {
+			t.Fatalf("pane %s lacks the lines %q and %q:\n%s", pane, c.head, c.how, e.view())
+		}
+		for _, bad := range []string{"00000000-0000-0000-0000-000000000000", "balance 0.00", "—'s orders"} {
+			if strings.Contains(e.view(), bad) {
+				t.Fatalf("pane %s shows %q:\n%s", pane, bad, e.view())
+			}
+		}
+	}
+	e.key("A")
+	e.typeText("Jan_Kowalski")
+	e.key("enter")
+	e.mustContain("Jan_Kowalski's orders (0 open, newest closed after)")
+	e.key("3")
+	e.mustContain("balance 1 000.00")
+	if strings.Contains(e.view(), "No player yet") {
+		t.Fatalf("the Seller pane still says no player:\n%s", e.view())
 	}
 }

@@ -75,10 +75,13 @@ func (m *Model) refund(a actRefund) error {
 	}
 	m.changed = true
 	what := "the stack went back to " + playertext.Sanitize(t.SellerName)
-	if _, returned, _ := t.Refunded(); !returned {
+	at, returned, _ := t.Refunded()
+	if !returned {
 		what = "money only"
 	}
-	m.setStatus(statusMsg{text: fmt.Sprintf("refunded %s: %s got %s back, %s → ROLLED_BACK %s", shortID(t.ID),
-		playertext.Sanitize(t.BuyerName), money(t.Price), what, t.ErrorCode)})
+	// The code's own time is unix milliseconds (REFUND:1796772510842), which
+	// nobody reads: the status says it as the rest of the console does.
+	m.setStatus(statusMsg{text: fmt.Sprintf("refunded %s: %s got %s back, %s → ROLLED_BACK at %s UTC", shortID(t.ID),
+		playertext.Sanitize(t.BuyerName), money(t.Price), what, stamp(at))})
 	return nil
 }

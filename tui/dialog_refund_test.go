@@ -47,7 +47,12 @@ func TestRefundFromTheTransactionsPane(t *testing.T) {
 	if len(after) != len(before)-1 {
 		t.Fatalf("%d completed, were %d", len(after), len(before))
 	}
-	e.mustContain("→ ROLLED_BACK REFUND:")
+	// The refund's time as the console writes times, not the code's unix
+	// milliseconds.
+	e.mustContain("→ ROLLED_BACK at 2026-11-01 12:00:00 UTC")
+	if strings.Contains(e.view(), "REFUND:") {
+		t.Fatalf("the status quotes the code's milliseconds:\n%s", e.view())
+	}
 
 	// The refunded purchase is not refundable again.
 	e.key("a")
@@ -64,6 +69,15 @@ func TestRefundFromTheTransactionsPane(t *testing.T) {
 	if e.m.dialog != nil || !strings.Contains(e.status(), "only a COMPLETED purchase can be refunded; "+shortID(sel.ID)+" is ROLLED_BACK") {
 		t.Fatalf("dialog %T, status %q", e.m.dialog, e.status())
 	}
+	// Its details say when it was refunded, beside the plugin's code.
+	e.key("enter")
+	e.mustContain("error " + got.ErrorCode)
+	if held {
+		e.mustContain(got.ErrorCode + " (refunded at 2026-11-01 12:00:00 UTC)")
+	} else {
+		e.mustContain(got.ErrorCode + " (refunded, money only, at 2026-11-01 12:00:00 UTC)")
+	}
+	e.key("esc")
 
 	// A purchase made now: the buyer holds the stack, which goes back.
 	listings, err := e.svc.Query(market.Query{Sort: market.SortCheapest, Limit: 50})

@@ -33,9 +33,10 @@ type sellDialog struct {
 	ok        float64 // the validated price when err is empty (set in Update, read by View)
 	list      key.Binding
 	// auction: the stack goes up for auction, the price being its starting
-	// bid, for the rules' default duration (kind toggles it).
+	// bid, on the terms asked (kind toggles it).
 	auction bool
 	kind    key.Binding
+	terms   auctionTerms
 	// best is the best open buy order for the chosen stack that is not the
 	// seller's own (ok false: none, or the stack is not a plain one);
 	// toOrder sells into it.
@@ -44,12 +45,22 @@ type sellDialog struct {
 	toOrder key.Binding
 }
 
-// The sell dialog's fields, in the order tab visits them.
+// The sell dialog's fields, in the order tab visits them; an auction's
+// terms only while it is one.
 const (
 	sellAmount = iota
 	sellPrice
-	sellFields
+	sellBuyNow
+	sellLasts
 )
+
+// fields is how many fields tab visits.
+func (d *sellDialog) fields() int {
+	if d.auction {
+		return sellLasts + 1
+	}
+	return sellPrice + 1
+}
 
 func newSellDialog(c *Common, ps market.PlayerState) *sellDialog {
 	d := &sellDialog{dialogBase: newDialogBase(typing), player: ps, list: binding([]string{"enter"}, "enter", "list it"),
@@ -57,7 +68,7 @@ func newSellDialog(c *Common, ps market.PlayerState) *sellDialog {
 		toOrder: binding([]string{"ctrl+o"}, "ctrl+o", "sell into the best buy order"),
 		// The amount takes any whole number typed and says when the stack
 		// holds fewer; the price, what ParsePrice reads.
-		amount: newTextField("", "", 9, 6), price: newTextField("", "", 16, 14)}
+		amount: newTextField("", "", 9, 6), price: newTextField("", "", 16, 14), terms: newAuctionTerms(c.Svc.Config().Auctions)}
 	for _, st := range ps.Inventory {
 		if st != nil {
 			d.stacks = append(d.stacks, *st)
@@ -128,16 +139,31 @@ func (d *sellDialog) suggest(c *Common) {
 // amountOf reads the amount typed for stack st: a whole number from 1 to
 // what the stack holds, or why not.
 func (d *sellDialog) amountOf(st market.ItemStack) (int, error) {
-	text := strings.TrimSpace(d.amount.Value())
+	return stackAmount(d.amount.Value(), st.Amount)
+}
+
+// stackAmount reads an amount typed to sell of a stack holding have: a
+// whole number from 1 to have, or why not, in words that fit a stack of
+// one ("sell that 1", not "sell 1 to 1 of it").
+func stackAmount(typed string, have int) (int, error) {
+	text := strings.TrimSpace(typed)
+	span := fmt.Sprintf("1 to %d", have)
+	if have == 1 {
+		span = "1, the stack holds 1"
+	}
 	if text == "" {
-		return 0, fmt.Errorf("type the amount: 1 to %d", st.Amount)
+		return 0, fmt.Errorf("type the amount: %s", span)
 	}
 	n, err := strconv.Atoi(text)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("the amount is a whole number from 1 to %d, not %q", st.Amount, text)
-	}
-	if n > st.Amount {
-		return 0, fmt.Errorf("the stack holds %d: sell 1 to %d of it, not %d", st.Amount, st.Amount, n)
+	switch {
+	case (err != nil || n < 1) && have == 1:
+		return 0, fmt.Errorf("the amount is 1, the stack holds 1, not %q", text)
+	case err != nil || n < 1:
+		return 0, fmt.Errorf("the amount is a whole number from 1 to %d, not %q", have, text)
+	case n > have && have == 1:
+		return 0, fmt.Errorf("the stack holds 1: sell that 1, not %d", n)
+	case n > have:
+		return 0, fmt.Errorf("the stack holds %d: sell 1 to %d of it, not %d", have, have, n)
 	}
 	return n, nil
 }
@@ -159,6 +185,12 @@ func (d *sellDialog) validate(c *Common) (market.ItemStack, float64, bool) {
 	if err != nil {
 		d.err = err.Error()
 		return st, 0, false
+	}
+	if d.auction {
+		if why := d.terms.check(cfg, cents.Float()); why != "" {
+			d.err = why
+			return st, 0, false
+		}
 	}
 	st.Amount = n
 	d.ok = cents.Float()
@@ -200,8 +232,13 @@ func (d *sellDialog) summarize(c *Common) tea.Cmd {
 
 // field is the text field with the focus.
 func (d *sellDialog) field() *textField {
-	if d.focus == sellAmount {
+	switch d.focus {
+	case sellAmount:
 		return &d.amount
+	case sellBuyNow:
+		return &d.terms.buyNow
+	case sellLasts:
+		return &d.terms.lasts
 	}
 	return &d.price
 }
@@ -226,13 +263,19 @@ func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 	case key.Matches(k, d.list):
 		if st, price, ok := d.validate(c); ok {
 			if d.auction {
-				return actStartAuction{stack: st, start: price}, true
+				return actStartAuction{stack: st, start: price, buyNow: d.terms.now, duration: d.terms.duration}, true
 			}
 			return actSell{stack: st, price: price}, true
 		}
 		return nil, false
 	case key.Matches(k, d.kind):
 		d.auction = !d.auction
+		if d.focus >= d.fields() { // an auction's term had the cursor
+			d.field().Blur()
+			d.focus = sellPrice
+			d.field().Focus()
+		}
+		d.validate(c)
 		return nil, false
 	case key.Matches(k, d.toOrder) && d.hasBest:
 		st := d.stacks[d.pick]
@@ -246,10 +289,10 @@ func (d *sellDialog) Update(c *Common, msg tea.Msg) (action, bool) {
 	case key.Matches(k, d.keys.NextField, d.keys.PrevField):
 		step := 1
 		if key.Matches(k, d.keys.PrevField) {
-			step = sellFields - 1
+			step = d.fields() - 1
 		}
 		d.field().Blur()
-		d.focus = (d.focus + step) % sellFields
+		d.focus = (d.focus + step) % d.fields()
 		d.field().Focus()
 		return nil, false
 	case key.Matches(k, d.keys.Up, d.keys.Down):
@@ -308,14 +351,18 @@ func (d *sellDialog) View(c *Common, w, _ int) string {
 	if line := d.orderLine(c); line != "" {
 		b.WriteString("\n" + line)
 	}
-	b.WriteString("\n" + field("amount", &d.amount, d.focus == sellAmount) + "   " + field(priceLabel, &d.price, d.focus == sellPrice) +
-		selectedHint(s, d.field()))
+	b.WriteString("\n" + field("amount", &d.amount, d.focus == sellAmount) + "   " + field(priceLabel, &d.price, d.focus == sellPrice))
+	if d.auction {
+		b.WriteString("\n" + field("buy now", &d.terms.buyNow, d.focus == sellBuyNow) + "   " +
+			field("lasts", &d.terms.lasts, d.focus == sellLasts) + "\n" + s.Dim.Render(d.terms.bounds(c.Svc.Config())))
+	}
+	b.WriteString(selectedHint(s, d.field()))
 	if d.err != "" {
 		b.WriteString("\n" + s.Err.Render(d.err))
 	} else if price := d.ok; price > 0 && d.auction {
-		cfg := c.Svc.Config()
-		b.WriteString("\n" + s.OK.Render(fmt.Sprintf("ok · an auction for %s from %s: the highest bid at its end buys it, less the sale fee",
-			shortDur(cfg.Auctions.DefaultDuration), money(price))))
+		for _, line := range d.terms.summary(price) {
+			b.WriteString("\n" + s.OK.Render(line))
+		}
 	} else if price > 0 {
 		cfg := c.Svc.Config()
 		fee := float64(cfg.SaleFeeBasisPoints) / 100

@@ -232,3 +232,29 @@ func TestSellDialogKeepsACooldownRefusal(t *testing.T) {
 		t.Fatalf("after a COOLDOWN: dialog %T, err %q, price %q", e.m.dialog, d.err, d.price.Value())
 	}
 }
+
+// TestSellAmountWordsFitTheStack: a stack of one is not "1 to 1 of it".
+func TestSellAmountWordsFitTheStack(t *testing.T) {
+	e := envWithSeller(t, 160, 48, market.ItemStack{Material: "DIAMOND_SWORD", Amount: 1},
+		market.ItemStack{Material: "DIAMOND", Amount: 64})
+	e.key("s")
+	e.key("tab") // the amount, "1", selected
+	for _, c := range []struct{ typed, want string }{
+		{"40", "the stack holds 1: sell that 1, not 40"},
+		{"x", `the amount is 1, the stack holds 1, not "x"`},
+		{"", "type the amount: 1, the stack holds 1"},
+	} {
+		e.key("backspace")
+		e.key("backspace")
+		e.typeText(c.typed)
+		e.mustContain(c.want)
+		if strings.Contains(e.view(), "1 to 1") {
+			t.Fatalf("%q: 1 to 1:\n%s", c.typed, e.view())
+		}
+	}
+	e.key("down") // the 64
+	e.key("backspace")
+	e.key("backspace")
+	e.typeText("65")
+	e.mustContain("the stack holds 64: sell 1 to 64 of it, not 65")
+}

@@ -13,7 +13,8 @@ import (
 )
 
 // money renders 1234567.5 as "1 234 567.50" (thin groups read well in both
-// Polish and English).
+// Polish and English), and a negative amount with the minus sign "−", as
+// the console's in/out columns write a purchase, never ASCII "-".
 func money(v float64) string {
 	neg := v < 0
 	cents := int64(math.Round(math.Abs(v) * 100))
@@ -27,7 +28,7 @@ func money(v float64) string {
 	}
 	s := fmt.Sprintf("%s.%02d", b.String(), cents%100)
 	if neg {
-		return "-" + s
+		return "−" + s
 	}
 	return s
 }

@@ -37,7 +37,7 @@ func (f eventFilter) String() string {
 	var parts []string
 	switch {
 	case f.kind < 0:
-		parts = append(parts, "all kinds")
+		parts = append(parts, "all published kinds")
 	case f.reason != "":
 		parts = append(parts, kindNames[f.kind]+" reason="+f.reason)
 	default:
@@ -83,6 +83,10 @@ func eventListing(e market.Event) int {
 	}
 	return 0
 }
+
+// seqNote says why the seqs shown skip numbers: the internal kinds of the
+// market's log, which no listener receives.
+const seqNote = "#seq skips internal entries: expiry, purchase steps, claims, players, issuance"
 
 // eventsPane shows the live event log, newest first. The cursor stays on
 // the same event while new ones arrive, unless it is on the newest, which
@@ -133,8 +137,7 @@ func (p *eventsPane) Badge() string { return count(len(p.log.all)) }
 
 func (p *eventsPane) Help() []key.Binding {
 	n := p.keys.nav
-	return []key.Binding{p.keys.Open, p.keys.Filter, p.keys.Listing, p.keys.Pause, p.keys.Export,
-		n.Up, n.Down, n.PgUp, n.PgDown, n.Home, n.End}
+	return append([]key.Binding{p.keys.Open, p.keys.Filter, p.keys.Listing, p.keys.Pause, p.keys.Export}, n.all()...)
 }
 
 func (p *eventsPane) TextFocused() bool { return false }
@@ -437,6 +440,10 @@ func (p *eventsPane) View(c *Common, w, h int) string {
 	if n, f, cl := len(p.log.byKind[kindOrderPlaced]), len(p.log.byKind[kindOrderFilled]), len(p.log.byKind[kindOrderClosed]); n+f+cl > 0 {
 		head += s.Dim.Render(fmt.Sprintf(" · orders placed %s · fills %s · closed %s", count(n), count(f), count(cl)))
 	}
+	// The seqs are the market log's, which also numbers what it keeps but
+	// never publishes (market.EventKind.Published): without a word, #9 then
+	// #11 reads as an event lost. Where the head is cut, "published" says it.
+	head += s.Dim.Render(" · " + seqNote)
 	b.WriteString(fit(head, w))
 	rows := h - 1
 	n := p.visible()

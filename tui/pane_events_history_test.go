@@ -62,7 +62,7 @@ func TestEventsShowTheLogFromBeforeTheStart(t *testing.T) {
 	if p.visible() != 3 || e.m.log.all[0].Seq() != before[0].Seq() || e.m.log.all[2].Seq() != before[2].Seq() {
 		t.Fatalf("after the restart: %d visible, log %v", p.visible(), e.m.log.all)
 	}
-	e.mustContain("3 events · showing all kinds · 3 from before this start")
+	e.mustContain("3 events · showing all published kinds · 3 from before this start")
 	e.mustContain("6 Events (3)")
 	e.mustContain("TransactionCompletedEvent")
 	e.key("1")

@@ -35,8 +35,7 @@ func (p *listingsPane) Title() string { return "Listings" }
 
 func (p *listingsPane) Help() []key.Binding {
 	n := p.table.nav
-	return []key.Binding{p.keys.Detail, p.keys.Sort, p.keys.Cat, n.PgDown, n.End, p.keys.SortBack, p.keys.CatAll,
-		n.Up, n.Down, n.PgUp, n.Home, p.keys.Back}
+	return append(append([]key.Binding{p.keys.Detail, p.keys.Sort, p.keys.SortBack, p.keys.Cat, p.keys.CatAll}, n.all()...), p.keys.Back)
 }
 
 func (p *listingsPane) TextFocused() bool { return false }

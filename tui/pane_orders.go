@@ -92,8 +92,8 @@ func (p *ordersPane) Title() string { return "Orders" }
 
 func (p *ordersPane) Help() []key.Binding {
 	n := p.keys.nav
-	return []key.Binding{p.keys.Place, p.keys.Fill, p.keys.Cancel, p.keys.Material, p.keys.NextMaterial, p.keys.PrevMaterial,
-		p.keys.Open, p.keys.Book, p.keys.AdminCancel, n.Up, n.Down, n.PgUp, n.PgDown, n.Home, n.End}
+	return append([]key.Binding{p.keys.Place, p.keys.Fill, p.keys.Cancel, p.keys.AdminCancel, p.keys.Material, p.keys.NextMaterial,
+		p.keys.PrevMaterial, p.keys.Open, p.keys.Book}, n.all()...)
 }
 
 func (p *ordersPane) TextFocused() bool { return false }
@@ -458,7 +458,7 @@ func (p *ordersPane) View(c *Common, w, h int) string {
 	if p.material == "" {
 		lines = append(lines, s.Title.Render("No open buy orders")+s.Dim.Render(" · o places one · c shows any material's book"))
 	} else {
-		title := s.Title.Render(fmt.Sprintf("Book of %s (%s)", materialName(p.material), playertext.Sanitize(p.material)))
+		title := s.Title.Render(fmt.Sprintf("Order book · %s (%s)", materialName(p.material), playertext.Sanitize(p.material)))
 		lines = append(lines, title+s.Dim.Render(" · , . step through materials with orders · c choose"))
 		lines = append(lines, p.bookLines(c, w, h)...)
 	}
@@ -525,6 +525,10 @@ func (p *ordersPane) lists(c *Common, head []string, w, h int) string {
 			text = s.Title.Render(fmt.Sprintf("Resting orders of %s (%s)", materialName(p.material), count(p.resting.Total)))
 		case j < p.restingLines():
 			text = s.Dim.Render(fmt.Sprintf("  … and %s more, cheaper", count(p.resting.Total-len(p.resting.Orders))))
+		case j == p.restingLines() && p.player == uuid.Nil:
+			text = s.Title.Render("No player yet")
+		case p.player == uuid.Nil && j > p.restingLines():
+			text = s.Dim.Render("  " + noPlayerHow)
 		case j == p.restingLines():
 			who := playerName(market.Player{ID: p.player, Name: c.Actor.Name})
 			text = s.Title.Render(fmt.Sprintf("%s's orders (%d open, newest closed after)", who, open))

@@ -85,7 +85,7 @@ func TestPlaceAnOrderFromTheOrdersPane(t *testing.T) {
 	if e.balance(buyer) != 960 || !o.ExpiresAt.Equal(fixedNow.Add(2*time.Hour)) {
 		t.Fatalf("balance %.2f, order %+v", e.balance(buyer), o)
 	}
-	e.mustContain("Book of Oak Log (OAK_LOG)")
+	e.mustContain("Order book · Oak Log (OAK_LOG)")
 	e.mustContain("        0.40     100  1 order")
 	e.mustContain("│        0.50      64  1 listing")
 	e.mustContain("▶ #" + itoa(o.ID) + "      Kupiec                0.40 each  wants   100 of 100    escrow      40.00  ends in 2h 0m")
@@ -135,7 +135,7 @@ func TestSellIntoAnOrderFromTheOrdersPane(t *testing.T) {
 	o, err := e.svc.PlaceOrder(buyer, "OAK_LOG", 100, 2.5, 0)
 	must(t, err)
 	e.key("7")
-	e.mustContain("Book of Oak Log (OAK_LOG)")
+	e.mustContain("Order book · Oak Log (OAK_LOG)")
 	e.key("f")
 	if _, ok := e.m.dialog.(*orderSellDialog); !ok {
 		t.Fatalf("f opened %T (status %q)", e.m.dialog, e.status())
@@ -234,7 +234,7 @@ func TestCancelAnOrder(t *testing.T) {
 	theirs, err := e.svc.PlaceOrder(buyer, "DIAMOND", 2, 50, 0)
 	must(t, err)
 	e.key("7")
-	e.mustContain("Book of Diamond (DIAMOND)")
+	e.mustContain("Order book · Diamond (DIAMOND)")
 	e.key("d") // the cursor is on the best order: Sprzedawca's own
 	e.mustContain("Cancel buy order #" + itoa(mine.ID) + " as the acting player Sprzedawca?")
 	e.mustContain("Sprzedawca gets the escrow back: 400.00")
@@ -416,7 +416,7 @@ func TestOrdersPaneWhileDisabled(t *testing.T) {
 	e.mustContain(notReadyText)
 	e.key("esc")
 	e.key("D")
-	e.mustContain("Book of Diamond (DIAMOND)")
+	e.mustContain("Order book · Diamond (DIAMOND)")
 }
 
 // TestOrdersPaneCursorStaysOnItsOrder: a better order arriving above the
@@ -436,9 +436,9 @@ func TestOrdersPaneCursorStaysOnItsOrder(t *testing.T) {
 	e.key("c")
 	e.typeText("STONE")
 	e.key("enter")
-	e.mustContain("Book of Stone (STONE)")
+	e.mustContain("Order book · Stone (STONE)")
 	e.key(",") // back to the only material with orders: the cursor on its best
-	e.mustContain("Book of Diamond (DIAMOND)")
+	e.mustContain("Order book · Diamond (DIAMOND)")
 	e.mustContain("▶ #" + itoa(best.ID) + " ")
 }
 

@@ -65,8 +65,8 @@ func (p *searchPane) Help() []key.Binding {
 		return []key.Binding{p.keys.Blur}
 	}
 	n := p.table.nav
-	return []key.Binding{p.keys.Focus, p.keys.Detail, p.keys.Sort, p.keys.Cat, n.PgDown, n.End, p.keys.SortBack,
-		p.keys.CatAll, n.Up, n.Down, n.PgUp, n.Home, p.keys.Back}
+	return append(append([]key.Binding{p.keys.Focus, p.keys.Detail, p.keys.Sort, p.keys.SortBack, p.keys.Cat, p.keys.CatAll},
+		n.all()...), p.keys.Back)
 }
 
 func (p *searchPane) TextFocused() bool { return p.input.Focused() }

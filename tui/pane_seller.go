@@ -73,11 +73,11 @@ func (p *sellerPane) Help() []key.Binding {
 	n := p.table.nav
 	switch p.view {
 	case 2:
-		return []key.Binding{p.keys.View, p.keys.Open, n.PgDown, n.End, n.Up, n.Down, n.PgUp, n.Home}
+		return append([]key.Binding{p.keys.View, p.keys.Open}, n.all()...)
 	case sellerBidsView:
-		return []key.Binding{p.keys.View, p.keys.Bid, n.Up, n.Down, n.PgDown, n.End, n.PgUp, n.Home}
+		return append([]key.Binding{p.keys.View, p.keys.Bid}, n.all()...)
 	}
-	return []key.Binding{p.keys.View, n.PgDown, n.End, n.Up, n.Down, n.PgUp, n.Home}
+	return append([]key.Binding{p.keys.View}, n.all()...)
 }
 
 func (p *sellerPane) TextFocused() bool { return false }
@@ -208,6 +208,10 @@ func (p *sellerPane) bidDialog(c *Common) tea.Cmd {
 
 func (p *sellerPane) View(c *Common, w, h int) string {
 	s := c.Styles
+	if p.player == uuid.Nil {
+		// No one to show: not a nil id with a balance of 0.00.
+		return block([]string{s.Title.Render("No player yet"), s.Dim.Render(noPlayerHow)}, w, h)
+	}
 	st := p.state
 	role := ""
 	if st.HasPermission(market.PermAdmin) {

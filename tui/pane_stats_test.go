@@ -275,3 +275,41 @@ func TestStatsNumbersKeepTheirGaps(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsAxisSpansTheSpan: the chart is as many columns as its buckets,
+// so that the axis spans the span the heading names: on a 160-column
+// console 7 days in 2-hour buckets are 84 columns (they were drawn in 111,
+// the first 27 blank and standing for days before the span), 30 days in 8
+// hours 90, 24 hours in 15 minutes 96. The clock is at 2026-11-01 12:00.
+func TestStatsAxisSpansTheSpan(t *testing.T) {
+	e := newEnv(t, 160, 48)
+	e.key("4")
+	for _, c := range []struct{ head, axis string }{
+		{"last 7d · top item 1/10 · 1 column = 2h",
+			"─────┴Oct 26─────┴Oct 27─────┴Oct 28─────┴Oct 29─────┴Oct 30─────┴Oct 31─────┴Nov 01"},
+		{"last 30d · top item 1/10 · 1 column = 8h",
+			"─┴Oct 03──┴Oct 06──┴Oct 09──┴Oct 12──┴Oct 15──┴Oct 18──┴Oct 21──┴Oct 24──┴Oct 27──┴Oct 30─"},
+		{"last 24h · top item 1/10 · 1 column = 15m",
+			"───┴13:00──┴15:00──┴17:00──┴19:00──┴21:00──┴23:00──┴01:00──┴03:00──┴05:00──┴07:00──┴09:00───────"},
+	} {
+		e.mustContain(c.head)
+		e.mustContain("└" + c.axis + "    ") // the rest of the line is blank
+		e.key("w")
+	}
+}
+
+// TestStatsAxisLabelsItsFirstDay: where the first day of the span has room
+// for its label before the next, the axis's corner carries it.
+func TestStatsAxisLabelsItsFirstDay(t *testing.T) {
+	s := newStyles(true)
+	start := time.Date(2026, 10, 31, 4, 0, 0, 0, time.UTC)
+	var pts []market.PricePoint
+	for i := range 30 {
+		pts = append(pts, market.PricePoint{Start: start.Add(time.Duration(i) * 2 * time.Hour)})
+	}
+	lines := statsChartLines(s, pts, 48*time.Hour, 100, 6, "none")
+	want := strings.Repeat(" ", statsYAxisW-1) + "└Oct 31────┴Nov 01─────┴Nov 02─"
+	if got := ansi.Strip(lines[len(lines)-1]); got != want {
+		t.Fatalf("axis\n%q, want\n%q", got, want)
+	}
+}

@@ -59,8 +59,7 @@ func newTransactionsPane() *transactionsPane {
 func (p *transactionsPane) Title() string { return "Transactions" }
 
 func (p *transactionsPane) Help() []key.Binding {
-	return []key.Binding{p.keys.Detail, p.keys.States, p.keys.Filter, p.keys.Refund, p.keys.Rate, p.nav.PgDown, p.nav.End, p.nav.Up, p.nav.Down,
-		p.nav.PgUp, p.nav.Home, p.keys.Back}
+	return append(append([]key.Binding{p.keys.Detail, p.keys.States, p.keys.Filter, p.keys.Refund, p.keys.Rate}, p.nav.all()...), p.keys.Back)
 }
 
 func (p *transactionsPane) TextFocused() bool { return false }
@@ -257,7 +256,11 @@ func txLines(c *Common, t market.Transaction) []string {
 		lines = append(lines, s.Dim.Render(fmt.Sprintf("%-12s", label))+value)
 	}
 	add("transaction", playertext.Sanitize(t.ID))
-	add("listing", fmt.Sprintf("#%d", t.ListingID))
+	if t.ListingID == 0 && t.BuyOrder != 0 {
+		add("listing", s.Dim.Render(fmt.Sprintf("none: sold from the inventory into buy order #%d", t.BuyOrder)))
+	} else {
+		add("listing", fmt.Sprintf("#%d", t.ListingID))
+	}
 	add("item", RenderMC(itemName(t.Item), lipglossPlain)+fmt.Sprintf(" ×%d", t.Item.Amount)+
 		s.Dim.Render("  ("+playertext.Sanitize(t.Item.Material)+")"))
 	if e := enchants(t.Item); e != "" {
@@ -270,6 +273,13 @@ func txLines(c *Common, t market.Transaction) []string {
 	state := txState(s, t, true)
 	if t.ErrorCode != "" {
 		state += "  " + s.Err.Render("error "+playertext.Sanitize(t.ErrorCode))
+		if at, returned, ok := t.Refunded(); ok {
+			what := "refunded"
+			if !returned {
+				what = "refunded, money only,"
+			}
+			state += s.Dim.Render(fmt.Sprintf(" (%s at %s UTC)", what, stamp(at)))
+		}
 	}
 	if t.Pending {
 		state += "  " + s.Warn.Render("saving") + s.Dim.Render(": not in the store yet, undone if it refuses")

@@ -401,3 +401,38 @@ func TestTransactionsAt80KeepNamesAndNet(t *testing.T) {
 		t.Fatalf("only %d rows with names that fit", whole)
 	}
 }
+
+// TestOrderFillFromTheInventoryHasNoListing: a stack sold into a buy order
+// from the inventory had no listing; the Transactions pane names the order
+// in the listing column, not "#0" ("—" where "ord #10" does not fit), and
+// the details say so.
+func TestOrderFillFromTheInventoryHasNoListing(t *testing.T) {
+	for _, c := range []struct {
+		w      int
+		orders int // placed before the one filled
+		cell   string
+	}{{160, 0, "ord #1 Oak Log"}, {110, 0, "COMPLETED   ord #1 Oak Log"}, {160, 9, "ord #10 Oak Log"}, {110, 9, "COMPLETED        — Oak Log"}} {
+		e, seller, buyer := orderEnv(t, c.w, 40, market.ItemStack{Material: "OAK_LOG", Amount: 64})
+		for range c.orders {
+			_, err := e.svc.PlaceOrder(buyer, "DIAMOND", 1, 1, 0)
+			must(t, err)
+		}
+		o, err := e.svc.PlaceOrder(buyer, "OAK_LOG", 10, 2, 0)
+		must(t, err)
+		e.m.c.Actor = seller
+		e.key("7")
+		e.key(".") // the next material with orders: Oak Log's book
+		e.key("f")
+		e.key("enter")
+		if !strings.HasPrefix(e.status(), "sold Oak Log ×10 into buy order #"+itoa(o.ID)) {
+			t.Fatalf("status %q", e.status())
+		}
+		e.key("5")
+		if strings.Contains(e.view(), "#0") {
+			t.Fatalf("%d wide: the fill shows listing #0:\n%s", c.w, e.view())
+		}
+		e.mustContain(c.cell)
+		e.key("enter")
+		e.mustContain("listing     none: sold from the inventory into buy order #" + itoa(o.ID))
+	}
+}

@@ -46,7 +46,12 @@ func newWebhooksPane(ctl webhook.Control) *webhooksPane {
 
 func (p *webhooksPane) Title() string { return "Webhooks" }
 
+// Help offers the endpoints' keys only when there are endpoints: with none,
+// space and t have nothing to act on.
 func (p *webhooksPane) Help() []key.Binding {
+	if len(p.rows) == 0 {
+		return nil
+	}
 	n := p.nav.nav
 	return []key.Binding{p.keys.Pause, p.keys.Test, n.Up, n.Down, n.Home, n.End}
 }

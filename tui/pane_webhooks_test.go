@@ -87,6 +87,21 @@ func TestWebhooksPaneWithoutWebhooksSaysHowToAddOne(t *testing.T) {
 	e.mustContain("To add them under webhooks: in rynek.yml (docs/rules.md):")
 	e.mustContain("8 Webhooks")
 	checkScreen(t, e.m.View().Content, 80, 24)
+	// The footer offers no key that has nothing to act on.
+	lines := strings.Split(e.view(), "\n")
+	if footer := strings.TrimRight(lines[len(lines)-1], " "); footer != "? all keys · q quit" {
+		t.Fatalf("footer %q", footer)
+	}
+	e.key("?") // nor does the help
+	e.mustContain("Panes and everywhere")
+	for range 30 {
+		e.key("pgdown")
+	}
+	if strings.Contains(e.view(), "This pane: Webhooks") || strings.Contains(e.view(), "send a test event") {
+		t.Fatalf("the help offers the webhooks' keys:\n%s", e.view())
+	}
+	e.mustContain("Mouse: click a tab or a row")
+	e.key("esc")
 	e.key("space")
 	if got := e.status(); got != "no webhook to act on: add them under webhooks: in rynek.yml (docs/rules.md)" {
 		t.Fatalf("space without webhooks: %q", got)

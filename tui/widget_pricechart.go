@@ -35,10 +35,16 @@ func statsWidth(span time.Duration, w int) time.Duration {
 // labelled with the top, middle and bottom prices; under it, when there are
 // rows for it, the bucket's number of sales as a bar (▁ to █, the busiest
 // bucket full), and an x-axis with dates. It returns rows lines and the
-// axis line, statsYAxisW+plotW wide. empty is the message shown when no
+// axis line, statsYAxisW plus at most plotW wide: the plot is as wide as
+// the buckets, so that its axis spans the span the heading names (7 days in
+// 2-hour buckets are 84 columns, not the 111 a wide pane has, whose first 27
+// would stand for days before the span). empty is the message shown when no
 // bucket has a sale.
 func statsChartLines(s Styles, pts []market.PricePoint, span time.Duration, plotW, rows int, empty string) []string {
 	plotW = max(plotW, 1)
+	if len(pts) > 0 {
+		plotW = min(plotW, len(pts))
+	}
 	var volume string
 	if rows >= 4 {
 		rows--
@@ -174,7 +180,8 @@ func statsRuns(s Styles, cells []byte) string {
 
 // statsXAxis is the x-axis line, plotW wide: a tick and a label at the first
 // bucket of a new day ("Jan 02") or, over 24 hours, of a new hour ("15:00"),
-// as often as the labels fit.
+// as often as the labels fit; the first column is labelled too, with its
+// bucket's day or hour, when that leaves the next label its room.
 func statsXAxis(pts []market.PricePoint, off, plotW int, span time.Duration) string {
 	axis := []rune(strings.Repeat("─", plotW))
 	layout, unit := "Jan 02", 24*time.Hour
@@ -183,6 +190,20 @@ func statsXAxis(pts []market.PricePoint, off, plotW int, span time.Duration) str
 	}
 	n := len([]rune(layout))
 	next := 0 // first column free for a tick
+	if len(pts) > 0 {
+		first := pts[0].Start.UTC().Truncate(unit)
+		boundary := len(pts) // where the first new day (hour) begins
+		for i, pt := range pts {
+			if pt.Start.UTC().Truncate(unit).After(first) {
+				boundary = i
+				break
+			}
+		}
+		if boundary >= n+2 && off+n <= plotW { // the corner is its tick
+			copy(axis[off:], []rune(first.Format(layout)))
+			next = off + n + 2
+		}
+	}
 	var prev time.Time
 	for i, pt := range pts {
 		b := pt.Start.UTC().Truncate(unit)

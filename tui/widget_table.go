@@ -116,6 +116,12 @@ type tableKeys struct {
 	Up, Down, PgUp, PgDown, Home, End key.Binding
 }
 
+// all is the keys in the order every footer and the help list them: each
+// next to its opposite, the smallest steps first.
+func (n tableKeys) all() []key.Binding {
+	return []key.Binding{n.Up, n.Down, n.PgUp, n.PgDown, n.Home, n.End}
+}
+
 func newTableKeys() tableKeys {
 	return tableKeys{
 		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),

@@ -247,7 +247,7 @@ func (tt *txTable) row(c *Common, t market.Transaction, w int) string {
 	amount := fmt.Sprintf(" ×%d", t.Item.Amount)
 	item := fit(RenderMC(itemName(t.Item), lipglossPlain), max(cols.item-width(amount), 1)) + amount
 	r := txLine(cols, s.Dim.Render(fit(ts, cols.time)), fit(playertext.Sanitize(shortID(t.ID)), cols.id),
-		fit(txState(s, t, cols.wide), cols.state), fitLeft(fmt.Sprintf("#%d", t.ListingID), cols.listing),
+		fit(txState(s, t, cols.wide), cols.state), fitLeft(txListing(t, cols.listing), cols.listing),
 		fit(item, cols.item), s.Price.Render(fitLeft(money(t.Price), cols.price)), tt.inOut(s, t, cols.money),
 		fit(tt.parties(s, t, cols.parties), cols.parties))
 	r = fit(r, w)
@@ -256,6 +256,19 @@ func (tt *txTable) row(c *Common, t market.Transaction, w int) string {
 	}
 	tt.rowCache[t.ID] = r
 	return r
+}
+
+// txListing is the listing column's cell, w cells wide at most: "#12", or
+// for a sale into a buy order from an inventory, which had no listing, the
+// order ("ord #7"), "—" when that does not fit.
+func txListing(t market.Transaction, w int) string {
+	if t.ListingID != 0 || t.BuyOrder == 0 {
+		return fmt.Sprintf("#%d", t.ListingID)
+	}
+	if cell := fmt.Sprintf("ord #%d", t.BuyOrder); width(cell) <= w {
+		return cell
+	}
+	return "—"
 }
 
 // inOut is the money a transaction moved into or out of the viewing
