@@ -25,8 +25,12 @@ type Options struct {
 // with mode 0600 (it holds players' balances). A file that is not SQLite, or
 // is SQLite but not Rynek's, or is from a newer schema, is refused with an
 // error: it is never reset or overwritten. A market another process has open
-// is refused too.
+// is refused too, and so is one on a network filesystem (checkFilesystem),
+// before anything is created.
 func Open(path string, opts Options) (*Store, error) {
+	if err := checkFilesystem(path); err != nil {
+		return nil, err
+	}
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
