@@ -59,7 +59,7 @@ items +\d+ against opening \d+ \+ issued in 0 - out 0 = \d+
 volume +\d+\.\d\d over \d+ sales
 events +\d+ kept, 1 to \d+; none trimmed; delivered through \d+
 recovery +nothing in flight
-sound: no problems \(checked in \d+ms\)
+sound: no problems \(checked in (\d+ms|\d+(\.\d+)?s)\)
 $`)
 
 // TestCheckCommand: `rynek check` on a demo market file says it is sound

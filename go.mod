@@ -17,6 +17,7 @@ require (
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/google/btree v1.1.3
 	github.com/google/uuid v1.6.0
+	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3

@@ -12,7 +12,6 @@ import (
 	"github.com/rynek/rynek/internal/grzybcio"
 	"github.com/rynek/rynek/internal/rules"
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/postgres"
 	"github.com/rynek/rynek/market/sqlite"
 )
 
@@ -111,10 +110,10 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer st.store.Close()
-		if pg, ok := st.store.(*postgres.Store); ok {
-			// An import writes no log entries: running servers would never
-			// learn of it.
-			n, err := pg.OthersOpen()
+		if shared, ok := st.store.(interface{ OthersOpen() (int, error) }); ok {
+			// An import writes no log entries: running instances would
+			// never learn of it.
+			n, err := shared.OthersOpen()
 			switch {
 			case err != nil:
 				fmt.Fprintf(stderr, "rynek import: cannot tell whether other Rynek instances have this market open: %v\n", err)

@@ -69,7 +69,6 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		{[]string{"serve", "--bots", "-3"}, 2, "--bots must be between 0 and 100000, got -3"},
 		{[]string{"serve", "now"}, 2, `unexpected argument "now"`},
 		{[]string{"serve", "--api", "nonsense"}, 2, `--api "nonsense": address nonsense: missing port in address`},
-		{[]string{"--instance", "lobby"}, 2, "--instance names a server in a network; it needs --db postgres://…"},
 		{[]string{"serve", "--db", "postgres://u@127.0.0.1:1/m", "--sync"}, 2, "--sync is for a market file"},
 		{[]string{"backup", "--db", "postgres://u:secret@127.0.0.1:1/m", filepath.Join(dir, "b.db")}, 2, "a PostgreSQL market is backed up by the server: pg_dump"},
 		{[]string{"--db", "postgres://nobody:secret@127.0.0.1:1/m?connect_timeout=2"}, 1, "open the PostgreSQL market nobody@127.0.0.1:1/m"},

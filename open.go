@@ -49,6 +49,9 @@ type marketFlags struct {
 	publicURL string
 	// realtime runs the main loop's thread at real-time priority.
 	realtime bool
+	// command is what this process runs, as other instances of the
+	// market show it: "console" or "serve" (start sets it).
+	command string
 }
 
 // dbUsage is the --db flag's help, the same for every command.
@@ -58,7 +61,7 @@ const dbUsage = "the market: a database file (default $XDG_DATA_HOME/rynek/marke
 func addMarketFlags(fs *flag.FlagSet) *marketFlags {
 	f := &marketFlags{}
 	fs.StringVar(&f.db, "db", "", dbUsage)
-	fs.StringVar(&f.instance, "instance", "", "this server's name in a network on one PostgreSQL market, unique in it, shown as its events' origin (default: the host name)")
+	fs.StringVar(&f.instance, "instance", "", "this instance's name among those sharing the market, unique among them, shown as its events' origin (default: on a market file the command's, serve or console, numbered while another has it; on PostgreSQL the host name)")
 	fs.IntVar(&f.seed, "seed", 3000, "listings to generate when the database is new (0: start empty)")
 	fs.Int64Var(&f.seedRand, "seed-rand", 1, "seed of the demo data generator (same seed, same market)")
 	fs.BoolVar(&f.seedWithoutOrders, "seed-without-orders", false, "generate the demo data without resting buy orders (by default one for every 50 listings)")
@@ -78,10 +81,6 @@ func (f *marketFlags) check(stderr io.Writer) int {
 	}
 	if f.name == "" {
 		fmt.Fprintln(stderr, "rynek: --name must not be empty")
-		return 2
-	}
-	if f.instance != "" && !isPostgres(f.db) {
-		fmt.Fprintln(stderr, "rynek: --instance names a server in a network; it needs --db postgres://…")
 		return 2
 	}
 	if f.sync && isPostgres(f.db) {
@@ -178,7 +177,10 @@ func (f *marketFlags) start(cmd string, fs *flag.FlagSet, addr string, af *apiFl
 		}
 	}
 	resolved := *f
-	resolved.db = path
+	resolved.db, resolved.command = path, strings.TrimPrefix(cmd, "rynek ")
+	if resolved.command == "rynek" {
+		resolved.command = "console"
+	}
 	s, err := open(resolved, file.Rules, stderr)
 	if err != nil {
 		if ln != nil {
@@ -197,7 +199,7 @@ func (f *marketFlags) start(cmd string, fs *flag.FlagSet, addr string, af *apiFl
 // file it created is gone again.
 func open(f marketFlags, rules market.Config, stderr io.Writer) (*session, error) {
 	line := progressLine{w: stderr, terminal: isTerminal(stderr)}
-	st, err := openMarket(f.db, sqlite.Options{Sync: f.sync}, f.instance, false)
+	st, err := openMarket(f.db, sqlite.Options{Sync: f.sync, Command: f.command}, f.instance, false)
 	if err != nil {
 		return nil, err
 	}
@@ -320,6 +322,7 @@ func openMarket(location string, opts sqlite.Options, instance string, tool bool
 	if err != nil {
 		return openedMarket{}, err
 	}
+	opts.Instance, opts.Tool = instance, tool
 	st, err := sqlite.Open(location, opts)
 	if err != nil {
 		made.undo()

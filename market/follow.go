@@ -264,6 +264,7 @@ func (s *Service) followLog(ctx context.Context, f *follower, fetched uint64) {
 		}()
 		f.store.WaitEvents(wait)
 		cancel()
+		s.peers.refresh(f.store)
 	}
 }
 

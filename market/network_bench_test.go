@@ -2,6 +2,7 @@ package market_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -10,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/pgtest"
 	"github.com/rynek/rynek/market"
-	"github.com/rynek/rynek/market/postgres"
 )
 
 // The network's benchmarks run on the throwaway PostgreSQL cluster of
@@ -27,7 +27,13 @@ func networkConfig() market.Config {
 // stack gives 63 sells of one item.
 func seedSellers(tb testing.TB, dsn string, players int) []market.Player {
 	tb.Helper()
-	st, err := postgres.Open(dsn, postgres.Options{Instance: "seed", Tool: true})
+	return seedSellersIn(tb, postgresMarket(dsn), players)
+}
+
+// seedSellersIn is seedSellers on any shared market.
+func seedSellersIn(tb testing.TB, m sharedMarket, players int) []market.Player {
+	tb.Helper()
+	st, err := m.open("seed", true)
 	must(tb, err)
 	defer st.Close()
 	k, err := market.NewMerge(st)
@@ -48,7 +54,12 @@ func seedSellers(tb testing.TB, dsn string, players int) []market.Player {
 // openInstance opens an instance of the network market, bound to the
 // calling goroutine's thread.
 func openInstance(dsn, name string) (*market.Service, error) {
-	st, err := postgres.Open(dsn, postgres.Options{Instance: name})
+	return openInstanceIn(postgresMarket(dsn), name)
+}
+
+// openInstanceIn is openInstance on any shared market.
+func openInstanceIn(m sharedMarket, name string) (*market.Service, error) {
+	st, err := m.open(name, false)
 	if err != nil {
 		return nil, err
 	}
@@ -156,10 +167,15 @@ func BenchmarkNetworkBuy(b *testing.B) {
 
 // BenchmarkNetworkApply is how long a sell committed on one instance takes
 // to reach the listeners of another, whose main loop is the headless
-// server's: a 50 ms tick, and Follow as soon as Followed rings.
+// server's: a 50 ms tick, and Follow as soon as Followed rings. On a SQLite
+// file (instances on one machine) and on PostgreSQL (a network).
 func BenchmarkNetworkApply(b *testing.B) {
-	dsn := pgtest.Database(b)
-	players := seedSellers(b, dsn, 1+b.N/(market.InventorySize*60))
+	b.Run("sqlite", func(b *testing.B) { benchmarkApply(b, sqliteMarket(filepath.Join(b.TempDir(), "m.db"))) })
+	b.Run("postgres", func(b *testing.B) { benchmarkApply(b, postgresMarket(pgtest.Database(b))) })
+}
+
+func benchmarkApply(b *testing.B, m sharedMarket) {
+	players := seedSellersIn(b, m, 1+b.N/(market.InventorySize*60))
 	var mu sync.Mutex
 	// When each seq was committed (the writer's SellItem returned) and
 	// reached the follower's listeners, whichever is recorded first.
@@ -168,7 +184,7 @@ func BenchmarkNetworkApply(b *testing.B) {
 	var openErr error
 	go func() {
 		runtime.LockOSThread()
-		follower, err := openInstance(dsn, "follower")
+		follower, err := openInstanceIn(m, "follower")
 		if err != nil {
 			openErr = err
 			close(ready)
@@ -198,7 +214,7 @@ func BenchmarkNetworkApply(b *testing.B) {
 	<-ready
 	must(b, openErr)
 	runtime.LockOSThread()
-	svc, err := openInstance(dsn, "writer")
+	svc, err := openInstanceIn(m, "writer")
 	must(b, err)
 	defer svc.Close()
 	s, err := newSeller(svc, players)

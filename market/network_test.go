@@ -25,7 +25,13 @@ type networkPlayers struct {
 
 func seedNetwork(t testing.TB, dsn string, sellers, buyers, listings int) networkPlayers {
 	t.Helper()
-	st, err := postgres.Open(dsn, postgres.Options{Instance: "seed", Tool: true})
+	return seedShared(t, postgresMarket(dsn), sellers, buyers, listings)
+}
+
+// seedShared is seedNetwork on any shared market.
+func seedShared(t testing.TB, m sharedMarket, sellers, buyers, listings int) networkPlayers {
+	t.Helper()
+	st, err := m.open("seed", true)
 	must(t, err)
 	defer st.Close()
 	k, err := market.NewBulk(st)
@@ -67,9 +73,12 @@ type seen struct {
 // instance's memory ends equal to the store, and every instance's listeners
 // saw every event, in the same order, with the instance it came from.
 func TestNetworkSellsEachListingOnce(t *testing.T) {
-	dsn := pgtest.Database(t)
+	forEachSharedMarket(t, testSellsEachListingOnce)
+}
+
+func testSellsEachListingOnce(t *testing.T, m sharedMarket) {
 	const instances, buyersEach, listings = 3, 8, 1000
-	np := seedNetwork(t, dsn, 10, instances*buyersEach, listings)
+	np := seedShared(t, m, 10, instances*buyersEach, listings)
 
 	type result struct {
 		name     string
@@ -96,7 +105,7 @@ func TestNetworkSellsEachListingOnce(t *testing.T) {
 			res.name = fmt.Sprintf("server-%c", 'a'+i)
 			fail := func(format string, args ...any) { res.failures = append(res.failures, fmt.Sprintf(format, args...)) }
 			defer func() { bought <- struct{}{} }() // also when it failed early
-			st, err := postgres.Open(dsn, postgres.Options{Instance: res.name})
+			st, err := m.open(res.name, false)
 			if err != nil {
 				fail("open: %v", err)
 				open.Done()
@@ -166,7 +175,7 @@ func TestNetworkSellsEachListingOnce(t *testing.T) {
 		<-bought
 	}
 	// Every instance is done buying: the log's end is what each must reach.
-	checker, err := postgres.Open(dsn, postgres.Options{Instance: "checker"})
+	checker, err := m.open("checker", false)
 	must(t, err)
 	var log []market.EventRow
 	_, err = checker.ReadEvents(0, 1<<30, func(e market.EventRow) error {
@@ -277,7 +286,7 @@ func playerSummary(ps market.PlayerState) string {
 // failingStore is a shared store whose commits can be made to fail: the
 // failAt-th commit from now fails without writing anything.
 type failingStore struct {
-	*postgres.Store
+	market.SharedStore
 	failAt int
 }
 
@@ -287,7 +296,7 @@ func (f *failingStore) Commit(b *market.Batch) error {
 			return errors.New("injected store failure")
 		}
 	}
-	return f.Store.Commit(b)
+	return f.SharedStore.Commit(b)
 }
 
 // TestNetworkDutyRunsTheTimersOnce: of the instances on one market, only the
@@ -295,11 +304,14 @@ func (f *failingStore) Commit(b *market.Batch) error {
 // purchases other instances left unfinished; when it goes, the duty passes
 // to another.
 func TestNetworkDutyRunsTheTimersOnce(t *testing.T) {
+	forEachSharedMarket(t, testDutyRunsTheTimersOnce)
+}
+
+func testDutyRunsTheTimersOnce(t *testing.T, m sharedMarket) {
 	defer market.SetTakeOverEvery(0)()
-	dsn := pgtest.Database(t)
-	np := seedNetwork(t, dsn, 2, 2, 20)
-	open := func(name string, wrap func(*postgres.Store) market.Store) (*market.Service, *postgres.Store, *market.ManualClock) {
-		st, err := postgres.Open(dsn, postgres.Options{Instance: name})
+	np := seedShared(t, m, 2, 2, 20)
+	open := func(name string, wrap func(market.SharedStore) market.Store) (*market.Service, market.SharedStore, *market.ManualClock) {
+		st, err := m.open(name, false)
 		must(t, err)
 		var store market.Store = st
 		if wrap != nil {
@@ -328,14 +340,14 @@ func TestNetworkDutyRunsTheTimersOnce(t *testing.T) {
 
 	// A purchase left half-done by an instance that then went away.
 	failing := &failingStore{}
-	c, _, _ := open("c", func(st *postgres.Store) market.Store { failing.Store = st; return failing })
+	c, _, _ := open("c", func(st market.SharedStore) market.Store { failing.SharedStore = st; return failing })
 	defer c.Close()
 	must(t, c.ArmFailure(market.StateSellerPaid))
 	failing.failAt = 2 // the steps commit, the compensation does not
 	if _, err := c.Buy(np.buyers[0], np.listings[0]); err == nil {
 		t.Fatal("the armed purchase succeeded")
 	}
-	failing.Store.Close() // the instance dies without recovering it
+	failing.SharedStore.Close() // the instance dies without recovering it
 	followUntil(a, "a to see the open purchase", func() bool { return mustAudit(t, a).OpenTx == 1 })
 	aClock.Advance(abandoned)
 	followUntil(a, "a to take the purchase over", func() bool { return mustAudit(t, a).OpenTx == 0 })

@@ -83,6 +83,7 @@ type Service struct {
 	outcomes     []outcome    // taken from the committer, not yet settled (main thread)
 	waiting      atomic.Int64 // len(inflight), for readers
 	follow       *follower    // following a shared store; nil otherwise
+	peers        peerList     // the other instances, as the follower last read them
 	log          eventLog
 	health       storeHealth // whether the store takes changes (health.go)
 	ticks        tickMeter   // the main thread's work per tick (tickwork.go)

@@ -80,13 +80,14 @@ func (m *Model) header(w int) string {
 			s.QA.Render(rate)}}
 	}
 	tick := m.ticks.part(s)
-	parts := []*headerPart{fixed(s.Header.Render(playertext.Sanitize(c.Svc.Name()))), fixed(ready), away, clock, active, volume,
+	beside := besidePart(s, c.Svc.Peers())
+	parts := []*headerPart{fixed(s.Header.Render(playertext.Sanitize(c.Svc.Name()))), fixed(ready), beside, away, clock, active, volume,
 		fixed(s.HeaderKey.Render("acting as ") + playerName(c.Actor)), tick, api}
 	if f := m.hdr.armed; f != "" {
 		parts = append(parts, fixed(s.QA.Render("QA armed "+string(f))))
 	}
 	parts = append(parts, bots)
-	steps := []*headerPart{api, api, tick, volume, away, api, bots, clock, clock, away, active}
+	steps := []*headerPart{api, api, tick, volume, away, api, bots, beside, clock, clock, away, active}
 	sep := s.Dim.Render(" │ ")
 	for _, step := range steps {
 		if line := joinHeader(parts, sep); width(line) <= w {
@@ -95,6 +96,41 @@ func (m *Model) header(w int) string {
 		step.narrow() // an absent part, or one at its shortest, stays as it is
 	}
 	return fit(joinHeader(parts, sep), w)
+}
+
+// besidePart says beside which other instances of the market the console
+// runs ("beside rynek serve, pid 4121", "+2" when there are more), nil when
+// it has the market alone: what it shows may be changed by them too.
+func besidePart(s Styles, peers []market.Peer) *headerPart {
+	if len(peers) == 0 {
+		return nil
+	}
+	more := ""
+	if len(peers) > 1 {
+		more = fmt.Sprintf(" +%d", len(peers)-1)
+	}
+	return &headerPart{forms: []string{s.QA.Render("beside " + describePeer(peers[0]) + more),
+		s.QA.Render("beside " + playertext.Sanitize(peers[0].Name) + more)}}
+}
+
+// describePeer names another instance as a person knows it: by its command
+// and process on this machine, else by its name in the network.
+func describePeer(p market.Peer) string {
+	switch {
+	case p.Command == "serve" && p.PID != 0:
+		return fmt.Sprintf("rynek serve, pid %d", p.PID)
+	case p.Command == "console" && p.PID != 0:
+		return fmt.Sprintf("a console, pid %d", p.PID)
+	}
+	return playertext.Sanitize(p.Name)
+}
+
+// besideWho names the other instances in a sentence.
+func besideWho(peers []market.Peer) string {
+	if len(peers) == 1 {
+		return describePeer(peers[0])
+	}
+	return fmt.Sprintf("%s and %d other instance%s", describePeer(peers[0]), len(peers)-1, plural(len(peers)-1))
 }
 
 // joinHeader joins the parts present in their current forms.

@@ -482,8 +482,8 @@ func (p *eventsPane) View(c *Common, w, h int) string {
 func (p *eventsPane) row(c *Common, e market.Event) string {
 	s := c.Styles
 	head := fmt.Sprintf("%s #%-6d %-26s ", e.At().UTC().Format("15:04:05.000"), e.Seq(), e.EventName())
-	if o := e.Origin(); o != "" {
-		head += s.Dim.Render("@"+playertext.Sanitize(o)) + " " // the server it came from, in a network
+	if o := e.Origin(); o != "" && o != c.Svc.Instance() {
+		head += s.Dim.Render("@"+playertext.Sanitize(o)) + " " // the instance it came from, when another
 	}
 	switch e := e.(type) {
 	case market.ListingCreatedEvent:

@@ -21,6 +21,9 @@ func (m *Model) toggleService() {
 		svc.Disable()
 		_, err := svc.GetActiveListingsCount()
 		text := "service disabled (D enables it again)"
+		if peers := svc.Peers(); len(peers) > 0 {
+			text = "this console's service disabled, not " + besideWho(peers) + "'s (D enables it again)"
+		}
 		if err != nil {
 			text += "; every operation now answers: " + err.Error()
 		}
@@ -45,6 +48,12 @@ func (m *Model) advance(msg tea.KeyPressMsg) {
 	}
 	if _, err := c.Svc.GetActiveListingsCount(); err != nil {
 		m.fail(err)
+		return
+	}
+	if peers := c.Svc.Peers(); len(peers) > 0 {
+		// The clock is this process's; the market's timers and every
+		// time written would disagree with the other instances'.
+		m.fail(fmt.Errorf("the market's clock is shared with %s: it cannot be moved from here (close it, or move time there)", besideWho(peers)))
 		return
 	}
 	d := time.Hour

@@ -203,6 +203,31 @@ func (s *Store) OthersOpen() (int, error) {
 	return n, err
 }
 
+// Peers lists the other instances that have the market open now: the rows
+// of rynek_instances whose name's lock a session holds. It reads on a read
+// connection: the follower's goroutine asks, never a main thread.
+func (s *Store) Peers() ([]market.Peer, error) {
+	if s.closed.Load() {
+		return nil, errClosed
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, readTimeout)
+	defer cancel()
+	rows, err := s.readers.Query(ctx, `SELECT i.name FROM rynek_instances i WHERE i.name <> $2 AND EXISTS (
+			SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.classid = $1::oid AND l.objsubid = 2 AND l.granted
+				AND l.objid = ((hashtext(i.name)::bigint + 4294967296) % 4294967296)::oid)
+		ORDER BY i.name`, int64(uint32(ownerLock)), s.instance)
+	if err != nil {
+		return nil, linkError(err)
+	}
+	peers, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (market.Peer, error) {
+		var p market.Peer
+		return p, r.Scan(&p.Name)
+	})
+	return peers, linkError(err)
+}
+
+var _ market.PeerLister = (*Store)(nil)
+
 // Close releases the connections and with them the owner's lock.
 func (s *Store) Close() error {
 	s.mu.Lock()

@@ -54,8 +54,9 @@ func (s *Store) prepare() error {
 		st **sql.Stmt
 		q  string
 	}{{&s.begin, "BEGIN IMMEDIATE"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"},
-		{&s.insertEvent, "INSERT INTO events (seq, kind, at, body, published) VALUES (?, ?, ?, ?, ?)"},
-		{&s.setPublished, "UPDATE meta SET v = ? WHERE k = 'published_seq'"}} {
+		{&s.insertEvent, "INSERT INTO events (seq, kind, at, body, published, origin) VALUES (?, ?, ?, ?, ?, ?)"},
+		{&s.setPublished, "UPDATE instances SET published = max(published, ?1) WHERE name = ?2"},
+		{&s.selectLast, "SELECT coalesce(max(seq), 0) FROM events"}} {
 		if *p.st, err = s.conn.PrepareContext(s.ctx, p.q); err != nil {
 			return fmt.Errorf("prepare: %w", describe(err))
 		}
@@ -70,17 +71,24 @@ func (s *Store) prepare() error {
 	return nil
 }
 
-// Commit writes b's ops and log entries in one SQLite transaction.
+// Commit writes b's ops and log entries in one SQLite transaction. The
+// entries' seqs follow the log's newest, read inside the transaction:
+// BEGIN IMMEDIATE holds the file's write lock, so no other instance
+// appends meanwhile, and seq order is commit order.
 func (s *Store) Commit(b *market.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.writerFree(); err != nil {
 		return err
 	}
-	if b.Published > s.lastSeq {
-		return fmt.Errorf("cannot mark event %d as delivered: the newest event is %d", b.Published, s.lastSeq)
-	}
+	var last int64
 	err := s.inTx(func() error {
+		if err := s.selectLast.QueryRow().Scan(&last); err != nil {
+			return fmt.Errorf("read the log's end: %w", describe(err))
+		}
+		if b.Published > uint64(last) {
+			return fmt.Errorf("cannot mark event %d as delivered: the newest event is %d", b.Published, last)
+		}
 		for i := range b.Ops {
 			if err := s.apply(&b.Ops[i]); err != nil {
 				return err
@@ -88,12 +96,12 @@ func (s *Store) Commit(b *market.Batch) error {
 		}
 		published := max(s.published, b.Published)
 		for i, e := range b.Events {
-			if _, err := s.insertEvent.Exec(int64(s.lastSeq)+int64(i)+1, string(e.Kind), e.At, nonNil(e.Body), int64(published)); err != nil {
+			if _, err := s.insertEvent.Exec(last+int64(i)+1, string(e.Kind), e.At, nonNil(e.Body), int64(published), s.instance); err != nil {
 				return fmt.Errorf("append to the event log: %w", describe(err))
 			}
 		}
 		if len(b.Events) == 0 && b.Published > s.published {
-			if _, err := s.setPublished.Exec(int64(b.Published)); err != nil {
+			if _, err := s.setPublished.Exec(int64(b.Published), s.instance); err != nil {
 				return fmt.Errorf("record the delivered events: %w", describe(err))
 			}
 		}
@@ -102,10 +110,15 @@ func (s *Store) Commit(b *market.Batch) error {
 	if err != nil {
 		return err
 	}
+	if uint64(last) > s.lastSeq {
+		s.othersWrote.Store(true) // entries of others under these: WaitEvents says so
+	}
+	s.lastSeq = uint64(last)
 	for i := range b.Events {
 		s.lastSeq++
 		b.Events[i].Seq = s.lastSeq
 	}
+	s.ownSeq.Store(s.lastSeq)
 	s.published = max(s.published, b.Published)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
@@ -15,32 +16,9 @@ import (
 // the mail, the listings and the unfinished transactions.
 func load(ctx context.Context, q queryer, l market.Loader, log market.MetaRow) error {
 	var m market.MetaRow
-	seen, counters, opening := 0, 0, 0
-	err := each(ctx, q, "SELECT k, v FROM meta", func(r *sql.Rows) error {
-		var k string
-		var v int64
-		if err := r.Scan(&k, &v); err != nil {
-			return err
-		}
-		setMeta(&m, k, v)
-		switch k {
-		case "next_listing_id", "fee_balance":
-			seen++
-		case "market_volume", "total_sales":
-			counters++
-		case "opening_money", "opening_items", "loaded_through", "log_trimmed", "log_trimmed_at":
-			opening++
-		}
-		return nil
-	})
-	if err != nil {
+	if err := readMeta(ctx, q, &m); err != nil {
 		return err
 	}
-	if seen != 2 {
-		return fmt.Errorf("the meta table lacks its rows (%d of 2); the database was edited or damaged", seen)
-	}
-	m.HasCounters = counters == 2
-	m.HasOpening = opening == 5
 	var first sql.NullInt64
 	if err := q.QueryRowContext(ctx, "SELECT min(seq) FROM events").Scan(&first); err != nil {
 		return describe(err)
@@ -60,7 +38,77 @@ func load(ctx context.Context, q queryer, l market.Loader, log market.MetaRow) e
 	if err := l.Meta(m); err != nil {
 		return err
 	}
-	if err := each(ctx, q, "SELECT id, name, perms, balance, last_sell, inventory, version, extra FROM players ORDER BY name, id", func(r *sql.Rows) error {
+	open := ""
+	if m.HasCounters {
+		// History loads later (LoadHistory); the partial index finds the rest.
+		open = "WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK')"
+	}
+	return readRows(ctx, q, l, rowFilter{transactions: open})
+}
+
+// readMeta reads the counters of the meta table into m.
+func readMeta(ctx context.Context, q queryer, m *market.MetaRow) error {
+	seen, counters, opening := 0, 0, 0
+	err := each(ctx, q, "SELECT k, v FROM meta", func(r *sql.Rows) error {
+		var k string
+		var v int64
+		if err := r.Scan(&k, &v); err != nil {
+			return err
+		}
+		setMeta(m, k, v)
+		switch k {
+		case "next_listing_id", "fee_balance":
+			seen++
+		case "market_volume", "total_sales":
+			counters++
+		case "opening_money", "opening_items", "loaded_through", "log_trimmed", "log_trimmed_at":
+			opening++
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if seen != 2 {
+		return fmt.Errorf("the meta table lacks its rows (%d of 2); the database was edited or damaged", seen)
+	}
+	m.HasCounters = counters == 2
+	m.HasOpening = opening == 5
+	return nil
+}
+
+// rowFilter says which rows readRows reads: every row of a kind, those
+// with the ids a market.RowQuery names (only), or the transactions a
+// condition picks.
+type rowFilter struct {
+	only         *market.RowQuery
+	transactions string // a WHERE clause, when only is nil
+}
+
+// readRows streams the players, the mail, the listings, the orders and the
+// transactions f picks to l.
+func readRows(ctx context.Context, q queryer, l market.Loader, f rowFilter) error {
+	var players, mail, listings, orders, txs string
+	var playerIDs, listingIDs, orderIDs, txIDs []any
+	if f.only != nil {
+		for _, id := range f.only.Players {
+			playerIDs = append(playerIDs, id[:])
+		}
+		for _, id := range f.only.Listings {
+			listingIDs = append(listingIDs, id)
+		}
+		for _, id := range f.only.Orders {
+			orderIDs = append(orderIDs, id)
+		}
+		for _, id := range f.only.Transactions {
+			txIDs = append(txIDs, id[:])
+		}
+		players, mail = "WHERE id IN "+marks(len(playerIDs)), "WHERE player IN "+marks(len(playerIDs))
+		listings, orders, txs = "WHERE id IN "+marks(len(listingIDs)), "WHERE id IN "+marks(len(orderIDs)), "WHERE id IN "+marks(len(txIDs))
+	} else {
+		txs = f.transactions
+	}
+	if err := each(ctx, q, "SELECT id, name, perms, balance, last_sell, inventory, version, extra FROM players "+players+" ORDER BY name, id", func(r *sql.Rows) error {
 		var p market.PlayerRow
 		var id []byte
 		var bal int64
@@ -69,10 +117,10 @@ func load(ctx context.Context, q queryer, l market.Loader, log market.MetaRow) e
 		}
 		p.ID, p.Balance = toUUID(id), market.Money(bal)
 		return l.Player(p)
-	}); err != nil {
+	}, playerIDs...); err != nil {
 		return fmt.Errorf("players: %w", err)
 	}
-	if err := each(ctx, q, "SELECT id, player, item, reason, created, prev_price FROM mail ORDER BY created, id", func(r *sql.Rows) error {
+	if err := each(ctx, q, "SELECT id, player, item, reason, created, prev_price FROM mail "+mail+" ORDER BY created, id", func(r *sql.Rows) error {
 		var mr market.MailRow
 		var id, pid sql.RawBytes
 		var prev int64
@@ -81,36 +129,39 @@ func load(ctx context.Context, q queryer, l market.Loader, log market.MetaRow) e
 		}
 		mr.ID, mr.Player, mr.PrevPrice = toUUID(id), toUUID(pid), market.Money(prev)
 		return l.Mail(mr)
-	}); err != nil {
+	}, playerIDs...); err != nil {
 		return fmt.Errorf("mail: %w", err)
 	}
-	if err := each(ctx, q, "SELECT id, rec FROM listings", func(r *sql.Rows) error {
+	if err := each(ctx, q, "SELECT id, rec FROM listings "+listings, func(r *sql.Rows) error {
 		var lr market.ListingRow
 		if err := r.Scan(&lr.ID, (*sql.RawBytes)(&lr.Rec)); err != nil {
 			return err
 		}
 		return l.Listing(lr)
-	}); err != nil {
+	}, listingIDs...); err != nil {
 		return fmt.Errorf("listings: %w", err)
 	}
-	if err := each(ctx, q, "SELECT id, rec FROM orders", func(r *sql.Rows) error {
+	if err := each(ctx, q, "SELECT id, rec FROM orders "+orders, func(r *sql.Rows) error {
 		var or market.OrderRow
 		if err := r.Scan(&or.ID, (*sql.RawBytes)(&or.Rec)); err != nil {
 			return err
 		}
 		return l.Order(or)
-	}); err != nil {
+	}, orderIDs...); err != nil {
 		return fmt.Errorf("orders: %w", err)
 	}
-	open := "SELECT id, state, rec FROM transactions"
-	if m.HasCounters {
-		// History loads later (LoadHistory); the partial index finds the rest.
-		open += " WHERE state NOT IN ('COMPLETED', 'FAILED', 'ROLLED_BACK')"
-	}
-	if err := each(ctx, q, open, scanTx(l.Transaction)); err != nil {
+	if err := each(ctx, q, "SELECT id, state, rec FROM transactions "+txs, scanTx(l.Transaction), txIDs...); err != nil {
 		return fmt.Errorf("transactions: %w", err)
 	}
 	return nil
+}
+
+// marks is an IN list of n parameters; none matches no row.
+func marks(n int) string {
+	if n == 0 {
+		return "(NULL)"
+	}
+	return "(" + strings.Repeat("?, ", n-1) + "?)"
 }
 
 // loadHistory streams what q sees of the history, as Store.LoadHistory

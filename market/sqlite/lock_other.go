@@ -9,8 +9,8 @@ import "os"
 // process is not refused up front.
 func lockFile(path string) (*os.File, error) { return nil, nil }
 
-// sharedLock keeps no lock where flock does not exist.
-func sharedLock(path string) (*os.File, error) { return nil, nil }
+// readAloneLock keeps no lock where flock does not exist.
+func readAloneLock(path string) (*os.File, error) { return nil, nil }
 
 // writable reports whether this process may write path: it tries to open
 // it for writing (a folder counts as writable).

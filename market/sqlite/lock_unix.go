@@ -9,9 +9,11 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive flock on the database file, so that a second
-// process opening the same market is refused at once instead of racing the
-// first one's writes.
+// lockFile takes a flock on the database file for an instance: a shared
+// one where instances can join (instance_linux.go), so that a reader that
+// must be alone (readAloneLock) is refused while any instance has the file
+// open and keeps them out while it reads; an exclusive one elsewhere, so
+// that a second process is refused at once instead of racing the first.
 //
 // flock is independent of the fcntl locks SQLite takes on the same file.
 // The descriptor stays open until the store is closed, after SQLite's own:
@@ -22,8 +24,15 @@ func lockFile(path string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	how := syscall.LOCK_EX
+	if joinable {
+		how = syscall.LOCK_SH
+	}
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
 		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) && joinable {
+			return nil, fmt.Errorf("open %s: another process reads this market alone (a check or an export of a file on read-only media); try again when it ends", path)
+		}
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("open %s: another process has this market open; close it first", path)
 		}
@@ -32,17 +41,17 @@ func lockFile(path string) (*os.File, error) {
 	return f, nil
 }
 
-// sharedLock takes a shared flock on the database file for a reader that
-// must know no Rynek process writes it meanwhile: Open's exclusive flock
-// is refused while it is held, and it is refused while a process has the
+// readAloneLock takes an exclusive flock on the database file for a reader
+// that must know no Rynek process writes it meanwhile: Open's flock is
+// refused while it is held, and it is refused while a process has the
 // market open. flock needs no write permission, so it works on read-only
 // media.
-func sharedLock(path string) (*os.File, error) {
+func readAloneLock(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("read %s: another process has this market open, and its folder cannot hold the index SQLite reads it through", path)

@@ -19,14 +19,28 @@ type Options struct {
 	// Sync makes every commit wait for an fsync (synchronous=FULL): durable
 	// against power loss, not only process crashes.
 	Sync bool
+	// Instance is this instance's name among those that have the file open
+	// (instance.go); "" takes Command's, numbered while a live instance has it.
+	Instance string
+	// Command is what this process runs ("serve", "console"), which the
+	// other instances show.
+	Command string
+	// Tool opens the file as a tool (an import): not an instance, with no
+	// name, no delivery mark and no duty.
+	Tool bool
 }
 
 // Open opens or creates the market database at path. A new file is created
 // with mode 0600 (it holds players' balances). A file that is not SQLite, or
 // is SQLite but not Rynek's, or is from a newer schema, is refused with an
-// error: it is never reset or overwritten. A market another process has open
-// is refused too.
+// error: it is never reset or overwritten. A market on a network filesystem
+// is refused before anything is created (checkFilesystem). A market that
+// other Rynek processes have open is joined, as another instance of it
+// (instance.go), on Linux; elsewhere it is refused.
 func Open(path string, opts Options) (*Store, error) {
+	if err := checkFilesystem(path); err != nil {
+		return nil, err
+	}
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
@@ -66,8 +80,22 @@ func (s *Store) open(opts Options) error {
 	if s.readers, err = sql.Open("sqlite", readerDSN(s.path)); err != nil {
 		return err
 	}
-	s.readers.SetMaxOpenConns(4)
-	s.readers.SetMaxIdleConns(2)
+	s.readers.SetMaxOpenConns(5) // one is WaitEvents' watch
+	s.readers.SetMaxIdleConns(3)
+	if err := s.selectLast.QueryRow().Scan(&s.lastSeq); err != nil {
+		return fmt.Errorf("read the log's end: %w", describe(err))
+	}
+	if s.published, err = s.legacyMark(); err != nil {
+		return err
+	}
+	if !opts.Tool {
+		if err := s.register(opts); err != nil {
+			return err
+		}
+		s.watchMu.Lock()
+		s.tryDuty()
+		s.watchMu.Unlock()
+	}
 	return s.readLogState()
 }
 
@@ -157,6 +185,14 @@ func (s *Store) Close() error {
 	s.mu.Unlock()
 	close(s.stopCheckpoints)
 	<-s.checkpointsDone
+	// WaitEvents' connection, once its caller is out: it sees the store
+	// closed (without mu, which closeDB holds) and waits its turn out.
+	s.watchMu.Lock()
+	if s.watch != nil {
+		s.watch.Close()
+		s.watch = nil
+	}
+	s.watchMu.Unlock()
 	return s.closeDB()
 }
 
@@ -174,7 +210,7 @@ func (s *Store) closeDB() error {
 	for _, st := range s.stmts {
 		st.Close()
 	}
-	for _, st := range []*sql.Stmt{s.begin, s.commit, s.rollback, s.insertEvent, s.setPublished} {
+	for _, st := range []*sql.Stmt{s.begin, s.commit, s.rollback, s.insertEvent, s.setPublished, s.selectLast} {
 		if st != nil {
 			st.Close()
 		}

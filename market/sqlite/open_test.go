@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"os"
@@ -94,33 +95,57 @@ func TestRefusesNewerSchema(t *testing.T) {
 	db.Exec("PRAGMA user_version = 99")
 	db.Close()
 	_, err = sqlite.Open(path, sqlite.Options{})
-	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 6") {
+	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 7") {
 		t.Fatalf("newer schema: %v", err)
 	}
 }
 
-func TestSecondOpenerIsRefused(t *testing.T) {
+// TestSecondOpenerJoins: a second opener of a market file is another
+// instance of it, named after its command and numbered while the first has
+// the name; one of them holds the duty, and it passes on when its holder
+// closes. A name given twice is refused.
+func TestSecondOpenerJoins(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
-	st, err := sqlite.Open(path, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	start := time.Now()
-	st2, err := sqlite.Open(path, sqlite.Options{})
-	if err == nil {
-		st2.Close()
-	}
-	want := "open " + path + ": another process has this market open; close it first"
-	if err == nil || err.Error() != want {
-		t.Fatalf("second opener: %v, want %q", err, want)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("the second opener was refused after %v; it should be told at once", d)
-	}
-	// Once the first closes, the market opens again.
-	mustOK(t, st.Close())
-	st3, err := sqlite.Open(path, sqlite.Options{})
+	first, err := sqlite.Open(path, sqlite.Options{Command: "serve"})
 	mustOK(t, err)
-	mustOK(t, st3.Close())
+	defer first.Close()
+	second, err := sqlite.Open(path, sqlite.Options{Command: "serve"})
+	mustOK(t, err)
+	defer second.Close()
+	if first.Instance() != "serve" || second.Instance() != "serve-2" {
+		t.Fatalf("instances %q and %q, want serve and serve-2", first.Instance(), second.Instance())
+	}
+	if !first.Duty() || second.Duty() {
+		t.Fatalf("duty: first %v, second %v; want the first's alone", first.Duty(), second.Duty())
+	}
+	peers, err := second.Peers()
+	mustOK(t, err)
+	if len(peers) != 1 || peers[0].Name != "serve" || peers[0].Command != "serve" || peers[0].PID != os.Getpid() {
+		t.Fatalf("the second sees %+v, want the first (serve, pid %d)", peers, os.Getpid())
+	}
+	if _, err := sqlite.Open(path, sqlite.Options{Instance: "serve-2"}); err == nil ||
+		!strings.Contains(err.Error(), `another process is instance "serve-2" of this market; give this one another --instance`) {
+		t.Fatalf("a name given twice: %v", err)
+	}
+
+	mustOK(t, first.Close())
+	deadline := time.Now().Add(2 * time.Second)
+	for !second.Duty() && time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		second.WaitEvents(ctx)
+		cancel()
+	}
+	if !second.Duty() {
+		t.Fatal("the duty did not pass to the second instance when the first closed")
+	}
+	if peers, err := second.Peers(); err != nil || len(peers) != 0 {
+		t.Fatalf("after the first closed the second sees %+v (%v)", peers, err)
+	}
+	// The name is free again, with its mark.
+	again, err := sqlite.Open(path, sqlite.Options{Command: "serve"})
+	mustOK(t, err)
+	defer again.Close()
+	if again.Instance() != "serve" {
+		t.Fatalf("a restarted serve is %q, want serve", again.Instance())
+	}
 }

@@ -11,9 +11,10 @@ const applicationID = 0x52594E4B
 
 // SchemaVersion is the version of the schema this package writes. Version 1
 // had no event log, version 2 no player row versions, version 3 no player
-// data, version 4 no buy orders, version 5 no bookmarks; Open upgrades each
+// data, version 4 no buy orders, version 5 no bookmarks, version 6 no
+// instances; Open upgrades each
 // in place.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 const schema = `
 CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
@@ -70,59 +71,70 @@ const ordersSchema = `CREATE TABLE orders (id INTEGER PRIMARY KEY, rec BLOB NOT 
 const bookmarksSchema = `CREATE TABLE bookmarks (name TEXT PRIMARY KEY, seq INTEGER NOT NULL, holder TEXT NOT NULL,
 	until INTEGER NOT NULL) WITHOUT ROWID;`
 
+// instancesSchema is what version 7 added: the instances that share the
+// file (instance.go), and each log entry's origin, the instance that wrote
+// it (empty for the entries of the one process that owned a file before).
+const instancesSchema = `ALTER TABLE events ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+CREATE TABLE instances (name TEXT PRIMARY KEY, slot INTEGER NOT NULL, pid INTEGER NOT NULL, command TEXT NOT NULL,
+	started INTEGER NOT NULL, published INTEGER NOT NULL) WITHOUT ROWID;`
+
 // init creates the schema in a new file, upgrades an older one, and refuses
 // what is not a Rynek market of a version this program knows.
 func (s *Store) init() error {
-	app, ver, err := readSchema(s.ctx, s.conn)
-	if err != nil {
-		return err
-	}
-	switch {
-	case app == 0 && ver == 0:
-		var tables int
-		if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
-			return describe(err)
-		}
-		if tables > 0 {
-			return fmt.Errorf("%w: the SQLite file already holds %d other objects", ErrForeign, tables)
-		}
-		return s.migrate(schema, eventsSchema, versionSchema, extraSchema, ordersSchema, bookmarksSchema, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
-	case app != applicationID:
-		return fmt.Errorf("%w: application_id is %#x", ErrForeign, app)
-	case ver > SchemaVersion:
-		return fmt.Errorf("the database has schema version %d, newer than this program's %d; use a newer Rynek", ver, SchemaVersion)
-	case ver == 1:
-		return s.migrate(eventsSchema, versionSchema, extraSchema, ordersSchema, bookmarksSchema)
-	case ver == 2:
-		return s.migrate(versionSchema, extraSchema, ordersSchema, bookmarksSchema)
-	case ver == 3:
-		return s.migrate(extraSchema, ordersSchema, bookmarksSchema)
-	case ver == 4:
-		return s.migrate(ordersSchema, bookmarksSchema)
-	case ver == 5:
-		return s.migrate(bookmarksSchema)
-	case ver < 1:
-		return fmt.Errorf("the database has unknown schema version %d", ver)
-	}
-	return nil
-}
-
-// migrate runs statements and sets the schema version, in one transaction.
-func (s *Store) migrate(statements ...string) error {
+	// In one write transaction from the first read: two instances opening
+	// a new or older file at once upgrade it once, the second seeing the
+	// first's schema.
 	if err := s.exec("BEGIN IMMEDIATE"); err != nil {
 		return describe(err)
 	}
-	statements = append(statements, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion))
-	for _, q := range statements {
-		if err := s.exec(q); err != nil {
-			s.exec("ROLLBACK")
-			return fmt.Errorf("create the schema: %w", describe(err))
+	statements, err := s.upgrades()
+	if err == nil && len(statements) > 0 {
+		statements = append(statements, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion))
+		for _, q := range statements {
+			if err = s.exec(q); err != nil {
+				err = fmt.Errorf("create the schema: %w", describe(err))
+				break
+			}
 		}
+	}
+	if err != nil {
+		s.exec("ROLLBACK")
+		return err
 	}
 	if err := s.exec("COMMIT"); err != nil {
 		return describe(err)
 	}
 	return nil
+}
+
+// upgrades is what brings the file's schema to this program's: every
+// statement for a new file, the versions' additions for an older one,
+// none for a current one, and an error for what is not a Rynek market of a
+// version this program knows.
+func (s *Store) upgrades() ([]string, error) {
+	app, ver, err := readSchema(s.ctx, s.conn)
+	if err != nil {
+		return nil, err
+	}
+	since := []string{eventsSchema, versionSchema, extraSchema, ordersSchema, bookmarksSchema, instancesSchema}
+	switch {
+	case app == 0 && ver == 0:
+		var tables int
+		if err := s.conn.QueryRowContext(s.ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+			return nil, describe(err)
+		}
+		if tables > 0 {
+			return nil, fmt.Errorf("%w: the SQLite file already holds %d other objects", ErrForeign, tables)
+		}
+		return append(append([]string{schema}, since...), fmt.Sprintf("PRAGMA application_id = %d", applicationID)), nil
+	case app != applicationID:
+		return nil, fmt.Errorf("%w: application_id is %#x", ErrForeign, app)
+	case ver > SchemaVersion:
+		return nil, fmt.Errorf("the database has schema version %d, newer than this program's %d; use a newer Rynek", ver, SchemaVersion)
+	case ver < 1:
+		return nil, fmt.Errorf("the database has unknown schema version %d", ver)
+	}
+	return since[ver-1:], nil // version v lacks what versions v+1… added
 }
 
 func (s *Store) exec(q string) error {

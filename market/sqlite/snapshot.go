@@ -24,7 +24,7 @@ type Snapshot struct {
 	db   *sql.DB
 	conn *sql.Conn
 	ctx  context.Context
-	// lock is a shared flock, held while the file is read as immutable
+	// lock is an exclusive flock, held while the file is read as immutable
 	// (on read-only media): no Rynek process opens it meanwhile.
 	lock *os.File
 	// log is the newest seq and the publication mark as the snapshot sees
@@ -74,7 +74,7 @@ func OpenSnapshot(path string) (*Snapshot, error) {
 //     and -shm as they are;
 //   - a file nothing could write (its folder or itself not writable: read-
 //     only media) without a -wal file has every change in the file itself
-//     and is read as immutable, without the index, under a shared flock
+//     and is read as immutable, without the index, under an exclusive flock
 //     that keeps Rynek from opening it meanwhile;
 //   - otherwise a connection that runs no writing statement (query_only)
 //     makes the index and, as the last to close, removes it again, leaving
@@ -87,7 +87,7 @@ func (s *Snapshot) dsn() (string, error) {
 	case err == nil:
 		q.Add("mode", "ro")
 	case !writable(filepath.Dir(s.path)) || !writable(s.path):
-		lock, err := sharedLock(s.path)
+		lock, err := readAloneLock(s.path)
 		if err != nil {
 			return "", err
 		}
@@ -126,7 +126,7 @@ func (s *Snapshot) open(dsn string) error {
 	if _, err := s.conn.ExecContext(s.ctx, "BEGIN DEFERRED"); err != nil {
 		return describe(err)
 	}
-	var last, inEntry, inMeta sql.NullInt64
+	var last, inEntry, inMeta, inRows sql.NullInt64
 	err = s.conn.QueryRowContext(s.ctx, "SELECT seq, published FROM events ORDER BY seq DESC LIMIT 1").Scan(&last, &inEntry)
 	if err != nil && err != sql.ErrNoRows {
 		return describe(err)
@@ -134,7 +134,10 @@ func (s *Snapshot) open(dsn string) error {
 	if err := s.conn.QueryRowContext(s.ctx, "SELECT v FROM meta WHERE k = 'published_seq'").Scan(&inMeta); err != nil && err != sql.ErrNoRows {
 		return describe(err)
 	}
-	s.log = market.MetaRow{LastSeq: uint64(last.Int64), PublishedSeq: uint64(max(inEntry.Int64, inMeta.Int64))}
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT max(published) FROM instances").Scan(&inRows); err != nil {
+		return describe(err)
+	}
+	s.log = market.MetaRow{LastSeq: uint64(last.Int64), PublishedSeq: uint64(max(inEntry.Int64, inMeta.Int64, inRows.Int64))}
 	return nil
 }
 

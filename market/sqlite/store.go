@@ -6,9 +6,10 @@
 // Commit is one SQLite transaction holding the change's rows and its log
 // entries, so the log can never disagree with the tables.
 //
-// One process owns the file (an flock on it), so a second console on the
-// same market is refused instead of racing the first. Inside the process the
-// main thread writes through one connection; a pool of read connections
+// Several processes on one machine share the file as instances of one
+// market (instance.go: a market.SharedStore, as PostgreSQL's network is);
+// a file on a network filesystem is refused. Inside the process the main
+// thread writes through one connection; a pool of read connections
 // serves what must not wait for it (the history load, the event log for
 // followers, backups) and runs the WAL checkpoints, so the main thread never
 // pays for a checkpoint.
@@ -33,6 +34,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/rynek/rynek/market"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -55,6 +58,23 @@ type Store struct {
 	begin, commit, rollback, insertEvent, setPublished *sql.Stmt
 	lastSeq, published                                 uint64
 	closed                                             bool
+	// selectLast reads the log's newest seq inside a commit's
+	// transaction: another instance may have appended since.
+	selectLast *sql.Stmt
+
+	// The instance (instance.go): its name and slot, the duty, and what
+	// WaitEvents watches with (watchMu guards watch and dataVersion).
+	instance    string
+	slot        int64
+	duty        atomic.Bool
+	dutyTried   time.Time
+	watchMu     sync.Mutex
+	watch       *sql.Conn
+	dataVersion int64
+	// ownSeq is the newest seq this instance wrote; othersWrote is set
+	// when a commit found entries of others under its own.
+	ownSeq      atomic.Uint64
+	othersWrote atomic.Bool
 	// bulk is the data load whose transaction is open on the writer, if
 	// any (bulk.go): every other write waits for its end, refused.
 	bulk *bulkTx

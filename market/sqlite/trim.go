@@ -59,8 +59,26 @@ func (s *Store) TrimEvents(t market.EventTrim) (uint64, error) {
 }
 
 // keepUnread is t.Below lowered so that the entries a bookmark has not
-// taken stay, except those at or under t.UnreadCap.
+// taken stay, except those at or under t.UnreadCap, and so that those an
+// instance that has the file open has not delivered stay (one that is gone
+// holds nothing back: its listeners get what the retention kept).
 func keepUnread(s *Store, t market.EventTrim) (uint64, error) {
+	below := t.Below
+	err := each(s.ctx, s.conn, "SELECT slot, published FROM instances WHERE slot >= 0 AND name <> ?", func(r *sql.Rows) error {
+		var slot, published int64
+		if err := r.Scan(&slot, &published); err != nil {
+			return err
+		}
+		if live, err := rangeHeld(s.lock, firstSlot+slot); err != nil || !live {
+			return err
+		}
+		below = min(below, uint64(published)+1)
+		return nil
+	}, s.instance)
+	if err != nil {
+		return 0, fmt.Errorf("read the instances' delivery marks: %w", err)
+	}
+	t.Below = below
 	var lowest sql.NullInt64
 	if err := s.conn.QueryRowContext(s.ctx, "SELECT min(seq) FROM bookmarks").Scan(&lowest); err != nil {
 		return 0, fmt.Errorf("read the bookmarks: %w", describe(err))
