@@ -246,8 +246,8 @@ func (d *orderDialog) View(c *Common, w, _ int) string {
 	if d.mat != "" {
 		hints[orderMaterial] = materialName(d.mat)
 	}
-	if n := d.amount; n >= 64 && d.err == "" {
-		hints[orderAmount] = fmt.Sprintf("%s · %d stack%s of 64", hints[orderAmount], (n+63)/64, plural((n+63)/64))
+	if stacks := stacksOf(d.mat, d.amount); stacks != "" && d.err == "" {
+		hints[orderAmount] += " · " + stacks
 	}
 	for i := range d.fields {
 		label := s.Dim.Render(orderFieldLabels[i])
@@ -297,6 +297,25 @@ func (d *orderDialog) bookLine(c *Common) string {
 		cheapest = s.Dim.Render("cheapest listing ") + money(l.UnitPrice) + s.Dim.Render(fmt.Sprintf(" each (%s on sale)", count(l.Amount)))
 	}
 	return s.Dim.Render("book: ") + best + s.Dim.Render(" · ") + cheapest
+}
+
+// stacksOf says n items of material in its full stacks and what is left
+// over: "1 stack of 64 and 36", "2 stacks of 16"; "" under a stack, and
+// for a material that does not stack.
+func stacksOf(material string, n int) string {
+	size := 64
+	if info, ok := catalog.LookupMaterial(material); ok && info.MaxStack > 0 {
+		size = info.MaxStack
+	}
+	full, rest := n/size, n%size
+	if size == 1 || full == 0 {
+		return ""
+	}
+	text := fmt.Sprintf("%d stack%s of %d", full, plural(full), size)
+	if rest > 0 {
+		text += fmt.Sprintf(" and %d", rest)
+	}
+	return text
 }
 
 // crossing is what of the book's sell side the order's price reaches: the

@@ -466,3 +466,59 @@ func TestSellerPaneShowsWhatOrdersHold(t *testing.T) {
 	e.key("3")
 	e.mustContain("balance 595.00 (405.00 in 2 buy orders)")
 }
+
+// TestOrderDialogCountsStacks: the amount's hint counts full stacks of the
+// material and what is left over, as typed (100 Oak Logs are one stack and
+// 36, not two stacks; Ender Pearls stack by 16).
+func TestOrderDialogCountsStacks(t *testing.T) {
+	e, _, buyer := orderEnv(t, 160, 48)
+	e.m.c.Actor = buyer
+	e.key("7")
+	e.key("o")
+	e.typeText("oak log")
+	e.mustContain("amount   64")
+	e.mustContain("1 to 2 304 · 1 stack of 64")
+	e.key("tab")
+	for _, c := range []struct{ typed, hint string }{
+		{"100", "1 to 2 304 · 1 stack of 64 and 36"},
+		{"128", "1 to 2 304 · 2 stacks of 64"},
+		{"2304", "1 to 2 304 · 36 stacks of 64"},
+		{"63", "1 to 2 304"},
+	} {
+		for range 4 {
+			e.key("backspace")
+		}
+		e.typeText(c.typed)
+		line := screenLine(e, "amount   "+c.typed)
+		if !strings.HasSuffix(strings.TrimRight(line, " │"), c.hint) {
+			t.Fatalf("%s: the amount's line is %q, want it to end %q", c.typed, line, c.hint)
+		}
+	}
+	for range 3 { // amount → price → lasts → material
+		e.key("tab")
+	}
+	for range 7 {
+		e.key("backspace")
+	}
+	e.typeText("ender pearl")
+	e.key("tab")
+	for range 4 {
+		e.key("backspace")
+	}
+	e.typeText("100")
+	if line := screenLine(e, "amount   100"); !strings.Contains(line, "1 to 2 304 · 6 stacks of 16 and 4") {
+		t.Fatalf("ender pearls: %q", line)
+	}
+}
+
+// screenLine is the screen's line that holds text.
+func screenLine(e *testEnv, text string) string {
+	e.t.Helper()
+	for _, l := range strings.Split(e.view(), "\n") {
+		if strings.Contains(l, text) {
+			return l
+		}
+	}
+	e.t.Fatalf("no line holds %q:\n%s", text, e.view())
+	return ""
+}
