@@ -188,13 +188,7 @@ func (m *Model) confirmFor(msg tea.KeyPressMsg, l market.Listing) {
 		}
 		m.dialog = newBidDialog(c, l)
 	case key.Matches(msg, k.Buy):
-		lines := []string{what}
-		if st, err := c.Svc.GetPlayer(c.Actor.ID); err == nil {
-			lines = append(lines, s.Dim.Render("balance ")+money(st.Balance)+s.Dim.Render(" → after ")+money(st.Balance-l.Price))
-			if st.Balance < l.Price {
-				lines = append(lines, s.Warn.Render("⚠ funds are short: the market will refuse (INSUFFICIENT_FUNDS)"))
-			}
-		}
+		lines := append([]string{what}, m.balanceAfter(l.Price, 0)...)
 		if l.Seller == c.Actor.ID {
 			lines = append(lines, s.Warn.Render("⚠ this is the acting player's own listing: the market will refuse (OWN_LISTING)"))
 		}
@@ -215,6 +209,23 @@ func (m *Model) confirmFor(msg tea.KeyPressMsg, l market.Listing) {
 		m.dialog = newConfirm(c, "Force-expire as the acting player "+playerName(c.Actor)+"?", actForceExpire{id: l.ID, actor: c.Actor},
 			what, s.Dim.Render("an admin gets reason \"force-expire\", anyone else FORBIDDEN"))
 	}
+}
+
+// balanceAfter are a purchase's lines on the acting player's money: the
+// balance before and after paying price (back is a bid of theirs the
+// market returns first), and a warning when it falls short.
+func (m *Model) balanceAfter(price, back float64) []string {
+	c, s := m.c, m.c.Styles
+	st, err := c.Svc.GetPlayer(c.Actor.ID)
+	if err != nil {
+		return nil
+	}
+	have := st.Balance + back
+	lines := []string{s.Dim.Render("balance ") + money(st.Balance) + s.Dim.Render(" → after ") + money(have-price)}
+	if have < price {
+		lines = append(lines, s.Warn.Render("⚠ funds are short: the market will refuse (INSUFFICIENT_FUNDS)"))
+	}
+	return lines
 }
 
 // run performs an action on the main thread; what it changed is on screen
@@ -260,6 +271,8 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 		return nil, m.placeBid(a)
 	case actStartAuction:
 		return nil, m.startAuction(a)
+	case actAskBuyNow:
+		m.confirmBuyNow(a.l)
 	case actBuyNow:
 		m.buyNow(a)
 	case actRemove:

@@ -149,6 +149,7 @@ func TestBoughtNowLeavesTheBids(t *testing.T) {
 	e.key("1")
 	e.key("b")
 	e.send(tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl}) // buy it now
+	e.confirm()
 	if !strings.HasPrefix(e.status(), "bought "+id+" now") {
 		t.Fatalf("status %q", e.status())
 	}
