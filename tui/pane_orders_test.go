@@ -194,7 +194,7 @@ func TestSellDialogShowsTheBestOrder(t *testing.T) {
 	best, err := e.svc.PlaceOrder(buyer, "OAK_LOG", 50, 2.5, 0)
 	must(t, err)
 	e.key("s")
-	e.mustContain("zlecenie kupna: 2,50/szt. · order #" + itoa(best.ID) + " by Kupiec wants 50")
+	e.mustContain("best buy order: 2.50 each · order #" + itoa(best.ID) + " by Kupiec wants 50")
 	e.mustContain("ctrl+o sells 50 into it: you receive 118.75 after the 6.25 fee")
 	e.key("tab") // the amount
 	e.typeText("10")
@@ -209,7 +209,7 @@ func TestSellDialogShowsTheBestOrder(t *testing.T) {
 	}
 	e.key("tab")
 	e.key("down")
-	if strings.Contains(e.view(), "zlecenie kupna") {
+	if strings.Contains(e.view(), "best buy order") {
 		t.Fatal("a named stack shows a buy order")
 	}
 	e.key("up") // the amount has the cursor still
