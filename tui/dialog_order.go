@@ -96,17 +96,13 @@ func (d *orderDialog) Help() []key.Binding {
 }
 
 // materialKey reads a material as typed: its key ("oak_log",
-// "minecraft:oak_log") or its name ("Oak Log").
+// "minecraft:oak_log"), its name ("Oak Log") or the words search finds it
+// by ("diament"), as the market resolves them (market.MaterialNamed).
 func materialKey(text string) (string, error) {
-	t := strings.TrimSpace(text)
-	if t == "" {
+	if strings.TrimSpace(text) == "" {
 		return "", fmt.Errorf("type the material: a key like OAK_LOG or a name like Oak Log")
 	}
-	id, ok := catalog.MaterialID(strings.ReplaceAll(t, " ", "_"))
-	if !ok {
-		return "", fmt.Errorf("no material is called %q", t)
-	}
-	return catalog.Material(id).Key, nil
+	return market.MaterialNamed(text)
 }
 
 // durText writes a duration as parseDuration reads it: "7d", "1d12h",

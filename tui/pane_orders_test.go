@@ -522,3 +522,53 @@ func screenLine(e *testEnv, text string) string {
 	e.t.Fatalf("no line holds %q:\n%s", text, e.view())
 	return ""
 }
+
+// TestMaterialPromptTakesSearchWords: the book's material prompt (c) and
+// the order dialog's material take the words search finds a material by,
+// Polish too, as the market resolves them: "diament" is Diamond, which the
+// prompt refused while search found it; words that find several are
+// refused with the first few.
+func TestMaterialPromptTakesSearchWords(t *testing.T) {
+	e, _, buyer := orderEnv(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
+	st, err := e.svc.GetPlayer(e.m.c.Actor.ID)
+	must(t, err)
+	_, err = e.svc.SellItem(e.m.c.Actor, *st.Inventory[0], 80)
+	must(t, err)
+	e.m.c.Actor = buyer
+	e.key("2")
+	e.key("/")
+	e.typeText("diament")
+	e.mustContain(`1 match for "diament"`)
+	e.mustContain("Diamond")
+	e.key("esc")
+
+	e.key("7")
+	e.key("c")
+	e.typeText("diament")
+	e.key("enter")
+	e.mustContain("Book of Diamond (DIAMOND)")
+	e.mustContain("10.00       8  1 listing")
+	e.key("c")
+	e.typeText("kilof diamentowy")
+	e.key("enter")
+	e.mustContain("Book of Diamond Pickaxe (DIAMOND_PICKAXE)")
+	e.key("c")
+	e.typeText("miecz")
+	e.key("enter")
+	e.mustContain(`✗ "miecz" is more than one material (Wooden Sword, Copper Sword, Stone Sword, Golden Sword, Iron Sword and 2 more): type more of its name [INVALID_QUERY]`)
+	e.mustContain("Book of Diamond Pickaxe (DIAMOND_PICKAXE)")
+
+	e.key("o")
+	for range 3 { // amount → price → lasts → material
+		e.key("tab")
+	}
+	for range len("DIAMOND_PICKAXE") {
+		e.key("backspace")
+	}
+	e.typeText("miecz")
+	e.mustContain(`✗ "miecz" is more than one material`)
+	e.typeText(" diamentowy")
+	e.mustContain("material miecz diamentowy")
+	e.mustContain("Diamond Sword")
+	e.mustContain("book: no buy order · no listing")
+}
