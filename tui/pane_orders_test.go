@@ -572,3 +572,62 @@ func TestMaterialPromptTakesSearchWords(t *testing.T) {
 	e.mustContain("Diamond Sword")
 	e.mustContain("book: no buy order · no listing")
 }
+
+// TestOrdersPaneSaysWhyTheBookLooksCrossed: an order above its own
+// buyer's listing rests (own listings never fill their orders), and the
+// book shows a buy above a sell: the level is marked ⇅ own and a line
+// under the book says why, the reason first, whole at 80 columns. A
+// crossing the purchase cap keeps says that instead.
+func TestOrdersPaneSaysWhyTheBookLooksCrossed(t *testing.T) {
+	e, seller, buyer := orderEnv(t, 160, 48, market.ItemStack{Material: "OAK_LOG", Amount: 64})
+	st, err := e.svc.GetPlayer(seller.ID)
+	must(t, err)
+	l, err := e.svc.SellItem(seller, *st.Inventory[0], 32) // 0.50 each
+	must(t, err)
+	_, err = e.svc.PlaceOrder(buyer, "OAK_LOG", 10, 0.4, 0) // below: no mark
+	must(t, err)
+	own, err := e.svc.PlaceOrder(seller, "OAK_LOG", 10, 0.6, 0)
+	must(t, err)
+	if own.Filled != 0 {
+		t.Fatalf("the order filled %d from its buyer's own listing", own.Filled)
+	}
+	e.key("7")
+	e.mustContain("Book of Oak Log (OAK_LOG)")
+	e.mustContain("0.60      10  1 order ⇅ own")
+	if line := screenLine(e, "0.40      10  1 order"); strings.Contains(line, "⇅") {
+		t.Fatalf("the level below the listing is marked: %q", line)
+	}
+	note := "⇅ own listings never fill own orders: #" + itoa(own.ID) + " by Sprzedawca at 0.60 each is at or above their listing #" + itoa(l.ID) + " at 0.50"
+	e.mustContain(note)
+	e.mustContain("▶ #" + itoa(own.ID) + " ") // the lists start under the note
+	e.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	e.mustContain("⇅ own listings never fill own orders: #" + itoa(own.ID) + " by Sprzedawca at 0.60 each")
+	checkScreen(t, e.m.View().Content, 80, 24)
+
+	// The purchase cap: Kupiec bought from the seller once, which a cap
+	// of one a day allows, and his order above her listing rests.
+	capped := envWith(t, emptyStore(t), market.Config{ListingCooldown: -1, PurchaseCap: market.PurchaseCap{Max: 1, Window: 24 * time.Hour}}, 160, 48)
+	s2, err := capped.svc.AddPlayer(market.NewPlayer{Name: "Sprzedawca", Balance: 10, Items: []market.ItemStack{{Material: "OAK_LOG", Amount: 64}, {Material: "OAK_LOG", Amount: 64}}})
+	must(t, err)
+	b2, err := capped.svc.AddPlayer(market.NewPlayer{Name: "Kupiec", Balance: 1000})
+	must(t, err)
+	st, err = capped.svc.GetPlayer(s2.ID)
+	must(t, err)
+	first, err := capped.svc.SellItem(s2, *st.Inventory[0], 32)
+	must(t, err)
+	_, err = capped.svc.Buy(b2, first.ID)
+	must(t, err)
+	_, err = capped.svc.SellItem(s2, *st.Inventory[1], 32)
+	must(t, err)
+	o, err := capped.svc.PlaceOrder(b2, "OAK_LOG", 10, 0.6, 0)
+	must(t, err)
+	if o.Filled != 0 {
+		t.Fatalf("the cap let the order fill %d", o.Filled)
+	}
+	capped.m.c.Actor = b2
+	capped.key("7")
+	if line := screenLine(capped, "0.60      10  1 order ⇅"); strings.Contains(line, "own") {
+		t.Fatalf("the capped crossing is marked own: %q", line)
+	}
+	capped.mustContain("⇅ crossed where the market may not fill: a fill the purchase cap refuses, or a share under a cent")
+}
