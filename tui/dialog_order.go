@@ -37,6 +37,7 @@ type orderDialog struct {
 	unit     market.Money
 	duration time.Duration
 	book     market.OrderBook // the material's book, read when the material changes
+	own      []ownListing     // the acting player's listings on the book, which the order never buys
 	bookOf   string
 	typed    bool // the price was typed: a new material's book no longer replaces it
 }
@@ -169,6 +170,7 @@ func (d *orderDialog) check(c *Common) {
 	d.mat = mat
 	if d.bookOf != mat {
 		d.book, _ = c.Svc.GetOrderBook(mat, 5)
+		d.own = ownListings(c, mat, c.Actor.ID)
 		d.bookOf = mat
 		if !d.typed {
 			d.fields[orderPrice].Prefill(d.suggestPrice())
@@ -271,9 +273,13 @@ func (d *orderDialog) View(c *Common, w, _ int) string {
 	if after < 0 {
 		b.WriteString("\n" + s.Warn.Render("⚠ funds are short: the market will refuse (INSUFFICIENT_FUNDS)"))
 	}
-	if n, lo, hi := d.crossing(); n > 0 {
+	n, lo, hi, own := d.crossing()
+	if n > 0 {
 		b.WriteString("\n" + s.OK.Render(fmt.Sprintf("crosses the book: buys at once from the %s on sale at %s to %s each",
 			count(n), money(lo), money(hi))))
+	}
+	if own > 0 {
+		b.WriteString("\n" + s.Dim.Render(fmt.Sprintf("%s of the acting player's own on sale at or below it: own listings never fill own orders", count(own))))
 	}
 	return box(c, b.String(), w)
 }
@@ -315,19 +321,30 @@ func stacksOf(material string, n int) string {
 }
 
 // crossing is what of the book's sell side the order's price reaches: the
-// items on sale at or below it, and their lowest and highest unit prices.
-func (d *orderDialog) crossing() (n int, lo, hi float64) {
+// items on sale at or below it, and their lowest and highest unit prices;
+// and the acting player's own items among them, which it never buys.
+func (d *orderDialog) crossing() (n int, lo, hi float64, own int) {
 	for _, l := range d.book.Sell {
 		if l.UnitPrice > d.unit.Float() {
 			break
 		}
+		k := l.Amount
+		for _, o := range d.own {
+			if o.unit == l.UnitPrice {
+				k -= o.l.Item.Amount
+				own += o.l.Item.Amount
+			}
+		}
+		if k <= 0 {
+			continue
+		}
 		if n == 0 {
 			lo = l.UnitPrice
 		}
-		n += l.Amount
+		n += k
 		hi = l.UnitPrice
 	}
-	return n, lo, hi
+	return n, lo, hi, own
 }
 
 // placeOrder runs actPlaceOrder on the main thread; the dialog stays open

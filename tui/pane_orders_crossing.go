@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/playertext"
 )
@@ -43,23 +44,38 @@ func (p *ordersPane) readCrossings(c *Common) {
 			break // best first: the rest are below it too
 		}
 		x := crossedOrder{order: o}
-		page, err := c.Svc.Query(market.Query{Material: p.material, Seller: o.Buyer, Kind: "fixed", Sort: market.SortUnitPrice, Limit: ownListingsRead})
-		if err == nil {
-			for _, l := range page.Listings {
-				st := l.Item
-				if st.DisplayName != "" || len(st.Lore) > 0 || len(st.Enchantments) > 0 || st.Amount <= 0 {
-					continue // orders buy plain stacks: not on the book
-				}
-				cents := int64(math.Round(l.Price * 100))
-				unit := float64((cents+int64(st.Amount)-1)/int64(st.Amount)) / 100
-				if unit <= o.UnitPrice {
-					x.own, x.unit = l, unit
-				}
-				break
-			}
+		if own := ownListings(c, p.material, o.Buyer); len(own) > 0 && own[0].unit <= o.UnitPrice {
+			x.own, x.unit = own[0].l, own[0].unit
 		}
 		p.crossed = append(p.crossed, x)
 	}
+}
+
+// ownListing is a listing of a player's on the book's sell side, at its
+// level: its unit price rounded up to the cent.
+type ownListing struct {
+	l    market.Listing
+	unit float64
+}
+
+// ownListings are seller's plain fixed-price listings of material, the
+// cheapest an item first, as the book counts them (ownListingsRead at
+// most): their orders never buy them.
+func ownListings(c *Common, material string, seller uuid.UUID) []ownListing {
+	page, err := c.Svc.Query(market.Query{Material: material, Seller: seller, Kind: "fixed", Sort: market.SortUnitPrice, Limit: ownListingsRead})
+	if err != nil {
+		return nil
+	}
+	var out []ownListing
+	for _, l := range page.Listings {
+		st := l.Item
+		if st.DisplayName != "" || len(st.Lore) > 0 || len(st.Enchantments) > 0 || st.Amount <= 0 {
+			continue // orders buy plain stacks: not on the book
+		}
+		cents := int64(math.Round(l.Price * 100))
+		out = append(out, ownListing{l: l, unit: float64((cents+int64(st.Amount)-1)/int64(st.Amount)) / 100})
+	}
+	return out
 }
 
 // crosses reports whether a buy level is at or above the cheapest listing.

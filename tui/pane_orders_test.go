@@ -631,3 +631,51 @@ func TestOrdersPaneSaysWhyTheBookLooksCrossed(t *testing.T) {
 	}
 	capped.mustContain("⇅ crossed where the market may not fill: a fill the purchase cap refuses, or a share under a cent")
 }
+
+// TestOrderDialogLeavesOwnListingsOut: the order dialog's "crosses the
+// book" counts what the order buys at once, which is never the acting
+// player's own listings; those it names apart.
+func TestOrderDialogLeavesOwnListingsOut(t *testing.T) {
+	e, seller, _ := orderEnv(t, 160, 48, market.ItemStack{Material: "OAK_LOG", Amount: 64})
+	st, err := e.svc.GetPlayer(seller.ID)
+	must(t, err)
+	l, err := e.svc.SellItem(seller, *st.Inventory[0], 32) // 0.50 each
+	must(t, err)
+	e.key("7")
+	e.key("o")
+	e.typeText("oak log")
+	e.key("tab")
+	e.typeText("10")
+	e.key("tab")
+	e.typeText("0.6")
+	e.mustContain("book: no buy order · cheapest listing 0.50 each (64 on sale)")
+	e.mustContain("64 of the acting player's own on sale at or below it: own listings never fill own orders")
+	if strings.Contains(e.view(), "crosses the book") {
+		t.Fatalf("the order crosses its own listing:\n%s", e.view())
+	}
+	e.key("esc")
+
+	// Another player's stack at 0.55 is what it buys.
+	other, err := e.svc.AddPlayer(market.NewPlayer{Name: "Drwal", Items: []market.ItemStack{{Material: "OAK_LOG", Amount: 32}}})
+	must(t, err)
+	ost, err := e.svc.GetPlayer(other.ID)
+	must(t, err)
+	_, err = e.svc.SellItem(other, *ost.Inventory[0], 17.6) // 0.55 each
+	must(t, err)
+	e.key("o")
+	e.typeText("oak log")
+	e.key("tab")
+	e.typeText("10")
+	e.key("tab")
+	e.typeText("0.6")
+	e.mustContain("crosses the book: buys at once from the 32 on sale at 0.55 to 0.55 each")
+	e.mustContain("64 of the acting player's own on sale at or below it: own listings never fill own orders")
+	e.key("enter")
+	page, err := e.svc.Orders(market.OrderQuery{Buyer: seller.ID, All: true})
+	must(t, err)
+	mine, err := e.svc.GetListing(l.ID)
+	must(t, err)
+	if len(page.Orders) != 1 || page.Orders[0].Filled != 10 || mine.Item.Amount != 64 {
+		t.Fatalf("orders %+v (status %q)", page.Orders, e.status())
+	}
+}
