@@ -173,7 +173,7 @@ func (m *Model) confirmBuyNow(l market.Listing) {
 	switch {
 	case a.Bids > 0 && a.Leader == c.Actor.ID:
 		back = a.CurrentBid
-		lines = append(lines, s.Dim.Render("your leading bid of "+money(a.CurrentBid)+" comes back first"))
+		lines = append(lines, s.Dim.Render(fmt.Sprintf("%s's leading bid of %s comes back first", playerName(c.Actor), money(a.CurrentBid))))
 	case a.Bids > 0:
 		lines = append(lines, s.Dim.Render(fmt.Sprintf("%s's leading bid of %s goes back to them", playertext.Sanitize(a.LeaderName), money(a.CurrentBid))))
 	}
