@@ -136,4 +136,22 @@ func TestBuyNowAsksFirst(t *testing.T) {
 	if e.balance(buyer) != 60 || e.balance(leader) != 500 {
 		t.Fatalf("balances: buyer %.2f, leader %.2f", e.balance(buyer), e.balance(leader))
 	}
+
+	// The leader buying it now: their bid comes back first.
+	e, a = auctionOfEight(t, 40)
+	leader, err = e.svc.AddPlayer(market.NewPlayer{Name: "Licytant", Balance: 50})
+	must(t, err)
+	_, err = e.svc.Bid(leader, a.ID, 12) // 38.00 left
+	must(t, err)
+	e.m.c.Actor = leader
+	e.m.refreshAll()
+	e.key("1")
+	e.key("b")
+	e.send(ctrlB)
+	e.mustContain("Licytant's leading bid of 12.00 comes back first")
+	e.mustContain("balance 38.00 → after 10.00")
+	e.confirm()
+	if e.balance(leader) != 10 {
+		t.Fatalf("the leader has %.2f after buying now (status %q)", e.balance(leader), e.status())
+	}
 }
