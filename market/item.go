@@ -10,6 +10,7 @@ import (
 	"github.com/rynek/rynek/market/catalog"
 	"github.com/rynek/rynek/market/internal/item"
 	"github.com/rynek/rynek/market/internal/record"
+	"github.com/rynek/rynek/market/internal/search"
 	"github.com/rynek/rynek/market/playertext"
 )
 
@@ -207,4 +208,43 @@ func materialOf(key string, code Code) (uint16, error) {
 		return 0, errf(code, "unknown material %q", playertext.Excerpt(key))
 	}
 	return mat, nil
+}
+
+// materialsListed is how many materials MaterialNamed's refusal names of
+// those a text finds.
+const materialsListed = 5
+
+// MaterialNamed is the material a player means by text: its key in any
+// form ("OAK_LOG", "minecraft:oak_log"), its name ("Oak Log"), or words a
+// search finds it by, English or Polish, that name it whole ("diament" for
+// Diamond, "diament miecz" for Diamond Sword) or find it alone. Words that
+// find several and name none, or name several, are refused with the
+// first few they find: the player types more of the name. Any goroutine.
+func MaterialNamed(text string) (string, error) {
+	t := strings.TrimSpace(text)
+	if id, ok := catalog.MaterialID(strings.ReplaceAll(t, " ", "_")); ok {
+		return catalog.Material(id).Key, nil
+	}
+	named, found := search.MaterialsFound(t)
+	switch {
+	case len(named) == 1:
+		return catalog.Material(named[0]).Key, nil
+	case len(named) == 0 && len(found) == 1:
+		return catalog.Material(found[0]).Key, nil
+	case len(found) == 0:
+		return "", errf(CodeInvalidQuery, "no material is called %q", playertext.Excerpt(t))
+	}
+	some := named
+	if len(some) == 0 {
+		some = found
+	}
+	names := make([]string, 0, materialsListed)
+	for _, id := range some[:min(len(some), materialsListed)] {
+		names = append(names, catalog.Material(id).Name)
+	}
+	list := strings.Join(names, ", ")
+	if len(some) > materialsListed {
+		list += fmt.Sprintf(" and %d more", len(some)-materialsListed)
+	}
+	return "", errf(CodeInvalidQuery, "%q is more than one material (%s): type more of its name", playertext.Excerpt(t), list)
 }

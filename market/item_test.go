@@ -2,6 +2,7 @@ package market
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -302,5 +303,42 @@ func TestRuntimeTablesRace(t *testing.T) {
 func TestStoredStatesAreTheStates(t *testing.T) {
 	if n := len(States()); n != record.StateCount {
 		t.Fatalf("States() has %d states, record.StateCount is %d", n, record.StateCount)
+	}
+}
+
+// TestMaterialNamed: a material is named by its key, its name, or the
+// words search finds it by, in English or Polish, when they name it whole
+// or find it alone; words that find several are refused with the first
+// few, and words that find none are refused.
+func TestMaterialNamed(t *testing.T) {
+	for _, c := range []struct{ text, key, err string }{
+		{text: "OAK_LOG", key: "OAK_LOG"},
+		{text: "minecraft:oak_log", key: "OAK_LOG"},
+		{text: " Oak Log ", key: "OAK_LOG"},
+		{text: "diament", key: "DIAMOND"},
+		{text: "Diament", key: "DIAMOND"},
+		{text: "diament miecz", key: "DIAMOND_SWORD"},
+		{text: "kilof diamentowy", key: "DIAMOND_PICKAXE"},
+		{text: "złote jabłko", key: "GOLDEN_APPLE"},
+		{text: "dąb kłoda", key: "OAK_LOG"},
+		{text: "Block of Diamond", key: "DIAMOND_BLOCK"},
+		{text: "stek", key: "COOKED_BEEF"}, // Steak: found alone
+		{text: "miecz", err: `"miecz" is more than one material (Wooden Sword, Copper Sword, Stone Sword, Golden Sword, Iron Sword and 2 more): type more of its name`},
+		{text: "dia", err: `"dia" is more than one material (Obsidian, Diamond): type more of its name`},
+		{text: "diamant", err: `no material is called "diamant"`},
+		{text: "#5", err: `no material is called "#5"`},
+		{text: "", err: `no material is called ""`},
+	} {
+		key, err := MaterialNamed(c.text)
+		if c.err != "" {
+			var me *Error
+			if !errors.As(err, &me) || me.Msg != c.err || me.Code != CodeInvalidQuery || key != "" {
+				t.Errorf("%q: %q, %v; want the refusal %q", c.text, key, err, c.err)
+			}
+			continue
+		}
+		if err != nil || key != c.key {
+			t.Errorf("%q: %q, %v; want %s", c.text, key, err, c.key)
+		}
 	}
 }

@@ -30,8 +30,9 @@ type (
 	// actRemove removes a listing as actor; the reason follows from who the
 	// actor is (owner: removed, admin: admin-removed, anyone else: NOT_OWNER).
 	actRemove struct {
-		id    int
-		actor market.Player
+		id     int
+		actor  market.Player
+		seller uuid.UUID // the listing's, which decides the reason
 	}
 	actForceExpire struct {
 		id    int
@@ -188,33 +189,44 @@ func (m *Model) confirmFor(msg tea.KeyPressMsg, l market.Listing) {
 		}
 		m.dialog = newBidDialog(c, l)
 	case key.Matches(msg, k.Buy):
-		lines := []string{what}
-		if st, err := c.Svc.GetPlayer(c.Actor.ID); err == nil {
-			lines = append(lines, s.Dim.Render("balance ")+money(st.Balance)+s.Dim.Render(" → after ")+money(st.Balance-l.Price))
-			if st.Balance < l.Price {
-				lines = append(lines, s.Warn.Render("⚠ funds are short: the market will refuse (INSUFFICIENT_FUNDS)"))
-			}
-		}
+		lines := append([]string{what}, m.balanceAfter(l.Price, 0)...)
 		if l.Seller == c.Actor.ID {
 			lines = append(lines, s.Warn.Render("⚠ this is the acting player's own listing: the market will refuse (OWN_LISTING)"))
 		}
 		m.dialog = newConfirm(c, "Buy as "+playerName(c.Actor)+"?", actBuy{id: l.ID}, lines...)
 	case key.Matches(msg, k.Remove):
-		m.dialog = newConfirm(c, "Remove as its owner "+playertext.Sanitize(l.SellerName)+"?", actRemove{id: l.ID, actor: owner},
+		m.dialog = newConfirm(c, "Remove as its owner "+playertext.Sanitize(l.SellerName)+"?", actRemove{id: l.ID, actor: owner, seller: l.Seller},
 			what, reason(market.ReasonRemoved))
 	case key.Matches(msg, k.AdminRemove):
-		m.dialog = newConfirm(c, "Remove as admin "+playerName(c.Admin)+"?", actRemove{id: l.ID, actor: c.Admin},
+		m.dialog = newConfirm(c, "Remove as admin "+playerName(c.Admin)+"?", actRemove{id: l.ID, actor: c.Admin, seller: l.Seller},
 			what, reason(market.ReasonAdminRemoved))
 	case key.Matches(msg, k.ForceExpire):
 		m.dialog = newConfirm(c, "Force-expire as admin "+playerName(c.Admin)+"?", actForceExpire{id: l.ID, actor: c.Admin},
 			what, reason(market.ReasonForceExpire))
 	case key.Matches(msg, k.RemoveAsActor):
-		m.dialog = newConfirm(c, "Remove as the acting player "+playerName(c.Actor)+"?", actRemove{id: l.ID, actor: c.Actor},
+		m.dialog = newConfirm(c, "Remove as the acting player "+playerName(c.Actor)+"?", actRemove{id: l.ID, actor: c.Actor, seller: l.Seller},
 			what, s.Dim.Render("the owner gets reason \"removed\", an admin \"admin-removed\", anyone else NOT_OWNER"))
 	case key.Matches(msg, k.ExpireAsActor):
 		m.dialog = newConfirm(c, "Force-expire as the acting player "+playerName(c.Actor)+"?", actForceExpire{id: l.ID, actor: c.Actor},
 			what, s.Dim.Render("an admin gets reason \"force-expire\", anyone else FORBIDDEN"))
 	}
+}
+
+// balanceAfter are a purchase's lines on the acting player's money: the
+// balance before and after paying price (back is a bid of theirs the
+// market returns first), and a warning when it falls short.
+func (m *Model) balanceAfter(price, back float64) []string {
+	c, s := m.c, m.c.Styles
+	st, err := c.Svc.GetPlayer(c.Actor.ID)
+	if err != nil {
+		return nil
+	}
+	have := st.Balance + back
+	lines := []string{s.Dim.Render("balance ") + money(st.Balance) + s.Dim.Render(" → after ") + money(have-price)}
+	if have < price {
+		lines = append(lines, s.Warn.Render("⚠ funds are short: the market will refuse (INSUFFICIENT_FUNDS)"))
+	}
+	return lines
 }
 
 // run performs an action on the main thread; what it changed is on screen
@@ -260,6 +272,8 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 		return nil, m.placeBid(a)
 	case actStartAuction:
 		return nil, m.startAuction(a)
+	case actAskBuyNow:
+		m.confirmBuyNow(a.l)
 	case actBuyNow:
 		m.buyNow(a)
 	case actRemove:
@@ -268,9 +282,13 @@ func (m *Model) run(a action) (tea.Cmd, error) {
 			return nil, err
 		}
 		m.changed = true
+		// The reason the market publishes: its owner's removal is
+		// "removed", anyone else's (an admin: the market refused the
+		// rest) "admin-removed". The event itself comes later, once the
+		// committer has saved the change, so it cannot be read here.
 		reason := market.ReasonRemoved
-		if ev, ok := m.log.lastRemoval(a.id); ok {
-			reason = ev.Reason()
+		if a.actor.ID != a.seller {
+			reason = market.ReasonAdminRemoved
 		}
 		m.setStatus(statusMsg{text: fmt.Sprintf("removed #%d as %s → ListingRemovedEvent reason %q", a.id, playerName(a.actor), reason)})
 	case actForceExpire:

@@ -10,15 +10,34 @@ import (
 	"github.com/rynek/rynek/seed"
 )
 
+// TestRemoveReasons: each removal's footer, its line in the status
+// history (L) and the Events pane say the reason the market published. The
+// console commits behind its tick, as rynek runs it: the event comes after
+// the action has returned, so the footer cannot read it from the log.
 func TestRemoveReasons(t *testing.T) {
-	for _, c := range []struct{ key, reason string }{{"x", "removed"}, {"X", "admin-removed"}, {"F", "force-expire"}} {
-		e := newEnv(t, 120, 40)
+	for _, c := range []struct {
+		key, reason string
+		actAs       func(e *testEnv) market.Player // the acting player, for r
+	}{
+		{key: "x", reason: "removed"},
+		{key: "X", reason: "admin-removed"},
+		{key: "F", reason: "force-expire"},
+		{key: "r", reason: "admin-removed", actAs: func(e *testEnv) market.Player { return e.m.c.Admin }},
+	} {
+		st := seededStore(t, seed.Options{Players: 40, Listings: 400, Days: 10, Rand: 7, Auctions: -1, Orders: -1})
+		e := envWith(t, st, market.Config{ListingCooldown: -1, CommitBehind: true}, 120, 40)
+		if c.actAs != nil {
+			e.m.c.Actor = c.actAs(e)
+		}
 		l, _ := e.m.panes[0].Selected()
 		e.key(c.key)
 		e.confirm()
 		want := "→ ListingRemovedEvent reason \"" + c.reason + "\""
-		if !strings.Contains(e.status(), want) {
-			t.Fatalf("%s: status %q", c.key, e.status())
+		if !strings.HasSuffix(e.status(), want) {
+			t.Fatalf("%s: status %q, want it to end %q", c.key, e.status(), want)
+		}
+		if r := e.svc.Flush(); len(r) != 0 {
+			t.Fatalf("%s: refused %+v", c.key, r)
 		}
 		e.tick()
 		if len(e.m.log.all) != 1 {
@@ -28,6 +47,10 @@ func TestRemoveReasons(t *testing.T) {
 		if re.Reason() != c.reason || re.Listing().ID != l.ID {
 			t.Fatalf("event %s #%d", re.Reason(), re.Listing().ID)
 		}
+		e.key("L")
+		e.mustContain("#" + itoa(l.ID) + " as ")
+		e.mustContain(want)
+		e.key("esc")
 		e.key("6")
 		e.mustContain("reason=" + c.reason)
 	}

@@ -19,6 +19,7 @@ type (
 		amount float64
 	}
 	actBuyNow       struct{ id int }
+	actAskBuyNow    struct{ l market.Listing } // the bid dialog's ctrl+b: confirm first
 	actStartAuction struct {
 		stack    market.ItemStack
 		start    float64
@@ -87,7 +88,7 @@ func (d *bidDialog) Update(_ *Common, msg tea.Msg) (action, bool) {
 			}
 			return actBid{id: d.l.ID, amount: d.ok}, true
 		case key.Matches(k, d.buyNow) && d.l.Auction.BuyNow > 0:
-			return actBuyNow{id: d.l.ID}, true
+			return actAskBuyNow{l: d.l}, true
 		}
 	}
 	if d.typeInto(&d.amount, msg) {
@@ -162,6 +163,33 @@ func (m *Model) startAuction(a actStartAuction) error {
 	m.setStatus(statusMsg{text: fmt.Sprintf("auction #%d: %s ×%d from %s%s, ends in %s → ListingCreatedEvent", l.ID,
 		playertext.Sanitize(playertext.StripColors(itemName(l.Item))), l.Item.Amount, money(a.start), now, Until(l.ExpiresAt, c.NowUnix))})
 	return nil
+}
+
+// confirmBuyNow asks before buying auction l at its buy-now price, as b
+// asks before buying a fixed-price listing: the price, the balance after,
+// the leader's bid going back, and what the market will refuse.
+func (m *Model) confirmBuyNow(l market.Listing) {
+	c, s := m.c, m.c.Styles
+	if now, err := c.Svc.GetListing(l.ID); err == nil && now.Auction != nil {
+		l = now // the bidding as it is, not as the dialog last read it
+	}
+	a := l.Auction
+	lines := []string{fmt.Sprintf("#%d %s ×%d by %s now for %s", l.ID, RenderMC(itemName(l.Item), lipglossPlain), l.Item.Amount,
+		playertext.Sanitize(l.SellerName), s.Price.Render(money(a.BuyNow)))}
+	back := 0.0
+	switch {
+	case a.Bids > 0 && a.Leader == c.Actor.ID:
+		back = a.CurrentBid
+		lines = append(lines, s.Dim.Render(fmt.Sprintf("%s's leading bid of %s comes back first", playerName(c.Actor), money(a.CurrentBid))))
+	case a.Bids > 0:
+		lines = append(lines, s.Dim.Render(fmt.Sprintf("%s's leading bid of %s goes back to them", playertext.Sanitize(a.LeaderName), money(a.CurrentBid))))
+	}
+	lines = append(lines, m.balanceAfter(a.BuyNow, back)...)
+	if l.Seller == c.Actor.ID {
+		lines = append(lines, s.Warn.Render("⚠ this is the acting player's own auction: the market will refuse (OWN_AUCTION)"))
+	}
+	lines = append(lines, s.Dim.Render("ends the auction: TransactionCompletedEvent, AuctionEndedEvent"))
+	m.dialog = newConfirm(c, "Buy it now as "+playerName(c.Actor)+"?", actBuyNow{id: l.ID}, lines...)
 }
 
 // buyNow runs actBuyNow on the main thread.

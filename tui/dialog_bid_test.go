@@ -176,3 +176,65 @@ func TestAuctionTermsFollowTheRules(t *testing.T) {
 		t.Fatalf("listed an auction: %+v", l.Auction)
 	}
 }
+
+// TestBuyNowAsksFirst: ctrl+b in the bid dialog asks y/enter before it
+// buys, as b on a fixed-price listing does: the buy-now price, the
+// leader's bid going back, the balance after. n leaves the auction as it
+// was; y buys it.
+func TestBuyNowAsksFirst(t *testing.T) {
+	e, a := auctionOfEight(t, 40)
+	leader, err := e.svc.AddPlayer(market.NewPlayer{Name: "Licytant", Balance: 500})
+	must(t, err)
+	_, err = e.svc.Bid(leader, a.ID, 12)
+	must(t, err)
+	buyer, err := e.svc.AddPlayer(market.NewPlayer{Name: "Kupiec", Balance: 100})
+	must(t, err)
+	e.m.c.Actor = buyer
+	e.m.refreshAll()
+	e.key("1")
+	e.key("b")
+	e.mustContain("buy it now for 40.00")
+	ctrlB := tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl}
+	e.send(ctrlB)
+	if _, ok := e.m.dialog.(*confirmDialog); !ok {
+		t.Fatalf("ctrl+b opened %T (status %q)", e.m.dialog, e.status())
+	}
+	e.mustContain("Buy it now as Kupiec?")
+	e.mustContain("#" + itoa(a.ID) + " Diamond ×8 by Sprzedawca now for 40.00")
+	e.mustContain("Licytant's leading bid of 12.00 goes back to them")
+	e.mustContain("balance 100.00 → after 60.00")
+	e.mustContain("ends the auction: TransactionCompletedEvent, AuctionEndedEvent")
+	e.mustContain("y/enter confirm · n/esc cancel")
+	e.key("n")
+	if l, err := e.svc.GetListing(a.ID); err != nil || l.Auction.Bids != 1 || e.m.dialog != nil {
+		t.Fatalf("after n: %+v, %v, dialog %T", l, err, e.m.dialog)
+	}
+	e.key("b")
+	e.send(ctrlB)
+	e.confirm()
+	want := "bought #" + itoa(a.ID) + " now: transaction "
+	if e.m.dialog != nil || !strings.HasPrefix(e.status(), want) || !strings.HasSuffix(e.status(), "COMPLETED, paid 40.00 → TransactionCompletedEvent, AuctionEndedEvent") {
+		t.Fatalf("dialog %T, status %q", e.m.dialog, e.status())
+	}
+	if e.balance(buyer) != 60 || e.balance(leader) != 500 {
+		t.Fatalf("balances: buyer %.2f, leader %.2f", e.balance(buyer), e.balance(leader))
+	}
+
+	// The leader buying it now: their bid comes back first.
+	e, a = auctionOfEight(t, 40)
+	leader, err = e.svc.AddPlayer(market.NewPlayer{Name: "Licytant", Balance: 50})
+	must(t, err)
+	_, err = e.svc.Bid(leader, a.ID, 12) // 38.00 left
+	must(t, err)
+	e.m.c.Actor = leader
+	e.m.refreshAll()
+	e.key("1")
+	e.key("b")
+	e.send(ctrlB)
+	e.mustContain("Licytant's leading bid of 12.00 comes back first")
+	e.mustContain("balance 38.00 → after 10.00")
+	e.confirm()
+	if e.balance(leader) != 10 {
+		t.Fatalf("the leader has %.2f after buying now (status %q)", e.balance(leader), e.status())
+	}
+}

@@ -71,7 +71,7 @@ func (d *categoryPicker) View(c *Common, w, _ int) string {
 		if d.counts[i] >= 0 {
 			n = count(d.counts[i])
 		}
-		line := fmt.Sprintf("%-16s %-20s %10s", cat, cat.DisplayName(), n)
+		line := fmt.Sprintf("%-16s %10s", cat, n)
 		if i == d.cursor {
 			line = s.Selected.Render("▶ " + line)
 		} else {

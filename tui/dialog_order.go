@@ -37,6 +37,7 @@ type orderDialog struct {
 	unit     market.Money
 	duration time.Duration
 	book     market.OrderBook // the material's book, read when the material changes
+	own      []ownListing     // the acting player's listings on the book, which the order never buys
 	bookOf   string
 	typed    bool // the price was typed: a new material's book no longer replaces it
 }
@@ -96,17 +97,13 @@ func (d *orderDialog) Help() []key.Binding {
 }
 
 // materialKey reads a material as typed: its key ("oak_log",
-// "minecraft:oak_log") or its name ("Oak Log").
+// "minecraft:oak_log"), its name ("Oak Log") or the words search finds it
+// by ("diament"), as the market resolves them (market.MaterialNamed).
 func materialKey(text string) (string, error) {
-	t := strings.TrimSpace(text)
-	if t == "" {
+	if strings.TrimSpace(text) == "" {
 		return "", fmt.Errorf("type the material: a key like OAK_LOG or a name like Oak Log")
 	}
-	id, ok := catalog.MaterialID(strings.ReplaceAll(t, " ", "_"))
-	if !ok {
-		return "", fmt.Errorf("no material is called %q", t)
-	}
-	return catalog.Material(id).Key, nil
+	return market.MaterialNamed(text)
 }
 
 // durText writes a duration as parseDuration reads it: "7d", "1d12h",
@@ -173,6 +170,7 @@ func (d *orderDialog) check(c *Common) {
 	d.mat = mat
 	if d.bookOf != mat {
 		d.book, _ = c.Svc.GetOrderBook(mat, 5)
+		d.own = ownListings(c, mat, c.Actor.ID)
 		d.bookOf = mat
 		if !d.typed {
 			d.fields[orderPrice].Prefill(d.suggestPrice())
@@ -246,8 +244,8 @@ func (d *orderDialog) View(c *Common, w, _ int) string {
 	if d.mat != "" {
 		hints[orderMaterial] = materialName(d.mat)
 	}
-	if n := d.amount; n >= 64 && d.err == "" {
-		hints[orderAmount] = fmt.Sprintf("%s · %d stack%s of 64", hints[orderAmount], (n+63)/64, plural((n+63)/64))
+	if stacks := stacksOf(d.mat, d.amount); stacks != "" && d.err == "" {
+		hints[orderAmount] += " · " + stacks
 	}
 	for i := range d.fields {
 		label := s.Dim.Render(orderFieldLabels[i])
@@ -275,9 +273,13 @@ func (d *orderDialog) View(c *Common, w, _ int) string {
 	if after < 0 {
 		b.WriteString("\n" + s.Warn.Render("⚠ funds are short: the market will refuse (INSUFFICIENT_FUNDS)"))
 	}
-	if n, lo, hi := d.crossing(); n > 0 {
+	n, lo, hi, own := d.crossing()
+	if n > 0 {
 		b.WriteString("\n" + s.OK.Render(fmt.Sprintf("crosses the book: buys at once from the %s on sale at %s to %s each",
 			count(n), money(lo), money(hi))))
+	}
+	if own > 0 {
+		b.WriteString("\n" + s.Dim.Render(fmt.Sprintf("%s of the acting player's own on sale at or below it: own listings never fill own orders", count(own))))
 	}
 	return box(c, b.String(), w)
 }
@@ -299,20 +301,50 @@ func (d *orderDialog) bookLine(c *Common) string {
 	return s.Dim.Render("book: ") + best + s.Dim.Render(" · ") + cheapest
 }
 
+// stacksOf says n items of material in its full stacks and what is left
+// over: "1 stack of 64 and 36", "2 stacks of 16"; "" under a stack, and
+// for a material that does not stack.
+func stacksOf(material string, n int) string {
+	size := 64
+	if info, ok := catalog.LookupMaterial(material); ok && info.MaxStack > 0 {
+		size = info.MaxStack
+	}
+	full, rest := n/size, n%size
+	if size == 1 || full == 0 {
+		return ""
+	}
+	text := fmt.Sprintf("%d stack%s of %d", full, plural(full), size)
+	if rest > 0 {
+		text += fmt.Sprintf(" and %d", rest)
+	}
+	return text
+}
+
 // crossing is what of the book's sell side the order's price reaches: the
-// items on sale at or below it, and their lowest and highest unit prices.
-func (d *orderDialog) crossing() (n int, lo, hi float64) {
+// items on sale at or below it, and their lowest and highest unit prices;
+// and the acting player's own items among them, which it never buys.
+func (d *orderDialog) crossing() (n int, lo, hi float64, own int) {
 	for _, l := range d.book.Sell {
 		if l.UnitPrice > d.unit.Float() {
 			break
 		}
+		k := l.Amount
+		for _, o := range d.own {
+			if o.unit == l.UnitPrice {
+				k -= o.l.Item.Amount
+				own += o.l.Item.Amount
+			}
+		}
+		if k <= 0 {
+			continue
+		}
 		if n == 0 {
 			lo = l.UnitPrice
 		}
-		n += l.Amount
+		n += k
 		hi = l.UnitPrice
 	}
-	return n, lo, hi
+	return n, lo, hi, own
 }
 
 // placeOrder runs actPlaceOrder on the main thread; the dialog stays open

@@ -377,15 +377,15 @@ func (d *sellDialog) View(c *Common, w, _ int) string {
 	return box(c, b.String(), w)
 }
 
-// orderLine is the best buy order for the chosen stack, in the words a
-// player reads on the server ("zlecenie kupna: 2,50/szt."), and what
-// selling into it pays: the amount typed, up to what the order wants.
+// orderLine is the best buy order for the chosen stack ("best buy order:
+// 2.50 each"), and what selling into it pays: the amount typed, up to what
+// the order wants.
 func (d *sellDialog) orderLine(c *Common) string {
 	if !d.hasBest {
 		return ""
 	}
 	s, o := c.Styles, d.best
-	line := s.Title.Render("zlecenie kupna: "+plUnitPrice(o.UnitPrice)) +
+	line := s.Title.Render("best buy order: "+money(o.UnitPrice)+" each") +
 		s.Dim.Render(fmt.Sprintf(" · order #%d by %s wants %d", o.ID, playertext.Sanitize(o.BuyerName), o.Amount-o.Filled))
 	n, err := d.amountOf(d.stacks[d.pick])
 	if err != nil {
@@ -397,10 +397,6 @@ func (d *sellDialog) orderLine(c *Common) string {
 	return line + "\n" + s.Dim.Render(fmt.Sprintf("ctrl+o sells %d into it: you receive %s after the %s fee", k,
 		money((price-fee).Float()), money(fee.Float())))
 }
-
-// plUnitPrice is a unit price as the server's Polish messages write it:
-// "2,50/szt.", "1 234,50/szt.".
-func plUnitPrice(v float64) string { return strings.Replace(money(v), ".", ",", 1) + "/szt." }
 
 // summaryLine is the selected stack's price summary: the last 7 days'
 // unit prices and the cheapest listing of the material on sale now.

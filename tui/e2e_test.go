@@ -198,7 +198,7 @@ func TestE2EAnOrderFilledEndToEnd(t *testing.T) {
 	}
 	e, tm := startProgramOn(t, e, func(*testEnv) {})
 	typeKey(tm, "s")
-	waitFor(t, tm, "zlecenie kupna: 0,50/szt.")
+	waitFor(t, tm, "best buy order: 0.50 each")
 	for _, r := range "32" {
 		tm.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}

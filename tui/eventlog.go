@@ -85,19 +85,6 @@ func (l *eventLog) drain() int {
 	return n
 }
 
-// lastRemoval finds the removal event of a listing among the newest
-// events, drained or not: the reason an action caused.
-func (l *eventLog) lastRemoval(id int) (market.ListingRemovedEvent, bool) {
-	for _, evs := range [][]market.Event{l.pending, l.all} {
-		for i := len(evs) - 1; i >= max(0, len(evs)-64); i-- {
-			if e, ok := evs[i].(market.ListingRemovedEvent); ok && e.Listing().ID == id {
-				return e, true
-			}
-		}
-	}
-	return market.ListingRemovedEvent{}, false
-}
-
 // prepend puts events from before the start in front of the log, and
 // returns how many it took: none it holds already (a live event with the
 // same or an older seq).

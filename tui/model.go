@@ -339,6 +339,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.dialog != nil {
 			return m, m.updateDialog(msg)
 		}
+		m.clearRefusal()
 		if !m.panes[m.active].TextFocused() || key.Matches(msg, m.keys.Next, m.keys.Prev) {
 			if cmd, ok := m.globalKey(msg); ok {
 				return m, cmd
@@ -350,6 +351,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.Y == 1 { // the tab bar
 			if i := m.tabAt(msg.X); i >= 0 {
+				m.clearRefusal()
 				m.switchTo(i)
 			}
 			return m, nil

@@ -73,8 +73,7 @@ func (p *listingsPane) Update(c *Common, msg tea.Msg) tea.Cmd {
 func (p *listingsPane) View(c *Common, w, h int) string {
 	t := p.table
 	s := c.Styles
-	title := fmt.Sprintf("%s listing%s · sort: %s · category: %s (%s)", count(t.total), plural(t.total), t.q.Sort,
-		t.q.Category, t.q.Category.DisplayName())
+	title := fmt.Sprintf("%s listing%s · sort: %s · category: %s", count(t.total), plural(t.total), t.q.Sort, t.q.Category)
 	if t.total > 0 {
 		title += s.Dim.Render(fmt.Sprintf(" · row %s of %s", count(t.cursor+1), count(t.total)))
 	}

@@ -21,6 +21,7 @@ type ordersPane struct {
 	material string // the book shown, a catalogue key; "" none yet
 	chosen   bool   // the material was chosen (c, , .), not defaulted
 	book     market.OrderBook
+	crossed  []crossedOrder // the resting orders at or above the book's cheapest listing
 	resting  market.OrderPage
 	mine     market.OrderPage
 	player   uuid.UUID
@@ -200,6 +201,7 @@ func (p *ordersPane) Refresh(c *Common) {
 		}
 		p.book, p.resting = book, resting
 	}
+	p.readCrossings(c)
 	p.cursor = max(0, min(p.cursor, len(p.orders())-1))
 	p.scroll(c)
 }
@@ -373,12 +375,17 @@ func (p *ordersPane) openCancel(c *Common, admin bool) tea.Cmd {
 }
 
 // headLines is the lines above the lists on a pane h lines high: the
-// title, and the book's header and depth.
+// title, and the book's header and depth, and the line saying why it looks
+// crossed when it does.
 func (p *ordersPane) headLines(h int) int {
 	if p.material == "" {
 		return 1
 	}
-	return 2 + p.depthRows(h)
+	n := 2 + p.depthRows(h)
+	if p.looksCrossed() {
+		n++
+	}
+	return n
 }
 
 // listRows is the lines the lists of orders get under the book.
@@ -488,6 +495,9 @@ func (p *ordersPane) drawBook(c *Common, w, h int) []string {
 		left, right := "", ""
 		if i < len(p.book.Buy) {
 			left = level(p.book.Buy[i], "order")
+			if mark := p.levelMark(c, p.book.Buy[i]); mark != "" {
+				left += " " + mark
+			}
 		} else if i == 0 {
 			left = s.Dim.Render("  no buy order")
 		}
@@ -497,6 +507,9 @@ func (p *ordersPane) drawBook(c *Common, w, h int) []string {
 			right = s.Dim.Render("  no listing of a plain stack")
 		}
 		out = append(out, fit(left, half)+s.Dim.Render("│")+right)
+	}
+	if p.looksCrossed() {
+		out = append(out, fit(p.crossNote(c), w))
 	}
 	return out
 }

@@ -194,7 +194,7 @@ func TestSellDialogShowsTheBestOrder(t *testing.T) {
 	best, err := e.svc.PlaceOrder(buyer, "OAK_LOG", 50, 2.5, 0)
 	must(t, err)
 	e.key("s")
-	e.mustContain("zlecenie kupna: 2,50/szt. · order #" + itoa(best.ID) + " by Kupiec wants 50")
+	e.mustContain("best buy order: 2.50 each · order #" + itoa(best.ID) + " by Kupiec wants 50")
 	e.mustContain("ctrl+o sells 50 into it: you receive 118.75 after the 6.25 fee")
 	e.key("tab") // the amount
 	e.typeText("10")
@@ -209,7 +209,7 @@ func TestSellDialogShowsTheBestOrder(t *testing.T) {
 	}
 	e.key("tab")
 	e.key("down")
-	if strings.Contains(e.view(), "zlecenie kupna") {
+	if strings.Contains(e.view(), "best buy order") {
 		t.Fatal("a named stack shows a buy order")
 	}
 	e.key("up") // the amount has the cursor still
@@ -465,4 +465,217 @@ func TestSellerPaneShowsWhatOrdersHold(t *testing.T) {
 	e.m.refreshAll()
 	e.key("3")
 	e.mustContain("balance 595.00 (405.00 in 2 buy orders)")
+}
+
+// TestOrderDialogCountsStacks: the amount's hint counts full stacks of the
+// material and what is left over, as typed (100 Oak Logs are one stack and
+// 36, not two stacks; Ender Pearls stack by 16).
+func TestOrderDialogCountsStacks(t *testing.T) {
+	e, _, buyer := orderEnv(t, 160, 48)
+	e.m.c.Actor = buyer
+	e.key("7")
+	e.key("o")
+	e.typeText("oak log")
+	e.mustContain("amount   64")
+	e.mustContain("1 to 2 304 · 1 stack of 64")
+	e.key("tab")
+	for _, c := range []struct{ typed, hint string }{
+		{"100", "1 to 2 304 · 1 stack of 64 and 36"},
+		{"128", "1 to 2 304 · 2 stacks of 64"},
+		{"2304", "1 to 2 304 · 36 stacks of 64"},
+		{"63", "1 to 2 304"},
+	} {
+		for range 4 {
+			e.key("backspace")
+		}
+		e.typeText(c.typed)
+		line := screenLine(e, "amount   "+c.typed)
+		if !strings.HasSuffix(strings.TrimRight(line, " │"), c.hint) {
+			t.Fatalf("%s: the amount's line is %q, want it to end %q", c.typed, line, c.hint)
+		}
+	}
+	for range 3 { // amount → price → lasts → material
+		e.key("tab")
+	}
+	for range 7 {
+		e.key("backspace")
+	}
+	e.typeText("ender pearl")
+	e.key("tab")
+	for range 4 {
+		e.key("backspace")
+	}
+	e.typeText("100")
+	if line := screenLine(e, "amount   100"); !strings.Contains(line, "1 to 2 304 · 6 stacks of 16 and 4") {
+		t.Fatalf("ender pearls: %q", line)
+	}
+}
+
+// screenLine is the screen's line that holds text.
+func screenLine(e *testEnv, text string) string {
+	e.t.Helper()
+	for _, l := range strings.Split(e.view(), "\n") {
+		if strings.Contains(l, text) {
+			return l
+		}
+	}
+	e.t.Fatalf("no line holds %q:\n%s", text, e.view())
+	return ""
+}
+
+// TestMaterialPromptTakesSearchWords: the book's material prompt (c) and
+// the order dialog's material take the words search finds a material by,
+// Polish too, as the market resolves them: "diament" is Diamond, which the
+// prompt refused while search found it; words that find several are
+// refused with the first few.
+func TestMaterialPromptTakesSearchWords(t *testing.T) {
+	e, _, buyer := orderEnv(t, 160, 48, market.ItemStack{Material: "DIAMOND", Amount: 8})
+	st, err := e.svc.GetPlayer(e.m.c.Actor.ID)
+	must(t, err)
+	_, err = e.svc.SellItem(e.m.c.Actor, *st.Inventory[0], 80)
+	must(t, err)
+	e.m.c.Actor = buyer
+	e.key("2")
+	e.key("/")
+	e.typeText("diament")
+	e.mustContain(`1 match for "diament"`)
+	e.mustContain("Diamond")
+	e.key("esc")
+
+	e.key("7")
+	e.key("c")
+	e.typeText("diament")
+	e.key("enter")
+	e.mustContain("Order book · Diamond (DIAMOND)")
+	e.mustContain("10.00       8  1 listing")
+	e.key("c")
+	e.typeText("kilof diamentowy")
+	e.key("enter")
+	e.mustContain("Order book · Diamond Pickaxe (DIAMOND_PICKAXE)")
+	e.key("c")
+	e.typeText("miecz")
+	e.key("enter")
+	e.mustContain(`✗ "miecz" is more than one material (Wooden Sword, Copper Sword, Stone Sword, Golden Sword, Iron Sword and 2 more): type more of its name [INVALID_QUERY]`)
+	e.mustContain("Order book · Diamond Pickaxe (DIAMOND_PICKAXE)")
+
+	e.key("o")
+	for range 3 { // amount → price → lasts → material
+		e.key("tab")
+	}
+	for range len("DIAMOND_PICKAXE") {
+		e.key("backspace")
+	}
+	e.typeText("miecz")
+	e.mustContain(`✗ "miecz" is more than one material`)
+	e.typeText(" diamentowy")
+	e.mustContain("material miecz diamentowy")
+	e.mustContain("Diamond Sword")
+	e.mustContain("book: no buy order · no listing")
+}
+
+// TestOrdersPaneSaysWhyTheBookLooksCrossed: an order above its own
+// buyer's listing rests (own listings never fill their orders), and the
+// book shows a buy above a sell: the level is marked ⇅ own and a line
+// under the book says why, the reason first, whole at 80 columns. A
+// crossing the purchase cap keeps says that instead.
+func TestOrdersPaneSaysWhyTheBookLooksCrossed(t *testing.T) {
+	e, seller, buyer := orderEnv(t, 160, 48, market.ItemStack{Material: "OAK_LOG", Amount: 64})
+	st, err := e.svc.GetPlayer(seller.ID)
+	must(t, err)
+	l, err := e.svc.SellItem(seller, *st.Inventory[0], 32) // 0.50 each
+	must(t, err)
+	_, err = e.svc.PlaceOrder(buyer, "OAK_LOG", 10, 0.4, 0) // below: no mark
+	must(t, err)
+	own, err := e.svc.PlaceOrder(seller, "OAK_LOG", 10, 0.6, 0)
+	must(t, err)
+	if own.Filled != 0 {
+		t.Fatalf("the order filled %d from its buyer's own listing", own.Filled)
+	}
+	e.key("7")
+	e.mustContain("Order book · Oak Log (OAK_LOG)")
+	e.mustContain("0.60      10  1 order ⇅ own")
+	if line := screenLine(e, "0.40      10  1 order"); strings.Contains(line, "⇅") {
+		t.Fatalf("the level below the listing is marked: %q", line)
+	}
+	note := "⇅ own listings never fill own orders: #" + itoa(own.ID) + " by Sprzedawca at 0.60 each is at or above their listing #" + itoa(l.ID) + " at 0.50"
+	e.mustContain(note)
+	e.mustContain("▶ #" + itoa(own.ID) + " ") // the lists start under the note
+	e.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	e.mustContain("⇅ own listings never fill own orders: #" + itoa(own.ID) + " by Sprzedawca at 0.60 each")
+	checkScreen(t, e.m.View().Content, 80, 24)
+
+	// The purchase cap: Kupiec bought from the seller once, which a cap
+	// of one a day allows, and his order above her listing rests.
+	capped := envWith(t, emptyStore(t), market.Config{ListingCooldown: -1, PurchaseCap: market.PurchaseCap{Max: 1, Window: 24 * time.Hour}}, 160, 48)
+	s2, err := capped.svc.AddPlayer(market.NewPlayer{Name: "Sprzedawca", Balance: 10, Items: []market.ItemStack{{Material: "OAK_LOG", Amount: 64}, {Material: "OAK_LOG", Amount: 64}}})
+	must(t, err)
+	b2, err := capped.svc.AddPlayer(market.NewPlayer{Name: "Kupiec", Balance: 1000})
+	must(t, err)
+	st, err = capped.svc.GetPlayer(s2.ID)
+	must(t, err)
+	first, err := capped.svc.SellItem(s2, *st.Inventory[0], 32)
+	must(t, err)
+	_, err = capped.svc.Buy(b2, first.ID)
+	must(t, err)
+	_, err = capped.svc.SellItem(s2, *st.Inventory[1], 32)
+	must(t, err)
+	o, err := capped.svc.PlaceOrder(b2, "OAK_LOG", 10, 0.6, 0)
+	must(t, err)
+	if o.Filled != 0 {
+		t.Fatalf("the cap let the order fill %d", o.Filled)
+	}
+	capped.m.c.Actor = b2
+	capped.key("7")
+	if line := screenLine(capped, "0.60      10  1 order ⇅"); strings.Contains(line, "own") {
+		t.Fatalf("the capped crossing is marked own: %q", line)
+	}
+	capped.mustContain("⇅ crossed where the market may not fill: a fill the purchase cap refuses, or a share under a cent")
+}
+
+// TestOrderDialogLeavesOwnListingsOut: the order dialog's "crosses the
+// book" counts what the order buys at once, which is never the acting
+// player's own listings; those it names apart.
+func TestOrderDialogLeavesOwnListingsOut(t *testing.T) {
+	e, seller, _ := orderEnv(t, 160, 48, market.ItemStack{Material: "OAK_LOG", Amount: 64})
+	st, err := e.svc.GetPlayer(seller.ID)
+	must(t, err)
+	l, err := e.svc.SellItem(seller, *st.Inventory[0], 32) // 0.50 each
+	must(t, err)
+	e.key("7")
+	e.key("o")
+	e.typeText("oak log")
+	e.key("tab")
+	e.typeText("10")
+	e.key("tab")
+	e.typeText("0.6")
+	e.mustContain("book: no buy order · cheapest listing 0.50 each (64 on sale)")
+	e.mustContain("64 of the acting player's own on sale at or below it: own listings never fill own orders")
+	if strings.Contains(e.view(), "crosses the book") {
+		t.Fatalf("the order crosses its own listing:\n%s", e.view())
+	}
+	e.key("esc")
+
+	// Another player's stack at 0.55 is what it buys.
+	other, err := e.svc.AddPlayer(market.NewPlayer{Name: "Drwal", Items: []market.ItemStack{{Material: "OAK_LOG", Amount: 32}}})
+	must(t, err)
+	ost, err := e.svc.GetPlayer(other.ID)
+	must(t, err)
+	_, err = e.svc.SellItem(other, *ost.Inventory[0], 17.6) // 0.55 each
+	must(t, err)
+	e.key("o")
+	e.typeText("oak log")
+	e.key("tab")
+	e.typeText("10")
+	e.key("tab")
+	e.typeText("0.6")
+	e.mustContain("crosses the book: buys at once from the 32 on sale at 0.55 to 0.55 each")
+	e.mustContain("64 of the acting player's own on sale at or below it: own listings never fill own orders")
+	e.key("enter")
+	page, err := e.svc.Orders(market.OrderQuery{Buyer: seller.ID, All: true})
+	must(t, err)
+	mine, err := e.svc.GetListing(l.ID)
+	must(t, err)
+	if len(page.Orders) != 1 || page.Orders[0].Filled != 10 || mine.Item.Amount != 64 {
+		t.Fatalf("orders %+v (status %q)", page.Orders, e.status())
+	}
 }

@@ -11,16 +11,16 @@ import (
 )
 
 // The Seller pane's fifth view: the acting player's bids, the live
-// auctions they lead ("prowadzisz") and those where another bidder outbid
-// them ("przebity"), the soonest to end first, with the time left ticking;
+// auctions they lead ("leading") and those where another bidder outbid
+// them ("outbid"), the soonest to end first, with the time left ticking;
 // the view's name counts them, the outbid apart, on every view.
 // Enter (or b, the console's bid key) opens the bid dialog on the selected
 // auction. The rows come from the market's PlayerBids, a read of memory.
 
 // Bid states as the player reads them.
 const (
-	bidLeading = "prowadzisz" // the player's bid leads
-	bidOutbid  = "przebity"   // another bidder beat it
+	bidLeading = "leading" // the player's bid leads
+	bidOutbid  = "outbid"  // another bidder beat it
 )
 
 // bidList is the acting player's bids, read whole on a refresh.
@@ -68,7 +68,7 @@ func (b *bidList) update(msg tea.Msg, h, y0 int) {
 }
 
 // label is names with the bids view's name counting the bids, and the
-// outbid ones apart ("bids 3, 1 przebity"), so that an outbid shows from
+// outbid ones apart ("bids 3, 1 outbid"), so that an outbid shows from
 // every view.
 func (b *bidList) label(names []string) []string {
 	if len(b.bids) == 0 {

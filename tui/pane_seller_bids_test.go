@@ -54,7 +54,7 @@ func (e *testEnv) mustSelect(want string) {
 }
 
 // TestSellerBidsShowOutbid: the Seller pane's bids view lists the acting
-// player's auction as "prowadzisz" after their bid and as "przebity" once
+// player's auction as "leading" after their bid and as "outbid" once
 // another player outbids them, with the current bid, their last bid, the
 // minimum and the time left ticking, and the view's name counting the
 // outbid; enter opens the bid dialog on it and the new bid leads again. The notifications view shows the outbid notice.
@@ -79,7 +79,7 @@ func TestSellerBidsShowOutbid(t *testing.T) {
 	e.key("b")
 	e.key("enter") // the minimum, 10.00
 	e.key("3")
-	e.mustSelect("▶ " + id + " Diamond ×8 · 1 bid prowadzisz 10.00 10.00 11.00 1h 0m")
+	e.mustSelect("▶ " + id + " Diamond ×8 · 1 bid leading 10.00 10.00 11.00 1h 0m")
 
 	e.actAs("Rywal")
 	e.key("1")
@@ -90,12 +90,12 @@ func TestSellerBidsShowOutbid(t *testing.T) {
 	e.clock.Advance(90 * time.Second)
 	e.wall.advance(90 * time.Second)
 	e.tick()
-	e.mustSelect("▶ " + id + " Diamond ×8 · 2 bids przebity 11.00 10.00 12.00 58m 30s")
-	e.mustContain("v: listings inventory & mailbox sales & purchases favourites, alerts & notifications bids 1, 1 przebity ")
+	e.mustSelect("▶ " + id + " Diamond ×8 · 2 bids outbid 11.00 10.00 12.00 58m 30s")
+	e.mustContain("v: listings inventory & mailbox sales & purchases favourites, alerts & notifications bids 1, 1 outbid ")
 	e.send(tea.WindowSizeMsg{Width: 80, Height: 24}) // the short names, the row whole but the item
 	checkScreen(t, e.m.View().Content, 80, 24)
-	e.mustContain("v: listings inventory history notifications bids 1, 1 przebity ")
-	e.mustSelect("▶ " + id + " Diamond ×8 · … przebity 11.00 10.00 12.00 58m 30s")
+	e.mustContain("v: listings inventory history notifications bids 1, 1 outbid ")
+	e.mustSelect("▶ " + id + " Diamond ×8 · … outbid 11.00 10.00 12.00 58m 30s")
 	e.send(tea.WindowSizeMsg{Width: 160, Height: 48})
 
 	e.key("?")
@@ -115,7 +115,7 @@ func TestSellerBidsShowOutbid(t *testing.T) {
 	if e.m.dialog != nil || !strings.HasPrefix(e.status(), "bid 12.00 on "+id+" as Licytant: leads after 3 bids") {
 		t.Fatalf("dialog %T, status %q", e.m.dialog, e.status())
 	}
-	e.mustSelect("▶ " + id + " Diamond ×8 · 3 bids prowadzisz 12.00 12.00 13.00 58m 30s")
+	e.mustSelect("▶ " + id + " Diamond ×8 · 3 bids leading 12.00 12.00 13.00 58m 30s")
 	e.mustContain("favourites, alerts & notifications bids 1 ")
 
 	e.key("v") // back to the listings
@@ -143,12 +143,13 @@ func TestBoughtNowLeavesTheBids(t *testing.T) {
 	for range 4 {
 		e.key("v")
 	}
-	e.mustSelect("▶ " + id + " Diamond ×8 · 1 bid prowadzisz 10.00 10.00 11.00 1h 0m")
+	e.mustSelect("▶ " + id + " Diamond ×8 · 1 bid leading 10.00 10.00 11.00 1h 0m")
 
 	e.actAs("Rywal")
 	e.key("1")
 	e.key("b")
 	e.send(tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl}) // buy it now
+	e.confirm()
 	if !strings.HasPrefix(e.status(), "bought "+id+" now") {
 		t.Fatalf("status %q", e.status())
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,4 +84,44 @@ func TestSellerHistoryScrollsOpensAndShowsNet(t *testing.T) {
 		t.Fatalf("enter opened %T", e.m.dialog)
 	}
 	e.mustContain(sale.ID)
+}
+
+// TestSellerHistoryNewestFirst: the Seller pane's sales and purchases read
+// newest first down the time column, for every player of the market. Each
+// has a refunded purchase (ROLLED_BACK, seeded), rolled back days after it
+// was made: its row showed the refund's time where the list keeps it, by
+// the time it was made, between older rows.
+func TestSellerHistoryNewestFirst(t *testing.T) {
+	e := newEnv(t, 160, 200) // every player's history on one screen
+	players, err := e.svc.Players()
+	must(t, err)
+	stamp := regexp.MustCompile(`^[▶ ] (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) [0-9a-f]{8} `)
+	refunds := 0
+	for _, p := range players {
+		e.m.run(actPickPlayer{p: p})
+		e.key("3")
+		for e.m.panes[2].(*sellerPane).view != 2 { // sales & purchases
+			e.key("v")
+		}
+		var last string
+		for _, line := range strings.Split(e.view(), "\n") {
+			m := stamp.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			if last != "" && m[1] > last {
+				t.Fatalf("%s's history: %s after %s:\n%s", p.Name, m[1], last, e.view())
+			}
+			last = m[1]
+			if strings.Contains(line, "ROLLED_BACK") {
+				refunds++
+			}
+		}
+		if last == "" {
+			t.Fatalf("%s's history shows no row:\n%s", p.Name, e.view())
+		}
+	}
+	if refunds < len(players) {
+		t.Fatalf("%d ROLLED_BACK rows among %d players", refunds, len(players))
+	}
 }

@@ -26,9 +26,22 @@ func (m *Model) setStatus(s statusMsg) {
 	m.history.add(m.c.Svc.Now(), s)
 }
 
+// clearRefusal takes a refusal off the footer when the next key comes: the
+// key is another action, and a refusal left there would read as its
+// outcome, on whatever pane it leads to. A refusal that key meets puts its
+// own there; the one cleared stays in the history (L). A result that was
+// not a refusal stays until the next one replaces it.
+func (m *Model) clearRefusal() {
+	if m.status.err {
+		m.status = statusMsg{}
+	}
+}
+
 func (m *Model) statusLine(w int) string {
 	s := m.c.Styles
 	switch {
+	case m.status.text == "":
+		return fit("", w)
 	case m.status.err:
 		return fit(s.Err.Render("✗ "+m.status.text), w)
 	case m.status.qa:

@@ -161,6 +161,19 @@ func txColumnsFor(w int, q market.TxQuery) txColumns {
 	return c
 }
 
+// shownAt is the time a row of a list of q shows: the time the list is in
+// order of, so that the column reads newest first. The market lists
+// completed transactions by completion and all states by creation
+// (market.Transactions): a refund, which rolls a purchase back days after
+// it was made, leaves it where it was made, and its row shows that time
+// (the refund's is its last step, in the details).
+func shownAt(t market.Transaction, q market.TxQuery) time.Time {
+	if (q.AllStates || q.State != "") && len(t.Timeline) > 0 {
+		return t.Timeline[0].At
+	}
+	return lastAt(t)
+}
+
 // lastAt is the time of the transaction's last state.
 func lastAt(t market.Transaction) time.Time {
 	if len(t.Timeline) == 0 {
@@ -239,7 +252,7 @@ func (tt *txTable) row(c *Common, t market.Transaction, w int) string {
 	}
 	cols := txColumnsFor(w+2, tt.q)
 	s := c.Styles
-	when := lastAt(t).UTC()
+	when := shownAt(t, tt.q).UTC()
 	ts := when.Format("01-02 15:04")
 	if cols.wide {
 		ts = stamp(when)

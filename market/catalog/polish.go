@@ -96,9 +96,9 @@ func PolishStem(w string) string {
 	return w
 }
 
-// polishWords are the Polish forms of an English item name's words, space
+// PolishWords are the Polish forms of an English item name's words, space
 // separated, each once; "" when the name has no word in polishForms.
-func polishWords(name string) string {
+func PolishWords(name string) string {
 	var out []string
 	for _, w := range playertext.AppendWords(nil, name) {
 		for _, f := range polishForms[w] {

@@ -47,8 +47,8 @@ func TestPolishWords(t *testing.T) {
 		"Diamond Sword": "diament miecz", "Golden Apple": "zlot jabl", "Oak Log": "dab debow debu klod",
 		"Enchanted Golden Apple": "zaklet zaczarow zlot jabl", "Bedrock": "",
 	} {
-		if got := polishWords(name); got != want {
-			t.Errorf("polishWords(%q) = %q, want %q", name, got, want)
+		if got := PolishWords(name); got != want {
+			t.Errorf("PolishWords(%q) = %q, want %q", name, got, want)
 		}
 	}
 	for w, want := range map[string]string{

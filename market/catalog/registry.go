@@ -57,7 +57,7 @@ var materials = func() *[MaterialCapacity]MaterialInfo {
 		t[1+i] = MaterialInfo{
 			Key:         r.key,
 			Name:        r.name,
-			PolishWords: polishWords(r.name),
+			PolishWords: PolishWords(r.name),
 			MaxStack:    r.stack,
 			Block:       r.flags&matBlock != 0,
 			Edible:      r.flags&matEdible != 0,
@@ -201,7 +201,7 @@ func AddEnchantment(canon string) (uint8, error) {
 // game's default unless an item says otherwise.
 func runtimeMaterial(canon string) MaterialInfo {
 	name := nameFromKey(canon)
-	return MaterialInfo{Key: canon, Name: name, PolishWords: polishWords(name), MaxStack: RuntimeMaterialStack}
+	return MaterialInfo{Key: canon, Name: name, PolishWords: PolishWords(name), MaxStack: RuntimeMaterialStack}
 }
 
 // runtimeEnchantment describes an enchantment outside the catalogue.

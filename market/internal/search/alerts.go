@@ -105,10 +105,7 @@ func (ai *Alerts[A]) Len() int { return len(ai.byWord) }
 // it: its material's key, name and Polish words, its seller's name, its own
 // name, lore and enchantments.
 func ListingWords(dst []string, it item.Item, sellerName string) []string {
-	info := catalog.Material(it.Mat)
-	dst = playertext.AppendWords(dst, info.Key)
-	dst = playertext.AppendWords(dst, info.Name)
-	dst = playertext.AppendWords(dst, info.PolishWords)
+	dst = MaterialWords(dst, it.Mat)
 	dst = playertext.AppendWords(dst, playertext.Sanitize(sellerName))
 	if x := it.X; x != nil {
 		dst = playertext.AppendWords(dst, playertext.Plain(x.Name))
