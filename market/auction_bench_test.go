@@ -57,14 +57,15 @@ func endingsPace(tb testing.TB) time.Duration {
 // whole drain of a new market; run it with -benchtime 1x and -count.
 // Afterwards each auction has ended exactly once, to its leader at the
 // leading bid, and the audit and the integrity check find the money and the
-// items all there: the benchmark fails otherwise.
+// items all there: the benchmark fails otherwise. The bids=none cases end
+// 10,000 auctions nobody bid on (issue 40): each goes back to its seller's
+// mailbox, in the sweep's batches of expired listings, once.
 func BenchmarkAuctionEndings(b *testing.B) {
-	b.Run("store=sqlite", func(b *testing.B) {
-		benchAuctionEndings(b, func(tb testing.TB) string {
-			return "sqlite:" + filepath.Join(tb.TempDir(), "market.db")
-		})
-	})
-	b.Run("store=postgres", func(b *testing.B) { benchAuctionEndings(b, pgtest.Database) })
+	sqliteSpec := func(tb testing.TB) string { return "sqlite:" + filepath.Join(tb.TempDir(), "market.db") }
+	b.Run("store=sqlite", func(b *testing.B) { benchAuctionEndings(b, sqliteSpec, true) })
+	b.Run("store=postgres", func(b *testing.B) { benchAuctionEndings(b, pgtest.Database, true) })
+	b.Run("store=sqlite/bids=none", func(b *testing.B) { benchAuctionEndings(b, sqliteSpec, false) })
+	b.Run("store=postgres/bids=none", func(b *testing.B) { benchAuctionEndings(b, pgtest.Database, false) })
 }
 
 // endingsMarket is a market of auctions all ending in the same second, as
@@ -72,14 +73,17 @@ func BenchmarkAuctionEndings(b *testing.B) {
 type endingsMarket struct {
 	spec    string
 	end     time.Time              // the last auction's end
-	leaders map[int]market.BulkBid // each auction's leading bid
+	bids    bool                   // the auctions have bids
+	ends    map[int]time.Time      // each auction's end
+	leaders map[int]market.BulkBid // each auction's leading bid (none without bids)
 	sellers map[int]uuid.UUID      // each auction's seller
+	items   map[int]uuid.UUID      // each auction's stack
 	ended   map[int]market.AuctionEndedEvent
 	svc     *market.Service
 	before  market.Audit
 }
 
-func benchAuctionEndings(b *testing.B, database func(testing.TB) string) {
+func benchAuctionEndings(b *testing.B, database func(testing.TB) string, bids bool) {
 	n := endingsTotal(b)
 	runtime.LockOSThread() // the thread the service binds; its CPU time is measured
 	defer runtime.UnlockOSThread()
@@ -88,7 +92,7 @@ func benchAuctionEndings(b *testing.B, database func(testing.TB) string) {
 	settled, spent, draining := 0, time.Duration(0), time.Duration(0)
 	b.StopTimer()
 	for range b.N {
-		m := seedEndings(b, database(b), n)
+		m := seedEndings(b, database(b), n, bids)
 		m.open(b)
 		start := time.Now()
 		got := m.drain(b, pace)
@@ -128,9 +132,9 @@ func benchAuctionEndings(b *testing.B, database func(testing.TB) string) {
 
 // seedEndings loads n auctions into a new market at spec: 1,000 sellers
 // (ten auctions each) and 1,000 bidders, every auction with one to three
-// bids whose leading one the market holds in escrow, all ending within one
-// second, an hour after they started.
-func seedEndings(tb testing.TB, spec string, n int) *endingsMarket {
+// bids whose leading one the market holds in escrow (with bids; else none),
+// all ending within one second, an hour after they started.
+func seedEndings(tb testing.TB, spec string, n int, withBids bool) *endingsMarket {
 	tb.Helper()
 	st, err := openSpecAs(spec, "seed")
 	must(tb, err)
@@ -144,10 +148,14 @@ func seedEndings(tb testing.TB, spec string, n int) *endingsMarket {
 		must(tb, k.AddPlayer(market.Player{ID: sellers[i], Name: fmt.Sprintf("Seller%d", i)}, 0))
 		must(tb, k.AddPlayer(market.Player{ID: bidders[i], Name: fmt.Sprintf("Bidder%d", i)}, 1_000_00))
 	}
-	m := &endingsMarket{spec: spec, end: t0.Add(time.Hour + time.Second), leaders: map[int]market.BulkBid{},
-		sellers: map[int]uuid.UUID{}, ended: map[int]market.AuctionEndedEvent{}}
+	m := &endingsMarket{spec: spec, end: t0.Add(time.Hour + time.Second), bids: withBids, ends: map[int]time.Time{},
+		leaders: map[int]market.BulkBid{}, sellers: map[int]uuid.UUID{}, items: map[int]uuid.UUID{},
+		ended: map[int]market.AuctionEndedEvent{}}
 	for i := range n {
 		bids := make([]market.BulkBid, 1+i%3)
+		if !withBids {
+			bids = nil
+		}
 		for j := range bids {
 			// The leader (the last bid) goes round the bidders, so that a
 			// bidder wins about n/1,000 auctions; the bids before it are by
@@ -159,10 +167,14 @@ func seedEndings(tb testing.TB, spec string, n int) *endingsMarket {
 		// Every auction ends in the same second: the first at the hour, the
 		// last just before the next second.
 		ends := t0.Add(time.Hour + time.Duration(i)*time.Second/time.Duration(n))
-		id, err := k.AddAuction(market.BulkAuction{Seller: seller, Item: market.ItemStack{ID: uuid.New(),
+		stack := uuid.New()
+		id, err := k.AddAuction(market.BulkAuction{Seller: seller, Item: market.ItemStack{ID: stack,
 			Material: "DIAMOND_SWORD", Amount: 1}, StartingBid: 1000, Created: t0, Ends: ends, Bids: bids})
 		must(tb, err)
-		m.leaders[id], m.sellers[id] = bids[len(bids)-1], seller
+		m.sellers[id], m.items[id], m.ends[id] = seller, stack, ends
+		if withBids {
+			m.leaders[id] = bids[len(bids)-1]
+		}
 	}
 	must(tb, k.Finish())
 	return m
@@ -190,7 +202,7 @@ func (m *endingsMarket) open(tb testing.TB) {
 		}
 	})
 	m.before = mustAudit(tb, m.svc)
-	if len(m.before.Problems) > 0 || escrow(m.before) == 0 {
+	if len(m.before.Problems) > 0 || (escrow(m.before) == 0) == m.bids {
 		tb.Fatalf("the seeded market: escrow %d, problems %v", escrow(m.before), m.before.Problems)
 	}
 	clock.Advance(time.Minute + time.Millisecond) // every auction's end has passed
@@ -230,13 +242,14 @@ func (m *endingsMarket) drain(b *testing.B, pace time.Duration) []tickCost {
 }
 
 // verify checks that every auction ended once, to its leader at the
-// leading bid, that no listing is left, and that the money and items are
-// what the market held before: by the service's audit and by the
-// integrity check `rynek check` runs on the store.
+// leading bid (without bids: to its seller's mailbox, once), that no
+// listing is left, and that the money and items are what the market held
+// before: by the service's audit and by the integrity check `rynek check`
+// runs on the store.
 func (m *endingsMarket) verify(tb testing.TB) {
 	tb.Helper()
-	if len(m.ended) != len(m.leaders) {
-		tb.Fatalf("%d of %d auctions ended", len(m.ended), len(m.leaders))
+	if len(m.ended) != len(m.sellers) {
+		tb.Fatalf("%d of %d auctions ended", len(m.ended), len(m.sellers))
 	}
 	for id, lead := range m.leaders {
 		e := m.ended[id]
@@ -245,13 +258,16 @@ func (m *endingsMarket) verify(tb testing.TB) {
 				e.TransactionID(), lead.Bidder, lead.Amount.Float())
 		}
 	}
+	if !m.bids {
+		m.verifyReturned(tb)
+	}
 	done, err := m.svc.GetCompletedTransactions()
 	must(tb, err)
 	after := mustAudit(tb, m.svc)
 	if len(done) != len(m.leaders) || after.Listings != 0 || after.OpenTx != 0 || len(after.Problems) > 0 ||
 		after.Money != m.before.Money || after.Items != m.before.Items || escrow(after) != 0 {
 		tb.Fatalf("after the endings: %d sales of %d auctions, %d listings, %d open, money %d (was %d), items %d (was %d), escrow %d, problems %v",
-			len(done), len(m.leaders), after.Listings, after.OpenTx, after.Money, m.before.Money, after.Items,
+			len(done), len(m.sellers), after.Listings, after.OpenTx, after.Money, m.before.Money, after.Items,
 			m.before.Items, escrow(after), after.Problems)
 	}
 	must(tb, m.svc.Close())
@@ -262,6 +278,33 @@ func (m *endingsMarket) verify(tb testing.TB) {
 	must(tb, err)
 	if !r.Sound() {
 		tb.Fatalf("the integrity check: %v", r.Problems)
+	}
+}
+
+// verifyReturned checks that every auction nobody bid on ended without a
+// winner and its stack is in its seller's mailbox exactly once.
+func (m *endingsMarket) verifyReturned(tb testing.TB) {
+	tb.Helper()
+	mailed := map[uuid.UUID]int{} // stack: times in a mailbox
+	seen := map[uuid.UUID]bool{}
+	for _, seller := range m.sellers {
+		if seen[seller] {
+			continue
+		}
+		seen[seller] = true
+		st, err := m.svc.GetPlayer(seller)
+		must(tb, err)
+		for _, e := range st.Mailbox {
+			mailed[e.Item.ID]++
+		}
+	}
+	for id, stack := range m.items {
+		if e := m.ended[id]; e.Winner() != uuid.Nil || e.TransactionID() != "" {
+			tb.Fatalf("auction #%d without bids ended to %s (tx %q)", id, e.Winner(), e.TransactionID())
+		}
+		if mailed[stack] != 1 {
+			tb.Fatalf("auction #%d's stack is in its seller's mailbox %d times, want once", id, mailed[stack])
+		}
 	}
 }
 

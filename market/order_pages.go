@@ -15,26 +15,36 @@ type OrderQuery struct {
 	Material string    // a catalogue key; "" any
 	Buyer    uuid.UUID // uuid.Nil any
 	All      bool      // closed orders too, newest first after the open
-	// After, when set, starts the page after that place in the book (the
-	// last open order of the page before, which may have closed since), so
-	// that a reader paging through the book neither skips nor repeats an
-	// order while others come and go. Open orders only: not with All.
+	// After, when set, starts the page after that place (OrderPage.Next:
+	// the last order of the page before; an open one may have closed
+	// since), so that a reader paging through the book neither skips nor
+	// repeats an order while others come and go. With All, a closed
+	// order's place (ClosedAt set) starts among the closed, read from its
+	// place in their order: a page costs its own size, however many
+	// orders closed before it, where Offset walks past them.
 	After  *OrderPlace
 	Offset int
 	Limit  int // 0: 100
 }
 
-// OrderPlace is an open order's place in the book: its unit price (the
-// highest first), then when it was placed (the oldest first), then its id.
+// OrderPlace is an order's place in a page's order: an open order's is
+// its unit price (the highest first), then when it was placed (the oldest
+// first), then its id; a closed order's (ClosedAt set) is when it closed
+// (the newest first), then its id (the highest first).
 type OrderPlace struct {
 	UnitPrice float64
 	CreatedAt time.Time
 	ID        int
+	ClosedAt  time.Time // zero for an open order
 }
 
-// Place is o's place in the book.
+// Place is o's place in the book, or among the closed orders.
 func (o Order) Place() OrderPlace {
-	return OrderPlace{UnitPrice: o.UnitPrice, CreatedAt: o.CreatedAt, ID: o.ID}
+	p := OrderPlace{UnitPrice: o.UnitPrice, CreatedAt: o.CreatedAt, ID: o.ID}
+	if !o.Open() {
+		p.ClosedAt = o.ClosedAt
+	}
+	return p
 }
 
 // OrderPage is a page of orders and how many match in all (on every page);
@@ -67,12 +77,23 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 		q.Limit = 100
 	}
 	var after *orderRecord
+	afterClosed := false
 	if a := q.After; a != nil {
-		limit, err := toMoney("unit price", a.UnitPrice, 1, 1<<50)
-		if err != nil || q.All || a.ID < 1 || a.ID > 1<<31-1 {
-			return OrderPage{}, errf(CodeInvalidQuery, "a page after an order is a page of open orders, after a real one")
+		if a.ID < 1 || a.ID > 1<<31-1 {
+			return OrderPage{}, errf(CodeInvalidQuery, "a page after an order is after a real one, not #%d", a.ID)
 		}
-		after = &orderRecord{limit: limit, created: a.CreatedAt.UnixMilli(), id: uint32(a.ID)}
+		if afterClosed = !a.ClosedAt.IsZero(); afterClosed {
+			if !q.All {
+				return OrderPage{}, errf(CodeInvalidQuery, "a page after a closed order is a page of all orders")
+			}
+			after = &orderRecord{closed: a.ClosedAt.UnixMilli(), id: uint32(a.ID)}
+		} else {
+			limit, err := toMoney("unit price", a.UnitPrice, 1, 1<<50)
+			if err != nil {
+				return OrderPage{}, errf(CodeInvalidQuery, "a page after an open order is after a real one: %v", err)
+			}
+			after = &orderRecord{limit: limit, created: a.CreatedAt.UnixMilli(), id: uint32(a.ID)}
+		}
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -135,16 +156,38 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 	page := OrderPage{}
 	if q.All {
 		// The open ones, then the closed, the newest closed first: the
-		// closed are read from their own order, only as many as the
-		// page shows past the open.
+		// closed are read from their own order, from the page's place in
+		// it, only as many as the page shows past the open (and one more,
+		// to tell whether a next page follows).
 		page.Total = len(open) + s.orders.closed.count(mat, buyer)
-		for _, o := range open[min(q.Offset, len(open)):min(q.Offset+q.Limit, len(open))] {
+		var closedAfter *orderRecord
+		switch {
+		case afterClosed:
+			open, closedAfter = nil, after
+		case after != nil:
+			i, found := slices.BinarySearchFunc(open, after, betterOrder)
+			if found {
+				i++
+			}
+			open = open[i:]
+		}
+		end := min(q.Offset+q.Limit, len(open))
+		for _, o := range open[min(q.Offset, len(open)):end] {
 			page.Orders = append(page.Orders, s.orderOf(o))
 		}
+		more := end < len(open)
 		if left := q.Limit - len(page.Orders); left > 0 {
-			s.orders.closed.each(mat, buyer, max(0, q.Offset-len(open)), left, func(o *orderRecord) {
-				page.Orders = append(page.Orders, s.orderOf(o))
+			seen := 0
+			s.orders.closed.each(mat, buyer, closedAfter, max(0, q.Offset-len(open)), left+1, func(o *orderRecord) {
+				if seen++; seen <= left {
+					page.Orders = append(page.Orders, s.orderOf(o))
+				}
 			})
+			more = seen > left
+		}
+		if n := len(page.Orders); n > 0 && more {
+			next := page.Orders[n-1].Place()
+			page.Next = &next
 		}
 		return page, nil
 	}

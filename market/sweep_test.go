@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rynek/rynek/internal/pgtest"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/seed"
 )
@@ -67,4 +68,67 @@ func TestSweepSizesItsBatchByTime(t *testing.T) {
 	if first != 64 || second != 300-64 {
 		t.Fatalf("with time to spare: batches %d, %d; want 64, then the rest", first, second)
 	}
+}
+
+// TestAuctionsWithoutBidsEndOnceAndOnTime: 500 auctions nobody bid on,
+// their ends spread over one second, swept a tick every 50 ms of the
+// market's clock in the least batches (16): after every tick each auction
+// whose end has not come is still on sale, none has ended early (reads
+// hide one whose end has passed until the sweep reaches it), none
+// ends twice, every stack goes back to its seller's mailbox once, and the
+// audit and the integrity check find the money and items all there (the
+// checks of BenchmarkAuctionEndings's bids=none cases).
+func TestAuctionsWithoutBidsEndOnceAndOnTime(t *testing.T) {
+	m := seedEndings(t, pgtest.Store(t), 500, false)
+	st, err := openSpecAs(m.spec, "test")
+	must(t, err)
+	first := m.end.Add(-time.Second)
+	clock := market.NewManualClock(first.Add(-100 * time.Millisecond))
+	m.svc = market.New(st, market.Config{Clock: clock, ListingCooldown: -1})
+	t.Cleanup(func() { m.svc.Close() })
+	must(t, m.svc.BindMainThread())
+	must(t, m.svc.Enable())
+	m.svc.Subscribe(func(e market.Event) {
+		ae, ok := e.(market.AuctionEndedEvent)
+		if !ok {
+			return
+		}
+		if _, again := m.ended[ae.ListingID()]; again {
+			t.Errorf("auction #%d ended twice", ae.ListingID())
+		}
+		if end := m.ends[ae.ListingID()]; end.After(clock.Now()) {
+			t.Errorf("auction #%d ended at %s, before its end %s", ae.ListingID(), clock.Now().Format(time.StampMilli), end.Format(time.StampMilli))
+		}
+		m.ended[ae.ListingID()] = ae
+	})
+	m.before = mustAudit(t, m.svc)
+	defer market.SetSweepBudget(time.Nanosecond)()
+	ticks := 0
+	for more := true; more || !clock.Now().After(m.end); ticks++ {
+		if ticks > 1000 {
+			t.Fatalf("%d of %d ended after %d ticks", len(m.ended), len(m.sellers), ticks)
+		}
+		clock.Advance(50 * time.Millisecond)
+		var n int
+		n, more, err = m.svc.SweepExpired()
+		must(t, err)
+		if n > 16 {
+			t.Fatalf("tick %d ended %d auctions, more than the least batch of 16", ticks, n)
+		}
+		now := clock.Now()
+		for id, end := range m.ends {
+			_, err := m.svc.GetListing(id)
+			if end.After(now) && err != nil {
+				t.Fatalf("tick %d at %s: auction #%d, ending at %s, is gone: %v", ticks,
+					now.Format(time.StampMilli), id, end.Format(time.StampMilli), err)
+			}
+			if _, ended := m.ended[id]; ended && err == nil {
+				t.Fatalf("tick %d: auction #%d ended and is still on sale", ticks, id)
+			}
+		}
+	}
+	if ticks < 500/16 {
+		t.Fatalf("500 endings in %d ticks: not spread in batches of 16", ticks)
+	}
+	m.verify(t)
 }

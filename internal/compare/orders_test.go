@@ -14,7 +14,9 @@ import (
 // order that rests and to fill one (a sale of one item into it from an
 // inventory), beside a sell, on the million-listing market of
 // BenchmarkMutationLatency, interleaved: b.N of each. The target:
-// each at most 1.5x a sell (order-ratio, fill-ratio at p50).
+// each at most 1.5x a sell (order-ratio, fill-ratio at p50). Then b.N/6
+// new listings that a resting order buys at once (listfill, listfill-ratio:
+// BenchmarkMutationLatency's fills, here in both modes).
 //
 // sync: the mutation commits before it returns. behind: the committer
 // commits (market.Config.CommitBehind); a sample is the call plus the
@@ -45,7 +47,8 @@ func orderLatency(b *testing.B, behind bool) {
 			plain = append(plain, x)
 		}
 	}
-	if half < b.N || len(plain) < b.N {
+	nFills := max(b.N/6, 1)
+	if half < b.N || len(plain) < b.N+nFills {
 		b.Skipf("only %d sellable and %d plain items", half, len(plain))
 	}
 	startMeter(b)
@@ -76,10 +79,12 @@ func orderLatency(b *testing.B, behind bool) {
 			b.Fatal(err)
 		}
 	}
+	listFills := listingFills(b, svc, plain[b.N:], nFills, measure)
 	b.StopTimer()
 	reportSamples(b, "sell", sells)
 	reportSamples(b, "order", orders)
 	reportSamples(b, "fill", fills)
+	reportSamples(b, "listfill", listFills)
 	p50 := func(s []sample) float64 {
 		d := make([]time.Duration, len(s))
 		for i, x := range s {
@@ -90,4 +95,5 @@ func orderLatency(b *testing.B, behind bool) {
 	}
 	b.ReportMetric(p50(orders)/p50(sells), "order-ratio")
 	b.ReportMetric(p50(fills)/p50(sells), "fill-ratio")
+	b.ReportMetric(p50(listFills)/p50(sells), "listfill-ratio")
 }
