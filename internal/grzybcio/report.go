@@ -46,6 +46,13 @@ type Report struct {
 	// player's listings when the limit is lowered.
 	Limit, OverLimit, MostListings int
 
+	// NextIDInFile is listings.yml's next-id when its own listings reach
+	// it (0: they do not); NextID is then the next id, one past the
+	// highest, as the plugin loads such a file, and NextIDAt that listing's
+	// place.
+	NextIDInFile, NextID int64
+	NextIDAt             string
+
 	Players      int // added
 	KnownPlayers int // a merge found them in the market
 	Listings     int // active listings added
@@ -123,6 +130,10 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, " (%s)", r.RulesFrom)
 	}
 	fmt.Fprintln(w)
+	if r.NextIDInFile > 0 {
+		fmt.Fprintf(w, "  next-id        %d in %s, but listing #%d is there (%s): the next id is %d, as the plugin loads such a file (the highest id + 1)\n",
+			r.NextIDInFile, ListingsFile, r.NextID-1, r.NextIDAt, r.NextID)
+	}
 	if r.Refused > 0 {
 		fmt.Fprintf(w, "  refused        %s those rules refuse: not listed; each item is back in its seller's mailbox\n", count(r.Refused, "listing"))
 	}

@@ -97,11 +97,15 @@ func (l *loading) listing(e listingEntry) error {
 		return err
 	}
 	if l.nextID > 0 && e.id >= l.nextID {
-		if !l.o.Partial {
-			return e.at.errorf("%s is at or above the file's next-id, %d: the plugin gives every id below it, so it did not write this file as it is (put together from pieces, or edited); --partial imports it anyway, the next id raised past it",
-				what, l.nextID)
+		// The plugin loads such a file (edited, or put together from
+		// pieces) with max(next-id, highest id + 1): so does the import
+		// (the market's next id passes every id kept), and says so. Sales
+		// and favourites are held to that next id.
+		if l.r.NextIDInFile == 0 {
+			l.r.NextIDInFile = l.nextID
 		}
-		l.note(NoteCut, e.at.String(), "%s is at or above the file's next-id, %d: the next id is raised past it", what, l.nextID)
+		l.nextID = e.id + 1
+		l.r.NextID, l.r.NextIDAt = l.nextID, e.at.String()
 	}
 	id := int32(e.id)
 	same := sameListing(e.seller, e.created)

@@ -154,6 +154,27 @@ func shape(b []byte) (indent int, content bool) {
 	return indent, true
 }
 
+// tabIndent is the column (1-based) of a tab in the indentation of a line
+// that holds something, 0 when there is none. YAML forbids tabs there;
+// a tab in a blank line, or after the indentation, is allowed.
+func tabIndent(b []byte) int {
+	tab := 0
+	for i, c := range b {
+		switch c {
+		case ' ':
+		case '\t':
+			if tab == 0 {
+				tab = i + 1
+			}
+		case '\n', '\r', '#':
+			return 0
+		default:
+			return tab
+		}
+	}
+	return 0
+}
+
 // isItem reports whether the line starts a list item at indent: "-" then a
 // space or the line's end.
 func isItem(b []byte, indent int) bool {
@@ -191,6 +212,12 @@ func readOutline(path string) (*outline, error) {
 	for l.scan() {
 		o.lineEnd = l.text[len(l.text)-1] == '\n'
 		indent, content := shape(l.text)
+		if col := tabIndent(l.text); col > 0 {
+			// Read as spaces' absence, a tab would make the line a section
+			// of its own and the entries after it part of nothing.
+			return nil, &Error{File: path, Line: l.line, Column: col, Reason: "not valid YAML: a tab in the line's indentation " +
+				"(YAML indents with spaces only; an editor may have put it there): replace it with spaces"}
+		}
 		// SnakeYAML writes a section's list at the left margin, under its key.
 		entry := cur != nil && cur.block && (indent > 0 || isItem(l.text, 0) && (cur.first == 0 || cur.indent == 0 && cur.seq))
 		switch {
