@@ -123,3 +123,38 @@ func TestImportRaisesNextID(t *testing.T) {
 		t.Errorf("the exported listings.yml lacks next-id: 46 (%v)", err)
 	}
 }
+
+// A material that is not a resource location (../../../etc/passwd) was
+// imported without a word and served as it was: the entry is skipped with
+// its place and why. One that is a resource location but not the game's
+// (minecraft:unobtainium, another plugin's nexo:ruby_sword) is imported as
+// it is, and the summary names it.
+func TestImportRefusesAMaterialThatIsNoResourceLocation(t *testing.T) {
+	from, db := pluginCopy(t, "server", func(f string, data []byte) []byte {
+		if f == "listings.yml" {
+			data = bytes.Replace(data, []byte("id: minecraft:oak_log\n"), []byte("id: ../../../etc/passwd\n"), 1)
+			data = bytes.Replace(data, []byte("id: minecraft:diamond_sword\n"), []byte("id: minecraft:unobtainium\n"), 1)
+		}
+		return data
+	})
+	var out, errb bytes.Buffer
+	if code := run([]string{"import", "--from", from, "--db", db, "--expiry-days", "36500"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	listings := filepath.Join(from, "listings.yml")
+	for _, want := range []string{
+		"  listings       4, with their ids",
+		"  materials      2 materials the game's catalogue lacks, imported as they are (another plugin's items, or a typo):\n" +
+			"                 UNOBTAINIUM in 1 entry, the first at " + listings + ":2:3\n" +
+			"                 nexo:ruby_sword in 1 entry, the first at " + listings + ":77:3\n",
+		"  skipped        8 entries, each listed below with the reason\n",
+		listings + `:29:9: skipped: listing #2 skipped: its item's material "../../../etc/passwd" is not a resource location (namespace:path, the path's parts between '/' neither empty, '.' nor '..')` + "\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "etc/passwd\"\n") || strings.Contains(out.String(), "minecraft:../") {
+		t.Errorf("the path's material got in:\n%s", out.String())
+	}
+}

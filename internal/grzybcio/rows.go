@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // What the entries of the files become: the market's rows, through the
@@ -84,6 +85,24 @@ func (l *loading) cents(where, what string, v float64) (market.Money, error) {
 	return m, nil
 }
 
+// material counts an entry's material when the game's catalogue lacks it
+// (another plugin's item, or a typo such as minecraft:unobtainium): it is
+// imported as it is, and the report names it.
+func (l *loading) material(key string, at position) {
+	if _, ok := catalog.CatalogueMaterialID([]byte(key)); ok {
+		return
+	}
+	if i, ok := l.unknown[key]; ok {
+		l.r.UnknownMaterials[i].Entries++
+		return
+	}
+	if l.unknown == nil {
+		l.unknown = map[string]int{}
+	}
+	l.unknown[key] = len(l.r.UnknownMaterials)
+	l.r.UnknownMaterials = append(l.r.UnknownMaterials, UnknownMaterial{Key: key, Entries: 1, First: at.String()})
+}
+
 // stackID is the id of the stack an entry brings, the same at every import
 // of the same files.
 func stackID(key string) uuid.UUID { return uuid.NewSHA1(stackSpace, []byte(key)) }
@@ -96,6 +115,7 @@ func (l *loading) listing(e listingEntry) error {
 	if err := l.see(e.seller, e.sellerName, e.created); err != nil {
 		return err
 	}
+	l.material(e.item.Material, e.at)
 	if l.nextID > 0 && e.id >= l.nextID {
 		// The plugin loads such a file (edited, or put together from
 		// pieces) with max(next-id, highest id + 1): so does the import
@@ -299,6 +319,7 @@ func (l *loading) mail(m mailEntry, count *int) error {
 	if err := l.see(m.owner, "", 0); err != nil {
 		return err
 	}
+	l.material(m.item.Material, m.at)
 	item := m.item
 	item.ID = stackID(m.key)
 	var prev market.Money
@@ -335,6 +356,7 @@ func (l *loading) transaction(t txEntry) error {
 	if err := l.see(t.seller, t.sellerName, t.created); err != nil {
 		return err
 	}
+	l.material(t.item.Material, t.at)
 	if l.nextID > 0 && t.listingID >= l.nextID {
 		if !l.o.Partial {
 			return t.at.errorf("%s sold listing #%d, at or above %s's next-id, %d: no such listing was ever made in it, so %s is cut short or older than %s (its backup %s.bak may be newer); --partial imports anyway",
