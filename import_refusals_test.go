@@ -158,3 +158,29 @@ func TestImportRefusesAMaterialThatIsNoResourceLocation(t *testing.T) {
 		t.Errorf("the path's material got in:\n%s", out.String())
 	}
 }
+
+// A line of an entry that lost its indentation (price: at the margin)
+// made a section of its own and the rest of the list part of it: every
+// listing after it was lost without a word. It is refused at the first
+// line left under it, and nothing is written.
+func TestImportRefusesALineThatLostItsIndentation(t *testing.T) {
+	from, db := pluginCopy(t, "server", func(f string, data []byte) []byte {
+		if f == "listings.yml" {
+			data = bytes.Replace(indentListings(data), []byte("\n    price: 12.5\n"), []byte("\nprice: 12.5\n"), 1)
+		}
+		return data
+	})
+	data, _ := os.ReadFile(filepath.Join(from, "listings.yml"))
+	line := bytes.Count(data[:bytes.Index(data, []byte("\nprice: 12.5\n"))+1], []byte("\n")) + 1
+	want := "rynek import: " + filepath.Join(from, "listings.yml") + ":" + strconv.Itoa(line+1) + ":5: not valid YAML: this line is indented under \"price\" (line " +
+		strconv.Itoa(line) + "), whose value ends on its own line; a line above it may have lost its indentation\nrynek import: nothing was written\n"
+	for _, args := range [][]string{{"import", "--from", from, "--db", db}, {"import", "--from", from, "--db", db, "--partial"}} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 1 || errb.String() != want || out.Len() != 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 1 and %q", args[5:], code, out.String(), errb.String(), want)
+		}
+		if _, err := os.Stat(db); !os.IsNotExist(err) {
+			t.Fatalf("%v: a refused import left a market: %v", args, err)
+		}
+	}
+}

@@ -28,6 +28,7 @@ func FuzzWalker(f *testing.F) {
 	// The refusals: a tab in the indentation, materials that are no
 	// resource location or not the game's, a next-id below the ids.
 	f.Add([]byte("listings:\n  - id: 1\n\tprice: 2\n    seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\nnext-id: 2\n"))
+	f.Add([]byte("listings:\n  - id: 1\nprice: 2\n    seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\nx: |\n  two\n  lines\ny: [a,\n  b]\n"))
 	f.Add([]byte("listings:\n- id: 5\n  seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\n  price: 1\n  timestamp: 1\n  item: {id: ../../../etc/passwd, count: 1}\n" +
 		"- id: 6\n  seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\n  price: 1\n  timestamp: 1\n  item: {id: 'minecraft:unobtainium', count: 1}\n  x: 1\nnext-id: 2\n"))
 	f.Add([]byte("listings:\n- id: 2\n  seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\n  price: 1.0\n  timestamp: 1\n  item:\n" +

@@ -40,6 +40,9 @@ type section struct {
 	// value is on the key's line (a number, [], {}) and is parsed whole.
 	block bool
 	seq   bool
+	// whole is set when the value is all on the key's line (a number, a
+	// word, [], {}): a line indented under it belongs to nothing.
+	whole bool
 	// body and bodyLine are where the lines below the key start.
 	body     int64
 	bodyLine int
@@ -226,6 +229,13 @@ func readOutline(path string) (*outline, error) {
 		case indent > 0 && cur == nil:
 			return nil, &Error{File: path, Line: l.line, Column: indent + 1,
 				Reason: fmt.Sprintf("this is not %s: its sections do not start at the left margin", what)}
+		case indent > 0 && !cur.block && cur.whole:
+			// The lines of an entry whose first lines lost their
+			// indentation, which made a section of them: read around,
+			// every entry below would be part of nothing.
+			return nil, &Error{File: path, Line: l.line, Column: indent + 1, Reason: fmt.Sprintf(
+				"not valid YAML: this line is indented under %q (line %d), whose value ends on its own line; a line above it may have lost its indentation",
+				truncate(cur.key, 60), cur.line)}
 		case indent > 0 && !cur.block:
 			continue // more of a value that starts on the key's line
 		case entry:
@@ -312,6 +322,8 @@ func sectionAt(path string, text []byte, line int, what string) (section, error)
 	k, v := root.Content[0], root.Content[1]
 	s.key, s.col = k.Value, k.Column
 	s.block = v.Kind == yaml.ScalarNode && v.Tag == "!!null" && v.Value == "" && v.Style == 0
+	s.whole = v.Kind == yaml.ScalarNode && v.Value != "" && v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 ||
+		(v.Kind == yaml.SequenceNode || v.Kind == yaml.MappingNode) && v.Style&yaml.FlowStyle != 0
 	return s, nil
 }
 
