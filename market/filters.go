@@ -19,7 +19,8 @@ import (
 
 // ParseQuery turns text typed into a search box into a Query: its range
 // filters set MinPrice, MaxPrice, MinAmount and MaxAmount, the rest is its
-// Text; nothing else is set. Prices are read as ParsePrice reads them,
+// Text; nothing else is set. A #id must name a possible listing (1 to
+// 2³¹-1). Prices are read as ParsePrice reads them,
 // within minPrice..maxPrice (the market's Config). A bad filter is refused
 // with a CodeInvalidQuery error that quotes it and says what it allows.
 func ParseQuery(text string, minPrice, maxPrice Money) (Query, error) {
@@ -62,12 +63,29 @@ func ParseQuery(text string, minPrice, maxPrice Money) (Query, error) {
 			default:
 				return Query{}, errf(CodeInvalidQuery, "%s: a kind is auction or fixed", playertext.Excerpt(f))
 			}
+		case isListingRef(f):
+			if n, err := strconv.Atoi(f[1:]); err != nil || n < 1 || n > 1<<31-1 || f[1] == '+' {
+				return Query{}, errf(CodeInvalidQuery, "%s: a listing id is a whole number from 1 to %d, got %q", playertext.Excerpt(f), 1<<31-1, playertext.Excerpt(f[1:]))
+			}
+			words = append(words, f)
 		default:
 			words = append(words, f)
 		}
 	}
 	q.Text = strings.Join(words, " ")
 	return q, nil
+}
+
+// isListingRef reports whether a word is meant as a listing's id: "#"
+// then digits, perhaps signed. One that names no listing ("#0", "#-1", a
+// number past the ids) is refused, as the same id in a path is, instead of
+// being searched as text or for an id that cannot exist.
+func isListingRef(f string) bool {
+	digits := strings.TrimLeft(f[min(len(f), 1):], "+-")
+	if len(f) < 2 || f[0] != '#' || len(digits) < len(f)-2 || digits == "" {
+		return false
+	}
+	return strings.Trim(digits, "0123456789") == ""
 }
 
 // bounds reads "lo..hi", "lo..", "..hi" or "n" (returned as lo) with parse.

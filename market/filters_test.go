@@ -41,6 +41,12 @@ func TestParseQuery(t *testing.T) {
 		{"miecz kind:auction", market.Query{Text: "miecz", Kind: "auction"}, ""},
 		{"KIND:Fixed", market.Query{Kind: "fixed"}, ""},
 		{"kind:barter", market.Query{}, "kind:barter: a kind is auction or fixed"},
+		{"#-1", market.Query{}, `#-1: a listing id is a whole number from 1 to 2147483647, got "-1"`},
+		{"miecz #99999999999999999999", market.Query{}, `#99999999999999999999: a listing id is a whole number from 1 to 2147483647, got "99999999999999999999"`},
+		{"#0", market.Query{}, `#0: a listing id is a whole number from 1 to 2147483647, got "0"`},
+		{"#+5", market.Query{}, `#+5: a listing id is a whole number from 1 to 2147483647, got "+5"`},
+		{"#2147483648", market.Query{}, `#2147483648: a listing id is a whole number from 1 to 2147483647, got "2147483648"`},
+		{"#2147483647 #abc # #--1", market.Query{Text: "#2147483647 #abc # #--1"}, ""},
 	} {
 		q, err := market.ParseQuery(c.text, lo, hi)
 		if c.err != "" {

@@ -48,7 +48,7 @@ const MaxQueryTextBytes = 1024
 type Query struct {
 	Text     string           // search text; empty = everything
 	Category catalog.Category // CategoryAll = no filter
-	Seller   uuid.UUID        // uuid.Nil = any seller
+	Seller   uuid.UUID        // uuid.Nil = any seller; one the world lacks is UNKNOWN_PLAYER
 	Sort     SortMode
 	Offset   int
 	Limit    int // 0 = 200; negative = all
@@ -177,6 +177,13 @@ func (s *Service) Query(q Query) (Page, error) {
 
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if q.Seller != uuid.Nil {
+		// A seller the world lacks is UNKNOWN_PLAYER, as a buyer of Orders
+		// and a player of Transactions are, not an empty page.
+		if _, err := s.player(q.Seller); err != nil {
+			return Page{}, err
+		}
+	}
 	nowMs := s.nowMs()
 	version := s.log.head
 	if page, ok := s.idLookupLocked(pq, q, nowMs); ok {

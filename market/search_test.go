@@ -163,7 +163,7 @@ func searchAgrees(t *testing.T) {
 	}
 	queries := []string{"", "a", "d", "ia", "diamond", "DIAMOND_SWORD", "diamond sword", "sword diamond", "lodz",
 		"łódź", "ŁÓDŹ księżycowa", "krakow", "fire", "fire aspect", "sharp", "lukasz", "wojcik", "zosia pl", "xx",
-		"legendarny miecz", "#5", "#5 diamond", "#999999", "#0", "zzzz", "bread steve", "§6legendarny", "e", "99",
+		"legendarny miecz", "#5", "#5 diamond", "#999999", "#2147483647", "zzzz", "bread steve", "§6legendarny", "e", "99",
 		"enchanted book", "pick", "apple golden", "wool", "  spaced   out  ", "dar od", "forged",
 		// Ranges: walked (alone, or wider than the text leaves) and
 		// checked by key (narrower), one or two of them.

@@ -12,9 +12,10 @@ import (
 // break. The plugin writes listings.yml's next-id right after the listings
 // at every save, and market-data.yml's ratings and transactions, last, at
 // every save, even when they are empty. And the ids it gives grow from
-// next-id: no listing in listings.yml, and no sale or favourite in
-// market-data.yml, names an id at or above it (see the listings and
-// transactions readers for those). A cut found before the import starts
+// next-id: no sale or favourite in market-data.yml names an id at or
+// above it (see the transactions and favourites readers). A listing of
+// listings.yml at or above it is no cut: the plugin loads such a file with
+// max(next-id, highest id + 1), and so does the import. A cut found before the import starts
 // refuses it, unless ImportOptions.Partial: then what is whole is imported
 // and what was cut is reported.
 //

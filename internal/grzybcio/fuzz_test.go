@@ -25,6 +25,12 @@ func FuzzWalker(f *testing.F) {
 	f.Add([]byte("listings:\n- &a {==: org.bukkit.inventory.ItemStack, id: 'minecraft:stone', count: 2}\n- *a\n"))
 	f.Add([]byte("listings:\n- id: 1\n  seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\n  price: 1\n  timestamp: 1\n  item: {type: STONE, meta: {display-name: '[{\"text\":\"a\",\"extra\":[[[\"b\"]]]}]'}}\n"))
 	f.Add([]byte("transactions:\n- {id: 7e6f5a4b-8c9d-4e0f-9a1b-2c3d4e5f6a78, state: sold, price: .nan}\n"))
+	// The refusals: a tab in the indentation, materials that are no
+	// resource location or not the game's, a next-id below the ids.
+	f.Add([]byte("listings:\n  - id: 1\n\tprice: 2\n    seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\nnext-id: 2\n"))
+	f.Add([]byte("listings:\n  - id: 1\nprice: 2\n    seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\nx: |\n  two\n  lines\ny: [a,\n  b]\n"))
+	f.Add([]byte("listings:\n- id: 5\n  seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\n  price: 1\n  timestamp: 1\n  item: {id: ../../../etc/passwd, count: 1}\n" +
+		"- id: 6\n  seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\n  price: 1\n  timestamp: 1\n  item: {id: 'minecraft:unobtainium', count: 1}\n  x: 1\nnext-id: 2\n"))
 	f.Add([]byte("listings:\n- id: 2\n  seller: 6f1d2c3b-4a59-4e8f-9a1b-0c2d3e4f5a61\n  price: 1.0\n  timestamp: 1\n  item:\n" +
 		"    id: minecraft:stone\n    x: !!binary R0lGODlh\n    y: !custom {a: ~}\n    z: |\n      two\n      lines\n    base: &b {k: 1}\n" +
 		"    m: {<<: *b, t: 2001-12-14, q: 'yes', e: '', s: \"#x: y\", u: \"\\u00a0\"}\n"))

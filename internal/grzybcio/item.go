@@ -91,6 +91,15 @@ func (x *extract) material(n *yaml.Node, key string) *skip {
 	if err != nil {
 		return &skip{n, "its item's material is unreadable: " + err.Error()}
 	}
+	// A resource location's path is segments between '/': one that is
+	// ".." (or ".") names no item, and would be served as it is.
+	path := canon[strings.IndexByte(canon, ':')+1:]
+	for _, seg := range strings.Split(path, "/") {
+		if seg == ".." || seg == "." || seg == "" {
+			return &skip{n, fmt.Sprintf("its item's material %q is not a resource location (namespace:path, the path's parts between '/' neither empty, '.' nor '..')",
+				truncate(strings.TrimSpace(key), 60))}
+		}
+	}
 	x.stack.Material = canon
 	return nil
 }

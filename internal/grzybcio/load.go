@@ -277,6 +277,9 @@ type loading struct {
 	ratings   map[uuid.UUID]ratingEntry
 	done      int
 	total     int
+	// unknown is each material the catalogue lacks, by its place in
+	// the report's UnknownMaterials.
+	unknown map[string]int
 }
 
 // listed is what an import keeps of each listing id of the files, small

@@ -46,6 +46,17 @@ type Report struct {
 	// player's listings when the limit is lowered.
 	Limit, OverLimit, MostListings int
 
+	// NextIDInFile is listings.yml's next-id when its own listings reach
+	// it (0: they do not); NextID is then the next id, one past the
+	// highest, as the plugin loads such a file, and NextIDAt that listing's
+	// place.
+	NextIDInFile, NextID int64
+	NextIDAt             string
+
+	// UnknownMaterials are the materials of the files' items that the
+	// game's catalogue lacks, in the order met: imported as they are.
+	UnknownMaterials []UnknownMaterial
+
 	Players      int // added
 	KnownPlayers int // a merge found them in the market
 	Listings     int // active listings added
@@ -81,6 +92,17 @@ type Report struct {
 	Notes  []Note
 	counts map[NoteKind]int
 }
+
+// UnknownMaterial is a material the game's catalogue lacks, the entries
+// whose item has it and where the first is (file:line:column).
+type UnknownMaterial struct {
+	Key     string
+	Entries int
+	First   string
+}
+
+// maxUnknownNamed bounds the unknown materials the summary names.
+const maxUnknownNamed = 20
 
 // Count returns how many notes of kind the import made.
 func (r *Report) Count(kind NoteKind) int { return r.counts[kind] }
@@ -123,6 +145,20 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, " (%s)", r.RulesFrom)
 	}
 	fmt.Fprintln(w)
+	if r.NextIDInFile > 0 {
+		fmt.Fprintf(w, "  next-id        %d in %s, but listing #%d is there (%s): the next id is %d, as the plugin loads such a file (the highest id + 1)\n",
+			r.NextIDInFile, ListingsFile, r.NextID-1, r.NextIDAt, r.NextID)
+	}
+	if n := len(r.UnknownMaterials); n > 0 {
+		fmt.Fprintf(w, "  materials      %s the game's catalogue lacks, imported as they are (another plugin's items, or a typo):\n", count(n, "material"))
+		for i, m := range r.UnknownMaterials {
+			if i == maxUnknownNamed {
+				fmt.Fprintf(w, "                 and %d more\n", n-maxUnknownNamed)
+				break
+			}
+			fmt.Fprintf(w, "                 %s in %s, the first at %s\n", m.Key, count(m.Entries, "entry"), m.First)
+		}
+	}
 	if r.Refused > 0 {
 		fmt.Fprintf(w, "  refused        %s those rules refuse: not listed; each item is back in its seller's mailbox\n", count(r.Refused, "listing"))
 	}

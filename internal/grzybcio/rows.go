@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
+	"github.com/rynek/rynek/market/catalog"
 )
 
 // What the entries of the files become: the market's rows, through the
@@ -84,6 +85,24 @@ func (l *loading) cents(where, what string, v float64) (market.Money, error) {
 	return m, nil
 }
 
+// material counts an entry's material when the game's catalogue lacks it
+// (another plugin's item, or a typo such as minecraft:unobtainium): it is
+// imported as it is, and the report names it.
+func (l *loading) material(key string, at position) {
+	if _, ok := catalog.CatalogueMaterialID([]byte(key)); ok {
+		return
+	}
+	if i, ok := l.unknown[key]; ok {
+		l.r.UnknownMaterials[i].Entries++
+		return
+	}
+	if l.unknown == nil {
+		l.unknown = map[string]int{}
+	}
+	l.unknown[key] = len(l.r.UnknownMaterials)
+	l.r.UnknownMaterials = append(l.r.UnknownMaterials, UnknownMaterial{Key: key, Entries: 1, First: at.String()})
+}
+
 // stackID is the id of the stack an entry brings, the same at every import
 // of the same files.
 func stackID(key string) uuid.UUID { return uuid.NewSHA1(stackSpace, []byte(key)) }
@@ -96,12 +115,17 @@ func (l *loading) listing(e listingEntry) error {
 	if err := l.see(e.seller, e.sellerName, e.created); err != nil {
 		return err
 	}
+	l.material(e.item.Material, e.at)
 	if l.nextID > 0 && e.id >= l.nextID {
-		if !l.o.Partial {
-			return e.at.errorf("%s is at or above the file's next-id, %d: the plugin gives every id below it, so it did not write this file as it is (put together from pieces, or edited); --partial imports it anyway, the next id raised past it",
-				what, l.nextID)
+		// The plugin loads such a file (edited, or put together from
+		// pieces) with max(next-id, highest id + 1): so does the import
+		// (the market's next id passes every id kept), and says so. Sales
+		// and favourites are held to that next id.
+		if l.r.NextIDInFile == 0 {
+			l.r.NextIDInFile = l.nextID
 		}
-		l.note(NoteCut, e.at.String(), "%s is at or above the file's next-id, %d: the next id is raised past it", what, l.nextID)
+		l.nextID = e.id + 1
+		l.r.NextID, l.r.NextIDAt = l.nextID, e.at.String()
 	}
 	id := int32(e.id)
 	same := sameListing(e.seller, e.created)
@@ -295,6 +319,7 @@ func (l *loading) mail(m mailEntry, count *int) error {
 	if err := l.see(m.owner, "", 0); err != nil {
 		return err
 	}
+	l.material(m.item.Material, m.at)
 	item := m.item
 	item.ID = stackID(m.key)
 	var prev market.Money
@@ -331,6 +356,7 @@ func (l *loading) transaction(t txEntry) error {
 	if err := l.see(t.seller, t.sellerName, t.created); err != nil {
 		return err
 	}
+	l.material(t.item.Material, t.at)
 	if l.nextID > 0 && t.listingID >= l.nextID {
 		if !l.o.Partial {
 			return t.at.errorf("%s sold listing #%d, at or above %s's next-id, %d: no such listing was ever made in it, so %s is cut short or older than %s (its backup %s.bak may be newer); --partial imports anyway",

@@ -40,6 +40,9 @@ type section struct {
 	// value is on the key's line (a number, [], {}) and is parsed whole.
 	block bool
 	seq   bool
+	// whole is set when the value is all on the key's line (a number, a
+	// word, [], {}): a line indented under it belongs to nothing.
+	whole bool
 	// body and bodyLine are where the lines below the key start.
 	body     int64
 	bodyLine int
@@ -154,6 +157,27 @@ func shape(b []byte) (indent int, content bool) {
 	return indent, true
 }
 
+// tabIndent is the column (1-based) of a tab in the indentation of a line
+// that holds something, 0 when there is none. YAML forbids tabs there;
+// a tab in a blank line, or after the indentation, is allowed.
+func tabIndent(b []byte) int {
+	tab := 0
+	for i, c := range b {
+		switch c {
+		case ' ':
+		case '\t':
+			if tab == 0 {
+				tab = i + 1
+			}
+		case '\n', '\r', '#':
+			return 0
+		default:
+			return tab
+		}
+	}
+	return 0
+}
+
 // isItem reports whether the line starts a list item at indent: "-" then a
 // space or the line's end.
 func isItem(b []byte, indent int) bool {
@@ -191,6 +215,12 @@ func readOutline(path string) (*outline, error) {
 	for l.scan() {
 		o.lineEnd = l.text[len(l.text)-1] == '\n'
 		indent, content := shape(l.text)
+		if col := tabIndent(l.text); col > 0 {
+			// Read as spaces' absence, a tab would make the line a section
+			// of its own and the entries after it part of nothing.
+			return nil, &Error{File: path, Line: l.line, Column: col, Reason: "not valid YAML: a tab in the line's indentation " +
+				"(YAML indents with spaces only; an editor may have put it there): replace it with spaces"}
+		}
 		// SnakeYAML writes a section's list at the left margin, under its key.
 		entry := cur != nil && cur.block && (indent > 0 || isItem(l.text, 0) && (cur.first == 0 || cur.indent == 0 && cur.seq))
 		switch {
@@ -199,6 +229,13 @@ func readOutline(path string) (*outline, error) {
 		case indent > 0 && cur == nil:
 			return nil, &Error{File: path, Line: l.line, Column: indent + 1,
 				Reason: fmt.Sprintf("this is not %s: its sections do not start at the left margin", what)}
+		case indent > 0 && !cur.block && cur.whole:
+			// The lines of an entry whose first lines lost their
+			// indentation, which made a section of them: read around,
+			// every entry below would be part of nothing.
+			return nil, &Error{File: path, Line: l.line, Column: indent + 1, Reason: fmt.Sprintf(
+				"not valid YAML: this line is indented under %q (line %d), whose value ends on its own line; a line above it may have lost its indentation",
+				truncate(cur.key, 60), cur.line)}
 		case indent > 0 && !cur.block:
 			continue // more of a value that starts on the key's line
 		case entry:
@@ -285,6 +322,8 @@ func sectionAt(path string, text []byte, line int, what string) (section, error)
 	k, v := root.Content[0], root.Content[1]
 	s.key, s.col = k.Value, k.Column
 	s.block = v.Kind == yaml.ScalarNode && v.Tag == "!!null" && v.Value == "" && v.Style == 0
+	s.whole = v.Kind == yaml.ScalarNode && v.Value != "" && v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 ||
+		(v.Kind == yaml.SequenceNode || v.Kind == yaml.MappingNode) && v.Style&yaml.FlowStyle != 0
 	return s, nil
 }
 

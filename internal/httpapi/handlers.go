@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/internal/wire"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/catalog"
@@ -196,6 +197,9 @@ func (s *Server) listings(r *http.Request) (reader, error) {
 	}
 	return func() (any, uint64, error) {
 		page, err := s.svc.Query(q)
+		if errors.Is(err, market.ErrUnknownPlayer) {
+			return nil, 0, unknownPlayer(q.Seller)
+		}
 		if err != nil {
 			return nil, 0, err
 		}
@@ -328,7 +332,7 @@ func (s *Server) player(r *http.Request) (reader, error) {
 	return func() (any, uint64, error) {
 		p, err := s.svc.Profile(id)
 		if errors.Is(err, market.ErrUnknownPlayer) {
-			return nil, 0, notFound(CodePlayerNotFound, fmt.Sprintf("no player %s", id))
+			return nil, 0, unknownPlayer(id)
 		}
 		if err != nil {
 			return nil, 0, err
@@ -363,10 +367,10 @@ func (s *Server) history(r *http.Request) (reader, error) {
 	if q.Limit, err = p.limit(); err != nil {
 		return nil, err
 	}
-	if raw := p.get("player"); raw != "" {
-		if q.Player, err = parseUUID(raw); err != nil {
-			return nil, badParameter("player", fmt.Sprintf("player must be a player UUID in canonical form, got %q", clip(raw)))
-		}
+	if q.Player, err = p.player("player"); err != nil {
+		return nil, err
+	}
+	if q.Player != uuid.Nil {
 		before := 0
 		if c := p.get("cursor"); c != "" {
 			if before, err = decodePlayerCursor(c, q.Player); err != nil {
@@ -419,7 +423,7 @@ func (s *Server) playerHistory(q market.TxQuery, before int) (any, uint64, error
 		}
 		page, err := s.svc.Transactions(q)
 		if errors.Is(err, market.ErrUnknownPlayer) {
-			return nil, 0, notFound(CodePlayerNotFound, fmt.Sprintf("no player %s", q.Player))
+			return nil, 0, unknownPlayer(q.Player)
 		}
 		if err != nil {
 			return nil, 0, err

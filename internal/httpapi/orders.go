@@ -33,10 +33,8 @@ func (s *Server) orders(r *http.Request) (reader, error) {
 		}
 		q.Material = info.Key
 	}
-	if raw := p.get("buyer"); raw != "" {
-		if q.Buyer, err = parseUUID(raw); err != nil {
-			return nil, badParameter("buyer", fmt.Sprintf("buyer must be a player UUID in canonical form, got %q", clip(raw)))
-		}
+	if q.Buyer, err = p.player("buyer"); err != nil {
+		return nil, err
 	}
 	if q.Limit, err = p.limit(); err != nil {
 		return nil, err
@@ -50,7 +48,7 @@ func (s *Server) orders(r *http.Request) (reader, error) {
 		v := s.svc.Version()
 		page, err := s.svc.Orders(q)
 		if errors.Is(err, market.ErrUnknownPlayer) {
-			return nil, 0, notFound(CodePlayerNotFound, fmt.Sprintf("no player %s", q.Buyer))
+			return nil, 0, unknownPlayer(q.Buyer)
 		}
 		if err != nil {
 			return nil, 0, err

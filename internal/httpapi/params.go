@@ -41,9 +41,10 @@ var sortParams = map[string]market.SortMode{
 var SortValues = []string{"newest", "oldest", "price", "price_desc", "unit_price", "amount", "amount_desc", "ending"}
 
 // params reads a request's query parameters strictly: every parameter must
-// be one the route knows and appear at most once, and values must be valid
-// UTF-8, so that a typo ("categroy") or a smuggled duplicate is an error
-// instead of being silently ignored.
+// be one the route knows and appear at most once, with a value (?limit= is
+// not the default: leaving limit out is) of valid UTF-8, so that a typo
+// ("categroy"), a value lost on its way or a smuggled duplicate is an error
+// instead of being silently ignored. A parameter absent reads as "".
 type params struct {
 	v url.Values
 }
@@ -71,6 +72,8 @@ func parseParams(rawQuery string, allowed ...string) (params, error) {
 			return params{}, badParameter(name, fmt.Sprintf("parameter %s is given %d times; give it once", name, len(vals)))
 		case !utf8.ValidString(vals[0]):
 			return params{}, badParameter(name, fmt.Sprintf("parameter %s is not valid UTF-8", name))
+		case vals[0] == "":
+			return params{}, badParameter(name, fmt.Sprintf("parameter %s has no value; give one, or leave %s out for its default", name, name))
 		}
 	}
 	return params{v: v}, nil
@@ -143,12 +146,8 @@ func parseListingQuery(rawQuery string, minPrice, maxPrice market.Money) (market
 		}
 		q.Category = c
 	}
-	if s := p.get("seller"); s != "" {
-		u, err := parseUUID(s)
-		if err != nil {
-			return q, badParameter("seller", fmt.Sprintf("seller must be a player UUID, got %q", clip(s)))
-		}
-		q.Seller = u
+	if q.Seller, err = p.player("seller"); err != nil {
+		return q, err
 	}
 	if s := p.get("material"); s != "" {
 		info, ok := catalog.LookupMaterial(s)
@@ -218,16 +217,42 @@ func parseListingQuery(rawQuery string, minPrice, maxPrice market.Money) (market
 }
 
 // parseUUID accepts only the canonical 36-character form, so that one
-// player has one URL.
+// player has one URL. The nil UUID is in that form: it names no player
+// nor transaction, and is answered 404 as any unknown one is.
 func parseUUID(s string) (uuid.UUID, error) {
 	if len(s) != 36 {
 		return uuid.Nil, fmt.Errorf("not a canonical UUID")
 	}
 	u, err := uuid.Parse(s)
-	if err != nil || u == uuid.Nil {
+	if err != nil {
 		return uuid.Nil, fmt.Errorf("not a UUID")
 	}
 	return u, nil
+}
+
+// player reads a player filter (seller, buyer, player): uuid.Nil when it
+// is absent. A UUID not in canonical form is 400; one the market does not
+// know is 404 player-not-found on every route (the nil UUID here, any other
+// when the route reads the market), never an empty page: a filter naming
+// nobody is a mistake to say, as a parameter's typo is.
+func (p params) player(name string) (uuid.UUID, error) {
+	s := p.get(name)
+	if s == "" {
+		return uuid.Nil, nil
+	}
+	u, err := parseUUID(s)
+	if err != nil {
+		return uuid.Nil, badParameter(name, fmt.Sprintf("%s must be a player UUID in canonical form, got %q", name, clip(s)))
+	}
+	if u == uuid.Nil {
+		return uuid.Nil, unknownPlayer(u)
+	}
+	return u, nil
+}
+
+// unknownPlayer is the answer for a player the market does not know.
+func unknownPlayer(id uuid.UUID) error {
+	return notFound(CodePlayerNotFound, fmt.Sprintf("no player %s", id))
 }
 
 // Cursors are opaque to clients: base64url of a small binary record. A

@@ -136,26 +136,26 @@ func acceptsGzip(header string) bool {
 // says so in Polish; one that names something gone is the page's to tell.
 type pagePath func(r *http.Request) bool
 
+// sitePages are the website's pages. A page's query is not checked: the
+// app reads the parameters it knows (the market's search, an item's span)
+// and the API judges their values, which the page shows in Polish.
+// Anything else in a link (a chat app's utm_source or fbclid) is ignored,
+// so that a shared link opens the page.
 var sitePages = []struct {
 	pattern string
 	valid   pagePath
-	params  []string // the query parameters the page takes
 }{
-	{"GET /{$}", func(*http.Request) bool { return true }, listingParamNames},
-	{"GET /item/{material}", func(r *http.Request) bool { _, ok := catalog.LookupMaterial(r.PathValue("material")); return ok }, []string{"span"}},
-	{"GET /listing/{id}", func(r *http.Request) bool { _, err := parseID(r.PathValue("id")); return err == nil }, nil},
-	{"GET /player/{uuid}", func(r *http.Request) bool { _, err := parseUUID(r.PathValue("uuid")); return err == nil }, nil},
-	{"GET /stats", func(*http.Request) bool { return true }, nil},
+	{"GET /{$}", func(*http.Request) bool { return true }},
+	{"GET /item/{material}", func(r *http.Request) bool { _, ok := catalog.LookupMaterial(r.PathValue("material")); return ok }},
+	{"GET /listing/{id}", func(r *http.Request) bool { _, err := parseID(r.PathValue("id")); return err == nil }},
+	{"GET /player/{uuid}", func(r *http.Request) bool { _, err := parseUUID(r.PathValue("uuid")); return err == nil }},
+	{"GET /stats", func(*http.Request) bool { return true }},
 }
 
 // siteRoutes adds the website's pages and its bundle to the mux.
 func (s *Server) siteRoutes() {
 	for _, p := range sitePages {
 		s.mux.HandleFunc(p.pattern, func(w http.ResponseWriter, r *http.Request) {
-			if _, err := parseParams(r.URL.RawQuery, p.params...); err != nil {
-				writeError(w, r, err)
-				return
-			}
 			status := http.StatusOK
 			if !p.valid(r) {
 				status = http.StatusNotFound

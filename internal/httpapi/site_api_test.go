@@ -14,7 +14,7 @@ import (
 // answers with the app, under the strict policy (scripts and styles from
 // the server only, no inline ones); a path that cannot name anything is the
 // app with 404 (it says so in Polish) for a browser and a problem for
-// anything else; the page refuses parameters it does not take.
+// anything else.
 func TestSitePathsAnswerTheApp(t *testing.T) {
 	e := newEnv(t, seed.Options{Listings: 20}, Options{})
 	players, _ := e.svc.Players()
@@ -49,10 +49,29 @@ func TestSitePathsAnswerTheApp(t *testing.T) {
 	if a := e.get("/api/nie-ma", html); a.status != 404 || a.problem(t).Code != CodeNotFound {
 		t.Errorf("/api/nie-ma: %d %s", a.status, a.body)
 	}
-	for path, param := range map[string]string{"/?categroy=tools": "categroy", "/stats?x=1": "x", "/item/DIAMOND?sort=price": "sort"} {
-		if a := e.get(path, html); a.status != 400 || a.problem(t).Parameter != param {
-			t.Errorf("%s: %d %s, want 400 naming %s", path, a.status, a.body, param)
+}
+
+// TestSharedLinksOpenThePage: a link a chat app shared carries parameters
+// of its own (utm_source, fbclid), and a page opens with them, in Polish,
+// as without them; the API goes on refusing a parameter it does not take.
+func TestSharedLinksOpenThePage(t *testing.T) {
+	e := newEnv(t, seed.Options{Listings: 5}, Options{})
+	html := "Accept: text/html,application/xhtml+xml"
+	for _, path := range []string{"/?utm_source=discord", "/item/DIAMOND?fbclid=abc", "/listing/2981?utm_campaign=x", "/stats?ref=x",
+		"/?categroy=tools", "/item/DIAMOND?sort=price&sort=x", "/?q=diament&utm_medium=social&utm_medium=chat", "/stats?%zz", "/?ref=%ff"} {
+		a := e.get(path, html)
+		if a.status != 200 || a.header.Get("Content-Type") != "text/html; charset=utf-8" || !bytes.Equal(a.body, sitePage) ||
+			!bytes.Contains(a.body, []byte(`<html lang="pl">`)) {
+			t.Errorf("%s: %d %q (%d bytes), want 200 and the Polish page", path, a.status, a.header.Get("Content-Type"), len(a.body))
 		}
+	}
+	if a := e.get("/listing/abc?utm_source=discord", html); a.status != 404 || !bytes.Equal(a.body, sitePage) {
+		t.Errorf("/listing/abc with utm_source: %d, want 404 and the page that says so", a.status)
+	}
+	a := e.get("/api/listings?utm_source=discord", html)
+	if p := a.problem(t); a.status != 400 || p.Parameter != "utm_source" ||
+		p.Detail != `unknown parameter "utm_source"; this route takes: q, category, seller, material, min_price, max_price, min_amount, max_amount, kind, sort, limit, cursor` {
+		t.Errorf("/api/listings?utm_source=discord: %d %+v", a.status, p)
 	}
 }
 
