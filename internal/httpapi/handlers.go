@@ -177,8 +177,10 @@ func encodeJSON(body any) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// writeEncoded sends an encoded JSON body (only its length for HEAD).
+// writeEncoded sends an encoded JSON body (only its length for HEAD),
+// gzipped when the client takes it and it is worth it (compress.go).
 func writeEncoded(w http.ResponseWriter, r *http.Request, status int, b []byte) {
+	b = encoding(w, r, b, nil)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/base64"
 	"io/fs"
@@ -72,14 +70,6 @@ func loadAssets() map[string]*asset {
 	return out
 }
 
-func gzipped(b []byte) []byte {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
-}
-
 // BundleSize is what a browser downloads of the website's scripts and
 // style sheets, gzipped as the server sends them, and which files they
 // are: the budget is 150 KB (docs/performance.md).
@@ -107,27 +97,7 @@ func (s *Server) serveAsset(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Vary", "Accept-Encoding")
-	body := a.body
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		body = a.gz
-		h.Set("Content-Encoding", "gzip")
-	}
-	serveBytes(w, r, a.contentType, a.tag, body)
-}
-
-// acceptsGzip says whether an Accept-Encoding header takes gzip (and does
-// not refuse it with q=0).
-func acceptsGzip(header string) bool {
-	for _, part := range strings.Split(header, ",") {
-		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			q = strings.ReplaceAll(strings.TrimSpace(q), " ", "")
-			return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
-		}
-	}
-	return false
+	serveBytes(w, r, a.contentType, a.tag, encoding(w, r, a.body, a.gz))
 }
 
 // pagePath checks a website path's parameter before the page is served:
@@ -171,17 +141,18 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, status int) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", sitePolicy)
 	h.Set("Referrer-Policy", "no-referrer")
+	body := encoding(w, r, sitePage, sitePageGz)
 	if status != http.StatusOK {
 		h.Set("Content-Type", "text/html; charset=utf-8")
-		h.Set("Content-Length", strconv.Itoa(len(sitePage)))
+		h.Set("Content-Length", strconv.Itoa(len(body)))
 		h.Set("Cache-Control", "no-cache")
 		w.WriteHeader(status)
 		if r.Method != http.MethodHead {
-			w.Write(sitePage)
+			w.Write(body)
 		}
 		return
 	}
-	serveBytes(w, r, "text/html; charset=utf-8", staticTag, sitePage)
+	serveBytes(w, r, "text/html; charset=utf-8", staticTag, body)
 }
 
 // notFound answers a path no route has: a browser asking for a page gets
