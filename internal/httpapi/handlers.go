@@ -237,7 +237,7 @@ func (s *Server) listing(r *http.Request) (reader, error) {
 		v := s.svc.Version()
 		l, err := s.svc.GetListing(id)
 		if errors.Is(err, market.ErrUnknownListing) || errors.Is(err, market.ErrListingExpired) {
-			return nil, 0, notFound(CodeListingNotFound, fmt.Sprintf("listing %d is not on the market", id))
+			return nil, 0, s.listingGone(r, id)
 		}
 		if err != nil {
 			return nil, 0, err

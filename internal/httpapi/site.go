@@ -101,21 +101,25 @@ func (s *Server) serveAsset(w http.ResponseWriter, r *http.Request) {
 }
 
 // pagePath checks a website path's parameter before the page is served:
-// a listing id, a player UUID or a material the catalogue knows. One that
-// cannot name anything is answered with the page and 404, and the page
-// says so in Polish; one that names something gone is the page's to tell.
-type pagePath func(r *http.Request) bool
+// a listing id the market gave, a player UUID or a material the catalogue
+// knows. One that cannot name anything, or a listing that never was, is
+// answered with the page and 404, and the page says so in Polish; a
+// listing gone is the page's to tell, with how it went.
+type pagePath func(s *Server, r *http.Request) bool
 
 var sitePages = []struct {
 	pattern string
 	valid   pagePath
 	params  []string // the query parameters the page takes
 }{
-	{"GET /{$}", func(*http.Request) bool { return true }, listingParamNames},
-	{"GET /item/{material}", func(r *http.Request) bool { _, ok := catalog.LookupMaterial(r.PathValue("material")); return ok }, []string{"span"}},
-	{"GET /listing/{id}", func(r *http.Request) bool { _, err := parseID(r.PathValue("id")); return err == nil }, nil},
-	{"GET /player/{uuid}", func(r *http.Request) bool { _, err := parseUUID(r.PathValue("uuid")); return err == nil }, nil},
-	{"GET /stats", func(*http.Request) bool { return true }, nil},
+	{"GET /{$}", func(*Server, *http.Request) bool { return true }, listingParamNames},
+	{"GET /item/{material}", func(_ *Server, r *http.Request) bool {
+		_, ok := catalog.LookupMaterial(r.PathValue("material"))
+		return ok
+	}, []string{"span"}},
+	{"GET /listing/{id}", (*Server).listingPageStatus, nil},
+	{"GET /player/{uuid}", func(_ *Server, r *http.Request) bool { _, err := parseUUID(r.PathValue("uuid")); return err == nil }, nil},
+	{"GET /stats", func(*Server, *http.Request) bool { return true }, nil},
 }
 
 // siteRoutes adds the website's pages and its bundle to the mux.
@@ -127,7 +131,7 @@ func (s *Server) siteRoutes() {
 				return
 			}
 			status := http.StatusOK
-			if !p.valid(r) {
+			if !p.valid(s, r) {
 				status = http.StatusNotFound
 			}
 			s.page(w, r, status)

@@ -111,8 +111,9 @@ func TestSitePagesInARealBrowser(t *testing.T) {
 			b.waitFor(`document.querySelector(".chart canvas") && document.querySelector(".chart").dataset.drawn`, "30d")
 			b.waitContains("table.sellers tbody tr", seller.Name)
 		}, nil},
-		{"gone", "/listing/2999999", func(b *browser) {
-			b.waitText("h1", "Oferty #2999999 nie ma już na rynku")
+		{"never-listed", "/listing/2999999", func(b *browser) {
+			b.waitText("h1", "Nie ma takiej oferty")
+			b.waitText("main p", "Na rynku nigdy nie było oferty #2999999.")
 		}, []string{"404"}},
 		{"missing", "/nie-ma", func(b *browser) {
 			b.waitText("h1", "Nie ma takiej strony")
