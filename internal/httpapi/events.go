@@ -57,11 +57,13 @@ type hub struct {
 	done  chan struct{}
 	unsub func()
 	open  *streamCount
+	fates *fates // told every event read
+	start uint64 // the version the hub read on from
 }
 
-func newHub(svc *market.Service, size int, open *streamCount) *hub {
+func newHub(svc *market.Service, size int, open *streamCount, fates *fates) *hub {
 	v := svc.Version()
-	h := &hub{svc: svc, size: size, open: open, from: v, through: v, changed: make(chan struct{}),
+	h := &hub{svc: svc, size: size, open: open, fates: fates, start: v, from: v, through: v, changed: make(chan struct{}),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	// The listener runs on the main thread: it only signals.
 	h.unsub = svc.Subscribe(func(market.Event) {
@@ -143,6 +145,7 @@ func (h *hub) pull() {
 		fresh := make([]frame, 0, len(page.Events))
 		for _, e := range page.Events {
 			fresh = append(fresh, encodeFrame(e))
+			h.fates.see(e)
 		}
 		h.mu.Lock()
 		h.frames = append(h.frames, fresh...)

@@ -178,8 +178,10 @@ func encodeJSON(body any) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// writeEncoded sends an encoded JSON body (only its length for HEAD).
+// writeEncoded sends an encoded JSON body (only its length for HEAD),
+// gzipped when the client takes it and it is worth it (compress.go).
 func writeEncoded(w http.ResponseWriter, r *http.Request, status int, b []byte) {
+	b = encoding(w, r, b, nil)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
@@ -239,7 +241,7 @@ func (s *Server) listing(r *http.Request) (reader, error) {
 		v := s.svc.Version()
 		l, err := s.svc.GetListing(id)
 		if errors.Is(err, market.ErrUnknownListing) || errors.Is(err, market.ErrListingExpired) {
-			return nil, 0, notFound(CodeListingNotFound, fmt.Sprintf("listing %d is not on the market", id))
+			return nil, 0, s.listingGone(r, id)
 		}
 		if err != nil {
 			return nil, 0, err

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/rynek/rynek/internal/wire"
 	"github.com/rynek/rynek/market"
 )
 
@@ -20,6 +21,9 @@ type Problem struct {
 	Instance  string `json:"instance,omitempty"`
 	Code      string `json:"code"`
 	Parameter string `json:"parameter,omitempty"`
+	// Gone, on listing-not-found, says how the listing left the market;
+	// absent for an id the market never gave.
+	Gone *wire.ListingGone `json:"gone,omitempty"`
 }
 
 // The problem codes.
@@ -51,6 +55,7 @@ type problemError struct {
 	code      string
 	detail    string
 	parameter string
+	gone      *wire.ListingGone
 }
 
 func (e *problemError) Error() string { return e.detail }
@@ -88,7 +93,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 func writeProblem(w http.ResponseWriter, r *http.Request, pe *problemError) {
 	p := Problem{Type: "about:blank", Title: http.StatusText(pe.status), Status: pe.status, Detail: pe.detail,
-		Code: pe.code, Parameter: pe.parameter}
+		Code: pe.code, Parameter: pe.parameter, Gone: pe.gone}
 	if r != nil {
 		p.Instance = r.URL.EscapedPath() // never the query: it may hold the access token
 	}

@@ -122,6 +122,7 @@ type Server struct {
 	working chan struct{} // see read
 	cors    map[string]bool
 	metrics *metrics
+	fates   *fates // how listings left the market (fates.go)
 }
 
 // New returns the API of svc. Close stops its event fan-out.
@@ -138,7 +139,9 @@ func New(svc *market.Service, opts Options) *Server {
 	if opts.RatePerSecond <= 0 {
 		perClient = 0 // no per-client limits at all: behind a reverse proxy every client has the proxy's address
 	}
-	s.hub = newHub(svc, opts.StreamLag, newStreamCount(opts.MaxStreams, perClient))
+	s.fates = newFates()
+	s.hub = newHub(svc, opts.StreamLag, newStreamCount(opts.MaxStreams, perClient), s.fates)
+	go s.fates.backfill(svc, s.hub.start)
 	s.metrics = newMetrics(svc, s.hub.streams, opts.Webhooks)
 	s.routes()
 	return s

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/base64"
 	"io/fs"
@@ -72,14 +70,6 @@ func loadAssets() map[string]*asset {
 	return out
 }
 
-func gzipped(b []byte) []byte {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
-}
-
 // BundleSize is what a browser downloads of the website's scripts and
 // style sheets, gzipped as the server sends them, and which files they
 // are: the budget is 150 KB (docs/performance.md).
@@ -107,34 +97,15 @@ func (s *Server) serveAsset(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Vary", "Accept-Encoding")
-	body := a.body
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		body = a.gz
-		h.Set("Content-Encoding", "gzip")
-	}
-	serveBytes(w, r, a.contentType, a.tag, body)
-}
-
-// acceptsGzip says whether an Accept-Encoding header takes gzip (and does
-// not refuse it with q=0).
-func acceptsGzip(header string) bool {
-	for _, part := range strings.Split(header, ",") {
-		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			q = strings.ReplaceAll(strings.TrimSpace(q), " ", "")
-			return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
-		}
-	}
-	return false
+	serveBytes(w, r, a.contentType, a.tag, encoding(w, r, a.body, a.gz))
 }
 
 // pagePath checks a website path's parameter before the page is served:
-// a listing id, a player UUID or a material the catalogue knows. One that
-// cannot name anything is answered with the page and 404, and the page
-// says so in Polish; one that names something gone is the page's to tell.
-type pagePath func(r *http.Request) bool
+// a listing id the market gave, a player UUID or a material the catalogue
+// knows. One that cannot name anything, or a listing that never was, is
+// answered with the page and 404, and the page says so in Polish; a
+// listing gone is the page's to tell, with how it went.
+type pagePath func(s *Server, r *http.Request) bool
 
 // sitePages are the website's pages. A page's query is not checked: the
 // app reads the parameters it knows (the market's search, an item's span)
@@ -145,11 +116,14 @@ var sitePages = []struct {
 	pattern string
 	valid   pagePath
 }{
-	{"GET /{$}", func(*http.Request) bool { return true }},
-	{"GET /item/{material}", func(r *http.Request) bool { _, ok := catalog.LookupMaterial(r.PathValue("material")); return ok }},
-	{"GET /listing/{id}", func(r *http.Request) bool { _, err := parseID(r.PathValue("id")); return err == nil }},
-	{"GET /player/{uuid}", func(r *http.Request) bool { _, err := parseUUID(r.PathValue("uuid")); return err == nil }},
-	{"GET /stats", func(*http.Request) bool { return true }},
+	{"GET /{$}", func(*Server, *http.Request) bool { return true }},
+	{"GET /item/{material}", func(_ *Server, r *http.Request) bool {
+		_, ok := catalog.LookupMaterial(r.PathValue("material"))
+		return ok
+	}},
+	{"GET /listing/{id}", (*Server).listingPageStatus},
+	{"GET /player/{uuid}", func(_ *Server, r *http.Request) bool { _, err := parseUUID(r.PathValue("uuid")); return err == nil }},
+	{"GET /stats", func(*Server, *http.Request) bool { return true }},
 }
 
 // siteRoutes adds the website's pages and its bundle to the mux.
@@ -157,7 +131,7 @@ func (s *Server) siteRoutes() {
 	for _, p := range sitePages {
 		s.mux.HandleFunc(p.pattern, func(w http.ResponseWriter, r *http.Request) {
 			status := http.StatusOK
-			if !p.valid(r) {
+			if !p.valid(s, r) {
 				status = http.StatusNotFound
 			}
 			s.page(w, r, status)
@@ -171,17 +145,18 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, status int) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", sitePolicy)
 	h.Set("Referrer-Policy", "no-referrer")
+	body := encoding(w, r, sitePage, sitePageGz)
 	if status != http.StatusOK {
 		h.Set("Content-Type", "text/html; charset=utf-8")
-		h.Set("Content-Length", strconv.Itoa(len(sitePage)))
+		h.Set("Content-Length", strconv.Itoa(len(body)))
 		h.Set("Cache-Control", "no-cache")
 		w.WriteHeader(status)
 		if r.Method != http.MethodHead {
-			w.Write(sitePage)
+			w.Write(body)
 		}
 		return
 	}
-	serveBytes(w, r, "text/html; charset=utf-8", staticTag, sitePage)
+	serveBytes(w, r, "text/html; charset=utf-8", staticTag, body)
 }
 
 // notFound answers a path no route has: a browser asking for a page gets

@@ -12,7 +12,8 @@ import (
 
 // TestSitePathsAnswerTheApp: every page of the website is a link the server
 // answers with the app, under the strict policy (scripts and styles from
-// the server only, no inline ones); a path that cannot name anything is the
+// the server only, no inline ones); a path that cannot name anything (a
+// listing id the market never gave among them) is the
 // app with 404 (it says so in Polish) for a browser and a problem for
 // anything else.
 func TestSitePathsAnswerTheApp(t *testing.T) {
@@ -24,7 +25,7 @@ func TestSitePathsAnswerTheApp(t *testing.T) {
 		status int
 	}{
 		{"/", 200}, {"/?q=diament&sort=price&category=tools", 200}, {"/item/DIAMOND_SWORD", 200}, {"/item/diamond_sword?span=30d", 200},
-		{"/listing/5", 200}, {"/listing/999999", 200}, {"/player/" + players[0].ID.String(), 200}, {"/stats", 200},
+		{"/listing/5", 200}, {"/listing/999999", 404}, {"/player/" + players[0].ID.String(), 200}, {"/stats", 200},
 		{"/item/NOT_AN_ITEM", 404}, {"/listing/abc", 404}, {"/listing/007", 404}, {"/player/nope", 404}, {"/nie-ma", 404},
 		{"/item/DIAMOND/extra", 404},
 	} {

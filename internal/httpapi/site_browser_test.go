@@ -66,7 +66,15 @@ type browser struct {
 // reload.
 const watchScript = `window.__violations = [];
 document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI));
-window.__document = Math.random();`
+window.__document = Math.random();
+window.__shifts = [];
+new PerformanceObserver((list) => {
+	for (const e of list.getEntries()) {
+		if (e.hadRecentInput) continue;
+		window.__shifts.push({value: e.value, nodes: e.sources.map((s) => s.node ? s.node.nodeName + (s.node.className && typeof s.node.className === "string" ? "." + s.node.className.trim().split(/\s+/).join(".") : "") +
+			" " + Math.round(s.previousRect.y) + "→" + Math.round(s.currentRect.y) : "?").join(", ")});
+	}
+}).observe({type: "layout-shift", buffered: true});`
 
 func newBrowser(t testing.TB, base string, vp viewport) *browser {
 	t.Helper()
@@ -245,6 +253,32 @@ func (b *browser) fits(where string) {
 	})()`)
 	if got != "" {
 		b.t.Errorf("%s: %s", where, got)
+	}
+}
+
+// holdsStill fails the test when the page's layout shifted by 0.05 or
+// more while it loaded (the sum of every shift since the document opened,
+// which bounds Lighthouse's CLS; its budget is 0.1, docs/performance.md):
+// the parts drawn after their reads must keep their room.
+func (b *browser) holdsStill(where string) {
+	b.t.Helper()
+	time.Sleep(300 * time.Millisecond) // a chart drawn a frame after its read
+	got := b.eval(`(() => {
+		const sum = window.__shifts.reduce((a, s) => a + s.value, 0);
+		return sum < 0.05 ? "" : sum.toFixed(3) + ": " + window.__shifts.filter((s) => s.value >= 0.001).map((s) => s.value.toFixed(3) + " " + s.nodes).join("; ");
+	})()`)
+	if got != "" {
+		b.t.Errorf("%s: the layout shifted by %s", where, got)
+	}
+}
+
+// namesWhole fails the test when a player's name of one word in a table is
+// broken over two lines ("Czarodzi / ej2003").
+func (b *browser) namesWhole(where string) {
+	b.t.Helper()
+	got := b.eval(`[...document.querySelectorAll("td a.player")].filter((a) => a.offsetParent && a.getClientRects().length > 1 && !/\s/.test(a.textContent)).map((a) => a.textContent).join(", ")`)
+	if got != "" {
+		b.t.Errorf("%s: names broken over lines: %s", where, got)
 	}
 }
 

@@ -64,3 +64,40 @@ func TestSiteChartWithoutSales(t *testing.T) {
 	b.clean("an item's chart without sales")
 	b.accessible("an item's chart without sales")
 }
+
+// TestSiteChartsScales: an item's chart draws its volume on a scale and an
+// axis of its own (on the right, from 0), not on the price's; the market's
+// volume chart counts its sales from 0; both reach half a bucket past the
+// first and the last, so that no bar or point stands under an axis; and
+// their legends show the newest bucket with a sale until pointed at, not
+// dashes.
+func TestSiteChartsScales(t *testing.T) {
+	chromium(t)
+	e := siteEnv(t)
+	st, err := e.svc.Stats(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, e.srv.URL, phone)
+	b.open("/item/" + st.TopItems[0].Material)
+	b.waitFor(`document.querySelector(".chart").dataset.drawn`, "7d")
+	const plot = `document.querySelector(".chart").chart`
+	b.waitFor(plot+`.axes.map((a) => a.scale + (a.side === 1 ? " right" : "")).join(", ")`, "x, price, vol right")
+	b.waitFor(plot+`.scales.vol.min`, "0")
+	edges := `(() => { const u = ` + plot + `, xs = u.data[0], half = (xs[1] - xs[0]) / 2;
+		return (u.scales.x.min === xs[0] - half) + " " + (u.scales.x.max === xs[xs.length - 1] + half); })()`
+	b.waitFor(edges, "true true")
+	// The legend: the newest bucket's median and volume, as its row of the
+	// chart's table (newest first) says them.
+	b.waitFor(`[...document.querySelectorAll(".chart .u-legend .u-value")].map((v) => v.textContent).slice(1, 2).concat([4].map((i) => document.querySelectorAll(".chart .u-legend .u-value")[i].textContent)).join(" | ")`,
+		b.eval(`(() => { const r = document.querySelector("table.data tbody tr").cells; return r[4].textContent + " | " + r[6].textContent; })()`))
+	b.screenshot(artifacts(t), "item-chart-phone-light")
+
+	b.open("/stats")
+	b.waitFor(`document.querySelector(".chart").dataset.drawn`, "30d")
+	b.waitFor(plot+`.scales.n.min + " " + `+plot+`.scales.vol.min`, "0 0")
+	b.waitFor(edges, "true true")
+	b.waitFor(`document.querySelector(".chart .u-legend .u-value").textContent === "—" ? "dashes" : "a bucket"`, "a bucket")
+	b.screenshot(artifacts(t), "stats-chart-phone-light")
+	b.clean("the charts")
+}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,8 @@ func TestSiteFollowsASale(t *testing.T) {
 // TestSiteSpeaksPolish drives the market's page through a market that
 // changes under it: one count of active listings, kept live by the stream,
 // in the Polish plural forms; removal reasons in Polish; money formatted
-// the Polish way; the stream's position as "zdarzenie #N".
+// the Polish way; the stream's position kept out of the player's sight
+// (data-version of the status, no "zdarzenie #N" jargon in the header).
 func TestSiteSpeaksPolish(t *testing.T) {
 	e := newEnv(t, seed.Options{Listings: 30, Days: 1, Now: time.Now().UTC().Truncate(time.Second)}, Options{})
 	b := newBrowser(t, e.srv.URL, desktop)
@@ -104,8 +106,8 @@ func TestSiteSpeaksPolish(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitText(fmt.Sprintf(`tr[data-id="%d"] td.price`, l.ID), "12"+nbsp+"345,67")
-	b.waitText("#version", fmt.Sprintf("zdarzenie #%d", e.svc.Version()))
-	b.waitText("#active", fmt.Sprintf("%d aktywnych ofert", active()))
+	b.waitFor(`document.getElementById("status").dataset.version`, strconv.FormatUint(e.svc.Version(), 10))
+	b.waitText("header .live", "na żywo "+fmt.Sprintf("%d aktywnych ofert", active()))
 
 	// Removals, each reason in Polish, the count following every one.
 	var admin market.Player
@@ -140,7 +142,7 @@ func TestSiteSpeaksPolish(t *testing.T) {
 			b.waitText("#active", w)
 		}
 	}
-	b.waitText("#version", fmt.Sprintf("zdarzenie #%d", e.svc.Version()))
+	b.waitFor(`document.getElementById("status").dataset.version`, strconv.FormatUint(e.svc.Version(), 10))
 	b.waitText("p.empty", "Na rynku nie ma ofert.")
 	b.clean("/ emptied")
 }
@@ -244,8 +246,9 @@ func polishCount(n int, one, few, many string) string {
 }
 
 // TestSiteShowsAStoreFailure: while the market's store refuses changes,
-// every page shows a banner with the store's error; once a change is saved
-// again the banner goes.
+// every page shows a banner that says why in Polish (the store's English
+// error is the operator's, in /api/health); once a change is saved again
+// the banner goes.
 func TestSiteShowsAStoreFailure(t *testing.T) {
 	chromium(t)
 	disk := &fullDisk{}
@@ -261,7 +264,7 @@ func TestSiteShowsAStoreFailure(t *testing.T) {
 		t.Fatalf("a purchase on a full disk: %v", err)
 	}
 	b.waitFor(`String(document.getElementById("store").hidden)`, "false")
-	want := "Rynek nie może zapisywać zmian: database or disk is full (13). Od " + fixedNow.Local().Format("2.01.2006, 15:04:05") +
+	want := "Rynek nie może zapisywać zmian: na dysku serwera zabrakło miejsca. Od " + fixedNow.Local().Format("2.01.2006, 15:04:05") +
 		", nieudane zapisy: 1. Kupno i sprzedaż są wstrzymane; oferty poniżej są aktualne."
 	b.waitText("#store", want)
 	b.screenshot(artifacts(t), "store-failure-desktop-light")

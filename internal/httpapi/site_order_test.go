@@ -173,3 +173,33 @@ func TestSiteListingPartlyBought(t *testing.T) {
 	br.clean("a listing partly bought")
 	br.accessible("a listing partly bought")
 }
+
+// TestSiteBookExplainsRounding: a stack whose price per item is not whole
+// grosze stands in the book at its unit price rounded up (what a buy
+// order must pay to take it), and in the price box and the listings at
+// the nearest grosz: the page says so, and works it out for the cheapest.
+func TestSiteBookExplainsRounding(t *testing.T) {
+	chromium(t)
+	e := newEnv(t, seed.Options{Listings: 30, Now: time.Now().UTC().Truncate(time.Second)}, Options{})
+	players, err := e.svc.Players()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seller := market.Player{ID: players[2].ID, Name: players[2].Name}
+	stack, _, err := e.svc.GiveItem(seller.ID, market.ItemStack{ID: uuid.New(), Material: "DIAMOND", Amount: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := e.svc.SellItem(seller, stack, 10) // 3.3333… an item
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, e.srv.URL, phone)
+	b.open("/item/DIAMOND")
+	b.waitContains(".item-page", "Najtańsza oferta3,33 za sztukę")
+	b.waitFor(bookRows("sell")+`.split(";")[0]`, "3,34|3|1")
+	b.waitText(".book-note", "Arkusz zaokrągla cenę za sztukę w górę do pełnego grosza (tyle najmniej musi dać zlecenie kupna), "+
+		"a oferty w tabelach — do najbliższego grosza, więc tu cena bywa o 1 gr wyższa. "+
+		fmt.Sprintf("Najtańsza oferta, #%d (3 sztuki za 10,00, czyli 3,3333 za sztukę), stoi w arkuszu po 3,34, a w tabeli ofert po 3,33.", l.ID))
+	b.clean("the item page's book")
+}

@@ -64,7 +64,8 @@ type pageCheck struct {
 // market in headless Chromium, at a phone's and a desktop's width, light
 // and dark: each shows what it should (a listing's price, a chart drawn, a
 // player's name), fits the screen's width (no table to scroll sideways),
-// logs no console error and meets no CSP violation, and
+// logs no console error and meets no CSP violation, holds still while it
+// loads (no layout shift of 0.05 or more), breaks no player's name, and
 // axe-core finds no serious or critical accessibility violation. The
 // screenshots are kept in $RYNEK_ARTIFACTS (or a directory the log names).
 func TestSitePagesInARealBrowser(t *testing.T) {
@@ -111,8 +112,9 @@ func TestSitePagesInARealBrowser(t *testing.T) {
 			b.waitFor(`document.querySelector(".chart canvas") && document.querySelector(".chart").dataset.drawn`, "30d")
 			b.waitContains("table.sellers tbody tr", seller.Name)
 		}, nil},
-		{"gone", "/listing/2999999", func(b *browser) {
-			b.waitText("h1", "Oferty #2999999 nie ma już na rynku")
+		{"never-listed", "/listing/2999999", func(b *browser) {
+			b.waitText("h1", "Nie ma takiej oferty")
+			b.waitText("main p", "Na rynku nigdy nie było oferty #2999999.")
 		}, []string{"404"}},
 		{"missing", "/nie-ma", func(b *browser) {
 			b.waitText("h1", "Nie ma takiej strony")
@@ -128,7 +130,9 @@ func TestSitePagesInARealBrowser(t *testing.T) {
 				b.open(p.path)
 				p.ready(b)
 				b.clean(where, p.allowed...)
+				b.holdsStill(where)
 				b.fits(where)
+				b.namesWhole(where)
 				b.accessible(where)
 				b.screenshot(dir, fmt.Sprintf("%s-%s-%s", p.name, vp.name, scheme))
 			}

@@ -18,6 +18,9 @@ var static embed.FS
 var (
 	sitePage   = mustRead("static/index.html")
 	openAPIDoc = mustRead("static/openapi.json")
+	// Their gzip, sent to clients that take it.
+	sitePageGz   = gzipped(sitePage)
+	openAPIDocGz = gzipped(openAPIDoc)
 )
 
 func mustRead(name string) []byte {
@@ -59,5 +62,5 @@ func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	serveBytes(w, r, "application/json", staticTag, openAPIDoc)
+	serveBytes(w, r, "application/json", staticTag, encoding(w, r, openAPIDoc, openAPIDocGz))
 }

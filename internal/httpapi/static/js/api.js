@@ -43,7 +43,9 @@ export async function api(path, signal) {
   if (!r.ok) {
     let p = {};
     try { p = await r.json(); } catch (_) { /* not a problem body */ }
-    throw new Problem(r.status, p.code || "", p.detail || String(r.status), p.parameter);
+    const err = new Problem(r.status, p.code || "", p.detail || String(r.status), p.parameter);
+    if (p.gone) err.gone = p.gone; // listing-not-found: how the listing went
+    throw err;
   }
   return r.json();
 }

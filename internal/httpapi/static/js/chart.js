@@ -29,6 +29,23 @@ function chartBox(label) {
   return el("div", { class: "chart", role: "img", "aria-label": label });
 }
 
+// The charts' heights (the canvas) at a width: a price chart's, and the
+// market's volume chart's.
+const priceHeight = (width) => Math.round(Math.min(360, Math.max(220, width * 0.45)));
+const volumeHeight = (width) => Math.round(Math.min(320, Math.max(200, width * 0.35)));
+
+// reserve keeps a chart's room in a box already on the page, before its
+// reads end: the canvas's height at the box's width and its legend's, as
+// measured in Chromium (three rows of five series on a phone, two of
+// three, one on a wide screen). The sections under it then stay where they
+// are when it is drawn (without, an item page shifted by 0.15 on a wide
+// screen).
+export function reserve(box, kind) {
+  const width = Math.max(260, box.clientWidth);
+  const rows = width < 500 ? (kind === "price" ? 3 : 2) : width < 900 ? 2 : 1;
+  box.style.minHeight = (kind === "price" ? priceHeight(width) : volumeHeight(width)) + 29 * rows + "px";
+}
+
 // nothing puts a note in place of a chart that would be an empty frame:
 // nobody bought in the span shown.
 function nothing(box, text) {
@@ -45,6 +62,7 @@ async function mount(box, make) {
     plot?.destroy();
     plot = make(Math.max(260, box.clientWidth));
     box.replaceChildren(plot.root);
+    box.chart = plot; // (its scales and axes, for the browser tests)
   };
   let width = 0;
   const resized = new ResizeObserver(() => {
@@ -69,6 +87,27 @@ function axis(values, extra) {
 
 const num = (v) => (v === undefined || v === "" ? null : Number(v));
 
+// padded is a time scale that reaches half a bucket past the first and
+// the last bucket, so that their bars stand whole inside the axes and not
+// half under them.
+function padded(xs) {
+  const half = xs.length > 1 ? (xs[1] - xs[0]) / 2 : 1800;
+  return { time: true, range: () => [xs[0] - half, xs[xs.length - 1] + half] };
+}
+
+// fromZero is a scale from 0 to a little above its largest value: volumes
+// and counts start at nothing, whatever the smallest bucket.
+const fromZero = (u, min, max) => [0, max > 0 ? max * 1.08 : 1];
+
+// latestLegend shows the newest bucket with a sale in the legend while the
+// pointer is not over the chart, rather than dashes.
+function latestLegend(counts) {
+  let last = counts.length - 1;
+  while (last > 0 && !(counts[last] > 0)) last--;
+  const show = (u) => { if (u.cursor.idx == null) u.setLegend({ idx: last }, false); };
+  return { ready: [show], setCursor: [show] };
+}
+
 // priceChart draws an item's price history (the API's buckets of one
 // span), or says empty when none of them holds a sale.
 export async function priceChart(box, history, empty) {
@@ -81,15 +120,20 @@ export async function priceChart(box, history, empty) {
     b.map((x) => num(x.max)),
     b.map((x) => Number(x.volume)),
   ];
+  // The volume has a scale and an axis of its own, on the right: its bars
+  // take the lower half of the chart, under the prices, and its axis is
+  // labelled up to the largest bar only.
   const maxVol = Math.max(1, ...data[4]);
   const fmt = (u, v) => (v == null ? "—" : moneyValue(v));
   return mount(box, (width) => new uPlot({
     width,
-    height: Math.round(Math.min(360, Math.max(220, width * 0.45))),
-    scales: { x: { time: true }, vol: { range: [0, maxVol * 3] } },
+    height: priceHeight(width),
+    scales: { x: padded(data[0]), vol: { range: [0, maxVol * 2] } },
     axes: [
       axis((u, splits) => splits.map((s) => tick(s * 1000, history.span)), { space: 70 }),
-      axis((u, splits) => splits.map((s) => axisMoney(s)), { scale: "price", size: 70 }),
+      axis((u, splits) => splits.map((s) => axisMoney(s)), { scale: "price", size: 70, label: "Cena za sztukę", labelSize: 18 }),
+      axis((u, splits) => splits.map((s) => (s <= maxVol * 1.05 ? axisMoney(s) : "")), { scale: "vol", side: 1, size: 70,
+        grid: { show: false }, label: "Obrót", labelSize: 18 }),
     ],
     series: [
       { label: "Czas", value: (u, v) => (v == null ? "—" : tickWide(v * 1000)) },
@@ -102,6 +146,7 @@ export async function priceChart(box, history, empty) {
     ],
     bands: [{ series: [3, 2], fill: color("--band") }],
     legend: { live: true },
+    hooks: latestLegend(b.map((x) => x.count)),
   }, data));
 }
 
@@ -113,12 +158,12 @@ export async function volumeChart(box, history, empty) {
   const data = [b.map((x) => Date.parse(x.start) / 1000), b.map((x) => Number(x.volume)), b.map((x) => x.count)];
   return mount(box, (width) => new uPlot({
     width,
-    height: Math.round(Math.min(320, Math.max(200, width * 0.35))),
-    scales: { x: { time: true } },
+    height: volumeHeight(width),
+    scales: { x: padded(data[0]), vol: { range: fromZero }, n: { range: fromZero } },
     axes: [
       axis((u, splits) => splits.map((s) => tick(s * 1000, history.span)), { space: 70 }),
       axis((u, splits) => splits.map((s) => axisMoney(s)), { scale: "vol", size: 80 }),
-      axis((u, splits) => splits.map((s) => number(s)), { scale: "n", side: 1, grid: { show: false }, size: 50 }),
+      axis((u, splits) => splits.map((s) => (Number.isInteger(s) ? number(s) : "")), { scale: "n", side: 1, grid: { show: false }, size: 50 }),
     ],
     series: [
       { label: "Czas", value: (u, v) => (v == null ? "—" : tickWide(v * 1000)) },
@@ -127,6 +172,7 @@ export async function volumeChart(box, history, empty) {
       { label: "Sprzedaże", scale: "n", stroke: color("--accent"), width: 2, value: (u, v) => (v == null ? "—" : number(v)) },
     ],
     legend: { live: true },
+    hooks: latestLegend(data[2]),
   }, data));
 }
 

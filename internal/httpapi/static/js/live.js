@@ -42,7 +42,10 @@ export function version() { return live.version; }
 // seen moves the position shown to a page's version.
 export function seen(v) { if (v > live.version) live.version = v; showVersion(); }
 
-function showVersion() { $("version").textContent = "zdarzenie #" + number(live.version); }
+// The position is no player's business (the API has it): the header keeps
+// it out of sight, as data-version of the connection's status, for tests
+// and the curious.
+function showVersion() { $("status").dataset.version = String(live.version); }
 
 function setStatus(text, ok) {
   $("status").textContent = text;
@@ -139,6 +142,18 @@ export async function start() {
 // says so, from /api/health; it goes once the failure is over. While the
 // store cannot reach its database at all the banner says that instead,
 // and goes as soon as it answers again.
+// storeTrouble says in Polish what the store's error (English, for the
+// operator, in /api/health) is about: the usual causes by their words,
+// anything else as a refusal.
+function storeTrouble(error) {
+  const e = String(error).toLowerCase();
+  if (/full|no space|enospc|quota/.test(e)) return "na dysku serwera zabrakło miejsca";
+  if (/read-?only|readonly|erofs|permission|denied/.test(e)) return "baza danych jest tylko do odczytu";
+  if (/locked|busy|timeout|deadline/.test(e)) return "baza danych nie odpowiada na czas";
+  if (/corrupt|malformed/.test(e)) return "plik bazy danych jest uszkodzony";
+  return "baza danych odrzuca zapisy";
+}
+
 async function watchStore() {
   try {
     const h = await health();
@@ -152,7 +167,7 @@ async function watchStore() {
       $("store").hidden = false;
     } else if (h.store && !h.store.ok && f && !(o && o.back && new Date(f.last) <= new Date(o.back))) {
       // (A failure that was the outage, which is over, says nothing more.)
-      $("store").textContent = h.name + " nie może zapisywać zmian: " + f.error + ". Od " +
+      $("store").textContent = h.name + " nie może zapisywać zmian: " + storeTrouble(f.error) + ". Od " +
         new Date(f.since).toLocaleString("pl-PL") + ", nieudane zapisy: " + number(f.failures) +
         ". Kupno i sprzedaż są wstrzymane; oferty poniżej są aktualne.";
       $("store").hidden = false;

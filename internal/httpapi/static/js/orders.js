@@ -9,7 +9,9 @@ import { playerLink } from "./parts.js";
 // buy and sell prices and the gap between, then the two sides side by side,
 // buy highest first, sell cheapest first, each price with its items (a bar
 // as long as its share of the side's largest) and its orders or listings.
-export function bookView(book) {
+// cheapest is the item's cheapest listing by unit price (the price
+// summary's), which the note under the book may name.
+export function bookView(book, cheapest) {
   const buy = book.buy[0], sell = book.sell[0];
   return el("div", {},
     figures([
@@ -19,7 +21,29 @@ export function bookView(book) {
     ], "row spread"),
     el("div", { class: "book-sides" },
       side("Kupują", "Zlecenia kupna, od najwyższej ceny", book.buy, "orders", NOUNS.order, "Nikt nie składa teraz zleceń kupna tego przedmiotu.", "buy"),
-      side("Sprzedają", "Oferty zwykłych stosów po stałej cenie, od najtańszej", book.sell, "listings", NOUNS.listing, "Nikt nie sprzedaje teraz zwykłych stosów tego przedmiotu po stałej cenie.", "sell")));
+      side("Sprzedają", "Oferty zwykłych stosów po stałej cenie, od najtańszej", book.sell, "listings", NOUNS.listing, "Nikt nie sprzedaje teraz zwykłych stosów tego przedmiotu po stałej cenie.", "sell")),
+    sell ? roundingNote(sell, cheapest) : "");
+}
+
+const exact = new Intl.NumberFormat("pl-PL", { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+
+// roundingNote says why the book's sell side may ask a grosz more than a
+// listing's unit price elsewhere on the page: the book rounds a stack's
+// price per item up to the grosz (what a buy order must pay at least to
+// take it), the listings round it to the nearest. When the cheapest
+// listing is such a case, the note works it out for it.
+function roundingNote(sell, cheapest) {
+  let text = "Arkusz zaokrągla cenę za sztukę w górę do pełnego grosza (tyle najmniej musi dać zlecenie kupna), " +
+    "a oferty w tabelach — do najbliższego grosza, więc tu cena bywa o 1 gr wyższa.";
+  if (cheapest && cheapest.kind === "fixed" && !cheapest.item.enchanted) {
+    const per = Number(cheapest.price) / cheapest.item.amount;
+    const up = Math.ceil(Math.round(per * 1e6) / 1e4) / 100; // (the float's noise off before rounding up)
+    if (up.toFixed(2) === Number(sell.unitPrice).toFixed(2) && up.toFixed(2) !== Number(cheapest.unitPrice).toFixed(2)) {
+      text += " Najtańsza oferta, #" + cheapest.id + " (" + counted(cheapest.item.amount, NOUNS.piece) + " za " + money(cheapest.price) +
+        ", czyli " + exact.format(per) + " za sztukę), stoi w arkuszu po " + money(sell.unitPrice) + ", a w tabeli ofert po " + money(cheapest.unitPrice) + ".";
+    }
+  }
+  return el("p", { class: "muted small book-note", text });
 }
 
 function side(title, caption, levels, count, noun, none, cls) {

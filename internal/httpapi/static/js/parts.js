@@ -18,7 +18,11 @@ export function itemLabel(item) {
   return label;
 }
 
-export function playerLink(p) { return link("/player/" + p.uuid, plain(p.name)); }
+export function playerLink(p) {
+  const a = link("/player/" + p.uuid, plain(p.name));
+  a.className = "player"; // (a name breaks only where it must: site.css)
+  return a;
+}
 
 // listingRow is a listing in a table of listings: its item (a link to the
 // listing), seller, price, unit price and expiry. An auction's row is

@@ -10,7 +10,7 @@ import { el, link, section, figures, status } from "../dom.js";
 import { subscribe, seen } from "../live.js";
 import { counted, number, money, moneyValue, NOUNS } from "../polish.js";
 import { listingTable, markGone, goneText, goneListingId, paged, showBid, countdowns } from "../parts.js";
-import { chartBox, priceChart, priceTable } from "../chart.js";
+import { chartBox, priceChart, priceTable, reserve } from "../chart.js";
 import { bookView, orderTable } from "../orders.js";
 import { missingPage } from "./missing.js";
 
@@ -33,7 +33,8 @@ export async function itemPage(ctx, material) {
 
   const summaryBox = el("div");
   const spanButtons = SPANS.map(([s, label]) => el("button", { type: "button", text: label, "aria-pressed": String(s === span), onclick: () => choose(s) }));
-  const spanFigures = el("div");
+  // (Figures and the chart hold their room from the start: see reserve.)
+  const spanFigures = el("div", {}, spanRow(["—", "—", "—", "—", "—"]));
   const box = chartBox("Wykres ceny za sztukę: " + summary.name);
   const data = el("details", { class: "data" }, el("summary", { text: "Dane wykresu" }));
   const listings = el("div");
@@ -63,6 +64,7 @@ export async function itemPage(ctx, material) {
       el("section", { "aria-labelledby": "auctions-title" },
         el("h2", { id: "auctions-title", text: "Licytacje (kończące się najwcześniej)" }), auctionsNote, auctions, auctionsPager)));
 
+  reserve(box, "price");
   let stopChart = null;
   ctx.onLeave(() => stopChart?.());
 
@@ -79,6 +81,7 @@ export async function itemPage(ctx, material) {
   async function loadSummary() {
     const s = await api("/api/price-summary/" + material, ctx.signal);
     seen(s.version);
+    summary = s;
     showSummary(s);
   }
 
@@ -88,13 +91,13 @@ export async function itemPage(ctx, material) {
     const sold = h.buckets.filter((b) => b.count > 0);
     const total = (f) => sold.reduce((a, b) => a + f(b), 0);
     const label = SPANS.find(([s]) => s === span)[1];
-    spanFigures.replaceChildren(figures([
-      ["Sprzedaże", counted(total((b) => b.count), NOUNS.transaction)],
-      ["Sprzedane", counted(total((b) => b.amount), NOUNS.piece)],
-      ["Obrót", moneyValue(total((b) => Number(b.volume)))],
-      ["Najniższa za sztukę", sold.length ? moneyValue(Math.min(...sold.map((b) => Number(b.min)))) : "—"],
-      ["Najwyższa za sztukę", sold.length ? moneyValue(Math.max(...sold.map((b) => Number(b.max)))) : "—"],
-    ], "row"));
+    spanFigures.replaceChildren(spanRow([
+      counted(total((b) => b.count), NOUNS.transaction),
+      counted(total((b) => b.amount), NOUNS.piece),
+      moneyValue(total((b) => Number(b.volume))),
+      sold.length ? moneyValue(Math.min(...sold.map((b) => Number(b.min)))) : "—",
+      sold.length ? moneyValue(Math.max(...sold.map((b) => Number(b.max)))) : "—",
+    ]));
     box.setAttribute("aria-label", "Wykres ceny za sztukę i obrotu, " + label + ": " + summary.name +
       (sold.length ? "; szczegóły w tabeli pod wykresem" : "; brak sprzedaży w tym okresie"));
     stopChart?.();
@@ -108,7 +111,7 @@ export async function itemPage(ctx, material) {
   async function loadBook() {
     const b = await api("/api/order-book/" + material, ctx.signal);
     seen(b.version);
-    book.replaceChildren(bookView(b));
+    book.replaceChildren(bookView(b, summary.cheapest));
   }
 
   function choose(s) {
@@ -176,4 +179,9 @@ export async function itemPage(ctx, material) {
 
   showSummary(summary);
   await Promise.all([loadChart(), loadBook(), orderPages.first(), listingPages.first(), auctionPages.first()]);
+}
+
+// spanRow is the figures of the span the chart shows, in a row.
+function spanRow(values) {
+  return figures(["Sprzedaże", "Sprzedane", "Obrót", "Najniższa za sztukę", "Najwyższa za sztukę"].map((k, i) => [k, values[i]]), "row");
 }

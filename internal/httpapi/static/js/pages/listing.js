@@ -11,6 +11,7 @@ import { el, link, section, figures } from "../dom.js";
 import { subscribe, seen } from "../live.js";
 import { money, dateTime, ago, duration, plain, level, reason, number, counted, NOUNS } from "../polish.js";
 import { itemText, playerLink, auctionMark } from "../parts.js";
+import { missingPage } from "./missing.js";
 
 export async function listingPage(ctx, id) {
   let l;
@@ -18,7 +19,8 @@ export async function listingPage(ctx, id) {
     l = await api("/api/listings/" + id, ctx.signal);
   } catch (err) {
     if (err.code !== "listing-not-found") throw err;
-    return gonePage(ctx, id, null);
+    if (!err.gone) return missingPage(ctx, "Nie ma takiej oferty", "Na rynku nigdy nie było oferty #" + id + ".");
+    return gonePage(ctx, id, err.gone);
   }
   seen(l.version || 0);
   ctx.title(itemText(l.item) + " — oferta #" + l.id);
@@ -155,13 +157,28 @@ export async function listingPage(ctx, id) {
   market.replaceChildren(figures(rows), el("p", { class: "more" }, link("/item/" + it.material, "Wykres ceny ›")));
 }
 
-// gonePage is a listing no longer on the market. The API does not say what
-// became of it; the page says what it can.
-function gonePage(ctx, id) {
+// gonePage is a listing no longer on the market, and how it went, as the
+// API says (its 404's "gone"): sold, to whom and for how much; won at
+// auction; an auction without bids; withdrawn; removed or expired by an
+// admin; expired. A listing gone before the server heard how says what
+// it could have been.
+function gonePage(ctx, id, gone) {
   ctx.title("Oferta #" + id + " zniknęła");
+  const when = gone.at ? " " + dateTime(gone.at) : "";
+  const buyer = gone.buyer ? [playerLink(gone.buyer), "."] : ["."];
+  const how = {
+    sold: () => ["Sprzedana" + when + " za " + money(gone.price) + ". Kupił(a): ", ...buyer],
+    won: () => ["Licytacja wygrana" + when + " za " + money(gone.price) + ". Wygrał(a): ", ...buyer],
+    unsold: () => ["Licytacja zakończona" + when + " bez ofert; przedmiot wrócił do sprzedawcy."],
+    expired: () => ["Oferta wygasła" + when + " i wróciła do sprzedawcy."],
+    removed: () => ["Oferta " + reason("removed") + when + "."],
+    "admin-removed": () => ["Oferta " + reason("admin-removed") + when + "."],
+    "force-expire": () => ["Oferta " + reason("force-expire") + when + "."],
+  }[gone.how];
   ctx.main.replaceChildren(
     el("nav", { class: "crumbs", "aria-label": "Ścieżka" }, link("/", "Oferty"), " › ", el("span", { text: "#" + id })),
     el("h1", { tabindex: "-1", text: "Oferty #" + id + " nie ma już na rynku" }),
-    el("p", { class: "state ended", text: "Została sprzedana, wycofana przez sprzedawcę, usunięta przez administratora albo wygasła." }),
+    el("p", { class: "state ended" }, ...(how ? how() :
+      ["Została sprzedana, wycofana przez sprzedawcę, usunięta przez administratora albo wygasła, zanim serwer rynku to zapisał."])),
     el("p", {}, link("/", "Zobacz oferty na rynku ›")));
 }

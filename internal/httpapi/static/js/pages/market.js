@@ -39,17 +39,21 @@ export async function marketPage(ctx) {
   const stats = el("div");
   const cats = el("ul", { class: "categories" });
   const events = feed(FEED);
-  ctx.main.replaceChildren(
-    el("div", { class: "market" },
+  // The side column stays out of the layout until the first results, the
+  // figures and the categories are in: on a phone it stands under the
+  // results, and would be pushed down a screen by their arrival (a layout
+  // shift of 0.36); on a wide screen its sections would push each other.
+  const market = el("div", { class: "market loading" },
       el("div", { class: "primary" },
         el("h1", { tabindex: "-1", text: searching ? "Wyniki wyszukiwania" : heading(filters) }),
         form, count, results, pagerSlot),
       el("aside", { class: "side", "aria-label": "Rynek na żywo" },
         section("Rynek", stats),
         section("Kategorie", cats),
-        section("Na żywo", events.node))));
+        section("Na żywo", events.node)));
+  ctx.main.replaceChildren(market);
 
-  fillCategories(form, cats, filters.category).catch(() => {});
+  const categoriesIn = fillCategories(form, cats, filters.category).catch(() => {});
 
   async function load() {
     let page;
@@ -111,7 +115,11 @@ export async function marketPage(ctx) {
   }, { auctions: true, orders: true }));
   ctx.onLeave(countdowns(results));
   ctx.onLeave(() => { reread.cancel(); restats.cancel(); });
-  await Promise.all([load(), loadStats()]);
+  try {
+    await Promise.all([load(), loadStats(), categoriesIn]);
+  } finally {
+    market.classList.remove("loading");
+  }
 }
 
 // FIELDS are the search form's range fields by their parameters' names.

@@ -32,7 +32,7 @@ export async function playerPage(ctx, uuid) {
   ctx.main.replaceChildren(
     el("nav", { class: "crumbs", "aria-label": "Ścieżka" }, link("/", "Oferty"), " › ", el("span", { text: "Gracze" })),
     el("h1", { tabindex: "-1", text: name }),
-    el("div", { class: "player-page" },
+    el("div", { class: "player-page loading" },
       section("Profil", profile),
       el("section", { class: "wide", "aria-labelledby": "p-listings" }, el("h2", { id: "p-listings", text: "Oferty na rynku" }), listingsNote, listings, listingsPager),
       el("section", { class: "wide", "aria-labelledby": "p-orders" }, el("h2", { id: "p-orders", text: "Zlecenia kupna" }), ordersNote, orders, ordersPager),
@@ -109,7 +109,14 @@ export async function playerPage(ctx, uuid) {
   }, { auctions: true, orders: true }));
 
   showProfile(p);
-  await Promise.all([listingPages.first(), orderPages.first(), historyPages.first()]);
+  // The orders and the history stay out of the layout until the three
+  // reads are in, so that the listings' arrival does not push them down in
+  // sight (a layout shift of 0.085).
+  try {
+    await Promise.all([listingPages.first(), orderPages.first(), historyPages.first()]);
+  } finally {
+    ctx.main.querySelector(".player-page").classList.remove("loading");
+  }
 }
 
 // stars draws a rating to the nearest half star as whole and empty stars.
