@@ -144,3 +144,7 @@ func HoldReadLock(s *Service) (release func()) {
 	s.mu.RLock()
 	return s.mu.RUnlock
 }
+
+// ThreadCPU is the calling thread's CPU time (threadCPU), for a test that
+// must burn CPU rather than wall time.
+func ThreadCPU() (time.Duration, bool) { return threadCPU() }
