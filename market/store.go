@@ -259,10 +259,16 @@ type RowQuery struct {
 // (encodeInventory): a mutation that touches a player writes the player's
 // row once, which keeps a sell or a purchase step to a few statements.
 type PlayerRow struct {
-	ID        uuid.UUID
-	Name      string
-	Perms     string // comma-separated
-	Balance   Money
+	ID      uuid.UUID
+	Name    string
+	Perms   string // comma-separated
+	Balance Money
+	// Booked is the balance as Rynek booked it: OpAddPlayer sets it to
+	// Balance and OpPlayerState moves it by the same Delta, in the same
+	// statement, so only an edit outside Rynek makes the two differ, and
+	// the integrity check names the player whose do. Load reports it; the
+	// ops ignore the field.
+	Booked    Money
 	LastSell  int64  // unix ms of the last successful listing, for the cooldown
 	Inventory []byte // encodeInventory
 	// Extra is the player's own market data, one blob (record.EncodePlayerData):
