@@ -320,10 +320,12 @@ type OpKind uint8
 // several instances has no blind write. A conditional op that matches no row
 // fails its batch with ErrConflict.
 const (
-	// OpAddPlayer inserts Player; the id must be new.
+	// OpAddPlayer inserts Player, its Balance booked (PlayerRow.Booked);
+	// the id must be new.
 	OpAddPlayer OpKind = iota + 1
-	// OpPlayerState changes player Player.ID: the balance by Delta, refused
-	// (ErrConflict) when it would go below zero; the last sell time raised to
+	// OpPlayerState changes player Player.ID: the balance and the booked
+	// balance by Delta, refused (ErrConflict) when the balance would go
+	// below zero; the last sell time raised to
 	// Player.LastSell; the inventory set to Player.Inventory unless that is
 	// nil, only while it still is Expect (another instance may have changed
 	// it); the extra blob set to Player.Extra unless that is nil, only while
