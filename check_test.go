@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/rynek/rynek/internal/pgtest"
 	"github.com/rynek/rynek/internal/readonly"
@@ -44,6 +46,30 @@ func sqlExec(t *testing.T, path, query string, args ...any) {
 	if _, err := db.Exec(query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
+}
+
+// sqlQuery reads one row of query on the market file at path into dest.
+func sqlQuery(t *testing.T, path, query string, dest ...any) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.QueryRow(query).Scan(dest...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// sqlitePlayer reads the name, id and balance of the player in row rowid of
+// the market file at path.
+func sqlitePlayer(t *testing.T, path string, rowid int) (string, uuid.UUID, market.Money) {
+	t.Helper()
+	var name string
+	var id []byte
+	var balance int64
+	sqlQuery(t, path, fmt.Sprintf("SELECT name, id, balance FROM players WHERE rowid = %d", rowid), &name, &id, &balance)
+	return name, uuid.UUID(id), market.Money(balance)
 }
 
 // soundSummary matches the report of a sound demo market of 200 listings.
@@ -87,11 +113,28 @@ func TestCheckCommand(t *testing.T) {
 
 	raised := filepath.Join(dir, "raised.db")
 	os.WriteFile(raised, before, 0o600)
+	name, id, balance := sqlitePlayer(t, raised, 3)
 	sqlExec(t, raised, "UPDATE players SET balance = balance + 12345 WHERE rowid = 3")
 	code, out, _ = check(t, "--db", raised)
-	if code != 1 || !regexp.MustCompile(`(?m)^problem money-unbalanced: the accounts hold \d+\.\d\d, but the opening account \(\d+\.\d\d\) and the issuance account \(in 0\.00, out 0\.00\) allow \d+\.\d\d: 123\.45 more; a balance, the fee account, a purchase, an auction's bid or a buy order's escrow was changed outside Rynek$`).MatchString(out) ||
-		!strings.HasSuffix(out, "\n1 problem found (checked in "+regexp.MustCompile(`checked in (\d+ms)`).FindStringSubmatch(out)[1]+")\n") {
-		t.Fatalf("a raised balance: exit %d:\n%s", code, out)
+	named := fmt.Sprintf("\nproblem balance-unbooked player=%s: %s's balance is %s, booked by Rynek %s: 123.45 more, changed outside Rynek\nproblem money-unbalanced: ",
+		id, name, market.FormatMoney(balance+12345), market.FormatMoney(balance))
+	if code != 1 || !strings.Contains(out, named) || !regexp.MustCompile(`(?m)^problem money-unbalanced: the accounts hold \d+\.\d\d, but the opening account \(\d+\.\d\d\) and the issuance account \(in 0\.00, out 0\.00\) allow \d+\.\d\d: 123\.45 more; a balance, the fee account, a purchase, an auction's bid or a buy order's escrow was changed outside Rynek$`).MatchString(out) ||
+		!strings.HasSuffix(out, "\n2 problems found (checked in "+regexp.MustCompile(`checked in (\d+ms)`).FindStringSubmatch(out)[1]+")\n") {
+		t.Fatalf("a raised balance: exit %d:\n%s\nwant the lines%s", code, out, named)
+	}
+
+	// Every balance raised: the first 20 players are named, the rest
+	// counted on one line after them.
+	everyone := filepath.Join(dir, "everyone.db")
+	os.WriteFile(everyone, before, 0o600)
+	var players int
+	sqlQuery(t, everyone, "SELECT count(*) FROM players", &players)
+	sqlExec(t, everyone, "UPDATE players SET balance = balance + 1")
+	code, out, _ = check(t, "--db", everyone)
+	listed := regexp.MustCompile(`(?m)^problem balance-unbooked player=\S+: .*'s balance is \d+\.\d\d, booked by Rynek \d+\.\d\d: 0\.01 more, changed outside Rynek\n`).FindAllStringIndex(out, -1)
+	rest := fmt.Sprintf("problem balance-unbooked: and %d more players whose balance is not what Rynek booked\n", players-20)
+	if code != 1 || players <= 20 || len(listed) != 20 || !strings.HasPrefix(out[listed[19][1]:], rest) {
+		t.Fatalf("every balance raised (%d players): exit %d, %d named:\n%s\nwant 20 named, then %q", players, code, len(listed), out, rest)
 	}
 
 	deleted := filepath.Join(dir, "deleted.db")
@@ -164,11 +207,20 @@ func TestCheckCommandPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "UPDATE players SET balance = balance + 500 WHERE id = (SELECT id FROM players ORDER BY id LIMIT 1)"); err != nil {
+	var id uuid.UUID
+	var name string
+	var balance market.Money
+	if err := conn.QueryRow(ctx, "SELECT id, name, balance FROM players ORDER BY id LIMIT 1").Scan(&id, &name, (*int64)(&balance)); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, _ := check(t, "--db", dsn); code != 1 || !strings.Contains(out, ": 5.00 more; a balance, the fee account, a purchase, an auction's bid or a buy order's escrow was changed outside Rynek\n") {
-		t.Fatalf("a raised balance: exit %d:\n%s", code, out)
+	if _, err := conn.Exec(ctx, "UPDATE players SET balance = balance + 500 WHERE id = $1", id); err != nil {
+		t.Fatal(err)
+	}
+	named := fmt.Sprintf("\nproblem balance-unbooked player=%s: %s's balance is %s, booked by Rynek %s: 5.00 more, changed outside Rynek\nproblem money-unbalanced: ",
+		id, name, market.FormatMoney(balance+500), market.FormatMoney(balance))
+	if code, out, _ := check(t, "--db", dsn); code != 1 || !strings.Contains(out, named) ||
+		!strings.Contains(out, ": 5.00 more; a balance, the fee account, a purchase, an auction's bid or a buy order's escrow was changed outside Rynek\n2 problems found") {
+		t.Fatalf("a raised balance: exit %d:\n%s\nwant the lines%s", code, out, named)
 	}
 }
 

@@ -21,10 +21,11 @@ import (
 // nothing. It reads the event log first, then the rows into a service's
 // memory as Enable would (a row the service could not load is a problem and
 // is left out, so that the rest is still checked), then the history. It
-// counts every account and every stack, looks at every reference between
-// rows, holds the tables against what the log says happened, and finally
-// runs recovery in memory, on a store that keeps nothing: a purchase left
-// in flight is reported as what recovery would do, not done.
+// counts every account and every stack, holds each balance against the one
+// Rynek booked beside it (PlayerRow.Booked), looks at every reference
+// between rows, holds the tables against what the log says happened, and
+// finally runs recovery in memory, on a store that keeps nothing: a
+// purchase left in flight is reported as what recovery would do, not done.
 //
 // What it cannot know exactly it leaves alone rather than guess: see the
 // notes on logged (a row older than the log's horizon or written by a bulk
@@ -139,7 +140,40 @@ func Check(snap Snapshot, clock Clock) (*CheckReport, error) {
 		return cmp.Or(cmp.Compare(a.Code, b.Code), cmp.Compare(a.IDs, b.IDs), cmp.Compare(a.Text, b.Text))
 	})
 	slices.Sort(c.r.Recovery)
+	c.capUnbooked()
 	return c.r, nil
+}
+
+// codeUnbooked is the problem of a player whose balance is not what Rynek
+// booked: the row's balance and booked columns move together in every
+// statement Rynek writes, so a difference is an edit by hand, and the
+// problem says whose, where money-unbalanced says only how much.
+const codeUnbooked = "balance-unbooked"
+
+// maxUnbooked is how many players' balance-unbooked problems a report
+// names; the rest are counted in one more, so that a wholesale edit does not
+// flood it.
+const maxUnbooked = 20
+
+// capUnbooked keeps the first maxUnbooked balance-unbooked problems, in the
+// report's order, and puts in place of the rest one that counts them.
+func (c *checker) capUnbooked() {
+	first := slices.IndexFunc(c.r.Problems, func(p Problem) bool { return p.Code == codeUnbooked })
+	if first < 0 {
+		return
+	}
+	end := first
+	for end < len(c.r.Problems) && c.r.Problems[end].Code == codeUnbooked {
+		end++
+	}
+	if n := end - first - maxUnbooked; n > 0 {
+		players := "players whose balance is"
+		if n == 1 {
+			players = "player whose balance is"
+		}
+		rest := Problem{Code: codeUnbooked, Text: fmt.Sprintf("and %d more %s not what Rynek booked", n, players)}
+		c.r.Problems = slices.Replace(c.r.Problems, first+maxUnbooked, end, rest)
+	}
 }
 
 // checker is one run of Check.
@@ -218,6 +252,10 @@ func (x checkLoader) Player(p PlayerRow) error {
 	}
 	if p.Balance < 0 {
 		c.problem("balance-negative", []any{"player", p.ID}, "%s's balance is %s: no operation takes a balance below zero", p.Name, FormatMoney(p.Balance))
+	}
+	if p.Balance != p.Booked {
+		c.problem(codeUnbooked, []any{"player", p.ID}, "%s's balance is %s, booked by Rynek %s: %s %s, changed outside Rynek",
+			p.Name, FormatMoney(p.Balance), FormatMoney(p.Booked), FormatMoney(absMoney(p.Balance-p.Booked)), moreOrLess(p.Balance > p.Booked))
 	}
 	c.balances[p.ID] = &PlayerRow{Balance: p.Balance, Version: p.Version}
 	return x.l.Player(p)

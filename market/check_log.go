@@ -30,7 +30,8 @@ import (
 //
 // Not checked: balances against the log (a bulk-loaded balance has no
 // entry, so the log cannot rebuild one; the accounts are held against the
-// opening and issuance accounts instead), and mailbox entries other than
+// opening and issuance accounts instead, and each balance against the
+// booked one beside it in its row), and mailbox entries other than
 // claimed ones (a refund or a compensation deletes the buyer's entry
 // without naming it).
 

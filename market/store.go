@@ -259,10 +259,16 @@ type RowQuery struct {
 // (encodeInventory): a mutation that touches a player writes the player's
 // row once, which keeps a sell or a purchase step to a few statements.
 type PlayerRow struct {
-	ID        uuid.UUID
-	Name      string
-	Perms     string // comma-separated
-	Balance   Money
+	ID      uuid.UUID
+	Name    string
+	Perms   string // comma-separated
+	Balance Money
+	// Booked is the balance as Rynek booked it: OpAddPlayer sets it to
+	// Balance and OpPlayerState moves it by the same Delta, in the same
+	// statement, so only an edit outside Rynek makes the two differ, and
+	// the integrity check names the player whose do. Load reports it; the
+	// ops ignore the field.
+	Booked    Money
 	LastSell  int64  // unix ms of the last successful listing, for the cooldown
 	Inventory []byte // encodeInventory
 	// Extra is the player's own market data, one blob (record.EncodePlayerData):
@@ -314,10 +320,12 @@ type OpKind uint8
 // several instances has no blind write. A conditional op that matches no row
 // fails its batch with ErrConflict.
 const (
-	// OpAddPlayer inserts Player; the id must be new.
+	// OpAddPlayer inserts Player, its Balance booked (PlayerRow.Booked);
+	// the id must be new.
 	OpAddPlayer OpKind = iota + 1
-	// OpPlayerState changes player Player.ID: the balance by Delta, refused
-	// (ErrConflict) when it would go below zero; the last sell time raised to
+	// OpPlayerState changes player Player.ID: the balance and the booked
+	// balance by Delta, refused (ErrConflict) when the balance would go
+	// below zero; the last sell time raised to
 	// Player.LastSell; the inventory set to Player.Inventory unless that is
 	// nil, only while it still is Expect (another instance may have changed
 	// it); the extra blob set to Player.Extra unless that is nil, only while

@@ -19,10 +19,12 @@ const (
 // statements write the ops; a conditional one fails through rynek_expect.
 // The player and counter updates return the rows' new values.
 var statements = map[market.OpKind]string{
-	market.OpAddPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory, extra) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+	// The balance is booked as it is set: booked = balance.
+	market.OpAddPlayer: `INSERT INTO players (id, name, perms, balance, booked, last_sell, inventory, extra)
+		VALUES ($1, $2, $3, $4, $4, $5, $6, $7)`,
 	// $1 delta, $2 last sell, $3 new inventory or NULL, $4 id, $5 the inventory it replaces,
 	// $6 new extra or NULL, $7 the extra it replaces
-	market.OpPlayerState: `WITH c AS (UPDATE players SET balance = balance + $1, last_sell = greatest(last_sell, $2),
+	market.OpPlayerState: `WITH c AS (UPDATE players SET balance = balance + $1, booked = booked + $1, last_sell = greatest(last_sell, $2),
 			inventory = coalesce($3, inventory), extra = coalesce($6, extra), version = version + 1
 		WHERE id = $4 AND ($1 >= 0 OR balance + $1 >= 0) AND ($3::bytea IS NULL OR inventory = $5)
 			AND ($6::bytea IS NULL OR extra = $7) RETURNING balance, version)

@@ -180,9 +180,9 @@ func readRows(ctx context.Context, tx pgx.Tx, l market.Loader, f rowFilter) erro
 		}
 		return rows.Err()
 	}
-	if err := each("SELECT id, name, perms, balance, last_sell, inventory, version, extra FROM players "+f.players+" ORDER BY name, id", f.playerIDs, func(r pgx.Rows) error {
+	if err := each("SELECT id, name, perms, balance, booked, last_sell, inventory, version, extra FROM players "+f.players+" ORDER BY name, id", f.playerIDs, func(r pgx.Rows) error {
 		var p market.PlayerRow
-		if err := r.Scan(&p.ID, &p.Name, &p.Perms, (*int64)(&p.Balance), &p.LastSell, &p.Inventory, &p.Version, &p.Extra); err != nil {
+		if err := r.Scan(&p.ID, &p.Name, &p.Perms, (*int64)(&p.Balance), (*int64)(&p.Booked), &p.LastSell, &p.Inventory, &p.Version, &p.Extra); err != nil {
 			return err
 		}
 		return l.Player(p)

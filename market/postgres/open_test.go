@@ -32,7 +32,7 @@ func TestOpenRefuses(t *testing.T) {
 		mustOK(t, err)
 		mustOK(t, st.Close())
 		exec(t, dsn, "UPDATE rynek_schema SET version = 99")
-		if _, err := postgres.Open(dsn, postgres.Options{}); err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 6") {
+		if _, err := postgres.Open(dsn, postgres.Options{}); err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 7") {
 			t.Fatalf("got %v", err)
 		}
 	})

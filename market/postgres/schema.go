@@ -9,7 +9,7 @@ import (
 
 // SchemaVersion is the version of the schema this package writes: one per
 // migration.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // application marks a database as a Rynek market, in rynek_schema.
 const application = "rynek-market"
@@ -73,6 +73,13 @@ CREATE TABLE orders (id bigint PRIMARY KEY, rec bytea NOT NULL);
 -- The named readers of the log (webhooks): each its position and its
 -- lease, held by one instance until "until" (unix ms, the server's clock).
 CREATE TABLE bookmarks (name text PRIMARY KEY, seq bigint NOT NULL, holder text NOT NULL, until bigint NOT NULL);
+`, `
+-- Each player's balance as Rynek booked it, moved by the same statements
+-- that move the balance, so that the integrity check can name a player
+-- whose balance was changed by hand. An upgraded market's balances are
+-- taken as booked.
+ALTER TABLE players ADD COLUMN booked bigint NOT NULL DEFAULT 0;
+UPDATE players SET booked = balance;
 `}
 
 // migrate creates or upgrades the schema, under a transaction-level

@@ -73,7 +73,7 @@ func TestSnapshotRefuses(t *testing.T) {
 	for _, c := range []struct{ name, dsn, msg string }{
 		{"foreign", foreign, "not a Rynek market database: it has no rynek_schema table"},
 		{"empty", empty, "not a Rynek market database: it has no rynek_schema table"},
-		{"older", old, "schema version 3, older than this program's 6; open it once with this Rynek, which upgrades it"},
+		{"older", old, "schema version 3, older than this program's 7; open it once with this Rynek, which upgrades it"},
 	} {
 		before := count(t, c.dsn, "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()")
 		_, err := postgres.OpenSnapshot(c.dsn, "check")

@@ -12,10 +12,12 @@ import (
 // (apply turns that into market.ErrConflict); the player and counter
 // updates return the row's new values.
 var statements = map[market.OpKind]string{
-	market.OpAddPlayer: `INSERT INTO players (id, name, perms, balance, last_sell, inventory, extra) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	// The balance is booked as it is set: booked = balance.
+	market.OpAddPlayer: `INSERT INTO players (id, name, perms, balance, booked, last_sell, inventory, extra)
+		VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7)`,
 	// ?1 delta, ?2 last sell, ?3 new inventory or NULL, ?4 id, ?5 the inventory it replaces,
 	// ?6 new extra or NULL, ?7 the extra it replaces
-	market.OpPlayerState: `UPDATE players SET balance = balance + ?1, last_sell = max(last_sell, ?2),
+	market.OpPlayerState: `UPDATE players SET balance = balance + ?1, booked = booked + ?1, last_sell = max(last_sell, ?2),
 		inventory = coalesce(?3, inventory), extra = coalesce(?6, extra), version = version + 1
 		WHERE id = ?4 AND (?1 >= 0 OR balance + ?1 >= 0) AND (?3 IS NULL OR inventory = ?5) AND (?6 IS NULL OR extra = ?7)
 		RETURNING balance, version`,

@@ -142,11 +142,11 @@ func (s *Store) applyLegacyOp(op *market.Op) error {
 	switch op.Kind {
 	case legacyAddPlayer:
 		p := op.Player
-		q, args = "INSERT INTO players (id, name, perms, balance, last_sell, inventory) VALUES (?, ?, ?, ?, ?, ?)",
+		q, args = "INSERT INTO players (id, name, perms, balance, booked, last_sell, inventory) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)",
 			[]any{p.ID[:], p.Name, p.Perms, int64(p.Balance), p.LastSell, nonNil(p.Inventory)}
 	case legacyPlayerState:
 		p := op.Player
-		q, args = "UPDATE players SET balance = ?, last_sell = ?, inventory = ?, version = version + 1 WHERE id = ?",
+		q, args = "UPDATE players SET balance = ?1, booked = ?1, last_sell = ?2, inventory = ?3, version = version + 1 WHERE id = ?4",
 			[]any{int64(p.Balance), p.LastSell, nonNil(p.Inventory), p.ID[:]}
 	case legacyPutMail:
 		m := op.Mail

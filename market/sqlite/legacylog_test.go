@@ -120,7 +120,7 @@ func TestUpgradeReplaysTheOldChangeLogOnce(t *testing.T) {
 	if len(r.listings) != 50 || r.listings[49] != 50 {
 		t.Fatalf("listings after replay: %v", r.listings)
 	}
-	if len(r.players) != 1 || r.players[0].Balance != 950 || !bytes.Equal(r.players[0].Inventory, []byte{50}) {
+	if len(r.players) != 1 || r.players[0].Balance != 950 || r.players[0].Booked != 950 || !bytes.Equal(r.players[0].Inventory, []byte{50}) {
 		t.Fatalf("player after replay: %+v", r.players)
 	}
 	if len(r.txs) != 1 || r.txs[0].State != market.StateListingReserved {

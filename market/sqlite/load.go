@@ -108,14 +108,14 @@ func readRows(ctx context.Context, q queryer, l market.Loader, f rowFilter) erro
 	} else {
 		txs = f.transactions
 	}
-	if err := each(ctx, q, "SELECT id, name, perms, balance, last_sell, inventory, version, extra FROM players "+players+" ORDER BY name, id", func(r *sql.Rows) error {
+	if err := each(ctx, q, "SELECT id, name, perms, balance, booked, last_sell, inventory, version, extra FROM players "+players+" ORDER BY name, id", func(r *sql.Rows) error {
 		var p market.PlayerRow
 		var id []byte
-		var bal int64
-		if err := r.Scan(&id, &p.Name, &p.Perms, &bal, &p.LastSell, (*sql.RawBytes)(&p.Inventory), &p.Version, (*sql.RawBytes)(&p.Extra)); err != nil {
+		var bal, booked int64
+		if err := r.Scan(&id, &p.Name, &p.Perms, &bal, &booked, &p.LastSell, (*sql.RawBytes)(&p.Inventory), &p.Version, (*sql.RawBytes)(&p.Extra)); err != nil {
 			return err
 		}
-		p.ID, p.Balance = toUUID(id), market.Money(bal)
+		p.ID, p.Balance, p.Booked = toUUID(id), market.Money(bal), market.Money(booked)
 		return l.Player(p)
 	}, playerIDs...); err != nil {
 		return fmt.Errorf("players: %w", err)

@@ -5,12 +5,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
 	"github.com/rynek/rynek/market/sqlite"
 	_ "modernc.org/sqlite"
@@ -95,7 +97,7 @@ func TestRefusesNewerSchema(t *testing.T) {
 	db.Exec("PRAGMA user_version = 99")
 	db.Close()
 	_, err = sqlite.Open(path, sqlite.Options{})
-	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 7") {
+	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this program's 8") {
 		t.Fatalf("newer schema: %v", err)
 	}
 }
@@ -147,5 +149,57 @@ func TestSecondOpenerJoins(t *testing.T) {
 	defer again.Close()
 	if again.Instance() != "serve" {
 		t.Fatalf("a restarted serve is %q, want serve", again.Instance())
+	}
+}
+
+// TestUpgradeFromVersion7BooksTheBalances: a version 7 file has no booked
+// balances; the upgrade takes each balance as booked (one raised by hand
+// before it included), keeps the balances, and from then on every op books
+// what it moves.
+func TestUpgradeFromVersion7BooksTheBalances(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	st, err := sqlite.Open(path, sqlite.Options{})
+	mustOK(t, err)
+	ala, bartek := uuid.New(), uuid.New()
+	mustOK(t, st.Commit(&market.Batch{Ops: []market.Op{
+		{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: ala, Name: "Ala", Balance: 100_00}},
+		{Kind: market.OpAddPlayer, Player: &market.PlayerRow{ID: bartek, Name: "Bartek", Balance: 250_00}},
+	}}))
+	st.Close()
+	db := openRaw(t, path)
+	for _, q := range []string{"UPDATE players SET balance = balance + 500", "ALTER TABLE players DROP COLUMN booked", "PRAGMA user_version = 7"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+
+	st, err = sqlite.Open(path, sqlite.Options{})
+	mustOK(t, err)
+	defer st.Close()
+	var r recorder
+	mustOK(t, st.Load(&r))
+	got := func() string {
+		var b strings.Builder
+		for _, p := range r.players {
+			fmt.Fprintf(&b, "%s %d booked %d; ", p.Name, p.Balance, p.Booked)
+		}
+		return b.String()
+	}
+	if want := "Ala 10500 booked 10500; Bartek 25500 booked 25500; "; got() != want {
+		t.Fatalf("after the upgrade: %s, want %s", got(), want)
+	}
+	mustOK(t, st.Commit(&market.Batch{Ops: []market.Op{{Kind: market.OpPlayerState, Delta: -1_50, Player: &market.PlayerRow{ID: ala}}}}))
+	r = recorder{}
+	mustOK(t, st.Load(&r))
+	if want := "Ala 10350 booked 10350; Bartek 25500 booked 25500; "; got() != want {
+		t.Fatalf("after a payment: %s, want %s", got(), want)
+	}
+	var ver int
+	db = openRaw(t, path)
+	defer db.Close()
+	mustOK(t, db.QueryRow("PRAGMA user_version").Scan(&ver))
+	if ver != 8 {
+		t.Fatalf("schema version %d after the upgrade, want 8", ver)
 	}
 }

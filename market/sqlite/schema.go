@@ -12,9 +12,8 @@ const applicationID = 0x52594E4B
 // SchemaVersion is the version of the schema this package writes. Version 1
 // had no event log, version 2 no player row versions, version 3 no player
 // data, version 4 no buy orders, version 5 no bookmarks, version 6 no
-// instances; Open upgrades each
-// in place.
-const SchemaVersion = 7
+// instances, version 7 no booked balances; Open upgrades each in place.
+const SchemaVersion = 8
 
 const schema = `
 CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
@@ -78,6 +77,14 @@ const instancesSchema = `ALTER TABLE events ADD COLUMN origin TEXT NOT NULL DEFA
 CREATE TABLE instances (name TEXT PRIMARY KEY, slot INTEGER NOT NULL, pid INTEGER NOT NULL, command TEXT NOT NULL,
 	started INTEGER NOT NULL, published INTEGER NOT NULL) WITHOUT ROWID;`
 
+// bookedSchema is what version 8 added: each player's balance as Rynek
+// booked it, moved by the same statements that move the balance, so that
+// the integrity check can name a player whose balance was changed by hand.
+// An upgraded file's balances are taken as booked: what was changed by
+// hand before the upgrade shows in the market's total only.
+const bookedSchema = `ALTER TABLE players ADD COLUMN booked INTEGER NOT NULL DEFAULT 0;
+UPDATE players SET booked = balance;`
+
 // init creates the schema in a new file, upgrades an older one, and refuses
 // what is not a Rynek market of a version this program knows.
 func (s *Store) init() error {
@@ -116,7 +123,7 @@ func (s *Store) upgrades() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	since := []string{eventsSchema, versionSchema, extraSchema, ordersSchema, bookmarksSchema, instancesSchema}
+	since := []string{eventsSchema, versionSchema, extraSchema, ordersSchema, bookmarksSchema, instancesSchema, bookedSchema}
 	switch {
 	case app == 0 && ver == 0:
 		var tables int

@@ -147,7 +147,7 @@ func TestSnapshotRefuses(t *testing.T) {
 		{missing, "no market at " + missing + ": file does not exist"},
 		{empty, "not a Rynek market database: the file is empty"},
 		{text, "not a Rynek market database: the file is not an SQLite database"},
-		{old, "schema version 3, older than this program's 7; open it once with this Rynek, which upgrades it"},
+		{old, "schema version 3, older than this program's 8; open it once with this Rynek, which upgrades it"},
 	} {
 		before, _ := os.ReadFile(c.path)
 		_, err := sqlite.OpenSnapshot(c.path)

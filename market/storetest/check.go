@@ -339,11 +339,23 @@ func CheckSuite(t *testing.T, tb Tables) {
 		says     func(c Checked) string
 	}{
 		{"a balance raised", "", one("raise a balance", func(c Checked) []any { return []any{c.Bartek, 100_00} }),
-			[]string{"money-unbalanced"}, func(Checked) string {
+			[]string{"balance-unbooked", "money-unbalanced"}, func(Checked) string {
 				return "problem money-unbalanced: the accounts hold 538.90, but the opening account (350.40) and the issuance account (in 90.00, out 1.50) allow 438.90: 100.00 more"
 			}},
+		{"a raised balance is named", "", one("raise a balance", func(c Checked) []any { return []any{c.Bartek, 100_00} }),
+			[]string{"balance-unbooked", "money-unbalanced"}, func(c Checked) string {
+				return fmt.Sprintf("problem balance-unbooked player=%s: Bartek's balance is 331.00, booked by Rynek 231.00: 100.00 more, changed outside Rynek\n", c.Bartek)
+			}},
+		// Money moved from one player to another by hand leaves the total
+		// as it was: only the booked balances show it, and whose.
+		{"money moved between players", "", []edit{
+			{"raise a balance", func(c Checked) []any { return []any{c.Bartek, 30_00} }},
+			{"raise a balance", func(c Checked) []any { return []any{c.Cecylia, -30_00} }},
+		}, []string{"balance-unbooked"}, func(c Checked) string {
+			return fmt.Sprintf("problem balance-unbooked player=%s: Cecylia's balance is 31.50, booked by Rynek 61.50: 30.00 less, changed outside Rynek\n", c.Cecylia)
+		}},
 		{"a balance below zero", "", one("set a balance", func(c Checked) []any { return []any{c.Cecylia, -5} }),
-			[]string{"balance-negative", "money-unbalanced"}, func(c Checked) string {
+			[]string{"balance-negative", "balance-unbooked", "money-unbalanced"}, func(c Checked) string {
 				return fmt.Sprintf("problem balance-negative player=%s: Cecylia's balance is -0.05", c.Cecylia)
 			}},
 		{"the fee account raised", "", one("raise the fee account", func(c Checked) []any { return []any{1} }),
@@ -430,7 +442,7 @@ func CheckSuite(t *testing.T, tb Tables) {
 		{"a purchase in flight that recovery cannot undo", market.StateItemDelivered, []edit{
 			{"delete a listing", func(c Checked) []any { return []any{c.Held} }},
 			{"set a balance", func(c Checked) []any { return []any{c.Ala, 0} }},
-		}, []string{"items-unbalanced", "log-listing-missing", "money-unbalanced", "recovery-fails", "transaction-listing-not-held"}, func(c Checked) string {
+		}, []string{"balance-unbooked", "items-unbalanced", "log-listing-missing", "money-unbalanced", "recovery-fails", "transaction-listing-not-held"}, func(c Checked) string {
 			return fmt.Sprintf("problem transaction-listing-not-held transaction=%s listing=%d: the purchase is SELLER_PAID, which holds listing #%d, but the listing is not on the market", c.InFlight, c.Held, c.Held)
 		}},
 	} {

@@ -35,7 +35,7 @@ type dumper struct{ d *Dump }
 func (x dumper) Meta(m market.MetaRow) error { x.d.Meta = m; return nil }
 
 func (x dumper) Player(p market.PlayerRow) error {
-	x.d.Players = append(x.d.Players, fmt.Sprintf("%s %s %q %d %d %x %x v%d", p.ID, p.Name, p.Perms, p.Balance, p.LastSell, p.Inventory, p.Extra, p.Version))
+	x.d.Players = append(x.d.Players, fmt.Sprintf("%s %s %q %d booked %d %d %x %x v%d", p.ID, p.Name, p.Perms, p.Balance, p.Booked, p.LastSell, p.Inventory, p.Extra, p.Version))
 	return nil
 }
 

@@ -83,7 +83,9 @@ func (m *Model) apply(op *market.Op) error {
 		if _, ok := m.players[op.Player.ID]; ok {
 			return errDuplicate
 		}
-		m.players[op.Player.ID] = *op.Player
+		p := *op.Player
+		p.Booked = p.Balance // the balance is booked as it is set
+		m.players[p.ID] = p
 	case market.OpPlayerState:
 		p, ok := m.players[op.Player.ID]
 		if !ok || op.Delta < 0 && p.Balance+op.Delta < 0 || op.Player.Inventory != nil && !bytes.Equal(p.Inventory, op.Expect) ||
@@ -91,6 +93,7 @@ func (m *Model) apply(op *market.Op) error {
 			return market.ErrConflict
 		}
 		p.Balance += op.Delta
+		p.Booked += op.Delta // booked as it moves
 		p.LastSell = max(p.LastSell, op.Player.LastSell)
 		if op.Player.Inventory != nil {
 			p.Inventory = op.Player.Inventory
