@@ -58,7 +58,7 @@ func TestSitePathsAnswerTheApp(t *testing.T) {
 func TestSharedLinksOpenThePage(t *testing.T) {
 	e := newEnv(t, seed.Options{Listings: 5}, Options{})
 	html := "Accept: text/html,application/xhtml+xml"
-	for _, path := range []string{"/?utm_source=discord", "/item/DIAMOND?fbclid=abc", "/listing/2981?utm_campaign=x", "/stats?ref=x",
+	for _, path := range []string{"/?utm_source=discord", "/item/DIAMOND?fbclid=abc", "/listing/3?utm_campaign=x", "/stats?ref=x",
 		"/?categroy=tools", "/item/DIAMOND?sort=price&sort=x", "/?q=diament&utm_medium=social&utm_medium=chat", "/stats?%zz", "/?ref=%ff"} {
 		a := e.get(path, html)
 		if a.status != 200 || a.header.Get("Content-Type") != "text/html; charset=utf-8" || !bytes.Equal(a.body, sitePage) ||
