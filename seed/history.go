@@ -23,7 +23,7 @@ func (l *load) history() error {
 		return nil
 	}
 	nowMs := o.Now.UnixMilli()
-	hw := newWarp(nowMs-int64(o.Days)*24*time.Hour.Milliseconds(), nowMs-time.Minute.Milliseconds())
+	hw := newWarp(nowMs-int64(o.Days)*24*time.Hour.Milliseconds(), nowMs-time.Minute.Milliseconds(), nowMs)
 	h := &historian{load: l, hw: hw, nowMs: nowMs, cap: newCapper(o.rules.PurchaseCap)}
 	own, err := h.own()
 	if err != nil {

@@ -349,7 +349,7 @@ func (l *load) listings() error {
 	auctions := 0
 	nowMs := o.Now.UnixMilli()
 	ttl := o.ListingTTL.Milliseconds()
-	lw := newWarp(nowMs-ttl+time.Hour.Milliseconds()+1, nowMs)
+	lw := newWarp(nowMs-ttl+time.Hour.Milliseconds()+1, nowMs, nowMs)
 	for i := 0; i < o.Listings; i++ {
 		created := min(lw.at((float64(i)+rl.Float64())/float64(o.Listings)), nowMs)
 		seller := int(l.plan.sellerOf[i])

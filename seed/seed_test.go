@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -347,6 +349,71 @@ func TestDeterministic(t *testing.T) {
 	if len(n1) != 300 || strings.Join(n1, ",") == strings.Join(n2, ",") {
 		t.Errorf("names do not depend on the seed")
 	}
+}
+
+// TestSameDemoAtAnotherTime: the same options made at another moment give
+// the same market shifted in time: every time (a listing's, a bid's, a
+// transaction's and the time in its id, a mail's, an alert's) the same
+// distance before its now. The history's times followed the wall clock's
+// hour of the day: a purchase 3 h 08 m before the start in one run was
+// 3 h 51 m before it in the next.
+func TestSameDemoAtAnotherTime(t *testing.T) {
+	opts := seed.Options{Listings: 500, Players: 50, Days: 3, Rand: 42, Now: now}
+	a := relativeSnapshot(t, opts)
+	opts.Now = now.Add(29*time.Hour + 8*time.Minute + 17*time.Second + 123*time.Millisecond)
+	b := relativeSnapshot(t, opts)
+	if len(a) != len(b) {
+		t.Fatalf("%d lines, then %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("line %d differs:\n%s\n%s", i, a[i], b[i])
+		}
+	}
+}
+
+var (
+	timeRE  = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? [+-]\d{4} [A-Z0-9+-]+`)
+	uuid7RE = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	// A refund's unix ms, as the store writes it in the error code.
+	refundRE = regexp.MustCompile(`REFUND:\d+`)
+)
+
+// relativeSnapshot is snapshot with every time written as its distance
+// from opts.Now, and the times in each version 7 (transaction) id and
+// refund code too.
+func relativeSnapshot(t *testing.T, opts seed.Options) []string {
+	lines := snapshot(t, opts)
+	times := 0
+	for i, line := range lines {
+		line = timeRE.ReplaceAllStringFunc(line, func(s string) string {
+			at, err := time.Parse("2006-01-02 15:04:05.999999999 -0700 MST", s)
+			if err != nil {
+				t.Fatalf("%q: %v", s, err)
+			}
+			times++
+			return "now" + at.Sub(opts.Now).String()
+		})
+		line = uuid7RE.ReplaceAllStringFunc(line, func(s string) string {
+			ms, err := strconv.ParseInt(strings.ReplaceAll(s[:13], "-", ""), 16, 64)
+			if err != nil {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return "now" + time.UnixMilli(ms).Sub(opts.Now).String() + s[13:]
+		})
+		line = refundRE.ReplaceAllStringFunc(line, func(s string) string {
+			ms, err := strconv.ParseInt(s[len("REFUND:"):], 10, 64)
+			if err != nil {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return "REFUND:now" + time.UnixMilli(ms).Sub(opts.Now).String()
+		})
+		lines[i] = line
+	}
+	if times < len(lines)/2 {
+		t.Fatalf("%d times in %d lines: the snapshot's times are not found", times, len(lines))
+	}
+	return lines
 }
 
 func TestOptionsErrors(t *testing.T) {
