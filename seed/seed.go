@@ -96,6 +96,7 @@ const (
 	streamAlerts    = 0x9b05688c2b3e6c1f
 	streamAuctions  = 0x1f83d9abfb41bd6b
 	streamOrders    = 0x5be0cd19137e2179
+	streamStaples   = 0xcbbb9d5dc1059ed8
 )
 
 func newRand(seed int64, stream uint64) *rand.Rand {
