@@ -54,7 +54,8 @@ var popular = map[string]float64{
 }
 
 // categoryShare is the share of listings each item's main category gets, so
-// that every one of the 12 categories is on the market.
+// that every one of the 11 categories (the twelfth, ALL, holds them all) is
+// on the market.
 var categoryShare = map[catalog.Category]float64{
 	catalog.CategoryBlocks: 0.26, catalog.CategoryTools: 0.08, catalog.CategoryWeapons: 0.08,
 	catalog.CategoryArmor: 0.08, catalog.CategoryFood: 0.10, catalog.CategoryFarming: 0.08,
