@@ -49,9 +49,7 @@ func (l *load) history() error {
 		s := h.sale(rh, bi, si, st, price, at)
 		switch x := rh.IntN(100); {
 		case x < 94:
-			if rh.IntN(100) < 40 {
-				s.Rating = stars(rh)
-			}
+			h.rate(rh, &s)
 		case x < 98:
 			s.State = market.StateFailed
 			s.ErrorCode = failedCodes[rh.IntN(len(failedCodes))]
@@ -143,9 +141,7 @@ func (h *historian) staples(n int) (int, error) {
 				st := h.g.item(r, m, 0.04, 0.02)
 				price := h.g.price(m, &st, at, math.Exp(0.12*r.NormFloat64()), 0.75, 1.35)
 				sale := h.sale(r, bi, si, st, price, at)
-				if r.IntN(100) < 40 {
-					sale.Rating = stars(r)
-				}
+				h.rate(r, &sale)
 				if err := h.add(sale, bi, si); err != nil {
 					return 0, fmt.Errorf("a sale of %s: %w", m.key, err)
 				}
@@ -167,6 +163,20 @@ func poisson(r *rand.Rand, mean float64) int {
 		p *= r.Float64()
 	}
 	return k
+}
+
+// rateAfter is how long a buyer takes to rate a purchase: the sales of the
+// last hour are not rated yet, so the newest purchases wait for a rating.
+const rateAfter = hourMs
+
+// rate gives s the rating its buyer may have given: two buyers in five
+// rate, once rateAfter has passed.
+func (h *historian) rate(r *rand.Rand, s *market.HistoricSale) {
+	if r.IntN(100) < 40 {
+		if rating := stars(r); h.nowMs-s.At.UnixMilli() >= rateAfter {
+			s.Rating = rating
+		}
+	}
 }
 
 // historian adds transactions and keeps their count.
@@ -255,6 +265,7 @@ func (h *historian) own() (int, error) {
 		// (Either is left out when the purchase cap allows it no
 		// buyer, or no seller.)
 		st, price, at := item()
+		at = min(at, h.nowMs-rateAfter) // rated: not in the last hour
 		if bi, ok := h.buyer(r, p, at); ok {
 			s := h.sale(r, bi, p, st, price, at)
 			s.Rating = stars(r)

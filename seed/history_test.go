@@ -48,3 +48,28 @@ func TestStaplesTradeEveryDay(t *testing.T) {
 		t.Errorf("%d of %d materials sold 5 times or fewer in 30 days, want most", rare, len(per))
 	}
 }
+
+// TestNewestPurchasesWaitForARating: buyers rate later, so no sale of the
+// last hour is rated and the newest purchase is one to rate; two in five
+// older ones are. The console's Transactions pane opens on the newest,
+// where * rates it; the staples' sales had made it a rated one.
+func TestNewestPurchasesWaitForARating(t *testing.T) {
+	svc, _ := load(t, seed.Options{Rand: 1, Now: now})
+	must(t, svc.WaitHistory())
+	done, err := svc.GetCompletedTransactions()
+	must(t, err)
+	recent, rated := 0, 0
+	for _, tx := range done {
+		if now.Sub(tx.CreatedAt()) < time.Hour {
+			recent++
+			if tx.Rating != 0 {
+				t.Errorf("%s, %v before now, is rated %d", tx.ID, now.Sub(tx.CreatedAt()), tx.Rating)
+			}
+		} else if tx.Rating != 0 {
+			rated++
+		}
+	}
+	if recent == 0 || rated < len(done)/4 {
+		t.Errorf("%d sales in the last hour, %d of %d rated", recent, rated, len(done))
+	}
+}
