@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,12 +31,18 @@ or server has it open. DEST must not exist.
 Flags:
 `
 
+// backupFlagSet is rynek backup's flag set, with its --db: what runBackup
+// parses and rynek --help lists.
+func backupFlagSet(stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := newFlagSet("rynek backup", backupUsage, stderr)
+	return fs, fs.String("db", "", dbUsage)
+}
+
 // runBackup is `rynek backup [--db PATH] DEST`: a consistent copy of the
 // market, taken through SQLite whether or not a console or server has the
 // market open.
 func runBackup(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("rynek backup", backupUsage, stderr)
-	dbPath := fs.String("db", "", dbUsage)
+	fs, dbPath := backupFlagSet(stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

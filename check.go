@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -33,11 +34,17 @@ be checked.
 Flags:
 `
 
+// checkFlagSet is rynek check's flag set, with its --db: what runCheck
+// parses and rynek --help lists.
+func checkFlagSet(stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := newFlagSet("rynek check", checkUsage, stderr)
+	return fs, fs.String("db", "", dbUsage)
+}
+
 // runCheck is `rynek check [--db PATH]`: the market's integrity check, which
 // reads one instant of the market and changes nothing (market.Check).
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("rynek check", checkUsage, stderr)
-	dbPath := fs.String("db", "", dbUsage)
+	fs, dbPath := checkFlagSet(stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		if code != 0 {
 			return checkFailed

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -31,14 +32,30 @@ func (f *apiAddrFlag) Set(v string) error {
 	return nil
 }
 
+// consoleFlags are the console's flags, as its flag set fills them.
+type consoleFlags struct {
+	market  *marketFlags
+	addr    *apiAddrFlag
+	api     *apiFlags
+	version *bool
+}
+
+// consoleFlagSet is the console's flag set: what runConsole parses and
+// rynek --help lists first.
+func consoleFlagSet(stderr io.Writer) (*flag.FlagSet, consoleFlags) {
+	fs := newFlagSet("rynek", "", stderr)
+	fs.Usage = func() { writeHelp(stderr) }
+	f := consoleFlags{market: addMarketFlags(fs), addr: &apiAddrFlag{}}
+	fs.Var(f.addr, "api", "serve the HTTP API and website beside the console: --api alone listens on "+httpapi.DefaultAddr+", --api ADDR on ADDR")
+	f.api = addAPIFlags(fs)
+	f.version = fs.Bool("version", false, "print the version and exit")
+	return fs, f
+}
+
 // runConsole runs the console: the default command.
 func runConsole(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("rynek", usage, stderr)
-	mf := addMarketFlags(fs)
-	apiAddr := &apiAddrFlag{}
-	fs.Var(apiAddr, "api", "serve the HTTP API and website beside the console: --api alone listens on "+httpapi.DefaultAddr+", --api ADDR on ADDR")
-	af := addAPIFlags(fs)
-	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs, f := consoleFlagSet(stderr)
+	mf, apiAddr, af, showVersion := f.market, f.addr, f.api, f.version
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

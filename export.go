@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 
@@ -16,14 +17,29 @@ files are never overwritten.
 Flags:
 `
 
+// exportFlags are rynek export's flags, as its flag set fills them.
+type exportFlags struct {
+	to, db                         *string
+	withoutAuctions, withoutOrders *bool
+}
+
+// exportFlagSet is rynek export's flag set: what runExport parses and
+// rynek --help lists.
+func exportFlagSet(stderr io.Writer) (*flag.FlagSet, exportFlags) {
+	fs := newFlagSet("rynek export", exportUsage, stderr)
+	return fs, exportFlags{
+		to:              fs.String("to", "", "the folder to write listings.yml and market-data.yml into (required)"),
+		db:              fs.String("db", "", dbUsage),
+		withoutAuctions: fs.Bool("without-auctions", false, "leave the market's auctions out (the plugin sells at fixed prices only); without it a market with auctions is refused"),
+		withoutOrders:   fs.Bool("without-orders", false, "leave the market's open buy orders out (the plugin has none); they stay in the market with their escrow, which the summary lists by buyer; without it a market with open orders is refused"),
+	}
+}
+
 // runExport is `rynek export --to DIR`: the market written as the original
 // plugin's two files, so that a server can go back to it.
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("rynek export", exportUsage, stderr)
-	to := fs.String("to", "", "the folder to write listings.yml and market-data.yml into (required)")
-	dbPath := fs.String("db", "", dbUsage)
-	withoutAuctions := fs.Bool("without-auctions", false, "leave the market's auctions out (the plugin sells at fixed prices only); without it a market with auctions is refused")
-	withoutOrders := fs.Bool("without-orders", false, "leave the market's open buy orders out (the plugin has none); they stay in the market with their escrow, which the summary lists by buyer; without it a market with open orders is refused")
+	fs, f := exportFlagSet(stderr)
+	to, dbPath, withoutAuctions, withoutOrders := f.to, f.db, f.withoutAuctions, f.withoutOrders
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -28,18 +29,34 @@ of the cut, unless --partial.
 Flags:
 `
 
+// importFlags are rynek import's flags, as its flag set fills them.
+type importFlags struct {
+	from, db, config       *string
+	dryRun, merge, partial *bool
+	expiryDays             *int
+}
+
+// importFlagSet is rynek import's flag set: what runImport parses and
+// rynek --help lists.
+func importFlagSet(stderr io.Writer) (*flag.FlagSet, importFlags) {
+	fs := newFlagSet("rynek import", importUsage, stderr)
+	return fs, importFlags{
+		from:       fs.String("from", "", "the plugin's data folder, with listings.yml and market-data.yml (required)"),
+		db:         fs.String("db", "", dbUsage),
+		dryRun:     fs.Bool("dry-run", false, "read, check and report everything; write nothing"),
+		merge:      fs.Bool("merge", false, "add to a market that has data (nothing in it is overwritten; the same files again add nothing)"),
+		partial:    fs.Bool("partial", false, "import files that were cut short (the plugin was writing them when the server crashed or the disk filled): what is whole is imported, and what was cut is listed; without it such files are refused with the place of the cut"),
+		config:     fs.String("config", "", "the rules every imported listing obeys (default: "+rules.FileName+" beside the market; without one, the plugin's config.yml, which the import carries over into it; else the defaults)"),
+		expiryDays: fs.Int("expiry-days", grzybcio.DefaultExpiryDays, "the plugin's listing-expiry-days: a listing expires this long after it was created (default: the plugin's config.yml's, else 7)"),
+	}
+}
+
 // runImport is `rynek import --from DIR`: the original plugin's files
 // (GrzybcioRynek's listings.yml and market-data.yml) loaded into the market
 // in one transaction, or with --dry-run only checked and reported.
 func runImport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("rynek import", importUsage, stderr)
-	from := fs.String("from", "", "the plugin's data folder, with listings.yml and market-data.yml (required)")
-	dbPath := fs.String("db", "", dbUsage)
-	dryRun := fs.Bool("dry-run", false, "read, check and report everything; write nothing")
-	merge := fs.Bool("merge", false, "add to a market that has data (nothing in it is overwritten; the same files again add nothing)")
-	partial := fs.Bool("partial", false, "import files that were cut short (the plugin was writing them when the server crashed or the disk filled): what is whole is imported, and what was cut is listed; without it such files are refused with the place of the cut")
-	config := fs.String("config", "", "the rules every imported listing obeys (default: "+rules.FileName+" beside the market; without one, the plugin's config.yml, which the import carries over into it; else the defaults)")
-	expiryDays := fs.Int("expiry-days", grzybcio.DefaultExpiryDays, "the plugin's listing-expiry-days: a listing expires this long after it was created (default: the plugin's config.yml's, else 7)")
+	fs, f := importFlagSet(stderr)
+	from, dbPath, dryRun, merge, partial, config, expiryDays := f.from, f.db, f.dryRun, f.merge, f.partial, f.config, f.expiryDays
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

@@ -16,23 +16,88 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
-// usage is the program's help (rynek --help): every command, then the
-// console's flags.
-const usage = `Usage: rynek [flags]
-       rynek serve [--db PATH] [--api ADDR] [--bots RATE]
-       rynek backup [--db PATH] DEST
-       rynek import --from DIR [--db PATH] [--dry-run] [--merge] [--partial] [--config FILE] [--expiry-days N]
-       rynek export --to DIR [--db PATH]
-       rynek check [--db PATH]
+// A subcommand is one of rynek's commands: the console (name "") or one
+// named after rynek on the command line.
+type subcommand struct {
+	name string
+	// synopsis is how it is called, after "rynek".
+	synopsis string
+	// flagSet is its flag set as run parses it, for the help to list.
+	flagSet func(stderr io.Writer) *flag.FlagSet
+	run     func(args []string, stdout, stderr io.Writer) int
+}
 
-The Rynek marketplace console. Press ? inside for every key.
+// commands are rynek's commands, the console first, in the help's order (a
+// function: the console's help lists them).
+func commands() []subcommand {
+	return []subcommand{
+		{"", "[flags]", func(w io.Writer) *flag.FlagSet { fs, _ := consoleFlagSet(w); return fs }, runConsole},
+		{"serve", "[flags]", func(w io.Writer) *flag.FlagSet { fs, _ := serveFlagSet(w); return fs }, runServe},
+		{"backup", "[--db PATH] DEST", func(w io.Writer) *flag.FlagSet { fs, _ := backupFlagSet(w); return fs }, runBackup},
+		{"import", "--from DIR [flags]", func(w io.Writer) *flag.FlagSet { fs, _ := importFlagSet(w); return fs }, runImport},
+		{"export", "--to DIR [flags]", func(w io.Writer) *flag.FlagSet { fs, _ := exportFlagSet(w); return fs }, runExport},
+		{"check", "[--db PATH]", func(w io.Writer) *flag.FlagSet { fs, _ := checkFlagSet(w); return fs }, runCheck},
+	}
+}
 
-Flags:
-`
+// writeHelp writes the program's help (rynek --help): every command, then
+// every command's flags, from the flag sets the commands parse, so that no
+// flag is left out. A flag a command shares with one listed before it (the
+// same name, meaning and default) is named, not described again.
+func writeHelp(w io.Writer) {
+	for i, c := range commands() {
+		lead := "Usage: "
+		if i > 0 {
+			lead = "       "
+		}
+		fmt.Fprintf(w, "%srynek %s\n", lead, strings.TrimPrefix(c.name+" "+c.synopsis, " "))
+	}
+	io.WriteString(w, `
+The Rynek marketplace console; its other commands run the market without a
+terminal (serve), copy it (backup), move it from and to GrzybcioRynek's files
+(import, export) and check it (check). Press ? in the console for every key;
+rynek COMMAND --help says more of a command.
+`)
+	described := map[string]string{} // flag name -> its usage and default, as described
+	for _, c := range commands() {
+		fs := c.flagSet(io.Discard)
+		own := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+		own.SetOutput(w)
+		var shared []string
+		fs.VisitAll(func(f *flag.Flag) {
+			said := f.Usage + "\x00" + f.DefValue
+			if described[f.Name] == said {
+				shared = append(shared, "-"+f.Name)
+				return
+			}
+			described[f.Name] = said
+			own.Var(f.Value, f.Name, f.Usage)
+		})
+		title := "The console's flags"
+		if c.name != "" {
+			title = "rynek " + c.name + "'s flags"
+		}
+		fmt.Fprintf(w, "\n%s:\n", title)
+		if len(shared) > 0 {
+			line := " "
+			for _, name := range shared {
+				if len(line)+len(name) > 76 {
+					fmt.Fprintln(w, line)
+					line = " "
+				}
+				line += " " + name
+			}
+			fmt.Fprintln(w, line+": as above")
+		}
+		own.PrintDefaults()
+	}
+}
 
 func main() {
 	stop := startCPUProfile(os.Stderr)
@@ -45,17 +110,10 @@ func main() {
 // returns its exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		switch args[0] {
-		case "backup":
-			return runBackup(args[1:], stdout, stderr)
-		case "import":
-			return runImport(args[1:], stdout, stderr)
-		case "export":
-			return runExport(args[1:], stdout, stderr)
-		case "serve":
-			return runServe(args[1:], stdout, stderr)
-		case "check":
-			return runCheck(args[1:], stdout, stderr)
+		for _, c := range commands()[1:] {
+			if args[0] == c.name {
+				return c.run(args[1:], stdout, stderr)
+			}
 		}
 	}
 	return runConsole(args, stdout, stderr)

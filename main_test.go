@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -19,16 +22,89 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// TestHelpListsEveryFlag: rynek --help names every flag of every
+// command's flag set, in that command's part of it. It left out flags the
+// README uses (export --without-auctions --without-orders, serve
+// --instance, --public-url).
 func TestHelpListsEveryFlag(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"--help"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, flag := range []string{"-db", "-seed", "-seed-rand", "-name", "-sync", "-version", "XDG_DATA_HOME", "2,724/s against 8,100/s",
-		"-api", "-public-url", "-api-token", "-api-cors-origin", "-api-rate", "RYNEK_API_TOKEN", "rynek serve", "rynek import", "rynek export", "rynek check [--db PATH]"} {
-		if !strings.Contains(errb.String(), flag) {
-			t.Errorf("help lacks %s:\n%s", flag, errb.String())
+	help := errb.String()
+	for _, want := range []string{"XDG_DATA_HOME", "2,724/s against 8,100/s", "RYNEK_API_TOKEN", "rynek serve [flags]", "rynek import --from DIR [flags]",
+		"rynek export --to DIR [flags]", "rynek check [--db PATH]", "rynek backup [--db PATH] DEST"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %s:\n%s", want, help)
 		}
+	}
+	for _, c := range commands() {
+		title := "\nThe console's flags:\n"
+		if c.name != "" {
+			title = "\nrynek " + c.name + "'s flags:\n"
+		}
+		_, part, ok := strings.Cut(help, title)
+		if !ok {
+			t.Fatalf("help has no %q:\n%s", title, help)
+		}
+		part, _, _ = strings.Cut(part, "\n\n")
+		names := 0
+		c.flagSet(io.Discard).VisitAll(func(f *flag.Flag) {
+			names++
+			if !regexp.MustCompile(`(^|\s)-` + regexp.QuoteMeta(f.Name) + `(\s|:|$)`).MatchString(part) {
+				t.Errorf("rynek %s's part of the help lacks -%s:\n%s", c.name, f.Name, part)
+			}
+		})
+		if names == 0 {
+			t.Errorf("rynek %s has no flags", c.name)
+		}
+	}
+}
+
+// TestREADMEFlagsExist: every command line the README shows parses with
+// its command's flag set, and every flag it names in its text is a flag of
+// some command.
+func TestREADMEFlagsExist(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]subcommand{}
+	for _, c := range commands() {
+		byName[c.name] = c
+	}
+	lines, flags := 0, 0
+	for _, line := range strings.Split(string(readme), "\n") {
+		line, _, _ = strings.Cut(line, " #")
+		args := strings.Fields(strings.ReplaceAll(line, "'", ""))
+		if len(args) == 0 || args[0] != "./rynek" {
+			continue
+		}
+		lines++
+		c, args := byName[""], args[1:]
+		if len(args) > 0 && byName[args[0]].name != "" {
+			c, args = byName[args[0]], args[1:]
+		}
+		var why bytes.Buffer
+		fs := c.flagSet(&why)
+		fs.Usage = func() {}
+		if err := fs.Parse(args); err != nil {
+			t.Errorf("README: %q: rynek %s: %v", line, c.name, err)
+		}
+	}
+	// Flags in the text: `--name …`.
+	for _, m := range regexp.MustCompile("`--([a-z-]+)").FindAllStringSubmatch(string(readme), -1) {
+		flags++
+		found := false
+		for _, c := range commands() {
+			found = found || c.flagSet(io.Discard).Lookup(m[1]) != nil
+		}
+		if !found {
+			t.Errorf("README names --%s, which no command has", m[1])
+		}
+	}
+	if lines < 10 || flags < 5 {
+		t.Fatalf("found %d command lines and %d flags in the README: the test reads it wrong", lines, flags)
 	}
 }
 

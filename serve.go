@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,14 +23,31 @@ Runs the market without a terminal and serves its HTTP API and website
 Flags:
 `, headless.TicksPerSecond)
 
+// serveFlags are rynek serve's flags, as its flag set fills them.
+type serveFlags struct {
+	market *marketFlags
+	addr   *string
+	api    *apiFlags
+	bots   *float64
+}
+
+// serveFlagSet is rynek serve's flag set: what runServe parses and rynek
+// --help lists.
+func serveFlagSet(stderr io.Writer) (*flag.FlagSet, serveFlags) {
+	fs := newFlagSet("rynek serve", serveUsage, stderr)
+	return fs, serveFlags{
+		market: addMarketFlags(fs),
+		addr:   fs.String("api", httpapi.DefaultAddr, "address of the HTTP API"),
+		api:    addAPIFlags(fs),
+		bots:   fs.Float64("bots", 0, "traffic bots: turns a second of the market's players selling, buying, taking back, relisting, auctioning and trading through buy orders in balance, as the console's R does (0: none)"),
+	}
+}
+
 // runServe is `rynek serve`: the market without a terminal, serving the
 // HTTP API, until Ctrl+C or SIGTERM.
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("rynek serve", serveUsage, stderr)
-	mf := addMarketFlags(fs)
-	addr := fs.String("api", httpapi.DefaultAddr, "address of the HTTP API")
-	af := addAPIFlags(fs)
-	bots := fs.Float64("bots", 0, "traffic bots: turns a second of the market's players selling, buying, taking back, relisting, auctioning and trading through buy orders in balance, as the console's R does (0: none)")
+	fs, f := serveFlagSet(stderr)
+	mf, addr, af, bots := f.market, f.addr, f.api, f.bots
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/rynek/rynek/market"
@@ -53,7 +54,8 @@ var popular = map[string]float64{
 }
 
 // categoryShare is the share of listings each item's main category gets, so
-// that every one of the 12 categories is on the market.
+// that every one of the 11 categories (the twelfth, ALL, holds them all) is
+// on the market.
 var categoryShare = map[catalog.Category]float64{
 	catalog.CategoryBlocks: 0.26, catalog.CategoryTools: 0.08, catalog.CategoryWeapons: 0.08,
 	catalog.CategoryArmor: 0.08, catalog.CategoryFood: 0.10, catalog.CategoryFarming: 0.08,
@@ -407,11 +409,19 @@ type warp struct {
 
 const hourMs = 60 * 60 * 1000
 
-func newWarp(start, end int64) *warp {
+// cycleNow is the moment of the daily cycle a generated market's "now"
+// stands at, whenever it is made: a Saturday, 20:00 in Poland (19:00 UTC),
+// a busy evening. The cycle runs from there, not from the wall clock, so
+// that the same options made at another time give the same market shifted
+// in time: every time the same distance before its now.
+var cycleNow = time.Date(2026, 11, 7, 19, 0, 0, 0, time.UTC).UnixMilli()
+
+// newWarp is the warp of [start, end] for a market whose now is now.
+func newWarp(start, end, now int64) *warp {
 	w := &warp{start: start, end: end, cum: []float64{0}}
 	for t := start; t < end; t += hourMs {
 		l := min(end-t, hourMs)
-		mid := t + l/2
+		mid := t + l/2 - now + cycleNow
 		hour := ((mid/hourMs+1)%24 + 24) % 24 // UTC+1
 		weekday := ((mid/dayMs+4)%7 + 7) % 7  // 0 = Sunday (1970-01-01 was a Thursday)
 		wt := hourWeight[hour] * float64(l) / hourMs

@@ -12,7 +12,8 @@ import (
 // history adds the finished transactions of the past Days days: first each
 // player's own (a sale their buyer rated, a recent purchase still in their
 // inventory and not rated yet, a part in a refunded purchase), then the
-// market's other business, Zipf-like by seller, many of its sales rated.
+// staples that trade every day (staples), then the market's other
+// business, Zipf-like by seller, many of its sales rated.
 // Every purchase keeps within the rules' purchase cap: a sale the cap
 // leaves no buyer for (its seller has sold to everyone as often as it
 // allows) is left out, and the history has fewer sales than asked.
@@ -23,14 +24,18 @@ func (l *load) history() error {
 		return nil
 	}
 	nowMs := o.Now.UnixMilli()
-	hw := newWarp(nowMs-int64(o.Days)*24*time.Hour.Milliseconds(), nowMs-time.Minute.Milliseconds())
+	hw := newWarp(nowMs-int64(o.Days)*24*time.Hour.Milliseconds(), nowMs-time.Minute.Milliseconds(), nowMs)
 	h := &historian{load: l, hw: hw, nowMs: nowMs, cap: newCapper(o.rules.PurchaseCap)}
 	own, err := h.own()
 	if err != nil {
 		return err
 	}
+	staples, err := h.staples(max(total-own, 0) * stapleShare / 100)
+	if err != nil {
+		return err
+	}
 	rh := newRand(o.Rand, streamHistory)
-	for i := own; i < total; i++ {
+	for i := own + staples; i < total; i++ {
 		at := hw.at(rh.Float64())
 		si := l.g.sellers.pick(rh)
 		bi, ok := h.buyer(rh, si, at)
@@ -44,9 +49,7 @@ func (l *load) history() error {
 		s := h.sale(rh, bi, si, st, price, at)
 		switch x := rh.IntN(100); {
 		case x < 94:
-			if rh.IntN(100) < 40 {
-				s.Rating = stars(rh)
-			}
+			h.rate(rh, &s)
 		case x < 98:
 			s.State = market.StateFailed
 			s.ErrorCode = failedCodes[rh.IntN(len(failedCodes))]
@@ -59,6 +62,121 @@ func (l *load) history() error {
 		}
 	}
 	return nil
+}
+
+// stapleShare is the percentage of the history, after the players' own
+// transactions, that the staples take: on a real server a few materials
+// are most of the trade, and the rest of the catalogue sells now and then.
+const stapleShare = 60
+
+// staples are the materials a server's players trade every day, with
+// their share of the staples' trade: diamonds and netherite, enchanted
+// books, food, building blocks, and a few more. Each item page and chart
+// of theirs has sales every day; a material missing from the market (the
+// rules' blacklist) is left out.
+var staples = []struct {
+	key    string
+	weight float64
+}{
+	{"DIAMOND", 6}, {"NETHERITE_INGOT", 3}, {"NETHERITE_SCRAP", 2}, {"ENCHANTED_BOOK", 5},
+	{"IRON_INGOT", 4}, {"GOLD_INGOT", 3}, {"EMERALD", 3}, {"REDSTONE", 2}, {"ENDER_PEARL", 2},
+	{"COOKED_BEEF", 4}, {"BREAD", 3}, {"GOLDEN_CARROT", 3}, {"COOKED_PORKCHOP", 2}, {"GOLDEN_APPLE", 2},
+	{"OAK_LOG", 4}, {"COBBLESTONE", 4}, {"STONE", 3}, {"GLASS", 3}, {"OBSIDIAN", 2},
+	{"OAK_PLANKS", 2}, {"STONE_BRICKS", 2}, {"SPRUCE_LOG", 2}, {"DEEPSLATE", 2},
+	{"DIAMOND_PICKAXE", 2}, {"DIAMOND_SWORD", 2}, {"EXPERIENCE_BOTTLE", 2},
+}
+
+// staples adds about n sales of the staples, spread over the days as the
+// day's activity goes: a staple expected to sell once a day or more sells
+// on every day, and one expected twice or more in every half of it, so
+// that each day of its chart has a bar whichever hour the day starts at.
+// It returns how many it added.
+func (h *historian) staples(n int) (int, error) {
+	o := h.o
+	if n == 0 || o.Days == 0 {
+		return 0, nil
+	}
+	byKey := make(map[string]*mat, len(h.g.mats))
+	for i := range h.g.mats {
+		byKey[h.g.mats[i].key] = &h.g.mats[i]
+	}
+	var sum float64
+	for _, s := range staples {
+		if byKey[s.key] != nil {
+			sum += s.weight
+		}
+	}
+	r := newRand(o.Rand, streamStaples)
+	added := h.res.Transactions
+	const halfMs = dayMs / 2
+	today := make([]int, len(staples)) // each staple's sales of the day so far
+	for half := range 2 * o.Days {
+		// Half a day of the history, the oldest first.
+		from := h.hw.start + int64(half)*halfMs
+		to := min(from+halfMs, h.hw.end)
+		w := newWarp(from, to, h.nowMs)
+		if half%2 == 0 {
+			clear(today)
+		}
+		for i, s := range staples {
+			m := byKey[s.key]
+			if m == nil {
+				continue
+			}
+			perDay := float64(n) / float64(o.Days) * s.weight / sum
+			k := poisson(r, perDay/2)
+			switch {
+			case perDay >= 2:
+				k = max(k, 1)
+			case perDay >= 1 && half%2 == 1 && today[i] == 0:
+				k = 1
+			}
+			for range k {
+				at := w.at(r.Float64())
+				si := h.g.sellers.pick(r)
+				bi, ok := h.buyer(r, si, at)
+				if !ok {
+					continue
+				}
+				st := h.g.item(r, m, 0.04, 0.02)
+				price := h.g.price(m, &st, at, math.Exp(0.12*r.NormFloat64()), 0.75, 1.35)
+				sale := h.sale(r, bi, si, st, price, at)
+				h.rate(r, &sale)
+				if err := h.add(sale, bi, si); err != nil {
+					return 0, fmt.Errorf("a sale of %s: %w", m.key, err)
+				}
+				today[i]++
+			}
+		}
+	}
+	return h.res.Transactions - added, nil
+}
+
+// poisson draws how many of events expected mean times happen.
+func poisson(r *rand.Rand, mean float64) int {
+	if mean > 30 {
+		return max(0, int(math.Round(mean+math.Sqrt(mean)*r.NormFloat64())))
+	}
+	limit, k, p := math.Exp(-mean), 0, r.Float64()
+	for p > limit {
+		k++
+		p *= r.Float64()
+	}
+	return k
+}
+
+// rateAfter is how long a buyer takes to rate a purchase: the sales of the
+// last hour are not rated yet, so the newest purchases wait for a rating.
+const rateAfter = hourMs
+
+// rate gives s the rating its buyer may have given: two buyers in five
+// rate, once rateAfter has passed.
+func (h *historian) rate(r *rand.Rand, s *market.HistoricSale) {
+	if r.IntN(100) < 40 {
+		if rating := stars(r); h.nowMs-s.At.UnixMilli() >= rateAfter {
+			s.Rating = rating
+		}
+	}
 }
 
 // historian adds transactions and keeps their count.
@@ -147,6 +265,7 @@ func (h *historian) own() (int, error) {
 		// (Either is left out when the purchase cap allows it no
 		// buyer, or no seller.)
 		st, price, at := item()
+		at = min(at, h.nowMs-rateAfter) // rated: not in the last hour
 		if bi, ok := h.buyer(r, p, at); ok {
 			s := h.sale(r, bi, p, st, price, at)
 			s.Rating = stars(r)

@@ -9,35 +9,38 @@ import (
 	"github.com/rynek/rynek/market/playertext"
 )
 
-// Name pools. Every entry is letters (ASCII or Polish), digits or '_' only.
+// Name pools. Every entry is ASCII letters, digits or '_' only: a game
+// name is [A-Za-z0-9_]{3,16} and the market refuses any other
+// (INVALID_PLAYER), so Polish names are written as players type them,
+// without their diacritics (Łukasz is Lukasz).
 
 // fixedNames open every generated world (after "Admin"), so that demos and
 // docs can rely on them.
 var fixedNames = []string{
-	"Łukasz", "Kowalski", "Zosia_PL", "Steve", "xXDragonSlayerXx", "Małgorzata",
-	"Wójcik99", "Alex", "Brzęczyszczyk", "Grzegorz_B", "Żaneta", "Notch_PL",
+	"Lukasz", "Kowalski", "Zosia_PL", "Steve", "xXDragonSlayerXx", "Malgorzata",
+	"Wojcik99", "Alex", "Brzeczyszczyk", "Grzegorz_B", "Zaneta", "Notch_PL",
 }
 
 var polishFirst = []string{
-	"Łukasz", "Małgorzata", "Zosia", "Grzegorz", "Krzysztof", "Agnieszka", "Paweł",
-	"Michał", "Wojtek", "Jędrek", "Kasia", "Ania", "Basia", "Tomek", "Bartek", "Kuba",
-	"Piotrek", "Marysia", "Jadwiga", "Stanisław", "Bożena", "Żaneta", "Łucja",
-	"Zbigniew", "Wiesław", "Przemysław", "Dorota", "Ewa", "Ola", "Magda", "Iga",
-	"Józef", "Wacław", "Czesław", "Halina", "Krystyna", "Radosław", "Przemek",
-	"Sławek", "Jarek", "Darek", "Marek", "Szymon", "Antoni", "Franek", "Hania",
-	"Ignacy", "Kacper", "Oskar", "Filip", "Wiktoria", "Natalia", "Gosia", "Jaś",
-	"Staś", "Tadeusz", "Bolek", "Lolek", "Zdzisław", "Bogdan", "Grażyna", "Janusz",
-	"Mariusz", "Dominika", "Weronika", "Julka", "Maciek", "Kamil", "Łucjan", "Ksawery",
+	"Lukasz", "Malgorzata", "Zosia", "Grzegorz", "Krzysztof", "Agnieszka", "Pawel",
+	"Michal", "Wojtek", "Jedrek", "Kasia", "Ania", "Basia", "Tomek", "Bartek", "Kuba",
+	"Piotrek", "Marysia", "Jadwiga", "Stanislaw", "Bozena", "Zaneta", "Lucja",
+	"Zbigniew", "Wieslaw", "Przemyslaw", "Dorota", "Ewa", "Ola", "Magda", "Iga",
+	"Jozef", "Waclaw", "Czeslaw", "Halina", "Krystyna", "Radoslaw", "Przemek",
+	"Slawek", "Jarek", "Darek", "Marek", "Szymon", "Antoni", "Franek", "Hania",
+	"Ignacy", "Kacper", "Oskar", "Filip", "Wiktoria", "Natalia", "Gosia", "Jas",
+	"Stas", "Tadeusz", "Bolek", "Lolek", "Zdzislaw", "Bogdan", "Grazyna", "Janusz",
+	"Mariusz", "Dominika", "Weronika", "Julka", "Maciek", "Kamil", "Lucjan", "Ksawery",
 }
 
 var polishLast = []string{
-	"Kowalski", "Nowak", "Wiśniewski", "Wójcik", "Kowalczyk", "Kamiński", "Lewandowski",
-	"Zieliński", "Szymański", "Woźniak", "Dąbrowski", "Kozłowski", "Jankowski", "Mazur",
-	"Krawczyk", "Piotrowski", "Grabowski", "Zając", "Pawłowski", "Król", "Wróbel",
-	"Górski", "Sikora", "Baran", "Duda", "Szewczyk", "Ostrowski", "Tomaszewski",
-	"Pietrzak", "Jabłoński", "Majewski", "Olszewski", "Stępień", "Jaworski", "Malinowski",
-	"Adamczyk", "Nowicki", "Dudek", "Wieczorek", "Kaczmarek", "Brzęczyszczyk", "Żółkiewski",
-	"Kościuszko", "Śliwiński", "Łapiński", "Gołębiowski", "Chrząszcz", "Źdźbło",
+	"Kowalski", "Nowak", "Wisniewski", "Wojcik", "Kowalczyk", "Kaminski", "Lewandowski",
+	"Zielinski", "Szymanski", "Wozniak", "Dabrowski", "Kozlowski", "Jankowski", "Mazur",
+	"Krawczyk", "Piotrowski", "Grabowski", "Zajac", "Pawlowski", "Krol", "Wrobel",
+	"Gorski", "Sikora", "Baran", "Duda", "Szewczyk", "Ostrowski", "Tomaszewski",
+	"Pietrzak", "Jablonski", "Majewski", "Olszewski", "Stepien", "Jaworski", "Malinowski",
+	"Adamczyk", "Nowicki", "Dudek", "Wieczorek", "Kaczmarek", "Brzeczyszczyk", "Zolkiewski",
+	"Kosciuszko", "Sliwinski", "Lapinski", "Golebiowski", "Chrzaszcz", "Zdzblo",
 }
 
 var englishNames = []string{
@@ -50,14 +53,14 @@ var gamerTags = []string{
 	"DragonSlayer", "CreeperHunter", "DiamondMiner", "EnderKing", "PixelWarrior",
 	"NetherLord", "BlockMaster", "RedstoneGuru", "ShadowNinja", "SkyBuilder",
 	"LavaSurfer", "CraftQueen", "MobHunter", "IronGolem", "WitherSlayer", "SnowFox",
-	"NightOwl", "ProGamer", "NoobMaster", "Kopacz", "Górnik", "Rycerz", "Smok", "Wilk",
-	"KrólDiamentów", "Czarodziej", "Łowca", "Kowal", "Piekarz", "Budowniczy", "Zbójnik",
-	"Husarz", "Szlachcic", "Kmieć", "Żmij", "Śmiałek", "Wędrowiec", "Grzybiarz",
-	"Pogromca", "Obsydian", "Endermen", "Szkieletor", "Pająk", "Zombiak",
+	"NightOwl", "ProGamer", "NoobMaster", "Kopacz", "Gornik", "Rycerz", "Smok", "Wilk",
+	"KrolDiamentow", "Czarodziej", "Lowca", "Kowal", "Piekarz", "Budowniczy", "Zbojnik",
+	"Husarz", "Szlachcic", "Kmiec", "Zmij", "Smialek", "Wedrowiec", "Grzybiarz",
+	"Pogromca", "Obsydian", "Endermen", "Szkieletor", "Pajak", "Zombiak",
 }
 
 var tagSuffixes = []string{"_PL", "PL", "_pl", "_YT", "_TV", "HD", "_x", "_Pro", "_MC", "_007"}
-var tagPrefixes = []string{"xX", "The", "Pan", "Mr", "Lord", "Sir", "Król", "Mistrz", "Dark", "Epic"}
+var tagPrefixes = []string{"xX", "The", "Pan", "Mr", "Lord", "Sir", "Krol", "Mistrz", "Dark", "Epic"}
 
 // runeLen is utf8.RuneCountInString, named for readability.
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
@@ -137,8 +140,8 @@ func candidateName(r *rand.Rand) string {
 	}
 }
 
-// makeNames returns n unique player names (unique after market.Fold, so that
-// "Łukasz" and "lukasz" never both exist). The first is always "Admin", then
+// makeNames returns n unique player names (unique after playertext.Fold, so
+// that "Lukasz" and "lukasz" never both exist). The first is always "Admin", then
 // the fixed names, then generated ones.
 func makeNames(r *rand.Rand, n int) []string {
 	out := make([]string, 0, n)

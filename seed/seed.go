@@ -96,6 +96,7 @@ const (
 	streamAlerts    = 0x9b05688c2b3e6c1f
 	streamAuctions  = 0x1f83d9abfb41bd6b
 	streamOrders    = 0x5be0cd19137e2179
+	streamStaples   = 0xcbbb9d5dc1059ed8
 )
 
 func newRand(seed int64, stream uint64) *rand.Rand {
@@ -349,7 +350,7 @@ func (l *load) listings() error {
 	auctions := 0
 	nowMs := o.Now.UnixMilli()
 	ttl := o.ListingTTL.Milliseconds()
-	lw := newWarp(nowMs-ttl+time.Hour.Milliseconds()+1, nowMs)
+	lw := newWarp(nowMs-ttl+time.Hour.Milliseconds()+1, nowMs, nowMs)
 	for i := 0; i < o.Listings; i++ {
 		created := min(lw.at((float64(i)+rl.Float64())/float64(o.Listings)), nowMs)
 		seller := int(l.plan.sellerOf[i])

@@ -85,13 +85,15 @@ func TestEmptyMarketAddsPlayers(t *testing.T) {
 func TestPlayerPickerFoldsDiacritics(t *testing.T) {
 	e := newEnv(t, 120, 40)
 	e.key("p")
-	e.typeText("lukasz")
+	// Game names are ASCII: "łukasz" typed with its Polish letter finds
+	// Lukasz.
+	e.typeText("łukasz")
 	pp := e.m.dialog.(*playerPicker)
-	if len(pp.shown) == 0 || !strings.HasPrefix(pp.shown[0].Name, "Łukasz") {
+	if len(pp.shown) == 0 || !strings.HasPrefix(pp.shown[0].Name, "Lukasz") {
 		t.Fatalf("shown %v", pp.shown)
 	}
 	e.key("enter")
-	if !strings.HasPrefix(e.m.c.Actor.Name, "Łukasz") {
+	if !strings.HasPrefix(e.m.c.Actor.Name, "Lukasz") {
 		t.Fatalf("actor %q", e.m.c.Actor.Name)
 	}
 }
