@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rynek/rynek/market"
@@ -34,11 +35,14 @@ func TestBackupWhileMutationsRun(t *testing.T) {
 
 	var wg sync.WaitGroup
 	var copies []string
+	var finished atomic.Int32 // len(copies), for the workload to read
+	var ended atomic.Bool     // the backups have stopped (on an error)
 	var backupErr error
 	stop := make(chan struct{})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		defer ended.Store(true)
 		for i := 0; ; i++ {
 			select {
 			case <-stop:
@@ -55,10 +59,15 @@ func TestBackupWhileMutationsRun(t *testing.T) {
 				return
 			}
 			copies = append(copies, dest)
+			finished.Add(1)
 		}
 	}()
+	// The workload goes on until both kinds of backup have each finished
+	// at least once while it ran, however slow the machine makes them:
+	// 600 operations at least, and as many more as that takes.
 	wl := newWorkload(svc, players, clock, 5)
-	for i := 0; i < 600; i++ {
+	ops := 0
+	for ; ops < 600 || finished.Load() < 2 && !ended.Load(); ops++ {
 		if _, err := wl.step(); !acceptable(err) {
 			t.Fatal(err)
 		}
@@ -87,7 +96,7 @@ func TestBackupWhileMutationsRun(t *testing.T) {
 		checkLogGapFree(t, logRows(t, cst), 1)
 		csvc.Close()
 	}
-	t.Logf("%d consistent backups during 600 operations", len(copies))
+	t.Logf("%d consistent backups during %d operations", len(copies), ops)
 }
 
 func TestBackupRefusesAnExistingFile(t *testing.T) {

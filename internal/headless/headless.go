@@ -154,6 +154,11 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 				report(msg)
 			}
 		case now := <-ticker.C:
+			if ctx.Err() != nil {
+				// Told to end while a tick was due: the select picks
+				// either, and a loop told to end ticks no more.
+				continue
+			}
 			elapsed := now.Sub(last)
 			var r traffic.Result
 			wall, cpu, err := svc.MeasureTick(func() {
@@ -186,7 +191,10 @@ func Run(ctx context.Context, svc *market.Service, o Options) (Summary, error) {
 						}
 					}
 				}
-				window, reported = traffic.Result{}, now
+				// The next report counts the ticks that end from here
+				// on: this one, and the one before it, which may have
+				// ended after this tick was due, are in this report.
+				window, reported = traffic.Result{}, time.Now()
 			}
 			if o.Observe != nil {
 				o.Observe(wall, cpu)

@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,15 +36,19 @@ import (
 
 // cluster is the server of this test binary, started on first use.
 var cluster struct {
-	once    sync.Once
-	admin   string // connection string to its postgres database
-	err     error  // why there is no server
-	stop    func()
-	restart func(away time.Duration) error
-	mu      sync.Mutex
-	created int
+	once     sync.Once
+	admin    string // connection string to its postgres database
+	err      error  // why there is no server
+	stop     func()
+	down, up func() error // stop the server (as a crash would) and start it again
+	mu       sync.Mutex
+	created  int
 	// templates are Template's databases by name, kept until Main ends.
 	templates map[string]string
+	// dir is the directory of a cluster pgtest started, watchdog the pid
+	// of the process that removes it (startCluster).
+	dir      string
+	watchdog int
 }
 
 // Main runs the tests and then stops the cluster, if one was started.
@@ -249,21 +254,47 @@ func start() {
 		cluster.err = err
 		return
 	}
-	cluster.admin, cluster.stop, cluster.restart, cluster.err = startCluster(bin)
+	cluster.admin, cluster.stop, cluster.down, cluster.up, cluster.err = startCluster(bin)
 }
 
 // Restart stops the test cluster at once (as a crash would: no shutdown
 // checkpoint) and starts it again, for tests of what a client does when its
 // server goes away; it stays away for away. Every database of the test
 // binary goes away with it. It skips t when the server is not one pgtest
-// started.
+// started. It must be called from t's own goroutine.
 func Restart(t testing.TB, away time.Duration) {
 	t.Helper()
-	if cluster.restart == nil {
+	start := Stop(t)
+	time.Sleep(away)
+	start()
+}
+
+// Stop stops the test cluster at once, as Restart does, and returns the
+// function that starts it again: a test holds the server away for as long
+// as what it checks takes, not for a guessed time. If t ends first, the
+// server is started again then, for the tests after it. Both must be
+// called from t's own goroutine. It skips t when the server is not one
+// pgtest started.
+func Stop(t testing.TB) (start func()) {
+	t.Helper()
+	available(t)
+	if cluster.down == nil {
 		t.Skip("SKIPPED: the PostgreSQL server was not started by the tests (RYNEK_TEST_PG), so they cannot restart it")
 	}
-	if err := cluster.restart(away); err != nil {
-		t.Fatalf("restart the test cluster: %v", err)
+	if err := cluster.down(); err != nil {
+		t.Fatalf("stop the test cluster: %v", err)
+	}
+	var once sync.Once
+	var err error
+	up := func() {
+		once.Do(func() { err = cluster.up() })
+	}
+	t.Cleanup(up)
+	return func() {
+		t.Helper()
+		if up(); err != nil {
+			t.Fatalf("start the test cluster again: %v", err)
+		}
 	}
 }
 
@@ -287,42 +318,57 @@ func version(binDir string) int {
 	return n
 }
 
-// startCluster runs initdb and pg_ctl start in a new temporary directory.
-// initdb refuses to run as root, so as root the cluster belongs to the
-// postgres user, whose commands run through runuser.
-func startCluster(bin string) (admin string, stop func(), restart func(time.Duration) error, err error) {
+// startCluster runs initdb and pg_ctl start in a new temporary directory
+// (rynek-pg-* in $TMPDIR). initdb refuses to run as root, so as root the
+// cluster belongs to the postgres user, whose commands run through runuser.
+//
+// A watchdog process (watch) owns the cluster from before initdb: it stops
+// the server and removes the directory when this process ends, however it
+// ends (Main's stop, a panic, a test binary's -timeout, SIGKILL), since
+// the server, started by pg_ctl, would outlive it otherwise.
+func startCluster(bin string) (admin string, stop func(), down, up func() error, err error) {
 	dir, err := os.MkdirTemp("", "rynek-pg-")
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, nil, nil, err
 	}
-	run := func(name string, args ...string) *exec.Cmd {
-		return exec.Command(filepath.Join(bin, name), args...)
+	command := func(name string, args ...string) []string {
+		return append([]string{filepath.Join(bin, name)}, args...)
 	}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
 			os.RemoveAll(dir)
-			return "", nil, nil, fmt.Errorf("running as root, and there is no postgres user to run the cluster as: %w", err)
+			return "", nil, nil, nil, fmt.Errorf("running as root, and there is no postgres user to run the cluster as: %w", err)
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
 		if err := os.Chown(dir, uid, gid); err != nil {
 			os.RemoveAll(dir)
-			return "", nil, nil, err
+			return "", nil, nil, nil, err
 		}
-		run = func(name string, args ...string) *exec.Cmd {
-			return exec.Command("runuser", append([]string{"-u", "postgres", "--", filepath.Join(bin, name)}, args...)...)
+		command = func(name string, args ...string) []string {
+			return append([]string{"runuser", "-u", "postgres", "--", filepath.Join(bin, name)}, args...)
 		}
+	}
+	run := func(name string, args ...string) *exec.Cmd {
+		c := command(name, args...)
+		return exec.Command(c[0], c[1:]...)
+	}
+	data := filepath.Join(dir, "data")
+	stopArgs := []string{"-D", data, "-m", "immediate", "-w", "stop"}
+	w, err := watch(dir, command("pg_ctl", stopArgs...))
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, nil, nil, err
 	}
 	port, err := freePort()
 	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, nil, err
+		w.end()
+		return "", nil, nil, nil, err
 	}
-	data := filepath.Join(dir, "data")
 	if out, err := run("initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8").CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
-		return "", nil, nil, fmt.Errorf("initdb: %v: %s", err, out)
+		w.end()
+		return "", nil, nil, nil, fmt.Errorf("initdb: %v: %s", err, out)
 	}
 	// fsync off: a test cluster's data need not survive the machine, and a
 	// crash of the server process itself loses nothing the OS has.
@@ -336,27 +382,90 @@ func startCluster(bin string) (admin string, stop func(), restart func(time.Dura
 		return nil
 	}
 	if err := startServer(); err != nil {
-		os.RemoveAll(dir)
-		return "", nil, nil, err
+		w.end()
+		return "", nil, nil, nil, err
 	}
 	stopServer := func() error {
-		if out, err := run("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop").CombinedOutput(); err != nil {
+		if out, err := run("pg_ctl", stopArgs...).CombinedOutput(); err != nil {
 			return fmt.Errorf("pg_ctl stop: %v: %s", err, out)
 		}
 		return nil
 	}
+	cluster.dir, cluster.watchdog = dir, w.cmd.Process.Pid
+	// life orders the restarts and the end: a restart still under way
+	// when the tests end (a test that failed meanwhile) finishes before
+	// the cluster is stopped, and none starts it again after.
+	var life sync.Mutex
+	ended := false
 	stop = func() {
-		stopServer()
-		os.RemoveAll(dir)
+		life.Lock()
+		defer life.Unlock()
+		ended = true
+		w.end()
 	}
-	restart = func(away time.Duration) error {
-		if err := stopServer(); err != nil {
-			return err
+	down = func() error {
+		life.Lock()
+		defer life.Unlock()
+		if ended {
+			return errors.New("the test cluster has been stopped: the tests are over")
 		}
-		time.Sleep(away)
+		return stopServer()
+	}
+	up = func() error {
+		life.Lock()
+		defer life.Unlock()
+		if ended {
+			return errors.New("the test cluster has been stopped: the tests are over")
+		}
 		return startServer()
 	}
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", port), stop, restart, nil
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", port), stop, down, up, nil
+}
+
+// watchdog is the process that stops a cluster and removes its directory
+// once its standard input, a pipe only this process holds open, ends.
+type watchdog struct {
+	cmd  *exec.Cmd
+	pipe *os.File // the write end; closing it (or dying) ends the watch
+}
+
+// watchScript waits for the end of its input, then stops the server if it
+// runs (the rest of its arguments: pg_ctl stop), kills it if that failed,
+// and removes the directory ($1).
+const watchScript = `cat >/dev/null
+dir=$1; shift
+pid=$(head -n 1 "$dir/data/postmaster.pid" 2>/dev/null)
+if [ -n "$pid" ] && ! "$@" >/dev/null 2>&1; then
+  kill -KILL "$pid" 2>/dev/null
+fi
+rm -rf "$dir"
+`
+
+// watch starts the watchdog of dir, whose server stopCmd stops. It runs
+// in a process group of its own, so that an interrupt typed at the
+// terminal, which ends the tests, does not end it too.
+func watch(dir string, stopCmd []string) (*watchdog, error) {
+	r, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("sh", append([]string{"-c", watchScript, "rynek-pg-watchdog", dir}, stopCmd...)...)
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		pw.Close()
+		return nil, fmt.Errorf("start the test cluster's watchdog: %w", err)
+	}
+	r.Close()
+	return &watchdog{cmd: cmd, pipe: pw}, nil
+}
+
+// end has the watchdog stop the server and remove the directory now, and
+// waits until it has.
+func (w *watchdog) end() {
+	w.pipe.Close()
+	w.cmd.Wait()
 }
 
 func freePort() (int, error) {
