@@ -3,7 +3,10 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,6 +15,78 @@ import (
 	"time"
 )
 
+// instance is `rynek serve` in a child process of its own, an instance of
+// a market file that others have open too: a process the test can kill.
+type instance struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	base string // "http://127.0.0.1:PORT"
+	errb *lockedBuffer
+}
+
+// startInstance runs `rynek serve --api 127.0.0.1:0` with args and returns
+// once it says where it serves. It is killed when the test ends.
+func startInstance(t *testing.T, args ...string) *instance {
+	t.Helper()
+	in := &instance{t: t, cmd: command(append([]string{"serve", "--api", "127.0.0.1:0"}, args...)...), errb: &lockedBuffer{}}
+	out, err := in.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.cmd.Stderr = in.errb
+	if err := in.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(in.kill)
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() {
+		t.Fatalf("rynek serve %v said nothing: %s", args, in.errb.String())
+	}
+	m := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(lines.Text())
+	if m == nil {
+		t.Fatalf("rynek serve's first line %q; stderr %s", lines.Text(), in.errb.String())
+	}
+	in.base = "http://" + m[1]
+	go func() {
+		for lines.Scan() { // drained, so that it never blocks on a full pipe
+		}
+	}()
+	return in
+}
+
+// kill sends SIGKILL and waits for the process, once.
+func (in *instance) kill() {
+	if in.cmd.ProcessState == nil {
+		in.cmd.Process.Signal(syscall.SIGKILL)
+		in.cmd.Wait()
+	}
+}
+
+// version is the market's version as the instance's API says it.
+func version(t *testing.T, base string) uint64 {
+	t.Helper()
+	res, err := http.Get(base + "/api/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var h struct{ Version uint64 }
+	if err := json.NewDecoder(res.Body).Decode(&h); err != nil {
+		t.Fatalf("health of %s: %d %v", base, res.StatusCode, err)
+	}
+	return h.Version
+}
+
+// mustBeSound runs `rynek check` as a process of its own: the market must be
+// sound at the instant it reads.
+func mustBeSound(t *testing.T, path, when string) {
+	t.Helper()
+	report, err := command("check", "--db", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(report), "sound: no problems") {
+		t.Fatalf("rynek check %s: %v\n%s", when, err, report)
+	}
+}
+
 // TestServeBesideServe: two `rynek serve` on one market file, the second a
 // process of its own, are two instances of one market. The second answers
 // with what the first's bots do within a second; killing it leaves the
@@ -19,58 +94,15 @@ import (
 func TestServeBesideServe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
 	first := startServe(t, "--db", path, "--seed", "200", "--api", "127.0.0.1:0", "--bots", "50")
-	second := command("serve", "--db", path, "--api", "127.0.0.1:0")
-	out, err := second.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var errb lockedBuffer
-	second.Stderr = &errb
-	if err := second.Start(); err != nil {
-		t.Fatal(err)
-	}
-	killed := false
-	t.Cleanup(func() {
-		if !killed {
-			second.Process.Kill()
-			second.Wait()
-		}
-	})
-	lines := bufio.NewScanner(out)
-	if !lines.Scan() {
-		t.Fatalf("the second serve said nothing: %s", errb.String())
-	}
-	m := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(lines.Text())
-	if m == nil {
-		t.Fatalf("the second serve's first line %q; stderr %s", lines.Text(), errb.String())
-	}
-	secondBase := "http://" + m[1]
-	go func() {
-		for lines.Scan() { // drained, so that it never blocks on a full pipe
-		}
-	}()
-
-	version := func(base string) uint64 {
-		t.Helper()
-		res, err := http.Get(base + "/api/health")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var h struct{ Version uint64 }
-		if err := json.NewDecoder(res.Body).Decode(&h); err != nil {
-			t.Fatalf("health of %s: %d %v", base, res.StatusCode, err)
-		}
-		return h.Version
-	}
+	second := startInstance(t, "--db", path)
 	// The first's bots change the market; the second, which runs none,
 	// reaches each version the first had, within a second.
 	for range 5 {
-		want := version(first.base)
+		want := version(t, first.base)
 		deadline := time.Now().Add(time.Second)
-		for version(secondBase) < want {
+		for version(t, second.base) < want {
 			if time.Now().After(deadline) {
-				t.Fatalf("the second instance is at version %d a second after the first was at %d", version(secondBase), want)
+				t.Fatalf("the second instance is at version %d a second after the first was at %d", version(t, second.base), want)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -78,21 +110,48 @@ func TestServeBesideServe(t *testing.T) {
 	}
 
 	// Killed, the second leaves the first running.
-	if err := second.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	second.Wait()
-	killed = true
-	v := version(first.base)
-	for deadline := time.Now().Add(5 * time.Second); version(first.base) == v; time.Sleep(20 * time.Millisecond) {
+	second.kill()
+	v := version(t, first.base)
+	for deadline := time.Now().Add(5 * time.Second); version(t, first.base) == v; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the first serve's bots stopped when the second was killed")
 		}
 	}
 	first.stop()
-	check := command("check", "--db", path)
-	report, err := check.CombinedOutput()
-	if err != nil || !strings.Contains(string(report), "sound: no problems") {
-		t.Fatalf("rynek check after both: %v\n%s", err, report)
+	mustBeSound(t, path, "after both")
+}
+
+// TestKillingEitherInstanceLosesNothing: two instances on one market file,
+// each with its bots at 100 turns a second, and one of them, at random,
+// SIGKILLed at a random moment and started again, 50 times (10 with
+// -short). After every kill the market checks sound from a third process
+// while the survivor goes on: no money, item or event lost or doubled.
+func TestKillingEitherInstanceLosesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	kills := 50
+	if testing.Short() {
+		kills = 10
 	}
+	args := []string{"--db", path, "--seed", "300", "--bots", "100"}
+	both := []*instance{startInstance(t, args...), startInstance(t, args...)}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 41))
+	for i := range kills {
+		victim := rng.IntN(2)
+		survivor := both[1-victim]
+		time.Sleep(time.Duration(100+rng.IntN(500)) * time.Millisecond)
+		both[victim].kill()
+		when := fmt.Sprintf("after kill %d of %d (instance %d)", i+1, kills, victim)
+		mustBeSound(t, path, when)
+		v := version(t, survivor.base)
+		for deadline := time.Now().Add(5 * time.Second); version(t, survivor.base) == v; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the survivor's bots stopped %s", when)
+			}
+		}
+		both[victim] = startInstance(t, args...)
+	}
+	for _, in := range both {
+		in.kill()
+	}
+	mustBeSound(t, path, "after the last kill")
 }
