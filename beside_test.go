@@ -155,3 +155,37 @@ func TestKillingEitherInstanceLosesNothing(t *testing.T) {
 	}
 	mustBeSound(t, path, "after the last kill")
 }
+
+// TestAStoppedInstanceCatchesUp: an instance stopped as ctrl+z stops a
+// console (SIGSTOP) holds the other back in nothing: its bots go on all the
+// while. Resumed, it reaches the other's version within a second, and the
+// market is sound.
+func TestAStoppedInstanceCatchesUp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	server := startInstance(t, "--db", path, "--seed", "200", "--bots", "100")
+	stopped := startInstance(t, "--db", path)
+	if err := stopped.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	from := version(t, server.base)
+	for range 10 { // five seconds in which the server must keep committing
+		v := version(t, server.base)
+		time.Sleep(500 * time.Millisecond)
+		if version(t, server.base) == v {
+			t.Fatalf("the server committed nothing for half a second beside a stopped instance (at version %d)", v)
+		}
+	}
+	if err := stopped.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	want := version(t, server.base)
+	deadline := time.Now().Add(time.Second)
+	for version(t, stopped.base) < want {
+		if time.Now().After(deadline) {
+			t.Fatalf("resumed, the instance is at version %d a second after the server was at %d (it stopped at about %d)",
+				version(t, stopped.base), want, from)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mustBeSound(t, path, "after the stopped instance caught up")
+}
