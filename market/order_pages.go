@@ -164,12 +164,8 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 		switch {
 		case afterClosed:
 			open, closedAfter = nil, after
-		case after != nil:
-			i, found := slices.BinarySearchFunc(open, after, betterOrder)
-			if found {
-				i++
-			}
-			open = open[i:]
+		default:
+			open = openAfter(open, after)
 		}
 		end := min(q.Offset+q.Limit, len(open))
 		for _, o := range open[min(q.Offset, len(open)):end] {
@@ -192,13 +188,7 @@ func (s *Service) Orders(q OrderQuery) (OrderPage, error) {
 		return page, nil
 	}
 	page.Total = len(open)
-	if after != nil {
-		i, found := slices.BinarySearchFunc(open, after, betterOrder)
-		if found {
-			i++
-		}
-		open = open[i:]
-	}
+	open = openAfter(open, after)
 	end := min(q.Offset+q.Limit, len(open))
 	for _, o := range open[min(q.Offset, len(open)):end] {
 		page.Orders = append(page.Orders, s.orderOf(o))
@@ -271,4 +261,17 @@ func (h *orderHeads) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// openAfter is the open orders, best first, that come after after (all of
+// them for nil).
+func openAfter(open []*orderRecord, after *orderRecord) []*orderRecord {
+	if after == nil {
+		return open
+	}
+	i, found := slices.BinarySearchFunc(open, after, betterOrder)
+	if found {
+		i++
+	}
+	return open[i:]
 }
