@@ -11,6 +11,7 @@ package compare_test
 import (
 	"context"
 	"runtime"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -100,6 +101,10 @@ func (o *beside) serve(path string, ready chan<- error) {
 	case <-o.quit:
 		return
 	}
+	// Its loop's samples in a CPU profile carry instance=beside beside
+	// headless.Run's loop=main: -tagignore instance=beside leaves the
+	// measured server's main thread alone.
+	ctx = pprof.WithLabels(ctx, pprof.Labels("instance", besideInstance))
 	var r besideResult
 	// Another seed than the measured server's bots: other choices, the
 	// same players, so that the two meet in conflicts as two servers do.
