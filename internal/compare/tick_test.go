@@ -81,16 +81,22 @@ func tickAddr(tb testing.TB, i int) string {
 }
 
 // BenchmarkServerTick runs the serve loop for RYNEK_TICK_SECONDS (60 by
-// default) on SQLite, on PostgreSQL, and on PostgreSQL with the link to the
-// server cut for 10 s a third of the way in. Run it once: -benchtime 1x.
+// default) on SQLite, on SQLite with a second instance of the market on the
+// same file following and acting beside it (beside_test.go), on PostgreSQL,
+// and on PostgreSQL with the link to the server cut for 10 s a third of the
+// way in. Run it once: -benchtime 1x.
 func BenchmarkServerTick(b *testing.B) {
 	b.Run("sqlite", func(b *testing.B) {
 		svc, st := openTickSQLite(b)
-		runTick(b, svc, st, nil)
+		runTick(b, svc, st, nil, nil)
+	})
+	b.Run("sqlite-beside", func(b *testing.B) {
+		svc, st, other := openTickBeside(b)
+		runTick(b, svc, st, nil, other)
 	})
 	b.Run("postgres", func(b *testing.B) {
 		svc, st := openTickPostgres(b, pgtest.Clone(b, seededPostgres(b)))
-		runTick(b, svc, st, nil)
+		runTick(b, svc, st, nil, nil)
 	})
 	b.Run("postgres-cut", func(b *testing.B) {
 		if tickSeconds(b) < 3*tickCut {
@@ -108,7 +114,7 @@ func BenchmarkServerTick(b *testing.B) {
 		b.Cleanup(l.close)
 		u.Host = l.addr
 		svc, st := openTickPostgres(b, u.String())
-		runTick(b, svc, st, l)
+		runTick(b, svc, st, l, nil)
 	})
 }
 
@@ -190,8 +196,10 @@ type tickSample struct {
 
 // runTick runs the serve loop on svc (bound to the calling goroutine; st
 // is its store) with the whole load for tickSeconds, cutting cut a third
-// of the way in when it is set, and reports the figures.
-func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
+// of the way in when it is set, with other, when it is set, running the
+// serve loop of a second instance on the same market meanwhile, and
+// reports the figures.
+func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link, other *beside) {
 	if b.N > 1 {
 		b.Fatalf("each run is the serve loop for %s: run it once (-benchtime 1x); RYNEK_TICK_SECONDS sets how long", tickSeconds(b))
 	}
@@ -210,6 +218,9 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 	defer stop()
 	site := startWebsite(ctx, b, svc, base, tickReads)
 	streams := startStreams(ctx, base, tickStreams, from)
+	if other != nil {
+		other.start(ctx)
+	}
 
 	var cutAt, restoredAt atomic.Int64 // unix ns; 0: not yet
 	var restoredMarket atomic.Int64    // the market's clock then, unix ms
@@ -262,6 +273,9 @@ func runTick(b *testing.B, svc *market.Service, st market.Store, cut *link) {
 		b.Fatal(err)
 	}
 	<-watching
+	if other != nil {
+		other.finish(b, svc, st, from)
+	}
 	reads := site.wait()
 	events := streams.wait()
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
