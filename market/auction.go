@@ -46,7 +46,7 @@ func (s *Service) StartAuction(seller Player, stack ItemStack, startingBid, buyN
 		duration = rules.DefaultDuration
 	}
 	if duration < rules.MinDuration || duration > rules.MaxDuration {
-		return Listing{}, errf(CodeInvalidQuery, "an auction lasts %s to %s, not %s", rules.MinDuration, rules.MaxDuration, duration)
+		return Listing{}, errf(CodeInvalidQuery, "an auction lasts %s to %s, not %s", formatLength(rules.MinDuration), formatLength(rules.MaxDuration), formatLength(duration))
 	}
 	start, err := s.listingPrice(startingBid)
 	if err != nil {

@@ -52,7 +52,7 @@ func TestAuctionRefusals(t *testing.T) {
 		text string
 	}{
 		{"too short", second(w.svc.StartAuction(w.alice, w.stack(w.alice, 2), 10, 0, 30*time.Second)),
-			market.CodeInvalidQuery, "an auction lasts 1m0s to 168h0m0s, not 30s"},
+			market.CodeInvalidQuery, "an auction lasts 1m to 7d, not 30s"},
 		{"buy-now at the start", second(w.svc.StartAuction(w.alice, w.stack(w.alice, 2), 10, 10, 0)),
 			market.CodeInvalidPrice, "the buy-now price 10.00 is not above the starting bid 10.00"},
 		{"a bid on a fixed price", second(w.svc.Bid(w.alice, fixed.ID, 60)),

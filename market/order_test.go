@@ -57,7 +57,7 @@ func TestOrderRefusals(t *testing.T) {
 		{"too many", second(w.svc.PlaceOrder(w.bob, "OAK_LOG", 2305, 1, 0)), market.CodeInvalidItem, "an order buys 1 to 2304 items, not 2305"},
 		{"free", second(w.svc.PlaceOrder(w.bob, "OAK_LOG", 1, 0, 0)), market.CodeInvalidPrice, "unit price must be greater than 0, got 0"},
 		{"too short", second(w.svc.PlaceOrder(w.bob, "OAK_LOG", 1, 1, time.Second)), market.CodeInvalidQuery,
-			"an order lasts 1m0s to 720h0m0s, not 1s"},
+			"an order lasts 1m to 30d, not 1s"},
 		{"more than the balance", second(w.svc.PlaceOrder(poor, "OAK_LOG", 2000, 0.51, 0)), market.CodeInsufficientFunds,
 			"2000 × 0.51 is 1020.00 (and a fee of 0.00) but Bob has 1000.00"},
 		{"the limit", second(w.svc.PlaceOrder(w.alice, "STONE", 1, 1, 0)), market.CodeOrderLimit,

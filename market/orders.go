@@ -146,7 +146,7 @@ func (s *Service) PlaceOrder(buyer Player, material string, amount int, unitPric
 		duration = rules.DefaultDuration
 	}
 	if duration < rules.MinDuration || duration > rules.MaxDuration {
-		return Order{}, errf(CodeInvalidQuery, "an order lasts %s to %s, not %s", rules.MinDuration, rules.MaxDuration, duration)
+		return Order{}, errf(CodeInvalidQuery, "an order lasts %s to %s, not %s", formatLength(rules.MinDuration), formatLength(rules.MaxDuration), formatLength(duration))
 	}
 	limit, err := toMoney("unit price", unitPrice, 1, s.cfg.MaxPrice)
 	if err != nil {

@@ -168,6 +168,15 @@ func formatWindow(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
+// formatLength writes how long an auction or an order lasts as people say
+// it, and as the console takes it: 7d, 36h, 90m.
+func formatLength(d time.Duration) string {
+	if day := 24 * time.Hour; d >= day && d%day == 0 {
+		return strconv.FormatInt(int64(d/day), 10) + "d"
+	}
+	return formatWindow(d)
+}
+
 // ListingRules are the rules of what may be on the market, whoever lists
 // it and however: the price range, the maximum transaction value and the
 // blacklist. SellItem and RelistMail apply them together with the rules of
