@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,29 +35,78 @@ func bigMarket(t *testing.T, dir string) string {
 }
 
 // startBackup runs `rynek backup` of db to dest in a child process and
-// returns it once its partial copy has data in it, with the partial's path.
+// returns it stopped (SIGSTOP) half-way, with the path of its partial copy:
+// the partial has data in it and dest is not there. A backup that got to
+// its end before the stop took hold is removed and run again, so that the
+// machine's pace decides how many tries it takes, never what is tested.
 func startBackup(t *testing.T, db, dest string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := command("backup", "--db", db, dest)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		matches, _ := filepath.Glob(dest + ".partial-*")
-		for _, m := range matches {
-			if fi, err := os.Stat(m); err == nil && !strings.HasSuffix(m, "-journal") && fi.Size() > 0 {
-				return cmd, m
+	for {
+		cmd := command("backup", "--db", db, dest)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		partial := ""
+		for partial == "" && processState(cmd.Process.Pid) != 'Z' {
+			time.Sleep(time.Millisecond)
+			matches, _ := filepath.Glob(dest + ".partial-*")
+			for _, m := range matches {
+				if fi, err := os.Stat(m); err == nil && !strings.HasSuffix(m, "-journal") && fi.Size() > 0 {
+					partial = m
+				}
 			}
 		}
+		if partial != "" {
+			cmd.Process.Signal(syscall.SIGSTOP)
+			for s := processState(cmd.Process.Pid); s != 'T' && s != 'Z'; s = processState(cmd.Process.Pid) {
+				time.Sleep(time.Millisecond)
+			}
+			if _, err := os.Stat(partial); err == nil && processState(cmd.Process.Pid) == 'T' {
+				if _, err := os.Lstat(dest); errors.Is(err, os.ErrNotExist) {
+					// A test that fails leaves no stopped child.
+					t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+					return cmd, partial
+				}
+			}
+			cmd.Process.Kill()
+		}
+		err := cmd.Wait()
+		if _, serr := os.Lstat(dest); serr != nil {
+			t.Fatalf("the backup ended before it could be stopped half-way, without a copy: %v", err)
+		}
+		t.Logf("the backup finished before it could be stopped half-way; once more")
+		for _, p := range append([]string{dest}, mustGlob(t, dest+".partial-*")...) {
+			os.Remove(p)
+		}
 	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	t.Fatal("the backup's partial copy never got data in 20 s")
-	return nil, ""
+}
+
+// processState is pid's state letter in /proc (R running, S sleeping, T
+// stopped, Z ended and not yet waited for), or 0 when there is none.
+func processState(pid int) byte {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(stat, ')') // the command's name may hold anything
+	if i < 0 || i+2 >= len(stat) {
+		return 0
+	}
+	return stat[i+2]
+}
+
+func mustGlob(t *testing.T, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // TestAKilledBackupLeavesNothingReadable: `rynek backup` SIGKILLed half-way
+// (stopped there first, so that it cannot finish before the kill)
 // leaves its partial copy readable by its owner only, and the next backup
 // into that directory removes it and its journal.
 func TestAKilledBackupLeavesNothingReadable(t *testing.T) {
@@ -103,7 +154,6 @@ func TestABackupLeavesAnotherRunningBackupAlone(t *testing.T) {
 	db := bigMarket(t, dir)
 	first := filepath.Join(dir, "first.db")
 	cmd, partial := startBackup(t, db, first)
-	cmd.Process.Signal(syscall.SIGSTOP)
 	var out, errb bytes.Buffer
 	code := run([]string{"backup", "--db", db, filepath.Join(dir, "second.db")}, &out, &errb)
 	_, statErr := os.Stat(partial)
