@@ -162,7 +162,7 @@ func TestStandardDeliversOneSignedEvent(t *testing.T) {
 	if n != 1 || d.Through != 9 || !bytes.Equal(d.Body, stream) {
 		t.Fatalf("carried %d through %d:\n%s\nwant 1 through 9:\n%s", n, d.Through, d.Body, stream)
 	}
-	if !bytes.HasPrefix(d.Body, []byte(`{"seq":9,"event":"TransactionCompletedEvent","at":"2026-11-22T03:12:05.000Z","transaction":{`)) {
+	if !bytes.HasPrefix(d.Body, []byte(`{"seq":9,"event":"TransactionCompletedEvent","at":"2026-11-22T03:12:05.000Z","origin":"rynek","transaction":{`)) {
 		t.Errorf("body %s", d.Body)
 	}
 	if id, ts := d.Header.Get("webhook-id"), d.Header.Get("webhook-timestamp"); id != "9" || ts != "1795320725" {

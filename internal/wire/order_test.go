@@ -58,8 +58,8 @@ func TestOrderEventsFromARealMarket(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("events %v, want %v", names, want)
 	}
-	placed, fill, closed := []string{"at", "event", "order", "seq"}, []string{"at", "event", "fill", "order", "seq"},
-		[]string{"at", "event", "order", "reason", "refund", "seq"}
+	placed, fill, closed := []string{"at", "event", "order", "origin", "seq"}, []string{"at", "event", "fill", "order", "origin", "seq"},
+		[]string{"at", "event", "order", "origin", "reason", "refund", "seq"}
 	keys := map[string][]string{"BuyOrderPlacedEvent": placed, "BuyOrderFilledEvent": fill, "BuyOrderClosedEvent": closed}
 	for i, m := range got {
 		ks := keysOf(m)

@@ -104,10 +104,10 @@ func TestEventsFromARealMarket(t *testing.T) {
 		seq          uint64
 		keys         []string
 	}{
-		{"ListingCreatedEvent", "", 1, []string{"seq", "event", "at", "listing"}},
-		{"ListingRemovedEvent", "removed", 2, []string{"seq", "event", "at", "listing", "reason"}},
-		{"ListingCreatedEvent", "", 3, []string{"seq", "event", "at", "listing"}},
-		{"TransactionCompletedEvent", "", 9, []string{"seq", "event", "at", "transaction"}},
+		{"ListingCreatedEvent", "", 1, []string{"seq", "event", "at", "origin", "listing"}},
+		{"ListingRemovedEvent", "removed", 2, []string{"seq", "event", "at", "origin", "listing", "reason"}},
+		{"ListingCreatedEvent", "", 3, []string{"seq", "event", "at", "origin", "listing"}},
+		{"TransactionCompletedEvent", "", 9, []string{"seq", "event", "at", "origin", "transaction"}},
 	}
 	for i, e := range events {
 		var m map[string]json.RawMessage
