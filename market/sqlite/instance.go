@@ -96,15 +96,23 @@ func (s *Store) register(opts Options) error {
 			}
 			name = base + "-" + strconv.Itoa(n)
 		}
+		// The lowest free slot. One no row names may still be held a
+		// moment by a process whose Open is failing: the next one then.
 		slot := int64(0)
-		for usedSlots[slot] {
-			slot++
-		}
-		if slot >= maxSlots {
-			return fmt.Errorf("the market has %d instances open, the most one file takes", maxSlots)
-		}
-		if ok, err := lockRange(s.lock, firstSlot+slot); err != nil || !ok {
-			return fmt.Errorf("hold instance slot %d: %v", slot, orHeld(err))
+		for ; ; slot++ {
+			if slot >= maxSlots {
+				return fmt.Errorf("the market has %d instances open, the most one file takes", maxSlots)
+			}
+			if usedSlots[slot] {
+				continue
+			}
+			ok, err := lockRange(s.lock, firstSlot+slot)
+			if err != nil {
+				return fmt.Errorf("hold instance slot %d: %w", slot, err)
+			}
+			if ok {
+				break
+			}
 		}
 		s.slot = slot
 		mark := s.lastSeq
@@ -127,13 +135,6 @@ func (s *Store) register(opts Options) error {
 		s.instance = name
 		return nil
 	})
-}
-
-func orHeld(err error) error {
-	if err == nil {
-		return fmt.Errorf("another process holds it")
-	}
-	return err
 }
 
 // Instance is this instance's name, written as the origin of its log
