@@ -41,6 +41,9 @@ func FuzzRedactHidesTheToken(f *testing.F) {
 			(version != "" && (!strings.HasPrefix(version, "v") || !strings.HasSuffix(version, "/") || !plainWord(version[1:len(version)-1], "0123456789"))) {
 			return // not a Discord webhook URL's shape
 		}
+		if strings.Contains(id, token) || strings.Contains(host, token) || strings.Contains(version, token) {
+			return // what stays holds the token's letters: the check below could not tell them apart
+		}
 		raw := "https://u:" + password + "@" + host + "/api/" + version + "webhooks/" + id + "/" + token + "?" + query
 		got := strings.TrimPrefix(Redact(raw), "https://"+host) // the host may hold anything
 		if strings.Contains(got, token) {
